@@ -1,0 +1,103 @@
+# tierplan — one hand-written Makefile.
+#   make            build bin/tierplan (installs missing Debian packages first when root)
+#   make test       build and run every test: CUnit unit tests, CLI tests, README examples
+#   make deps       install the Debian packages tierplan needs (apt-get as root, else print it)
+#   make bench      time the plan command end to end (bench.json)
+#   make asan       build and test with AddressSanitizer and UBSan (build/asan)
+#   make V=1 ...    show the full commands
+# CI sets WERROR=1 (warnings are errors).
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+CPPFLAGS += -D_GNU_SOURCE -MMD -MP
+LDLIBS  := -lcjson -lm
+
+BUILD   ?= build
+BIN     := bin
+
+DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
+
+# explicit source lists: the library (everything but main) and the programs on top of it
+LIB_SRC := sim/units.c sim/file.c sim/catalog.c \
+           model/arch.c model/job.c model/act.c model/layout.c \
+           sim/estimate.c sim/plan.c sim/opts.c \
+           reports/text.c reports/json.c
+CLI_SRC := sim/main.c sim/cmd_plan.c sim/cmd_catalog.c
+TEST_SRC := tests/run_tests.c tests/test_units.c tests/test_arch.c tests/test_job.c \
+            tests/test_layout.c tests/test_catalog.c tests/test_plan.c
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+ifneq ($(V),1)
+Q := @
+quiet = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+.PHONY: all deps test unit cli-test readme-test bench asan clean
+
+all: $(BIN)/tierplan
+
+# --- dependencies ---------------------------------------------------------------------------
+# The stamp records a successful check; it is redone when this Makefile changes.
+$(BUILD)/deps.ok: Makefile
+	$(Q)missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) || exit 4; \
+	  else \
+	    echo "missing Debian packages:$$missing" >&2; \
+	    echo "run: sudo apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+	$(Q)mkdir -p $(@D) && touch $@
+
+deps: $(BUILD)/deps.ok
+
+# --- build ----------------------------------------------------------------------------------
+$(BUILD)/%.o: %.c | $(BUILD)/deps.ok
+	$(call quiet,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
+$(BIN)/tierplan: $(CLI_OBJ) $(LIB_OBJ)
+	$(call quiet,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
+	$(call quiet,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+
+# --- tests ----------------------------------------------------------------------------------
+test: unit cli-test readme-test
+
+unit: $(BUILD)/run_tests
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BUILD)/run_tests
+
+cli-test: $(BIN)/tierplan
+	$(Q)sh tests/cli.sh $(BIN)/tierplan
+
+readme-test: $(BIN)/tierplan
+	$(Q)sh tests/readme.sh README.md $(BIN)/tierplan
+
+bench: $(BIN)/tierplan
+	$(Q)sh tests/bench.sh $(BIN)/tierplan bench.json
+
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+clean:
+	rm -rf $(BUILD) $(BIN) bench.json
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,138 @@
+/* act — see act.h. One item list; every total is a sum over it. */
+#include "act.h"
+
+static void item(struct mdl_act_item *out, int *n, const char *name, double bytes, bool core)
+{
+	out[*n] = (struct mdl_act_item){name, bytes, core};
+	(*n)++;
+}
+
+int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
+			struct mdl_act_item *out)
+{
+	double e = mdl_job_act_bytes(j);
+	double t = tp ? (double)tp : 1.0;
+	double rep = sp ? t : 1.0; /* replicated under TP unless sequence parallel */
+	double sb = (double)j->seq * (double)j->micro_batch;
+	double sbh = sb * (double)a->hidden;
+	double q = sb * (double)(a->heads * a->head_dim), kv = sb * (double)(a->kv_heads * a->head_dim);
+	double s2 = (double)j->micro_batch * (double)a->heads * (double)j->seq * (double)j->seq;
+	double I = sb * (double)a->intermediate;
+	double k = a->experts ? (double)a->experts_per_tok : 1.0;
+	int n = 0;
+
+	item(out, &n, "input_norm.input", e * sbh / rep, false);
+	item(out, &n, "qkv_proj.input", e * sbh / rep, false);
+	item(out, &n, "q", e * q / t, false);
+	item(out, &n, "k", e * kv / t, false);
+	item(out, &n, "v", e * kv / t, false);
+	if (j->attention == MDL_ATTN_EAGER) {
+		item(out, &n, "attn.softmax", e * s2 / t, true);
+		if (a->attn_dropout > 0) {
+			item(out, &n, "attn.dropout_mask", s2 / t, true); /* 1 byte per element */
+			item(out, &n, "attn.dropout_out", e * s2 / t, true);
+		}
+	} else {
+		/* FlashAttention-2 keeps the fp32 log-sum-exp per query row (Dao 2023, Alg. 1) */
+		item(out, &n, "attn.logsumexp", 4.0 * sb * (double)a->heads / t, true);
+	}
+	item(out, &n, "o_proj.input", e * q / t, false);
+	if (a->resid_dropout > 0)
+		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
+	if (a->norms_per_layer == 4)
+		item(out, &n, "post_attention_norm.input", e * sbh / rep, false);
+	item(out, &n, "mlp_norm.input", e * sbh / rep, false);
+	item(out, &n, "mlp.input", e * sbh / rep, false);
+	if (a->experts) {
+		/* router logits kept in fp32 for the softmax; each token's hidden state gathered
+		 * into and weighted out of k experts (HF MixtralSparseMoeBlock) */
+		item(out, &n, "router.logits", 4.0 * sb * a->experts / rep, false);
+		item(out, &n, "experts.gathered_input", e * k * sbh / t, false);
+		item(out, &n, "experts.weighted_output", e * k * sbh / t, false);
+	}
+	if (a->gated_mlp) {
+		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product */
+		item(out, &n, "mlp.gate_out", e * k * I / t, false);
+		item(out, &n, "mlp.act_out", e * k * I / t, false);
+		item(out, &n, "mlp.up_out", e * k * I / t, false);
+		item(out, &n, "down_proj.input", e * k * I / t, false);
+	} else {
+		item(out, &n, "mlp.fc_out", e * k * I / t, false);
+		item(out, &n, "down_proj.input", e * k * I / t, false);
+	}
+	if (a->resid_dropout > 0)
+		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
+	if (a->norms_per_layer == 4)
+		item(out, &n, "post_feedforward_norm.input", e * sbh / rep, false);
+	if (j->method != MDL_FULL) {
+		/* each adapter keeps x A (s b r) as the input of B */
+		double r = 0;
+		for (int i = 0; i < a->nlayer; i++)
+			if (a->layer[i].target & j->lora_targets)
+				r += e * sb * (double)j->lora_rank * a->layer[i].active;
+		item(out, &n, "lora.intermediate", r, false);
+	}
+	return n;
+}
+
+double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			     bool sp)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int n = mdl_act_layer_items(a, j, tp, sp, it);
+	double b = 0;
+
+	for (int i = 0; i < n; i++)
+		b += it[i].bytes;
+	return b;
+}
+
+double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int n;
+	double b = 0;
+
+	if (j->recompute == MDL_RC_FULL) {
+		/* only the layer input is checkpointed (Korthikanti: 2 s b h per layer) */
+		double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
+		return mdl_job_act_bytes(j) * sbh / (sp ? (double)tp : 1.0);
+	}
+	n = mdl_act_layer_items(a, j, tp, sp, it);
+	for (int i = 0; i < n; i++)
+		if (!(j->recompute == MDL_RC_SELECTIVE && it[i].attn_core))
+			b += it[i].bytes;
+	return b;
+}
+
+double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
+{
+	double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
+
+	/* token ids are int64 (8 B) for the embedding backward; GPT-2 adds a dropout mask */
+	return 8.0 * (double)j->seq * (double)j->micro_batch +
+	       (a->embd_dropout > 0 ? sbh / (sp ? (double)tp : 1.0) : 0.0);
+}
+
+double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
+{
+	double e = mdl_job_act_bytes(j);
+	double t = tp ? (double)tp : 1.0;
+	double sb = (double)j->seq * (double)j->micro_batch;
+	double sbh = sb * (double)a->hidden, sbv = sb * (double)a->vocab;
+
+	/* final norm input and lm_head input; logits in compute precision; the loss upcasts to
+	 * fp32 and log_softmax keeps its fp32 output (HF LlamaForCausalLM: logits.float()).
+	 * The vocabulary dimension is split by Megatron's vocab-parallel lm_head. */
+	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t;
+}
+
+double mdl_act_total(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	double b = (double)a->layers * mdl_act_layer_saved(a, j, 1, false);
+
+	if (j->recompute == MDL_RC_FULL)
+		b += mdl_act_layer_working(a, j, 1, false);
+	return b + mdl_act_embed(a, j, 1, false) + mdl_act_head(a, j, 1, false);
+}

@@ -1,0 +1,53 @@
+/*
+ * act — what each op of a decoder layer saves for backward, op by op.
+ *
+ * The inventory follows Korthikanti et al. 2022 (arXiv 2205.05198, sec. 4.1) generalised to
+ * grouped-query attention, gated MLPs (SwiGLU/GeGLU), mixture-of-experts and LoRA adapters: each
+ * saved tensor is listed with its bytes for one micro-batch and whether tensor parallelism splits
+ * it. For a GPT layer with dropout and eager attention the list sums to s b h (34 + 5 a s / h)
+ * bytes, the paper's figure; flash attention saves Q, K, V, the output and an fp32 log-sum-exp
+ * per row instead of the s^2 softmax. Recompute: selective drops the attention core's saved
+ * tensors; full keeps only each layer's input and rematerialises one layer at a time.
+ * Outside the layers: the embedding output's dropout mask, the final norm and lm_head inputs, the
+ * logits in compute precision and the fp32 log-softmax the loss keeps (s b V x 4 bytes).
+ *
+ * Sizes are doubles holding exact integers (below 2^53 for every supported input).
+ */
+#ifndef TIERPLAN_ACT_H
+#define TIERPLAN_ACT_H
+
+#include <stdbool.h>
+
+#include "arch.h"
+#include "job.h"
+
+struct mdl_act_item {
+	const char *name;
+	double bytes; /* on one GPU of the TP group */
+	bool attn_core; /* dropped by selective recompute */
+};
+
+#define MDL_ACT_MAX_ITEMS 32
+
+/* Saved tensors of one decoder layer for one micro-batch, ignoring recompute. tp >= 1 splits
+ * what Megatron's tensor parallelism splits; sp also splits the norms, dropouts and inputs. */
+int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
+			struct mdl_act_item *out);
+
+/* Bytes one layer keeps between its forward and backward under the job's recompute mode. */
+double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp);
+
+/* Bytes one layer holds while it is (re)computed and back-propagated: the whole item list
+ * (full recompute's working set on top of the checkpoints). */
+double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			     bool sp);
+
+/* Bytes saved outside the layers: before the first layer and after the last. */
+double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
+double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
+
+/* Whole model, one micro-batch, no parallelism: layers x saved + working set + embed + head. */
+double mdl_act_total(const struct mdl_arch *a, const struct mdl_job *j);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * arch — transformer architectures read from Hugging Face config.json files.
+ *
+ * A model is described by its config.json (model_type llama, mistral, mixtral, qwen2, gemma2,
+ * phi3, gpt2); fields a file omits take the defaults of the transformers library's config class
+ * for that model_type (table in arch.c, with the class each default comes from). From the config
+ * we build one tensor inventory per decoder layer plus the tensors outside the layers; every
+ * count — total, trainable, active (MoE), matmul parameters for FLOPs, LoRA adapter sizes,
+ * factored optimizer states — is derived from that one inventory, so the counts cannot disagree.
+ * Fused projections (phi3 qkv_proj and gate_up_proj, gpt2 c_attn) are listed as their logical
+ * parts; the parameter count is identical.
+ *
+ * Invariants: all dimensions positive; heads divisible by kv_heads; counts exact in uint64.
+ * Failure: mdl_arch_load() returns -1 with a one-line message naming the file and field.
+ */
+#ifndef TIERPLAN_ARCH_H
+#define TIERPLAN_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* LoRA targets, as --lora-targets names them */
+enum {
+	MDL_T_Q = 1 << 0,
+	MDL_T_K = 1 << 1,
+	MDL_T_V = 1 << 2,
+	MDL_T_O = 1 << 3,
+	MDL_T_GATE = 1 << 4,
+	MDL_T_UP = 1 << 5,
+	MDL_T_DOWN = 1 << 6,
+	MDL_T_ALL = 0x7f,
+};
+
+struct mdl_tensor {
+	const char *name;
+	uint64_t rows;    /* input features for a linear; elements for a vector */
+	uint64_t cols;    /* output features for a linear; 1 for a vector (norm weight, bias) */
+	unsigned target;  /* MDL_T_* if LoRA can adapt it, else 0 */
+	bool matmul;      /* a weight multiplied with every token it sees */
+	uint32_t copies;  /* stored copies per layer (experts) */
+	uint32_t active;  /* copies each token passes through (top-k experts) */
+};
+
+#define MDL_MAX_TENSORS 32
+
+struct mdl_arch {
+	char name[96];
+	char model_type[16];
+	uint64_t vocab, hidden, layers, heads, kv_heads, head_dim, intermediate, positions;
+	uint32_t experts, experts_per_tok; /* 0 and 0 for dense models */
+	bool tied;                         /* lm_head shares the embedding matrix */
+	bool gated_mlp;                    /* SwiGLU/GeGLU: gate, up, down */
+	bool learned_positions;            /* gpt2: position embedding table */
+	bool qkv_bias, o_bias, mlp_bias;   /* linear biases */
+	bool norm_bias;                    /* LayerNorm (weight + bias) rather than RMSNorm */
+	int norms_per_layer;               /* 2, or 4 for gemma2 */
+	double attn_dropout, resid_dropout, embd_dropout;
+
+	/* inventory, filled by mdl_arch_load() */
+	struct mdl_tensor layer[MDL_MAX_TENSORS]; /* one decoder layer */
+	int nlayer;
+	struct mdl_tensor outer[8]; /* embeddings, final norm, lm_head */
+	int nouter;
+};
+
+struct mdl_counts {
+	uint64_t params;        /* exact total, as in the checkpoint */
+	uint64_t active_params; /* per token (MoE: top-k experts); = params for dense */
+	uint64_t layer_params;  /* one decoder layer */
+	uint64_t embed_params;  /* input embedding (+ positions) */
+	uint64_t head_params;   /* final norm + untied lm_head */
+	uint64_t matmul_params; /* weights each token multiplies through, lm_head included */
+};
+
+/* Reads a Hugging Face config.json at path into *a. 0 ok; -1 with err ("file: field: why"). */
+int mdl_arch_load(const char *path, struct mdl_arch *a, char *err, size_t errlen);
+
+/* Parses a config.json already in memory (for fuzzing and tests); origin names it in errors. */
+int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, char *err,
+		   size_t errlen);
+
+/* Exact parameter counts derived from the inventory. */
+void mdl_arch_counts(const struct mdl_arch *a, struct mdl_counts *c);
+
+/* The model_types the reader supports, comma separated, for messages and help. */
+const char *mdl_arch_supported(void);
+
+/* Parses "q,k,v,o,gate,up,down" or "all" into an MDL_T_* mask. -1 with err on an unknown name. */
+int mdl_parse_targets(const char *s, unsigned *mask, char *err, size_t errlen);
+
+/* Writes the mask back as "q,k,v,o,gate,up,down". */
+char *mdl_targets_str(unsigned mask, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,278 @@
+/* job — see job.h. */
+#include "job.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * Block-wise quantisation constants.
+ * NF4 (QLoRA, Dettmers et al. 2023, arXiv 2305.14314, sec. 3): 4-bit weights in blocks of 64;
+ * double quantisation stores the fp32 block constants as 8-bit values in second-level blocks of
+ * 256 with one fp32 constant each: 8/64 + 32/(64*256) = 0.127 bits per parameter.
+ * 8-bit optimizers (Dettmers et al. 2022, arXiv 2110.02861, sec. 2.1): 8-bit states in blocks
+ * of 2048 with one fp32 absmax per block.
+ */
+#define NF4_BYTES (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0)
+#define ADAM8_STATE_BYTES (1.0 + 4.0 / 2048.0)
+
+unsigned mdl_job_act_bytes(const struct mdl_job *j)
+{
+	return j->precision == MDL_FP32 ? 4 : 2;
+}
+
+unsigned mdl_job_weight_bytes(const struct mdl_job *j)
+{
+	return j->precision == MDL_FP32 ? 4 : 2;
+}
+
+static bool is_adapted(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	return j->method != MDL_FULL && (t->target & j->lora_targets);
+}
+
+/* LoRA adds A (in x r) and B (r x out) to each adapted linear (Hu et al. 2021, arXiv 2106.09685). */
+static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	return is_adapted(j, t) ? (uint64_t)j->lora_rank * (t->rows + t->cols) * t->copies : 0;
+}
+
+uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	struct mdl_counts c;
+	uint64_t n = 0;
+
+	if (j->method == MDL_FULL) {
+		mdl_arch_counts(a, &c);
+		return c.params;
+	}
+	for (int i = 0; i < a->nlayer; i++)
+		n += adapter_params(j, &a->layer[i]);
+	return n * a->layers;
+}
+
+/*
+ * Optimizer bytes per trainable parameter beyond weights and gradients.
+ * Mixed precision keeps an fp32 master copy (4 B) and fp32 states: AdamW m and v = 8 B, total 12
+ * (ZeRO paper, Rajbhandari et al. 2020, sec. 3.1: "K = 12"). Pure bf16 keeps states in the param
+ * dtype, as torch.optim.AdamW does: 2 x 2 B. SGD is modelled with momentum (one state; HF "Model
+ * training anatomy": SGD-momentum 4 B/param); Lion keeps one momentum (Chen et al. 2023, arXiv
+ * 2302.06675, Alg. 2). Adafactor keeps factored second moments (rows + cols per matrix, no first
+ * moment with beta1 = None; Shazeer & Stern 2018, arXiv 1804.04235), fp32 in the HF
+ * implementation; its per-tensor size is added by the caller.
+ */
+static double optimizer_bytes_per_param(const struct mdl_job *j)
+{
+	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED;
+	double state = j->precision == MDL_BF16 ? 2.0 : 4.0;
+	double master = mixed ? 4.0 : 0.0;
+
+	switch (j->optimizer) {
+	case MDL_ADAMW:
+		return master + 2 * state;
+	case MDL_ADAMW8BIT:
+		return master + 2 * ADAM8_STATE_BYTES;
+	case MDL_SGD:
+	case MDL_LION:
+		return master + state;
+	case MDL_ADAFACTOR:
+		return master;
+	}
+	return master;
+}
+
+static bool is_embed(const struct mdl_tensor *t)
+{
+	return strncmp(t->name, "embed", 5) == 0;
+}
+
+/* Adafactor's factored second moments: rows + cols per matrix, n per vector, fp32. */
+static double factored(uint64_t rows, uint64_t cols)
+{
+	return 4.0 * (cols > 1 ? (double)(rows + cols) : (double)rows);
+}
+
+void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
+			 bool embed, bool head, struct mdl_states *s)
+{
+	double wb = mdl_job_weight_bytes(j), opt = optimizer_bytes_per_param(j);
+	bool ada = j->optimizer == MDL_ADAFACTOR;
+	double layer_frozen = 0, layer_ada = 0, outer_ada = 0;
+	uint64_t layer_params = 0, layer_train = 0, outer_params = 0;
+
+	memset(s, 0, sizeof *s);
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		uint64_t e = t->rows * t->cols * t->copies;
+		/* QLoRA: bitsandbytes quantises nn.Linear weights only; norms and biases stay */
+		bool quant = j->method == MDL_QLORA && t->matmul && t->cols > 1;
+		layer_params += e;
+		layer_frozen += (double)e * (quant ? NF4_BYTES : wb);
+		if (j->method == MDL_FULL) {
+			if (ada)
+				layer_ada += factored(t->rows, t->cols) * t->copies;
+		} else if (is_adapted(j, t)) {
+			layer_train += adapter_params(j, t);
+			if (ada) /* A: in x r, B: r x out */
+				layer_ada += (factored(t->rows, j->lora_rank) +
+					      factored(j->lora_rank, t->cols)) *
+					     t->copies;
+		}
+	}
+	for (int i = 0; i < a->nouter; i++) {
+		const struct mdl_tensor *t = &a->outer[i];
+		if (!t->copies || (is_embed(t) ? !embed : !head))
+			continue;
+		outer_params += t->rows * t->cols;
+		if (ada && j->method == MDL_FULL)
+			outer_ada += factored(t->rows, t->cols);
+	}
+	s->params = nlayers * layer_params + outer_params;
+	if (j->method == MDL_FULL) {
+		s->trainable_params = s->params;
+		s->frozen_params = 0;
+	} else {
+		s->trainable_params = nlayers * layer_train;
+		s->frozen_params = s->params;
+	}
+	/* trainable: weights and gradients in the compute dtype, plus optimizer state */
+	s->weights_bytes = wb * (double)s->trainable_params;
+	s->gradients_bytes = wb * (double)s->trainable_params;
+	s->optimizer_bytes = opt * (double)s->trainable_params +
+			     (double)nlayers * layer_ada + outer_ada;
+	if (j->method != MDL_FULL) /* the frozen base, embeddings and head in the compute dtype */
+		s->weights_bytes += (double)nlayers * layer_frozen + wb * (double)outer_params;
+	s->bytes_per_trainable = s->trainable_params
+					 ? (s->gradients_bytes * 2 + s->optimizer_bytes) /
+						   (double)s->trainable_params
+					 : 0;
+}
+
+void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_states *s)
+{
+	mdl_job_states_part(a, j, a->layers, true, true, s);
+}
+
+/* Forward FLOPs split into trained weights, frozen weights and the weightless attention core. */
+static void forward_parts(const struct mdl_arch *a, const struct mdl_job *j, double *trained,
+			  double *frozen, double *attn)
+{
+	double tokens = (double)j->seq * (double)j->micro_batch;
+	double layer_mm = 0, adapters = 0, head = 0;
+
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (t->matmul)
+			layer_mm += (double)t->rows * (double)t->cols * t->active;
+		if (is_adapted(j, t))
+			adapters += (double)j->lora_rank * (double)(t->rows + t->cols) * t->active;
+	}
+	for (int i = 0; i < a->nouter; i++)
+		if (a->outer[i].matmul)
+			head += (double)a->outer[i].rows * (double)a->outer[i].cols;
+
+	double weights = 2.0 * tokens * ((double)a->layers * layer_mm + head);
+	double lora = 2.0 * tokens * (double)a->layers * adapters;
+	/* QK^T and attention x V: 2 matmuls of 2 b s^2 (n_h d) FLOPs each, no causal discount
+	 * (Narayanan et al. 2021, eq. 3, as Megatron counts) */
+	*attn = 4.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
+		(double)(a->heads * a->head_dim) * (double)a->layers;
+	if (j->method == MDL_FULL) {
+		*trained = weights;
+		*frozen = 0;
+	} else {
+		*trained = lora;
+		*frozen = weights;
+	}
+}
+
+double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	double tr, fr, at;
+
+	forward_parts(a, j, &tr, &fr, &at);
+	return tr + fr + at;
+}
+
+double mdl_job_model_flops(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	double tr, fr, at;
+
+	forward_parts(a, j, &tr, &fr, &at);
+	/* backward = 2 x forward (input and weight gradients); frozen weights skip the weight
+	 * gradient, so 1 x forward. NeMo's LoRA rows (published.md C.6) count the same ~4 N T. */
+	return 3.0 * (tr + at) + 2.0 * fr;
+}
+
+double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	double tr, fr, at, model = mdl_job_model_flops(a, j);
+
+	forward_parts(a, j, &tr, &fr, &at);
+	switch (j->recompute) {
+	case MDL_RC_FULL:
+		return model + tr + fr + at; /* one more forward of every layer */
+	case MDL_RC_SELECTIVE:
+		return model + at; /* the attention core again (Korthikanti et al. 2022) */
+	case MDL_RC_NONE:
+		break;
+	}
+	return model;
+}
+
+static const char *const method_names[] = {"full", "lora", "qlora", NULL};
+static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed", "fp32", NULL};
+static const char *const optimizer_names[] = {"adamw", "adamw8bit", "sgd", "lion", "adafactor",
+					      NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const attention_names[] = {"flash", "eager", NULL};
+
+const char *mdl_method_name(enum mdl_method m)
+{
+	return method_names[m];
+}
+const char *mdl_precision_name(enum mdl_precision p)
+{
+	return precision_names[p];
+}
+const char *mdl_optimizer_name(enum mdl_optimizer o)
+{
+	return optimizer_names[o];
+}
+const char *mdl_recompute_name(enum mdl_recompute r)
+{
+	return recompute_names[r];
+}
+const char *mdl_attention_name(enum mdl_attention a)
+{
+	return attention_names[a];
+}
+
+int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *what;
+		const char *const *names;
+	} kinds[] = {
+		{"method", method_names},       {"precision", precision_names},
+		{"optimizer", optimizer_names}, {"recompute", recompute_names},
+		{"attention", attention_names},
+	};
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		if (strcmp(kinds[k].what, what) != 0)
+			continue;
+		char allowed[128] = "";
+		size_t used = 0;
+		for (int i = 0; kinds[k].names[i]; i++) {
+			if (strcmp(kinds[k].names[i], s) == 0) {
+				*out = i;
+				return 0;
+			}
+			used += (size_t)snprintf(allowed + used, sizeof allowed - used, "%s%s",
+						 i ? ", " : "", kinds[k].names[i]);
+		}
+		snprintf(err, errlen, "unknown %s '%s' (allowed: %s)", what, s, allowed);
+		return -1;
+	}
+	snprintf(err, errlen, "unknown setting '%s'", what);
+	return -1;
+}

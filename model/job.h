@@ -1,0 +1,83 @@
+/*
+ * job — what a fine-tuning job stores per parameter and how much work a step is.
+ *
+ * The job (method full/LoRA/QLoRA, precision, optimizer, recompute, attention kernel, sequence,
+ * micro-batch) turns an architecture into model-state bytes: weights, gradients, optimizer
+ * state, each for the whole unsharded model. Trainable parameters carry weights + gradients +
+ * optimizer state at the precision's bytes; frozen ones (LoRA/QLoRA base) only their weights,
+ * NF4-quantised for QLoRA. FLOPs follow Megatron's convention (DESIGN.md): model FLOPs per
+ * micro-batch = 3 x forward, forward = 2 x matmul params x tokens + 4 b s^2 (n_heads d_head)
+ * per layer; recompute adds hardware FLOPs, never model FLOPs.
+ *
+ * Every bytes-per-parameter constant in job.c names its source. Pure functions; no failure
+ * modes beyond the parsers, which return -1 with a message naming the allowed values.
+ */
+#ifndef TIERPLAN_JOB_H
+#define TIERPLAN_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+
+enum mdl_method { MDL_FULL, MDL_LORA, MDL_QLORA };
+enum mdl_precision { MDL_BF16_MIXED, MDL_BF16, MDL_FP16_MIXED, MDL_FP32 };
+enum mdl_optimizer { MDL_ADAMW, MDL_ADAMW8BIT, MDL_SGD, MDL_LION, MDL_ADAFACTOR };
+enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL };
+enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER };
+
+struct mdl_job {
+	enum mdl_method method;
+	uint32_t lora_rank;
+	unsigned lora_targets; /* MDL_T_* mask */
+	enum mdl_precision precision;
+	enum mdl_optimizer optimizer;
+	enum mdl_recompute recompute;
+	enum mdl_attention attention;
+	uint64_t seq;        /* tokens per sequence */
+	uint64_t micro_batch; /* sequences per GPU per micro-step */
+};
+
+/* Whole-model, unsharded model-state bytes. */
+struct mdl_states {
+	uint64_t params, trainable_params, frozen_params;
+	double weights_bytes, gradients_bytes, optimizer_bytes;
+	double bytes_per_trainable; /* weights + grads + optimizer per trainable param */
+};
+
+/* Model-state bytes of the job on this architecture. */
+void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_states *s);
+
+/* The same for a part of the model: nlayers decoder layers, plus the embeddings and/or the
+ * final norm and lm_head (a pipeline stage). */
+void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
+			 bool embed, bool head, struct mdl_states *s);
+
+/* Trainable parameters (all for full fine-tuning; adapters for LoRA/QLoRA). */
+uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j);
+
+/* Model FLOPs of one micro-batch forward pass (Megatron convention, see above). */
+double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j);
+
+/* Model FLOPs of one micro-batch forward + backward: 3 x forward for trained weights and the
+ * attention core, 2 x forward for frozen weights (no weight gradient). */
+double mdl_job_model_flops(const struct mdl_arch *a, const struct mdl_job *j);
+
+/* Hardware FLOPs of one micro-batch forward + backward, recompute included. */
+double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j);
+
+/* Bytes of one activation element: 2 for 16-bit compute, 4 for fp32. */
+unsigned mdl_job_act_bytes(const struct mdl_job *j);
+
+/* Bytes of one weight element in compute precision (the copy that streams layer by layer). */
+unsigned mdl_job_weight_bytes(const struct mdl_job *j);
+
+/* Name <-> enum for flags and output; parse returns -1 with err listing the allowed names. */
+const char *mdl_method_name(enum mdl_method m);
+const char *mdl_precision_name(enum mdl_precision p);
+const char *mdl_optimizer_name(enum mdl_optimizer o);
+const char *mdl_recompute_name(enum mdl_recompute r);
+const char *mdl_attention_name(enum mdl_attention a);
+int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
+
+#endif

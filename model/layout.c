@@ -1,0 +1,100 @@
+/* layout — see layout.h. */
+#include "layout.h"
+
+#include <stdio.h>
+
+#include "act.h"
+
+int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint64_t gpus,
+		     char *err, size_t errlen)
+{
+	if (l->tp < 1 || l->pp < 1 || l->dp < 1) {
+		snprintf(err, errlen, "tp, pp and dp must each be at least 1");
+		return -1;
+	}
+	if ((uint64_t)l->tp * l->pp * l->dp != gpus) {
+		snprintf(err, errlen, "tp %u x pp %u x dp %u = %llu, not the %llu GPUs", l->tp, l->pp,
+			 l->dp, (unsigned long long)l->tp * l->pp * l->dp,
+			 (unsigned long long)gpus);
+		return -1;
+	}
+	if (a->heads % l->tp || a->kv_heads % l->tp) {
+		snprintf(err, errlen,
+			 "tp %u does not divide the model's %llu attention heads and %llu "
+			 "key/value heads",
+			 l->tp, (unsigned long long)a->heads, (unsigned long long)a->kv_heads);
+		return -1;
+	}
+	if (a->layers % l->pp) {
+		snprintf(err, errlen, "pp %u does not divide the model's %llu layers", l->pp,
+			 (unsigned long long)a->layers);
+		return -1;
+	}
+	if (l->zero > 3) {
+		snprintf(err, errlen, "zero stage %u is not one of 0, 1, 2, 3", l->zero);
+		return -1;
+	}
+	return 0;
+}
+
+void mdl_zero_shard(uint32_t zero, uint32_t dp, double *weights, double *grads, double *opt)
+{
+	if (zero >= 1)
+		*opt /= dp;
+	if (zero >= 2)
+		*grads /= dp;
+	if (zero >= 3)
+		*weights /= dp;
+}
+
+static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
+			 const struct mdl_layout *l, uint64_t m, uint32_t p,
+			 struct mdl_gpu_memory *mem)
+{
+	uint64_t nl = a->layers / l->pp;
+	bool first = p == 0, last = p == l->pp - 1;
+	/* a tied head needs the embedding matrix on the last stage as well */
+	bool head_copy = last && (!first) && a->tied;
+	struct mdl_states s;
+	uint64_t in_flight = l->pp - p < m ? l->pp - p : m;
+
+	mdl_job_states_part(a, j, nl, first || head_copy, last, &s);
+	mem->weights = s.weights_bytes / l->tp;
+	mem->gradients = s.gradients_bytes / l->tp;
+	mem->optimizer = s.optimizer_bytes / l->tp;
+	mdl_zero_shard(l->zero, l->dp, &mem->weights, &mem->gradients, &mem->optimizer);
+
+	mem->activations = (double)in_flight * (double)nl * mdl_act_layer_saved(a, j, l->tp, l->sp);
+	if (j->recompute == MDL_RC_FULL)
+		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);
+	if (first)
+		mem->activations += (double)in_flight * mdl_act_embed(a, j, l->tp, l->sp);
+	if (last)
+		mem->activations += mdl_act_head(a, j, l->tp, l->sp);
+
+	mem->other = MDL_CUDA_CONTEXT_BYTES;
+	if (l->zero == 3 && l->dp > 1) {
+		/* the layer being computed and the prefetched next one, gathered, plus the full
+		 * gradient of one layer before its reduce-scatter */
+		struct mdl_states one;
+		mdl_job_states_part(a, j, 1, false, false, &one);
+		mem->other += (2.0 * one.weights_bytes + one.gradients_bytes) / l->tp;
+	}
+	mem->total = mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
+	mem->stage = p;
+}
+
+void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
+		       const struct mdl_layout *l, uint64_t m, struct mdl_gpu_memory *mem)
+{
+	struct mdl_gpu_memory cur;
+
+	if (m < 1)
+		m = 1;
+	stage_memory(a, j, l, m, 0, mem);
+	if (l->pp > 1) {
+		stage_memory(a, j, l, m, l->pp - 1, &cur);
+		if (cur.total > mem->total)
+			*mem = cur;
+	}
+}

@@ -1,0 +1,55 @@
+/*
+ * layout — what each GPU holds under tensor, pipeline and data parallelism with ZeRO.
+ *
+ * TP (Megatron) splits every layer's weights and most activations t ways; sequence parallelism
+ * also splits the norms, dropouts and layer inputs. PP splits the layers into equal stages; the
+ * first stage also holds the embeddings, the last the final norm, lm_head (a tied head keeps a
+ * copy of the embedding there, as Megatron does) and the logits. Under the 1F1B schedule stage p
+ * keeps activations for min(pp - p, m) micro-batches in flight (Narayanan et al. 2021, sec. 2.2).
+ * ZeRO over the dp ranks shards optimizer state (stage 1), + gradients (2), + weights (3)
+ * (Rajbhandari et al. 2020, sec. 5); stage 3 adds the gathered working set of one layer and the
+ * prefetch of the next (ZeRO-Infinity, arXiv 2104.07857, sec. 4: model-state working memory).
+ * The per-GPU figure is that of the most loaded stage.
+ *
+ * Failure: mdl_layout_check() returns -1 naming the degree that does not divide.
+ */
+#ifndef TIERPLAN_LAYOUT_H
+#define TIERPLAN_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "job.h"
+
+struct mdl_layout {
+	uint32_t tp, pp, dp;
+	uint32_t zero; /* 0..3 */
+	bool sp;       /* sequence parallel (only meaningful with tp > 1) */
+};
+
+struct mdl_gpu_memory {
+	double weights, gradients, optimizer, activations, other, total;
+	uint32_t stage; /* the pipeline stage these figures belong to */
+};
+
+/*
+ * CUDA context plus the framework's kernels and library handles on one GPU, resident before the
+ * first tensor: 1,343 MB measured with nvidia-smi after torch.ones(1).cuda() on a V100
+ * (Hugging Face transformers docs, "Model training anatomy"; published.md B.7).
+ */
+#define MDL_CUDA_CONTEXT_BYTES 1343e6
+
+/* Checks that tp * pp * dp == gpus and that the degrees divide the model. 0 ok, -1 with err. */
+int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint64_t gpus,
+		     char *err, size_t errlen);
+
+/* Peak bytes on one GPU of the most loaded stage, m micro-batches per optimizer step. */
+void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
+		       const struct mdl_layout *l, uint64_t m, struct mdl_gpu_memory *mem);
+
+/* ZeRO sharding of whole-model state bytes over dp ranks (the paper's Table 1 arithmetic). */
+void mdl_zero_shard(uint32_t zero, uint32_t dp, double *weights, double *grads, double *opt);
+
+#endif

@@ -1,0 +1,193 @@
+/* json — the plan as the JSON document of DESIGN.md, built with cJSON. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "report.h"
+
+static cJSON *num(double v)
+{
+	return cJSON_CreateNumber(v);
+}
+
+static void add_layout(cJSON *o, const struct mdl_layout *l)
+{
+	cJSON *lay = cJSON_AddObjectToObject(o, "layout");
+	cJSON_AddNumberToObject(lay, "tp", l->tp);
+	cJSON_AddNumberToObject(lay, "pp", l->pp);
+	cJSON_AddNumberToObject(lay, "dp", l->dp);
+	cJSON_AddNumberToObject(lay, "zero", l->zero);
+	cJSON_AddBoolToObject(lay, "sequence_parallel", l->sp);
+}
+
+static cJSON *option_json(const struct sim_option *o)
+{
+	cJSON *j = cJSON_CreateObject(), *pk, *gm, *c;
+
+	cJSON_AddStringToObject(j, "name", o->name);
+	cJSON_AddStringToObject(j, "kind", o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered");
+	cJSON_AddNumberToObject(j, "gpus", o->gpus);
+	cJSON_AddNumberToObject(j, "nodes", o->nodes);
+	add_layout(j, &o->layout);
+	cJSON_AddStringToObject(j, "policy", o->policy);
+	cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
+	cJSON_AddNumberToObject(j, "micro_batch", (double)o->micro_batch);
+	cJSON_AddNumberToObject(j, "grad_accum", (double)o->grad_accum);
+	cJSON_AddBoolToObject(j, "fits", o->fits);
+	if (o->fits)
+		cJSON_AddNullToObject(j, "overflow");
+	else
+		cJSON_AddStringToObject(j, "overflow", o->overflow);
+	pk = cJSON_AddObjectToObject(j, "peak_bytes");
+	cJSON_AddItemToObject(pk, "gpu", num(o->peak_gpu));
+	if (o->kind == SIM_TIERED) {
+		cJSON_AddItemToObject(pk, "dram", num(o->peak_dram));
+		cJSON_AddItemToObject(pk, "flash", num(o->peak_flash));
+	} else {
+		cJSON_AddNullToObject(pk, "dram");
+		cJSON_AddNullToObject(pk, "flash");
+	}
+	gm = cJSON_AddObjectToObject(j, "gpu_memory_bytes");
+	cJSON_AddItemToObject(gm, "weights", num(o->gpu_mem.weights));
+	cJSON_AddItemToObject(gm, "gradients", num(o->gpu_mem.gradients));
+	cJSON_AddItemToObject(gm, "optimizer", num(o->gpu_mem.optimizer));
+	cJSON_AddItemToObject(gm, "activations", num(o->gpu_mem.activations));
+	cJSON_AddItemToObject(gm, "other", num(o->gpu_mem.other));
+	cJSON_AddItemToObject(gm, "total", num(o->gpu_mem.total));
+	cJSON_AddItemToObject(j, "step_seconds", num(o->step_seconds));
+	cJSON_AddItemToObject(j, "tokens_per_step", num(o->tokens_per_step));
+	cJSON_AddItemToObject(j, "tokens_per_second", num(o->tokens_per_second));
+	cJSON_AddItemToObject(j, "model_tflops_per_gpu", num(o->model_tflops_per_gpu));
+	cJSON_AddItemToObject(j, "steps", num(o->steps));
+	cJSON_AddItemToObject(j, "runtime_seconds", num(o->runtime_seconds));
+	cJSON_AddItemToObject(j, "peak_power_watts", num(o->peak_power_watts));
+	cJSON_AddItemToObject(j, "average_power_watts", num(o->avg_power_watts));
+	cJSON_AddItemToObject(j, "energy_kwh", num(o->energy_kwh));
+	c = cJSON_AddObjectToObject(j, "cost_usd");
+	cJSON_AddItemToObject(c, "capex", num(o->cost_capex));
+	cJSON_AddItemToObject(c, "energy", num(o->cost_energy));
+	cJSON_AddItemToObject(c, "cloud", num(o->cost_cloud));
+	cJSON_AddItemToObject(c, "total", num(o->cost_total));
+	cJSON_AddItemToObject(j, "flash_bytes_written", num(o->flash_bytes_written));
+	cJSON_AddItemToObject(j, "flash_life_fraction", num(o->flash_life_fraction));
+	return j;
+}
+
+void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
+{
+	const struct mdl_arch *a = &r->w->arch;
+	const struct mdl_job *jb = &r->w->job;
+	const struct sim_plan *p = r->plan;
+	const struct sim_hw *hw = r->hw;
+	struct mdl_counts cnt;
+	cJSON *root = cJSON_CreateObject(), *m, *jj, *h, *g, *x, *mem, *opts, *rec;
+	char targets[64];
+	char *text;
+
+	mdl_arch_counts(a, &cnt);
+	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
+	cJSON_AddStringToObject(root, "command", "plan");
+	cJSON_AddStringToObject(root, "estimator", "analytic");
+
+	m = cJSON_AddObjectToObject(root, "model");
+	cJSON_AddStringToObject(m, "name", r->model_name);
+	cJSON_AddStringToObject(m, "config", r->model_path);
+	cJSON_AddStringToObject(m, "model_type", a->model_type);
+	cJSON_AddItemToObject(m, "params", num((double)cnt.params));
+	cJSON_AddItemToObject(m, "trainable_params", num((double)p->states.trainable_params));
+	cJSON_AddItemToObject(m, "active_params", num((double)cnt.active_params));
+	cJSON_AddNumberToObject(m, "layers", (double)a->layers);
+	cJSON_AddNumberToObject(m, "hidden", (double)a->hidden);
+	cJSON_AddNumberToObject(m, "heads", (double)a->heads);
+	cJSON_AddNumberToObject(m, "kv_heads", (double)a->kv_heads);
+	cJSON_AddNumberToObject(m, "head_dim", (double)a->head_dim);
+	cJSON_AddNumberToObject(m, "intermediate", (double)a->intermediate);
+	cJSON_AddNumberToObject(m, "vocab", (double)a->vocab);
+	cJSON_AddNumberToObject(m, "experts", a->experts);
+	cJSON_AddNumberToObject(m, "experts_per_token", a->experts_per_tok);
+	cJSON_AddBoolToObject(m, "tied_embeddings", a->tied);
+
+	jj = cJSON_AddObjectToObject(root, "job");
+	cJSON_AddStringToObject(jj, "method", mdl_method_name(jb->method));
+	if (jb->method == MDL_FULL) {
+		cJSON_AddNullToObject(jj, "lora_rank");
+		cJSON_AddNullToObject(jj, "lora_targets");
+	} else {
+		cJSON_AddNumberToObject(jj, "lora_rank", jb->lora_rank);
+		cJSON_AddStringToObject(jj, "lora_targets",
+					mdl_targets_str(jb->lora_targets, targets, sizeof targets));
+	}
+	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
+	cJSON_AddStringToObject(jj, "optimizer", mdl_optimizer_name(jb->optimizer));
+	cJSON_AddStringToObject(jj, "recompute",
+				r->recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
+	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
+	cJSON_AddNumberToObject(jj, "seq", (double)jb->seq);
+	cJSON_AddNumberToObject(jj, "micro_batch", (double)jb->micro_batch);
+	if (r->w->grad_accum) {
+		cJSON_AddNullToObject(jj, "global_batch");
+		cJSON_AddNumberToObject(jj, "grad_accum", (double)r->w->grad_accum);
+	} else {
+		cJSON_AddNumberToObject(jj, "global_batch", (double)r->w->global_batch);
+		cJSON_AddNullToObject(jj, "grad_accum");
+	}
+	cJSON_AddItemToObject(jj, "tokens", num(r->w->tokens));
+
+	h = cJSON_AddObjectToObject(root, "hardware");
+	g = cJSON_AddObjectToObject(h, "gpu");
+	cJSON_AddStringToObject(g, "name", hw->gpu.name);
+	cJSON_AddItemToObject(g, "memory_bytes", num(hw->gpu.memory));
+	cJSON_AddItemToObject(g, "bf16_flops", num(hw->gpu.bf16_flops));
+	cJSON_AddItemToObject(g, "tdp_watts", num(hw->gpu.tdp));
+	cJSON_AddItemToObject(g, "price_usd", num(hw->gpu.price));
+	cJSON_AddItemToObject(g, "cloud_usd_per_hour", num(hw->gpu.cloud_per_hour));
+	cJSON_AddNumberToObject(h, "gpus_per_node", hw->gpus_per_node);
+	x = cJSON_AddObjectToObject(h, "host");
+	cJSON_AddStringToObject(x, "name", hw->host.name);
+	cJSON_AddItemToObject(x, "cpu_cores", num(hw->host.cpu_cores));
+	cJSON_AddItemToObject(h, "dram_bytes", num(hw->dram));
+	x = cJSON_AddObjectToObject(h, "flash");
+	cJSON_AddStringToObject(x, "name", hw->flash.name);
+	cJSON_AddNumberToObject(x, "count", hw->flash_count);
+	cJSON_AddItemToObject(x, "capacity_bytes", num(hw->flash.capacity));
+	x = cJSON_AddObjectToObject(root, "economics");
+	cJSON_AddItemToObject(x, "amortize_years", num(r->econ->amortize_years));
+	cJSON_AddItemToObject(x, "pue", num(r->econ->pue));
+	cJSON_AddItemToObject(x, "usd_per_kwh", num(r->econ->usd_per_kwh));
+
+	mem = cJSON_AddObjectToObject(root, "memory");
+	double states = p->states.weights_bytes + p->states.gradients_bytes +
+			p->states.optimizer_bytes;
+	cJSON_AddItemToObject(mem, "weights_bytes", num(p->states.weights_bytes));
+	cJSON_AddItemToObject(mem, "gradients_bytes", num(p->states.gradients_bytes));
+	cJSON_AddItemToObject(mem, "optimizer_bytes", num(p->states.optimizer_bytes));
+	cJSON_AddItemToObject(mem, "activations_bytes", num(p->activations_bytes));
+	cJSON_AddItemToObject(mem, "other_bytes", num(p->other_bytes));
+	cJSON_AddItemToObject(mem, "total_bytes", num(states + p->activations_bytes +
+						      p->other_bytes));
+	cJSON_AddItemToObject(mem, "model_state_bytes_per_param",
+			      num(states / (double)p->states.params));
+
+	opts = cJSON_AddArrayToObject(root, "options");
+	for (int i = 0; i < p->noptions; i++)
+		cJSON_AddItemToArray(opts, option_json(&p->options[i]));
+	rec = cJSON_AddObjectToObject(root, "recommendation");
+	if (p->rec_gpu_only >= 0)
+		cJSON_AddNumberToObject(rec, "gpu_only", p->rec_gpu_only);
+	else
+		cJSON_AddNullToObject(rec, "gpu_only");
+	if (p->rec_tiered >= 0)
+		cJSON_AddNumberToObject(rec, "tiered", p->rec_tiered);
+	else
+		cJSON_AddNullToObject(rec, "tiered");
+	x = cJSON_AddObjectToObject(root, "search");
+	cJSON_AddItemToObject(x, "configurations_evaluated", num((double)p->layouts_evaluated));
+
+	text = cJSON_Print(root);
+	if (text) {
+		fputs(text, fp);
+		fputc('\n', fp);
+	}
+	free(text);
+	cJSON_Delete(root);
+}

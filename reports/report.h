@@ -1,0 +1,37 @@
+/*
+ * report — renderers of a plan result: text, JSON, CSV, Markdown.
+ *
+ * One result (struct rpt_plan: the resolved inputs and the sim_plan) and several renderers, as
+ * fio's --output-format does. Text is for people: the resolved inputs first (defaults marked),
+ * then the recommendation, the options table and the memory breakdown, in human units. JSON is
+ * the contract of DESIGN.md: schema_version, tool_version, the resolved inputs, then results,
+ * sizes in bytes, times in seconds, power in watts, money in USD, null where not applicable.
+ * CSV is one row per option; Markdown is the text report's tables.
+ * Renderers only write to the stream they are given; they cannot fail except on I/O, which the
+ * caller checks with ferror().
+ */
+#ifndef TIERPLAN_REPORT_H
+#define TIERPLAN_REPORT_H
+
+#include <stdio.h>
+
+#include "../sim/plan.h"
+
+#define TIERPLAN_VERSION "0.1.0"
+#define TIERPLAN_SCHEMA_VERSION 1
+
+struct rpt_plan {
+	const char *model_name, *model_path;
+	const struct sim_workload *w;
+	const struct sim_hw *hw;
+	const struct sim_econ *econ;
+	const struct sim_plan *plan;
+	bool recompute_auto, batch_default, tokens_default;
+};
+
+void rpt_plan_text(FILE *fp, const struct rpt_plan *r);
+void rpt_plan_md(FILE *fp, const struct rpt_plan *r);
+void rpt_plan_csv(FILE *fp, const struct rpt_plan *r);
+void rpt_plan_json(FILE *fp, const struct rpt_plan *r);
+
+#endif

@@ -1,0 +1,216 @@
+/* text — the plan for people (text, Markdown) and for spreadsheets (CSV). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/units.h"
+#include "report.h"
+
+/* Human bytes for one printf call: a ring of 16 buffers, enough for any line here. */
+static const char *B(double x)
+{
+	static char ring[16][32];
+	static unsigned i;
+	return cfg_fmt_bytes(x, ring[i++ % 16], sizeof ring[0]);
+}
+
+static void layout_str(const struct sim_option *o, char *buf, size_t n)
+{
+	if (o->kind == SIM_TIERED)
+		snprintf(buf, n, "dp%u, states in DRAM/flash", o->layout.dp);
+	else
+		snprintf(buf, n, "tp%u pp%u dp%u zero%u", o->layout.tp, o->layout.pp, o->layout.dp,
+			 o->layout.zero);
+}
+
+static void summary_line(FILE *fp, const char *label, const struct sim_option *o)
+{
+	char s[5][32], lay[64];
+
+	layout_str(o, lay, sizeof lay);
+	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, recompute %s\n", label, o->gpus,
+		o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
+		mdl_recompute_name(o->recompute));
+	fprintf(fp, "  %-9s %s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud\n",
+		"", cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
+		cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
+		cfg_fmt_watts(o->peak_power_watts, s[2], 32),
+		cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32));
+}
+
+static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
+{
+	const struct mdl_job *j = &r->w->job;
+	const struct sim_hw *hw = r->hw;
+	char b[4][32], t[64];
+
+	fprintf(fp, "%sjob        %s fine-tune", pre, mdl_method_name(j->method));
+	if (j->method != MDL_FULL)
+		fprintf(fp, " (rank %u on %s)", j->lora_rank,
+			mdl_targets_str(j->lora_targets, t, sizeof t));
+	fprintf(fp, ", %s, %s, recompute %s, %s attention\n", mdl_precision_name(j->precision),
+		mdl_optimizer_name(j->optimizer),
+		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
+		mdl_attention_name(j->attention));
+	fprintf(fp, "%ssequence   %llu tokens x micro-batch %llu per GPU, ", pre,
+		(unsigned long long)j->seq, (unsigned long long)j->micro_batch);
+	if (r->w->grad_accum)
+		fprintf(fp, "grad-accum %llu micro-batches per step\n",
+			(unsigned long long)r->w->grad_accum);
+	else
+		fprintf(fp, "global batch %llu sequences per step%s\n",
+			(unsigned long long)r->w->global_batch,
+			r->batch_default ? " (default; rounded up to fill every GPU)" : "");
+	fprintf(fp, "%stokens     %s%s\n", pre, cfg_fmt_count(r->w->tokens, b[0], 32),
+		r->tokens_default ? " (default; set --tokens)" : "");
+	fprintf(fp, "%sgpu        %s (%s): %s, %.0f TFLOPS dense bf16, %.0f W, %s, %s/GPU-h\n", pre,
+		hw->gpu.name, hw->gpu.description, B(hw->gpu.memory), hw->gpu.bf16_flops / 1e12,
+		hw->gpu.tdp, cfg_fmt_usd(hw->gpu.price, b[1], 32),
+		cfg_fmt_usd(hw->gpu.cloud_per_hour, b[2], 32));
+	fprintf(fp, "%shost       %s: %u GPUs per node, %.0f CPU cores, %s DRAM for tiered options\n",
+		pre, hw->host.name, hw->gpus_per_node, hw->host.cpu_cores, B(hw->dram));
+	fprintf(fp, "%sflash      %ux %s (%s each) for tiered options\n", pre, hw->flash_count,
+		hw->flash.name, B(hw->flash.capacity));
+	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
+		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
+	fprintf(fp, "%sestimator  analytic step model at %.0f %% of dense peak (estimate.c)\n", pre,
+		SIM_GEMM_EFFICIENCY * 100);
+}
+
+static void tradeoff(FILE *fp, const struct sim_plan *p)
+{
+	if (p->rec_gpu_only < 0 || p->rec_tiered < 0)
+		return;
+	const struct sim_option *g = &p->options[p->rec_gpu_only];
+	const struct sim_option *t = &p->options[p->rec_tiered];
+	fprintf(fp, "  trade-off: tiered uses %d %s GPUs, %.0f %% %s peak power and costs %.0f %% %s "
+		    "(owned), but runs %.1fx %s\n",
+		abs((int)g->gpus - (int)t->gpus), t->gpus <= g->gpus ? "fewer" : "more",
+		fabs(100.0 * (1 - t->peak_power_watts / g->peak_power_watts)),
+		t->peak_power_watts <= g->peak_power_watts ? "less" : "more",
+		fabs(100.0 * (1 - t->cost_total / g->cost_total)),
+		t->cost_total <= g->cost_total ? "less" : "more",
+		t->runtime_seconds >= g->runtime_seconds ? t->runtime_seconds / g->runtime_seconds
+							 : g->runtime_seconds / t->runtime_seconds,
+		t->runtime_seconds >= g->runtime_seconds ? "longer" : "shorter");
+}
+
+void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
+{
+	const struct sim_plan *p = r->plan;
+	const struct mdl_arch *a = &r->w->arch;
+	struct mdl_counts c;
+	char b[4][32];
+
+	mdl_arch_counts(a, &c);
+	fprintf(fp, "tierplan plan: %s (%s, %s params, %llu layers, hidden %llu)\n\n", r->model_name,
+		a->model_type, cfg_fmt_count((double)c.params, b[0], 32),
+		(unsigned long long)a->layers, (unsigned long long)a->hidden);
+	fprintf(fp, "inputs\n");
+	inputs(fp, r, "  ");
+
+	fprintf(fp, "\nrecommendation\n");
+	if (p->rec_gpu_only >= 0)
+		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only]);
+	else
+		fprintf(fp, "  gpu-only  none fits within --max-gpus\n");
+	if (p->rec_tiered >= 0)
+		summary_line(fp, "tiered", &p->options[p->rec_tiered]);
+	else
+		fprintf(fp, "  tiered    none fits this host's DRAM and flash\n");
+	tradeoff(fp, p);
+
+	fprintf(fp, "\noptions (peak GPU per GPU; DRAM and flash per node)\n");
+	fprintf(fp, "  %-2s %-8s %5s %-26s %-9s %9s %9s %9s %8s %8s %8s %8s %9s %9s %7s\n", "#",
+		"kind", "GPUs", "layout", "recompute", "GPU peak", "DRAM", "flash", "step", "tok/s",
+		"runtime", "peak", "owned", "cloud", "wear");
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		char lay[64], s[6][32];
+		layout_str(o, lay, sizeof lay);
+		fprintf(fp,
+			"  %-2d %-8s %5u %-26s %-9s %9s %9s %9s %8s %8.0f %8s %8s %9s %9s %6.2f%%%s\n",
+			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
+			mdl_recompute_name(o->recompute), B(o->peak_gpu),
+			o->kind == SIM_TIERED ? B(o->peak_dram) : "-",
+			o->kind == SIM_TIERED ? B(o->peak_flash) : "-",
+			cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
+			cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
+			cfg_fmt_watts(o->peak_power_watts, s[2], 32),
+			cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32),
+			100 * o->flash_life_fraction, o->fits ? "" : "  DOES NOT FIT");
+		if (!o->fits)
+			fprintf(fp, "     overflow: %s\n", o->overflow);
+	}
+
+	double states = p->states.weights_bytes + p->states.gradients_bytes +
+			p->states.optimizer_bytes;
+	fprintf(fp, "\nmemory (whole model, unsharded; activations of one micro-batch)\n");
+	fprintf(fp, "  weights      %10s\n", B(p->states.weights_bytes));
+	fprintf(fp, "  gradients    %10s   (%s trainable params)\n", B(p->states.gradients_bytes),
+		cfg_fmt_count((double)p->states.trainable_params, b[1], 32));
+	fprintf(fp, "  optimizer    %10s\n", B(p->states.optimizer_bytes));
+	fprintf(fp, "  activations  %10s   (recompute %s)\n", B(p->activations_bytes),
+		mdl_recompute_name(r->w->job.recompute));
+	fprintf(fp, "  other        %10s   (CUDA context per GPU)\n", B(p->other_bytes));
+	fprintf(fp, "  total        %10s\n", B(states + p->activations_bytes + p->other_bytes));
+	fprintf(fp, "  model states %.2f bytes per parameter\n", states / (double)p->states.params);
+	fprintf(fp, "\nsizes: GiB = 2^30 bytes; costs: owned = amortised capex + energy, cloud = "
+		    "on-demand GPU-hours; wear = share of the drives' rated endurance\n");
+}
+
+void rpt_plan_md(FILE *fp, const struct rpt_plan *r)
+{
+	const struct sim_plan *p = r->plan;
+
+	fprintf(fp, "# tierplan plan: %s\n\n## Inputs\n\n```\n", r->model_name);
+	inputs(fp, r, "");
+	fprintf(fp, "```\n\n## Options\n\n");
+	fprintf(fp, "| # | kind | GPUs | layout | fits | GPU peak | DRAM | flash | step (s) | "
+		    "tokens/s | runtime | peak power | owned | cloud | recommended |\n");
+	fprintf(fp, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		char lay[64], s[4][32];
+		layout_str(o, lay, sizeof lay);
+		fprintf(fp, "| %d | %s | %u | %s | %s | %s | %s | %s | %.3f | %.0f | %s | %s | %s | %s | %s |\n",
+			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
+			o->fits ? "yes" : "no", B(o->peak_gpu),
+			o->kind == SIM_TIERED ? B(o->peak_dram) : "-",
+			o->kind == SIM_TIERED ? B(o->peak_flash) : "-", o->step_seconds,
+			o->tokens_per_second, cfg_fmt_seconds(o->runtime_seconds, s[0], 32),
+			cfg_fmt_watts(o->peak_power_watts, s[1], 32),
+			cfg_fmt_usd(o->cost_total, s[2], 32), cfg_fmt_usd(o->cost_cloud, s[3], 32),
+			i == p->rec_gpu_only || i == p->rec_tiered ? "yes" : "");
+	}
+	fprintf(fp, "\n## Memory (whole model, unsharded)\n\n| state | bytes |\n|---|---|\n");
+	fprintf(fp, "| weights | %s |\n| gradients | %s |\n| optimizer | %s |\n", B(p->states.weights_bytes),
+		B(p->states.gradients_bytes), B(p->states.optimizer_bytes));
+	fprintf(fp, "| activations (one micro-batch) | %s |\n| other (per GPU) | %s |\n",
+		B(p->activations_bytes), B(p->other_bytes));
+}
+
+void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
+{
+	const struct sim_plan *p = r->plan;
+
+	fprintf(fp, "index,kind,name,gpus,nodes,tp,pp,dp,zero,policy,recompute,micro_batch,grad_accum,"
+		    "fits,peak_gpu_bytes,peak_dram_bytes,peak_flash_bytes,step_seconds,tokens_per_second,"
+		    "runtime_seconds,peak_power_watts,energy_kwh,cost_capex_usd,cost_energy_usd,"
+		    "cost_cloud_usd,cost_total_usd,flash_bytes_written,flash_life_fraction,recommended\n");
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		fprintf(fp,
+			"%d,%s,\"%s\",%u,%u,%u,%u,%u,%u,%s,%s,%llu,%llu,%s,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,"
+			"%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
+			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->name, o->gpus, o->nodes,
+			o->layout.tp, o->layout.pp, o->layout.dp, o->layout.zero, o->policy,
+			mdl_recompute_name(o->recompute), (unsigned long long)o->micro_batch,
+			(unsigned long long)o->grad_accum, o->fits ? "true" : "false", o->peak_gpu,
+			o->peak_dram, o->peak_flash, o->step_seconds, o->tokens_per_second,
+			o->runtime_seconds, o->peak_power_watts, o->energy_kwh, o->cost_capex,
+			o->cost_energy, o->cost_cloud, o->cost_total, o->flash_bytes_written,
+			o->flash_life_fraction,
+			i == p->rec_gpu_only || i == p->rec_tiered ? "true" : "false");
+	}
+}

@@ -1,0 +1,490 @@
+/* catalog — see catalog.h. One field table per record kind; one loader walks them. */
+#include "catalog.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdbool.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "file.h"
+
+struct field {
+	const char *key;
+	enum cfg_unit unit;
+	size_t off;
+	double min, max;
+	int required;
+	const char *help;
+};
+
+#define G(k, u, lo, hi, req, h) {#k, u, offsetof(struct cfg_gpu, k), lo, hi, req, h}
+static const struct field gpu_fields[] = {
+	G(memory, CFG_U_SIZE, 1 << 20, 16e12, 1, "device memory"),
+	G(hbm_bandwidth, CFG_U_RATE, 1e9, 1e15, 1, "device memory bandwidth"),
+	G(bf16_flops, CFG_U_FLOPS, 1e9, 1e18, 1, "dense bf16 peak"),
+	G(tdp, CFG_U_POWER, 1, 1e5, 1, "board power limit"),
+	G(idle_power, CFG_U_POWER, 0, 1e5, 1, "draw with a context and no work"),
+	G(host_link_gen, CFG_U_COUNT, 1, 7, 1, "PCIe generation to the host"),
+	G(host_link_lanes, CFG_U_COUNT, 1, 32, 1, "PCIe lanes to the host"),
+	G(gpu_link, CFG_U_RATE, 0, 1e15, 1, "GPU-GPU bandwidth, both directions; 0 = none"),
+	G(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),
+	G(cloud_per_hour, CFG_U_USD, 0, 1e6, 1, "cloud price per GPU-hour"),
+};
+#undef G
+
+#define F(k, u, lo, hi, req, h) {#k, u, offsetof(struct cfg_flash, k), lo, hi, req, h}
+static const struct field flash_fields[] = {
+	F(capacity, CFG_U_SIZE, 1e9, 1e15, 1, "usable capacity"),
+	F(read_bandwidth, CFG_U_RATE, 1e6, 1e12, 1, "sequential read bandwidth"),
+	F(write_bandwidth, CFG_U_RATE, 1e6, 1e12, 1, "sequential write bandwidth"),
+	F(latency, CFG_U_TIME, 0, 1, 1, "access latency"),
+	F(tbw, CFG_U_SIZE, 0, 1e21, 0, "rated terabytes written"),
+	F(dwpd, CFG_U_COUNT, 0, 1e4, 0, "rated drive writes per day"),
+	F(warranty_years, CFG_U_COUNT, 1, 50, 1, "warranty period of the rating"),
+	F(active_power, CFG_U_POWER, 0, 1e4, 1, "draw while reading or writing"),
+	F(idle_power, CFG_U_POWER, 0, 1e4, 1, "idle draw"),
+	F(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),
+};
+#undef F
+
+#define H(k, u, lo, hi, req, h) {#k, u, offsetof(struct cfg_host, k), lo, hi, req, h}
+static const struct field host_fields[] = {
+	H(gpu_slots, CFG_U_COUNT, 1, 64, 1, "GPUs per node"),
+	H(cpu_cores, CFG_U_COUNT, 1, 4096, 1, "CPU cores per node"),
+	H(cpu_power, CFG_U_POWER, 1, 1e5, 1, "CPU package power under load"),
+	H(cpu_idle_power, CFG_U_POWER, 0, 1e5, 1, "CPU package power idle"),
+	H(cpu_adam_rate_per_core, CFG_U_COUNT, 1e3, 1e12, 1, "CPU AdamW params/s per core"),
+	H(dram, CFG_U_SIZE, 1 << 30, 1e15, 1, "default DRAM per node"),
+	H(dram_max, CFG_U_SIZE, 1 << 30, 1e15, 1, "most DRAM the node takes"),
+	H(dram_bandwidth, CFG_U_RATE, 1e9, 1e14, 1, "DRAM bandwidth"),
+	H(dram_power_per_gb, CFG_U_COUNT, 0, 100, 1, "DRAM watts per GB"),
+	H(dram_price_per_gb, CFG_U_USD, 0, 1e4, 1, "DRAM USD per GB"),
+	H(flash_bays, CFG_U_COUNT, 0, 1024, 1, "NVMe bays per node"),
+	H(flash_uplink, CFG_U_RATE, 0, 1e14, 1, "shared uplink of the drive array; 0 = none"),
+	H(network_per_gpu, CFG_U_RATE, 0, 1e14, 1, "inter-node bandwidth per GPU; 0 = one node"),
+	H(base_power, CFG_U_POWER, 0, 1e6, 1, "platform draw outside GPUs, CPUs, DRAM, drives"),
+	H(price, CFG_U_USD, 0, 1e9, 1, "node price without GPUs, DRAM and drives"),
+};
+#undef H
+
+static const struct {
+	const char *file, *array, *what;
+	const struct field *fields;
+	int nfields;
+	size_t size;
+} kinds[] = {
+	[CFG_GPU] = {"gpus.json", "gpus", "gpu", gpu_fields,
+		     (int)(sizeof gpu_fields / sizeof gpu_fields[0]), sizeof(struct cfg_gpu)},
+	[CFG_FLASH] = {"flash.json", "flash", "flash", flash_fields,
+		       (int)(sizeof flash_fields / sizeof flash_fields[0]),
+		       sizeof(struct cfg_flash)},
+	[CFG_HOST] = {"hosts.json", "hosts", "host", host_fields,
+		      (int)(sizeof host_fields / sizeof host_fields[0]), sizeof(struct cfg_host)},
+};
+
+/* name and description lead every record struct */
+struct named {
+	char name[64], description[128];
+};
+
+#define CATALOG_MAX_BYTES (8u << 20)
+
+const char *cfg_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("TIERPLAN_CONFIGS");
+	char exe[PATH_MAX - 16];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(dir, sizeof dir, "%s/../configs", exe);
+			if (access(dir, R_OK) == 0)
+				return dir;
+		}
+	}
+	snprintf(dir, sizeof dir, "configs");
+	return dir;
+}
+
+static int levenshtein(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b);
+	int prev[64], cur[64];
+
+	if (la > 62 || lb > 62)
+		return 99;
+	for (int j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (int i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int c = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
+					       tolower((unsigned char)b[j - 1]));
+			int d = prev[j] + 1, e = cur[j - 1] + 1;
+			cur[j] = c < d ? (c < e ? c : e) : (d < e ? d : e);
+		}
+		memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+	}
+	return prev[lb];
+}
+
+const char *cfg_did_you_mean(const char *s, const char *const *cands, int n)
+{
+	const char *best = NULL;
+	int bestd = 3;
+
+	for (int i = 0; i < n; i++) {
+		int d = levenshtein(s, cands[i]);
+		if (d < bestd) {
+			bestd = d;
+			best = cands[i];
+		}
+	}
+	return best;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+static const struct field *find_field(enum cfg_kind kind, const char *key)
+{
+	for (int i = 0; i < kinds[kind].nfields; i++)
+		if (strcmp(kinds[kind].fields[i].key, key) == 0)
+			return &kinds[kind].fields[i];
+	return NULL;
+}
+
+int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, void *rec,
+		     char *err, size_t errlen)
+{
+	const struct field *fields = kinds[kind].fields;
+	int nf = kinds[kind].nfields;
+	struct named *nm = rec;
+	const cJSON *it;
+	unsigned seen = 0;
+
+	memset(rec, 0, kinds[kind].size);
+	if (!cJSON_IsObject(obj)) {
+		snprintf(err, errlen, "%s: a %s record must be a JSON object", origin,
+			 kinds[kind].what);
+		return -1;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= sizeof nm->name) {
+		snprintf(err, errlen, "%s: %s record needs a 'name' string of 1 to %zu characters",
+			 origin, kinds[kind].what, sizeof nm->name - 1);
+		return -1;
+	}
+	snprintf(nm->name, sizeof nm->name, "%s", it->valuestring);
+	it = cJSON_GetObjectItemCaseSensitive(obj, "description");
+	if (cJSON_IsString(it))
+		snprintf(nm->description, sizeof nm->description, "%s", it->valuestring);
+
+	cJSON_ArrayForEach(it, obj)
+	{
+		const char *key = it->string;
+		const struct field *f;
+		char base[64], msg[160];
+		double v;
+
+		if (!key || strcmp(key, "name") == 0 || strcmp(key, "description") == 0 ||
+		    strcmp(key, "_comment") == 0)
+			continue;
+		if (ends_with(key, "_source")) {
+			snprintf(base, sizeof base, "%.*s", (int)(strlen(key) - 7), key);
+			if (!find_field(kind, base)) {
+				snprintf(err, errlen, "%s: %s '%s': '%s' is the source of unknown key '%s'",
+					 origin, kinds[kind].what, nm->name, key, base);
+				return -1;
+			}
+			continue;
+		}
+		f = find_field(kind, key);
+		if (!f) {
+			const char *cands[32];
+			for (int i = 0; i < nf; i++)
+				cands[i] = fields[i].key;
+			const char *near = cfg_did_you_mean(key, cands, nf);
+			snprintf(err, errlen, "%s: %s '%s': unknown key '%s'%s%s%s", origin,
+				 kinds[kind].what, nm->name, key, near ? " (did you mean '" : "",
+				 near ? near : "", near ? "'?)" : "");
+			return -1;
+		}
+		if (cJSON_IsString(it)) {
+			if (cfg_parse_quantity(it->valuestring, f->unit, &v, msg, sizeof msg) < 0) {
+				snprintf(err, errlen, "%s: %s '%s': key '%s': %s", origin,
+					 kinds[kind].what, nm->name, key, msg);
+				return -1;
+			}
+		} else if (cJSON_IsNumber(it)) {
+			v = it->valuedouble;
+		} else {
+			snprintf(err, errlen, "%s: %s '%s': key '%s' must be a number or a string with "
+					      "a unit (%s)",
+				 origin, kinds[kind].what, nm->name, key, cfg_unit_suffixes(f->unit));
+			return -1;
+		}
+		if (!(v >= f->min && v <= f->max)) {
+			snprintf(err, errlen, "%s: %s '%s': key '%s' (%s) is %g, allowed %g to %g",
+				 origin, kinds[kind].what, nm->name, key, f->help, v, f->min, f->max);
+			return -1;
+		}
+		*(double *)((char *)rec + f->off) = v;
+		seen |= 1u << (f - fields);
+	}
+	for (int i = 0; i < nf; i++)
+		if (fields[i].required && !(seen & (1u << i))) {
+			snprintf(err, errlen, "%s: %s '%s': required key '%s' (%s) is missing", origin,
+				 kinds[kind].what, nm->name, fields[i].key, fields[i].help);
+			return -1;
+		}
+	if (kind == CFG_FLASH) {
+		struct cfg_flash *fl = rec;
+		if ((fl->tbw > 0) == (fl->dwpd > 0)) {
+			snprintf(err, errlen, "%s: flash '%s': give exactly one of 'tbw' and 'dwpd'",
+				 origin, nm->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Parses a file holding either a catalog ({"<array>": [...]}) or one record. */
+static cJSON *load_json(const char *path, char *err, size_t errlen)
+{
+	char *text = cfg_read_file(path, "catalog", CATALOG_MAX_BYTES, err, errlen);
+	cJSON *root;
+
+	if (!text)
+		return NULL;
+	root = cJSON_Parse(text);
+	if (!root)
+		snprintf(err, errlen, "catalog '%s': not valid JSON (near byte %ld)", path,
+			 (long)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : 0));
+	free(text);
+	return root;
+}
+
+int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	cJSON *root, *arr, *it;
+	char *out = NULL;
+	int count = 0, rc = -1;
+
+	snprintf(path, sizeof path, "%s/%s", cfg_dir(), kinds[kind].file);
+	root = load_json(path, err, errlen);
+	if (!root)
+		return -1;
+	arr = cJSON_GetObjectItemCaseSensitive(root, kinds[kind].array);
+	if (!cJSON_IsArray(arr)) {
+		snprintf(err, errlen, "catalog '%s': expected an array '%s'", path, kinds[kind].array);
+		goto out;
+	}
+	out = calloc((size_t)cJSON_GetArraySize(arr) + 1, kinds[kind].size);
+	if (!out) {
+		snprintf(err, errlen, "out of memory loading '%s'", path);
+		goto out;
+	}
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (cfg_record_parse(kind, it, path, out + (size_t)count * kinds[kind].size, err,
+				     errlen) < 0)
+			goto out;
+		count++;
+	}
+	*records = out;
+	*n = count;
+	out = NULL;
+	rc = 0;
+out:
+	free(out);
+	cJSON_Delete(root);
+	return rc;
+}
+
+static bool is_path(const char *s)
+{
+	return strchr(s, '/') || ends_with(s, ".json");
+}
+
+static int record_get(enum cfg_kind kind, const char *arg, void *rec, char *err, size_t errlen)
+{
+	void *all = NULL;
+	int n = 0, rc = -1;
+
+	if (is_path(arg)) {
+		cJSON *root = load_json(arg, err, errlen);
+		if (!root)
+			return -1;
+		rc = cfg_record_parse(kind, root, arg, rec, err, errlen);
+		cJSON_Delete(root);
+		return rc;
+	}
+	if (cfg_catalog_load(kind, &all, &n, err, errlen) < 0)
+		return -1;
+	const char *names[256];
+	int nn = 0;
+	for (int i = 0; i < n; i++) {
+		const struct named *r = (const void *)((char *)all + (size_t)i * kinds[kind].size);
+		if (strcasecmp(r->name, arg) == 0) {
+			memcpy(rec, r, kinds[kind].size);
+			rc = 0;
+			goto out;
+		}
+		if (nn < 256)
+			names[nn++] = r->name;
+	}
+	const char *near = cfg_did_you_mean(arg, names, nn);
+	size_t used = (size_t)snprintf(err, errlen, "unknown %s '%s'", kinds[kind].what, arg);
+	if (near && used < errlen)
+		used += (size_t)snprintf(err + used, errlen - used, " (did you mean '%s'?)", near);
+	if (used < errlen)
+		snprintf(err + used, errlen - used, "; see 'tierplan hardware'");
+out:
+	free(all);
+	return rc;
+}
+
+int cfg_gpu_get(const char *arg, struct cfg_gpu *g, char *err, size_t errlen)
+{
+	return record_get(CFG_GPU, arg, g, err, errlen);
+}
+
+int cfg_flash_get(const char *arg, struct cfg_flash *f, char *err, size_t errlen)
+{
+	return record_get(CFG_FLASH, arg, f, err, errlen);
+}
+
+int cfg_host_get(const char *arg, struct cfg_host *h, char *err, size_t errlen)
+{
+	return record_get(CFG_HOST, arg, h, err, errlen);
+}
+
+/* models.json: {"models": [{"name", "file", "aliases": [...]}, ...]} */
+static cJSON *models_index(char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	cJSON *root, *arr;
+
+	snprintf(path, sizeof path, "%s/models.json", cfg_dir());
+	root = load_json(path, err, errlen);
+	if (!root)
+		return NULL;
+	arr = cJSON_GetObjectItemCaseSensitive(root, "models");
+	if (!cJSON_IsArray(arr)) {
+		snprintf(err, errlen, "catalog '%s': expected an array 'models'", path);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
+
+static int model_fields(const cJSON *m, const char **name, const char **file, const cJSON **al)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(m, "name");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(m, "file");
+
+	if (!cJSON_IsString(n) || !cJSON_IsString(f))
+		return -1;
+	*name = n->valuestring;
+	*file = f->valuestring;
+	*al = cJSON_GetObjectItemCaseSensitive(m, "aliases");
+	return 0;
+}
+
+int cfg_model_entry(int i, char *name, size_t namelen, char *path, size_t pathlen, char *aliases,
+		    size_t aliaslen, char *err, size_t errlen)
+{
+	cJSON *root = models_index(err, errlen);
+	const cJSON *m, *a, *al;
+	const char *nm, *file;
+	size_t used = 0;
+	int rc = -1;
+
+	if (!root)
+		return -2;
+	m = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), i);
+	if (!m || model_fields(m, &nm, &file, &al) < 0)
+		goto out;
+	snprintf(name, namelen, "%s", nm);
+	snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
+	aliases[0] = '\0';
+	cJSON_ArrayForEach(a, al)
+	{
+		if (cJSON_IsString(a) && used < aliaslen)
+			used += (size_t)snprintf(aliases + used, aliaslen - used, "%s%s",
+						 used ? ", " : "", a->valuestring);
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
+		      char *err, size_t errlen)
+{
+	cJSON *root, *m, *a;
+	const char *names[512];
+	int nn = 0, rc = -1;
+
+	if (is_path(arg)) {
+		const char *base = strrchr(arg, '/');
+		snprintf(path, pathlen, "%s", arg);
+		snprintf(name, namelen, "%s", base ? base + 1 : arg);
+		return 0;
+	}
+	root = models_index(err, errlen);
+	if (!root)
+		return -1;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "models"))
+	{
+		const char *nm, *file;
+		const cJSON *al;
+		if (model_fields(m, &nm, &file, &al) < 0)
+			continue;
+		bool hit = strcasecmp(nm, arg) == 0;
+		if (nn < 512)
+			names[nn++] = nm;
+		cJSON_ArrayForEach(a, al)
+		{
+			if (!cJSON_IsString(a))
+				continue;
+			if (strcasecmp(a->valuestring, arg) == 0)
+				hit = true;
+			if (nn < 512)
+				names[nn++] = a->valuestring;
+		}
+		if (hit) {
+			snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
+			snprintf(name, namelen, "%s", nm);
+			rc = 0;
+			goto out;
+		}
+	}
+	const char *near = cfg_did_you_mean(arg, names, nn);
+	snprintf(err, errlen, "unknown model '%s'%s%s%s; see 'tierplan models', or give a path to a "
+			      "config.json",
+		 arg, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+out:
+	cJSON_Delete(root);
+	return rc;
+}

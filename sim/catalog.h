@@ -1,0 +1,91 @@
+/*
+ * catalog — hardware and model catalogs under configs/, loaded through descriptor tables.
+ *
+ * GPUs, flash drives and hosts are JSON files in configs/ (gpus.json, flash.json, hosts.json);
+ * models are Hugging Face config.json files indexed by configs/models.json. Each record kind has
+ * one static field table (key, unit kind, offset, range, required, help); one loader walks it,
+ * so every value is parsed with its unit ("80GiB", "3350GB/s", "700W") and range-checked, and an
+ * unknown key is an error with a "did you mean". Keys ending in "_source" carry provenance and
+ * are accepted for any known key; "_comment" is ignored.
+ *
+ * A --gpu/--flash/--host argument is a catalog name, or a path to a JSON file holding one record
+ * of that kind. The configs directory is $TIERPLAN_CONFIGS if set, else ../configs beside the
+ * binary, else ./configs.
+ * Failure: -1 with a one-line message naming the file, record and key, and the allowed range.
+ */
+#ifndef TIERPLAN_CATALOG_H
+#define TIERPLAN_CATALOG_H
+
+#include <stddef.h>
+
+#include "units.h"
+
+struct cfg_gpu {
+	char name[64], description[128];
+	double memory;        /* bytes */
+	double hbm_bandwidth; /* bytes/s */
+	double bf16_flops;    /* dense peak, FLOP/s */
+	double tdp, idle_power; /* W */
+	double host_link_gen, host_link_lanes;
+	double gpu_link;      /* bytes/s, both directions, per GPU; 0 = none */
+	double price;         /* USD */
+	double cloud_per_hour; /* USD per GPU-hour */
+};
+
+struct cfg_flash {
+	char name[64], description[128];
+	double capacity;                        /* bytes */
+	double read_bandwidth, write_bandwidth; /* bytes/s */
+	double latency;                         /* s */
+	double tbw, dwpd, warranty_years;       /* tbw in bytes; one of tbw/dwpd set */
+	double active_power, idle_power;        /* W */
+	double price;                           /* USD */
+};
+
+struct cfg_host {
+	char name[64], description[128];
+	double gpu_slots, cpu_cores;
+	double cpu_power, cpu_idle_power;   /* W per node */
+	double cpu_adam_rate_per_core;      /* params/s */
+	double dram, dram_max;              /* bytes per node */
+	double dram_bandwidth;              /* bytes/s */
+	double dram_power_per_gb;           /* W per 10^9 bytes */
+	double dram_price_per_gb;           /* USD per 10^9 bytes */
+	double flash_bays;
+	double flash_uplink;                /* bytes/s shared by the drive array; 0 = none */
+	double network_per_gpu;             /* bytes/s per GPU between nodes; 0 = single node */
+	double base_power;                  /* W */
+	double price;                       /* USD, without GPUs, DRAM and drives */
+};
+
+enum cfg_kind { CFG_GPU, CFG_FLASH, CFG_HOST };
+
+/* The configs directory in use (see above), without a trailing slash. */
+const char *cfg_dir(void);
+
+/* Resolves a catalog name (case-insensitive) or a JSON file of one record. 0 ok, -1 + err. */
+int cfg_gpu_get(const char *name_or_file, struct cfg_gpu *g, char *err, size_t errlen);
+int cfg_flash_get(const char *name_or_file, struct cfg_flash *f, char *err, size_t errlen);
+int cfg_host_get(const char *name_or_file, struct cfg_host *h, char *err, size_t errlen);
+
+/* Loads a whole catalog of one kind into a malloc'd array (caller frees). -1 + err. */
+int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size_t errlen);
+
+/* Parses one record of a kind from a cJSON object (tests, fuzzing). origin names it. */
+struct cJSON;
+int cfg_record_parse(enum cfg_kind kind, const struct cJSON *obj, const char *origin, void *rec,
+		     char *err, size_t errlen);
+
+/* A model: catalog name/alias, or a path to a config.json. Fills the path to read and the
+ * display name. 0 ok, -1 + err listing near names. */
+int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
+		      char *err, size_t errlen);
+
+/* One catalog model for `tierplan models`: index i from 0; 0 ok, -1 past the end. */
+int cfg_model_entry(int i, char *name, size_t namelen, char *path, size_t pathlen, char *aliases,
+		    size_t aliaslen, char *err, size_t errlen);
+
+/* The closest of n candidate names to s within edit distance 2, or NULL. */
+const char *cfg_did_you_mean(const char *s, const char *const *cands, int n);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * cli — the subcommand table and the helpers every command shares.
+ *
+ * Exit codes (DESIGN.md): 0 ok, 1 infeasible or check failed, 2 usage, 3 invalid input file or
+ * value, 4 system error. Usage errors print one line and a usage hint to stderr; `--help` prints
+ * the command's usage and options to stdout.
+ */
+#ifndef TIERPLAN_CLI_H
+#define TIERPLAN_CLI_H
+
+enum { EXIT_OK = 0, EXIT_INFEASIBLE = 1, EXIT_USAGE = 2, EXIT_INVALID = 3, EXIT_SYSTEM = 4 };
+
+int cmd_plan(int argc, char **argv);
+int cmd_models(int argc, char **argv);
+int cmd_hardware(int argc, char **argv);
+
+/* Prints "tierplan: msg" to stderr and, for usage errors, a hint; returns code. */
+int cli_fail(int code, const char *cmd, const char *msg);
+
+#endif

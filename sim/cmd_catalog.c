@@ -1,0 +1,187 @@
+/* cmd_catalog — `tierplan models` and `tierplan hardware`: list the catalogs. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/arch.h"
+#include "catalog.h"
+#include "cli.h"
+#include "opts.h"
+#include "units.h"
+
+static int parse(int cmd, const char *name, int argc, char **argv, struct tp_opts *o)
+{
+	char err[256];
+	int rc = tp_opts_parse(cmd, argc, argv, 2, o, err, sizeof err);
+
+	if (rc < 0)
+		return cli_fail(rc == -2 ? EXIT_USAGE : EXIT_INVALID, name, err);
+	if (o->help) {
+		printf("usage: tierplan %s [--format text|json]\n\noptions:\n", name);
+		tp_opts_help(cmd, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(o->format, "text") && strcmp(o->format, "json"))
+		return cli_fail(EXIT_INVALID, name, "--format: allowed text, json");
+	return -1;
+}
+
+int cmd_models(int argc, char **argv)
+{
+	struct tp_opts o;
+	char name[96], path[4096], aliases[256], err[512];
+	bool json;
+	int rc = parse(CMD_MODELS, "models", argc, argv, &o);
+	cJSON *arr = NULL;
+
+	if (rc >= 0)
+		return rc;
+	json = strcmp(o.format, "json") == 0;
+	if (json)
+		arr = cJSON_CreateArray();
+	else
+		printf("%-20s %-8s %16s %16s %6s %6s  %s\n", "name", "type", "params", "active",
+		       "layers", "hidden", "aliases");
+	for (int i = 0;; i++) {
+		struct mdl_arch a;
+		struct mdl_counts c;
+		int r = cfg_model_entry(i, name, sizeof name, path, sizeof path, aliases,
+					sizeof aliases, err, sizeof err);
+		if (r == -2) {
+			cJSON_Delete(arr);
+			return cli_fail(EXIT_INVALID, "models", err);
+		}
+		if (r < 0)
+			break;
+		if (mdl_arch_load(path, &a, err, sizeof err) < 0) {
+			cJSON_Delete(arr);
+			return cli_fail(EXIT_INVALID, "models", err);
+		}
+		mdl_arch_counts(&a, &c);
+		if (json) {
+			cJSON *m = cJSON_CreateObject();
+			cJSON_AddStringToObject(m, "name", name);
+			cJSON_AddStringToObject(m, "model_type", a.model_type);
+			cJSON_AddNumberToObject(m, "params", (double)c.params);
+			cJSON_AddNumberToObject(m, "active_params", (double)c.active_params);
+			cJSON_AddNumberToObject(m, "layers", (double)a.layers);
+			cJSON_AddNumberToObject(m, "hidden", (double)a.hidden);
+			cJSON_AddStringToObject(m, "aliases", aliases);
+			cJSON_AddStringToObject(m, "config", path);
+			cJSON_AddItemToArray(arr, m);
+		} else {
+			printf("%-20s %-8s %16llu %16llu %6llu %6llu  %s\n", name, a.model_type,
+			       (unsigned long long)c.params, (unsigned long long)c.active_params,
+			       (unsigned long long)a.layers, (unsigned long long)a.hidden, aliases);
+		}
+	}
+	if (json) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON_AddNumberToObject(root, "schema_version", 1);
+		cJSON_AddItemToObject(root, "models", arr);
+		char *t = cJSON_Print(root);
+		puts(t);
+		free(t);
+		cJSON_Delete(root);
+	}
+	return EXIT_OK;
+}
+
+int cmd_hardware(int argc, char **argv)
+{
+	struct tp_opts o;
+	char err[512], b[4][32];
+	struct cfg_gpu *g = NULL;
+	struct cfg_flash *f = NULL;
+	struct cfg_host *h = NULL;
+	int ng = 0, nf = 0, nh = 0;
+	int rc = parse(CMD_HARDWARE, "hardware", argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (cfg_catalog_load(CFG_GPU, (void **)&g, &ng, err, sizeof err) < 0 ||
+	    cfg_catalog_load(CFG_FLASH, (void **)&f, &nf, err, sizeof err) < 0 ||
+	    cfg_catalog_load(CFG_HOST, (void **)&h, &nh, err, sizeof err) < 0) {
+		rc = cli_fail(EXIT_INVALID, "hardware", err);
+		goto out;
+	}
+	if (strcmp(o.format, "json") == 0) {
+		cJSON *root = cJSON_CreateObject(), *a;
+		cJSON_AddNumberToObject(root, "schema_version", 1);
+		a = cJSON_AddArrayToObject(root, "gpus");
+		for (int i = 0; i < ng; i++) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "name", g[i].name);
+			cJSON_AddStringToObject(x, "description", g[i].description);
+			cJSON_AddNumberToObject(x, "memory_bytes", g[i].memory);
+			cJSON_AddNumberToObject(x, "hbm_bandwidth_bytes_per_second", g[i].hbm_bandwidth);
+			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);
+			cJSON_AddNumberToObject(x, "tdp_watts", g[i].tdp);
+			cJSON_AddNumberToObject(x, "price_usd", g[i].price);
+			cJSON_AddNumberToObject(x, "cloud_usd_per_hour", g[i].cloud_per_hour);
+			cJSON_AddItemToArray(a, x);
+		}
+		a = cJSON_AddArrayToObject(root, "flash");
+		for (int i = 0; i < nf; i++) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "name", f[i].name);
+			cJSON_AddStringToObject(x, "description", f[i].description);
+			cJSON_AddNumberToObject(x, "capacity_bytes", f[i].capacity);
+			cJSON_AddNumberToObject(x, "read_bytes_per_second", f[i].read_bandwidth);
+			cJSON_AddNumberToObject(x, "write_bytes_per_second", f[i].write_bandwidth);
+			cJSON_AddNumberToObject(x, "price_usd", f[i].price);
+			cJSON_AddItemToArray(a, x);
+		}
+		a = cJSON_AddArrayToObject(root, "hosts");
+		for (int i = 0; i < nh; i++) {
+			cJSON *x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "name", h[i].name);
+			cJSON_AddStringToObject(x, "description", h[i].description);
+			cJSON_AddNumberToObject(x, "gpu_slots", h[i].gpu_slots);
+			cJSON_AddNumberToObject(x, "dram_bytes", h[i].dram);
+			cJSON_AddNumberToObject(x, "cpu_cores", h[i].cpu_cores);
+			cJSON_AddItemToArray(a, x);
+		}
+		char *t = cJSON_Print(root);
+		puts(t);
+		free(t);
+		cJSON_Delete(root);
+	} else {
+		printf("GPUs\n  %-11s %-10s %11s %9s %6s %8s %8s  %s\n", "name", "memory", "bw",
+		       "TFLOPS", "TDP", "price", "$/GPU-h", "description");
+		for (int i = 0; i < ng; i++)
+			printf("  %-11s %-10s %11s %9.1f %5.0fW %8.0f %8.2f  %s\n", g[i].name,
+			       cfg_fmt_bytes(g[i].memory, b[0], 32),
+			       cfg_fmt_rate(g[i].hbm_bandwidth, b[1], 32), g[i].bf16_flops / 1e12,
+			       g[i].tdp, g[i].price, g[i].cloud_per_hour, g[i].description);
+		printf("\nflash\n  %-16s %-10s %10s %10s %10s %6s %7s  %s\n", "name", "capacity",
+		       "read", "write", "endurance", "power", "price", "description");
+		for (int i = 0; i < nf; i++) {
+			char endur[32];
+			if (f[i].tbw > 0)
+				snprintf(endur, sizeof endur, "%.0f TBW", f[i].tbw / 1e12);
+			else
+				snprintf(endur, sizeof endur, "%g DWPD", f[i].dwpd);
+			printf("  %-16s %-10s %10s %10s %10s %5.0fW %7.0f  %s\n", f[i].name,
+			       cfg_fmt_bytes(f[i].capacity, b[0], 32),
+			       cfg_fmt_rate(f[i].read_bandwidth, b[1], 32),
+			       cfg_fmt_rate(f[i].write_bandwidth, b[2], 32), endur, f[i].active_power,
+			       f[i].price, f[i].description);
+		}
+		printf("\nhosts\n  %-17s %5s %6s %10s %11s %7s  %s\n", "name", "GPUs", "cores",
+		       "DRAM", "DRAM bw", "price", "description");
+		for (int i = 0; i < nh; i++)
+			printf("  %-17s %5.0f %6.0f %10s %11s %7.0f  %s\n", h[i].name, h[i].gpu_slots,
+			       h[i].cpu_cores, cfg_fmt_bytes(h[i].dram, b[0], 32),
+			       cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), h[i].price,
+			       h[i].description);
+		printf("\nsources: configs/gpus.json, flash.json, hosts.json (a _source per value)\n");
+	}
+	rc = EXIT_OK;
+out:
+	free(g);
+	free(f);
+	free(h);
+	return rc;
+}

@@ -1,0 +1,74 @@
+/* main — git-style subcommand dispatch for bin/tierplan. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../reports/report.h"
+#include "cli.h"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} commands[] = {
+	{"plan", cmd_plan, "sizing report: GPU-only and tiered options, time, power, cost"},
+	{"models", cmd_models, "list the model catalog"},
+	{"hardware", cmd_hardware, "list the GPU, flash and host catalogs"},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: tierplan <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(fp, "  %-10s %s\n", "help", "help CMD prints a command's options");
+	fprintf(fp, "  %-10s %s\n", "version", "print the version");
+	fprintf(fp, "\nexit codes: 0 ok, 1 infeasible, 2 usage, 3 invalid input, 4 system error\n");
+}
+
+int cli_fail(int code, const char *cmd, const char *msg)
+{
+	fprintf(stderr, "tierplan%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
+	if (code == EXIT_USAGE)
+		fprintf(stderr, "see 'tierplan %s--help'\n", cmd ? cmd : "");
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
+		printf("tierplan %s\n", TIERPLAN_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(name, "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			if (strcmp(commands[i].name, argv[2]) == 0) {
+				char *args[] = {argv[0], argv[2], "--help", NULL};
+				return commands[i].fn(3, args);
+			}
+		fprintf(stderr, "tierplan: unknown command '%s'\n", argv[2]);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return commands[i].fn(argc, argv);
+	fprintf(stderr, "tierplan: unknown command '%s'\n", name);
+	usage(stderr);
+	return EXIT_USAGE;
+}

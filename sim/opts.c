@@ -1,0 +1,259 @@
+/* opts — see opts.h. */
+#include "opts.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "../model/arch.h"
+#include "../model/job.h"
+#include "catalog.h"
+#include "units.h"
+
+enum otype { O_STR, O_COUNT, O_SIZE, O_REAL, O_ENUM, O_TARGETS, O_FLAG };
+
+struct opt {
+	const char *name;
+	enum otype type;
+	size_t off;
+	double min, max;
+	const char *def; /* NULL: no default (required if `required`) */
+	bool required;
+	const char *what; /* enum kind for O_ENUM; unit text for help */
+	int cmds;
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct tp_opts, f)
+#define P CMD_PLAN
+#define ALL (CMD_PLAN | CMD_MODELS | CMD_HARDWARE)
+
+static const struct opt table[] = {
+	{"model", O_STR, OFF(model), 0, 0, NULL, true, "name|path", P,
+	 "catalog model or alias (see 'tierplan models'), or a Hugging Face config.json"},
+	{"seq", O_COUNT, OFF(seq), 1, 10485760, NULL, true, "tokens", P, "sequence length"},
+	{"batch", O_COUNT, OFF(batch), 1, 65536, "1", false, "sequences", P,
+	 "micro-batch per GPU"},
+	{"global-batch", O_COUNT, OFF(global_batch), 1, 1e9, "128", false, "sequences", P,
+	 "sequences per optimizer step, the same for every option (LitGPT's 128)"},
+	{"grad-accum", O_COUNT, OFF(grad_accum), 1, 1e6, NULL, false, "micro-batches", P,
+	 "micro-batches per step instead of --global-batch"},
+	{"method", O_ENUM, OFF(method), 0, 0, "full", false, "method", P, "full | lora | qlora"},
+	{"lora-rank", O_COUNT, OFF(lora_rank), 1, 65536, "8", false, "", P, "LoRA rank r"},
+	{"lora-targets", O_TARGETS, OFF(lora_targets), 0, 0, "all", false, "list", P,
+	 "adapted projections: q,k,v,o,gate,up,down or all"},
+	{"optimizer", O_ENUM, OFF(optimizer), 0, 0, "adamw", false, "optimizer", P,
+	 "adamw | adamw8bit | sgd | lion | adafactor"},
+	{"precision", O_ENUM, OFF(precision), 0, 0, "bf16-mixed", false, "precision", P,
+	 "bf16-mixed | bf16 | fp16-mixed | fp32"},
+	{"recompute", O_ENUM, OFF(recompute), 0, 0, "auto", false, "recompute", P,
+	 "none | selective | full | auto (the planner picks the fastest that fits)"},
+	{"attention", O_ENUM, OFF(attention), 0, 0, "flash", false, "attention", P,
+	 "flash | eager"},
+	{"tokens", O_REAL, OFF(tokens), 1, 1e16, "100M", false, "tokens", P,
+	 "training tokens for the runtime (k, M, B suffixes)"},
+	{"epochs", O_REAL, OFF(epochs), 0, 1e6, "0", false, "", P,
+	 "with --dataset-tokens: tokens = epochs x dataset tokens"},
+	{"dataset-tokens", O_REAL, OFF(dataset_tokens), 0, 1e16, "0", false, "tokens", P,
+	 "tokens in one epoch of the dataset"},
+	{"gpu", O_STR, OFF(gpu), 0, 0, "h100-sxm", false, "name|path", P,
+	 "GPU type (see 'tierplan hardware')"},
+	{"gpus-per-node", O_COUNT, OFF(gpus_per_node), 0, 64, "0", false, "", P,
+	 "GPUs per node; 0 = the host's slots"},
+	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", P,
+	 "largest GPU count the GPU-only search tries"},
+	{"host", O_STR, OFF(host), 0, 0, "hgx-8gpu", false, "name|path", P,
+	 "node type: CPU, DRAM, PCIe, power, price"},
+	{"dram", O_SIZE, OFF(dram), 0, 1e15, "0", false, "bytes", P,
+	 "DRAM per node for tiered options; 0 = the host's (e.g. 512GiB)"},
+	{"flash", O_STR, OFF(flash), 0, 0, "pm1743:4", false, "name[:count]", P,
+	 "flash drives per node for tiered options"},
+	{"amortize-years", O_REAL, OFF(amortize_years), 0.1, 50, "3", false, "years", P,
+	 "capex lifetime (Epoch AI uses 3)"},
+	{"pue", O_REAL, OFF(pue), 1, 5, "1.58", false, "", P,
+	 "facility power usage effectiveness (Uptime Institute 2023 average)"},
+	{"usd-per-kwh", O_REAL, OFF(usd_per_kwh), 0, 10, "0.083", false, "USD", P,
+	 "electricity price (EIA US industrial, Jan 2023)"},
+	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json|csv|md", ALL,
+	 "output format"},
+	{"help", O_FLAG, OFF(help), 0, 0, NULL, false, "", ALL, "print this help"},
+};
+
+#define NOPTS ((int)(sizeof table / sizeof table[0]))
+
+static const struct opt *find(int cmd, const char *name)
+{
+	for (int i = 0; i < NOPTS; i++)
+		if ((table[i].cmds & cmd) && strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
+
+bool tp_opts_given(const struct tp_opts *o, const char *name)
+{
+	for (int i = 0; i < NOPTS; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return o->given & (1ull << i);
+	return false;
+}
+
+/* Converts one value into its destination. 0 ok, -3 with err. */
+static int set(const struct opt *op, const char *val, struct tp_opts *o, char *err, size_t errlen)
+{
+	void *dst = (char *)o + op->off;
+	char msg[200];
+	double d;
+	uint64_t u;
+
+	switch (op->type) {
+	case O_STR:
+		if (!*val) {
+			snprintf(err, errlen, "--%s: empty value", op->name);
+			return -3;
+		}
+		*(const char **)dst = val;
+		return 0;
+	case O_FLAG:
+		*(bool *)dst = true;
+		return 0;
+	case O_COUNT:
+		if (cfg_parse_u64(val, CFG_U_COUNT, &u, msg, sizeof msg) < 0) {
+			snprintf(err, errlen, "--%s: %s", op->name, msg);
+			return -3;
+		}
+		if ((double)u < op->min || (double)u > op->max) {
+			snprintf(err, errlen, "--%s: %s is out of range (allowed %.0f to %.0f)",
+				 op->name, val, op->min, op->max);
+			return -3;
+		}
+		*(uint64_t *)dst = u;
+		return 0;
+	case O_SIZE:
+	case O_REAL:
+		if (cfg_parse_quantity(val, op->type == O_SIZE ? CFG_U_SIZE : CFG_U_COUNT, &d, msg,
+				       sizeof msg) < 0) {
+			snprintf(err, errlen, "--%s: %s", op->name, msg);
+			return -3;
+		}
+		if (d < op->min || d > op->max) {
+			snprintf(err, errlen, "--%s: %s is out of range (allowed %g to %g)", op->name,
+				 val, op->min, op->max);
+			return -3;
+		}
+		*(double *)dst = d;
+		return 0;
+	case O_ENUM:
+		if (strcmp(op->what, "recompute") == 0 && strcmp(val, "auto") == 0) {
+			*(int *)dst = -1;
+			return 0;
+		}
+		if (mdl_parse_enum(op->what, val, (int *)dst, msg, sizeof msg) < 0) {
+			snprintf(err, errlen, "--%s: %s", op->name, msg);
+			return -3;
+		}
+		return 0;
+	case O_TARGETS:
+		if (mdl_parse_targets(val, (unsigned *)dst, msg, sizeof msg) < 0) {
+			snprintf(err, errlen, "--%s: %s", op->name, msg);
+			return -3;
+		}
+		return 0;
+	}
+	return -3;
+}
+
+int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, char *err,
+		  size_t errlen)
+{
+	const char *vals[NOPTS];
+	int rc;
+
+	memset(o, 0, sizeof *o);
+	memset(vals, 0, sizeof vals);
+	for (int i = first; i < argc; i++) {
+		const char *arg = argv[i], *eq, *val;
+		char name[64];
+		const struct opt *op;
+
+		if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+			snprintf(err, errlen, "unexpected argument '%s'", arg);
+			return -2;
+		}
+		eq = strchr(arg + 2, '=');
+		snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg - 2) : 63, arg + 2);
+		op = find(cmd, name);
+		if (!op) {
+			const char *cands[NOPTS];
+			int nc = 0;
+			for (int k = 0; k < NOPTS; k++)
+				if (table[k].cmds & cmd)
+					cands[nc++] = table[k].name;
+			const char *near = cfg_did_you_mean(name, cands, nc);
+			snprintf(err, errlen, "unknown option '--%s'%s%s%s", name,
+				 near ? " (did you mean '--" : "", near ? near : "",
+				 near ? "'?)" : "");
+			return -2;
+		}
+		if (op->type == O_FLAG) {
+			if (eq) {
+				snprintf(err, errlen, "--%s takes no value", op->name);
+				return -2;
+			}
+			val = "";
+		} else if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			snprintf(err, errlen, "--%s needs a value (%s)", op->name, op->what);
+			return -2;
+		}
+		vals[op - table] = val;
+		o->given |= 1ull << (op - table);
+	}
+	/* --help wins over everything else, so `plan --help` works without --model */
+	if (vals[find(cmd, "help") - table]) {
+		o->help = true;
+		return 0;
+	}
+	for (int k = 0; k < NOPTS; k++) {
+		const struct opt *op = &table[k];
+		if (!(op->cmds & cmd))
+			continue;
+		const char *v = vals[k] ? vals[k] : op->def;
+		if (!v) {
+			if (op->required) {
+				snprintf(err, errlen, "--%s is required (%s)", op->name, op->help);
+				return -2;
+			}
+			continue;
+		}
+		if ((rc = set(op, v, o, err, errlen)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void tp_opts_help(int cmd, FILE *fp)
+{
+	for (int k = 0; k < NOPTS; k++) {
+		const struct opt *op = &table[k];
+		char left[64];
+		if (!(op->cmds & cmd))
+			continue;
+		if (op->type == O_FLAG)
+			snprintf(left, sizeof left, "--%s", op->name);
+		else
+			snprintf(left, sizeof left, "--%s %s", op->name,
+				 op->type == O_ENUM || op->type == O_COUNT || op->type == O_REAL
+					 ? "N"
+					 : op->what);
+		if (op->type == O_ENUM)
+			snprintf(left, sizeof left, "--%s %s", op->name, "NAME");
+		fprintf(fp, "  %-28s %s", left, op->help);
+		if (op->required)
+			fprintf(fp, " (required)");
+		else if (op->def)
+			fprintf(fp, " [default %s]", op->def);
+		fputc('\n', fp);
+	}
+}

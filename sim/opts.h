@@ -1,0 +1,43 @@
+/*
+ * opts — the command-line options, as one descriptor table.
+ *
+ * Each option has a name, a type (string, count, size, real, enum, flag), the offset of its
+ * destination in struct tp_opts, a range, a default as the user would type it, a unit and a
+ * help line; the commands it belongs to are a bit mask. One parser walks argv against the table,
+ * then one resolver turns every value (given or default) into its destination, checking units
+ * and ranges; `--help` text comes from the same table. Unknown options get a "did you mean".
+ * Errors: -2 for usage (unknown flag, missing value or required option), -3 for a bad value;
+ * both with a one-line message naming the flag and the allowed range.
+ */
+#ifndef TIERPLAN_OPTS_H
+#define TIERPLAN_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { CMD_PLAN = 1 << 0, CMD_MODELS = 1 << 1, CMD_HARDWARE = 1 << 2 };
+
+struct tp_opts {
+	const char *model, *gpu, *host, *flash, *format;
+	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
+	double tokens, epochs, dataset_tokens, dram;
+	double amortize_years, pue, usd_per_kwh;
+	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
+	unsigned lora_targets;
+	bool help;
+	/* which options the user gave, by table index */
+	uint64_t given;
+};
+
+/* Parses argv[first..argc) for command cmd (a CMD_* bit). 0 ok, -2 usage, -3 bad value. */
+int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, char *err,
+		  size_t errlen);
+
+/* True if the user gave the option with this name. */
+bool tp_opts_given(const struct tp_opts *o, const char *name);
+
+/* Prints the options of cmd with defaults, units and help, aligned. */
+void tp_opts_help(int cmd, FILE *fp);
+
+#endif

@@ -1,0 +1,90 @@
+#!/bin/sh
+# cli.sh — command-line contract: help, exit codes and one clear stderr line per bad input.
+# Usage: sh tests/cli.sh bin/tierplan
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+# expect CODE PATTERN ARGS... : exit code and a stderr line matching PATTERN
+expect() {
+	want=$1 pat=$2
+	shift 2
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -eq "$want" ] && { [ -z "$pat" ] || grep -q -- "$pat" "$tmp/err"; }; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: tierplan $* -> exit $got (want $want), stderr: $(head -c 300 "$tmp/err")"
+	fi
+}
+
+printf '{"model_type": "llama", "hidden_size": 4096' >"$tmp/truncated.json"
+printf '{"model_type": "t5"}' >"$tmp/t5.json"
+printf '{"model_type": "llama", "hidden_size": "big"}' >"$tmp/wrongtype.json"
+printf '{"model_type": "llama", "hidden_size": -4096}' >"$tmp/negative.json"
+printf '{"model_type": "llama", "vocab_size": 1e30}' >"$tmp/overflow.json"
+head -c 64 /dev/urandom >"$tmp/binary.json"
+: >"$tmp/empty.json"
+printf '{"name": "g", "memory": "80GiB"}' >"$tmp/gpu.json"
+
+expect 0 "" --help
+expect 0 "" help plan
+expect 0 "" plan --help
+expect 0 "" version
+expect 2 "unknown command" frobnicate
+expect 2 "" # no command
+expect 2 "did you mean '--seq'" plan --model 70b --sqe 4096
+expect 2 "--seq is required" plan --model 70b
+expect 2 "--model is required" plan --seq 4096
+expect 2 "needs a value" plan --model 70b --seq
+expect 2 "unexpected argument" plan --model 70b --seq 4096 extra
+expect 2 "not both" plan --model 70b --seq 4096 --grad-accum 2 --global-batch 64
+expect 3 "unknown model '7Ob'" plan --model 7Ob --seq 4096
+expect 3 "did you mean 'h100-sxm'" plan --model 70b --seq 4096 --gpu h100-sx
+expect 3 "unknown flash" plan --model 70b --seq 4096 --flash nosuch:2
+expect 3 "drive count" plan --model 70b --seq 4096 --flash pm1743:0
+expect 3 "bays" plan --model 70b --seq 4096 --flash pm1743:99
+expect 3 "unknown optimizer 'adam'" plan --model 70b --seq 4096 --optimizer adam
+expect 3 "out of range" plan --model 70b --seq 0
+expect 3 "negative" plan --model 70b --seq -5
+expect 3 "too large" plan --model 70b --seq 99999999999999999999
+expect 3 "not a whole number" plan --model 70b --seq 4096.5
+expect 3 "out of range" plan --model 70b --seq 4096 --batch 0
+expect 3 "unknown unit" plan --model 70b --seq 4096 --dram 512GX
+expect 3 "takes" plan --model 70b --seq 4096 --dram 64TiB
+expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
+expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
+expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096
+expect 3 "not a regular file" plan --model "$tmp/" --seq 4096
+expect 3 "not valid JSON" plan --model "$tmp/truncated.json" --seq 4096
+expect 3 "not supported" plan --model "$tmp/t5.json" --seq 4096
+expect 3 "must be a number" plan --model "$tmp/wrongtype.json" --seq 4096
+expect 3 "hidden_size" plan --model "$tmp/negative.json" --seq 4096
+expect 3 "vocab_size" plan --model "$tmp/overflow.json" --seq 4096
+expect 3 "config '$tmp/binary.json'" plan --model "$tmp/binary.json" --seq 4096
+expect 3 "is empty" plan --model "$tmp/empty.json" --seq 4096
+expect 3 "required key" plan --model 70b --seq 4096 --gpu "$tmp/gpu.json"
+
+# success paths: text, json, csv, md; catalogs
+expect 0 "" plan --model 70b --seq 4096
+expect 0 "" plan --model 8b --seq 2048 --method qlora --format md
+expect 0 "" plan --model mixtral-8x7b --seq 4096 --format csv
+expect 0 "" plan --model 8b --seq 4096 --optimizer adamw8bit --recompute selective --attention eager
+expect 0 "" models
+expect 0 "" hardware --format json
+"$bin" plan --model 70b --seq 4096 --format json >"$tmp/p.json" 2>/dev/null
+if grep -q '"params":[[:space:]]*70553706496' "$tmp/p.json" &&
+	grep -q '"model_state_bytes_per_param":[[:space:]]*16' "$tmp/p.json" &&
+	grep -q '"kind":[[:space:]]*"gpu-only"' "$tmp/p.json" &&
+	grep -q '"kind":[[:space:]]*"tiered"' "$tmp/p.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --format json lacks the 70B params, 16 B/param or an option kind"
+fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,167 @@
+/* test_arch — config.json reading, defaults and exact parameter counts. */
+#include <math.h>
+#include <string.h>
+
+#include "../model/arch.h"
+#include "../model/job.h"
+#include "tests.h"
+
+/*
+ * Published totals: the Hugging Face checkpoints' safetensors index total_size / 2 (bf16), as
+ * published.md A.3 states its counting rule reproduces them (Llama-2 without the 256 B/layer
+ * rotary inv_freq buffers); GPT-3 175B has no checkpoint and is counted by the same rules
+ * (Brown et al. 2020 report "175.0B").
+ */
+static const struct {
+	const char *file;
+	uint64_t params, active;
+} published[] = {
+	{"llama-3.1-8b.json", 8030261248ull, 8030261248ull},
+	{"llama-3.1-70b.json", 70553706496ull, 70553706496ull},
+	{"llama-3.1-405b.json", 405853388800ull, 405853388800ull},
+	{"llama-2-7b.json", 6738415616ull, 6738415616ull},
+	{"llama-2-13b.json", 13015864320ull, 13015864320ull},
+	{"llama-2-70b.json", 68976648192ull, 68976648192ull},
+	{"mistral-7b-v0.1.json", 7241732096ull, 7241732096ull},
+	{"mixtral-8x7b-v0.1.json", 46702792704ull, 12879925248ull},
+	{"qwen2.5-0.5b.json", 494032768ull, 494032768ull},
+	{"qwen2.5-7b.json", 7615616512ull, 7615616512ull},
+	{"qwen2.5-72b.json", 72706203648ull, 72706203648ull},
+	{"gemma-2-9b.json", 9241705984ull, 9241705984ull},
+	{"gemma-2-27b.json", 27227128320ull, 27227128320ull},
+	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
+	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
+};
+
+static void every_catalog_model_has_its_exact_parameter_count(void)
+{
+	for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
+		struct mdl_arch a;
+		struct mdl_counts c;
+		char err[256];
+		int rc = mdl_arch_load(model_path(published[i].file), &a, err, sizeof err);
+		CU_ASSERT_EQUAL_FATAL(rc, 0);
+		mdl_arch_counts(&a, &c);
+		CU_ASSERT_EQUAL(c.params, published[i].params);
+		CU_ASSERT_EQUAL(c.active_params, published[i].active);
+		if (c.params != published[i].params)
+			printf("\n  %s: %llu, published %llu\n", published[i].file,
+			       (unsigned long long)c.params, (unsigned long long)published[i].params);
+	}
+}
+
+static uint64_t count_of(const char *json)
+{
+	struct mdl_arch a;
+	struct mdl_counts c;
+	char err[256];
+
+	if (mdl_arch_parse(json, "test", &a, err, sizeof err) < 0)
+		return 0;
+	mdl_arch_counts(&a, &c);
+	return c.params;
+}
+
+static void omitted_fields_take_the_transformers_defaults(void)
+{
+	/* LlamaConfig() defaults are the Llama-2-7B shape */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"llama\"}"), 6738415616ull);
+	/* GPT2Config() defaults are GPT-2 small, 124,439,808 params (openai-community/gpt2) */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"gpt2\"}"), 124439808ull);
+	/* Gemma2 ties its embeddings by default: an explicit false adds a 256000 x h head */
+	const char *g = "{\"model_type\": \"gemma2\", \"hidden_size\": 3584, \"intermediate_size\": "
+			"14336, \"num_attention_heads\": 16, \"num_key_value_heads\": 8, "
+			"\"head_dim\": 256, \"num_hidden_layers\": 42}";
+	CU_ASSERT_EQUAL(count_of(g), 9241705984ull);
+	const char *gu = "{\"model_type\": \"gemma2\", \"hidden_size\": 3584, \"intermediate_size\": "
+			 "14336, \"num_attention_heads\": 16, \"num_key_value_heads\": 8, "
+			 "\"head_dim\": 256, \"num_hidden_layers\": 42, \"tie_word_embeddings\": false}";
+	CU_ASSERT_EQUAL(count_of(gu), 9241705984ull + 256000ull * 3584ull);
+	/* a llama config with attention_bias adds q, k, v, o biases */
+	const char *lb = "{\"model_type\": \"llama\", \"attention_bias\": true}";
+	CU_ASSERT_EQUAL(count_of(lb), 6738415616ull + 32ull * 4 * 4096);
+}
+
+static void bad_configs_are_rejected_with_the_field_named(void)
+{
+	static const struct {
+		const char *json, *says;
+	} bad[] = {
+		{"{\"model_type\": \"bert\"}", "not supported"},
+		{"{\"hidden_size\": 10}", "model_type"},
+		{"[1, 2]", "object"},
+		{"{\"model_type\": \"llama\", \"hidden_size\": -1}", "hidden_size"},
+		{"{\"model_type\": \"llama\", \"hidden_size\": 4096.5}", "hidden_size"},
+		{"{\"model_type\": \"llama\", \"hidden_size\": \"4096\"}", "must be a number"},
+		{"{\"model_type\": \"llama\", \"num_key_value_heads\": 5}", "num_key_value_heads"},
+		{"{\"model_type\": \"llama\", \"hidden_size\": 4097}", "divisible"},
+		{"{\"model_type\": \"llama\", \"vocab_size\": 1e300}", "vocab_size"},
+		{"{\"model_type\": \"llama\", \"tie_word_embeddings\": 1}", "true or false"},
+		{"{\"model_type\": \"llama\", \"num_hidden_layers\": 100000, \"hidden_size\": 1048576, "
+		 "\"num_attention_heads\": 1024}",
+		 "parameters"},
+		{"{\"model_type\": \"mixtral\", \"num_experts_per_tok\": 9}", "exceeds"},
+		{"{\"model_type\": \"llama\"", "not valid JSON"},
+	};
+	struct mdl_arch a;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(mdl_arch_parse(bad[i].json, "t.json", &a, err, sizeof err), -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i].says));
+	}
+}
+
+static void unreadable_files_get_one_clear_message(void)
+{
+	struct mdl_arch a;
+	char err[256];
+
+	CU_ASSERT_EQUAL(mdl_arch_load("/nonexistent/config.json", &a, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot open"));
+	CU_ASSERT_EQUAL(mdl_arch_load("/", &a, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a regular file"));
+	CU_ASSERT_EQUAL(mdl_arch_load("/bin/sh", &a, err, sizeof err), -1);
+}
+
+static void lora_trainable_counts_match_litgpt(void)
+{
+	/* LitGPT resource table (published.md B.12): r = 8 on query and value */
+	struct mdl_arch a;
+	char err[256];
+	struct mdl_job j = {.method = MDL_LORA, .lora_rank = 8, .lora_targets = MDL_T_Q | MDL_T_V};
+
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("llama-2-7b.json"), &a, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(mdl_job_trainable(&a, &j), 4194304ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("llama-2-13b.json"), &a, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(mdl_job_trainable(&a, &j), 6553600ull);
+}
+
+static void lora_targets_parse_and_print(void)
+{
+	unsigned m;
+	char err[128], buf[64];
+
+	CU_ASSERT_EQUAL(mdl_parse_targets("q,v", &m, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(m, MDL_T_Q | MDL_T_V);
+	CU_ASSERT_STRING_EQUAL(mdl_targets_str(MDL_T_ALL, buf, sizeof buf), "q,k,v,o,gate,up,down");
+	CU_ASSERT_EQUAL(mdl_parse_targets("q,x", &m, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'x'"));
+}
+
+int suite_arch(void)
+{
+	static const struct test_case c[] = {
+		{"every_catalog_model_has_its_exact_parameter_count",
+		 every_catalog_model_has_its_exact_parameter_count},
+		{"omitted_fields_take_the_transformers_defaults",
+		 omitted_fields_take_the_transformers_defaults},
+		{"bad_configs_are_rejected_with_the_field_named",
+		 bad_configs_are_rejected_with_the_field_named},
+		{"unreadable_files_get_one_clear_message", unreadable_files_get_one_clear_message},
+		{"lora_trainable_counts_match_litgpt", lora_trainable_counts_match_litgpt},
+		{"lora_targets_parse_and_print", lora_targets_parse_and_print},
+	};
+	return add_suite("arch", c, (int)(sizeof c / sizeof c[0]));
+}

@@ -1,0 +1,125 @@
+/* test_catalog — the hardware catalogs load, every value has a source, bad records fail. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/catalog.h"
+#include "../sim/file.h"
+#include "tests.h"
+
+static void catalogs_load_with_the_required_entries(void)
+{
+	static const char *gpus[] = {"a100-40g", "a100-80g", "h100-sxm", "h100-pcie", "h200",
+				     "b200", "l40s", "rtx4090", "rtx6000ada", "rtx4000ada",
+				     "rtx-a6000", "v100-32g", "mi300x"};
+	static const char *flash[] = {"aidaptiv-ai100e", "pm1743", "micron-7450", "d7-p5510",
+				      "samsung-990pro", "generic-gen4", "generic-gen5"};
+	char err[512];
+	struct cfg_gpu g;
+	struct cfg_flash f;
+	struct cfg_host h;
+
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+		CU_ASSERT_EQUAL(cfg_gpu_get(gpus[i], &g, err, sizeof err), 0);
+	for (size_t i = 0; i < sizeof flash / sizeof flash[0]; i++)
+		CU_ASSERT_EQUAL(cfg_flash_get(flash[i], &f, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(cfg_host_get("hgx-8gpu", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(cfg_host_get("workstation-4gpu", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(cfg_gpu_get("H100-SXM", &g, err, sizeof err), 0); /* case-insensitive */
+	CU_ASSERT_DOUBLE_EQUAL(g.memory, 81559.0 * 1048576, 1);
+	CU_ASSERT_DOUBLE_EQUAL(g.bf16_flops, 989.4e12, 1e6);
+}
+
+static void every_catalog_value_names_its_source(void)
+{
+	static const char *files[][2] = {{"gpus.json", "gpus"}, {"flash.json", "flash"},
+					 {"hosts.json", "hosts"}};
+	char path[1024], err[256];
+
+	for (size_t f = 0; f < 3; f++) {
+		snprintf(path, sizeof path, "%s/%s", cfg_dir(), files[f][0]);
+		char *text = cfg_read_file(path, "catalog", 1 << 22, err, sizeof err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		cJSON *root = cJSON_Parse(text), *rec, *it;
+		cJSON_ArrayForEach(rec, cJSON_GetObjectItemCaseSensitive(root, files[f][1]))
+		{
+			cJSON_ArrayForEach(it, rec)
+			{
+				char key[128];
+				if (!strcmp(it->string, "name") || !strcmp(it->string, "description") ||
+				    strstr(it->string, "_source"))
+					continue;
+				snprintf(key, sizeof key, "%s_source", it->string);
+				const cJSON *src = cJSON_GetObjectItemCaseSensitive(rec, key);
+				CU_ASSERT(cJSON_IsString(src) && strlen(src->valuestring) > 10);
+				if (!cJSON_IsString(src))
+					printf("\n  %s: %s has no source\n", files[f][0], key);
+			}
+		}
+		cJSON_Delete(root);
+		free(text);
+	}
+}
+
+static int parse_gpu(const char *json, char *err, size_t n)
+{
+	struct cfg_gpu g;
+	cJSON *o = cJSON_Parse(json);
+	int rc = cfg_record_parse(CFG_GPU, o, "t.json", &g, err, n);
+	cJSON_Delete(o);
+	return rc;
+}
+
+static void bad_records_name_the_key_and_range(void)
+{
+	const char *base = "\"name\": \"x\", \"hbm_bandwidth\": \"1TB/s\", \"bf16_flops\": "
+			   "\"100TFLOPS\", \"tdp\": \"300W\", \"idle_power\": \"30W\", "
+			   "\"host_link_gen\": 4, \"host_link_lanes\": 16, \"gpu_link\": 0, "
+			   "\"price\": 1, \"cloud_per_hour\": 1";
+	char json[1024], err[512];
+
+	snprintf(json, sizeof json, "{%s, \"memory\": \"80GiB\"}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), 0);
+	snprintf(json, sizeof json, "{%s, \"memory\": \"80GiB\", \"memroy_source\": \"x\"}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	snprintf(json, sizeof json, "{%s, \"memroy\": \"80GiB\"}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'memory'"));
+	snprintf(json, sizeof json, "{%s, \"memory\": \"-80GiB\"}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'memory'"));
+	snprintf(json, sizeof json, "{%s, \"memory\": 0}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "allowed"));
+	snprintf(json, sizeof json, "{%s}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "required key 'memory'"));
+	snprintf(json, sizeof json, "{%s, \"memory\": [1]}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+}
+
+static void unknown_names_suggest_the_nearest(void)
+{
+	char err[512], path[512], name[96];
+	struct cfg_gpu g;
+
+	CU_ASSERT_EQUAL(cfg_gpu_get("h100-sx", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'h100-sxm'"));
+	CU_ASSERT_EQUAL(cfg_model_resolve("70B", path, sizeof path, name, sizeof name, err,
+					  sizeof err), 0);
+	CU_ASSERT_STRING_EQUAL(name, "Llama-3.1-70B");
+	CU_ASSERT_EQUAL(cfg_model_resolve("lama-2-7b", path, sizeof path, name, sizeof name, err,
+					  sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(err, "did you mean 'llama-2-7b'"));
+}
+
+int suite_catalog(void)
+{
+	static const struct test_case c[] = {
+		{"catalogs_load_with_the_required_entries", catalogs_load_with_the_required_entries},
+		{"every_catalog_value_names_its_source", every_catalog_value_names_its_source},
+		{"bad_records_name_the_key_and_range", bad_records_name_the_key_and_range},
+		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},
+	};
+	return add_suite("catalog", c, (int)(sizeof c / sizeof c[0]));
+}

@@ -1,0 +1,162 @@
+/* test_job — bytes per state, activation inventory, FLOPs. */
+#include <math.h>
+#include <string.h>
+
+#include "../model/act.h"
+#include "../model/job.h"
+#include "tests.h"
+
+static struct mdl_arch load(const char *file)
+{
+	struct mdl_arch a;
+	char err[256];
+	if (mdl_arch_load(model_path(file), &a, err, sizeof err) < 0)
+		memset(&a, 0, sizeof a);
+	return a;
+}
+
+static double state_bytes_per_param(enum mdl_precision p, enum mdl_optimizer o)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = p, .optimizer = o};
+	struct mdl_states s;
+	mdl_job_states(&a, &j, &s);
+	return (s.weights_bytes + s.gradients_bytes + s.optimizer_bytes) / (double)s.params;
+}
+
+static void bytes_per_parameter_follow_precision_and_optimizer(void)
+{
+	/* DESIGN.md conventions; ZeRO paper sec. 3.1 K = 12; 8-bit states 2 B + block scales */
+	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16_MIXED, MDL_ADAMW), 16.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_FP16_MIXED, MDL_ADAMW), 16.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16, MDL_ADAMW), 8.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_FP32, MDL_ADAMW), 16.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16_MIXED, MDL_ADAMW8BIT),
+			       2 + 2 + 4 + 2 * (1 + 4.0 / 2048), 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16_MIXED, MDL_SGD), 12.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16_MIXED, MDL_LION), 12.0, 1e-12);
+	/* Adafactor: master copy plus factored rows + cols, a small fraction of a byte */
+	double ada = state_bytes_per_param(MDL_BF16_MIXED, MDL_ADAFACTOR);
+	CU_ASSERT(ada > 8.0 && ada < 8.01);
+}
+
+static void qlora_base_weights_are_nf4_with_double_quantisation(void)
+{
+	struct mdl_arch a = load("llama-2-7b.json");
+	struct mdl_job j = {.method = MDL_QLORA, .lora_rank = 8, .lora_targets = MDL_T_ALL,
+			    .precision = MDL_BF16_MIXED, .optimizer = MDL_ADAMW};
+	struct mdl_states s;
+	struct mdl_counts c;
+
+	mdl_arch_counts(&a, &c);
+	mdl_job_states(&a, &j, &s);
+	/* linear weights at 4.127 bits, embeddings, head and norms at 2 bytes (QLoRA sec. 3) */
+	double linear = (double)a.layers * (c.layer_params - 2 * a.hidden);
+	double other = (double)c.params - linear;
+	double want = linear * (0.5 + 0.127 / 8) + 2 * other + 2 * (double)s.trainable_params;
+	ASSERT_NEAR_REL(s.weights_bytes, want, 1e-3);
+	CU_ASSERT(s.trainable_params > 0 && s.trainable_params < c.params / 100);
+	CU_ASSERT_DOUBLE_EQUAL(s.optimizer_bytes, 12.0 * s.trainable_params, 1);
+}
+
+/* GPT layer with dropout, eager attention: s b h (34 + 5 a s / h) (Korthikanti et al. 2022) */
+static void gpt_layer_saves_korthikanti_bytes(void)
+{
+	struct mdl_arch a = load("gpt3-175b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .recompute = MDL_RC_NONE, .attention = MDL_ATTN_EAGER, .seq = 2048,
+			    .micro_batch = 1};
+	double s = 2048, b = 1, h = (double)a.hidden, an = (double)a.heads;
+
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false),
+			       s * b * h * (34 + 5 * an * s / h), 1);
+	/* tensor parallel t = 8: s b h (10 + 24/t + 5 a s / (h t)) */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 8, false),
+			       s * b * h * (10 + 24.0 / 8 + 5 * an * s / (h * 8)), 1);
+	/* + sequence parallel: everything / t */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 8, true),
+			       s * b * h / 8 * (34 + 5 * an * s / h), 1);
+	/* selective recompute drops the attention core: 34 s b h */
+	j.recompute = MDL_RC_SELECTIVE;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 34 * s * b * h, 1);
+	/* full recompute keeps the layer input: 2 s b h */
+	j.recompute = MDL_RC_FULL;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 2 * s * b * h, 1);
+}
+
+static void flash_attention_removes_the_quadratic_term(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .recompute = MDL_RC_NONE, .attention = MDL_ATTN_FLASH, .seq = 4096,
+			    .micro_batch = 1};
+	double f1 = mdl_act_layer_saved(&a, &j, 1, false);
+	j.seq = 8192;
+	double f2 = mdl_act_layer_saved(&a, &j, 1, false);
+	j.attention = MDL_ATTN_EAGER;
+	double e2 = mdl_act_layer_saved(&a, &j, 1, false);
+	CU_ASSERT_DOUBLE_EQUAL(f2, 2 * f1, 1);          /* linear in s */
+	CU_ASSERT(e2 - f2 > 0.99 * 2.0 * a.heads * 8192.0 * 8192.0); /* eager keeps the s^2 softmax */
+}
+
+static void logits_and_fp32_loss_are_counted(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED, .seq = 2048,
+			    .micro_batch = 2};
+	double sbv = 2048.0 * 2 * (double)a.vocab, sbh = 2048.0 * 2 * (double)a.hidden;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * sbv + 4 * sbh, 1);
+}
+
+static void model_flops_follow_megatron_convention(void)
+{
+	struct mdl_arch a = load("llama-3.1-70b.json");
+	struct mdl_counts c;
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .recompute = MDL_RC_NONE, .seq = 4096, .micro_batch = 1};
+
+	mdl_arch_counts(&a, &c);
+	double norms = 2.0 * 8192 * 80 + 8192; /* RMSNorm weights are not matmuls */
+	double tokens = 4096, fwd = 2 * tokens * ((double)(c.params - c.embed_params) - norms) +
+				   4.0 * 4096 * 4096 * 8192 * 80;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_forward_flops(&a, &j), fwd, fwd * 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_model_flops(&a, &j), 3 * fwd, fwd * 1e-12);
+	j.recompute = MDL_RC_FULL; /* recompute is hardware work, not model work */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_model_flops(&a, &j), 3 * fwd, fwd * 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_hardware_flops(&a, &j), 4 * fwd, fwd * 1e-12);
+	/* LoRA: frozen weights get no weight gradient */
+	j.recompute = MDL_RC_NONE;
+	j.method = MDL_LORA;
+	j.lora_rank = 8;
+	j.lora_targets = MDL_T_ALL;
+	CU_ASSERT(mdl_job_model_flops(&a, &j) < 2.5 * fwd);
+}
+
+static void enum_names_parse_with_allowed_values_listed(void)
+{
+	int v;
+	char err[128];
+
+	CU_ASSERT_EQUAL(mdl_parse_enum("optimizer", "lion", &v, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(v, MDL_LION);
+	CU_ASSERT_EQUAL(mdl_parse_enum("precision", "fp8", &v, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bf16-mixed, bf16, fp16-mixed, fp32"));
+}
+
+int suite_job(void)
+{
+	static const struct test_case c[] = {
+		{"bytes_per_parameter_follow_precision_and_optimizer",
+		 bytes_per_parameter_follow_precision_and_optimizer},
+		{"qlora_base_weights_are_nf4_with_double_quantisation",
+		 qlora_base_weights_are_nf4_with_double_quantisation},
+		{"gpt_layer_saves_korthikanti_bytes", gpt_layer_saves_korthikanti_bytes},
+		{"flash_attention_removes_the_quadratic_term",
+		 flash_attention_removes_the_quadratic_term},
+		{"logits_and_fp32_loss_are_counted", logits_and_fp32_loss_are_counted},
+		{"model_flops_follow_megatron_convention", model_flops_follow_megatron_convention},
+		{"enum_names_parse_with_allowed_values_listed",
+		 enum_names_parse_with_allowed_values_listed},
+	};
+	return add_suite("job", c, (int)(sizeof c / sizeof c[0]));
+}

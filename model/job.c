@@ -36,20 +36,6 @@ static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor 
 	return is_adapted(j, t) ? (uint64_t)j->lora_rank * (t->rows + t->cols) * t->copies : 0;
 }
 
-uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j)
-{
-	struct mdl_counts c;
-	uint64_t n = 0;
-
-	if (j->method == MDL_FULL) {
-		mdl_arch_counts(a, &c);
-		return c.params;
-	}
-	for (int i = 0; i < a->nlayer; i++)
-		n += adapter_params(j, &a->layer[i]);
-	return n * a->layers;
-}
-
 /*
  * Optimizer bytes per trainable parameter beyond weights and gradients.
  * Mixed precision keeps an fp32 master copy (4 B) and fp32 states: AdamW m and v = 8 B, total 12
@@ -141,15 +127,19 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 			     (double)nlayers * layer_ada + outer_ada;
 	if (j->method != MDL_FULL) /* the frozen base, embeddings and head in the compute dtype */
 		s->weights_bytes += (double)nlayers * layer_frozen + wb * (double)outer_params;
-	s->bytes_per_trainable = s->trainable_params
-					 ? (s->gradients_bytes * 2 + s->optimizer_bytes) /
-						   (double)s->trainable_params
-					 : 0;
 }
 
 void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_states *s)
 {
 	mdl_job_states_part(a, j, a->layers, true, true, s);
+}
+
+uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	struct mdl_states s;
+
+	mdl_job_states(a, j, &s);
+	return s.trainable_params;
 }
 
 /* Forward FLOPs split into trained weights, frozen weights and the weightless attention core. */

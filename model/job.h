@@ -42,7 +42,6 @@ struct mdl_job {
 struct mdl_states {
 	uint64_t params, trainable_params, frozen_params;
 	double weights_bytes, gradients_bytes, optimizer_bytes;
-	double bytes_per_trainable; /* weights + grads + optimizer per trainable param */
 };
 
 /* Model-state bytes of the job on this architecture. */

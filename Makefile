@@ -24,11 +24,12 @@ DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
 # explicit source lists: the library (everything but main) and the programs on top of it
 LIB_SRC := sim/units.c sim/file.c sim/catalog.c \
            model/arch.c model/job.c model/act.c model/layout.c \
-           sim/estimate.c sim/plan.c sim/opts.c \
+           sim/engine.c sim/estimate.c sim/plan.c sim/opts.c \
            reports/text.c reports/json.c
 CLI_SRC := sim/main.c sim/cmd_plan.c sim/cmd_catalog.c
 TEST_SRC := tests/run_tests.c tests/test_units.c tests/test_arch.c tests/test_job.c \
-            tests/test_layout.c tests/test_catalog.c tests/test_plan.c
+            tests/test_layout.c tests/test_catalog.c tests/test_plan.c \
+            tests/test_engine.c
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)

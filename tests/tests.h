@@ -11,6 +11,7 @@ int suite_job(void);
 int suite_layout(void);
 int suite_catalog(void);
 int suite_plan(void);
+int suite_engine(void);
 
 /* Adds the named tests to a new suite; returns -1 on a CUnit error. */
 struct test_case {

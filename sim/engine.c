@@ -1,0 +1,768 @@
+/* engine — see engine.h. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TASK_WAIT, TASK_QUEUED, TASK_LATENT, TASK_RUN, TASK_DONE };
+/* Priorities at one instant: completions free memory and streams before anything starts. */
+enum { EV_FLOW, EV_ACT, EV_START };
+
+struct ev {
+	uint64_t t;
+	uint64_t seq;
+	uint32_t kind, id;
+};
+
+struct effect {
+	uint32_t pool;
+	uint8_t when;
+	int64_t bytes;
+};
+
+struct edge {
+	uint32_t to, next;
+};
+
+struct stream {
+	char name[ENG_NAME];
+	uint32_t *q, n, cap, head;
+	bool busy;
+};
+
+struct state {
+	int32_t res;
+	double watts;
+};
+
+struct device {
+	int32_t node;
+	double idle, copies;
+	uint32_t nstate;
+	struct state st[4];
+};
+
+struct node {
+	char name[ENG_NAME];
+	double base, copies, watts;
+	uint32_t hist_n, hist_cap;
+	struct eng_sample *hist;
+};
+
+#define GROW(ptr, n, cap)                                                                          \
+	((n) < (cap) ? 0 : grow((void **)&(ptr), &(cap), sizeof *(ptr)))
+
+struct eng {
+	struct eng_resource *res;
+	uint32_t nres, capres;
+	struct eng_pool *pools;
+	uint32_t npools, cappools;
+	struct stream *streams;
+	uint32_t nstreams, capstreams;
+	struct node *nodes;
+	uint32_t nnodes, capnodes;
+	struct device *devs;
+	uint32_t ndevs, capdevs;
+	struct eng_task *tasks;
+	uint32_t ntasks, captasks;
+	struct effect *effs;
+	uint32_t neffs, capeffs;
+	struct edge *edges;
+	uint32_t nedges, capedges;
+	struct ev *heap;
+	uint32_t nheap, capheap;
+	uint32_t *active; /* running tasks */
+	uint32_t nactive, capactive;
+	uint32_t *touched;
+	uint32_t ntouched, captouched;
+	int32_t marks[ENG_MARKS];
+	struct eng_snapshot snaps[ENG_MARKS];
+	uint32_t nmarks;
+	double *snapbuf;
+	size_t snapcap;
+
+	uint64_t now, seq, version, events;
+	uint32_t gen;
+	bool dirty;
+	double energy;
+	char err[160];
+};
+
+static int grow(void **p, uint32_t *cap, size_t size)
+{
+	uint32_t ncap = *cap ? *cap * 2 : 16;
+	void *q = realloc(*p, (size_t)ncap * size);
+
+	if (!q)
+		return -1;
+	/* new slots start zeroed: the pools, streams and nodes keep history buffers across resets */
+	memset((char *)q + (size_t)*cap * size, 0, (size_t)(ncap - *cap) * size);
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+static int fail(struct eng *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->err, sizeof e->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+struct eng *eng_new(void)
+{
+	return calloc(1, sizeof(struct eng));
+}
+
+void eng_free(struct eng *e)
+{
+	if (!e)
+		return;
+	for (uint32_t i = 0; i < e->cappools; i++)
+		free(e->pools[i].hist);
+	for (uint32_t i = 0; i < e->capstreams; i++)
+		free(e->streams[i].q);
+	for (uint32_t i = 0; i < e->capnodes; i++)
+		free(e->nodes[i].hist);
+	free(e->res);
+	free(e->pools);
+	free(e->streams);
+	free(e->nodes);
+	free(e->devs);
+	free(e->tasks);
+	free(e->effs);
+	free(e->edges);
+	free(e->heap);
+	free(e->active);
+	free(e->touched);
+	free(e->snapbuf);
+	free(e);
+}
+
+void eng_reset(struct eng *e)
+{
+	e->nres = e->npools = e->nstreams = e->nnodes = e->ndevs = 0;
+	e->ntasks = e->neffs = e->nedges = e->nheap = e->nactive = e->ntouched = e->nmarks = 0;
+	e->err[0] = '\0';
+}
+
+const char *eng_error(const struct eng *e)
+{
+	return e->err;
+}
+
+static void copy_name(char *dst, const char *src)
+{
+	snprintf(dst, ENG_NAME, "%s", src ? src : "");
+}
+
+int eng_resource(struct eng *e, const char *name, double capacity, const char *unit)
+{
+	if (!(capacity > 0) || !isfinite(capacity))
+		return fail(e, "resource %s: capacity %g must be positive", name, capacity);
+	if (e->nres >= INT16_MAX || GROW(e->res, e->nres, e->capres))
+		return fail(e, "resource %s: out of memory", name);
+	struct eng_resource *r = &e->res[e->nres];
+	memset(r, 0, sizeof *r);
+	copy_name(r->name, name);
+	r->capacity = capacity;
+	r->unit = unit;
+	return (int)e->nres++;
+}
+
+int eng_pool(struct eng *e, const char *name, double capacity, double scale)
+{
+	if (GROW(e->pools, e->npools, e->cappools))
+		return fail(e, "pool %s: out of memory", name);
+	struct eng_pool *p = &e->pools[e->npools];
+	struct eng_sample *keep = p->hist;
+	uint32_t keepcap = p->hist_cap;
+	memset(p, 0, sizeof *p);
+	p->hist = keep;
+	p->hist_cap = keepcap;
+	copy_name(p->name, name);
+	p->capacity = capacity;
+	p->scale = scale > 0 ? scale : 1;
+	return (int)e->npools++;
+}
+
+int eng_stream(struct eng *e, const char *name)
+{
+	if (GROW(e->streams, e->nstreams, e->capstreams))
+		return fail(e, "stream %s: out of memory", name);
+	struct stream *s = &e->streams[e->nstreams];
+	uint32_t *keep = s->q, keepcap = s->cap;
+	memset(s, 0, sizeof *s);
+	s->q = keep;
+	s->cap = keepcap;
+	copy_name(s->name, name);
+	return (int)e->nstreams++;
+}
+
+int eng_node(struct eng *e, const char *name, double base_watts, double copies)
+{
+	if (GROW(e->nodes, e->nnodes, e->capnodes))
+		return fail(e, "node %s: out of memory", name);
+	struct node *n = &e->nodes[e->nnodes];
+	struct eng_sample *keep = n->hist;
+	uint32_t keepcap = n->hist_cap;
+	memset(n, 0, sizeof *n);
+	n->hist = keep;
+	n->hist_cap = keepcap;
+	copy_name(n->name, name);
+	n->base = base_watts;
+	n->copies = copies > 0 ? copies : 1;
+	return (int)e->nnodes++;
+}
+
+int eng_device(struct eng *e, int node, const char *name, double idle_watts, double copies)
+{
+	if (node < 0 || (uint32_t)node >= e->nnodes)
+		return fail(e, "device %s: no node %d", name, node);
+	if (GROW(e->devs, e->ndevs, e->capdevs))
+		return fail(e, "device %s: out of memory", name);
+	e->devs[e->ndevs] = (struct device){.node = node, .idle = idle_watts, .copies = copies};
+	return (int)e->ndevs++;
+}
+
+int eng_device_state(struct eng *e, int dev, int res, double watts)
+{
+	if (dev < 0 || (uint32_t)dev >= e->ndevs || res < 0 || (uint32_t)res >= e->nres)
+		return fail(e, "device state: bad device %d or resource %d", dev, res);
+	struct device *d = &e->devs[dev];
+	if (d->nstate >= sizeof d->st / sizeof d->st[0])
+		return fail(e, "device %d: too many states", dev);
+	d->st[d->nstate++] = (struct state){res, watts};
+	return 0;
+}
+
+int eng_task(struct eng *e, const char *name, int stream, double work, uint64_t latency_ns,
+	     int nres, const int *res, const float *scale)
+{
+	if (stream >= (int)e->nstreams || nres < 0 || nres > ENG_PATH || !(work >= 0) ||
+	    !isfinite(work) || (work > 0 && nres == 0))
+		return fail(e, "task %s: bad stream, path or work", name);
+	if (GROW(e->tasks, e->ntasks, e->captasks))
+		return fail(e, "task %s: out of memory", name);
+	struct eng_task *t = &e->tasks[e->ntasks];
+	memset(t, 0, sizeof *t);
+	t->name = name;
+	t->stream = stream;
+	t->work = work;
+	t->latency_ns = latency_ns;
+	t->succ = UINT32_MAX;
+	t->nres = (uint8_t)nres;
+	for (int i = 0; i < nres; i++) {
+		if (res[i] < 0 || (uint32_t)res[i] >= e->nres)
+			return fail(e, "task %s: no resource %d", name, res[i]);
+		t->res[i] = (int16_t)res[i];
+		t->scale[i] = scale ? scale[i] : 1.0f;
+		if (!(t->scale[i] > 0))
+			return fail(e, "task %s: scale must be positive", name);
+	}
+	if (stream >= 0) {
+		struct stream *s = &e->streams[stream];
+		if (GROW(s->q, s->n, s->cap))
+			return fail(e, "task %s: out of memory", name);
+		s->q[s->n++] = e->ntasks;
+	}
+	return (int)e->ntasks++;
+}
+
+int eng_dep(struct eng *e, int before, int after)
+{
+	if (before < 0 || after < 0 || (uint32_t)before >= e->ntasks ||
+	    (uint32_t)after >= e->ntasks || before == after)
+		return fail(e, "dependency %d -> %d: bad task", before, after);
+	if (GROW(e->edges, e->nedges, e->capedges))
+		return fail(e, "dependency: out of memory");
+	e->edges[e->nedges] = (struct edge){(uint32_t)after, e->tasks[before].succ};
+	e->tasks[before].succ = e->nedges++;
+	e->tasks[after].ndeps++;
+	return 0;
+}
+
+int eng_effect(struct eng *e, int task, int pool, int64_t bytes, int when)
+{
+	if (task < 0 || (uint32_t)task >= e->ntasks || pool < 0 || (uint32_t)pool >= e->npools)
+		return fail(e, "effect: bad task %d or pool %d", task, pool);
+	if (GROW(e->effs, e->neffs, e->capeffs))
+		return fail(e, "effect: out of memory");
+	struct eng_task *t = &e->tasks[task];
+	if (t->neff && t->eff + t->neff != e->neffs)
+		return fail(e, "task %s: effects must be added together", t->name);
+	if (!t->neff)
+		t->eff = e->neffs;
+	e->effs[e->neffs++] = (struct effect){(uint32_t)pool, (uint8_t)when, bytes};
+	t->neff++;
+	return 0;
+}
+
+int eng_mark(struct eng *e, int task)
+{
+	if (task < 0 || (uint32_t)task >= e->ntasks || e->nmarks >= ENG_MARKS)
+		return fail(e, "mark: bad task or too many marks");
+	e->marks[e->nmarks] = task;
+	return (int)e->nmarks++;
+}
+
+/* ---- event heap: (t, kind as priority, seq) ---- */
+
+static bool ev_less(const struct ev *a, const struct ev *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	if (a->kind != b->kind)
+		return a->kind < b->kind;
+	return a->seq < b->seq;
+}
+
+static int push(struct eng *e, uint64_t t, uint32_t kind, uint32_t id)
+{
+	if (GROW(e->heap, e->nheap, e->capheap))
+		return fail(e, "event queue: out of memory");
+	struct ev v = {t, e->seq++, kind, id};
+	uint32_t i = e->nheap++;
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!ev_less(&v, &e->heap[p]))
+			break;
+		e->heap[i] = e->heap[p];
+		i = p;
+	}
+	e->heap[i] = v;
+	return 0;
+}
+
+static struct ev pop(struct eng *e)
+{
+	struct ev top = e->heap[0], last = e->heap[--e->nheap];
+	uint32_t i = 0, n = e->nheap;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&e->heap[c + 1], &e->heap[c]))
+			c++;
+		if (!ev_less(&e->heap[c], &last))
+			break;
+		e->heap[i] = e->heap[c];
+		i = c;
+	}
+	if (n)
+		e->heap[i] = last;
+	return top;
+}
+
+/* ---- histories ---- */
+
+static int sample(struct eng *e, struct eng_sample **h, uint32_t *n, uint32_t *cap, double v)
+{
+	if (*n && (*h)[*n - 1].t_ns == e->now) {
+		(*h)[*n - 1].value = v;
+		return 0;
+	}
+	if (GROW(*h, *n, *cap))
+		return fail(e, "history: out of memory");
+	(*h)[(*n)++] = (struct eng_sample){e->now, v};
+	return 0;
+}
+
+static int apply_effects(struct eng *e, struct eng_task *t, int when)
+{
+	for (uint32_t i = t->eff; i < t->eff + t->neff; i++) {
+		struct effect *f = &e->effs[i];
+		if (f->when != when)
+			continue;
+		struct eng_pool *p = &e->pools[f->pool];
+		p->cur += f->bytes;
+		if (p->cur > p->peak) {
+			p->peak = p->cur;
+			p->peak_ns = e->now;
+		}
+		if (sample(e, &p->hist, &p->hist_n, &p->hist_cap, (double)p->cur))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- power ---- */
+
+static int update_power(struct eng *e)
+{
+	for (uint32_t n = 0; n < e->nnodes; n++)
+		e->nodes[n].watts = e->nodes[n].base;
+	for (uint32_t d = 0; d < e->ndevs; d++) {
+		struct device *v = &e->devs[d];
+		double w = v->idle;
+		for (uint32_t s = 0; s < v->nstate; s++)
+			if (e->res[v->st[s].res].nflows) {
+				w = v->st[s].watts;
+				break;
+			}
+		e->nodes[v->node].watts += w * v->copies;
+	}
+	for (uint32_t n = 0; n < e->nnodes; n++) {
+		struct node *o = &e->nodes[n];
+		if (o->hist_n && o->hist[o->hist_n - 1].value == o->watts)
+			continue;
+		if (sample(e, &o->hist, &o->hist_n, &o->hist_cap, o->watts))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- running ---- */
+
+/* Moves time forward to t: work done at the current rates, busy time, energy. */
+static void advance(struct eng *e, uint64_t t)
+{
+	if (t <= e->now)
+		return;
+	double dt = (double)(t - e->now);
+	for (uint32_t i = 0; i < e->nactive; i++) {
+		struct eng_task *k = &e->tasks[e->active[i]];
+		double done = k->rate * dt * 1e-9;
+		k->remaining -= done;
+		for (int r = 0; r < k->nres; r++)
+			e->res[k->res[r]].work += done * k->scale[r];
+	}
+	for (uint32_t r = 0; r < e->ntouched; r++) {
+		struct eng_resource *s = &e->res[e->touched[r]];
+		if (s->nflows)
+			s->busy_ns += dt;
+	}
+	for (uint32_t n = 0; n < e->nnodes; n++)
+		e->energy += e->nodes[n].watts * e->nodes[n].copies * dt * 1e-9;
+	e->now = t;
+}
+
+/* Max-min fair rates by progressive filling over the resources the running tasks touch. */
+static void share(struct eng *e)
+{
+	e->gen++;
+	e->ntouched = 0;
+	for (uint32_t i = 0; i < e->nactive; i++) {
+		struct eng_task *k = &e->tasks[e->active[i]];
+		k->rate = -1;
+		for (int r = 0; r < k->nres; r++) {
+			struct eng_resource *s = &e->res[k->res[r]];
+			if (s->mark != e->gen) {
+				s->mark = e->gen;
+				s->level = s->capacity;
+				s->weight = 0;
+				s->unfixed = 0;
+				if (GROW(e->touched, e->ntouched, e->captouched) == 0)
+					e->touched[e->ntouched++] = (uint32_t)k->res[r];
+			}
+			s->weight += k->scale[r];
+			s->unfixed++;
+		}
+	}
+	uint32_t left = e->nactive;
+	while (left) {
+		int best = -1;
+		double lvl = INFINITY;
+		for (uint32_t r = 0; r < e->ntouched; r++) {
+			struct eng_resource *s = &e->res[e->touched[r]];
+			if (!s->unfixed)
+				continue;
+			double v = fmax(s->level, 0) / s->weight;
+			if (v < lvl) {
+				lvl = v;
+				best = (int)e->touched[r];
+			}
+		}
+		if (best < 0)
+			break;
+		for (uint32_t i = 0; i < e->nactive; i++) {
+			struct eng_task *k = &e->tasks[e->active[i]];
+			if (k->rate >= 0)
+				continue;
+			bool through = false;
+			for (int r = 0; r < k->nres; r++)
+				through |= k->res[r] == best;
+			if (!through)
+				continue;
+			k->rate = lvl;
+			left--;
+			for (int r = 0; r < k->nres; r++) {
+				struct eng_resource *s = &e->res[k->res[r]];
+				s->level -= lvl * k->scale[r];
+				s->weight -= k->scale[r];
+				s->unfixed--;
+			}
+		}
+	}
+}
+
+static int try_stream(struct eng *e, int32_t sid);
+
+static int ready(struct eng *e, uint32_t id)
+{
+	struct eng_task *t = &e->tasks[id];
+	t->t_ready = e->now;
+	if (t->stream >= 0)
+		return try_stream(e, t->stream);
+	t->state = TASK_QUEUED;
+	return push(e, e->now, EV_START, id);
+}
+
+static int try_stream(struct eng *e, int32_t sid)
+{
+	struct stream *s = &e->streams[sid];
+	if (s->busy || s->head >= s->n)
+		return 0;
+	uint32_t id = s->q[s->head];
+	struct eng_task *t = &e->tasks[id];
+	if (t->ndeps || t->state != TASK_WAIT)
+		return 0;
+	s->busy = true;
+	t->state = TASK_QUEUED;
+	return push(e, e->now, EV_START, id);
+}
+
+static void snapshot(struct eng *e, int m)
+{
+	struct eng_snapshot *s = &e->snaps[m];
+	s->t_ns = e->now;
+	s->energy_j = e->energy;
+	for (uint32_t r = 0; r < e->nres; r++) {
+		s->busy_ns[r] = e->res[r].busy_ns;
+		s->work[r] = e->res[r].work;
+	}
+	s->taken = true;
+}
+
+static int complete(struct eng *e, uint32_t id)
+{
+	struct eng_task *t = &e->tasks[id];
+	t->state = TASK_DONE;
+	t->t_end = e->now;
+	t->remaining = 0;
+	if (apply_effects(e, t, ENG_AT_END))
+		return -1;
+	for (uint32_t m = 0; m < e->nmarks; m++)
+		if ((uint32_t)e->marks[m] == id)
+			snapshot(e, (int)m);
+	if (t->stream >= 0) {
+		struct stream *s = &e->streams[t->stream];
+		s->busy = false;
+		s->head++;
+		if (try_stream(e, t->stream))
+			return -1;
+	}
+	for (uint32_t x = t->succ; x != UINT32_MAX; x = e->edges[x].next) {
+		uint32_t to = e->edges[x].to;
+		if (--e->tasks[to].ndeps == 0 && ready(e, to))
+			return -1;
+	}
+	return 0;
+}
+
+static int activate(struct eng *e, uint32_t id)
+{
+	struct eng_task *t = &e->tasks[id];
+	if (t->work <= 0)
+		return complete(e, id);
+	if (GROW(e->active, e->nactive, e->capactive))
+		return fail(e, "out of memory");
+	t->state = TASK_RUN;
+	t->remaining = t->work;
+	e->active[e->nactive++] = id;
+	for (int r = 0; r < t->nres; r++)
+		e->res[t->res[r]].nflows++;
+	e->dirty = true;
+	return 0;
+}
+
+static int finish_flows(struct eng *e)
+{
+	for (uint32_t i = 0; i < e->nactive;) {
+		uint32_t id = e->active[i];
+		struct eng_task *t = &e->tasks[id];
+		if (t->remaining > t->work * 1e-12) {
+			i++;
+			continue;
+		}
+		e->active[i] = e->active[--e->nactive];
+		for (int r = 0; r < t->nres; r++)
+			e->res[t->res[r]].nflows--;
+		e->dirty = true;
+		if (complete(e, id))
+			return -1;
+	}
+	return 0;
+}
+
+/* After the events of one instant: new rates, the next completion, the power level. */
+static int settle(struct eng *e)
+{
+	if (!e->dirty)
+		return 0;
+	e->dirty = false;
+	share(e);
+	uint64_t next = UINT64_MAX;
+	for (uint32_t i = 0; i < e->nactive; i++) {
+		struct eng_task *t = &e->tasks[e->active[i]];
+		double ns = t->rate > 0 ? ceil(fmax(t->remaining, 0) / t->rate * 1e9) : 1e18;
+		if (!(ns < 1e18))
+			return fail(e, "task %s: no progress (rate %g)", t->name, t->rate);
+		uint64_t at = e->now + (ns < 1 ? 1 : (uint64_t)ns);
+		if (at < next)
+			next = at;
+	}
+	e->version++;
+	if (next != UINT64_MAX && push(e, next, EV_FLOW, (uint32_t)e->version))
+		return -1;
+	return update_power(e);
+}
+
+int eng_run(struct eng *e, struct eng_stats *st)
+{
+	e->now = e->seq = e->version = e->events = 0;
+	e->energy = 0;
+	e->dirty = false;
+	e->nheap = e->nactive = e->ntouched = 0;
+
+	size_t need = (size_t)ENG_MARKS * 2 * (e->nres ? e->nres : 1);
+	if (need > e->snapcap) {
+		double *b = realloc(e->snapbuf, need * sizeof *b);
+		if (!b)
+			return fail(e, "out of memory");
+		e->snapbuf = b;
+		e->snapcap = need;
+	}
+	for (int m = 0; m < ENG_MARKS; m++) {
+		e->snaps[m] = (struct eng_snapshot){0};
+		e->snaps[m].busy_ns = e->snapbuf + (size_t)m * 2 * e->nres;
+		e->snaps[m].work = e->snaps[m].busy_ns + e->nres;
+	}
+	for (uint32_t r = 0; r < e->nres; r++) {
+		e->res[r].busy_ns = e->res[r].work = 0;
+		e->res[r].nflows = 0;
+	}
+	for (uint32_t p = 0; p < e->npools; p++) {
+		e->pools[p].cur = e->pools[p].peak = 0;
+		e->pools[p].hist_n = 0;
+		if (sample(e, &e->pools[p].hist, &e->pools[p].hist_n, &e->pools[p].hist_cap, 0))
+			return -1;
+	}
+	for (uint32_t n = 0; n < e->nnodes; n++)
+		e->nodes[n].hist_n = 0;
+	if (update_power(e))
+		return -1;
+
+	for (uint32_t i = 0; i < e->ntasks; i++)
+		if (e->tasks[i].ndeps == 0 && e->tasks[i].stream < 0 && ready(e, i))
+			return -1;
+	for (uint32_t s = 0; s < e->nstreams; s++)
+		if (try_stream(e, (int32_t)s))
+			return -1;
+
+	while (e->nheap) {
+		struct ev v = pop(e);
+		advance(e, v.t);
+		e->events++;
+		switch (v.kind) {
+		case EV_START: {
+			struct eng_task *t = &e->tasks[v.id];
+			t->t_start = e->now;
+			if (apply_effects(e, t, ENG_AT_START))
+				return -1;
+			if (t->latency_ns) {
+				t->state = TASK_LATENT;
+				if (push(e, e->now + t->latency_ns, EV_ACT, v.id))
+					return -1;
+			} else if (activate(e, v.id)) {
+				return -1;
+			}
+			break;
+		}
+		case EV_ACT:
+			if (activate(e, v.id))
+				return -1;
+			break;
+		case EV_FLOW:
+			if (v.id != (uint32_t)e->version)
+				e->events--; /* superseded by a later rate change: not an event */
+			else if (finish_flows(e))
+				return -1;
+			break;
+		}
+		if ((!e->nheap || e->heap[0].t > e->now) && settle(e))
+			return -1;
+	}
+	for (uint32_t i = 0; i < e->ntasks; i++)
+		if (e->tasks[i].state != TASK_DONE)
+			return fail(e, "deadlock: task %u (%s) never ran", i,
+				    e->tasks[i].name ? e->tasks[i].name : "?");
+
+	if (st) {
+		st->events = e->events;
+		st->tasks = e->ntasks;
+		st->end_ns = e->now;
+		st->energy_j = e->energy;
+		st->peak_power_w = 0;
+		for (uint32_t n = 0; n < e->nnodes; n++)
+			for (uint32_t h = 0; h < e->nodes[n].hist_n; h++)
+				st->peak_power_w = fmax(st->peak_power_w, e->nodes[n].hist[h].value);
+	}
+	return 0;
+}
+
+int eng_ntasks(const struct eng *e)
+{
+	return (int)e->ntasks;
+}
+const struct eng_task *eng_task_at(const struct eng *e, int id)
+{
+	return &e->tasks[id];
+}
+int eng_nresources(const struct eng *e)
+{
+	return (int)e->nres;
+}
+const struct eng_resource *eng_resource_at(const struct eng *e, int id)
+{
+	return &e->res[id];
+}
+int eng_npools(const struct eng *e)
+{
+	return (int)e->npools;
+}
+const struct eng_pool *eng_pool_at(const struct eng *e, int id)
+{
+	return &e->pools[id];
+}
+int eng_nstreams(const struct eng *e)
+{
+	return (int)e->nstreams;
+}
+const char *eng_stream_name(const struct eng *e, int id)
+{
+	return e->streams[id].name;
+}
+int eng_nnodes(const struct eng *e)
+{
+	return (int)e->nnodes;
+}
+const char *eng_node_name(const struct eng *e, int n)
+{
+	return e->nodes[n].name;
+}
+const struct eng_sample *eng_power_history(const struct eng *e, int n, uint32_t *count)
+{
+	*count = e->nodes[n].hist_n;
+	return e->nodes[n].hist;
+}
+const struct eng_snapshot *eng_snapshot_at(const struct eng *e, int mark)
+{
+	return mark >= 0 && (uint32_t)mark < e->nmarks ? &e->snaps[mark] : NULL;
+}

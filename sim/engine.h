@@ -1,0 +1,149 @@
+/*
+ * engine — a discrete-event engine that runs a task graph on rate-limited resources.
+ *
+ * What it models. Resources have a capacity in units per second (FLOP/s for a GPU's tensor
+ * cores, bytes/s for a PCIe direction, DRAM, an NVMe array, NVLink, params/s for CPU AdamW).
+ * A task puts `work` units on a path of up to ENG_PATH resources (a host-to-GPU copy loads DRAM
+ * and the PCIe link; CPU AdamW loads the cores and DRAM), each with its own scale (units of that
+ * resource per unit of work). Concurrent tasks share every resource max-min fairly (progressive
+ * filling, weighted by the scales): a task runs at the largest rate no bottleneck on its path
+ * denies it, and rates are recomputed whenever a task starts or ends. A task takes latency +
+ * work / rate, at the rates it is given over time.
+ * Streams are in-order queues (a CUDA stream, a CPU thread pool): a task on a stream starts when
+ * its dependencies are done and every task submitted to the stream before it has finished.
+ * Memory pools (GPU HBM, host DRAM, flash) have a capacity and a history: a task's effects add or
+ * release bytes when it starts or ends; the pool records every change, its peak and the largest
+ * overshoot of its capacity (the engine never blocks on memory: the policy decides placement,
+ * the engine reports what it costs). Power devices draw their idle watts, or the watts of the
+ * first of their states whose resource is busy; the engine integrates power per node over time.
+ *
+ * Invariants. Time is integer nanoseconds. Events are ordered by (time, priority, sequence):
+ * completions before starts at the same instant, FIFO among ties, so identical inputs give
+ * identical outputs. A task's rate is > 0 while it runs; every byte a task adds is counted in
+ * its pool's history; the work integrated on a resource equals the work of the tasks that
+ * crossed it (scaled).
+ *
+ * Failure. Builders return -1 (and the engine keeps an error message) on a bad id, a zero or
+ * negative capacity, or allocation failure; eng_run() returns -1 when the graph deadlocks (a
+ * cycle, or a stream whose head waits on a later task of the same stream) naming the task.
+ */
+#ifndef TIERPLAN_ENGINE_H
+#define TIERPLAN_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ENG_PATH 4
+#define ENG_NAME 48
+
+enum { ENG_AT_START = 0, ENG_AT_END = 1 };
+
+struct eng_resource {
+	char name[ENG_NAME];
+	double capacity;  /* units per second */
+	const char *unit; /* "B" or "FLOP" or "param": for reports */
+	double busy_ns;   /* time with at least one task on it */
+	double work;      /* units delivered (integrated rate x time) */
+	double level;     /* scratch: remaining capacity while filling */
+	double weight;    /* scratch: sum of unfixed flows' scales */
+	uint32_t nflows;  /* active tasks on it */
+	uint32_t unfixed; /* scratch: active tasks whose rate is not yet fixed */
+	uint32_t mark;    /* scratch: recompute generation */
+};
+
+struct eng_pool {
+	char name[ENG_NAME];
+	double capacity; /* bytes */
+	double scale;    /* identical copies it stands for (symmetric GPUs); reported bytes x scale */
+	int64_t cur, peak; /* bytes, unscaled */
+	uint64_t peak_ns;
+	uint32_t hist_n, hist_cap;
+	struct eng_sample *hist; /* (t, bytes) after each change, unscaled */
+};
+
+struct eng_sample {
+	uint64_t t_ns;
+	double value;
+};
+
+struct eng_task {
+	const char *name; /* not copied: a string literal or one the caller keeps alive */
+	int32_t stream;   /* -1: starts as soon as its dependencies are done */
+	int32_t tag;      /* caller's label (micro-batch, layer...), unused by the engine */
+	uint8_t nres, state;
+	int16_t res[ENG_PATH];
+	float scale[ENG_PATH];
+	double work;        /* units on the path (scaled per resource) */
+	uint64_t latency_ns;
+	uint32_t ndeps;     /* dependencies not yet done */
+	uint32_t succ;      /* head of the successor edge list, or UINT32_MAX */
+	uint32_t eff, neff; /* memory effects: [eff, eff + neff) */
+	uint64_t t_ready, t_start, t_end;
+	double remaining, rate;
+};
+
+struct eng_stats {
+	uint64_t events, tasks, end_ns;
+	double energy_j;      /* all nodes, joules */
+	double peak_power_w;  /* largest per-node total (all nodes are identical when symmetric) */
+};
+
+struct eng;
+
+struct eng *eng_new(void);
+void eng_free(struct eng *e);
+/* Forgets the graph, resources and pools, keeping the allocations for reuse. */
+void eng_reset(struct eng *e);
+const char *eng_error(const struct eng *e);
+
+int eng_resource(struct eng *e, const char *name, double capacity, const char *unit);
+int eng_pool(struct eng *e, const char *name, double capacity, double scale);
+int eng_stream(struct eng *e, const char *name);
+/* A power node: its constant draw (node base, DRAM) and how many identical nodes it stands for. */
+int eng_node(struct eng *e, const char *name, double base_watts, double copies);
+/* A device on a node drawing idle watts, times `copies` identical devices. */
+int eng_device(struct eng *e, int node, const char *name, double idle_watts, double copies);
+/* Device state: while `res` is busy the device draws `watts` (first busy state in add order). */
+int eng_device_state(struct eng *e, int dev, int res, double watts);
+
+/* Adds a task; returns its id. Path resources and scales; work 0 = a pure delay of latency. */
+int eng_task(struct eng *e, const char *name, int stream, double work, uint64_t latency_ns,
+	     int nres, const int *res, const float *scale);
+int eng_dep(struct eng *e, int before, int after);
+/* Adds (bytes > 0) or releases (bytes < 0) pool bytes when the task starts or ends. */
+int eng_effect(struct eng *e, int task, int pool, int64_t bytes, int when);
+
+int eng_run(struct eng *e, struct eng_stats *st);
+
+/* Accessors valid after eng_run (and until the next reset). */
+int eng_ntasks(const struct eng *e);
+const struct eng_task *eng_task_at(const struct eng *e, int id);
+int eng_nresources(const struct eng *e);
+const struct eng_resource *eng_resource_at(const struct eng *e, int id);
+int eng_npools(const struct eng *e);
+const struct eng_pool *eng_pool_at(const struct eng *e, int id);
+int eng_nstreams(const struct eng *e);
+const char *eng_stream_name(const struct eng *e, int id);
+/* Power of node n over time: samples after each change (watts of one node). */
+int eng_nnodes(const struct eng *e);
+const char *eng_node_name(const struct eng *e, int n);
+const struct eng_sample *eng_power_history(const struct eng *e, int n, uint32_t *count);
+
+/*
+ * Marks: when a marked task ends, the engine snapshots its counters (time, energy, each
+ * resource's busy time and work). Two marks one period apart let a caller extrapolate a
+ * periodic steady state (identical micro-batches) without simulating every repetition.
+ */
+#define ENG_MARKS 4
+struct eng_snapshot {
+	uint64_t t_ns;
+	double energy_j;
+	double *busy_ns, *work; /* per resource, valid after eng_run */
+	bool taken;
+};
+/* Marks a task; returns the mark index (0..ENG_MARKS-1) or -1. */
+int eng_mark(struct eng *e, int task);
+const struct eng_snapshot *eng_snapshot_at(const struct eng *e, int mark);
+
+#endif

@@ -1,0 +1,262 @@
+/* test_engine — the discrete-event engine: ordering, determinism, max-min sharing, streams,
+ * memory and power accounting, conservation. Expected values are solved by hand. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/engine.h"
+#include "tests.h"
+
+#define NS 1e9
+
+/* One 1 GB transfer on a 10 GB/s link takes latency + 0.1 s. */
+static void single_transfer_takes_latency_plus_bytes_over_bandwidth(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int link = eng_resource(e, "link", 10e9, "B");
+	int t = eng_task(e, "copy", -1, 1e9, 5000, 1, &link, NULL);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	CU_ASSERT_EQUAL(eng_task_at(e, t)->t_end, 100000000ull + 5000);
+	CU_ASSERT_EQUAL(st.end_ns, 100005000ull);
+	ASSERT_NEAR_REL(eng_resource_at(e, link)->work, 1e9, 1e-9);
+	ASSERT_NEAR_REL(eng_resource_at(e, link)->busy_ns, 1e8, 1e-9);
+	eng_free(e);
+}
+
+/*
+ * Max-min fairness, solved by hand. Links A (10/s) and B (4/s); flows of 12 units: f1 on A, f2
+ * on A+B, f3 on B. B is the bottleneck: f2 = f3 = 2/s; A gives f1 the rest, 8/s, so f1 ends at
+ * 1.5 s. A's spare capacity cannot help f2, still held to 2/s by B: f2 and f3 end at 6 s.
+ */
+static void max_min_sharing_matches_hand_solution(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int a = eng_resource(e, "A", 10, "B"), b = eng_resource(e, "B", 4, "B");
+	int ab[2] = {a, b};
+	int f1 = eng_task(e, "f1", -1, 12, 0, 1, &a, NULL);
+	int f2 = eng_task(e, "f2", -1, 12, 0, 2, ab, NULL);
+	int f3 = eng_task(e, "f3", -1, 12, 0, 1, &b, NULL);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	CU_ASSERT_EQUAL(eng_task_at(e, f1)->t_end, (uint64_t)(1.5 * NS));
+	CU_ASSERT_EQUAL(eng_task_at(e, f2)->t_end, (uint64_t)(6 * NS));
+	CU_ASSERT_EQUAL(eng_task_at(e, f3)->t_end, (uint64_t)(6 * NS));
+	eng_free(e);
+}
+
+/*
+ * Rates change when a flow ends: two 10-unit flows on a 2/s link run at 1 each; a third flow of
+ * 30 on the same link joins at t=0 too. All at 2/3: the 10s end at 15 s, the 30 has 20 left and
+ * runs alone at 2: ends at 25 s.
+ */
+static void rates_are_recomputed_when_flows_end(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int l = eng_resource(e, "l", 2, "B");
+	int x = eng_task(e, "x", -1, 10, 0, 1, &l, NULL);
+	int y = eng_task(e, "y", -1, 10, 0, 1, &l, NULL);
+	int z = eng_task(e, "z", -1, 30, 0, 1, &l, NULL);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	CU_ASSERT_EQUAL(eng_task_at(e, x)->t_end, (uint64_t)(15 * NS));
+	CU_ASSERT_EQUAL(eng_task_at(e, y)->t_end, (uint64_t)(15 * NS));
+	CU_ASSERT_EQUAL(eng_task_at(e, z)->t_end, (uint64_t)(25 * NS));
+	ASSERT_NEAR_REL(eng_resource_at(e, l)->work, 50, 1e-9);
+	eng_free(e);
+}
+
+/* A path with a scale: CPU AdamW at 1e9 params/s touching 28 B/param of a 14 GB/s DRAM is
+ * DRAM bound at 0.5e9 params/s. */
+static void scaled_paths_bind_on_the_tighter_resource(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int cpu = eng_resource(e, "cpu", 1e9, "param"), dram = eng_resource(e, "dram", 14e9, "B");
+	int path[2] = {cpu, dram};
+	float sc[2] = {1, 28};
+	eng_task(e, "adam", -1, 1e9, 0, 2, path, sc);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	CU_ASSERT_EQUAL(st.end_ns, (uint64_t)(2 * NS));
+	ASSERT_NEAR_REL(eng_resource_at(e, dram)->work, 28e9, 1e-9);
+	eng_free(e);
+}
+
+/* Streams run in submission order even when a later task is ready first; dependencies across
+ * streams hold. */
+static void streams_are_in_order_and_dependencies_hold(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int gpu = eng_resource(e, "gpu", 1, "FLOP"), pcie = eng_resource(e, "pcie", 1, "B");
+	int cs = eng_stream(e, "compute"), xs = eng_stream(e, "copy");
+	int load = eng_task(e, "load", xs, 3, 0, 1, &pcie, NULL);
+	int c1 = eng_task(e, "c1", cs, 2, 0, 1, &gpu, NULL);
+	int c2 = eng_task(e, "c2", cs, 1, 0, 1, &gpu, NULL);
+	eng_dep(e, load, c1);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	/* c2 waits behind c1 on its stream although it has no dependency */
+	CU_ASSERT_EQUAL(eng_task_at(e, c1)->t_start, (uint64_t)(3 * NS));
+	CU_ASSERT_EQUAL(eng_task_at(e, c2)->t_start, (uint64_t)(5 * NS));
+	CU_ASSERT_EQUAL(st.end_ns, (uint64_t)(6 * NS));
+	eng_free(e);
+}
+
+/* Ties are broken FIFO and two runs of the same graph agree to the nanosecond and the event. */
+static void runs_are_deterministic(void)
+{
+	uint64_t ends[2][40], events[2];
+	for (int run = 0; run < 2; run++) {
+		struct eng *e = eng_new();
+		struct eng_stats st;
+		int r[3] = {eng_resource(e, "a", 3, "B"), eng_resource(e, "b", 5, "B"),
+			    eng_resource(e, "c", 7, "B")};
+		int s = eng_stream(e, "s");
+		for (int i = 0; i < 40; i++) {
+			int path[2] = {r[i % 3], r[(i + 1) % 3]};
+			int t = eng_task(e, "t", i % 4 == 0 ? s : -1, 1 + i % 7, (uint64_t)(i % 5) * 10,
+					 2, path, NULL);
+			if (i >= 3)
+				eng_dep(e, t - 3, t);
+		}
+		CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+		for (int i = 0; i < 40; i++)
+			ends[run][i] = eng_task_at(e, i)->t_end;
+		events[run] = st.events;
+		eng_free(e);
+	}
+	CU_ASSERT_EQUAL(memcmp(ends[0], ends[1], sizeof ends[0]), 0);
+	CU_ASSERT_EQUAL(events[0], events[1]);
+}
+
+/* Pools: allocated at start, freed at end, peaks and history; a completion frees before a start
+ * at the same instant allocates. */
+static void pools_record_peaks_and_free_before_alloc(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int l = eng_resource(e, "l", 1, "B");
+	int s = eng_stream(e, "s");
+	int hbm = eng_pool(e, "hbm", 100, 2);
+	int a = eng_task(e, "a", s, 1, 0, 1, &l, NULL);
+	int b = eng_task(e, "b", s, 1, 0, 1, &l, NULL);
+	eng_effect(e, a, hbm, 60, ENG_AT_START);
+	eng_effect(e, a, hbm, -60, ENG_AT_END);
+	eng_effect(e, b, hbm, 50, ENG_AT_START);
+	eng_effect(e, b, hbm, -50, ENG_AT_END);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	const struct eng_pool *p = eng_pool_at(e, hbm);
+	CU_ASSERT_EQUAL(p->peak, 60);
+	CU_ASSERT_EQUAL(p->cur, 0);
+	CU_ASSERT_EQUAL(p->peak_ns, 0);
+	CU_ASSERT(p->hist_n >= 3);
+	CU_ASSERT_EQUAL(p->hist[p->hist_n - 1].value, 0);
+	eng_free(e);
+}
+
+/* Power: a GPU at 700 W computing for 1 s then 100 W idle during a 1 s copy, node base 50 W
+ * standing for 2 nodes: peak 750 W per node, energy 2 x (750 + 150) J. */
+static void power_follows_device_states(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int sm = eng_resource(e, "sm", 1, "FLOP"), pcie = eng_resource(e, "pcie", 1, "B");
+	int node = eng_node(e, "node", 50, 2);
+	int gpu = eng_device(e, node, "gpu", 100, 1);
+	eng_device_state(e, gpu, sm, 700);
+	int c = eng_task(e, "compute", -1, 1, 0, 1, &sm, NULL);
+	int x = eng_task(e, "copy", -1, 1, 0, 1, &pcie, NULL);
+	eng_dep(e, c, x);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	ASSERT_NEAR_REL(st.peak_power_w, 750, 1e-12);
+	ASSERT_NEAR_REL(st.energy_j, 2 * (750 + 150), 1e-9);
+	eng_free(e);
+}
+
+/* Conservation on a random graph: every byte allocated is freed, the work integrated on each
+ * resource equals the work of the tasks that crossed it. */
+static void random_graph_conserves_bytes_and_work(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int r[4], pool = eng_pool(e, "p", 1e12, 1);
+	double want[4] = {0};
+	for (int i = 0; i < 4; i++)
+		r[i] = eng_resource(e, "r", 1e9 * (i + 1), "B");
+	int s[3] = {eng_stream(e, "s0"), eng_stream(e, "s1"), eng_stream(e, "s2")};
+	unsigned seed = 12345;
+	for (int i = 0; i < 500; i++) {
+		seed = seed * 1103515245u + 12345u;
+		int n = 1 + (int)(seed >> 16) % 3, path[3];
+		float sc[3];
+		double work = 1e6 * (1 + (seed >> 8) % 100);
+		for (int k = 0; k < n; k++) {
+			path[k] = r[(i + k) % 4];
+			sc[k] = (float)(1 + k);
+			want[(i + k) % 4] += work * sc[k];
+		}
+		int t = eng_task(e, "t", (seed >> 4) % 2 ? s[i % 3] : -1, work, seed % 1000, n,
+				 path, sc);
+		eng_effect(e, t, pool, (int64_t)work, ENG_AT_START);
+		eng_effect(e, t, pool, -(int64_t)work, ENG_AT_END);
+		if (i > 10)
+			eng_dep(e, (int)((seed >> 3) % (unsigned)i), t);
+	}
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	CU_ASSERT_EQUAL(eng_pool_at(e, pool)->cur, 0);
+	for (int i = 0; i < 4; i++)
+		ASSERT_NEAR_REL(eng_resource_at(e, r[i])->work, want[i], 1e-6);
+	CU_ASSERT(st.events >= 500);
+	eng_free(e);
+}
+
+/* A cycle is reported as a deadlock naming a task, not a hang or a crash. */
+static void cycles_are_reported(void)
+{
+	struct eng *e = eng_new();
+	int l = eng_resource(e, "l", 1, "B");
+	int a = eng_task(e, "a", -1, 1, 0, 1, &l, NULL), b = eng_task(e, "b", -1, 1, 0, 1, &l, NULL);
+	eng_dep(e, a, b);
+	eng_dep(e, b, a);
+	CU_ASSERT_EQUAL(eng_run(e, NULL), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(eng_error(e), "deadlock"));
+	CU_ASSERT_EQUAL(eng_resource(e, "bad", 0, "B"), -1);
+	eng_free(e);
+}
+
+/* Marks snapshot counters when their task ends. */
+static void marks_snapshot_counters(void)
+{
+	struct eng *e = eng_new();
+	int l = eng_resource(e, "l", 1, "B");
+	int s = eng_stream(e, "s");
+	int a = eng_task(e, "a", s, 2, 0, 1, &l, NULL);
+	eng_task(e, "b", s, 3, 0, 1, &l, NULL);
+	int m = eng_mark(e, a);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, NULL), 0);
+	const struct eng_snapshot *sn = eng_snapshot_at(e, m);
+	CU_ASSERT(sn->taken);
+	CU_ASSERT_EQUAL(sn->t_ns, (uint64_t)(2 * NS));
+	ASSERT_NEAR_REL(sn->work[l], 2, 1e-9);
+	eng_free(e);
+}
+
+int suite_engine(void)
+{
+	static const struct test_case cases[] = {
+		{"single transfer = latency + bytes/bandwidth",
+		 single_transfer_takes_latency_plus_bytes_over_bandwidth},
+		{"max-min sharing matches the hand solution", max_min_sharing_matches_hand_solution},
+		{"rates recomputed when flows end", rates_are_recomputed_when_flows_end},
+		{"scaled paths bind on the tighter resource",
+		 scaled_paths_bind_on_the_tighter_resource},
+		{"streams in order, dependencies hold", streams_are_in_order_and_dependencies_hold},
+		{"runs are deterministic", runs_are_deterministic},
+		{"pools: peaks, history, free before alloc", pools_record_peaks_and_free_before_alloc},
+		{"power follows device states", power_follows_device_states},
+		{"random graph conserves bytes and work", random_graph_conserves_bytes_and_work},
+		{"cycles are reported", cycles_are_reported},
+		{"marks snapshot counters", marks_snapshot_counters},
+	};
+	return add_suite("engine", cases, sizeof cases / sizeof cases[0]);
+}

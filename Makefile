@@ -2,7 +2,7 @@
 #   make            build bin/tierplan (installs missing Debian packages first when root)
 #   make test       build and run every test: CUnit unit tests, CLI tests, README examples
 #   make deps       install the Debian packages tierplan needs (apt-get as root, else print it)
-#   make bench      time the plan command end to end (bench.json)
+#   make bench      engine events/s, simulated steps and whole plans (bench.json)
 #   make asan       build and test with AddressSanitizer and UBSan (build/asan)
 #   make V=1 ...    show the full commands
 # CI sets WERROR=1 (warnings are errors).
@@ -24,12 +24,13 @@ DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
 # explicit source lists: the library (everything but main) and the programs on top of it
 LIB_SRC := sim/units.c sim/file.c sim/catalog.c \
            model/arch.c model/job.c model/act.c model/layout.c \
-           sim/engine.c sim/estimate.c sim/plan.c sim/opts.c \
-           reports/text.c reports/json.c
-CLI_SRC := sim/main.c sim/cmd_plan.c sim/cmd_catalog.c
+           sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
+           sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c \
+           reports/text.c reports/json.c reports/trace.c
+CLI_SRC := sim/main.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_catalog.c
 TEST_SRC := tests/run_tests.c tests/test_units.c tests/test_arch.c tests/test_job.c \
             tests/test_layout.c tests/test_catalog.c tests/test_plan.c \
-            tests/test_engine.c
+            tests/test_engine.c tests/test_sim.c
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -90,8 +91,12 @@ cli-test: $(BIN)/tierplan
 readme-test: $(BIN)/tierplan
 	$(Q)sh tests/readme.sh README.md $(BIN)/tierplan
 
-bench: $(BIN)/tierplan
-	$(Q)sh tests/bench.sh $(BIN)/tierplan bench.json
+$(BUILD)/bench: $(BUILD)/tests/bench.o $(LIB_OBJ)
+	$(call quiet,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench: $(BIN)/tierplan $(BUILD)/bench
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs sh tests/bench.sh $(BIN)/tierplan $(BUILD)/bench bench.json
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
@@ -101,4 +106,4 @@ asan:
 clean:
 	rm -rf $(BUILD) $(BIN) bench.json
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/tests/bench.d

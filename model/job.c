@@ -142,9 +142,7 @@ uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j)
 	return s.trainable_params;
 }
 
-/* Forward FLOPs split into trained weights, frozen weights and the weightless attention core. */
-static void forward_parts(const struct mdl_arch *a, const struct mdl_job *j, double *trained,
-			  double *frozen, double *attn)
+void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f)
 {
 	double tokens = (double)j->seq * (double)j->micro_batch;
 	double layer_mm = 0, adapters = 0, head = 0;
@@ -160,53 +158,55 @@ static void forward_parts(const struct mdl_arch *a, const struct mdl_job *j, dou
 		if (a->outer[i].matmul)
 			head += (double)a->outer[i].rows * (double)a->outer[i].cols;
 
-	double weights = 2.0 * tokens * ((double)a->layers * layer_mm + head);
-	double lora = 2.0 * tokens * (double)a->layers * adapters;
+	double weights = 2.0 * tokens * layer_mm, lora = 2.0 * tokens * adapters;
 	/* QK^T and attention x V: 2 matmuls of 2 b s^2 (n_h d) FLOPs each, no causal discount
 	 * (Narayanan et al. 2021, eq. 3, as Megatron counts) */
-	*attn = 4.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
-		(double)(a->heads * a->head_dim) * (double)a->layers;
-	if (j->method == MDL_FULL) {
-		*trained = weights;
-		*frozen = 0;
-	} else {
-		*trained = lora;
-		*frozen = weights;
+	double attn = 4.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
+		      (double)(a->heads * a->head_dim);
+	double trained = j->method == MDL_FULL ? weights : lora;
+	double frozen = j->method == MDL_FULL ? 0 : weights;
+
+	f->layer_fwd = trained + frozen + attn;
+	/* backward = 2 x forward (input and weight gradients); frozen weights skip the weight
+	 * gradient, so 1 x forward. NeMo's LoRA rows (published.md C.6) count the same ~4 N T. */
+	f->layer_bwd = 2.0 * (trained + attn) + frozen;
+	switch (j->recompute) {
+	case MDL_RC_FULL:
+		f->layer_recompute = f->layer_fwd; /* one more forward of every layer */
+		break;
+	case MDL_RC_SELECTIVE:
+		f->layer_recompute = attn; /* the attention core again (Korthikanti et al. 2022) */
+		break;
+	case MDL_RC_NONE:
+		f->layer_recompute = 0;
+		break;
 	}
+	f->head_fwd = 2.0 * tokens * head;
+	f->head_bwd = (j->method == MDL_FULL ? 2.0 : 1.0) * f->head_fwd;
 }
 
 double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j)
 {
-	double tr, fr, at;
+	struct mdl_flops f;
 
-	forward_parts(a, j, &tr, &fr, &at);
-	return tr + fr + at;
+	mdl_job_flops(a, j, &f);
+	return (double)a->layers * f.layer_fwd + f.head_fwd;
 }
 
 double mdl_job_model_flops(const struct mdl_arch *a, const struct mdl_job *j)
 {
-	double tr, fr, at;
+	struct mdl_flops f;
 
-	forward_parts(a, j, &tr, &fr, &at);
-	/* backward = 2 x forward (input and weight gradients); frozen weights skip the weight
-	 * gradient, so 1 x forward. NeMo's LoRA rows (published.md C.6) count the same ~4 N T. */
-	return 3.0 * (tr + at) + 2.0 * fr;
+	mdl_job_flops(a, j, &f);
+	return (double)a->layers * (f.layer_fwd + f.layer_bwd) + f.head_fwd + f.head_bwd;
 }
 
 double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j)
 {
-	double tr, fr, at, model = mdl_job_model_flops(a, j);
+	struct mdl_flops f;
 
-	forward_parts(a, j, &tr, &fr, &at);
-	switch (j->recompute) {
-	case MDL_RC_FULL:
-		return model + tr + fr + at; /* one more forward of every layer */
-	case MDL_RC_SELECTIVE:
-		return model + at; /* the attention core again (Korthikanti et al. 2022) */
-	case MDL_RC_NONE:
-		break;
-	}
-	return model;
+	mdl_job_flops(a, j, &f);
+	return mdl_job_model_flops(a, j) + (double)a->layers * f.layer_recompute;
 }
 
 static const char *const method_names[] = {"full", "lora", "qlora", NULL};

@@ -55,6 +55,14 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 /* Trainable parameters (all for full fine-tuning; adapters for LoRA/QLoRA). */
 uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j);
 
+/* FLOPs of one micro-batch split by where they run: one decoder layer's forward, backward and
+ * recompute (hardware FLOPs), and the lm_head's forward and backward. */
+struct mdl_flops {
+	double layer_fwd, layer_bwd, layer_recompute;
+	double head_fwd, head_bwd;
+};
+void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f);
+
 /* Model FLOPs of one micro-batch forward pass (Megatron convention, see above). */
 double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j);
 

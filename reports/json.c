@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
+#include "../sim/engine.h"
 #include "report.h"
 
 static cJSON *num(double v)
@@ -72,29 +73,24 @@ static cJSON *option_json(const struct sim_option *o)
 	return j;
 }
 
-void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
+/* The resolved inputs every document echoes: model, job, hardware, economics. */
+static void add_inputs(cJSON *root, const char *name, const char *path,
+		       const struct sim_workload *w, const struct sim_hw *hw,
+		       const struct sim_econ *econ, bool recompute_auto)
 {
-	const struct mdl_arch *a = &r->w->arch;
-	const struct mdl_job *jb = &r->w->job;
-	const struct sim_plan *p = r->plan;
-	const struct sim_hw *hw = r->hw;
+	const struct mdl_arch *a = &w->arch;
+	const struct mdl_job *jb = &w->job;
 	struct mdl_counts cnt;
-	cJSON *root = cJSON_CreateObject(), *m, *jj, *h, *g, *x, *mem, *opts, *rec;
+	cJSON *m, *jj, *h, *g, *x;
 	char targets[64];
-	char *text;
 
 	mdl_arch_counts(a, &cnt);
-	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
-	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
-	cJSON_AddStringToObject(root, "command", "plan");
-	cJSON_AddStringToObject(root, "estimator", "analytic");
-
 	m = cJSON_AddObjectToObject(root, "model");
-	cJSON_AddStringToObject(m, "name", r->model_name);
-	cJSON_AddStringToObject(m, "config", r->model_path);
+	cJSON_AddStringToObject(m, "name", name);
+	cJSON_AddStringToObject(m, "config", path);
 	cJSON_AddStringToObject(m, "model_type", a->model_type);
 	cJSON_AddItemToObject(m, "params", num((double)cnt.params));
-	cJSON_AddItemToObject(m, "trainable_params", num((double)p->states.trainable_params));
+	cJSON_AddItemToObject(m, "trainable_params", num((double)mdl_job_trainable(a, jb)));
 	cJSON_AddItemToObject(m, "active_params", num((double)cnt.active_params));
 	cJSON_AddNumberToObject(m, "layers", (double)a->layers);
 	cJSON_AddNumberToObject(m, "hidden", (double)a->hidden);
@@ -120,18 +116,18 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
 	cJSON_AddStringToObject(jj, "optimizer", mdl_optimizer_name(jb->optimizer));
 	cJSON_AddStringToObject(jj, "recompute",
-				r->recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
+				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddNumberToObject(jj, "seq", (double)jb->seq);
 	cJSON_AddNumberToObject(jj, "micro_batch", (double)jb->micro_batch);
-	if (r->w->grad_accum) {
+	if (w->grad_accum) {
 		cJSON_AddNullToObject(jj, "global_batch");
-		cJSON_AddNumberToObject(jj, "grad_accum", (double)r->w->grad_accum);
+		cJSON_AddNumberToObject(jj, "grad_accum", (double)w->grad_accum);
 	} else {
-		cJSON_AddNumberToObject(jj, "global_batch", (double)r->w->global_batch);
+		cJSON_AddNumberToObject(jj, "global_batch", (double)w->global_batch);
 		cJSON_AddNullToObject(jj, "grad_accum");
 	}
-	cJSON_AddItemToObject(jj, "tokens", num(r->w->tokens));
+	cJSON_AddItemToObject(jj, "tokens", num(w->tokens));
 
 	h = cJSON_AddObjectToObject(root, "hardware");
 	g = cJSON_AddObjectToObject(h, "gpu");
@@ -151,9 +147,25 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON_AddNumberToObject(x, "count", hw->flash_count);
 	cJSON_AddItemToObject(x, "capacity_bytes", num(hw->flash.capacity));
 	x = cJSON_AddObjectToObject(root, "economics");
-	cJSON_AddItemToObject(x, "amortize_years", num(r->econ->amortize_years));
-	cJSON_AddItemToObject(x, "pue", num(r->econ->pue));
-	cJSON_AddItemToObject(x, "usd_per_kwh", num(r->econ->usd_per_kwh));
+	cJSON_AddItemToObject(x, "amortize_years", num(econ->amortize_years));
+	cJSON_AddItemToObject(x, "pue", num(econ->pue));
+	cJSON_AddItemToObject(x, "usd_per_kwh", num(econ->usd_per_kwh));
+
+}
+
+void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
+{
+	const struct sim_plan *p = r->plan;
+	const struct sim_hw *hw = r->hw;
+	cJSON *root = cJSON_CreateObject(), *x, *mem, *opts, *rec;
+	char *text;
+
+	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
+	cJSON_AddStringToObject(root, "command", "plan");
+	cJSON_AddStringToObject(root, "estimator", "discrete-event simulation");
+
+	add_inputs(root, r->model_name, r->model_path, r->w, hw, r->econ, r->recompute_auto);
 
 	mem = cJSON_AddObjectToObject(root, "memory");
 	double states = p->states.weights_bytes + p->states.gradients_bytes +
@@ -182,6 +194,83 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 		cJSON_AddNullToObject(rec, "tiered");
 	x = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddItemToObject(x, "configurations_evaluated", num((double)p->layouts_evaluated));
+
+	text = cJSON_Print(root);
+	if (text) {
+		fputs(text, fp);
+		fputc('\n', fp);
+	}
+	free(text);
+	cJSON_Delete(root);
+}
+
+void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
+{
+	const struct sim_option *o = r->o;
+	cJSON *root = cJSON_CreateObject(), *pk, *res, *x;
+	char *text;
+
+	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
+	cJSON_AddStringToObject(root, "command", "simulate");
+	add_inputs(root, r->model_name, r->model_path, r->w, r->hw, r->econ, false);
+	cJSON_AddStringToObject(root, "policy", o->policy);
+	add_layout(root, &o->layout);
+	cJSON_AddNumberToObject(root, "gpus", o->gpus);
+	cJSON_AddNumberToObject(root, "nodes", o->nodes);
+	cJSON_AddStringToObject(root, "recompute", mdl_recompute_name(o->recompute));
+	cJSON_AddNumberToObject(root, "micro_batch", (double)o->micro_batch);
+	cJSON_AddNumberToObject(root, "grad_accum", (double)o->grad_accum);
+	cJSON_AddBoolToObject(root, "fits", o->fits);
+	if (o->fits)
+		cJSON_AddNullToObject(root, "overflow");
+	else
+		cJSON_AddStringToObject(root, "overflow", o->overflow);
+	pk = cJSON_AddObjectToObject(root, "peak_bytes");
+	cJSON_AddItemToObject(pk, "gpu", num(o->peak_gpu));
+	cJSON_AddItemToObject(pk, "dram", num(o->peak_dram));
+	cJSON_AddItemToObject(pk, "flash", num(o->peak_flash));
+	x = cJSON_AddObjectToObject(root, "gpu_memory");
+	cJSON_AddItemToObject(x, "weights", num(o->gpu_mem.weights));
+	cJSON_AddItemToObject(x, "gradients", num(o->gpu_mem.gradients));
+	cJSON_AddItemToObject(x, "optimizer", num(o->gpu_mem.optimizer));
+	cJSON_AddItemToObject(x, "activations", num(o->gpu_mem.activations));
+	cJSON_AddItemToObject(x, "other", num(o->gpu_mem.other));
+	cJSON_AddItemToObject(x, "total", num(o->gpu_mem.total));
+	cJSON_AddNumberToObject(x, "stage", o->gpu_mem.stage);
+	cJSON_AddBoolToObject(root, "checkpoints_in_dram", o->ckpt_in_dram > 0);
+	cJSON_AddItemToObject(root, "step_seconds", num(o->step_seconds));
+	cJSON_AddItemToObject(root, "tokens_per_step", num(o->tokens_per_step));
+	cJSON_AddItemToObject(root, "tokens_per_second", num(o->tokens_per_second));
+	cJSON_AddItemToObject(root, "model_tflops_per_gpu", num(o->model_tflops_per_gpu));
+	cJSON_AddItemToObject(root, "peak_power_watts", num(o->peak_power_watts));
+	cJSON_AddItemToObject(root, "average_power_watts", num(o->avg_power_watts));
+	cJSON_AddItemToObject(root, "energy_joules_per_step", num(o->energy_joules_per_step));
+	cJSON_AddItemToObject(root, "flash_bytes_written_per_step",
+			      num(o->flash_bytes_written_per_step));
+	res = cJSON_AddArrayToObject(root, "resources");
+	for (int i = 0; i < eng_nresources(r->e); i++) {
+		const struct eng_resource *er = eng_resource_at(r->e, i);
+		double busy, work;
+		sim_resource_usage(r->e, o, i, &busy, &work);
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", er->name);
+		cJSON_AddItemToObject(x, "busy_seconds", num(busy));
+		cJSON_AddItemToObject(x, "utilization",
+				      num(o->step_seconds > 0 ? busy / o->step_seconds : 0));
+		cJSON_AddItemToObject(x, "work", num(work));
+		cJSON_AddStringToObject(x, "unit", er->unit);
+		cJSON_AddItemToObject(x, "capacity_per_second", num(er->capacity));
+		cJSON_AddItemToArray(res, x);
+	}
+	cJSON_AddNumberToObject(root, "events", (double)o->events);
+	cJSON_AddNumberToObject(root, "micro_batches_simulated", (double)o->micro_simulated);
+	x = cJSON_AddObjectToObject(root, "job_totals");
+	cJSON_AddItemToObject(x, "steps", num(o->steps));
+	cJSON_AddItemToObject(x, "runtime_seconds", num(o->runtime_seconds));
+	cJSON_AddItemToObject(x, "energy_kwh", num(o->energy_kwh));
+	cJSON_AddItemToObject(x, "flash_bytes_written", num(o->flash_bytes_written));
+	cJSON_AddItemToObject(x, "flash_life_fraction", num(o->flash_life_fraction));
 
 	text = cJSON_Print(root);
 	if (text) {

@@ -29,6 +29,25 @@ struct rpt_plan {
 	bool recompute_auto, batch_default, tokens_default;
 };
 
+/* One simulated configuration: the inputs, the result and the engine that ran it. */
+struct eng;
+struct rpt_sim {
+	const char *model_name, *model_path;
+	const struct sim_workload *w;
+	const struct sim_hw *hw;
+	const struct sim_econ *econ;
+	const struct sim_config *c;
+	const struct sim_option *o;
+	const struct eng *e;
+};
+
+void rpt_sim_text(FILE *fp, const struct rpt_sim *r);
+void rpt_sim_json(FILE *fp, const struct rpt_sim *r);
+/* Chrome trace event JSON of the simulated micro-batches: one track per stream, counter tracks
+ * per memory tier (bytes) and per node power (W). Written to a temporary file then renamed.
+ * 0 ok, -1 + err naming the file. */
+int rpt_sim_trace(const char *path, const struct rpt_sim *r, char *err, size_t errlen);
+
 void rpt_plan_text(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_csv(FILE *fp, const struct rpt_plan *r);

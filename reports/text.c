@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../sim/units.h"
+#include "../sim/engine.h"
 #include "report.h"
 
 /* Human bytes for one printf call: a ring of 16 buffers, enough for any line here. */
@@ -73,7 +74,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->flash.name, B(hw->flash.capacity));
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
-	fprintf(fp, "%sestimator  analytic step model at %.0f %% of dense peak (estimate.c)\n", pre,
+	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak\n", pre,
 		SIM_GEMM_EFFICIENCY * 100);
 }
 
@@ -213,4 +214,43 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 			o->flash_life_fraction,
 			i == p->rec_gpu_only || i == p->rec_tiered ? "true" : "false");
 	}
+}
+
+void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
+{
+	const struct sim_option *o = r->o;
+	char s[6][32];
+
+	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, tp%u pp%u dp%u zero%u\n\n",
+		r->model_name, o->gpus, r->hw->gpu.name, o->policy, o->layout.tp, o->layout.pp,
+		o->layout.dp, o->layout.zero);
+	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s)\n",
+		cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
+		(unsigned long long)o->micro_batch, (unsigned long long)r->w->job.seq,
+		mdl_recompute_name(o->recompute));
+	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
+		o->tokens_per_second, o->model_tflops_per_gpu);
+	fprintf(fp, "  fits         %s%s%s\n", o->fits ? "yes" : "no", o->fits ? "" : ": ",
+		o->fits ? "" : o->overflow);
+	fprintf(fp, "  peak memory  GPU %s per GPU, DRAM %s per node, flash %s per node\n",
+		cfg_fmt_bytes(o->peak_gpu, s[1], 32), cfg_fmt_bytes(o->peak_dram, s[2], 32),
+		cfg_fmt_bytes(o->peak_flash, s[3], 32));
+	fprintf(fp, "  power        peak %s, average %s, %.0f kJ per step\n",
+		cfg_fmt_watts(o->peak_power_watts, s[4], 32),
+		cfg_fmt_watts(o->avg_power_watts, s[5], 32), o->energy_joules_per_step / 1e3);
+	fprintf(fp, "  flash writes %s per step\n\n",
+		cfg_fmt_bytes(o->flash_bytes_written_per_step, s[0], 32));
+	fprintf(fp, "  %-24s %12s %6s\n", "resource", "busy", "util");
+	for (int i = 0; i < eng_nresources(r->e); i++) {
+		double busy, work;
+		sim_resource_usage(r->e, o, i, &busy, &work);
+		if (busy <= 0)
+			continue;
+		fprintf(fp, "  %-24s %12s %5.1f%%\n", eng_resource_at(r->e, i)->name,
+			cfg_fmt_seconds(busy, s[0], 32), 100 * busy / o->step_seconds);
+	}
+	fprintf(fp, "\n  %llu events, %llu of %llu micro-batches simulated (the rest repeat the "
+		    "steady one)\n",
+		(unsigned long long)o->events, (unsigned long long)o->micro_simulated,
+		(unsigned long long)o->grad_accum);
 }

@@ -19,7 +19,7 @@ struct ev {
 
 struct effect {
 	uint32_t pool;
-	uint8_t when;
+	uint8_t when, cat;
 	int64_t bytes;
 };
 
@@ -288,10 +288,11 @@ int eng_dep(struct eng *e, int before, int after)
 	return 0;
 }
 
-int eng_effect(struct eng *e, int task, int pool, int64_t bytes, int when)
+int eng_effect(struct eng *e, int task, int pool, int cat, int64_t bytes, int when)
 {
-	if (task < 0 || (uint32_t)task >= e->ntasks || pool < 0 || (uint32_t)pool >= e->npools)
-		return fail(e, "effect: bad task %d or pool %d", task, pool);
+	if (task < 0 || (uint32_t)task >= e->ntasks || pool < 0 || (uint32_t)pool >= e->npools ||
+	    cat < 0 || cat >= ENG_CATS)
+		return fail(e, "effect: bad task %d, pool %d or category %d", task, pool, cat);
 	if (GROW(e->effs, e->neffs, e->capeffs))
 		return fail(e, "effect: out of memory");
 	struct eng_task *t = &e->tasks[task];
@@ -299,7 +300,7 @@ int eng_effect(struct eng *e, int task, int pool, int64_t bytes, int when)
 		return fail(e, "task %s: effects must be added together", t->name);
 	if (!t->neff)
 		t->eff = e->neffs;
-	e->effs[e->neffs++] = (struct effect){(uint32_t)pool, (uint8_t)when, bytes};
+	e->effs[e->neffs++] = (struct effect){(uint32_t)pool, (uint8_t)when, (uint8_t)cat, bytes};
 	t->neff++;
 	return 0;
 }
@@ -382,9 +383,11 @@ static int apply_effects(struct eng *e, struct eng_task *t, int when)
 			continue;
 		struct eng_pool *p = &e->pools[f->pool];
 		p->cur += f->bytes;
+		p->cur_cat[f->cat] += f->bytes;
 		if (p->cur > p->peak) {
 			p->peak = p->cur;
 			p->peak_ns = e->now;
+			memcpy(p->peak_cat, p->cur_cat, sizeof p->peak_cat);
 		}
 		if (sample(e, &p->hist, &p->hist_n, &p->hist_cap, (double)p->cur))
 			return -1;
@@ -650,6 +653,8 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	}
 	for (uint32_t p = 0; p < e->npools; p++) {
 		e->pools[p].cur = e->pools[p].peak = 0;
+		memset(e->pools[p].cur_cat, 0, sizeof e->pools[p].cur_cat);
+		memset(e->pools[p].peak_cat, 0, sizeof e->pools[p].peak_cat);
 		e->pools[p].hist_n = 0;
 		if (sample(e, &e->pools[p].hist, &e->pools[p].hist_n, &e->pools[p].hist_cap, 0))
 			return -1;

@@ -38,6 +38,7 @@
 #define ENG_NAME 48
 
 enum { ENG_AT_START = 0, ENG_AT_END = 1 };
+#define ENG_CATS 5 /* caller's categories of pool bytes (weights, gradients, ...) */
 
 struct eng_resource {
 	char name[ENG_NAME];
@@ -58,6 +59,7 @@ struct eng_pool {
 	double scale;    /* identical copies it stands for (symmetric GPUs); reported bytes x scale */
 	int64_t cur, peak; /* bytes, unscaled */
 	uint64_t peak_ns;
+	int64_t cur_cat[ENG_CATS], peak_cat[ENG_CATS]; /* by category; peak_cat at the peak */
 	uint32_t hist_n, hist_cap;
 	struct eng_sample *hist; /* (t, bytes) after each change, unscaled */
 };
@@ -111,8 +113,9 @@ int eng_device_state(struct eng *e, int dev, int res, double watts);
 int eng_task(struct eng *e, const char *name, int stream, double work, uint64_t latency_ns,
 	     int nres, const int *res, const float *scale);
 int eng_dep(struct eng *e, int before, int after);
-/* Adds (bytes > 0) or releases (bytes < 0) pool bytes when the task starts or ends. */
-int eng_effect(struct eng *e, int task, int pool, int64_t bytes, int when);
+/* Adds (bytes > 0) or releases (bytes < 0) pool bytes of a category (0..ENG_CATS-1) when the
+ * task starts or ends. */
+int eng_effect(struct eng *e, int task, int pool, int cat, int64_t bytes, int when);
 
 int eng_run(struct eng *e, struct eng_stats *st);
 

@@ -24,8 +24,9 @@ struct opt {
 };
 
 #define OFF(f) offsetof(struct tp_opts, f)
-#define P CMD_PLAN
-#define ALL (CMD_PLAN | CMD_MODELS | CMD_HARDWARE)
+#define P (CMD_PLAN | CMD_SIMULATE)
+#define S CMD_SIMULATE
+#define ALL (CMD_PLAN | CMD_MODELS | CMD_HARDWARE | CMD_SIMULATE)
 
 static const struct opt table[] = {
 	{"model", O_STR, OFF(model), 0, 0, NULL, true, "name|path", P,
@@ -59,7 +60,7 @@ static const struct opt table[] = {
 	 "GPU type (see 'tierplan hardware')"},
 	{"gpus-per-node", O_COUNT, OFF(gpus_per_node), 0, 64, "0", false, "", P,
 	 "GPUs per node; 0 = the host's slots"},
-	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", P,
+	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
 	 "largest GPU count the GPU-only search tries"},
 	{"host", O_STR, OFF(host), 0, 0, "hgx-8gpu", false, "name|path", P,
 	 "node type: CPU, DRAM, PCIe, power, price"},
@@ -73,6 +74,20 @@ static const struct opt table[] = {
 	 "facility power usage effectiveness (Uptime Institute 2023 average)"},
 	{"usd-per-kwh", O_REAL, OFF(usd_per_kwh), 0, 10, "0.083", false, "USD", P,
 	 "electricity price (EIA US industrial, Jan 2023)"},
+	{"policy", O_STR, OFF(policy), 0, 0, "gpu", false, "name", S,
+	 "gpu | zero-offload | zero-infinity | tiered"},
+	{"gpus", O_COUNT, OFF(gpus), 1, 65536, "1", false, "", S,
+	 "GPUs in the configuration (tp x pp x dp)"},
+	{"tp", O_COUNT, OFF(tp), 1, 64, "1", false, "", S, "tensor-parallel degree"},
+	{"pp", O_COUNT, OFF(pp), 1, 64, "1", false, "", S, "pipeline-parallel stages"},
+	{"dp", O_COUNT, OFF(dp), 0, 65536, "0", false, "", S,
+	 "data-parallel degree; 0 = gpus / (tp x pp)"},
+	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
+	 "ZeRO stage over the data-parallel ranks (gpu policy)"},
+	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,
+	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
+	{"trace", O_STR, OFF(trace), 0, 0, NULL, false, "file", S,
+	 "write a Chrome trace event file (open in Perfetto or chrome://tracing)"},
 	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json|csv|md", ALL,
 	 "output format"},
 	{"help", O_FLAG, OFF(help), 0, 0, NULL, false, "", ALL, "print this help"},

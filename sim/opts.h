@@ -16,11 +16,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { CMD_PLAN = 1 << 0, CMD_MODELS = 1 << 1, CMD_HARDWARE = 1 << 2 };
+enum { CMD_PLAN = 1 << 0, CMD_MODELS = 1 << 1, CMD_HARDWARE = 1 << 2, CMD_SIMULATE = 1 << 3 };
 
 struct tp_opts {
-	const char *model, *gpu, *host, *flash, *format;
+	const char *model, *gpu, *host, *flash, *format, *policy, *trace;
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
+	uint64_t gpus, tp, pp, dp, zero, prefetch;
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
@@ -36,6 +37,17 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 
 /* True if the user gave the option with this name. */
 bool tp_opts_given(const struct tp_opts *o, const char *name);
+
+/*
+ * Resolves the job, hardware and economics options of a plan or simulate command (cmdbit):
+ * model lookup, flash "name:count", DRAM and bay limits. 0 ok, else the exit code after one
+ * stderr line naming the flag.
+ */
+struct sim_workload;
+struct sim_hw;
+struct sim_econ;
+int tp_inputs(int cmdbit, const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
+	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen);
 
 /* Prints the options of cmd with defaults, units and help, aligned. */
 void tp_opts_help(int cmd, FILE *fp);

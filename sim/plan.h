@@ -10,14 +10,16 @@
  * DRAM and flash, plus the whole node when that is different (more GPUs, same host).
  * Options are sorted GPU-only first; the recommendation indexes the cheapest of each kind.
  *
- * Cost: O(GPU counts x layouts) analytic estimates, a few thousand for a 405B model.
+ * Each candidate runs through the simulator (policy gpu or tiered). Layouts are pruned by the
+ * analytic memory bound and simulated in order of a compute lower bound on time per token,
+ * stopping once no remaining layout can beat the best simulated one.
  * Failure: returns -1 with err only for an empty global batch;
  * a model that fits nowhere gives options with fits = false and a recommendation of -1.
  */
 #ifndef TIERPLAN_PLAN_H
 #define TIERPLAN_PLAN_H
 
-#include "estimate.h"
+#include "sim.h"
 
 #define SIM_PLAN_MAX_OPTIONS 8
 #define SIM_PLAN_MAX_GPUS 65536
@@ -36,6 +38,9 @@ struct sim_plan_req {
 	uint32_t max_gpus;    /* search bound for GPU-only */
 	bool recompute_fixed; /* the user chose --recompute */
 };
+
+/* Micro-batches per step on dp data-parallel ranks (see above). */
+uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp);
 
 int sim_plan_run(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
 		 const struct sim_plan_req *req, struct sim_plan *p, char *err, size_t errlen);

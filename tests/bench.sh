@@ -1,7 +1,9 @@
 #!/bin/sh
-# bench.sh — wall time of whole `plan` runs (process start, catalog loading, search, render),
-# median of N runs each, written to bench.json. Usage: sh tests/bench.sh bin/tierplan bench.json
-bin=$1 out=$2 n=${N:-21}
+# bench.sh — the simulator benchmark (build/bench: engine events/s, one 70B step per policy,
+# configurations/s) and whole `plan` runs (process start, catalogs, search, render; median of N
+# wall times), merged into bench.json.
+# Usage: sh tests/bench.sh bin/tierplan build/bench bench.json
+bin=$1 sim=$2 out=$3 n=${N:-11}
 
 median_ms() {
 	i=0
@@ -14,14 +16,19 @@ median_ms() {
 	done | sort -n | awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]/1000}'
 }
 
+core=$("$sim") || exit 4
 p70=$(median_ms plan --model 70b --seq 4096 --format json)
 p405=$(median_ms plan --model 405b --seq 8192 --format json)
-cat >"$out" <<JSON
+rss=$( { /usr/bin/time -f '%M' "$bin" plan --model 405b --seq 8192 >/dev/null; } 2>&1 | tail -1)
 {
-  "plan_70b_seq4096_ms": $p70,
-  "plan_405b_seq8192_ms": $p405,
-  "runs": $n,
-  "statistic": "median wall time of a whole process"
+	echo "$core" | sed '$d'
+	cat <<JSON
+  ,"plan_70b_seq4096_seconds": $(echo "$p70" | awk '{print $1/1000}'),
+  "plan_seconds": $(echo "$p405" | awk '{print $1/1000}'),
+  "plan_what": "plan --model 405b --seq 8192, median wall time of a whole process",
+  "rss_bytes": $((${rss:-0} * 1024)),
+  "runs": $n
 }
 JSON
+} >"$out"
 cat "$out"

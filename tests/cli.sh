@@ -86,5 +86,33 @@ else
 	echo "FAIL: plan --format json lacks the 70B params, 16 B/param or an option kind"
 fi
 
+# simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
+expect 0 "" simulate --help
+expect 3 "policy" simulate --model 8b --seq 1024 --policy nope
+expect 3 "gpus" simulate --model 8b --seq 1024 --gpus 3 --tp 2
+expect 3 "\-\-tp" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --policy tiered
+expect 3 "flash" simulate --model 8b --seq 1024 --policy zero-infinity --flash pm1743:0
+expect 1 "" simulate --model 70b --seq 4096 --gpus 1
+"$bin" simulate --model 70b --seq 4096 --batch 4 --gpus 1 --policy tiered --dram 256GiB \
+	--format json --trace "$tmp/trace.json" >"$tmp/s.json" 2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("layout", "policy", "fits", "peak_bytes", "step_seconds", "tokens_per_second",
+          "model_tflops_per_gpu", "peak_power_watts", "energy_joules_per_step",
+          "flash_bytes_written_per_step", "resources", "events"):
+    assert k in d, k
+assert d["fits"] and d["peak_bytes"]["flash"] > 0 and d["events"] > 0
+assert all("busy_seconds" in r and "utilization" in r for r in d["resources"])
+t = json.load(open(sys.argv[2]))
+assert any(e["ph"] == "X" for e in t["traceEvents"])
+assert any(e["ph"] == "C" and "power" in e["name"] for e in t["traceEvents"])
+' "$tmp/s.json" "$tmp/trace.json" && [ ! -e "$tmp/trace.json.tmp" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: simulate --format json / --trace: missing keys or invalid trace"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -34,7 +34,8 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 4;
 	if (suite_units() || suite_arch() || suite_job() || suite_layout() || suite_catalog() ||
-	    suite_plan() || suite_engine()) {
+	    suite_plan() || suite_engine() ||
+	    suite_sim()) {
 		fprintf(stderr, "cannot register tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();
 		return 4;

@@ -140,10 +140,10 @@ static void pools_record_peaks_and_free_before_alloc(void)
 	int hbm = eng_pool(e, "hbm", 100, 2);
 	int a = eng_task(e, "a", s, 1, 0, 1, &l, NULL);
 	int b = eng_task(e, "b", s, 1, 0, 1, &l, NULL);
-	eng_effect(e, a, hbm, 60, ENG_AT_START);
-	eng_effect(e, a, hbm, -60, ENG_AT_END);
-	eng_effect(e, b, hbm, 50, ENG_AT_START);
-	eng_effect(e, b, hbm, -50, ENG_AT_END);
+	eng_effect(e, a, hbm, 0, 60, ENG_AT_START);
+	eng_effect(e, a, hbm, 0, -60, ENG_AT_END);
+	eng_effect(e, b, hbm, 0, 50, ENG_AT_START);
+	eng_effect(e, b, hbm, 0, -50, ENG_AT_END);
 	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
 	const struct eng_pool *p = eng_pool_at(e, hbm);
 	CU_ASSERT_EQUAL(p->peak, 60);
@@ -197,8 +197,8 @@ static void random_graph_conserves_bytes_and_work(void)
 		}
 		int t = eng_task(e, "t", (seed >> 4) % 2 ? s[i % 3] : -1, work, seed % 1000, n,
 				 path, sc);
-		eng_effect(e, t, pool, (int64_t)work, ENG_AT_START);
-		eng_effect(e, t, pool, -(int64_t)work, ENG_AT_END);
+		eng_effect(e, t, pool, 0, (int64_t)work, ENG_AT_START);
+		eng_effect(e, t, pool, 0, -(int64_t)work, ENG_AT_END);
 		if (i > 10)
 			eng_dep(e, (int)((seed >> 3) % (unsigned)i), t);
 	}

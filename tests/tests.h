@@ -12,6 +12,7 @@ int suite_layout(void);
 int suite_catalog(void);
 int suite_plan(void);
 int suite_engine(void);
+int suite_sim(void);
 
 /* Adds the named tests to a new suite; returns -1 on a CUnit error. */
 struct test_case {

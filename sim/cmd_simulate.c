@@ -1,0 +1,113 @@
+/* cmd_simulate — `tierplan simulate`: one exact configuration through the discrete-event
+ * simulator; JSON of DESIGN.md or a text summary; --trace writes a Chrome trace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/report.h"
+#include "cli.h"
+#include "engine.h"
+#include "opts.h"
+#include "plan.h"
+
+static void help(FILE *fp)
+{
+	fprintf(fp, "usage: tierplan simulate --model M --seq S [--gpus N --tp T --pp P --dp D "
+		    "--zero Z] [--policy P] [options]\n\n"
+		    "Plays one training step of one configuration forward in time on the machine's\n"
+		    "resources and reports peak memory per tier, step time, power, energy and flash\n"
+		    "writes. Policies: %s.\n\noptions:\n",
+		sim_policy_names());
+	tp_opts_help(CMD_SIMULATE, fp);
+	fprintf(fp, "\nexample: tierplan simulate --model 70b --seq 4096 --gpus 1 --policy tiered "
+		    "--dram 256GiB --trace step.json\n");
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+	struct tp_opts o;
+	struct sim_workload *w = calloc(1, sizeof *w);
+	struct sim_hw hw;
+	struct sim_econ econ;
+	struct sim_option res;
+	struct eng *e = eng_new();
+	char err[512], path[4096], name[96];
+	int rc;
+
+	if (!w || !e) {
+		rc = cli_fail(EXIT_SYSTEM, "simulate", "out of memory");
+		goto out;
+	}
+	rc = tp_opts_parse(CMD_SIMULATE, argc, argv, 2, &o, err, sizeof err);
+	if (rc < 0) {
+		rc = cli_fail(rc == -2 ? EXIT_USAGE : EXIT_INVALID, "simulate", err);
+		goto out;
+	}
+	if (o.help) {
+		help(stdout);
+		rc = EXIT_OK;
+		goto out;
+	}
+	if (strcmp(o.format, "text") && strcmp(o.format, "json")) {
+		rc = cli_fail(EXIT_INVALID, "simulate", "--format: unknown format (allowed: text, json)");
+		goto out;
+	}
+	rc = tp_inputs(CMD_SIMULATE, &o, w, &hw, &econ, name, sizeof name, path, sizeof path);
+	if (rc)
+		goto out;
+
+	struct sim_config c = {{(uint32_t)o.tp, (uint32_t)o.pp, 1, (uint32_t)o.zero, o.tp > 1},
+			       1,
+			       sim_policy_find(o.policy),
+			       (uint32_t)o.prefetch,
+			       0,
+			       o.recompute >= 0};
+	if (!c.policy) {
+		snprintf(err, sizeof err, "--policy: unknown policy '%s' (allowed: %s)", o.policy,
+			 sim_policy_names());
+		rc = cli_fail(EXIT_INVALID, "simulate", err);
+		goto out;
+	}
+	uint64_t tpp = o.tp * o.pp;
+	if (o.dp == 0) {
+		if (o.gpus % tpp) {
+			snprintf(err, sizeof err, "--gpus %llu is not a multiple of --tp x --pp = %llu",
+				 (unsigned long long)o.gpus, (unsigned long long)tpp);
+			rc = cli_fail(EXIT_INVALID, "simulate", err);
+			goto out;
+		}
+		o.dp = o.gpus / tpp;
+	} else if (tp_opts_given(&o, "gpus") && o.dp * tpp != o.gpus) {
+		snprintf(err, sizeof err, "--gpus %llu differs from --tp x --pp x --dp = %llu",
+			 (unsigned long long)o.gpus, (unsigned long long)(o.dp * tpp));
+		rc = cli_fail(EXIT_INVALID, "simulate", err);
+		goto out;
+	}
+	c.layout.dp = (uint32_t)o.dp;
+	if (c.layout.zero > 0 && c.layout.dp == 1)
+		fprintf(stderr, "tierplan simulate: note: --zero %u has no effect with one "
+				"data-parallel rank\n", c.layout.zero);
+	c.grad_accum = sim_plan_micro_batches(w, c.layout.dp);
+	if (sim_run(e, w, &hw, &econ, &c, &res, err, sizeof err)) {
+		rc = cli_fail(EXIT_INVALID, "simulate", err);
+		goto out;
+	}
+	struct rpt_sim r = {name, path, w, &hw, &econ, &c, &res, e};
+	if (o.trace && rpt_sim_trace(o.trace, &r, err, sizeof err)) {
+		rc = cli_fail(EXIT_SYSTEM, "simulate", err);
+		goto out;
+	}
+	if (strcmp(o.format, "json") == 0)
+		rpt_sim_json(stdout, &r);
+	else
+		rpt_sim_text(stdout, &r);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		rc = cli_fail(EXIT_SYSTEM, "simulate", "cannot write the result to standard output");
+		goto out;
+	}
+	rc = res.fits ? EXIT_OK : EXIT_INFEASIBLE;
+out:
+	eng_free(e);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,102 @@
+/* inputs — see opts.h: the command line resolved into workload, hardware and economics. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "opts.h"
+#include "sim.h"
+
+/* "pm1743:4" -> name and count; 0 ok, -1 + err. */
+static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, char *err,
+		       size_t errlen)
+{
+	const char *colon = strrchr(arg, ':');
+	char *end;
+	long c = 1;
+
+	if (colon && !strchr(colon, '/')) {
+		c = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || c < 1 || c > 1024) {
+			snprintf(err, errlen, "--flash: drive count in '%s' must be 1 to 1024", arg);
+			return -1;
+		}
+		snprintf(name, n, "%.*s", (int)(colon - arg), arg);
+	} else {
+		snprintf(name, n, "%s", arg);
+	}
+	*count = (uint32_t)c;
+	return 0;
+}
+
+int tp_inputs(int cmdbit, const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
+	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen)
+{
+	const char *cmd = cmdbit == CMD_PLAN ? "plan" : "simulate";
+	char err[512], flash_name[256];
+
+	/* model */
+	if (cfg_model_resolve(o->model, path, pathlen, name, namelen, err, sizeof err) < 0 ||
+	    mdl_arch_load(path, &w->arch, err, sizeof err) < 0) {
+		return cli_fail(EXIT_INVALID, cmd, err);
+	}
+	/* job */
+	w->job = (struct mdl_job){
+		.method = o->method,
+		.lora_rank = (uint32_t)o->lora_rank,
+		.lora_targets = o->lora_targets,
+		.precision = o->precision,
+		.optimizer = o->optimizer,
+		.recompute = o->recompute < 0 ? MDL_RC_FULL : o->recompute,
+		.attention = o->attention,
+		.seq = o->seq,
+		.micro_batch = o->batch,
+	};
+	if (o->seq > w->arch.positions)
+		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
+			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);
+	if (tp_opts_given(o, "grad-accum") && tp_opts_given(o, "global-batch")) {
+		return cli_fail(EXIT_USAGE, cmd, "give --grad-accum or --global-batch, not both");
+	}
+	w->grad_accum = tp_opts_given(o, "grad-accum") ? o->grad_accum : 0;
+	w->global_batch = o->global_batch;
+	w->tokens = o->tokens;
+	if (tp_opts_given(o, "epochs") != tp_opts_given(o, "dataset-tokens")) {
+		return cli_fail(EXIT_USAGE, cmd, "--epochs and --dataset-tokens go together");
+	}
+	if (tp_opts_given(o, "epochs")) {
+		if (tp_opts_given(o, "tokens")) {
+			return cli_fail(EXIT_USAGE, cmd,
+				      "give --tokens or --epochs with --dataset-tokens, not both");
+		}
+		w->tokens = o->epochs * o->dataset_tokens;
+		if (w->tokens < 1) {
+			return cli_fail(EXIT_INVALID, cmd,
+				      "--epochs x --dataset-tokens must be at least 1 token");
+		}
+	}
+	/* hardware */
+	memset(hw, 0, sizeof *hw);
+	if (cfg_gpu_get(o->gpu, &hw->gpu, err, sizeof err) < 0 ||
+	    cfg_host_get(o->host, &hw->host, err, sizeof err) < 0 ||
+	    parse_flash(o->flash, flash_name, sizeof flash_name, &hw->flash_count, err,
+			sizeof err) < 0 ||
+	    cfg_flash_get(flash_name, &hw->flash, err, sizeof err) < 0) {
+		return cli_fail(EXIT_INVALID, cmd, err);
+	}
+	hw->gpus_per_node = o->gpus_per_node ? (uint32_t)o->gpus_per_node : (uint32_t)hw->host.gpu_slots;
+	hw->dram = o->dram > 0 ? o->dram : hw->host.dram;
+	if (hw->dram > hw->host.dram_max) {
+		snprintf(err, sizeof err, "--dram: %.0f GiB is more than host '%s' takes (%.0f GiB)",
+			 hw->dram / 1073741824.0, hw->host.name, hw->host.dram_max / 1073741824.0);
+		return cli_fail(EXIT_INVALID, cmd, err);
+	}
+	if (hw->flash_count > hw->host.flash_bays) {
+		snprintf(err, sizeof err, "--flash: %u drives, but host '%s' has %.0f bays",
+			 hw->flash_count, hw->host.name, hw->host.flash_bays);
+		return cli_fail(EXIT_INVALID, cmd, err);
+	}
+	*econ = (struct sim_econ){o->amortize_years, o->pue, o->usd_per_kwh};
+	return 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * pol_gpu — the gpu policy: every state in HBM.
+ *
+ * Data parallel with ZeRO stage 0-3 (Rajbhandari et al. 2020): stages 0-1 all-reduce gradients
+ * once per step in buckets that overlap the last micro-batch's backward (DDP's no_sync for the
+ * others); stages 2-3 reduce-scatter every micro-batch; stage 3 (FSDP) all-gathers each layer's
+ * weights before its forward and again before its backward, prefetching one layer ahead. Tensor
+ * parallelism (Megatron) adds synchronous all-reduces per layer; pipeline parallelism runs 1F1B.
+ * The update runs on the GPU at HBM speed over the optimizer shard; stages 1-2 then all-gather
+ * the updated weights.
+ */
+#include "step.h"
+
+static int place(struct step_ctx *x, int v, char *err, size_t errlen)
+{
+	(void)v;
+	(void)err;
+	(void)errlen;
+	x->pl.fetch = x->c->layout.zero == 3 && x->c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
+	x->pl.ckpt = W_GPU;
+	x->pl.grads = GRADS_LOCAL;
+	x->pl.update = UPD_GPU;
+	return 0;
+}
+
+const struct sim_policy sim_pol_gpu = {
+	"gpu", "all state in HBM: DP/ZeRO 0-3, TP, PP 1F1B", SIM_GPU_ONLY, 1, place};

@@ -1,0 +1,29 @@
+/*
+ * pol_zero_offload — ZeRO-Offload (Ren et al., USENIX ATC'21, arXiv 2101.06840).
+ *
+ * ZeRO-2 over the data-parallel ranks with the optimizer offloaded to the CPU: compute-dtype
+ * weights stay on the GPU; each backward block's gradients are reduce-scattered and copied down
+ * to DRAM, where DeepSpeed keeps fp32 gradients, master weights and Adam moments; after the last
+ * micro-batch's backward the CPU runs AdamW (DeepSpeedCPUAdam) over its shard, then the updated
+ * weights go up over PCIe and are all-gathered. The update does not overlap backward (the
+ * paper's one-step delayed update is an option we do not model). Minimum traffic: 2 bytes per
+ * parameter down and 2 up per step (published.md 9.1).
+ */
+#include "step.h"
+
+static int place(struct step_ctx *x, int v, char *err, size_t errlen)
+{
+	(void)v;
+	if (step_require_dp_only(x, err, errlen))
+		return -1;
+	x->pl.fetch = FETCH_RESIDENT;
+	x->pl.ckpt = W_GPU;
+	x->pl.grads = GRADS_HOST;
+	x->pl.update = UPD_CPU_AFTER;
+	x->pl.shard_stream = true; /* ZeRO-2: gradients reduce-scattered before they go down */
+	x->pl.dram_fixed = STEP_DRAM_RESERVE;
+	return 0;
+}
+
+const struct sim_policy sim_pol_zero_offload = {
+	"zero-offload", "ZeRO-2 with optimizer state and AdamW on the CPU", SIM_TIERED, 1, place};

@@ -1,0 +1,313 @@
+/* sim — see sim.h. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "step.h"
+#include "units.h"
+
+/*
+ * Sustained fraction of the dense bf16 peak that transformer layers reach when communication is
+ * overlapped: hardware FLOPs utilisation of 57-74 % in published runs (Korthikanti et al. HFU
+ * 52.8-57.0 % at scale, published.md C.3, which includes exposed communication; MosaicML
+ * llm-foundry HFU 59.6-73.7 % on A100 with FSDP, C.7). 0.65 sits inside that range; `tierplan
+ * calibrate` replaces it with the GEMM rate measured on the user's GPU.
+ */
+const double SIM_GEMM_EFFICIENCY = 0.65;
+
+/*
+ * Achievable host<->GPU copy bandwidth per x16 link, one direction (copy engine, pinned memory):
+ * Gen4 24.8 GB/s (nvbandwidth on A100, published.md D.3), Gen5 55.63 GB/s (nvbandwidth example,
+ * D.3). Gen3 and Gen6 scale the Gen4 figure by the signalling rate (x0.5, x4) [D].
+ */
+double sim_pcie_bandwidth(double gen, double lanes)
+{
+	double x16;
+
+	if (gen >= 6)
+		x16 = 4 * 24.8e9;
+	else if (gen >= 5)
+		x16 = 55.63e9;
+	else if (gen >= 4)
+		x16 = 24.8e9;
+	else
+		x16 = 12.4e9;
+	return x16 * lanes / 16.0;
+}
+
+/* Seconds per year for amortisation. */
+#define YEAR_SECONDS (365.0 * 86400.0)
+
+static double flash_endurance_bytes(const struct cfg_flash *f)
+{
+	if (f->tbw > 0)
+		return f->tbw;
+	return f->dwpd * f->capacity * 365.0 * f->warranty_years;
+}
+
+/* Runtime, energy, cost and wear from step time and power; shared by both kinds. */
+static void finish(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
+		   struct sim_option *o, double node_capex, uint32_t flash_drives)
+{
+	double hours;
+
+	o->tokens_per_second = o->step_seconds > 0 ? o->tokens_per_step / o->step_seconds : 0;
+	o->steps = ceil(w->tokens / o->tokens_per_step);
+	o->runtime_seconds = o->steps * o->step_seconds;
+	hours = o->runtime_seconds / 3600.0;
+	o->model_tflops_per_gpu = mdl_job_model_flops(&w->arch, &w->job) * (double)o->grad_accum *
+				  (double)o->layout.dp / o->step_seconds / o->gpus / 1e12;
+	o->energy_kwh = o->avg_power_watts * hours / 1000.0;
+
+	double capex = o->gpus * hw->gpu.price + node_capex;
+	o->cost_capex = capex * o->runtime_seconds / (e->amortize_years * YEAR_SECONDS);
+	o->cost_energy = o->energy_kwh * e->pue * e->usd_per_kwh;
+	o->cost_cloud = o->gpus * hw->gpu.cloud_per_hour * hours;
+	o->cost_total = o->cost_capex + o->cost_energy;
+
+	o->flash_bytes_written = o->flash_bytes_written_per_step * o->steps;
+	o->flash_life_fraction =
+		flash_drives ? o->flash_bytes_written /
+				       (flash_drives * flash_endurance_bytes(&hw->flash))
+			     : 0;
+}
+
+
+/*
+ * PyTorch caching allocator: reserved over allocated bytes, 6.27 / 6.21 GiB after model init in
+ * torchtune's e2e_flow tutorial (published.md B.3) [B]: the GPU peak is the pool's peak plus
+ * this fraction.
+ */
+#define ALLOC_SLACK (6.27 / 6.21 - 1.0)
+
+extern const struct sim_policy sim_pol_gpu, sim_pol_zero_offload, sim_pol_zero_infinity,
+	sim_pol_tiered;
+static const struct sim_policy *const policies[] = {&sim_pol_gpu, &sim_pol_zero_offload,
+						    &sim_pol_zero_infinity, &sim_pol_tiered};
+#define NPOLICIES (int)(sizeof policies / sizeof policies[0])
+
+const struct sim_policy *sim_policy_at(int i)
+{
+	return i >= 0 && i < NPOLICIES ? policies[i] : NULL;
+}
+
+const struct sim_policy *sim_policy_find(const char *name)
+{
+	for (int i = 0; i < NPOLICIES; i++)
+		if (strcmp(policies[i]->name, name) == 0)
+			return policies[i];
+	return NULL;
+}
+
+const char *sim_policy_names(void)
+{
+	static char buf[128];
+	size_t used = 0;
+
+	if (!buf[0])
+		for (int i = 0; i < NPOLICIES; i++)
+			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? ", " : "",
+						 policies[i]->name);
+	return buf;
+}
+
+/* Fits first, then the faster step, then the smaller GPU peak. */
+static bool better(const struct sim_option *a, const struct sim_option *b)
+{
+	if (a->fits != b->fits)
+		return a->fits;
+	if (a->fits)
+		return a->step_seconds < b->step_seconds;
+	return a->peak_gpu < b->peak_gpu;
+}
+
+static void overflow(struct sim_option *o, const char *tier, double need, double have)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (!o->fits)
+		return;
+	o->fits = false;
+	snprintf(o->overflow, sizeof o->overflow, "%s: needs %s of %s (over by %s)", tier,
+		 cfg_fmt_bytes(need, b1, sizeof b1), cfg_fmt_bytes(have, b2, sizeof b2),
+		 cfg_fmt_bytes(need - have, b3, sizeof b3));
+}
+
+/* Reads the run back: peaks, fit, time and energy with the steady micro-batches added. */
+static void collect(const struct step_ctx *x, const struct eng_stats *st, struct sim_option *o)
+{
+	const struct eng *e = x->e;
+	const struct sim_hw *hw = x->hw;
+	const struct mdl_layout *l = &x->c->layout;
+	const struct step_machine *mc = &x->mc;
+	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
+	char b[32];
+
+	memset(o, 0, sizeof *o);
+	o->policy = x->c->policy->name;
+	o->kind = x->c->policy->kind;
+	o->layout = *l;
+	o->gpus = l->tp * l->pp * l->dp;
+	o->nodes = (o->gpus + gpn - 1) / gpn;
+	o->recompute = x->job.recompute;
+	o->micro_batch = x->job.micro_batch;
+	o->grad_accum = x->m;
+	o->events = st->events;
+	o->micro_simulated = x->built;
+	o->ckpt_in_dram = x->pl.ckpt == W_DRAM;
+	o->mark0 = o->mark1 = -1;
+
+	double end = st->end_ns * 1e-9, energy = st->energy_j, fw = 0;
+	if (mc->nvme_wr >= 0)
+		fw = eng_resource_at(e, mc->nvme_wr)->work;
+	if (x->mb_end[0] >= 0) {
+		const struct eng_snapshot *s0 = eng_snapshot_at(e, 0), *s1 = eng_snapshot_at(e, 1);
+		o->mark0 = 0;
+		o->mark1 = 1;
+		o->extra_periods = (double)(x->m - x->built);
+		end += o->extra_periods * (double)(s1->t_ns - s0->t_ns) * 1e-9;
+		energy += o->extra_periods * (s1->energy_j - s0->energy_j);
+		if (mc->nvme_wr >= 0)
+			fw += o->extra_periods * (s1->work[mc->nvme_wr] - s0->work[mc->nvme_wr]);
+	}
+	o->step_seconds = end;
+	o->tokens_per_step = (double)x->m * l->dp * (double)x->job.micro_batch * (double)x->job.seq;
+	o->energy_joules_per_step = energy;
+	o->avg_power_watts = end > 0 ? energy / end : 0;
+	o->peak_power_watts = st->peak_power_w * o->nodes;
+	o->flash_bytes_written_per_step = fw * mc->k;
+
+	/* the most loaded GPU and its breakdown at its peak */
+	const struct eng_pool *worst = NULL;
+	for (uint32_t g = 0; g < l->pp; g++) {
+		const struct eng_pool *p = eng_pool_at(e, mc->gpu_pool[g]);
+		if (!worst || p->peak > worst->peak) {
+			worst = p;
+			o->gpu_mem.stage = g;
+		}
+	}
+	double slack = 1 + ALLOC_SLACK;
+	o->gpu_mem.weights = worst->peak_cat[0] * slack;
+	o->gpu_mem.gradients = worst->peak_cat[1] * slack;
+	o->gpu_mem.optimizer = worst->peak_cat[2] * slack;
+	o->gpu_mem.activations = worst->peak_cat[3] * slack;
+	o->gpu_mem.other = worst->peak_cat[4] * slack;
+	o->gpu_mem.total = worst->peak * slack;
+	o->peak_gpu = o->gpu_mem.total;
+	o->peak_dram = eng_pool_at(e, mc->dram_pool)->peak * (double)mc->k;
+	o->peak_flash = mc->flash_pool >= 0 ? eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k
+					    : 0;
+	if (o->kind == SIM_GPU_ONLY)
+		o->peak_dram = o->peak_flash = 0;
+
+	o->fits = true;
+	if (o->peak_gpu > hw->gpu.memory)
+		overflow(o, "gpu", o->peak_gpu, hw->gpu.memory);
+	if (o->peak_dram > hw->dram)
+		overflow(o, "dram", o->peak_dram, hw->dram);
+	double fcap = hw->flash_count * hw->flash.capacity;
+	if (o->peak_flash > fcap)
+		overflow(o, "flash", o->peak_flash, fcap);
+
+	if (o->kind == SIM_GPU_ONLY)
+		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u dp%u zero%u", o->gpus,
+			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->dp, l->zero);
+	else if (o->peak_flash > 0)
+		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM + %ux %s (%s)", o->gpus,
+			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b),
+			 hw->flash_count, hw->flash.name, o->policy);
+	else
+		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM (%s)", o->gpus,
+			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b), o->policy);
+}
+
+static int run_variant(struct step_ctx *x, int v, struct sim_option *o, char *err, size_t errlen)
+{
+	struct eng_stats st;
+	const struct sim_config *c = x->c;
+
+	x->job = x->w->job;
+	memset(&x->pl, 0, sizeof x->pl);
+	x->pl.prefetch = c->prefetch ? c->prefetch : 2;
+	int rc = c->policy->place(x, v, err, errlen);
+	if (rc)
+		return rc; /* -1 error, 1 variant not applicable */
+	eng_reset(x->e);
+	if (step_build(x, err, errlen))
+		return -1;
+	if (x->mb_end[0] >= 0 && (eng_mark(x->e, x->mb_end[0]) < 0 ||
+				  eng_mark(x->e, x->mb_end[1]) < 0)) {
+		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+		return -1;
+	}
+	if (eng_run(x->e, &st)) {
+		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+		return -1;
+	}
+	collect(x, &st, o);
+	return 0;
+}
+
+int sim_run(struct eng *e, const struct sim_workload *w, const struct sim_hw *hw,
+	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
+	    char *err, size_t errlen)
+{
+	struct step_ctx x = {.e = e, .w = w, .hw = hw, .c = c, .m = c->grad_accum};
+	struct sim_option cand;
+	int best = -1, last = -1;
+
+	if (!c->policy) {
+		snprintf(err, errlen, "no policy (allowed: %s)", sim_policy_names());
+		return -1;
+	}
+	if (c->grad_accum < 1) {
+		snprintf(err, errlen, "--grad-accum must be at least 1");
+		return -1;
+	}
+	if (mdl_layout_check(&w->arch, &c->layout,
+			     (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp, err, errlen))
+		return -1;
+	for (int v = 0; v < c->policy->variants; v++) {
+		int rc = run_variant(&x, v, &cand, err, errlen);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			continue;
+		last = v;
+		if (best < 0 || better(&cand, o)) {
+			*o = cand;
+			best = v;
+		}
+	}
+	if (best < 0) {
+		snprintf(err, errlen, "policy %s: no placement applies", c->policy->name);
+		return -1;
+	}
+	if (best != last && run_variant(&x, best, o, err, errlen))
+		return -1; /* leave the engine holding the chosen run */
+
+	bool flash = o->peak_flash > 0;
+	double node = hw->host.price + hw->dram / 1e9 * hw->host.dram_price_per_gb +
+		      (flash ? hw->flash_count * hw->flash.price : 0);
+	finish(w, hw, ec, o, o->nodes * node, flash ? hw->flash_count * o->nodes : 0);
+	return 0;
+}
+
+void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, double *busy_s,
+			double *work)
+{
+	const struct eng_resource *res = eng_resource_at(e, r);
+	double b = res->busy_ns, wk = res->work;
+
+	if (o->mark0 >= 0) {
+		const struct eng_snapshot *s0 = eng_snapshot_at(e, o->mark0);
+		const struct eng_snapshot *s1 = eng_snapshot_at(e, o->mark1);
+		b += o->extra_periods * (s1->busy_ns[r] - s0->busy_ns[r]);
+		wk += o->extra_periods * (s1->work[r] - s0->work[r]);
+	}
+	*busy_s = b * 1e-9;
+	*work = wk;
+}

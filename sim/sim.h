@@ -1,0 +1,134 @@
+/*
+ * sim — the simulator's interface: a workload on hardware under one configuration (layout,
+ * micro-batches per step, policy) runs through the discrete-event engine (sim/engine) as one
+ * training step (sim/step), and comes back as a sim_option: peak bytes per tier, whether it
+ * fits and what overflowed, step time, throughput, power, energy, flash writes, then runtime,
+ * cost and wear for the whole job.
+ *
+ * Policies (one module each, sim/pol_*.c, one registry in sim/sim.c):
+ *   gpu            all state in HBM: DP / ZeRO 0-3, TP, PP with 1F1B, gradient accumulation
+ *   zero-offload   optimizer state and AdamW on the CPU, gradients down and weights up over PCIe
+ *                  (Ren et al. 2021, ZeRO-Offload)
+ *   zero-infinity  weights and optimizer state on NVMe, streamed layer by layer through DRAM,
+ *                  the update after backward (Rajbhandari et al. 2021, ZeRO-Infinity)
+ *   tiered         aiDAPTIV-style middleware: weights streamed from DRAM or flash with prefetch,
+ *                  checkpoints on GPU or in DRAM, optimizer state in DRAM/flash, updated layer by
+ *                  layer as gradients arrive, overlapping backward (Fuyou / Ratel)
+ *
+ * Failure: sim_run returns -1 with a message for a layout the policy cannot run (naming the
+ * degree and the allowed values) or an engine failure; a configuration that does not fit is not
+ * a failure: fits = false and overflow names the tier and by how much.
+ */
+#ifndef TIERPLAN_SIM_H
+#define TIERPLAN_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../model/arch.h"
+#include "../model/job.h"
+#include "../model/layout.h"
+#include "catalog.h"
+
+struct sim_hw {
+	struct cfg_gpu gpu;
+	struct cfg_host host;
+	struct cfg_flash flash;
+	uint32_t flash_count;   /* drives per node for tiered options */
+	double dram;            /* bytes per node */
+	uint32_t gpus_per_node;
+	bool dram_set, flash_set; /* given on the command line (else the host's defaults) */
+};
+
+struct sim_econ {
+	double amortize_years; /* capex lifetime */
+	double pue;            /* facility power / IT power */
+	double usd_per_kwh;
+};
+
+struct sim_workload {
+	struct mdl_arch arch;
+	struct mdl_job job;
+	uint64_t grad_accum;   /* micro-batches per step; 0 = from global_batch (see plan.h) */
+	uint64_t global_batch; /* sequences per optimizer step, rounded up per layout */
+	double tokens;         /* tokens to train on */
+};
+
+enum sim_kind { SIM_GPU_ONLY, SIM_TIERED };
+
+#define SIM_MAX_PP 64
+
+struct sim_option {
+	char name[128];
+	enum sim_kind kind;
+	const char *policy; /* registry name */
+	uint32_t gpus, nodes;
+	struct mdl_layout layout;
+	enum mdl_recompute recompute;
+	uint64_t micro_batch, grad_accum;
+	bool fits;
+	char overflow[160]; /* which tier overflowed and by how much, when !fits */
+
+	struct mdl_gpu_memory gpu_mem; /* per GPU */
+	double peak_gpu, peak_dram, peak_flash; /* bytes: per GPU, per node, per node */
+
+	double step_seconds, tokens_per_step, tokens_per_second, steps, runtime_seconds;
+	double model_tflops_per_gpu;
+	double t_compute, t_comm, t_pcie, t_flash, t_cpu; /* per step, seconds, before overlap */
+
+	double peak_power_watts, avg_power_watts, energy_kwh;
+	double cost_capex, cost_energy, cost_cloud, cost_total;
+	double flash_bytes_written_per_step, flash_bytes_written, flash_life_fraction;
+	double energy_joules_per_step;
+	uint64_t events;          /* engine events of the simulated step */
+	uint64_t micro_simulated; /* micro-batches simulated; the rest extrapolated (step.h) */
+	double extra_periods;     /* steady micro-batches extrapolated */
+	int mark0, mark1;         /* engine marks bounding one steady micro-batch, -1 none */
+	double ckpt_in_dram;      /* tiered: activation checkpoints offloaded (bool as 0/1) */
+};
+
+struct step_ctx;
+
+struct sim_policy {
+	const char *name, *summary;
+	enum sim_kind kind;
+	int variants; /* placements the policy offers; sim_run keeps the best that fits */
+	/* Checks the layout and chooses the placement of variant v. 0 ok, -1 + err. */
+	int (*place)(struct step_ctx *x, int v, char *err, size_t errlen);
+};
+
+/* The registry: NULL past the end / for an unknown name. */
+const struct sim_policy *sim_policy_at(int i);
+const struct sim_policy *sim_policy_find(const char *name);
+/* "gpu, zero-offload, ..." for messages. */
+const char *sim_policy_names(void);
+
+struct sim_config {
+	struct mdl_layout layout;
+	uint64_t grad_accum;         /* micro-batches per step, >= 1 */
+	const struct sim_policy *policy;
+	uint32_t prefetch;           /* weight buffers for streaming policies; 0 = 2 */
+	double gemm_efficiency;      /* fraction of dense peak; 0 = SIM_GEMM_EFFICIENCY */
+	bool recompute_fixed;        /* the user chose --recompute: policies keep it */
+};
+
+/* Sustained fraction of dense peak (see sim.c for its sources). */
+extern const double SIM_GEMM_EFFICIENCY;
+
+/*
+ * Runs one configuration through the engine e (reused across calls; after the call it holds
+ * the best variant's run for traces and per-resource figures). 0 ok, -1 + err.
+ */
+struct eng;
+int sim_run(struct eng *e, const struct sim_workload *w, const struct sim_hw *hw,
+	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
+	    char *err, size_t errlen);
+
+/* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */
+void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, double *busy_s,
+			double *work);
+
+/* Achievable one-direction host<->GPU bandwidth of a PCIe link, bytes/s. */
+double sim_pcie_bandwidth(double gen, double lanes);
+
+#endif

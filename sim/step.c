@@ -1,0 +1,778 @@
+/* step — see step.h. */
+#include "step.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/act.h"
+
+enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, activations, other */
+
+/*
+ * cuBLAS workspace per stream: PyTorch's default CUBLAS_WORKSPACE_CONFIG on Hopper is ":4096:8",
+ * 8 x 4 MiB = 32 MiB (PyTorch docs, "Reproducibility" / CUDA semantics: cuBLAS workspaces) [B].
+ * Two streams (compute and communication) hold one each.
+ */
+#define CUBLAS_WORKSPACE (2.0 * 32.0 * 1048576.0)
+/*
+ * PyTorch caching allocator: reserved over allocated bytes, 6.27 / 6.21 GiB after model init in
+ * torchtune's e2e_flow tutorial (published.md B.3) [B]: 0.97 % of what the pool holds.
+ */
+#define ALLOC_SLACK (6.27 / 6.21 - 1.0)
+/*
+ * Collective step latency (alpha of the alpha-beta model): ~1 us through NVSwitch within a node,
+ * ~5 us per hop across nodes over InfiniBand NDR through a spine (interconnect hierarchy quoted
+ * in fridayswithfaraday.com "NVIDIA Dynamo network optimization") [C].
+ */
+#define ALPHA_INTRA 1e-6
+#define ALPHA_INTER 5e-6
+/*
+ * Bytes an AdamW step touches per parameter: read fp32 master, m, v and the gradient, write
+ * master, m, v and the compute-dtype copy: 4*3 + 2 read + 4*3 + 2 written = 28 B for mixed
+ * precision (ZeRO-Infinity's "optimizer states read + write once", published.md 9.2). The update
+ * is memory bound on GPUs and CPUs alike.
+ */
+#define ADAM_BYTES_PER_PARAM 28.0f
+/* fp32 gradients the host-side optimizer reads: DeepSpeed keeps them in fp32 on the CPU or NVMe
+ * (Smart-Infinity Table I: backward writes 4 B/param, published.md 9.3) [A]. */
+#define HOST_GRAD_BYTES 4.0
+/* Optimizer state chunks pipelined NVMe -> DRAM -> CPU Adam -> NVMe after backward (ZeRO-
+ * Infinity sub-groups, published.md 9.2 "processed in chunks") [A: mechanism; count ours]. */
+#define UPDATE_CHUNKS 8
+/*
+ * GPU power while only its copy engines or links are busy: "near idle" (calibration-power-cost
+ * 2.5: a GPU waiting on PCIe/NVMe draws about its idle power, 115 W for an H200); we add 10 % of
+ * the idle-to-TDP range for the copy engines and HBM traffic [U until calibrate measures it].
+ */
+#define COPY_POWER_FRACTION 0.10
+
+struct stage {
+	uint32_t layers, nb, first_layer;
+	bool embed, head;
+	struct mdl_states st;         /* the stage's model state, whole (before TP/ZeRO) */
+	int comp_ring[16];            /* recent compute tasks, for the prefetch limit */
+	uint32_t ncomp;
+	int h2d_ring[16];
+	uint32_t nh2d;
+	int last_update;              /* last task of the stage's update */
+	int last_bwd_comm;
+};
+
+struct build {
+	struct step_ctx *x;
+	struct stage sg[SIM_MAX_PP];
+	struct mdl_states L, E, H; /* one layer, embedding, head: whole */
+	struct mdl_flops F;
+	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
+	uint32_t tp, pp, dp;
+	double tp_bw, dp_bw, pp_bw;
+	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [k * pp + g] */
+	int setup, done;
+	char *err;
+	size_t errlen;
+};
+
+static int eerr(struct build *b)
+{
+	snprintf(b->err, b->errlen, "simulator: %s", eng_error(b->x->e));
+	return -1;
+}
+
+#define TRY(expr)                                                                                  \
+	do {                                                                                       \
+		if ((expr) < 0)                                                                    \
+			return eerr(bd);                                                           \
+	} while (0)
+
+static int task(struct build *bd, const char *name, int stream, double work, double lat_s,
+		int n, const int *res, const float *scale)
+{
+	int id = eng_task(bd->x->e, name, stream, work, (uint64_t)llround(lat_s * 1e9), n, res,
+			  scale);
+	return id < 0 ? eerr(bd) : id;
+}
+
+static int dep(struct build *bd, int before, int after)
+{
+	if (before < 0 || after < 0)
+		return 0;
+	return eng_dep(bd->x->e, before, after) ? eerr(bd) : 0;
+}
+
+static int mem(struct build *bd, int t, int pool, int cat, double bytes, int when)
+{
+	if (pool < 0 || bytes == 0)
+		return 0;
+	return eng_effect(bd->x->e, t, pool, cat, (int64_t)llround(bytes), when) ? eerr(bd) : 0;
+}
+
+/* A collective over n ranks on one link: the faster of ring and tree (NCCL picks per size).
+ * all-reduce: ring 2(n-1) steps moving 2(n-1)/n B, tree 2 log2 n steps moving 2 B;
+ * all-gather / reduce-scatter: ring (n-1) steps moving (n-1)/n B. */
+static int collective(struct build *bd, const char *name, int stream, int link, bool allreduce,
+		      double bytes, uint32_t n, double bw, double alpha)
+{
+	if (n <= 1 || bytes <= 0)
+		return task(bd, name, stream, 0, 0, 0, NULL, NULL);
+	double N = n, wire, lat;
+	if (allreduce) {
+		double ring_w = 2 * (N - 1) / N * bytes, ring_l = 2 * (N - 1) * alpha;
+		double tree_w = 2 * bytes, tree_l = 2 * ceil(log2(N)) * alpha;
+		bool ring = ring_l + ring_w / bw <= tree_l + tree_w / bw;
+		wire = ring ? ring_w : tree_w;
+		lat = ring ? ring_l : tree_l;
+	} else {
+		wire = (N - 1) / N * bytes;
+		lat = (N - 1) * alpha;
+	}
+	return task(bd, name, stream, wire, lat, 1, &link, NULL);
+}
+
+/* ---- machine ---- */
+
+static int machine(struct build *bd)
+{
+	struct step_ctx *x = bd->x;
+	const struct sim_hw *hw = x->hw;
+	struct step_machine *mc = &x->mc;
+	struct eng *e = x->e;
+	uint32_t n = bd->tp * bd->pp * bd->dp, gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
+	uint32_t nodes = (n + gpn - 1) / gpn;
+	double eff = x->c->gemm_efficiency > 0 ? x->c->gemm_efficiency : SIM_GEMM_EFFICIENCY;
+	double pcie = sim_pcie_bandwidth(hw->gpu.host_link_gen, hw->gpu.host_link_lanes);
+	double intra = hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : pcie;
+	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
+	char name[ENG_NAME];
+
+	mc->k = n < gpn ? n : gpn;
+	bd->tp_bw = intra;
+	bd->pp_bw = bd->tp * bd->pp <= gpn ? intra : net;
+	bd->dp_bw = n <= gpn ? intra : net;
+	mc->tp_alpha = ALPHA_INTRA;
+	mc->pp_alpha = bd->tp * bd->pp <= gpn ? ALPHA_INTRA : ALPHA_INTER;
+	mc->dp_alpha = n <= gpn ? ALPHA_INTRA : ALPHA_INTER;
+
+	double dram_w = hw->host.dram_power_per_gb * hw->dram / 1e9;
+	int node = eng_node(e, "node", hw->host.base_power + dram_w, nodes);
+	TRY(node);
+	double gpu_copies = (double)mc->k / bd->pp > 1 ? (double)mc->k / bd->pp : 1;
+	double copy_w = hw->gpu.idle_power + COPY_POWER_FRACTION * (hw->gpu.tdp - hw->gpu.idle_power);
+
+	for (uint32_t g = 0; g < bd->pp; g++) {
+#define RES(field, label, cap, unit)                                                               \
+	do {                                                                                       \
+		snprintf(name, sizeof name, "gpu%u %s", g, label);                                 \
+		TRY(mc->field[g] = eng_resource(e, name, cap, unit));                              \
+	} while (0)
+		RES(sm, "tensor cores", eff * hw->gpu.bf16_flops, "FLOP");
+		RES(hbm, "hbm", hw->gpu.hbm_bandwidth, "B");
+		RES(h2d, "pcie h2d", pcie, "B");
+		RES(d2h, "pcie d2h", pcie, "B");
+		snprintf(name, sizeof name, "gpu%u nvlink", g);
+		int nvl = eng_resource(e, name, intra, "B");
+		TRY(nvl);
+		int nt = nvl;
+		if (net != intra && nodes > 1) {
+			snprintf(name, sizeof name, "gpu%u network", g);
+			TRY(nt = eng_resource(e, name, net, "B"));
+		}
+		mc->tp_link[g] = nvl;
+		mc->pp_link[g] = bd->tp * bd->pp <= gpn ? nvl : nt;
+		mc->dp_link[g] = n <= gpn ? nvl : nt;
+#define STREAM(field, label)                                                                       \
+	do {                                                                                       \
+		snprintf(name, sizeof name, "gpu%u %s", g, label);                                 \
+		TRY(mc->field[g] = eng_stream(e, name));                                           \
+	} while (0)
+		STREAM(s_comp, "compute");
+		STREAM(s_comm, "collectives");
+		STREAM(s_h2d, "copy h2d");
+		STREAM(s_d2h, "copy d2h");
+		snprintf(name, sizeof name, "gpu%u hbm", g);
+		TRY(mc->gpu_pool[g] = eng_pool(e, name, hw->gpu.memory, 1));
+		snprintf(name, sizeof name, "gpu%u", g);
+		int dev = eng_device(e, node, name, hw->gpu.idle_power, gpu_copies);
+		TRY(dev);
+		TRY(eng_device_state(e, dev, mc->sm[g], hw->gpu.tdp));
+		TRY(eng_device_state(e, dev, mc->hbm[g], hw->gpu.tdp));
+		TRY(eng_device_state(e, dev, mc->h2d[g], copy_w));
+		TRY(eng_device_state(e, dev, mc->d2h[g], copy_w));
+	}
+	double k = mc->k;
+	TRY(mc->dram = eng_resource(e, "host dram", hw->host.dram_bandwidth / k, "B"));
+	TRY(mc->cpu = eng_resource(e, "host cpu adam",
+				   hw->host.cpu_cores * hw->host.cpu_adam_rate_per_core / k, "param"));
+	TRY(mc->s_cpu = eng_stream(e, "host cpu optimizer"));
+	TRY(mc->s_nvme = eng_stream(e, "host nvme weights"));
+	TRY(mc->dram_pool = eng_pool(e, "host dram", hw->dram, k));
+	int cpu = eng_device(e, node, "cpu", hw->host.cpu_idle_power, 1);
+	TRY(cpu);
+	TRY(eng_device_state(e, cpu, mc->cpu, hw->host.cpu_power));
+	mc->nvme_rd = mc->nvme_wr = mc->flash_pool = -1;
+	if (hw->flash_count > 0) {
+		double rd = hw->flash_count * hw->flash.read_bandwidth;
+		double wr = hw->flash_count * hw->flash.write_bandwidth;
+		if (hw->host.flash_uplink > 0) {
+			rd = fmin(rd, hw->host.flash_uplink);
+			wr = fmin(wr, hw->host.flash_uplink);
+		}
+		TRY(mc->nvme_rd = eng_resource(e, "flash read", rd / k, "B"));
+		TRY(mc->nvme_wr = eng_resource(e, "flash write", wr / k, "B"));
+		TRY(mc->flash_pool = eng_pool(e, "flash", hw->flash_count * hw->flash.capacity, k));
+		int ssd = eng_device(e, node, "flash", hw->flash_count * hw->flash.idle_power, 1);
+		TRY(ssd);
+		TRY(eng_device_state(e, ssd, mc->nvme_wr, hw->flash_count * hw->flash.active_power));
+		TRY(eng_device_state(e, ssd, mc->nvme_rd, hw->flash_count * hw->flash.active_power));
+	}
+	return 0;
+}
+
+/* ---- the step ---- */
+
+static int ring_back(const int *ring, uint32_t n, uint32_t d)
+{
+	return n >= d ? ring[(n - d) % 16] : -1;
+}
+
+/* Layers of block b in a stage of nl layers split into nb blocks. */
+static uint32_t block_layers(uint32_t nl, uint32_t nb, uint32_t b)
+{
+	return nl / nb + (b < nl % nb ? 1 : 0);
+}
+
+/* Bytes of the block's weights as they move (whole, before TP), embed/head included. */
+static double block_weights(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb)
+{
+	double w = lb * bd->L.weights_bytes;
+	if (s->embed && b == 0)
+		w += bd->E.weights_bytes;
+	if (s->head && b == s->nb - 1)
+		w += bd->H.weights_bytes;
+	return w / bd->tp;
+}
+
+static double block_grads(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb)
+{
+	double g = lb * bd->L.gradients_bytes;
+	if (s->embed && b == 0)
+		g += bd->E.gradients_bytes;
+	if (s->head && b == s->nb - 1)
+		g += bd->H.gradients_bytes;
+	return g / bd->tp;
+}
+
+static double block_trainable(const struct build *bd, const struct stage *s, uint32_t b,
+			      uint32_t lb)
+{
+	double p = lb * (double)bd->L.trainable_params;
+	if (s->embed && b == 0)
+		p += (double)bd->E.trainable_params;
+	if (s->head && b == s->nb - 1)
+		p += (double)bd->H.trainable_params;
+	return p / bd->tp;
+}
+
+/* Saved activations the block keeps for backward on its GPU (embed / head included). */
+static double block_saved(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb)
+{
+	double a = lb * bd->act_saved;
+	if (s->embed && b == 0)
+		a += bd->act_embed;
+	if (s->head && b == s->nb - 1)
+		a += bd->act_head;
+	return a;
+}
+
+/* Fetches a block's weights onto GPU g; returns the task after which they are there (or -1
+ * when resident). Allocates the GPU buffer at the start, the compute frees it. */
+static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
+{
+	struct step_ctx *x = bd->x;
+	struct step_machine *mc = &x->mc;
+	const struct step_place *pl = &x->pl;
+	uint32_t D = pl->prefetch ? pl->prefetch : 2;
+
+	if (pl->fetch == FETCH_RESIDENT)
+		return -1;
+	int limit = ring_back(s->comp_ring, s->ncomp, D);
+	if (pl->fetch == FETCH_GATHER) {
+		int t = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g], false,
+				   wb, bd->dp, bd->dp_bw, mc->dp_alpha);
+		if (t < 0 || dep(bd, limit, t) || mem(bd, t, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START))
+			return -1;
+		return t;
+	}
+	/* stream: [flash -> DRAM] -> GPU [-> all-gather of shards] */
+	double share = pl->shard_stream ? wb / bd->dp : wb;
+	int rd = -1;
+	if (pl->weights_on_flash > 0 && mc->nvme_rd >= 0) {
+		int path[2] = {mc->nvme_rd, mc->dram};
+		rd = task(bd, "flash read weights", mc->s_nvme, share * pl->weights_on_flash,
+			  x->hw->flash.latency, 2, path, NULL);
+		int lim = ring_back(s->h2d_ring, s->nh2d, D);
+		if (rd < 0 || dep(bd, lim, rd) ||
+		    mem(bd, rd, mc->dram_pool, CAT_W, share * pl->weights_on_flash, ENG_AT_START))
+			return -1;
+	}
+	int path[2] = {mc->h2d[g], mc->dram};
+	int h = task(bd, "h2d weights", mc->s_h2d[g], share, 0, 2, path, NULL);
+	if (h < 0 || dep(bd, rd, h) || dep(bd, limit, h) ||
+	    mem(bd, h, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START) ||
+	    mem(bd, h, mc->dram_pool, CAT_W, -share * pl->weights_on_flash, ENG_AT_END))
+		return -1;
+	s->h2d_ring[s->nh2d++ % 16] = h;
+	if (!pl->shard_stream || bd->dp <= 1)
+		return h;
+	int ag = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g], false, wb,
+			    bd->dp, bd->dp_bw, mc->dp_alpha);
+	if (ag < 0 || dep(bd, h, ag))
+		return -1;
+	return ag;
+}
+
+/* Compute on GPU g's tensor cores, then Megatron's synchronous TP all-reduces. */
+static int compute(struct build *bd, uint32_t g, struct stage *s, const char *name,
+		   double flops, double tp_allreduces, int after, int *tp_task)
+{
+	struct step_machine *mc = &bd->x->mc;
+	int c = task(bd, name, mc->s_comp[g], flops / bd->tp, 0, 1, &mc->sm[g], NULL);
+	if (c < 0 || dep(bd, after, c))
+		return -1;
+	s->comp_ring[s->ncomp++ % 16] = c;
+	*tp_task = c;
+	if (bd->tp > 1 && tp_allreduces > 0) {
+		int t = collective(bd, "tp all-reduce", mc->s_comp[g], mc->tp_link[g], true,
+				   tp_allreduces * bd->boundary, bd->tp, bd->tp_bw, mc->tp_alpha);
+		if (t < 0 || dep(bd, c, t))
+			return -1;
+		*tp_task = t;
+	}
+	return c;
+}
+
+static int forward(struct build *bd, uint32_t g, uint64_t k)
+{
+	struct step_ctx *x = bd->x;
+	struct step_machine *mc = &x->mc;
+	struct stage *s = &bd->sg[g];
+	int pool = mc->gpu_pool[g], prev = -1;
+	bool transient = x->job.recompute != MDL_RC_NONE;
+
+	for (uint32_t b = 0; b < s->nb; b++) {
+		uint32_t lb = block_layers(s->layers, s->nb, b);
+		double wb = block_weights(bd, s, b, lb);
+		int f = fetch(bd, g, s, wb);
+		double flops = lb * bd->F.layer_fwd + (s->head && b == s->nb - 1 ? bd->F.head_fwd : 0);
+		int end, c = compute(bd, g, s, "forward", flops, 2.0 * lb, f, &end);
+		if (c < 0)
+			return -1;
+		if (b == 0)
+			bd->f_first[k * bd->pp + g] = c;
+		double saved = block_saved(bd, s, b, lb);
+		TRY(mem(bd, c, pool, CAT_A, saved, ENG_AT_START));
+		if (transient) {
+			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
+			TRY(mem(bd, c, pool, CAT_A, -bd->act_work, ENG_AT_END));
+		}
+		if (f >= 0)
+			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
+		if (x->pl.ckpt == W_DRAM) {
+			int path[2] = {mc->d2h[g], mc->dram};
+			int o = task(bd, "d2h checkpoint", mc->s_d2h[g], saved, 0, 2, path, NULL);
+			if (o < 0 || dep(bd, c, o) ||
+			    mem(bd, o, mc->dram_pool, CAT_A, saved, ENG_AT_START) ||
+			    mem(bd, o, pool, CAT_A, -saved, ENG_AT_END))
+				return -1;
+		}
+		prev = end;
+	}
+	if (g + 1 < bd->pp) {
+		int t = collective(bd, "p2p send activations", mc->s_comm[g], mc->pp_link[g], false,
+				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
+		if (t < 0 || dep(bd, prev, t))
+			return -1;
+		bd->f_send[k * bd->pp + g] = t;
+	}
+	return 0;
+}
+
+/* Host-side optimizer work on a share of parameters: [flash read] -> CPU AdamW -> [flash write].
+ * Returns the last task. */
+static int host_update(struct build *bd, double params, double read_flash, double write_flash,
+		       int after)
+{
+	struct step_machine *mc = &bd->x->mc;
+	int rd = -1, wr = -1;
+	if (read_flash > 0 && mc->nvme_rd >= 0) {
+		int path[2] = {mc->nvme_rd, mc->dram};
+		rd = task(bd, "flash read optimizer", mc->s_cpu, read_flash,
+			  bd->x->hw->flash.latency, 2, path, NULL);
+		if (rd < 0 || dep(bd, after, rd))
+			return -1;
+	}
+	int path[2] = {mc->cpu, mc->dram};
+	float sc[2] = {1, ADAM_BYTES_PER_PARAM};
+	int u = task(bd, "cpu adamw", mc->s_cpu, params, 0, 2, path, sc);
+	if (u < 0 || dep(bd, after, u) || dep(bd, rd, u))
+		return -1;
+	if (write_flash > 0 && mc->nvme_wr >= 0) {
+		int wpath[2] = {mc->nvme_wr, mc->dram};
+		wr = task(bd, "flash write optimizer", mc->s_cpu, write_flash,
+			  bd->x->hw->flash.latency, 2, wpath, NULL);
+		if (wr < 0 || dep(bd, u, wr))
+			return -1;
+		return wr;
+	}
+	return u;
+}
+
+static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
+{
+	struct step_ctx *x = bd->x;
+	const struct step_place *pl = &x->pl;
+	struct step_machine *mc = &x->mc;
+	struct stage *s = &bd->sg[g];
+	int pool = mc->gpu_pool[g];
+	double rc_ar = x->job.recompute == MDL_RC_FULL ? 2 : 0;
+	bool transient = x->job.recompute != MDL_RC_NONE;
+
+	for (uint32_t i = 0; i < s->nb; i++) {
+		uint32_t b = s->nb - 1 - i;
+		uint32_t lb = block_layers(s->layers, s->nb, b);
+		double wb = block_weights(bd, s, b, lb), saved = block_saved(bd, s, b, lb);
+		double gb = block_grads(bd, s, b, lb);
+		int f = fetch(bd, g, s, wb), ck = -1;
+		if (pl->ckpt == W_DRAM) {
+			int path[2] = {mc->h2d[g], mc->dram};
+			ck = task(bd, "h2d checkpoint", mc->s_h2d[g], saved, 0, 2, path, NULL);
+			if (ck < 0 || mem(bd, ck, pool, CAT_A, saved, ENG_AT_START) ||
+			    mem(bd, ck, mc->dram_pool, CAT_A, -saved, ENG_AT_END))
+				return -1;
+			int lim = ring_back(s->comp_ring, s->ncomp, 1);
+			TRY(dep(bd, lim, ck));
+		}
+		double flops = lb * (bd->F.layer_bwd + bd->F.layer_recompute) +
+			       (s->head && b == s->nb - 1 ? bd->F.head_bwd : 0);
+		int end, c = compute(bd, g, s, "backward", flops, (2.0 + rc_ar) * lb, f, &end);
+		if (c < 0 || dep(bd, ck, c))
+			return -1;
+		if (i == 0)
+			bd->b_first[k * bd->pp + g] = c;
+		TRY(mem(bd, c, pool, CAT_A, -saved, ENG_AT_END));
+		if (transient) {
+			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
+			TRY(mem(bd, c, pool, CAT_A, -bd->act_work, ENG_AT_END));
+		}
+		if (f >= 0)
+			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
+		/* gradients */
+		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
+		if (pl->grads == GRADS_LOCAL) {
+			if (x->c->layout.zero >= 2 || last) {
+				int r = collective(bd, zero_rs ? "reduce-scatter grads" : "all-reduce grads",
+						   mc->s_comm[g], mc->dp_link[g], !zero_rs, gb, bd->dp,
+						   bd->dp_bw, mc->dp_alpha);
+				if (r < 0 || dep(bd, end, r))
+					return -1;
+				s->last_bwd_comm = r;
+			}
+		} else {
+			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down */
+			double down = gb;
+			TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
+			int r = -1;
+			if (zero_rs && bd->dp > 1) {
+				r = collective(bd, "reduce-scatter grads", mc->s_comm[g], mc->dp_link[g],
+					       false, gb, bd->dp, bd->dp_bw, mc->dp_alpha);
+				if (r < 0 || dep(bd, end, r))
+					return -1;
+				down = gb / bd->dp;
+			}
+			int path[2] = {mc->d2h[g], mc->dram};
+			int d = task(bd, "d2h grads", mc->s_d2h[g], down, 0, 2, path, NULL);
+			if (d < 0 || dep(bd, end, d) || dep(bd, r, d) ||
+			    mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
+				return -1;
+			s->last_bwd_comm = d;
+			double params = block_trainable(bd, s, b, lb) / bd->dp;
+			if (last && pl->grads_on_flash > 0 && pl->update != UPD_CPU_OVERLAP &&
+			    mc->nvme_wr >= 0) {
+				int wpath[2] = {mc->nvme_wr, mc->dram};
+				int w = task(bd, "flash write grads", mc->s_cpu,
+					     params * HOST_GRAD_BYTES * pl->grads_on_flash,
+					     x->hw->flash.latency, 2, wpath, NULL);
+				if (w < 0 || dep(bd, d, w))
+					return -1;
+				s->last_bwd_comm = w;
+			}
+			if (last && pl->update == UPD_CPU_OVERLAP) {
+				double opt = params * (bd->L.optimizer_bytes /
+						       fmax(1.0, (double)bd->L.trainable_params));
+				double rd = opt * pl->opt_on_flash +
+					    params * HOST_GRAD_BYTES * pl->grads_on_flash;
+				double wr = opt * pl->opt_on_flash +
+					    wb / bd->dp * pl->weights_on_flash *
+						    (params > 0 ? 1 : 0);
+				int u = host_update(bd, params, rd, wr, d);
+				if (u < 0)
+					return -1;
+				s->last_update = u;
+			}
+		}
+		if (i == s->nb - 1)
+			bd->b_last[k * bd->pp + g] = end;
+	}
+	if (g > 0) {
+		int t = collective(bd, "p2p send grads", mc->s_comm[g], mc->pp_link[g], false,
+				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
+		if (t < 0 || dep(bd, bd->b_last[k * bd->pp + g], t))
+			return -1;
+		bd->b_send[k * bd->pp + g] = t;
+	}
+	return 0;
+}
+
+/* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
+static int update(struct build *bd, uint32_t g)
+{
+	struct step_ctx *x = bd->x;
+	const struct step_place *pl = &x->pl;
+	struct step_machine *mc = &x->mc;
+	struct stage *s = &bd->sg[g];
+	const struct mdl_layout *l = &x->c->layout;
+	double w = s->st.weights_bytes / bd->tp, o = s->st.optimizer_bytes / bd->tp;
+	double params = (double)s->st.trainable_params / bd->tp;
+
+	if (pl->update == UPD_GPU) {
+		double shard = l->zero >= 1 ? params / bd->dp : params;
+		float sc = ADAM_BYTES_PER_PARAM;
+		int u = task(bd, "adamw", mc->s_comp[g], shard, 0, 1, &mc->hbm[g], &sc);
+		if (u < 0 || dep(bd, s->last_bwd_comm, u))
+			return -1;
+		s->last_update = u;
+		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1) {
+			int ag = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g],
+					    false, w, bd->dp, bd->dp_bw, mc->dp_alpha);
+			if (ag < 0 || dep(bd, u, ag))
+				return -1;
+			s->last_update = ag;
+		}
+		return 0;
+	}
+	if (pl->update == UPD_CPU_OVERLAP)
+		return 0;
+	/* after backward: chunks pipelined NVMe -> CPU -> NVMe */
+	double share = params / bd->dp;
+	double opt = o / bd->dp;
+	int last = -1;
+	for (int c = 0; c < UPDATE_CHUNKS; c++) {
+		double rd = (opt * pl->opt_on_flash + share * HOST_GRAD_BYTES * pl->grads_on_flash) /
+			    UPDATE_CHUNKS;
+		double wr = opt * pl->opt_on_flash / UPDATE_CHUNKS;
+		last = host_update(bd, share / UPDATE_CHUNKS, rd, wr, s->last_bwd_comm);
+		if (last < 0)
+			return -1;
+	}
+	s->last_update = last;
+	if (pl->fetch == FETCH_RESIDENT) {
+		/* ZeRO-Offload: updated compute-dtype weights go back up, then all-gather */
+		int path[2] = {mc->h2d[g], mc->dram};
+		int h = task(bd, "h2d weights", mc->s_h2d[g], w / bd->dp, 0, 2, path, NULL);
+		if (h < 0 || dep(bd, last, h))
+			return -1;
+		s->last_update = h;
+		if (bd->dp > 1) {
+			int ag = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g],
+					    false, w, bd->dp, bd->dp_bw, mc->dp_alpha);
+			if (ag < 0 || dep(bd, h, ag))
+				return -1;
+			s->last_update = ag;
+		}
+	}
+	return 0;
+}
+
+/* Memory held for the whole step: the setup task allocates it at t = 0, the done task frees
+ * it. */
+static int resident(struct build *bd)
+{
+	struct step_ctx *x = bd->x;
+	const struct step_place *pl = &x->pl;
+	struct step_machine *mc = &x->mc;
+	const struct mdl_layout *l = &x->c->layout;
+	int t[2] = {bd->setup, bd->done};
+	int when[2] = {ENG_AT_START, ENG_AT_END};
+
+	for (int i = 0; i < 2; i++) {
+		double sign = i == 0 ? 1 : -1;
+		for (uint32_t g = 0; g < bd->pp; g++) {
+			struct stage *s = &bd->sg[g];
+			double w = s->st.weights_bytes / bd->tp, gr = s->st.gradients_bytes / bd->tp;
+			double o = s->st.optimizer_bytes / bd->tp;
+			int pool = mc->gpu_pool[g];
+			if (pl->update == UPD_GPU) {
+				/* ZeRO-3 keeps the weight shard; gathered layers come and go */
+				mdl_zero_shard(l->zero, bd->dp, &w, &gr, &o);
+				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
+				TRY(mem(bd, t[i], pool, CAT_G, sign * gr, when[i]));
+				TRY(mem(bd, t[i], pool, CAT_O, sign * o, when[i]));
+			} else if (pl->fetch == FETCH_RESIDENT) {
+				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
+			}
+			TRY(mem(bd, t[i], pool, CAT_X,
+				sign * (MDL_CUDA_CONTEXT_BYTES + CUBLAS_WORKSPACE), when[i]));
+		}
+		if (pl->update == UPD_GPU)
+			continue;
+		/* host tiers, per representative GPU (the pools stand for k GPUs) */
+		struct mdl_states st;
+		mdl_job_states(&x->w->arch, &x->job, &st);
+		double dp = bd->dp;
+		double hg = (double)st.trainable_params * HOST_GRAD_BYTES / dp;
+		double w = pl->fetch == FETCH_STREAM ? st.weights_bytes / dp : 0;
+		double o = st.optimizer_bytes / dp;
+		double wf = pl->weights_on_flash, of = pl->opt_on_flash, gf = pl->grads_on_flash;
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_X, sign * pl->dram_fixed / mc->k, when[i]));
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_W, sign * w * (1 - wf), when[i]));
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_O, sign * o * (1 - of), when[i]));
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_G, sign * hg * (1 - gf), when[i]));
+		TRY(mem(bd, t[i], mc->flash_pool, CAT_W, sign * w * wf, when[i]));
+		TRY(mem(bd, t[i], mc->flash_pool, CAT_O, sign * o * of, when[i]));
+		TRY(mem(bd, t[i], mc->flash_pool, CAT_G, sign * hg * gf, when[i]));
+	}
+	return 0;
+}
+
+int step_build(struct step_ctx *x, char *err, size_t errlen)
+{
+	struct build *bd = calloc(1, sizeof *bd);
+	const struct mdl_arch *a = &x->w->arch;
+	const struct mdl_layout *l = &x->c->layout;
+	int rc = -1;
+
+	if (!bd) {
+		snprintf(err, errlen, "simulator: out of memory");
+		return -1;
+	}
+	bd->x = x;
+	bd->err = err;
+	bd->errlen = errlen;
+	bd->tp = l->tp;
+	bd->pp = l->pp;
+	bd->dp = l->dp;
+	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || a->layers % bd->pp) {
+		snprintf(err, errlen, "--pp %u must divide the %llu layers and be at most %d", bd->pp,
+			 (unsigned long long)a->layers, SIM_MAX_PP);
+		free(bd);
+		return -1;
+	}
+	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
+	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
+	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
+	mdl_job_flops(a, &x->job, &bd->F);
+	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
+	bd->act_work = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	bd->act_embed = mdl_act_embed(a, &x->job, bd->tp, l->sp);
+	bd->act_head = mdl_act_head(a, &x->job, bd->tp, l->sp);
+	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
+		       (double)x->job.micro_batch * (double)a->hidden;
+
+	if (machine(bd))
+		goto out;
+
+	uint32_t per = (uint32_t)(a->layers / bd->pp);
+	for (uint32_t g = 0; g < bd->pp; g++) {
+		struct stage *s = &bd->sg[g];
+		s->layers = per;
+		s->first_layer = g * per;
+		s->embed = g == 0;
+		s->head = g == bd->pp - 1;
+		s->nb = x->pl.fetch == FETCH_RESIDENT && per > STEP_BLOCKS ? STEP_BLOCKS : per;
+		s->last_update = s->last_bwd_comm = -1;
+		mdl_job_states_part(a, &x->job, per, s->embed, s->head, &s->st);
+	}
+
+	/* micro-batches: all of them with PP (the pipeline is the schedule), else three */
+	x->built = bd->pp > 1 || x->m <= 3 ? x->m : 3;
+	size_t cells = (size_t)x->built * bd->pp;
+	bd->f_first = malloc(cells * 5 * sizeof(int));
+	if (!bd->f_first) {
+		snprintf(err, errlen, "simulator: out of memory");
+		goto out;
+	}
+	bd->f_send = bd->f_first + cells;
+	bd->b_first = bd->f_send + cells;
+	bd->b_last = bd->b_first + cells;
+	bd->b_send = bd->b_last + cells;
+	for (size_t i = 0; i < cells * 5; i++)
+		bd->f_first[i] = -1;
+
+	bd->setup = task(bd, "setup", -1, 0, 0, 0, NULL, NULL);
+	if (bd->setup < 0)
+		goto out;
+
+	/* 1F1B per stage (Narayanan et al. 2021): pp-g-1 warm-up forwards, then one forward and
+	 * one backward alternately, then the remaining backwards. Streams are per stage, so the
+	 * stages are built one after another; cross-stage dependencies are added afterwards. */
+	uint64_t M = x->built;
+	for (uint32_t g = 0; g < bd->pp; g++) {
+		uint64_t warm = bd->pp - g - 1 < M ? bd->pp - g - 1 : M, nf = 0, nbk = 0;
+		for (; nf < warm; nf++)
+			if (forward(bd, g, nf))
+				goto out;
+		while (nbk < M) {
+			if (nf < M && forward(bd, g, nf++))
+				goto out;
+			if (backward(bd, g, nbk, nbk == M - 1))
+				goto out;
+			nbk++;
+		}
+		if (update(bd, g))
+			goto out;
+	}
+	for (uint64_t k = 0; k < M; k++)
+		for (uint32_t g = 0; g < bd->pp; g++) {
+			if (dep(bd, bd->setup, bd->f_first[k * bd->pp + g]))
+				goto out;
+			if (g > 0 && dep(bd, bd->f_send[k * bd->pp + g - 1],
+					 bd->f_first[k * bd->pp + g]))
+				goto out;
+			if (g + 1 < bd->pp && dep(bd, bd->b_send[k * bd->pp + g + 1],
+						  bd->b_first[k * bd->pp + g]))
+				goto out;
+		}
+	bd->done = task(bd, "step done", -1, 0, 0, 0, NULL, NULL);
+	if (bd->done < 0)
+		goto out;
+	for (uint32_t g = 0; g < bd->pp; g++) {
+		struct stage *s = &bd->sg[g];
+		if (dep(bd, s->last_update, bd->done) || dep(bd, s->last_bwd_comm, bd->done) ||
+		    dep(bd, bd->b_last[(M - 1) * bd->pp + g], bd->done))
+			goto out;
+	}
+	if (resident(bd))
+		goto out;
+	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
+	if (M < x->m) {
+		x->mb_end[0] = bd->b_last[0];
+		x->mb_end[1] = bd->b_last[1];
+	}
+	rc = 0;
+out:
+	free(bd->f_first);
+	free(bd);
+	return rc;
+}
+
+int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen)
+{
+	const struct mdl_layout *l = &x->c->layout;
+
+	if (l->tp == 1 && l->pp == 1)
+		return 0;
+	snprintf(err, errlen, "policy %s runs data parallel only: --tp and --pp must be 1 (got %u, %u)",
+		 x->c->policy->name, l->tp, l->pp);
+	return -1;
+}

@@ -1,0 +1,84 @@
+/*
+ * step — one training step of one configuration, built as a task graph and run on the engine.
+ *
+ * A policy (sim/pol_*.c) decides placement: where weights, gradients, optimizer state and
+ * activation checkpoints live (GPU, DRAM, flash), how weights reach the GPU (resident, gathered
+ * from ZeRO-3 shards, streamed from DRAM or flash), where gradients go, and when and where the
+ * optimizer runs. The builder here turns that placement into tasks, one representative GPU per
+ * pipeline stage: GPUs of a data- or tensor-parallel group do the same work at the same time, so
+ * the representative gets 1/k of every resource the k GPUs of its node share (DRAM bandwidth,
+ * the NVMe array, the CPU) and its pools stand for k copies. Max-min sharing among k identical
+ * flows gives each exactly 1/k, so this reduction is exact for symmetric layouts.
+ *
+ * The step: micro-batches in the 1F1B order of Narayanan et al. 2021 (GPipe order when pp = 1
+ * is the same thing), each stage's layers in blocks (one layer per block when weights move per
+ * layer, else at most STEP_BLOCKS blocks, enough to overlap bucketed gradient reduction), TP
+ * all-reduces on the compute stream (Megatron's are synchronous), collectives on a
+ * communication stream, copies on one stream per PCIe direction, CPU AdamW and NVMe I/O on
+ * their own streams. Without pipeline parallelism, micro-batches after the second are
+ * identical: the builder simulates three (the first, one steady one, the last, which carries the
+ * gradient reduction and update) and the caller extrapolates the steady one (engine marks).
+ *
+ * Failure: -1 with a message (engine errors, impossible placement).
+ */
+#ifndef TIERPLAN_STEP_H
+#define TIERPLAN_STEP_H
+
+#include "engine.h"
+#include "sim.h"
+
+#define STEP_BLOCKS 8
+/* Bytes of DRAM per node kept back for the OS, the framework and pinned-allocation slack when a
+ * policy keeps state on the host; a placeholder until calibrate measures it [U]. */
+#define STEP_DRAM_RESERVE (32.0 * 1073741824.0)
+
+enum step_where { W_GPU, W_DRAM, W_FLASH };
+enum step_fetch { FETCH_RESIDENT, FETCH_GATHER, FETCH_STREAM };
+enum step_grads { GRADS_LOCAL, GRADS_HOST };
+enum step_update { UPD_GPU, UPD_CPU_AFTER, UPD_CPU_OVERLAP };
+
+/* Placement a policy chooses. Fractions split a state between DRAM and flash (0..1 on flash). */
+struct step_place {
+	enum step_fetch fetch;
+	double weights_on_flash;   /* streamed weights: fraction read from flash each pass */
+	bool shard_stream;         /* streamed weights are ZeRO-3 shards: h2d 1/dp, then gather */
+	enum step_where ckpt;      /* activation checkpoints: W_GPU or W_DRAM */
+	enum step_grads grads;
+	double grads_on_flash;     /* host gradients: fraction written to flash */
+	enum step_update update;
+	double opt_on_flash;       /* host optimizer state: fraction on flash */
+	uint32_t prefetch;         /* weight buffers on the GPU (>= 2) */
+	double dram_fixed;         /* pinned buffers and other DRAM the policy keeps, per node */
+};
+
+/* The machine as engine resources, built once per configuration. */
+struct step_machine {
+	int sm[SIM_MAX_PP], hbm[SIM_MAX_PP], h2d[SIM_MAX_PP], d2h[SIM_MAX_PP];
+	int tp_link[SIM_MAX_PP], dp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP];
+	int dram, nvme_rd, nvme_wr, cpu;
+	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_h2d[SIM_MAX_PP], s_d2h[SIM_MAX_PP];
+	int s_cpu, s_nvme;
+	int gpu_pool[SIM_MAX_PP], dram_pool, flash_pool;
+	uint32_t k;          /* GPUs per node in use: the representative's share of node resources */
+	double tp_alpha, dp_alpha, pp_alpha; /* collective step latency, s */
+};
+
+struct step_ctx {
+	struct eng *e;
+	const struct sim_workload *w;
+	const struct sim_hw *hw;
+	const struct sim_config *c;
+	struct mdl_job job;       /* the job as run (the policy may set recompute) */
+	struct step_place pl;
+	struct step_machine mc;
+	uint64_t m, built;        /* micro-batches per step, micro-batches simulated */
+	int mb_end[3];            /* last compute task of micro-batches 0, 1 (steady) when built < m */
+};
+
+/* Policies: 0 = tp 1 and pp 1 (data parallel only), else -1 naming the flag. */
+int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen);
+
+/* Builds the machine and the step for the context's placement. 0 ok, -1 + err. */
+int step_build(struct step_ctx *x, char *err, size_t errlen);
+
+#endif

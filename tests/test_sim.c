@@ -215,7 +215,7 @@ static void print_table(const struct cal *c, int n)
 static void calibration_set_errors(void)
 {
 	struct fx f;
-	struct cal t[8];
+	struct cal t[12];
 	int n = 0;
 
 	/* torchtune B.1: Llama 3.1 8B LoRA on one A6000, batch 2, seq 2048: 30.3 GiB */
@@ -253,6 +253,48 @@ static void calibration_set_errors(void)
 	t[n++] = (struct cal){"ZeRO-Offload 10B V100 step", "time", 25.73, f.o.step_seconds, "s"};
 	t[n++] = (struct cal){"ZeRO-Offload 10B V100 GPU used", "mem", 32290 * 1048576.0 / 1e9,
 			      f.o.peak_gpu / 1e9, "GB"};
+	eng_free(f.eng);
+
+	/* LitGPT (published.md B.12): Llama-2-7B LoRA r8 on q,v, bf16-true, micro-batch 1, the
+	 * longest Alpaca example 1304 tokens, no activation checkpointing, one A100-40GB:
+	 * 21.30 GB (torch max allocated / 1e9) */
+	setup(&f, "llama-2-7b.json", "a100-40g", "hgx-8gpu", "pm1743", 0);
+	f.w.job = (struct mdl_job){MDL_LORA, 8, MDL_T_Q | MDL_T_V, MDL_BF16, MDL_ADAMW,
+				   MDL_RC_NONE, MDL_ATTN_FLASH, 1304, 1};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	t[n++] = (struct cal){"LitGPT Llama-2-7B LoRA A100 b1", "mem", 21.30, f.o.peak_gpu / 1e9,
+			      "GB"};
+	eng_free(f.eng);
+
+	/* PEFT (B.6): Llama-2-70B LoRA r8 all-linear, DeepSpeed ZeRO-3, 8 x H100 80GB, batch 8,
+	 * seq 2048, gradient checkpointing, flash attention: ~64 GB per GPU */
+	setup(&f, "llama-2-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 0);
+	f.w.job = (struct mdl_job){MDL_LORA, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_FULL,
+				   MDL_ATTN_FLASH, 2048, 8};
+	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false};
+	f.c.grad_accum = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	t[n++] = (struct cal){"PEFT 70B LoRA ZeRO-3 8xH100 b8", "mem", 64, f.o.peak_gpu / 1e9,
+			      "GB"};
+	eng_free(f.eng);
+
+	/* DeepSpeed#1776 (published.md 2.3): ZeRO-Infinity, 50.356 B GPT on one DGX-2 (16 x
+	 * V100-32GB, 1.5 TB DRAM, 8 NVMe drives, 2 x Xeon 8168 = 48 cores), 26 sequences of 1024
+	 * per GPU, checkpointed: 298.9 s per iteration (optimizer 92.6 s). The drives are modelled
+	 * as generic Gen4 3.84 TB (the DGX-2's are Gen3: optimistic). */
+	setup(&f, "tests/data/gpt-50b.json", "v100-32g", "hgx-8gpu", "generic-gen4", 8);
+	f.hw.host.cpu_cores = 48;
+	f.hw.host.dram_bandwidth = 256e9;
+	f.hw.host.flash_uplink = 0;
+	f.hw.dram = 1.5e12;
+	f.hw.gpus_per_node = 16;
+	f.w.job = (struct mdl_job){MDL_FULL, 8, MDL_T_ALL, MDL_FP16_MIXED, MDL_ADAMW, MDL_RC_FULL,
+				   MDL_ATTN_EAGER, 1024, 26};
+	f.c.layout = (struct mdl_layout){1, 1, 16, 3, false};
+	f.c.grad_accum = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	t[n++] = (struct cal){"ZeRO-Infinity 50B DGX-2 step", "time", 298.9, f.o.step_seconds,
+			      "s"};
 	eng_free(f.eng);
 
 	print_table(t, n);

@@ -20,12 +20,11 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	cJSON_AddBoolToObject(lay, "sequence_parallel", l->sp);
 }
 
-static cJSON *option_json(const struct sim_option *o)
+/* The fields a plan option and a simulate result share. */
+static void add_result(cJSON *j, const struct sim_option *o)
 {
-	cJSON *j = cJSON_CreateObject(), *pk, *gm, *c;
+	cJSON *pk, *gm;
 
-	cJSON_AddStringToObject(j, "name", o->name);
-	cJSON_AddStringToObject(j, "kind", o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered");
 	cJSON_AddNumberToObject(j, "gpus", o->gpus);
 	cJSON_AddNumberToObject(j, "nodes", o->nodes);
 	add_layout(j, &o->layout);
@@ -58,10 +57,19 @@ static cJSON *option_json(const struct sim_option *o)
 	cJSON_AddItemToObject(j, "tokens_per_step", num(o->tokens_per_step));
 	cJSON_AddItemToObject(j, "tokens_per_second", num(o->tokens_per_second));
 	cJSON_AddItemToObject(j, "model_tflops_per_gpu", num(o->model_tflops_per_gpu));
-	cJSON_AddItemToObject(j, "steps", num(o->steps));
-	cJSON_AddItemToObject(j, "runtime_seconds", num(o->runtime_seconds));
 	cJSON_AddItemToObject(j, "peak_power_watts", num(o->peak_power_watts));
 	cJSON_AddItemToObject(j, "average_power_watts", num(o->avg_power_watts));
+}
+
+static cJSON *option_json(const struct sim_option *o)
+{
+	cJSON *j = cJSON_CreateObject(), *c;
+
+	cJSON_AddStringToObject(j, "name", o->name);
+	cJSON_AddStringToObject(j, "kind", o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered");
+	add_result(j, o);
+	cJSON_AddItemToObject(j, "steps", num(o->steps));
+	cJSON_AddItemToObject(j, "runtime_seconds", num(o->runtime_seconds));
 	cJSON_AddItemToObject(j, "energy_kwh", num(o->energy_kwh));
 	c = cJSON_AddObjectToObject(j, "cost_usd");
 	cJSON_AddItemToObject(c, "capex", num(o->cost_capex));
@@ -207,44 +215,16 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 {
 	const struct sim_option *o = r->o;
-	cJSON *root = cJSON_CreateObject(), *pk, *res, *x;
+	cJSON *root = cJSON_CreateObject(), *res, *x;
 	char *text;
 
 	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
 	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
 	cJSON_AddStringToObject(root, "command", "simulate");
 	add_inputs(root, r->model_name, r->model_path, r->w, r->hw, r->econ, false);
-	cJSON_AddStringToObject(root, "policy", o->policy);
-	add_layout(root, &o->layout);
-	cJSON_AddNumberToObject(root, "gpus", o->gpus);
-	cJSON_AddNumberToObject(root, "nodes", o->nodes);
-	cJSON_AddStringToObject(root, "recompute", mdl_recompute_name(o->recompute));
-	cJSON_AddNumberToObject(root, "micro_batch", (double)o->micro_batch);
-	cJSON_AddNumberToObject(root, "grad_accum", (double)o->grad_accum);
-	cJSON_AddBoolToObject(root, "fits", o->fits);
-	if (o->fits)
-		cJSON_AddNullToObject(root, "overflow");
-	else
-		cJSON_AddStringToObject(root, "overflow", o->overflow);
-	pk = cJSON_AddObjectToObject(root, "peak_bytes");
-	cJSON_AddItemToObject(pk, "gpu", num(o->peak_gpu));
-	cJSON_AddItemToObject(pk, "dram", num(o->peak_dram));
-	cJSON_AddItemToObject(pk, "flash", num(o->peak_flash));
-	x = cJSON_AddObjectToObject(root, "gpu_memory");
-	cJSON_AddItemToObject(x, "weights", num(o->gpu_mem.weights));
-	cJSON_AddItemToObject(x, "gradients", num(o->gpu_mem.gradients));
-	cJSON_AddItemToObject(x, "optimizer", num(o->gpu_mem.optimizer));
-	cJSON_AddItemToObject(x, "activations", num(o->gpu_mem.activations));
-	cJSON_AddItemToObject(x, "other", num(o->gpu_mem.other));
-	cJSON_AddItemToObject(x, "total", num(o->gpu_mem.total));
-	cJSON_AddNumberToObject(x, "stage", o->gpu_mem.stage);
+	add_result(root, o);
+	cJSON_AddNumberToObject(root, "gpu_memory_stage", o->gpu_mem.stage);
 	cJSON_AddBoolToObject(root, "checkpoints_in_dram", o->ckpt_in_dram > 0);
-	cJSON_AddItemToObject(root, "step_seconds", num(o->step_seconds));
-	cJSON_AddItemToObject(root, "tokens_per_step", num(o->tokens_per_step));
-	cJSON_AddItemToObject(root, "tokens_per_second", num(o->tokens_per_second));
-	cJSON_AddItemToObject(root, "model_tflops_per_gpu", num(o->model_tflops_per_gpu));
-	cJSON_AddItemToObject(root, "peak_power_watts", num(o->peak_power_watts));
-	cJSON_AddItemToObject(root, "average_power_watts", num(o->avg_power_watts));
 	cJSON_AddItemToObject(root, "energy_joules_per_step", num(o->energy_joules_per_step));
 	cJSON_AddItemToObject(root, "flash_bytes_written_per_step",
 			      num(o->flash_bytes_written_per_step));

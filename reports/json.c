@@ -10,6 +10,19 @@ static cJSON *num(double v)
 	return cJSON_CreateNumber(v);
 }
 
+/* Prints the document and frees it; I/O errors are the caller's (ferror). */
+static void emit(FILE *fp, cJSON *root)
+{
+	char *text = cJSON_Print(root);
+
+	if (text) {
+		fputs(text, fp);
+		fputc('\n', fp);
+	}
+	free(text);
+	cJSON_Delete(root);
+}
+
 static void add_layout(cJSON *o, const struct mdl_layout *l)
 {
 	cJSON *lay = cJSON_AddObjectToObject(o, "layout");
@@ -166,7 +179,6 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	const struct sim_plan *p = r->plan;
 	const struct sim_hw *hw = r->hw;
 	cJSON *root = cJSON_CreateObject(), *x, *mem, *opts, *rec;
-	char *text;
 
 	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
 	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
@@ -203,20 +215,13 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	x = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddItemToObject(x, "configurations_evaluated", num((double)p->layouts_evaluated));
 
-	text = cJSON_Print(root);
-	if (text) {
-		fputs(text, fp);
-		fputc('\n', fp);
-	}
-	free(text);
-	cJSON_Delete(root);
+	emit(fp, root);
 }
 
 void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 {
 	const struct sim_option *o = r->o;
 	cJSON *root = cJSON_CreateObject(), *res, *x;
-	char *text;
 
 	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
 	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
@@ -252,11 +257,5 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 	cJSON_AddItemToObject(x, "flash_bytes_written", num(o->flash_bytes_written));
 	cJSON_AddItemToObject(x, "flash_life_fraction", num(o->flash_life_fraction));
 
-	text = cJSON_Print(root);
-	if (text) {
-		fputs(text, fp);
-		fputc('\n', fp);
-	}
-	free(text);
-	cJSON_Delete(root);
+	emit(fp, root);
 }

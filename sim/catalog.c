@@ -67,6 +67,8 @@ static const struct field host_fields[] = {
 	H(flash_bays, CFG_U_COUNT, 0, 1024, 1, "NVMe bays per node"),
 	H(flash_uplink, CFG_U_RATE, 0, 1e14, 1, "shared uplink of the drive array; 0 = none"),
 	H(network_per_gpu, CFG_U_RATE, 0, 1e14, 1, "inter-node bandwidth per GPU; 0 = one node"),
+	H(gpus_per_switch, CFG_U_COUNT, 0, 64, 0, "GPUs behind one PCIe switch; 0 = direct to CPU"),
+	H(switch_uplink, CFG_U_RATE, 0, 1e14, 0, "PCIe switch uplink per direction; 0 = none"),
 	H(base_power, CFG_U_POWER, 0, 1e6, 1, "platform draw outside GPUs, CPUs, DRAM, drives"),
 	H(price, CFG_U_USD, 0, 1e9, 1, "node price without GPUs, DRAM and drives"),
 };

@@ -54,6 +54,8 @@ struct cfg_host {
 	double flash_bays;
 	double flash_uplink;                /* bytes/s shared by the drive array; 0 = none */
 	double network_per_gpu;             /* bytes/s per GPU between nodes; 0 = single node */
+	double gpus_per_switch;             /* GPUs sharing one PCIe switch uplink; 0 = direct */
+	double switch_uplink;               /* bytes/s per direction of that uplink; 0 = none */
 	double base_power;                  /* W */
 	double price;                       /* USD, without GPUs, DRAM and drives */
 };

@@ -130,6 +130,16 @@ static int collective(struct build *bd, const char *name, int stream, int link, 
 	return task(bd, name, stream, wire, lat, 1, &link, NULL);
 }
 
+/* A copy between DRAM and GPU g on its copy stream: the PCIe link's direction, the host's DRAM
+ * and, behind a PCIe switch, the switch's shared uplink. */
+static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
+{
+	const struct step_machine *mc = &bd->x->mc;
+	int path[3] = {up ? mc->h2d[g] : mc->d2h[g], mc->dram, up ? mc->sw_h2d : mc->sw_d2h};
+	return task(bd, name, up ? mc->s_h2d[g] : mc->s_d2h[g], bytes, 0, path[2] >= 0 ? 3 : 2,
+		    path, NULL);
+}
+
 /* ---- machine ---- */
 
 static int machine(struct build *bd)
@@ -201,6 +211,15 @@ static int machine(struct build *bd)
 		TRY(eng_device_state(e, dev, mc->d2h[g], copy_w));
 	}
 	double k = mc->k;
+	/* GPUs behind one PCIe switch share its uplink to the CPU (max-min among the sw GPUs) */
+	mc->sw_h2d = mc->sw_d2h = -1;
+	if (hw->host.switch_uplink > 0 && hw->host.gpus_per_switch > 1) {
+		double sw = fmin(k, hw->host.gpus_per_switch);
+		TRY(mc->sw_h2d = eng_resource(e, "pcie switch uplink h2d", hw->host.switch_uplink / sw,
+					      "B"));
+		TRY(mc->sw_d2h = eng_resource(e, "pcie switch uplink d2h", hw->host.switch_uplink / sw,
+					      "B"));
+	}
 	TRY(mc->dram = eng_resource(e, "host dram", hw->host.dram_bandwidth / k, "B"));
 	TRY(mc->cpu = eng_resource(e, "host cpu adam",
 				   hw->host.cpu_cores * hw->host.cpu_adam_rate_per_core / k, "param"));
@@ -316,8 +335,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
 		    mem(bd, rd, mc->dram_pool, CAT_W, share * pl->weights_on_flash, ENG_AT_START))
 			return -1;
 	}
-	int path[2] = {mc->h2d[g], mc->dram};
-	int h = task(bd, "h2d weights", mc->s_h2d[g], share, 0, 2, path, NULL);
+	int h = host_copy(bd, g, true, "h2d weights", share);
 	if (h < 0 || dep(bd, rd, h) || dep(bd, limit, h) ||
 	    mem(bd, h, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START) ||
 	    mem(bd, h, mc->dram_pool, CAT_W, -share * pl->weights_on_flash, ENG_AT_END))
@@ -379,8 +397,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k)
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
 		if (x->pl.ckpt == W_DRAM) {
-			int path[2] = {mc->d2h[g], mc->dram};
-			int o = task(bd, "d2h checkpoint", mc->s_d2h[g], saved, 0, 2, path, NULL);
+			int o = host_copy(bd, g, false, "d2h checkpoint", saved);
 			if (o < 0 || dep(bd, c, o) ||
 			    mem(bd, o, mc->dram_pool, CAT_A, saved, ENG_AT_START) ||
 			    mem(bd, o, pool, CAT_A, -saved, ENG_AT_END))
@@ -445,8 +462,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 		double gb = block_grads(bd, s, b, lb);
 		int f = fetch(bd, g, s, wb), ck = -1;
 		if (pl->ckpt == W_DRAM) {
-			int path[2] = {mc->h2d[g], mc->dram};
-			ck = task(bd, "h2d checkpoint", mc->s_h2d[g], saved, 0, 2, path, NULL);
+			ck = host_copy(bd, g, true, "h2d checkpoint", saved);
 			if (ck < 0 || mem(bd, ck, pool, CAT_A, saved, ENG_AT_START) ||
 			    mem(bd, ck, mc->dram_pool, CAT_A, -saved, ENG_AT_END))
 				return -1;
@@ -490,8 +506,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 					return -1;
 				down = gb / bd->dp;
 			}
-			int path[2] = {mc->d2h[g], mc->dram};
-			int d = task(bd, "d2h grads", mc->s_d2h[g], down, 0, 2, path, NULL);
+			int d = host_copy(bd, g, false, "d2h grads", down);
 			if (d < 0 || dep(bd, end, d) || dep(bd, r, d) ||
 			    mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
 				return -1;
@@ -578,8 +593,7 @@ static int update(struct build *bd, uint32_t g)
 	s->last_update = last;
 	if (pl->fetch == FETCH_RESIDENT) {
 		/* ZeRO-Offload: updated compute-dtype weights go back up, then all-gather */
-		int path[2] = {mc->h2d[g], mc->dram};
-		int h = task(bd, "h2d weights", mc->s_h2d[g], w / bd->dp, 0, 2, path, NULL);
+		int h = host_copy(bd, g, true, "h2d weights", w / bd->dp);
 		if (h < 0 || dep(bd, last, h))
 			return -1;
 		s->last_update = h;

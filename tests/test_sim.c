@@ -85,6 +85,11 @@ static void bandwidth_bound_step_is_bytes_over_bandwidth(void)
 	mdl_job_states(&f.w.arch, &f.w.job, &st);
 	double pcie = sim_pcie_bandwidth(5, 16);
 	ASSERT_NEAR_REL(f.o.step_seconds, 4 * 2 * st.weights_bytes / pcie, 0.01);
+	/* two GPUs behind one PCIe switch (hgx-8gpu: 2 per Gen5 x16 uplink) share it: each
+	 * streams at half the rate */
+	f.c.layout.dp = 2;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	ASSERT_NEAR_REL(f.o.step_seconds, 4 * 2 * st.weights_bytes / (pcie / 2), 0.01);
 	eng_free(f.eng);
 }
 

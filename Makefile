@@ -4,6 +4,7 @@
 #   make deps       install the Debian packages tierplan needs (apt-get as root, else print it)
 #   make bench      engine events/s, simulated steps and whole plans (bench.json)
 #   make asan       build and test with AddressSanitizer and UBSan (build/asan)
+#   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60), corpus in tests/fuzz/corpus
 #   make V=1 ...    show the full commands
 # CI sets WERROR=1 (warnings are errors).
 
@@ -41,7 +42,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit cli-test readme-test bench asan clean
+.PHONY: all deps test unit cli-test readme-test bench asan fuzz fuzz-build clean
 
 all: $(BIN)/tierplan
 
@@ -102,6 +103,26 @@ asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" test
+
+# --- fuzzing (clang + libFuzzer from Debian's libclang-rt) ------------------------------------
+FUZZ_TARGETS := config catalog units cli
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+$(BUILD)/libtierplan.a: $(LIB_OBJ)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) \
+	  CFLAGS="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/libtierplan.a
+	$(Q)for t in $(FUZZ_TARGETS); do \
+	  $(FUZZ_CC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer $(CPPFLAGS) $(WARN) -o build/fuzz/fuzz_$$t \
+	    tests/fuzz/fuzz_$$t.c build/fuzz/libtierplan.a $(LDLIBS) || exit 1; done
+
+fuzz: fuzz-build
+	$(Q)sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD) $(BIN) bench.json

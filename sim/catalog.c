@@ -32,6 +32,8 @@ static const struct field gpu_fields[] = {
 	G(host_link_gen, CFG_U_COUNT, 1, 7, 1, "PCIe generation to the host"),
 	G(host_link_lanes, CFG_U_COUNT, 1, 32, 1, "PCIe lanes to the host"),
 	G(gpu_link, CFG_U_RATE, 0, 1e15, 1, "GPU-GPU bandwidth, both directions; 0 = none"),
+};
+static const struct field gpu_price_fields[] = {
 	G(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),
 	G(cloud_per_hour, CFG_U_USD, 0, 1e6, 1, "cloud price per GPU-hour"),
 };
@@ -48,6 +50,8 @@ static const struct field flash_fields[] = {
 	F(warranty_years, CFG_U_COUNT, 1, 50, 1, "warranty period of the rating"),
 	F(active_power, CFG_U_POWER, 0, 1e4, 1, "draw while reading or writing"),
 	F(idle_power, CFG_U_POWER, 0, 1e4, 1, "idle draw"),
+};
+static const struct field flash_price_fields[] = {
 	F(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),
 };
 #undef F
@@ -63,14 +67,16 @@ static const struct field host_fields[] = {
 	H(dram_max, CFG_U_SIZE, 1 << 30, 1e15, 1, "most DRAM the node takes"),
 	H(dram_bandwidth, CFG_U_RATE, 1e9, 1e14, 1, "DRAM bandwidth"),
 	H(dram_power_per_gb, CFG_U_COUNT, 0, 100, 1, "DRAM watts per GB"),
-	H(dram_price_per_gb, CFG_U_USD, 0, 1e4, 1, "DRAM USD per GB"),
 	H(flash_bays, CFG_U_COUNT, 0, 1024, 1, "NVMe bays per node"),
 	H(flash_uplink, CFG_U_RATE, 0, 1e14, 1, "shared uplink of the drive array; 0 = none"),
 	H(network_per_gpu, CFG_U_RATE, 0, 1e14, 1, "inter-node bandwidth per GPU; 0 = one node"),
 	H(gpus_per_switch, CFG_U_COUNT, 0, 64, 0, "GPUs behind one PCIe switch; 0 = direct to CPU"),
 	H(switch_uplink, CFG_U_RATE, 0, 1e14, 0, "PCIe switch uplink per direction; 0 = none"),
 	H(base_power, CFG_U_POWER, 0, 1e6, 1, "platform draw outside GPUs, CPUs, DRAM, drives"),
+};
+static const struct field host_price_fields[] = {
 	H(price, CFG_U_USD, 0, 1e9, 1, "node price without GPUs, DRAM and drives"),
+	H(dram_price_per_gb, CFG_U_USD, 0, 1e4, 1, "DRAM USD per GB"),
 };
 #undef H
 
@@ -87,7 +93,23 @@ static const struct {
 		       sizeof(struct cfg_flash)},
 	[CFG_HOST] = {"hosts.json", "hosts", "host", host_fields,
 		      (int)(sizeof host_fields / sizeof host_fields[0]), sizeof(struct cfg_host)},
+	[CFG_GPU_PRICE] = {"prices.json", "gpus", "gpu price", gpu_price_fields,
+			   (int)(sizeof gpu_price_fields / sizeof gpu_price_fields[0]),
+			   sizeof(struct cfg_gpu)},
+	[CFG_FLASH_PRICE] = {"prices.json", "flash", "flash price", flash_price_fields,
+			     (int)(sizeof flash_price_fields / sizeof flash_price_fields[0]),
+			     sizeof(struct cfg_flash)},
+	[CFG_HOST_PRICE] = {"prices.json", "hosts", "host price", host_price_fields,
+			    (int)(sizeof host_price_fields / sizeof host_price_fields[0]),
+			    sizeof(struct cfg_host)},
 };
+
+/* the price kind of each hardware kind */
+static const enum cfg_kind price_kind[] = {[CFG_GPU] = CFG_GPU_PRICE,
+					   [CFG_FLASH] = CFG_FLASH_PRICE,
+					   [CFG_HOST] = CFG_HOST_PRICE};
+
+static char prices_override[PATH_MAX];
 
 /* name and description lead every record struct */
 struct named {
@@ -284,10 +306,64 @@ static cJSON *load_json(const char *path, char *err, size_t errlen)
 	return root;
 }
 
-int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size_t errlen)
+void cfg_set_prices(const char *path)
+{
+	snprintf(prices_override, sizeof prices_override, "%s", path ? path : "");
+}
+
+const char *cfg_prices_path(void)
+{
+	static char path[PATH_MAX];
+
+	if (prices_override[0])
+		return prices_override;
+	snprintf(path, sizeof path, "%s/prices.json", cfg_dir());
+	return path;
+}
+
+/* Fills the price fields of a hardware record from the prices file, by name. */
+static int apply_prices(enum cfg_kind kind, void *rec, const cJSON *prices, const char *path,
+			char *err, size_t errlen)
+{
+	enum cfg_kind pk = price_kind[kind];
+	const struct named *nm = rec;
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(prices, kinds[pk].array), *it;
+	union {
+		struct cfg_gpu g;
+		struct cfg_flash f;
+		struct cfg_host h;
+	} tmp;
+
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+		if (!cJSON_IsString(name) || strcasecmp(name->valuestring, nm->name) != 0)
+			continue;
+		if (cfg_record_parse(pk, it, path, &tmp, err, errlen) < 0)
+			return -1;
+		for (int i = 0; i < kinds[pk].nfields; i++) {
+			size_t off = kinds[pk].fields[i].off;
+			*(double *)((char *)rec + off) = *(double *)((char *)&tmp + off);
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "prices '%s': no entry for %s '%s' in '%s' (add one, or pass --prices "
+			      "FILE)",
+		 path, kinds[kind].what, nm->name, kinds[pk].array);
+	return -1;
+}
+
+static cJSON *load_prices(char *err, size_t errlen)
+{
+	return load_json(cfg_prices_path(), err, errlen);
+}
+
+/* Loads a catalog; with prices, every record is priced (an unpriced one is an error). */
+static int catalog_load(enum cfg_kind kind, bool priced, void **records, int *n, char *err,
+			size_t errlen)
 {
 	char path[PATH_MAX];
-	cJSON *root, *arr, *it;
+	cJSON *root, *arr, *it, *prices = NULL;
 	char *out = NULL;
 	int count = 0, rc = -1;
 
@@ -295,6 +371,8 @@ int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size
 	root = load_json(path, err, errlen);
 	if (!root)
 		return -1;
+	if (priced && !(prices = load_prices(err, errlen)))
+		goto out;
 	arr = cJSON_GetObjectItemCaseSensitive(root, kinds[kind].array);
 	if (!cJSON_IsArray(arr)) {
 		snprintf(err, errlen, "catalog '%s': expected an array '%s'", path, kinds[kind].array);
@@ -307,8 +385,9 @@ int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size
 	}
 	cJSON_ArrayForEach(it, arr)
 	{
-		if (cfg_record_parse(kind, it, path, out + (size_t)count * kinds[kind].size, err,
-				     errlen) < 0)
+		void *rec = out + (size_t)count * kinds[kind].size;
+		if (cfg_record_parse(kind, it, path, rec, err, errlen) < 0 ||
+		    (priced && apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen) < 0))
 			goto out;
 		count++;
 	}
@@ -318,8 +397,14 @@ int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size
 	rc = 0;
 out:
 	free(out);
+	cJSON_Delete(prices);
 	cJSON_Delete(root);
 	return rc;
+}
+
+int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size_t errlen)
+{
+	return catalog_load(kind, true, records, n, err, errlen);
 }
 
 static bool is_path(const char *s)
@@ -336,19 +421,28 @@ static int record_get(enum cfg_kind kind, const char *arg, void *rec, char *err,
 		cJSON *root = load_json(arg, err, errlen);
 		if (!root)
 			return -1;
+		cJSON *prices = NULL;
 		rc = cfg_record_parse(kind, root, arg, rec, err, errlen);
+		if (rc == 0 && !(prices = load_prices(err, errlen)))
+			rc = -1;
+		if (rc == 0)
+			rc = apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen);
+		cJSON_Delete(prices);
 		cJSON_Delete(root);
 		return rc;
 	}
-	if (cfg_catalog_load(kind, &all, &n, err, errlen) < 0)
+	if (catalog_load(kind, false, &all, &n, err, errlen) < 0)
 		return -1;
 	const char *names[256];
 	int nn = 0;
 	for (int i = 0; i < n; i++) {
 		const struct named *r = (const void *)((char *)all + (size_t)i * kinds[kind].size);
 		if (strcasecmp(r->name, arg) == 0) {
+			cJSON *prices = load_prices(err, errlen);
 			memcpy(rec, r, kinds[kind].size);
-			rc = 0;
+			rc = prices ? apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen)
+				    : -1;
+			cJSON_Delete(prices);
 			goto out;
 		}
 		if (nn < 256)

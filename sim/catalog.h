@@ -60,7 +60,14 @@ struct cfg_host {
 	double price;                       /* USD, without GPUs, DRAM and drives */
 };
 
-enum cfg_kind { CFG_GPU, CFG_FLASH, CFG_HOST };
+/* Hardware records, and their prices (configs/prices.json: the same names, price fields only,
+ * filled into the same structs when a record loads). */
+enum cfg_kind { CFG_GPU, CFG_FLASH, CFG_HOST, CFG_GPU_PRICE, CFG_FLASH_PRICE, CFG_HOST_PRICE };
+
+/* The prices file: --prices FILE when set, else <configs>/prices.json. A hardware record whose
+ * name has no entry there is an error naming the file. */
+void cfg_set_prices(const char *path);
+const char *cfg_prices_path(void);
 
 /* The configs directory in use (see above), without a trailing slash. */
 const char *cfg_dir(void);

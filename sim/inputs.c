@@ -78,6 +78,8 @@ int tp_inputs(int cmdbit, const struct tp_opts *o, struct sim_workload *w, struc
 	}
 	/* hardware */
 	memset(hw, 0, sizeof *hw);
+	if (o->prices)
+		cfg_set_prices(o->prices);
 	if (cfg_gpu_get(o->gpu, &hw->gpu, err, sizeof err) < 0 ||
 	    cfg_host_get(o->host, &hw->host, err, sizeof err) < 0 ||
 	    parse_flash(o->flash, flash_name, sizeof flash_name, &hw->flash_count, err,

@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../sim/catalog.h"
 #include "../sim/file.h"
@@ -32,11 +33,12 @@ static void catalogs_load_with_the_required_entries(void)
 
 static void every_catalog_value_names_its_source(void)
 {
-	static const char *files[][2] = {{"gpus.json", "gpus"}, {"flash.json", "flash"},
-					 {"hosts.json", "hosts"}};
+	static const char *files[][2] = {{"gpus.json", "gpus"},    {"flash.json", "flash"},
+					 {"hosts.json", "hosts"},  {"prices.json", "gpus"},
+					 {"prices.json", "flash"}, {"prices.json", "hosts"}};
 	char path[1024], err[256];
 
-	for (size_t f = 0; f < 3; f++) {
+	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
 		snprintf(path, sizeof path, "%s/%s", cfg_dir(), files[f][0]);
 		char *text = cfg_read_file(path, "catalog", 1 << 22, err, sizeof err);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -74,8 +76,7 @@ static void bad_records_name_the_key_and_range(void)
 {
 	const char *base = "\"name\": \"x\", \"hbm_bandwidth\": \"1TB/s\", \"bf16_flops\": "
 			   "\"100TFLOPS\", \"tdp\": \"300W\", \"idle_power\": \"30W\", "
-			   "\"host_link_gen\": 4, \"host_link_lanes\": 16, \"gpu_link\": 0, "
-			   "\"price\": 1, \"cloud_per_hour\": 1";
+			   "\"host_link_gen\": 4, \"host_link_lanes\": 16, \"gpu_link\": 0";
 	char json[1024], err[512];
 
 	snprintf(json, sizeof json, "{%s, \"memory\": \"80GiB\"}", base);
@@ -96,6 +97,34 @@ static void bad_records_name_the_key_and_range(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "required key 'memory'"));
 	snprintf(json, sizeof json, "{%s, \"memory\": [1]}", base);
 	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+}
+
+/* Prices come from prices.json by name; another file can replace it, and a record it does not
+ * price is an error naming the file. */
+static void prices_come_from_the_prices_file(void)
+{
+	char err[512], path[] = "/tmp/tierplan-prices-XXXXXX";
+	struct cfg_gpu g;
+	struct cfg_host h;
+
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("h100-sxm", &g, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(g.price, 30000, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(g.cloud_per_hour, 3.24, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("hgx-8gpu", &h, err, sizeof err), 0);
+	CU_ASSERT(h.dram_price_per_gb > 0 && h.price > 0);
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	const char *doc = "{\"gpus\": [{\"name\": \"h100-sxm\", \"price\": \"$20000\", "
+			  "\"cloud_per_hour\": 2}], \"flash\": [], \"hosts\": []}";
+	CU_ASSERT_EQUAL(write(fd, doc, strlen(doc)), (ssize_t)strlen(doc));
+	close(fd);
+	cfg_set_prices(path);
+	CU_ASSERT_EQUAL(cfg_gpu_get("h100-sxm", &g, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(g.price, 20000, 1e-9);
+	CU_ASSERT_EQUAL(cfg_gpu_get("a100-80g", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no entry for gpu 'a100-80g'"));
+	cfg_set_prices(NULL);
+	unlink(path);
 }
 
 static void unknown_names_suggest_the_nearest(void)
@@ -120,6 +149,7 @@ int suite_catalog(void)
 		{"every_catalog_value_names_its_source", every_catalog_value_names_its_source},
 		{"bad_records_name_the_key_and_range", bad_records_name_the_key_and_range},
 		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},
+		{"prices_come_from_the_prices_file", prices_come_from_the_prices_file},
 	};
 	return add_suite("catalog", c, (int)(sizeof c / sizeof c[0]));
 }

@@ -89,8 +89,13 @@ static cJSON *option_json(const struct sim_option *o)
 	cJSON_AddItemToObject(c, "energy", num(o->cost_energy));
 	cJSON_AddItemToObject(c, "cloud", num(o->cost_cloud));
 	cJSON_AddItemToObject(c, "total", num(o->cost_total));
+	cJSON_AddItemToObject(j, "peak_power_facility_watts", num(o->peak_power_facility_watts));
+	cJSON_AddItemToObject(j, "dram_bytes", o->kind == SIM_TIERED ? num(o->dram) : cJSON_CreateNull());
+	cJSON_AddNumberToObject(j, "flash_drives", o->flash_count);
 	cJSON_AddItemToObject(j, "flash_bytes_written", num(o->flash_bytes_written));
 	cJSON_AddItemToObject(j, "flash_life_fraction", num(o->flash_life_fraction));
+	cJSON_AddItemToObject(j, "flash_drive_writes_per_day", num(o->flash_dwpd));
+	cJSON_AddBoolToObject(j, "flash_over_rating", o->flash_over_rating);
 	return j;
 }
 
@@ -182,7 +187,7 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 
 	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
 	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
-	cJSON_AddStringToObject(root, "command", "plan");
+	cJSON_AddStringToObject(root, "command", r->command);
 	cJSON_AddStringToObject(root, "estimator", "discrete-event simulation");
 
 	add_inputs(root, r->model_name, r->model_path, r->w, hw, r->econ, r->recompute_auto);
@@ -204,6 +209,16 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	for (int i = 0; i < p->noptions; i++)
 		cJSON_AddItemToArray(opts, option_json(&p->options[i]));
 	rec = cJSON_AddObjectToObject(root, "recommendation");
+	cJSON_AddStringToObject(rec, "objective", sim_objective_name(r->req->objective));
+	cJSON_AddItemToObject(rec, "deadline_seconds",
+			      r->req->deadline > 0 ? num(r->req->deadline) : cJSON_CreateNull());
+	cJSON_AddItemToObject(rec, "budget_usd",
+			      r->req->budget > 0 ? num(r->req->budget) : cJSON_CreateNull());
+	if (p->rec_best >= 0)
+		cJSON_AddNumberToObject(rec, "best", p->rec_best);
+	else
+		cJSON_AddNullToObject(rec, "best");
+	cJSON_AddBoolToObject(rec, "constraints_met", p->deadline_met);
 	if (p->rec_gpu_only >= 0)
 		cJSON_AddNumberToObject(rec, "gpu_only", p->rec_gpu_only);
 	else
@@ -214,6 +229,7 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 		cJSON_AddNullToObject(rec, "tiered");
 	x = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddItemToObject(x, "configurations_evaluated", num((double)p->layouts_evaluated));
+	cJSON_AddItemToObject(x, "fitting", num((double)p->fitting));
 
 	emit(fp, root);
 }

@@ -22,11 +22,13 @@
 
 struct rpt_plan {
 	const char *model_name, *model_path;
+	const char *command; /* "plan" or "compare" */
 	const struct sim_workload *w;
 	const struct sim_hw *hw;
 	const struct sim_econ *econ;
+	const struct sim_plan_req *req;
 	const struct sim_plan *plan;
-	bool recompute_auto, batch_default, tokens_default;
+	bool recompute_auto, batch_default, tokens_default, batch_searched;
 };
 
 /* One simulated configuration: the inputs, the result and the engine that ran it. */
@@ -52,5 +54,10 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_csv(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_json(FILE *fp, const struct rpt_plan *r);
+/* --report DIR: report.md, report.html (SVG charts inline), PNG charts, the .dat series and .gp
+ * scripts, drawn by gnuplot. DIR is created; a non-empty DIR that holds no tierplan report needs
+ * force. Files are written to temporary names and renamed. 0 ok, -1 + err. */
+int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char *err,
+		    size_t errlen);
 
 #endif

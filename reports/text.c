@@ -17,8 +17,12 @@ static const char *B(double x)
 
 static void layout_str(const struct sim_option *o, char *buf, size_t n)
 {
+	char d[32];
+
 	if (o->kind == SIM_TIERED)
-		snprintf(buf, n, "dp%u, states in DRAM/flash", o->layout.dp);
+		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", o->policy, o->layout.dp,
+			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
+			 o->flash_count, o->flash_count ? " drives" : "");
 	else
 		snprintf(buf, n, "tp%u pp%u dp%u zero%u", o->layout.tp, o->layout.pp, o->layout.dp,
 			 o->layout.zero);
@@ -29,14 +33,18 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 	char s[5][32], lay[64];
 
 	layout_str(o, lay, sizeof lay);
-	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, recompute %s\n", label, o->gpus,
-		o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
-		mdl_recompute_name(o->recompute));
+	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s\n", label,
+		o->gpus, o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
+		(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute));
 	fprintf(fp, "  %-9s %s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud\n",
 		"", cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
 		cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
 		cfg_fmt_watts(o->peak_power_watts, s[2], 32),
 		cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32));
+	if (o->flash_over_rating)
+		fprintf(fp, "  %-9s warning: writes %.1f drive writes per day, above the drives' "
+			    "rating\n",
+			"", o->flash_dwpd);
 }
 
 static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
@@ -104,13 +112,27 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	char b[4][32];
 
 	mdl_arch_counts(a, &c);
-	fprintf(fp, "tierplan plan: %s (%s, %s params, %llu layers, hidden %llu)\n\n", r->model_name,
+	fprintf(fp, "tierplan %s: %s (%s, %s params, %llu layers, hidden %llu)\n\n", r->command,
+		r->model_name,
 		a->model_type, cfg_fmt_count((double)c.params, b[0], 32),
 		(unsigned long long)a->layers, (unsigned long long)a->hidden);
 	fprintf(fp, "inputs\n");
 	inputs(fp, r, "  ");
 
-	fprintf(fp, "\nrecommendation\n");
+	fprintf(fp, "\nrecommendation (objective: %s", sim_objective_name(r->req->objective));
+	if (r->req->deadline > 0)
+		fprintf(fp, ", deadline %s", cfg_fmt_seconds(r->req->deadline, b[2], 32));
+	if (r->req->budget > 0)
+		fprintf(fp, ", budget %s", cfg_fmt_usd(r->req->budget, b[3], 32));
+	fprintf(fp, ")\n");
+	if (p->rec_best >= 0) {
+		summary_line(fp, "best", &p->options[p->rec_best]);
+		if (!p->deadline_met)
+			fprintf(fp, "  %-9s no option meets the deadline and budget: this is the "
+				    "fastest\n", "");
+	} else {
+		fprintf(fp, "  best      nothing fits\n");
+	}
 	if (p->rec_gpu_only >= 0)
 		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only]);
 	else
@@ -121,18 +143,21 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  tiered    none fits this host's DRAM and flash\n");
 	tradeoff(fp, p);
 
-	fprintf(fp, "\noptions (peak GPU per GPU; DRAM and flash per node)\n");
-	fprintf(fp, "  %-2s %-8s %5s %-26s %-9s %9s %9s %9s %8s %8s %8s %8s %9s %9s %7s\n", "#",
-		"kind", "GPUs", "layout", "recompute", "GPU peak", "DRAM", "flash", "step", "tok/s",
-		"runtime", "peak", "owned", "cloud", "wear");
+	fprintf(fp, "\n%s (peak GPU per GPU; DRAM and flash per node)\n",
+		r->req->counts ? "options at each GPU count" : "options (the Pareto front of cost, "
+							      "runtime and peak power)");
+	fprintf(fp, "  %-2s %-8s %5s %-40s %2s %-9s %9s %9s %9s %8s %8s %8s %8s %9s %9s %7s\n",
+		"#", "kind", "GPUs", "layout", "mb", "recompute", "GPU peak", "DRAM", "flash", "step",
+		"tok/s", "runtime", "peak", "owned", "cloud", "wear");
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
 		char lay[64], s[6][32];
 		layout_str(o, lay, sizeof lay);
 		fprintf(fp,
-			"  %-2d %-8s %5u %-26s %-9s %9s %9s %9s %8s %8.0f %8s %8s %9s %9s %6.2f%%%s\n",
+			"  %-2d %-8s %5u %-40s %2llu %-9s %9s %9s %9s %8s %8.0f %8s %8s %9s %9s %6.2f%%%s\n",
 			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
-			mdl_recompute_name(o->recompute), B(o->peak_gpu),
+			(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
+			B(o->peak_gpu),
 			o->kind == SIM_TIERED ? B(o->peak_dram) : "-",
 			o->kind == SIM_TIERED ? B(o->peak_flash) : "-",
 			cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
@@ -164,7 +189,7 @@ void rpt_plan_md(FILE *fp, const struct rpt_plan *r)
 {
 	const struct sim_plan *p = r->plan;
 
-	fprintf(fp, "# tierplan plan: %s\n\n## Inputs\n\n```\n", r->model_name);
+	fprintf(fp, "# tierplan %s: %s\n\n## Inputs\n\n```\n", r->command, r->model_name);
 	inputs(fp, r, "");
 	fprintf(fp, "```\n\n## Options\n\n");
 	fprintf(fp, "| # | kind | GPUs | layout | fits | GPU peak | DRAM | flash | step (s) | "
@@ -182,7 +207,7 @@ void rpt_plan_md(FILE *fp, const struct rpt_plan *r)
 			o->tokens_per_second, cfg_fmt_seconds(o->runtime_seconds, s[0], 32),
 			cfg_fmt_watts(o->peak_power_watts, s[1], 32),
 			cfg_fmt_usd(o->cost_total, s[2], 32), cfg_fmt_usd(o->cost_cloud, s[3], 32),
-			i == p->rec_gpu_only || i == p->rec_tiered ? "yes" : "");
+			i == p->rec_best || i == p->rec_gpu_only || i == p->rec_tiered ? "yes" : "");
 	}
 	fprintf(fp, "\n## Memory (whole model, unsharded)\n\n| state | bytes |\n|---|---|\n");
 	fprintf(fp, "| weights | %s |\n| gradients | %s |\n| optimizer | %s |\n", B(p->states.weights_bytes),
@@ -212,7 +237,7 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 			o->runtime_seconds, o->peak_power_watts, o->energy_kwh, o->cost_capex,
 			o->cost_energy, o->cost_cloud, o->cost_total, o->flash_bytes_written,
 			o->flash_life_fraction,
-			i == p->rec_gpu_only || i == p->rec_tiered ? "true" : "false");
+			i == p->rec_best || i == p->rec_gpu_only || i == p->rec_tiered ? "true" : "false");
 	}
 }
 

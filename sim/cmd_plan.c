@@ -1,4 +1,5 @@
-/* cmd_plan — `tierplan plan`: resolve the inputs, run the sizing search, render. */
+/* cmd_plan — `tierplan plan` and `tierplan compare`: resolve the inputs, run the search,
+ * render. compare is the same search at exactly the GPU counts asked for, every count shown. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +10,52 @@
 #include "opts.h"
 #include "plan.h"
 
-static void help(FILE *fp)
+static void help(FILE *fp, bool compare)
 {
-	fprintf(fp, "usage: tierplan plan --model M --seq S [job options] [hardware options]\n\n"
-		    "Sizes a fine-tuning job: the fewest GPUs that fit it GPU-only, and the fewest\n"
-		    "when model states live in host DRAM and flash instead, with step time, runtime,\n"
-		    "peak power, energy, cost and flash wear for each.\n\noptions:\n");
-	tp_opts_help(CMD_PLAN, fp);
-	fprintf(fp, "\nexample: tierplan plan --model 70b --seq 4096 --format json\n");
+	if (compare)
+		fprintf(fp, "usage: tierplan compare --model M --seq S [--gpus 1,2,4,8,16] [options]\n\n"
+			    "GPU-only and tiered side by side at each GPU count: memory per tier, step\n"
+			    "time, runtime, peak power, energy and cost.\n\noptions:\n");
+	else
+		fprintf(fp, "usage: tierplan plan --model M --seq S [job options] [hardware options]\n\n"
+			    "Sizes a fine-tuning job: GPU-only layouts from the fewest GPUs that fit, and\n"
+			    "options that keep model state in host DRAM and flash instead, with step time,\n"
+			    "runtime, peak power, energy, cost and flash wear; recommends the best by\n"
+			    "--objective within --deadline and --budget.\n\noptions:\n");
+	tp_opts_help(compare ? CMD_COMPARE : CMD_PLAN, fp);
+	fprintf(fp, "\nexample: tierplan %s --model 70b --seq 4096 --format json\n",
+		compare ? "compare" : "plan");
 }
 
-int cmd_plan(int argc, char **argv)
+/* "1,2,4,8" -> counts; -1 + err naming --gpus. */
+static int parse_counts(const char *s, uint32_t *out, int max, int *n, char *err, size_t errlen)
 {
+	*n = 0;
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (end == s || v < 1 || v > SIM_PLAN_MAX_GPUS || *n == max || (*end && *end != ',')) {
+			snprintf(err, errlen, "--gpus: expected up to %d counts from 1 to %d separated by "
+					      "commas, got '%s'",
+				 max, SIM_PLAN_MAX_GPUS, s);
+			return -1;
+		}
+		out[(*n)++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	if (*n == 0) {
+		snprintf(err, errlen, "--gpus: give at least one GPU count");
+		return -1;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv, bool compare)
+{
+	const char *cmd = compare ? "compare" : "plan";
+	int cmdbit = compare ? CMD_COMPARE : CMD_PLAN;
+	uint32_t counts[16];
+	int ncounts = 0;
 	struct tp_opts o;
 	struct sim_workload *w = NULL;
 	struct sim_hw hw;
@@ -30,42 +65,63 @@ int cmd_plan(int argc, char **argv)
 	char err[512], path[4096], name[96];
 	int rc;
 
-	rc = tp_opts_parse(CMD_PLAN, argc, argv, 2, &o, err, sizeof err);
+	rc = tp_opts_parse(cmdbit, argc, argv, 2, &o, err, sizeof err);
 	if (rc < 0)
-		return cli_fail(rc == -2 ? EXIT_USAGE : EXIT_INVALID, "plan", err);
+		return cli_fail(rc == -2 ? EXIT_USAGE : EXIT_INVALID, cmd, err);
 	if (o.help) {
-		help(stdout);
+		help(stdout, compare);
 		return EXIT_OK;
 	}
+	memset(&req, 0, sizeof req);
+	if (sim_objective_parse(o.objective, &req.objective, err, sizeof err) < 0 ||
+	    (compare && parse_counts(o.gpu_list, counts, 16, &ncounts, err, sizeof err) < 0))
+		return cli_fail(EXIT_INVALID, cmd, err);
 	if (strcmp(o.format, "text") && strcmp(o.format, "json") && strcmp(o.format, "csv") &&
 	    strcmp(o.format, "md"))
-		return cli_fail(EXIT_INVALID, "plan",
+		return cli_fail(EXIT_INVALID, cmd,
 				"--format: unknown format (allowed: text, json, csv, md)");
 
 	w = calloc(1, sizeof *w);
 	p = calloc(1, sizeof *p);
 	if (!w || !p) {
-		rc = cli_fail(EXIT_SYSTEM, "plan", "out of memory");
+		rc = cli_fail(EXIT_SYSTEM, cmd, "out of memory");
 		goto out;
 	}
-	rc = tp_inputs(CMD_PLAN, &o, w, &hw, &econ, name, sizeof name, path, sizeof path);
+	rc = tp_inputs(cmdbit, &o, w, &hw, &econ, name, sizeof name, path, sizeof path);
 	if (rc)
 		goto out;
-	req = (struct sim_plan_req){(uint32_t)o.max_gpus, o.recompute >= 0};
+	req.max_gpus = (uint32_t)o.max_gpus;
+	req.recompute_fixed = o.recompute >= 0;
+	req.batch_fixed = tp_opts_given(&o, "batch");
+	req.dram_fixed = tp_opts_given(&o, "dram");
+	req.flash_fixed = tp_opts_given(&o, "flash") && strchr(o.flash, ':');
+	req.deadline = o.deadline;
+	req.budget = o.budget;
+	if (compare) {
+		req.counts = counts;
+		req.ncounts = ncounts;
+	}
 
 	if (sim_plan_run(w, &hw, &econ, &req, p, err, sizeof err) < 0) {
-		rc = cli_fail(EXIT_INVALID, "plan", err);
+		rc = cli_fail(EXIT_INVALID, cmd, err);
 		goto out;
 	}
 	struct rpt_plan r = {name,
 			     path,
+			     cmd,
 			     w,
 			     &hw,
 			     &econ,
+			     &req,
 			     p,
 			     o.recompute < 0,
 			     !tp_opts_given(&o, "global-batch") && !tp_opts_given(&o, "grad-accum"),
-			     !tp_opts_given(&o, "tokens") && !tp_opts_given(&o, "epochs")};
+			     !tp_opts_given(&o, "tokens") && !tp_opts_given(&o, "epochs"),
+			     !req.batch_fixed};
+	if (o.report && rpt_plan_report(o.report, o.force, &r, err, sizeof err) < 0) {
+		rc = cli_fail(EXIT_SYSTEM, cmd, err);
+		goto out;
+	}
 	if (strcmp(o.format, "json") == 0)
 		rpt_plan_json(stdout, &r);
 	else if (strcmp(o.format, "csv") == 0)
@@ -75,12 +131,22 @@ int cmd_plan(int argc, char **argv)
 	else
 		rpt_plan_text(stdout, &r);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		rc = cli_fail(EXIT_SYSTEM, "plan", "cannot write the report to standard output");
+		rc = cli_fail(EXIT_SYSTEM, cmd, "cannot write the report to standard output");
 		goto out;
 	}
-	rc = p->rec_gpu_only < 0 && p->rec_tiered < 0 ? EXIT_INFEASIBLE : EXIT_OK;
+	rc = p->rec_best < 0 ? EXIT_INFEASIBLE : EXIT_OK;
 out:
 	free(w);
 	free(p);
 	return rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	return run(argc, argv, false);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	return run(argc, argv, true);
 }

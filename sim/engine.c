@@ -86,7 +86,7 @@ struct eng {
 
 	uint64_t now, seq, version, events;
 	uint32_t gen;
-	bool dirty;
+	bool dirty, power_dirty; /* rates / some resource turned busy or idle */
 	double energy;
 	char err[160];
 };
@@ -469,6 +469,28 @@ static void share(struct eng *e)
 		}
 	}
 	uint32_t left = e->nactive;
+	/* a task alone on every resource of its path runs at its tightest capacity: most tasks
+	 * (each GPU's compute, its own links) need no filling */
+	for (uint32_t i = 0; i < e->nactive; i++) {
+		struct eng_task *k = &e->tasks[e->active[i]];
+		bool alone = true;
+		double rate = INFINITY;
+		for (int r = 0; r < k->nres && alone; r++) {
+			const struct eng_resource *s = &e->res[k->res[r]];
+			alone = s->unfixed == 1;
+			rate = fmin(rate, s->capacity / k->scale[r]);
+		}
+		if (!alone)
+			continue;
+		k->rate = rate;
+		left--;
+		for (int r = 0; r < k->nres; r++) {
+			struct eng_resource *s = &e->res[k->res[r]];
+			s->level -= rate * k->scale[r];
+			s->weight -= k->scale[r];
+			s->unfixed = 0;
+		}
+	}
 	while (left) {
 		int best = -1;
 		double lvl = INFINITY;
@@ -580,7 +602,8 @@ static int activate(struct eng *e, uint32_t id)
 	t->remaining = t->work;
 	e->active[e->nactive++] = id;
 	for (int r = 0; r < t->nres; r++)
-		e->res[t->res[r]].nflows++;
+		if (e->res[t->res[r]].nflows++ == 0)
+			e->power_dirty = true;
 	e->dirty = true;
 	return 0;
 }
@@ -596,7 +619,8 @@ static int finish_flows(struct eng *e)
 		}
 		e->active[i] = e->active[--e->nactive];
 		for (int r = 0; r < t->nres; r++)
-			e->res[t->res[r]].nflows--;
+			if (--e->res[t->res[r]].nflows == 0)
+				e->power_dirty = true;
 		e->dirty = true;
 		if (complete(e, id))
 			return -1;
@@ -624,6 +648,9 @@ static int settle(struct eng *e)
 	e->version++;
 	if (next != UINT64_MAX && push(e, next, EV_FLOW, (uint32_t)e->version))
 		return -1;
+	if (!e->power_dirty)
+		return 0;
+	e->power_dirty = false;
 	return update_power(e);
 }
 

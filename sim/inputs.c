@@ -33,7 +33,9 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 int tp_inputs(int cmdbit, const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
 	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen)
 {
-	const char *cmd = cmdbit == CMD_PLAN ? "plan" : "simulate";
+	const char *cmd = cmdbit == CMD_PLAN	  ? "plan"
+			  : cmdbit == CMD_COMPARE ? "compare"
+						  : "simulate";
 	char err[512], flash_name[256];
 
 	/* model */

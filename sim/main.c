@@ -11,6 +11,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{"plan", cmd_plan, "sizing report: GPU-only and tiered options, time, power, cost"},
+	{"compare", cmd_compare, "GPU-only against tiered at each GPU count, side by side"},
 	{"simulate", cmd_simulate, "one exact configuration through the discrete-event simulator"},
 	{"models", cmd_models, "list the model catalog"},
 	{"hardware", cmd_hardware, "list the GPU, flash and host catalogs"},

@@ -9,7 +9,7 @@
 #include "catalog.h"
 #include "units.h"
 
-enum otype { O_STR, O_COUNT, O_SIZE, O_REAL, O_ENUM, O_TARGETS, O_FLAG };
+enum otype { O_STR, O_COUNT, O_SIZE, O_REAL, O_TIME, O_USD, O_ENUM, O_TARGETS, O_FLAG };
 
 struct opt {
 	const char *name;
@@ -24,9 +24,10 @@ struct opt {
 };
 
 #define OFF(f) offsetof(struct tp_opts, f)
-#define P (CMD_PLAN | CMD_SIMULATE)
+#define P (CMD_PLAN | CMD_SIMULATE | CMD_COMPARE)
 #define S CMD_SIMULATE
-#define ALL (CMD_PLAN | CMD_MODELS | CMD_HARDWARE | CMD_SIMULATE)
+#define PC (CMD_PLAN | CMD_COMPARE)
+#define ALL (CMD_PLAN | CMD_MODELS | CMD_HARDWARE | CMD_SIMULATE | CMD_COMPARE)
 
 static const struct opt table[] = {
 	{"model", O_STR, OFF(model), 0, 0, NULL, true, "name|path", P,
@@ -60,6 +61,18 @@ static const struct opt table[] = {
 	 "GPU type (see 'tierplan hardware')"},
 	{"gpus-per-node", O_COUNT, OFF(gpus_per_node), 0, 64, "0", false, "", P,
 	 "GPUs per node; 0 = the host's slots"},
+	{"objective", O_STR, OFF(objective), 0, 0, "cost", false, "name", PC,
+	 "what the recommendation minimises: cost | time | power | gpus"},
+	{"deadline", O_TIME, OFF(deadline), 0, 1e10, "0", false, "time", PC,
+	 "longest acceptable runtime (e.g. 12h, 3d); 0 = none"},
+	{"budget", O_USD, OFF(budget), 0, 1e12, "0", false, "USD", PC,
+	 "most the job may cost (owned); 0 = none"},
+	{"report", O_STR, OFF(report), 0, 0, NULL, false, "dir", PC,
+	 "write report.md, report.html and the charts (gnuplot) into DIR"},
+	{"force", O_FLAG, OFF(force), 0, 0, NULL, false, "", PC,
+	 "let --report write into a non-empty directory that is not a tierplan report"},
+	{"gpus", O_STR, OFF(gpu_list), 0, 0, "1,2,4,8,16", false, "list", CMD_COMPARE,
+	 "GPU counts to compare, comma-separated"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
 	 "largest GPU count the GPU-only search tries"},
 	{"host", O_STR, OFF(host), 0, 0, "hgx-8gpu", false, "name|path", P,
@@ -96,6 +109,7 @@ static const struct opt table[] = {
 };
 
 #define NOPTS ((int)(sizeof table / sizeof table[0]))
+_Static_assert(sizeof table / sizeof table[0] <= 64, "tp_opts.given is a 64-bit mask");
 
 static const struct opt *find(int cmd, const char *name)
 {
@@ -108,8 +122,8 @@ static const struct opt *find(int cmd, const char *name)
 bool tp_opts_given(const struct tp_opts *o, const char *name)
 {
 	for (int i = 0; i < NOPTS; i++)
-		if (strcmp(table[i].name, name) == 0)
-			return o->given & (1ull << i);
+		if (strcmp(table[i].name, name) == 0 && (o->given & (1ull << i)))
+			return true;
 	return false;
 }
 
@@ -146,8 +160,14 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 		return 0;
 	case O_SIZE:
 	case O_REAL:
-		if (cfg_parse_quantity(val, op->type == O_SIZE ? CFG_U_SIZE : CFG_U_COUNT, &d, msg,
-				       sizeof msg) < 0) {
+	case O_TIME:
+	case O_USD:
+		if (cfg_parse_quantity(val,
+				       op->type == O_SIZE   ? CFG_U_SIZE
+				       : op->type == O_TIME ? CFG_U_TIME
+				       : op->type == O_USD  ? CFG_U_USD
+							    : CFG_U_COUNT,
+				       &d, msg, sizeof msg) < 0) {
 			snprintf(err, errlen, "--%s: %s", op->name, msg);
 			return -3;
 		}

@@ -16,10 +16,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { CMD_PLAN = 1 << 0, CMD_MODELS = 1 << 1, CMD_HARDWARE = 1 << 2, CMD_SIMULATE = 1 << 3 };
+enum {
+	CMD_PLAN = 1 << 0,
+	CMD_MODELS = 1 << 1,
+	CMD_HARDWARE = 1 << 2,
+	CMD_SIMULATE = 1 << 3,
+	CMD_COMPARE = 1 << 4,
+};
 
 struct tp_opts {
 	const char *model, *gpu, *host, *flash, *format, *policy, *trace, *prices;
+	const char *objective, *report, *gpu_list;
+	double deadline, budget;
+	bool force;
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
 	uint64_t gpus, tp, pp, dp, zero, prefetch;
 	double tokens, epochs, dataset_tokens, dram;

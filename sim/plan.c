@@ -1,6 +1,7 @@
 /* plan — see plan.h. */
 #include "plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,8 @@
 #include "../model/act.h"
 #include "engine.h"
 
-/* Micro-batches per step for a layout: --grad-accum when given, else enough to reach the global
- * batch, rounded up so every data-parallel rank gets whole micro-batches. */
+#define GIB 1073741824.0
+
 uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp)
 {
 	uint64_t per = w->job.micro_batch * dp;
@@ -19,15 +20,56 @@ uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp)
 	return (w->global_batch + per - 1) / per;
 }
 
-static bool better(const struct sim_option *a, const struct sim_option *b)
+static const char *const objective_names[] = {"cost", "time", "power", "gpus"};
+
+int sim_objective_parse(const char *s, enum sim_objective *o, char *err, size_t errlen)
 {
-	return a->step_seconds / a->tokens_per_step < b->step_seconds / b->tokens_per_step;
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, objective_names[i]) == 0) {
+			*o = (enum sim_objective)i;
+			return 0;
+		}
+	snprintf(err, errlen, "--objective: unknown objective '%s' (allowed: cost, time, power, gpus)",
+		 s);
+	return -1;
+}
+
+const char *sim_objective_name(enum sim_objective o)
+{
+	return objective_names[o];
+}
+
+/* Every fitting option the search simulated, and the closest misses. */
+struct pool {
+	struct sim_option *v;
+	size_t n, cap;
+};
+
+static int keep(struct pool *p, const struct sim_option *o, char *err, size_t errlen)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		struct sim_option *v = realloc(p->v, cap * sizeof *v);
+		if (!v) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = *o;
+	return 0;
+}
+
+static double per_token(const struct sim_option *o)
+{
+	return o->step_seconds / o->tokens_per_step;
 }
 
 struct cand {
 	struct mdl_layout l;
 	enum mdl_recompute rc;
-	uint64_t m;
+	uint64_t mb, m;
 	double bound; /* seconds per token no schedule can beat: compute at the sustained rate */
 	double mem;   /* analytic per-GPU bytes */
 };
@@ -38,20 +80,42 @@ static int by_bound(const void *a, const void *b)
 	return (x->bound > y->bound) - (x->bound < y->bound);
 }
 
+struct search {
+	struct eng *eng;
+	const struct sim_workload *w;
+	const struct sim_hw *hw;
+	const struct sim_econ *e;
+	const struct sim_plan_req *req;
+	struct pool pool;
+	uint64_t *count;
+	char *err;
+	size_t errlen;
+};
+
+/* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4 (within the global
+ * batch). */
+static int micro_sizes(const struct search *s, uint32_t dp, uint64_t *mb)
+{
+	if (s->req->batch_fixed || s->w->grad_accum)
+		return mb[0] = s->w->job.micro_batch, 1;
+	int n = 0;
+	for (uint64_t b = 1; b <= 4; b *= 2)
+		if (b == 1 || b * dp <= s->w->global_batch)
+			mb[n++] = b;
+	return n;
+}
+
 /*
- * The fastest fitting GPU-only layout on exactly n GPUs; false if none fits. Candidates whose
- * analytic memory (model/layout) exceeds the GPU by more than 10 % are pruned; the rest are
- * simulated in order of their compute lower bound, stopping once the bound is slower than the
- * best simulated step (branch and bound: the bound never exceeds the simulated time).
+ * The fastest fitting GPU-only layout on exactly n GPUs, kept in the pool; *found says whether
+ * one fits. A miss with the smallest GPU peak goes to *closest.
  */
-static int best_layout(struct eng *eng, const struct sim_workload *w, const struct sim_hw *hw,
-		       const struct sim_econ *e, const struct sim_plan_req *req, uint32_t n,
-		       struct sim_option *best, struct sim_option *closest, bool *found,
-		       uint64_t *count, char *err, size_t errlen)
+static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_option *closest)
 {
 	static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL};
+	const struct sim_workload *w = s->w;
+	const struct sim_hw *hw = s->hw;
 	struct sim_workload cw = *w;
-	struct sim_option o;
+	struct sim_option o, best;
 	struct cand *c = NULL;
 	size_t nc = 0, cap = 0;
 	double peak = SIM_GEMM_EFFICIENCY * hw->gpu.bf16_flops;
@@ -66,74 +130,356 @@ static int best_layout(struct eng *eng, const struct sim_workload *w, const stru
 			if ((n / tp) % pp || w->arch.layers % pp)
 				continue;
 			uint32_t dp = n / (tp * pp);
-			uint64_t m = sim_plan_micro_batches(w, dp);
-			for (uint32_t zero = 0; zero <= (dp > 1 ? 3u : 0u); zero++)
-				for (int r = 0; r < 3; r++) {
-					if (req->recompute_fixed && rcs[r] != w->job.recompute)
-						continue;
-					cw.job.recompute = rcs[r];
-					struct mdl_layout l = {tp, pp, dp, zero, tp > 1};
-					struct mdl_gpu_memory gm;
-					mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
-					if (nc == cap) {
-						cap = cap ? 2 * cap : 256;
-						struct cand *q = realloc(c, cap * sizeof *c);
-						if (!q) {
-							free(c);
-							snprintf(err, errlen, "out of memory");
-							return -1;
+			uint64_t mbs[3];
+			int nmb = micro_sizes(s, dp, mbs);
+			for (int b = 0; b < nmb; b++)
+				for (uint32_t zero = 0; zero <= (dp > 1 ? 3u : 0u); zero++)
+					for (int r = 0; r < 3; r++) {
+						if (s->req->recompute_fixed && rcs[r] != w->job.recompute)
+							continue;
+						cw.job.recompute = rcs[r];
+						cw.job.micro_batch = mbs[b];
+						uint64_t m = sim_plan_micro_batches(&cw, dp);
+						struct mdl_layout l = {tp, pp, dp, zero, tp > 1};
+						struct mdl_gpu_memory gm;
+						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
+						if (nc == cap) {
+							cap = cap ? 2 * cap : 256;
+							struct cand *q = realloc(c, cap * sizeof *c);
+							if (!q) {
+								free(c);
+								snprintf(s->err, s->errlen, "out of memory");
+								return -1;
+							}
+							c = q;
 						}
-						c = q;
+						double tokens = (double)m * dp * mbs[b] * w->job.seq;
+						/* no schedule beats: every micro-batch's compute
+						 * at the sustained rate, the 1F1B bubble, and
+						 * AdamW over the GPU's shard at HBM speed */
+						double stage = mdl_job_hardware_flops(&w->arch,
+										      &cw.job) /
+							       (tp * pp) / peak;
+						double shard = (double)mdl_job_trainable(&w->arch,
+											 &cw.job) /
+							       (tp * pp) / (zero ? dp : 1);
+						double bound = ((double)m + pp - 1) * stage +
+							       shard * SIM_ADAM_BYTES_PER_PARAM /
+								       hw->gpu.hbm_bandwidth;
+						c[nc++] = (struct cand){l, rcs[r], mbs[b], m,
+									bound / tokens, gm.total};
 					}
-					double tokens = (double)m * dp * w->job.micro_batch * w->job.seq;
-					c[nc++] = (struct cand){
-						l, rcs[r], m,
-						(double)m * mdl_job_hardware_flops(&w->arch, &cw.job) /
-							(tp * pp) / peak / tokens,
-						gm.total};
-				}
 		}
 	}
 	qsort(c, nc, sizeof *c, by_bound);
 	for (size_t i = 0; i < nc; i++) {
-		if (*found && c[i].bound >= best->step_seconds / best->tokens_per_step)
+		if (*found && c[i].bound >= per_token(&best))
 			break;
-		if (c[i].mem > 1.1 * hw->gpu.memory && !(closest && closest->gpus == 0))
+		/* past the analytic memory bound: simulate only while nothing fits, to say what
+		 * overflows */
+		if (c[i].mem > 1.1 * hw->gpu.memory && (*found || closest->gpus))
 			continue;
 		cw.job.recompute = c[i].rc;
+		cw.job.micro_batch = c[i].mb;
 		struct sim_config cf = {c[i].l, c[i].m, sim_policy_find("gpu"), 0, 0, true};
-		if (sim_run(eng, &cw, hw, e, &cf, &o, err, errlen)) {
+		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen)) {
 			rc = -1;
 			break;
 		}
-		(*count)++;
-		if (o.fits && (!*found || better(&o, best))) {
-			*best = o;
+		(*s->count)++;
+		if (o.fits && (!*found || per_token(&o) < per_token(&best))) {
+			best = o;
 			*found = true;
 		}
-		if (!o.fits && closest && (closest->gpus == 0 || o.peak_gpu < closest->peak_gpu))
+		if (!o.fits && (closest->gpus == 0 || o.peak_gpu < closest->peak_gpu))
 			*closest = o;
 	}
 	free(c);
+	if (rc == 0 && *found)
+		rc = keep(&s->pool, &best, s->err, s->errlen);
 	return rc;
+}
+
+static int gpu_only(struct search *s)
+{
+	const struct sim_plan_req *req = s->req;
+	uint32_t gpn = s->hw->gpus_per_node;
+	struct sim_option closest = {0};
+	bool found = false;
+	uint32_t n, n0 = 0;
+
+	if (req->counts) {
+		for (int i = 0; i < req->ncounts; i++) {
+			struct sim_option miss = {0};
+			if (best_layout(s, req->counts[i], &found, &miss))
+				return -1;
+			if (!found && miss.gpus && keep(&s->pool, &miss, s->err, s->errlen))
+				return -1;
+		}
+		return 0;
+	}
+	for (n = 1; n <= req->max_gpus; n = n < gpn ? n + 1 : n + gpn) {
+		if (best_layout(s, n, &found, &closest))
+			return -1;
+		if (found) {
+			n0 = n;
+			break;
+		}
+	}
+	if (!found)
+		return closest.gpus ? keep(&s->pool, &closest, s->err, s->errlen) : 0;
+	/* faster and pricier: 2x, 4x, 8x the fewest, in whole nodes beyond one */
+	for (uint32_t k = 2; k <= 8; k *= 2) {
+		n = n0 * k;
+		if (n > gpn)
+			n = (n + gpn - 1) / gpn * gpn;
+		if (n > req->max_gpus)
+			break;
+		if (best_layout(s, n, &found, &closest))
+			return -1;
+	}
+	return 0;
+}
+
+/* One host-tier configuration; kept when it fits. */
+static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, uint64_t mb,
+		    const struct sim_hw *hw, struct sim_option *o)
+{
+	struct sim_workload cw = *s->w;
+	cw.job.micro_batch = mb;
+	struct sim_config cf = {{1, 1, n, pol->kind == SIM_GPU_ONLY ? 0u : 3u, false},
+				sim_plan_micro_batches(&cw, n),
+				pol,
+				0,
+				0,
+				s->req->recompute_fixed};
+	if (strcmp(pol->name, "zero-offload") == 0)
+		cf.layout.zero = 2;
+	if (sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen))
+		return -1;
+	(*s->count)++;
+	return o->fits ? keep(&s->pool, o, s->err, s->errlen) : 0;
+}
+
+static int host_tiers(struct search *s, struct sim_option *closest)
+{
+	static const char *const pols[] = {"tiered", "zero-infinity", "zero-offload"};
+	const struct sim_hw *base = s->hw;
+	uint32_t slots = (uint32_t)base->host.gpu_slots;
+	uint32_t counts[16];
+	int nn = 0;
+	double drams[8];
+	int nd = 0;
+
+	if (s->req->counts) {
+		for (int i = 0; i < s->req->ncounts && nn < 16; i++)
+			if (s->req->counts[i] <= slots)
+				counts[nn++] = s->req->counts[i];
+	} else {
+		for (uint32_t n = 1; n < slots && nn < 15; n *= 2)
+			counts[nn++] = n;
+		counts[nn++] = slots;
+	}
+	if (s->req->dram_fixed) {
+		drams[nd++] = base->dram;
+	} else {
+		/* DDR5 server sizes from 256 GiB up to what the host takes, and its default */
+		for (double d = 256 * GIB; d <= base->host.dram_max && nd < 7; d *= 2)
+			drams[nd++] = d;
+		bool have = false;
+		for (int i = 0; i < nd; i++)
+			have |= drams[i] == base->dram;
+		if (!have && nd < 8)
+			drams[nd++] = base->dram;
+		for (int i = 1; i < nd; i++) /* ascending */
+			for (int j = i; j > 0 && drams[j] < drams[j - 1]; j--) {
+				double t = drams[j];
+				drams[j] = drams[j - 1];
+				drams[j - 1] = t;
+			}
+	}
+	for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
+		const struct sim_policy *pol = sim_policy_find(pols[p]);
+		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
+			continue;
+		for (int i = 0; i < nn; i++) {
+			uint64_t mbs[3];
+			int nmb = micro_sizes(s, counts[i], mbs);
+			for (int b = 0; b < nmb; b++) {
+				int fits = 0;
+				for (int d = 0; d < nd && fits < 2; d++) {
+					struct sim_hw hw = *base;
+					struct sim_option o;
+					hw.dram = drams[d];
+					if (host_one(s, pol, counts[i], mbs[b], &hw, &o))
+						return -1;
+					if (!o.fits) {
+						if (!closest->gpus || o.peak_gpu < closest->peak_gpu)
+							*closest = o;
+						if (strncmp(o.overflow, "dram", 4) == 0)
+							continue; /* more DRAM may fit */
+						break;
+					}
+					fits++;
+					/* the drives: fewest that hold it, and a full bay */
+					if (o.peak_flash > 0 && !s->req->flash_fixed) {
+						uint32_t few = (uint32_t)ceil(o.peak_flash /
+									      hw.flash.capacity);
+						uint32_t bays = (uint32_t)hw.host.flash_bays;
+						struct sim_option x;
+						if (few >= 1 && few < hw.flash_count) {
+							hw.flash_count = few;
+							if (host_one(s, pol, counts[i], mbs[b], &hw, &x))
+								return -1;
+						}
+						if (bays > base->flash_count) {
+							hw.flash_count = bays;
+							if (host_one(s, pol, counts[i], mbs[b], &hw, &x))
+								return -1;
+						}
+					}
+					/* more DRAM helps only the tiered policy, and only when it
+					 * spilled to flash */
+					if (strcmp(pols[p], "tiered") != 0 || o.peak_flash == 0)
+						break;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static bool feasible(const struct sim_option *o, const struct sim_plan_req *r)
+{
+	return o->fits && (r->deadline <= 0 || o->runtime_seconds <= r->deadline) &&
+	       (r->budget <= 0 || o->cost_total <= r->budget);
+}
+
+static double score(const struct sim_option *o, enum sim_objective obj)
+{
+	switch (obj) {
+	case OBJ_TIME:
+		return o->runtime_seconds;
+	case OBJ_POWER:
+		return o->peak_power_watts;
+	case OBJ_GPUS:
+		return o->gpus * 1e12 + o->cost_total; /* fewest GPUs, then cheapest */
+	case OBJ_COST:
+		break;
+	}
+	return o->cost_total;
+}
+
+static bool dominated(const struct sim_option *a, const struct sim_option *b)
+{
+	return b->cost_total <= a->cost_total && b->runtime_seconds <= a->runtime_seconds &&
+	       b->peak_power_watts <= a->peak_power_watts &&
+	       (b->cost_total < a->cost_total || b->runtime_seconds < a->runtime_seconds ||
+		b->peak_power_watts < a->peak_power_watts);
+}
+
+/* index of the best option of a kind (-1 any) by score among feasible ones, else among fitting
+ * ones by runtime; -1 when none fits */
+static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
+		 enum sim_objective obj, bool *met)
+{
+	long best = -1;
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (size_t i = 0; i < p->n; i++) {
+			const struct sim_option *o = &p->v[i];
+			if (!o->fits || (kind >= 0 && (int)o->kind != kind))
+				continue;
+			if (pass == 0 && !feasible(o, r))
+				continue;
+			double v = pass == 0 ? score(o, obj) : o->runtime_seconds;
+			double bv = best < 0 ? 0 : pass == 0 ? score(&p->v[best], obj)
+							     : p->v[best].runtime_seconds;
+			if (best < 0 || v < bv) {
+				best = (long)i;
+				if (met)
+					*met = pass == 0;
+			}
+		}
+	return best;
+}
+
+static int by_kind_gpus(const void *a, const void *b)
+{
+	const struct sim_option *x = a, *y = b;
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	if (x->gpus != y->gpus)
+		return (x->gpus > y->gpus) - (x->gpus < y->gpus);
+	return (x->cost_total > y->cost_total) - (x->cost_total < y->cost_total);
+}
+
+/* The Pareto front (plus the recommendations and, for compare, each count's best) into the
+ * plan's fixed table. */
+static void select_options(struct search *s, struct sim_plan *p)
+{
+	struct pool *pl = &s->pool;
+	const struct sim_plan_req *r = s->req;
+	unsigned char *show = calloc(pl->n ? pl->n : 1, sizeof *show); /* 0 hide, 1 front, 2 taken */
+	long rec[3];
+
+	if (!show)
+		return;
+	rec[0] = pick(pl, -1, r, r->objective, &p->deadline_met);
+	rec[1] = pick(pl, SIM_GPU_ONLY, r, OBJ_COST, NULL);
+	rec[2] = pick(pl, SIM_TIERED, r, OBJ_COST, NULL);
+	for (size_t i = 0; i < pl->n; i++) {
+		if (!pl->v[i].fits) {
+			show[i] = true; /* the closest misses say what overflowed */
+			continue;
+		}
+		p->fitting++;
+		show[i] = true;
+		for (size_t j = 0; j < pl->n && show[i]; j++)
+			if (j != i && pl->v[j].fits && dominated(&pl->v[i], &pl->v[j]))
+				show[i] = r->counts != NULL ? 1 : 0; /* compare shows every count */
+	}
+	/* recommendations first, then the front by cost until the table is full */
+	struct sim_option tmp[SIM_PLAN_MAX_OPTIONS];
+	int nt = 0;
+	for (int k = 0; k < 3; k++)
+		if (rec[k] >= 0 && show[rec[k]] != 2) {
+			tmp[nt++] = pl->v[rec[k]];
+			show[rec[k]] = 2;
+		}
+	for (;;) {
+		long next = -1;
+		for (size_t i = 0; i < pl->n; i++)
+			if (show[i] == 1 && (next < 0 || pl->v[i].cost_total < pl->v[next].cost_total))
+				next = (long)i;
+		if (next < 0 || nt == SIM_PLAN_MAX_OPTIONS)
+			break;
+		tmp[nt++] = pl->v[next];
+		show[next] = 2;
+	}
+	qsort(tmp, (size_t)nt, sizeof tmp[0], by_kind_gpus);
+	memcpy(p->options, tmp, (size_t)nt * sizeof tmp[0]);
+	p->noptions = nt;
+	p->rec_best = p->rec_gpu_only = p->rec_tiered = -1;
+	for (int i = 0; i < nt; i++)
+		for (int k = 0; k < 3; k++)
+			if (rec[k] >= 0 && !memcmp(&p->options[i], &pl->v[rec[k]], sizeof p->options[i]))
+				*(k == 0 ? &p->rec_best : k == 1 ? &p->rec_gpu_only : &p->rec_tiered) = i;
+	free(show);
 }
 
 int sim_plan_run(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
 		 const struct sim_plan_req *req, struct sim_plan *p, char *err, size_t errlen)
 {
-	struct sim_option o, closest;
-	struct eng *eng = eng_new();
-	bool found = false;
-	uint32_t n;
+	struct search s = {eng_new(), w, hw, e, req, {0}, &p->layouts_evaluated, err, errlen};
+	struct sim_option closest = {0};
 	int rc = -1;
 
 	memset(p, 0, sizeof *p);
-	memset(&closest, 0, sizeof closest);
-	p->rec_gpu_only = p->rec_tiered = -1;
+	p->rec_best = p->rec_gpu_only = p->rec_tiered = -1;
 	mdl_job_states(&w->arch, &w->job, &p->states);
 	p->activations_bytes = mdl_act_total(&w->arch, &w->job);
 	p->other_bytes = MDL_CUDA_CONTEXT_BYTES;
-	if (!eng) {
+	if (!s.eng) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -141,58 +487,17 @@ int sim_plan_run(const struct sim_workload *w, const struct sim_hw *hw, const st
 		snprintf(err, errlen, "the global batch must be at least 1 sequence");
 		goto out;
 	}
-
-	/* GPU-only: 1..gpus_per_node, then whole nodes */
-	for (n = 1; n <= req->max_gpus; n = n < hw->gpus_per_node ? n + 1 : n + hw->gpus_per_node) {
-		if (best_layout(eng, w, hw, e, req, n, &o, &closest, &found, &p->layouts_evaluated,
-				err, errlen))
-			goto out;
-		if (found)
-			break;
-	}
-	if (found) {
-		p->options[p->noptions] = o;
-		p->rec_gpu_only = p->noptions++;
-	} else if (closest.gpus) {
-		p->options[p->noptions++] = closest; /* shows what overflowed, fits = false */
-	}
-
-	/* tiered: the fewest GPUs of one node that fit, then the whole node */
-	uint32_t slots = (uint32_t)hw->host.gpu_slots;
-	struct sim_config cf = {{1, 1, 1, 0, false}, 1, sim_policy_find("tiered"), 0, 0,
-				req->recompute_fixed};
-	struct sim_option last = {0};
-	for (n = 1; n <= slots; n++) {
-		cf.layout.dp = n;
-		cf.grad_accum = sim_plan_micro_batches(w, n);
-		if (sim_run(eng, w, hw, e, &cf, &o, err, errlen))
-			goto out;
-		p->layouts_evaluated++;
-		last = o;
-		if (o.fits)
-			break;
-	}
-	if (last.gpus) {
-		p->options[p->noptions] = last;
-		if (last.fits)
-			p->rec_tiered = p->noptions;
-		p->noptions++;
-		if (last.fits && last.gpus < slots) {
-			cf.layout.dp = slots;
-			cf.grad_accum = sim_plan_micro_batches(w, slots);
-			if (sim_run(eng, w, hw, e, &cf, &o, err, errlen))
-				goto out;
-			p->layouts_evaluated++;
-			if (o.fits) {
-				p->options[p->noptions] = o;
-				if (o.cost_total < p->options[p->rec_tiered].cost_total)
-					p->rec_tiered = p->noptions;
-				p->noptions++;
-			}
-		}
-	}
+	if (gpu_only(&s) || host_tiers(&s, &closest))
+		goto out;
+	bool any_host = false;
+	for (size_t i = 0; i < s.pool.n; i++)
+		any_host |= s.pool.v[i].kind == SIM_TIERED && s.pool.v[i].fits;
+	if (!any_host && closest.gpus && keep(&s.pool, &closest, err, errlen))
+		goto out;
+	select_options(&s, p);
 	rc = 0;
 out:
-	eng_free(eng);
+	free(s.pool.v);
+	eng_free(s.eng);
 	return rc;
 }

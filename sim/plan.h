@@ -1,28 +1,36 @@
 /*
- * plan — the sizing search behind `tierplan plan`.
+ * plan — the search behind `tierplan plan` and `tierplan compare`.
  *
- * GPU-only: the fewest GPUs of the chosen type that fit (1..gpus_per_node, then whole nodes), and
- * at that count the fastest layout over TP (powers of two within a node, dividing the heads),
- * PP (dividing the layers), DP, ZeRO stage 0-3 and, unless the job fixes it, recompute mode.
- * Every option trains with the same global batch (sequences per optimizer step), so all of them
- * take the same optimizer steps and differ only in how fast and at what cost: micro-batches per
- * step m = ceil(global / (micro-batch x dp)), or --grad-accum when given. Tiered: the fewest GPUs of one node on which the tiered policy fits the host's
- * DRAM and flash, plus the whole node when that is different (more GPUs, same host).
- * Options are sorted GPU-only first; the recommendation indexes the cheapest of each kind.
+ * GPU-only (policy gpu): GPU counts from the fewest that fit (1..gpus_per_node, then whole
+ * nodes) up to 8x that, doubling; at each count every layout over TP (powers of two within a
+ * node, dividing the heads), PP (dividing the layers), DP, ZeRO stage 0-3, recompute and
+ * micro-batch (1, 2, 4 unless --batch fixes it). Layouts whose analytic memory (model/layout)
+ * exceeds the GPU by 10 % are pruned; the rest are simulated in order of a compute lower bound
+ * on time per token, stopping when no remaining layout can beat the best simulated one
+ * (branch and bound: the bound never exceeds the simulated time).
+ * Host-tier options (policies tiered, zero-infinity, zero-offload; one node): 1, 2, 4, ... GPUs
+ * up to the host's slots, micro-batch 1, 2, 4, DRAM from the smallest size that holds the job up
+ * to the host's maximum (unless --dram fixes it), and the drives: the given count, and when the
+ * option keeps state on flash and --flash gave no count, the fewest drives that hold it and a
+ * full bay.
+ * Every option trains the same global batch (sequences per optimizer step), so all take the
+ * same optimizer steps and differ only in speed, cost and power.
  *
- * Each candidate runs through the simulator (policy gpu or tiered). Layouts are pruned by the
- * analytic memory bound and simulated in order of a compute lower bound on time per token,
- * stopping once no remaining layout can beat the best simulated one.
- * Failure: returns -1 with err only for an empty global batch;
- * a model that fits nowhere gives options with fits = false and a recommendation of -1.
+ * Result: the Pareto front of fitting options over (owned cost, runtime, peak power), and the
+ * recommendations: the best by --objective among options that meet --deadline and --budget,
+ * the cheapest GPU-only and the cheapest host-tier option (meeting the deadline when any does).
+ * Failure: -1 with err for an empty global batch or a simulator error; a model that fits nowhere
+ * gives the closest non-fitting options and no recommendation.
  */
 #ifndef TIERPLAN_PLAN_H
 #define TIERPLAN_PLAN_H
 
 #include "sim.h"
 
-#define SIM_PLAN_MAX_OPTIONS 8
+#define SIM_PLAN_MAX_OPTIONS 32
 #define SIM_PLAN_MAX_GPUS 65536
+
+enum sim_objective { OBJ_COST, OBJ_TIME, OBJ_POWER, OBJ_GPUS };
 
 struct sim_plan {
 	struct mdl_states states; /* whole model */
@@ -30,17 +38,32 @@ struct sim_plan {
 	double other_bytes;       /* per-GPU runtime overhead */
 	struct sim_option options[SIM_PLAN_MAX_OPTIONS];
 	int noptions;
-	int rec_gpu_only, rec_tiered; /* indexes into options, -1 = none fits */
-	uint64_t layouts_evaluated;
+	int rec_best, rec_gpu_only, rec_tiered; /* indexes into options, -1 = none */
+	bool deadline_met;        /* rec_best meets --deadline and --budget */
+	uint64_t layouts_evaluated, fitting;
 };
 
 struct sim_plan_req {
 	uint32_t max_gpus;    /* search bound for GPU-only */
 	bool recompute_fixed; /* the user chose --recompute */
+	bool batch_fixed;     /* the user chose --batch */
+	bool dram_fixed;      /* the user chose --dram */
+	bool flash_fixed;     /* the user gave a drive count */
+	enum sim_objective objective;
+	double deadline;      /* seconds of runtime, 0 = none */
+	double budget;        /* USD owned cost, 0 = none */
+	/* compare: exactly these GPU counts (no search over counts), else NULL */
+	const uint32_t *counts;
+	int ncounts;
 };
 
-/* Micro-batches per step on dp data-parallel ranks (see above). */
+/* Micro-batches per step on dp data-parallel ranks: --grad-accum when given, else enough to
+ * reach the global batch. */
 uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp);
+
+/* "cost" | "time" | "power" | "gpus"; -1 + err listing them. */
+int sim_objective_parse(const char *s, enum sim_objective *o, char *err, size_t errlen);
+const char *sim_objective_name(enum sim_objective o);
 
 int sim_plan_run(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
 		 const struct sim_plan_req *req, struct sim_plan *p, char *err, size_t errlen);

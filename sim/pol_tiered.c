@@ -54,6 +54,17 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 					   : 0;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE + staging;
 
+	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will
+	 * find), and checkpoints in DRAM when they fit on the GPU: offloading them only adds PCIe
+	 * traffic then. */
+	double saved = (double)a->layers * mdl_act_layer_saved(a, &x->job, 1, false);
+	double fixed = x->pl.prefetch * layer.weights_bytes + layer.gradients_bytes +
+		       mdl_act_layer_working(a, &x->job, 1, false) + MDL_CUDA_CONTEXT_BYTES;
+	bool fits_on_gpu = fixed + saved <= hw->gpu.memory;
+	if (!x->force && (fixed + (x->pl.ckpt == W_GPU ? saved : 0) > 1.1 * hw->gpu.memory ||
+			  (x->pl.ckpt == W_DRAM && fits_on_gpu)))
+		return 1;
+
 	double free = hw->dram - x->pl.dram_fixed - ckpt;
 	double want[3] = {st.weights_bytes, (double)st.trainable_params * HOST_GRAD_BYTES,
 			  st.optimizer_bytes};

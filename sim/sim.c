@@ -73,6 +73,19 @@ static void finish(const struct sim_workload *w, const struct sim_hw *hw, const 
 		flash_drives ? o->flash_bytes_written /
 				       (flash_drives * flash_endurance_bytes(&hw->flash))
 			     : 0;
+	o->peak_power_facility_watts = o->peak_power_watts * e->pue;
+	/* drive writes per day while the job runs, against the rating (DWPD, or TBW spread over
+	 * the warranty) */
+	o->flash_count = flash_drives ? hw->flash_count : 0;
+	o->dram = hw->dram;
+	if (flash_drives && o->runtime_seconds > 0) {
+		double rated = hw->flash.dwpd > 0 ? hw->flash.dwpd
+						   : hw->flash.tbw / (hw->flash.capacity * 365.0 *
+								      hw->flash.warranty_years);
+		o->flash_dwpd = o->flash_bytes_written_per_step / o->step_seconds * 86400.0 /
+				(flash_drives * hw->flash.capacity);
+		o->flash_over_rating = o->flash_dwpd > rated;
+	}
 }
 
 
@@ -281,6 +294,15 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct sim_hw *hw
 			*o = cand;
 			best = v;
 		}
+	}
+	for (int v = 0; best < 0 && v < c->policy->variants; v++) {
+		/* none applies: place anyway to report what overflows */
+		x.force = true;
+		int rc = run_variant(&x, v, o, err, errlen);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			best = last = v;
 	}
 	if (best < 0) {
 		snprintf(err, errlen, "policy %s: no placement applies", c->policy->name);

@@ -85,6 +85,11 @@ struct sim_option {
 	double extra_periods;     /* steady micro-batches extrapolated */
 	int mark0, mark1;         /* engine marks bounding one steady micro-batch, -1 none */
 	double ckpt_in_dram;      /* tiered: activation checkpoints offloaded (bool as 0/1) */
+	double dram;              /* DRAM per node the option was sized with, bytes */
+	uint32_t flash_count;     /* drives per node it uses (0 when it keeps nothing on flash) */
+	double peak_power_facility_watts; /* peak x PUE */
+	double flash_dwpd;        /* drive writes per day the job needs, per drive */
+	bool flash_over_rating;   /* flash_dwpd above the drives' rated DWPD */
 };
 
 struct step_ctx;
@@ -111,6 +116,14 @@ struct sim_config {
 	double gemm_efficiency;      /* fraction of dense peak; 0 = SIM_GEMM_EFFICIENCY */
 	bool recompute_fixed;        /* the user chose --recompute: policies keep it */
 };
+
+/*
+ * Bytes an AdamW step touches per parameter: read fp32 master, m, v and the gradient, write
+ * master, m, v and the compute-dtype copy: 4*3 + 2 read + 4*3 + 2 written = 28 B for mixed
+ * precision (ZeRO-Infinity's "optimizer states read + write once", published.md 9.2). The update
+ * is memory bound on GPUs and CPUs alike.
+ */
+#define SIM_ADAM_BYTES_PER_PARAM 28.0
 
 /* Sustained fraction of dense peak (see sim.c for its sources). */
 extern const double SIM_GEMM_EFFICIENCY;

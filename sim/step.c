@@ -28,13 +28,6 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  */
 #define ALPHA_INTRA 1e-6
 #define ALPHA_INTER 5e-6
-/*
- * Bytes an AdamW step touches per parameter: read fp32 master, m, v and the gradient, write
- * master, m, v and the compute-dtype copy: 4*3 + 2 read + 4*3 + 2 written = 28 B for mixed
- * precision (ZeRO-Infinity's "optimizer states read + write once", published.md 9.2). The update
- * is memory bound on GPUs and CPUs alike.
- */
-#define ADAM_BYTES_PER_PARAM 28.0f
 /* fp32 gradients the host-side optimizer reads: DeepSpeed keeps them in fp32 on the CPU or NVMe
  * (Smart-Infinity Table I: backward writes 4 B/param, published.md 9.3) [A]. */
 #define HOST_GRAD_BYTES 4.0
@@ -430,7 +423,7 @@ static int host_update(struct build *bd, double params, double read_flash, doubl
 			return -1;
 	}
 	int path[2] = {mc->cpu, mc->dram};
-	float sc[2] = {1, ADAM_BYTES_PER_PARAM};
+	float sc[2] = {1, (float)SIM_ADAM_BYTES_PER_PARAM};
 	int u = task(bd, "cpu adamw", mc->s_cpu, params, 0, 2, path, sc);
 	if (u < 0 || dep(bd, after, u) || dep(bd, rd, u))
 		return -1;
@@ -562,7 +555,7 @@ static int update(struct build *bd, uint32_t g)
 
 	if (pl->update == UPD_GPU) {
 		double shard = l->zero >= 1 ? params / bd->dp : params;
-		float sc = ADAM_BYTES_PER_PARAM;
+		float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
 		int u = task(bd, "adamw", mc->s_comp[g], shard, 0, 1, &mc->hbm[g], &sc);
 		if (u < 0 || dep(bd, s->last_bwd_comm, u))
 			return -1;
@@ -708,8 +701,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		mdl_job_states_part(a, &x->job, per, s->embed, s->head, &s->st);
 	}
 
-	/* micro-batches: all of them with PP (the pipeline is the schedule), else three */
-	x->built = bd->pp > 1 || x->m <= 3 ? x->m : 3;
+	/* Micro-batches simulated: without PP three (first, steady, last); with PP enough for
+	 * 1F1B's warm-up, a steady phase and the cool-down, 2 pp + 4. The rest repeat the steady
+	 * period: (m + pp - 1) stage times is linear in m (Narayanan et al. 2021). */
+	uint64_t cap = bd->pp > 1 ? 2ull * bd->pp + 4 : 3;
+	x->built = x->m <= cap ? x->m : cap;
 	size_t cells = (size_t)x->built * bd->pp;
 	bd->f_first = malloc(cells * 5 * sizeof(int));
 	if (!bd->f_first) {
@@ -770,8 +766,10 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		goto out;
 	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
 	if (M < x->m) {
-		x->mb_end[0] = bd->b_last[0];
-		x->mb_end[1] = bd->b_last[1];
+		/* two consecutive backward ends of stage 0 in the steady phase */
+		uint64_t k0 = bd->pp > 1 ? bd->pp + 1 : 0;
+		x->mb_end[0] = bd->b_last[k0 * bd->pp];
+		x->mb_end[1] = bd->b_last[(k0 + 1) * bd->pp];
 	}
 	rc = 0;
 out:

@@ -15,9 +15,10 @@
  * layer, else at most STEP_BLOCKS blocks, enough to overlap bucketed gradient reduction), TP
  * all-reduces on the compute stream (Megatron's are synchronous), collectives on a
  * communication stream, copies on one stream per PCIe direction, CPU AdamW and NVMe I/O on
- * their own streams. Without pipeline parallelism, micro-batches after the second are
- * identical: the builder simulates three (the first, one steady one, the last, which carries the
- * gradient reduction and update) and the caller extrapolates the steady one (engine marks).
+ * their own streams. Micro-batches in the steady phase are identical: without PP the builder
+ * simulates three (the first, one steady one, the last, which carries the gradient reduction
+ * and update), with PP 2 pp + 4 (1F1B warm-up, steady phase, cool-down), and the caller repeats
+ * one steady period for the rest (engine marks on two consecutive backward ends of stage 0).
  *
  * Failure: -1 with a message (engine errors, impossible placement).
  */
@@ -73,6 +74,7 @@ struct step_ctx {
 	struct step_machine mc;
 	uint64_t m, built;        /* micro-batches per step, micro-batches simulated */
 	int mb_end[3];            /* last compute task of micro-batches 0, 1 (steady) when built < m */
+	bool force;               /* no variant applied: place anyway, to report what overflows */
 };
 
 /* Policies: 0 = tp 1 and pp 1 (data parallel only), else -1 naming the flag. */

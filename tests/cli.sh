@@ -114,5 +114,39 @@ else
 	echo "FAIL: simulate --format json / --trace: missing keys or invalid trace"
 fi
 
+# compare: GPU-only and tiered at each count, with cost and peak power
+"$bin" compare --model 70b --seq 4096 --format json >"$tmp/c.json" 2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = [x for x in d["options"] if x["fits"]]
+kinds = {x["kind"] for x in o}
+assert kinds == {"gpu-only", "tiered"}, kinds
+assert all(x["cost_usd"]["total"] > 0 and x["peak_power_watts"] > 0 for x in o)
+assert {x["gpus"] for x in d["options"]} <= {1, 2, 4, 8, 16}
+' "$tmp/c.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: compare --format json lacks fitting gpu-only and tiered options with cost and power"
+fi
+expect 3 "objective" plan --model 8b --seq 1024 --objective speed
+expect 3 "gpus" compare --model 8b --seq 1024 --gpus 1,x
+expect 3 "deadline" plan --model 8b --seq 1024 --deadline soon
+# --report: the documents and at least two charts; a foreign non-empty directory needs --force
+"$bin" plan --model 8b --seq 2048 --report "$tmp/rep" >/dev/null 2>"$tmp/err"
+if [ -s "$tmp/rep/report.md" ] && [ -s "$tmp/rep/report.html" ] &&
+	[ "$(ls "$tmp/rep"/*.svg | wc -l)" -ge 2 ] && [ "$(ls "$tmp/rep"/*.png | wc -l)" -ge 2 ] &&
+	grep -q "<svg" "$tmp/rep/report.html" && ! ls "$tmp/rep"/.*.tmp >/dev/null 2>&1; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --report: missing report.md, report.html or charts: $(cat "$tmp/err")"
+fi
+expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
+mkdir -p "$tmp/other" && echo keep >"$tmp/other/notes.txt"
+expect 4 "force" plan --model 8b --seq 2048 --report "$tmp/other"
+expect 0 "" plan --model 8b --seq 2048 --report "$tmp/other" --force
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -30,7 +30,7 @@ static void setup(struct fixture *f, const char *model, const char *gpu, const c
 	f->hw.dram = f->hw.host.dram;
 	f->hw.gpus_per_node = (uint32_t)f->hw.host.gpu_slots;
 	f->e = (struct sim_econ){3, 1.58, 0.083};
-	f->req = (struct sim_plan_req){4096, false};
+	f->req = (struct sim_plan_req){.max_gpus = 4096};
 }
 
 static void plan_70b_finds_gpu_only_and_tiered_options(void)
@@ -65,15 +65,25 @@ static void the_smallest_fitting_gpu_count_is_chosen(void)
 	struct sim_plan *p = calloc(1, sizeof *p);
 	char err[256];
 
-	/* 8B full fine-tune: 128 GB of states; on 80 GB GPUs, one does not fit and two do */
+	/* 8B full fine-tune: 128 GB of states; on 80 GB GPUs, one does not fit and two do; with
+	 * --objective gpus the recommendation is the fewest GPUs */
 	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.req.objective = OBJ_GPUS;
+	f.hw.flash_count = 0; /* GPU-only and DRAM-only options */
 	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, p, err, sizeof err), 0);
-	CU_ASSERT_FATAL(p->rec_gpu_only >= 0);
-	CU_ASSERT_EQUAL(p->options[p->rec_gpu_only].gpus, 2);
-	/* LoRA on the same model fits one GPU */
+	CU_ASSERT_FATAL(p->rec_gpu_only >= 0 && p->rec_best >= 0);
+	uint32_t fewest = 1u << 30;
+	for (int i = 0; i < p->noptions; i++)
+		if (p->options[i].kind == SIM_GPU_ONLY && p->options[i].fits &&
+		    p->options[i].gpus < fewest)
+			fewest = p->options[i].gpus;
+	CU_ASSERT_EQUAL(fewest, 2);
+	CU_ASSERT_EQUAL(p->options[p->rec_best].gpus, 1); /* one GPU with state in DRAM */
+	CU_ASSERT_EQUAL(p->options[p->rec_best].kind, SIM_TIERED);
+	/* LoRA on the same model fits one GPU alone */
 	f.w.job.method = MDL_LORA;
 	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, p, err, sizeof err), 0);
-	CU_ASSERT_EQUAL(p->options[p->rec_gpu_only].gpus, 1);
+	CU_ASSERT_EQUAL(p->options[p->rec_best].gpus, 1);
 	free(p);
 }
 

@@ -1,0 +1,392 @@
+/*
+ * report_dir — `--report DIR` for plan and compare: report.md, a self-contained report.html
+ * (the text report and the charts as inline SVG), PNG charts beside them, and the .dat series
+ * and .gp gnuplot scripts so users can re-plot.
+ *
+ * Charts (titles, axis labels, units): GPU memory per option (stacked bars by state), each
+ * memory tier's occupancy over one simulated step of the recommended option (the simulator is
+ * run again for it), owned cost against runtime with the options on the Pareto front, and peak
+ * power per option at the node and the facility (x PUE).
+ * Safety: DIR is created if missing; an existing non-empty DIR must already hold a tierplan
+ * report (the .tierplan-report marker) unless force. Every file is written to a temporary name
+ * and renamed, so an interrupted run leaves no half-written file. gnuplot runs as a child
+ * process in DIR; its failure is an error naming the script.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../sim/engine.h"
+#include "report.h"
+
+#define MARKER ".tierplan-report"
+
+struct out {
+	FILE *fp;
+	char tmp[4200], path[4200];
+};
+
+static int out_open(struct out *o, const char *dir, const char *name, char *err, size_t errlen)
+{
+	snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+	snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmp", dir, name);
+	o->fp = fopen(o->tmp, "w");
+	if (!o->fp) {
+		snprintf(err, errlen, "--report: cannot write %s: %s", o->tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int out_close(struct out *o, char *err, size_t errlen)
+{
+	bool bad = fflush(o->fp) != 0 || ferror(o->fp);
+	if (fclose(o->fp) != 0 || bad || rename(o->tmp, o->path) != 0) {
+		remove(o->tmp);
+		snprintf(err, errlen, "--report: cannot write %s", o->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* DIR exists (created here) and is ours to write into. */
+static int prepare(const char *dir, bool force, char *err, size_t errlen)
+{
+	char marker[4200];
+	struct stat st;
+
+	if (stat(dir, &st) != 0) {
+		if (mkdir(dir, 0777) != 0) {
+			snprintf(err, errlen, "--report: cannot create directory %s: %s", dir,
+				 strerror(errno));
+			return -1;
+		}
+	} else if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--report: %s exists and is not a directory", dir);
+		return -1;
+	} else {
+		snprintf(marker, sizeof marker, "%s/%s", dir, MARKER);
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		bool empty = true;
+		while (d && (de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				empty = false;
+		if (d)
+			closedir(d);
+		if (!empty && access(marker, F_OK) != 0 && !force) {
+			snprintf(err, errlen, "--report: %s is not empty and holds no tierplan report "
+					      "(pass --force to write into it)",
+				 dir);
+			return -1;
+		}
+	}
+	snprintf(marker, sizeof marker, "%s/%s", dir, MARKER);
+	FILE *m = fopen(marker, "w");
+	if (!m || fprintf(m, "tierplan %s report directory\n", TIERPLAN_VERSION) < 0 ||
+	    fclose(m) != 0) {
+		snprintf(err, errlen, "--report: cannot write %s", marker);
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs gnuplot on a script in DIR for one terminal. */
+static int gnuplot(const char *dir, const char *script, const char *term, const char *outname,
+		   char *err, size_t errlen)
+{
+	char expr[256];
+	snprintf(expr, sizeof expr, "term='%s'; out='%s'", term, outname);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "--report: cannot start gnuplot: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (chdir(dir) != 0)
+			_exit(126);
+		FILE *null = freopen("/dev/null", "w", stdout);
+		(void)null;
+		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(err, errlen, "--report: gnuplot failed on %s/%s (exit %d%s)", dir, script,
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": gnuplot not installed, "
+									  "apt-get install gnuplot-nox"
+									: "");
+		return -1;
+	}
+	return 0;
+}
+
+/* The terminal preamble every script shares: svg or png by the caller's variable. */
+static void preamble(FILE *fp, const char *title, const char *xlabel, const char *ylabel)
+{
+	fprintf(fp, "# drawn by tierplan %s; re-plot: gnuplot -e \"term='svg'; out='x.svg'\" "
+		    "this.gp\n"
+		    "if (!exists('term')) term = 'svg'\n"
+		    "if (!exists('out')) out = 'chart.svg'\n"
+		    "if (term eq 'svg') set terminal svg size 960,540 dynamic font 'sans,11'; "
+		    "else set terminal pngcairo size 960,540 font 'sans,10'\n"
+		    "set output out\nset title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
+		    "set grid ytics\nset key outside right top\n",
+		TIERPLAN_VERSION, title, xlabel, ylabel);
+}
+
+static const char *kind_name(const struct sim_option *o)
+{
+	return o->kind == SIM_GPU_ONLY ? "gpu-only" : o->policy;
+}
+
+static int chart_memory(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
+{
+	struct out d, g;
+	if (out_open(&d, dir, "memory.dat", err, errlen))
+		return -1;
+	fprintf(d.fp, "# option label weights gradients optimizer activations other (GiB per GPU)\n");
+	for (int i = 0; i < p->noptions; i++) {
+		const struct mdl_gpu_memory *m = &p->options[i].gpu_mem;
+		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.3f %.3f %.3f %.3f %.3f\n", i, i,
+			kind_name(&p->options[i]), p->options[i].gpus, m->weights / 1073741824.0,
+			m->gradients / 1073741824.0, m->optimizer / 1073741824.0,
+			m->activations / 1073741824.0, m->other / 1073741824.0);
+	}
+	if (out_close(&d, err, errlen) || out_open(&g, dir, "memory.gp", err, errlen))
+		return -1;
+	preamble(g.fp, "GPU memory per option at its peak", "option", "GiB per GPU");
+	fprintf(g.fp, "set style data histograms\nset style histogram rowstacked\n"
+		      "set style fill solid 0.85 border -1\nset boxwidth 0.7\n"
+		      "set xtics rotate by -30 left\n"
+		      "plot 'memory.dat' using 3:xtic(2) title 'weights', '' using 4 title "
+		      "'gradients', '' using 5 title 'optimizer', '' using 6 title 'activations', "
+		      "'' using 7 title 'other'\n");
+	return out_close(&g, err, errlen);
+}
+
+static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
+{
+	struct out d, g;
+	if (out_open(&d, dir, "cost_runtime.dat", err, errlen))
+		return -1;
+	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind (block 0 gpu-only, 1 host tiers)\n");
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < p->noptions; i++) {
+			const struct sim_option *o = &p->options[i];
+			if ((int)o->kind != k || !o->fits)
+				continue;
+			fprintf(d.fp, "%d %.6g %.6g %u %s\n", i, o->runtime_seconds / 3600,
+				o->cost_total, o->gpus, kind_name(o));
+		}
+		fprintf(d.fp, "\n\n");
+	}
+	if (out_close(&d, err, errlen) || out_open(&g, dir, "cost_runtime.gp", err, errlen))
+		return -1;
+	preamble(g.fp, "Owned cost against runtime (the options are the Pareto front)",
+		 "job runtime (hours)", "owned cost (USD)");
+	fprintf(g.fp, "set logscale x\n"
+		      "plot 'cost_runtime.dat' index 0 using 2:3 with linespoints pt 7 ps 1.5 title "
+		      "'GPU-only', '' index 1 using 2:3 with points pt 5 ps 1.5 title 'DRAM/flash "
+		      "tiers', '' index 0 using 2:3:(sprintf('#%%d %%dGPU', $1, $4)) with labels "
+		      "offset 1,1 notitle, '' index 1 using 2:3:(sprintf('#%%d %%dGPU', $1, $4)) "
+		      "with labels offset 1,-1 notitle\n");
+	return out_close(&g, err, errlen);
+}
+
+static int chart_power(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
+{
+	struct out d, g;
+	if (out_open(&d, dir, "power.dat", err, errlen))
+		return -1;
+	fprintf(d.fp, "# option label peak_node_kw peak_facility_kw\n");
+	for (int i = 0; i < p->noptions; i++)
+		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.4f %.4f\n", i, i, kind_name(&p->options[i]),
+			p->options[i].gpus, p->options[i].peak_power_watts / 1e3,
+			p->options[i].peak_power_facility_watts / 1e3);
+	if (out_close(&d, err, errlen) || out_open(&g, dir, "power.gp", err, errlen))
+		return -1;
+	preamble(g.fp, "Peak power per option", "option", "kW");
+	fprintf(g.fp, "set style data histograms\nset style histogram clustered gap 1\n"
+		      "set style fill solid 0.85 border -1\nset xtics rotate by -30 left\n"
+		      "plot 'power.dat' using 3:xtic(2) title 'IT (nodes)', '' using 4 title "
+		      "'facility (x PUE)'\n");
+	return out_close(&g, err, errlen);
+}
+
+/* Occupancy of each tier over one simulated step of option o (re-simulated here). */
+static int chart_occupancy(const char *dir, const struct rpt_plan *r, const struct sim_option *o,
+			   char *err, size_t errlen)
+{
+	struct sim_workload w = *r->w;
+	struct sim_hw hw = *r->hw;
+	struct sim_option res;
+	struct eng *e = eng_new();
+	struct out d, g;
+	int rc = -1;
+
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	w.job.micro_batch = o->micro_batch;
+	w.job.recompute = o->recompute;
+	if (o->kind == SIM_TIERED) {
+		hw.dram = o->dram;
+		if (o->flash_count)
+			hw.flash_count = o->flash_count;
+	}
+	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true};
+	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || out_open(&d, dir, "occupancy.dat",
+									     err, errlen))
+		goto out;
+	fprintf(d.fp, "# one block per pool: time_s GiB (the pool's bytes for all GPUs it stands "
+		      "for); %s, simulated micro-batches only\n",
+		res.name);
+	int np = eng_npools(e), shown = 0;
+	for (int i = 0; i < np; i++) {
+		const struct eng_pool *pl = eng_pool_at(e, i);
+		if (pl->peak <= 0)
+			continue;
+		fprintf(d.fp, "# %s\n", pl->name);
+		for (uint32_t h = 0; h < pl->hist_n; h++)
+			fprintf(d.fp, "%.6f %.4f\n", pl->hist[h].t_ns * 1e-9,
+				pl->hist[h].value * pl->scale / 1073741824.0);
+		fprintf(d.fp, "\n\n");
+		shown++;
+	}
+	if (out_close(&d, err, errlen) || out_open(&g, dir, "occupancy.gp", err, errlen))
+		goto out;
+	char title[256];
+	snprintf(title, sizeof title, "Memory tiers over one step: %s", res.name);
+	preamble(g.fp, title, "time (s)", "GiB");
+	fprintf(g.fp, "plot ");
+	for (int i = 0, k = 0; i < np; i++) {
+		const struct eng_pool *pl = eng_pool_at(e, i);
+		if (pl->peak <= 0)
+			continue;
+		fprintf(g.fp, "%s'occupancy.dat' index %d using 1:2 with steps lw 2 title '%s'",
+			k ? ", " : "", k, pl->name);
+		k++;
+	}
+	fprintf(g.fp, "%s\n", shown ? "" : "0 notitle");
+	rc = out_close(&g, err, errlen);
+out:
+	eng_free(e);
+	return rc;
+}
+
+/* Copies an SVG file into the HTML stream, dropping its XML prologue. */
+static void inline_svg(FILE *html, const char *dir, const char *name)
+{
+	char path[4200], line[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof line, fp))
+		if (strncmp(line, "<?xml", 5) && strncmp(line, "<!DOCTYPE", 9) &&
+		    !strstr(line, "svg11.dtd"))
+			fputs(line, html);
+	fclose(fp);
+}
+
+static void html_escape(FILE *fp, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '<')
+			fputs("&lt;", fp);
+		else if (s[i] == '>')
+			fputs("&gt;", fp);
+		else if (s[i] == '&')
+			fputs("&amp;", fp);
+		else
+			fputc(s[i], fp);
+	}
+}
+
+int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char *err,
+		    size_t errlen)
+{
+	static const char *const charts[][2] = {{"memory", "GPU memory per option"},
+						{"occupancy", "Memory tiers over one step"},
+						{"cost_runtime", "Cost against runtime"},
+						{"power", "Peak power"}};
+	const struct sim_plan *p = r->plan;
+	int n = 0;
+
+	if (prepare(dir, force, err, errlen) || chart_memory(dir, p, err, errlen) ||
+	    chart_cost(dir, p, err, errlen) || chart_power(dir, p, err, errlen))
+		return -1;
+	int show = p->rec_tiered >= 0 ? p->rec_tiered : p->rec_best;
+	bool occ = show >= 0;
+	if (occ && chart_occupancy(dir, r, &p->options[show], err, errlen))
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		char gp[64], svg[64], png[64];
+		if (i == 1 && !occ)
+			continue;
+		snprintf(gp, sizeof gp, "%s.gp", charts[i][0]);
+		snprintf(svg, sizeof svg, "%s.svg", charts[i][0]);
+		snprintf(png, sizeof png, "%s.png", charts[i][0]);
+		if (gnuplot(dir, gp, "svg", svg, err, errlen) ||
+		    gnuplot(dir, gp, "png", png, err, errlen))
+			return -1;
+		n++;
+	}
+
+	/* the text report, captured once for both documents */
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mem = open_memstream(&text, &tlen);
+	if (!mem) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rpt_plan_text(mem, r);
+	fclose(mem);
+
+	struct out md, html;
+	if (out_open(&md, dir, "report.md", err, errlen)) {
+		free(text);
+		return -1;
+	}
+	rpt_plan_md(md.fp, r);
+	fprintf(md.fp, "\n## Charts\n\n");
+	for (int i = 0; i < 4; i++)
+		if (i != 1 || occ)
+			fprintf(md.fp, "![%s](%s.png)\n\n", charts[i][1], charts[i][0]);
+	fprintf(md.fp, "Data behind the charts: `*.dat`; gnuplot scripts: `*.gp` "
+		       "(`gnuplot -e \"term='svg'; out='memory.svg'\" memory.gp`).\n");
+	if (out_close(&md, err, errlen) || out_open(&html, dir, "report.html", err, errlen)) {
+		free(text);
+		return -1;
+	}
+	fprintf(html.fp, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierplan %s: "
+			 "%s</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+			 "pre{font-size:12px;overflow-x:auto;background:#f6f6f6;padding:1em}"
+			 "svg{max-width:100%%;height:auto}</style></head><body>\n"
+			 "<h1>tierplan %s: %s</h1>\n<pre>",
+		r->command, r->model_name, r->command, r->model_name);
+	html_escape(html.fp, text, tlen);
+	fprintf(html.fp, "</pre>\n");
+	for (int i = 0; i < 4; i++) {
+		char svg[64];
+		if (i == 1 && !occ)
+			continue;
+		snprintf(svg, sizeof svg, "%s.svg", charts[i][0]);
+		fprintf(html.fp, "<h2>%s</h2>\n", charts[i][1]);
+		inline_svg(html.fp, dir, svg);
+	}
+	fprintf(html.fp, "<p>Data: memory.dat, occupancy.dat, cost_runtime.dat, power.dat; "
+			 "scripts: *.gp (gnuplot). %d charts.</p>\n</body></html>\n",
+		n);
+	free(text);
+	return out_close(&html, err, errlen);
+}

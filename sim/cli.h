@@ -13,6 +13,7 @@ enum { EXIT_OK = 0, EXIT_INFEASIBLE = 1, EXIT_USAGE = 2, EXIT_INVALID = 3, EXIT_
 int cmd_plan(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hardware(int argc, char **argv);
 

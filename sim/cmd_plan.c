@@ -87,9 +87,12 @@ static int run(int argc, char **argv, bool compare)
 		rc = cli_fail(EXIT_SYSTEM, cmd, "out of memory");
 		goto out;
 	}
-	rc = tp_inputs(cmdbit, &o, w, &hw, &econ, name, sizeof name, path, sizeof path);
-	if (rc)
+	rc = tp_inputs(&o, w, &hw, &econ, name, sizeof name, path, sizeof path, err, sizeof err);
+	if (rc) {
+		rc = cli_fail(rc, cmd, err);
 		goto out;
+	}
+	tp_warn_seq(cmd, &o, w);
 	req.max_gpus = (uint32_t)o.max_gpus;
 	req.recompute_fixed = o.recompute >= 0;
 	req.batch_fixed = tp_opts_given(&o, "batch");

@@ -52,42 +52,18 @@ int cmd_simulate(int argc, char **argv)
 		rc = cli_fail(EXIT_INVALID, "simulate", "--format: unknown format (allowed: text, json)");
 		goto out;
 	}
-	rc = tp_inputs(CMD_SIMULATE, &o, w, &hw, &econ, name, sizeof name, path, sizeof path);
-	if (rc)
-		goto out;
-
-	struct sim_config c = {{(uint32_t)o.tp, (uint32_t)o.pp, 1, (uint32_t)o.zero, o.tp > 1},
-			       1,
-			       sim_policy_find(o.policy),
-			       (uint32_t)o.prefetch,
-			       0,
-			       o.recompute >= 0};
-	if (!c.policy) {
-		snprintf(err, sizeof err, "--policy: unknown policy '%s' (allowed: %s)", o.policy,
-			 sim_policy_names());
-		rc = cli_fail(EXIT_INVALID, "simulate", err);
+	struct sim_config c;
+	rc = tp_inputs(&o, w, &hw, &econ, name, sizeof name, path, sizeof path, err, sizeof err);
+	if (!rc)
+		rc = tp_sim_config(&o, w, &c, err, sizeof err);
+	if (rc) {
+		rc = cli_fail(rc, "simulate", err);
 		goto out;
 	}
-	uint64_t tpp = o.tp * o.pp;
-	if (o.dp == 0) {
-		if (o.gpus % tpp) {
-			snprintf(err, sizeof err, "--gpus %llu is not a multiple of --tp x --pp = %llu",
-				 (unsigned long long)o.gpus, (unsigned long long)tpp);
-			rc = cli_fail(EXIT_INVALID, "simulate", err);
-			goto out;
-		}
-		o.dp = o.gpus / tpp;
-	} else if (tp_opts_given(&o, "gpus") && o.dp * tpp != o.gpus) {
-		snprintf(err, sizeof err, "--gpus %llu differs from --tp x --pp x --dp = %llu",
-			 (unsigned long long)o.gpus, (unsigned long long)(o.dp * tpp));
-		rc = cli_fail(EXIT_INVALID, "simulate", err);
-		goto out;
-	}
-	c.layout.dp = (uint32_t)o.dp;
+	tp_warn_seq("simulate", &o, w);
 	if (c.layout.zero > 0 && c.layout.dp == 1)
 		fprintf(stderr, "tierplan simulate: note: --zero %u has no effect with one "
 				"data-parallel rank\n", c.layout.zero);
-	c.grad_accum = sim_plan_micro_batches(w, c.layout.dp);
 	if (sim_run(e, w, &hw, &econ, &c, &res, err, sizeof err)) {
 		rc = cli_fail(EXIT_INVALID, "simulate", err);
 		goto out;

@@ -6,6 +6,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "opts.h"
+#include "plan.h"
 #include "sim.h"
 
 /* "pm1743:4" -> name and count; 0 ok, -1 + err. */
@@ -30,18 +31,16 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	return 0;
 }
 
-int tp_inputs(int cmdbit, const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
-	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen)
+int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
+	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen,
+	      char *err, size_t errlen)
 {
-	const char *cmd = cmdbit == CMD_PLAN	  ? "plan"
-			  : cmdbit == CMD_COMPARE ? "compare"
-						  : "simulate";
-	char err[512], flash_name[256];
+	char flash_name[256];
 
 	/* model */
-	if (cfg_model_resolve(o->model, path, pathlen, name, namelen, err, sizeof err) < 0 ||
-	    mdl_arch_load(path, &w->arch, err, sizeof err) < 0) {
-		return cli_fail(EXIT_INVALID, cmd, err);
+	if (cfg_model_resolve(o->model, path, pathlen, name, namelen, err, errlen) < 0 ||
+	    mdl_arch_load(path, &w->arch, err, errlen) < 0) {
+		return EXIT_INVALID;
 	}
 	/* job */
 	w->job = (struct mdl_job){
@@ -55,52 +54,85 @@ int tp_inputs(int cmdbit, const struct tp_opts *o, struct sim_workload *w, struc
 		.seq = o->seq,
 		.micro_batch = o->batch,
 	};
-	if (o->seq > w->arch.positions)
-		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
-			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);
 	if (tp_opts_given(o, "grad-accum") && tp_opts_given(o, "global-batch")) {
-		return cli_fail(EXIT_USAGE, cmd, "give --grad-accum or --global-batch, not both");
+		return snprintf(err, errlen, "give --grad-accum or --global-batch, not both"), EXIT_USAGE;
 	}
 	w->grad_accum = tp_opts_given(o, "grad-accum") ? o->grad_accum : 0;
 	w->global_batch = o->global_batch;
 	w->tokens = o->tokens;
 	if (tp_opts_given(o, "epochs") != tp_opts_given(o, "dataset-tokens")) {
-		return cli_fail(EXIT_USAGE, cmd, "--epochs and --dataset-tokens go together");
+		return snprintf(err, errlen, "--epochs and --dataset-tokens go together"), EXIT_USAGE;
 	}
 	if (tp_opts_given(o, "epochs")) {
 		if (tp_opts_given(o, "tokens")) {
-			return cli_fail(EXIT_USAGE, cmd,
-				      "give --tokens or --epochs with --dataset-tokens, not both");
+			return snprintf(err, errlen, "give --tokens or --epochs with --dataset-tokens, not both"), EXIT_USAGE;
 		}
 		w->tokens = o->epochs * o->dataset_tokens;
 		if (w->tokens < 1) {
-			return cli_fail(EXIT_INVALID, cmd,
-				      "--epochs x --dataset-tokens must be at least 1 token");
+			return snprintf(err, errlen, "--epochs x --dataset-tokens must be at least 1 token"), EXIT_INVALID;
 		}
 	}
 	/* hardware */
 	memset(hw, 0, sizeof *hw);
 	if (o->prices)
 		cfg_set_prices(o->prices);
-	if (cfg_gpu_get(o->gpu, &hw->gpu, err, sizeof err) < 0 ||
-	    cfg_host_get(o->host, &hw->host, err, sizeof err) < 0 ||
+	if (cfg_gpu_get(o->gpu, &hw->gpu, err, errlen) < 0 ||
+	    cfg_host_get(o->host, &hw->host, err, errlen) < 0 ||
 	    parse_flash(o->flash, flash_name, sizeof flash_name, &hw->flash_count, err,
-			sizeof err) < 0 ||
-	    cfg_flash_get(flash_name, &hw->flash, err, sizeof err) < 0) {
-		return cli_fail(EXIT_INVALID, cmd, err);
+			errlen) < 0 ||
+	    cfg_flash_get(flash_name, &hw->flash, err, errlen) < 0) {
+		return EXIT_INVALID;
 	}
 	hw->gpus_per_node = o->gpus_per_node ? (uint32_t)o->gpus_per_node : (uint32_t)hw->host.gpu_slots;
 	hw->dram = o->dram > 0 ? o->dram : hw->host.dram;
 	if (hw->dram > hw->host.dram_max) {
-		snprintf(err, sizeof err, "--dram: %.0f GiB is more than host '%s' takes (%.0f GiB)",
+		snprintf(err, errlen, "--dram: %.0f GiB is more than host '%s' takes (%.0f GiB)",
 			 hw->dram / 1073741824.0, hw->host.name, hw->host.dram_max / 1073741824.0);
-		return cli_fail(EXIT_INVALID, cmd, err);
+		return EXIT_INVALID;
 	}
 	if (hw->flash_count > hw->host.flash_bays) {
-		snprintf(err, sizeof err, "--flash: %u drives, but host '%s' has %.0f bays",
+		snprintf(err, errlen, "--flash: %u drives, but host '%s' has %.0f bays",
 			 hw->flash_count, hw->host.name, hw->host.flash_bays);
-		return cli_fail(EXIT_INVALID, cmd, err);
+		return EXIT_INVALID;
 	}
 	*econ = (struct sim_econ){o->amortize_years, o->pue, o->usd_per_kwh};
 	return 0;
+}
+
+int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
+		  char *err, size_t errlen)
+{
+	uint64_t tpp = o->tp * o->pp, dp = o->dp;
+
+	*c = (struct sim_config){{(uint32_t)o->tp, (uint32_t)o->pp, 1, (uint32_t)o->zero, o->tp > 1},
+				 1,
+				 sim_policy_find(o->policy),
+				 (uint32_t)o->prefetch,
+				 0,
+				 o->recompute >= 0};
+	if (!c->policy)
+		return snprintf(err, errlen, "--policy: unknown policy '%s' (allowed: %s)", o->policy,
+				sim_policy_names()),
+		       EXIT_INVALID;
+	if (dp == 0) {
+		if (o->gpus % tpp)
+			return snprintf(err, errlen, "--gpus %llu is not a multiple of --tp x --pp = %llu",
+					(unsigned long long)o->gpus, (unsigned long long)tpp),
+			       EXIT_INVALID;
+		dp = o->gpus / tpp;
+	} else if (tp_opts_given(o, "gpus") && dp * tpp != o->gpus) {
+		return snprintf(err, errlen, "--gpus %llu differs from --tp x --pp x --dp = %llu",
+				(unsigned long long)o->gpus, (unsigned long long)(dp * tpp)),
+		       EXIT_INVALID;
+	}
+	c->layout.dp = (uint32_t)dp;
+	c->grad_accum = sim_plan_micro_batches(w, c->layout.dp);
+	return 0;
+}
+
+void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_workload *w)
+{
+	if (o->seq > w->arch.positions)
+		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
+			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);
 }

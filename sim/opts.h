@@ -48,15 +48,22 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 bool tp_opts_given(const struct tp_opts *o, const char *name);
 
 /*
- * Resolves the job, hardware and economics options of a plan or simulate command (cmdbit):
- * model lookup, flash "name:count", DRAM and bay limits. 0 ok, else the exit code after one
- * stderr line naming the flag.
+ * Resolves the job, hardware and economics options: model lookup, flash "name:count", DRAM and
+ * bay limits. 0 ok, else the exit code with err naming the flag.
  */
 struct sim_workload;
 struct sim_hw;
 struct sim_econ;
-int tp_inputs(int cmdbit, const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
-	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen);
+struct sim_config;
+int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
+	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen,
+	      char *err, size_t errlen);
+/* The simulate configuration: policy, --tp/--pp/--dp from --gpus, micro-batches per step.
+ * 0 ok, else the exit code with err naming the flag. */
+int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
+		  char *err, size_t errlen);
+/* Warns on stderr when --seq exceeds the model's positions. */
+void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_workload *w);
 
 /* Prints the options of cmd with defaults, units and help, aligned. */
 void tp_opts_help(int cmd, FILE *fp);

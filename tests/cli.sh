@@ -148,5 +148,21 @@ mkdir -p "$tmp/other" && echo keep >"$tmp/other/notes.txt"
 expect 4 "force" plan --model 8b --seq 2048 --report "$tmp/other"
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/other" --force
 
+# sweep: one row per point, shards concatenate to the whole, bad grids name the key
+printf '{"base": {"model": "8b", "seq": 2048}, "grid": {"gpus": [1, 2, 4], "policy": ["gpu", "tiered"]}}' >"$tmp/grid.json"
+"$bin" sweep --grid "$tmp/grid.json" >"$tmp/all.csv" 2>"$tmp/err"
+for i in 1 2 3 4; do "$bin" sweep --grid "$tmp/grid.json" --shard $i/4 --threads 1; done >"$tmp/shards.csv"
+if [ "$(wc -l <"$tmp/all.csv")" -eq 7 ] && cmp -s "$tmp/all.csv" "$tmp/shards.csv" &&
+	grep -q '^0,1,gpu,false' "$tmp/all.csv" && grep -q 'tp.*must be 1\|,true,' "$tmp/all.csv"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: sweep rows or shard concatenation: $(head -3 "$tmp/all.csv")"
+fi
+printf '{"grid": {"gpus": 4}}' >"$tmp/badgrid.json"
+expect 3 "gpus" sweep --grid "$tmp/badgrid.json"
+expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4
+expect 2 "grid" sweep
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

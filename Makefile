@@ -28,7 +28,7 @@ LIB_SRC := sim/units.c sim/file.c sim/catalog.c \
            sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
            sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c \
            reports/text.c reports/json.c reports/trace.c reports/report_dir.c
-CLI_SRC := sim/main.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_sweep.c sim/cmd_catalog.c
+CLI_SRC := sim/main.c validate/validate.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_sweep.c sim/cmd_catalog.c
 TEST_SRC := tests/run_tests.c tests/test_units.c tests/test_arch.c tests/test_job.c \
             tests/test_layout.c tests/test_catalog.c tests/test_plan.c \
             tests/test_engine.c tests/test_sim.c

@@ -54,6 +54,20 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_csv(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_json(FILE *fp, const struct rpt_plan *r);
+/* Report directories (report_dir.c): a file written to DIR/.NAME.tmp and renamed on close; the
+ * directory check (created if missing; a non-empty one needs the marker or force); gnuplot run
+ * in DIR on SCRIPT with term 'svg' or 'png' into OUT; and the shared script preamble. */
+struct rpt_file {
+	FILE *fp;
+	char tmp[4200], path[4200];
+};
+int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, char *err, size_t errlen);
+int rpt_file_close(struct rpt_file *f, char *err, size_t errlen);
+int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen);
+int rpt_gnuplot(const char *dir, const char *script, const char *term, const char *out, char *err,
+		size_t errlen);
+void rpt_gnuplot_preamble(FILE *fp, const char *title, const char *xlabel, const char *ylabel);
+
 /* --report DIR: report.md, report.html (SVG charts inline), PNG charts, the .dat series and .gp
  * scripts, drawn by gnuplot. DIR is created; a non-empty DIR that holds no tierplan report needs
  * force. Files are written to temporary names and renamed. 0 ok, -1 + err. */

@@ -26,12 +26,7 @@
 
 #define MARKER ".tierplan-report"
 
-struct out {
-	FILE *fp;
-	char tmp[4200], path[4200];
-};
-
-static int out_open(struct out *o, const char *dir, const char *name, char *err, size_t errlen)
+int rpt_file_open(struct rpt_file *o, const char *dir, const char *name, char *err, size_t errlen)
 {
 	snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
 	snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmp", dir, name);
@@ -43,7 +38,7 @@ static int out_open(struct out *o, const char *dir, const char *name, char *err,
 	return 0;
 }
 
-static int out_close(struct out *o, char *err, size_t errlen)
+int rpt_file_close(struct rpt_file *o, char *err, size_t errlen)
 {
 	bool bad = fflush(o->fp) != 0 || ferror(o->fp);
 	if (fclose(o->fp) != 0 || bad || rename(o->tmp, o->path) != 0) {
@@ -55,7 +50,7 @@ static int out_close(struct out *o, char *err, size_t errlen)
 }
 
 /* DIR exists (created here) and is ours to write into. */
-static int prepare(const char *dir, bool force, char *err, size_t errlen)
+int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen)
 {
 	char marker[4200];
 	struct stat st;
@@ -97,7 +92,7 @@ static int prepare(const char *dir, bool force, char *err, size_t errlen)
 }
 
 /* Runs gnuplot on a script in DIR for one terminal. */
-static int gnuplot(const char *dir, const char *script, const char *term, const char *outname,
+int rpt_gnuplot(const char *dir, const char *script, const char *term, const char *outname,
 		   char *err, size_t errlen)
 {
 	char expr[256];
@@ -128,7 +123,7 @@ static int gnuplot(const char *dir, const char *script, const char *term, const 
 }
 
 /* The terminal preamble every script shares: svg or png by the caller's variable. */
-static void preamble(FILE *fp, const char *title, const char *xlabel, const char *ylabel)
+void rpt_gnuplot_preamble(FILE *fp, const char *title, const char *xlabel, const char *ylabel)
 {
 	fprintf(fp, "# drawn by tierplan %s; re-plot: gnuplot -e \"term='svg'; out='x.svg'\" "
 		    "this.gp\n"
@@ -148,8 +143,8 @@ static const char *kind_name(const struct sim_option *o)
 
 static int chart_memory(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
 {
-	struct out d, g;
-	if (out_open(&d, dir, "memory.dat", err, errlen))
+	struct rpt_file d, g;
+	if (rpt_file_open(&d, dir, "memory.dat", err, errlen))
 		return -1;
 	fprintf(d.fp, "# option label weights gradients optimizer activations other (GiB per GPU)\n");
 	for (int i = 0; i < p->noptions; i++) {
@@ -159,22 +154,22 @@ static int chart_memory(const char *dir, const struct sim_plan *p, char *err, si
 			m->gradients / 1073741824.0, m->optimizer / 1073741824.0,
 			m->activations / 1073741824.0, m->other / 1073741824.0);
 	}
-	if (out_close(&d, err, errlen) || out_open(&g, dir, "memory.gp", err, errlen))
+	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "memory.gp", err, errlen))
 		return -1;
-	preamble(g.fp, "GPU memory per option at its peak", "option", "GiB per GPU");
+	rpt_gnuplot_preamble(g.fp, "GPU memory per option at its peak", "option", "GiB per GPU");
 	fprintf(g.fp, "set style data histograms\nset style histogram rowstacked\n"
 		      "set style fill solid 0.85 border -1\nset boxwidth 0.7\n"
 		      "set xtics rotate by -30 left\n"
 		      "plot 'memory.dat' using 3:xtic(2) title 'weights', '' using 4 title "
 		      "'gradients', '' using 5 title 'optimizer', '' using 6 title 'activations', "
 		      "'' using 7 title 'other'\n");
-	return out_close(&g, err, errlen);
+	return rpt_file_close(&g, err, errlen);
 }
 
 static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
 {
-	struct out d, g;
-	if (out_open(&d, dir, "cost_runtime.dat", err, errlen))
+	struct rpt_file d, g;
+	if (rpt_file_open(&d, dir, "cost_runtime.dat", err, errlen))
 		return -1;
 	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind (block 0 gpu-only, 1 host tiers)\n");
 	for (int k = 0; k < 2; k++) {
@@ -187,9 +182,9 @@ static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size
 		}
 		fprintf(d.fp, "\n\n");
 	}
-	if (out_close(&d, err, errlen) || out_open(&g, dir, "cost_runtime.gp", err, errlen))
+	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "cost_runtime.gp", err, errlen))
 		return -1;
-	preamble(g.fp, "Owned cost against runtime (the options are the Pareto front)",
+	rpt_gnuplot_preamble(g.fp, "Owned cost against runtime (the options are the Pareto front)",
 		 "job runtime (hours)", "owned cost (USD)");
 	fprintf(g.fp, "set logscale x\n"
 		      "plot 'cost_runtime.dat' index 0 using 2:3 with linespoints pt 7 ps 1.5 title "
@@ -197,27 +192,27 @@ static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size
 		      "tiers', '' index 0 using 2:3:(sprintf('#%%d %%dGPU', $1, $4)) with labels "
 		      "offset 1,1 notitle, '' index 1 using 2:3:(sprintf('#%%d %%dGPU', $1, $4)) "
 		      "with labels offset 1,-1 notitle\n");
-	return out_close(&g, err, errlen);
+	return rpt_file_close(&g, err, errlen);
 }
 
 static int chart_power(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
 {
-	struct out d, g;
-	if (out_open(&d, dir, "power.dat", err, errlen))
+	struct rpt_file d, g;
+	if (rpt_file_open(&d, dir, "power.dat", err, errlen))
 		return -1;
 	fprintf(d.fp, "# option label peak_node_kw peak_facility_kw\n");
 	for (int i = 0; i < p->noptions; i++)
 		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.4f %.4f\n", i, i, kind_name(&p->options[i]),
 			p->options[i].gpus, p->options[i].peak_power_watts / 1e3,
 			p->options[i].peak_power_facility_watts / 1e3);
-	if (out_close(&d, err, errlen) || out_open(&g, dir, "power.gp", err, errlen))
+	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "power.gp", err, errlen))
 		return -1;
-	preamble(g.fp, "Peak power per option", "option", "kW");
+	rpt_gnuplot_preamble(g.fp, "Peak power per option", "option", "kW");
 	fprintf(g.fp, "set style data histograms\nset style histogram clustered gap 1\n"
 		      "set style fill solid 0.85 border -1\nset xtics rotate by -30 left\n"
 		      "plot 'power.dat' using 3:xtic(2) title 'IT (nodes)', '' using 4 title "
 		      "'facility (x PUE)'\n");
-	return out_close(&g, err, errlen);
+	return rpt_file_close(&g, err, errlen);
 }
 
 /* Occupancy of each tier over one simulated step of option o (re-simulated here). */
@@ -228,7 +223,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 	struct sim_hw hw = *r->hw;
 	struct sim_option res;
 	struct eng *e = eng_new();
-	struct out d, g;
+	struct rpt_file d, g;
 	int rc = -1;
 
 	if (!e) {
@@ -243,7 +238,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 			hw.flash_count = o->flash_count;
 	}
 	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true};
-	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || out_open(&d, dir, "occupancy.dat",
+	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || rpt_file_open(&d, dir, "occupancy.dat",
 									     err, errlen))
 		goto out;
 	fprintf(d.fp, "# one block per pool: time_s GiB (the pool's bytes for all GPUs it stands "
@@ -261,11 +256,11 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 		fprintf(d.fp, "\n\n");
 		shown++;
 	}
-	if (out_close(&d, err, errlen) || out_open(&g, dir, "occupancy.gp", err, errlen))
+	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "occupancy.gp", err, errlen))
 		goto out;
 	char title[256];
 	snprintf(title, sizeof title, "Memory tiers over one step: %s", res.name);
-	preamble(g.fp, title, "time (s)", "GiB");
+	rpt_gnuplot_preamble(g.fp, title, "time (s)", "GiB");
 	fprintf(g.fp, "plot ");
 	for (int i = 0, k = 0; i < np; i++) {
 		const struct eng_pool *pl = eng_pool_at(e, i);
@@ -276,7 +271,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 		k++;
 	}
 	fprintf(g.fp, "%s\n", shown ? "" : "0 notitle");
-	rc = out_close(&g, err, errlen);
+	rc = rpt_file_close(&g, err, errlen);
 out:
 	eng_free(e);
 	return rc;
@@ -321,7 +316,7 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	const struct sim_plan *p = r->plan;
 	int n = 0;
 
-	if (prepare(dir, force, err, errlen) || chart_memory(dir, p, err, errlen) ||
+	if (rpt_dir_prepare(dir, force, err, errlen) || chart_memory(dir, p, err, errlen) ||
 	    chart_cost(dir, p, err, errlen) || chart_power(dir, p, err, errlen))
 		return -1;
 	int show = p->rec_tiered >= 0 ? p->rec_tiered : p->rec_best;
@@ -335,8 +330,8 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 		snprintf(gp, sizeof gp, "%s.gp", charts[i][0]);
 		snprintf(svg, sizeof svg, "%s.svg", charts[i][0]);
 		snprintf(png, sizeof png, "%s.png", charts[i][0]);
-		if (gnuplot(dir, gp, "svg", svg, err, errlen) ||
-		    gnuplot(dir, gp, "png", png, err, errlen))
+		if (rpt_gnuplot(dir, gp, "svg", svg, err, errlen) ||
+		    rpt_gnuplot(dir, gp, "png", png, err, errlen))
 			return -1;
 		n++;
 	}
@@ -352,8 +347,8 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	rpt_plan_text(mem, r);
 	fclose(mem);
 
-	struct out md, html;
-	if (out_open(&md, dir, "report.md", err, errlen)) {
+	struct rpt_file md, html;
+	if (rpt_file_open(&md, dir, "report.md", err, errlen)) {
 		free(text);
 		return -1;
 	}
@@ -364,7 +359,7 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 			fprintf(md.fp, "![%s](%s.png)\n\n", charts[i][1], charts[i][0]);
 	fprintf(md.fp, "Data behind the charts: `*.dat`; gnuplot scripts: `*.gp` "
 		       "(`gnuplot -e \"term='svg'; out='memory.svg'\" memory.gp`).\n");
-	if (out_close(&md, err, errlen) || out_open(&html, dir, "report.html", err, errlen)) {
+	if (rpt_file_close(&md, err, errlen) || rpt_file_open(&html, dir, "report.html", err, errlen)) {
 		free(text);
 		return -1;
 	}
@@ -388,5 +383,5 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 			 "scripts: *.gp (gnuplot). %d charts.</p>\n</body></html>\n",
 		n);
 	free(text);
-	return out_close(&html, err, errlen);
+	return rpt_file_close(&html, err, errlen);
 }

@@ -188,12 +188,6 @@ static void run_point(const struct grid *g, uint64_t p, struct eng *e, struct ro
 {
 	char *argv[2 + 4 * MAX_KEYS + 1], flags[2 * MAX_KEYS][48];
 	int argc = 2, idx[MAX_KEYS], nf = 0;
-	struct tp_opts o;
-	struct sim_workload *w = calloc(1, sizeof *w);
-	struct sim_hw hw;
-	struct sim_econ ec;
-	struct sim_config c;
-	char name[96], path[4096];
 
 	argv[0] = "tierplan";
 	argv[1] = "simulate";
@@ -209,23 +203,7 @@ static void run_point(const struct grid *g, uint64_t p, struct eng *e, struct ro
 		argv[argc++] = g->ax[i].vals[idx[i]];
 	}
 	argv[argc] = NULL;
-	memset(&r->o, 0, sizeof r->o);
-	if (!w) {
-		r->rc = EXIT_SYSTEM;
-		snprintf(r->err, sizeof r->err, "out of memory");
-		return;
-	}
-	r->rc = tp_opts_parse(CMD_SIMULATE, argc, argv, 2, &o, r->err, sizeof r->err);
-	if (r->rc < 0)
-		r->rc = r->rc == -2 ? EXIT_USAGE : EXIT_INVALID;
-	if (!r->rc)
-		r->rc = tp_inputs(&o, w, &hw, &ec, name, sizeof name, path, sizeof path, r->err,
-				  sizeof r->err);
-	if (!r->rc)
-		r->rc = tp_sim_config(&o, w, &c, r->err, sizeof r->err);
-	if (!r->rc && sim_run(e, w, &hw, &ec, &c, &r->o, r->err, sizeof r->err))
-		r->rc = EXIT_INVALID;
-	free(w);
+	r->rc = tp_simulate_argv(argc, argv, e, &r->o, NULL, NULL, r->err, sizeof r->err);
 }
 
 static void *worker(void *arg)

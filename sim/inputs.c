@@ -136,3 +136,34 @@ void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_work
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);
 }
+
+int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
+		     struct sim_workload *wout, struct sim_hw *hwout, char *err, size_t errlen)
+{
+	struct tp_opts op;
+	struct sim_workload *w = calloc(1, sizeof *w);
+	struct sim_hw hw;
+	struct sim_econ ec;
+	struct sim_config c;
+	char name[96], path[4096];
+	int rc;
+
+	memset(o, 0, sizeof *o);
+	if (!w)
+		return snprintf(err, errlen, "out of memory"), EXIT_SYSTEM;
+	rc = tp_opts_parse(CMD_SIMULATE, argc, argv, 2, &op, err, errlen);
+	if (rc < 0)
+		rc = rc == -2 ? EXIT_USAGE : EXIT_INVALID;
+	if (!rc)
+		rc = tp_inputs(&op, w, &hw, &ec, name, sizeof name, path, sizeof path, err, errlen);
+	if (!rc)
+		rc = tp_sim_config(&op, w, &c, err, errlen);
+	if (!rc && sim_run(e, w, &hw, &ec, &c, o, err, errlen))
+		rc = EXIT_INVALID;
+	if (!rc && wout)
+		*wout = *w;
+	if (!rc && hwout)
+		*hwout = hw;
+	free(w);
+	return rc;
+}

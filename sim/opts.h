@@ -62,6 +62,13 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw
  * 0 ok, else the exit code with err naming the flag. */
 int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen);
+/* Runs `simulate` flags (argv[2..argc), argv[0..1] ignored) on engine e: the one path sweep,
+ * validate and regress share with the command. The workload comes back in *w when w is not
+ * NULL, the hardware in *hw likewise. 0 ok, else the exit code with err naming the flag. */
+struct eng;
+struct sim_option;
+int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
+		     struct sim_workload *w, struct sim_hw *hw, char *err, size_t errlen);
 /* Warns on stderr when --seq exceeds the model's positions. */
 void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_workload *w);
 

@@ -38,6 +38,12 @@ double sim_pcie_bandwidth(double gen, double lanes)
 	return x16 * lanes / 16.0;
 }
 
+double sim_flash_bandwidth(const struct sim_hw *hw, bool read)
+{
+	double bw = hw->flash_count * (read ? hw->flash.read_bandwidth : hw->flash.write_bandwidth);
+	return hw->host.flash_uplink > 0 ? fmin(bw, hw->host.flash_uplink) : bw;
+}
+
 /* Seconds per year for amortisation. */
 #define YEAR_SECONDS (365.0 * 86400.0)
 
@@ -171,6 +177,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->events = st->events;
 	o->micro_simulated = x->built;
 	o->ckpt_in_dram = x->pl.ckpt == W_DRAM;
+	o->host_fixed = x->pl.dram_fixed;
 	o->mark0 = o->mark1 = -1;
 
 	double end = st->end_ns * 1e-9, energy = st->energy_j, fw = 0;

@@ -90,6 +90,7 @@ struct sim_option {
 	double peak_power_facility_watts; /* peak x PUE */
 	double flash_dwpd;        /* drive writes per day the job needs, per drive */
 	bool flash_over_rating;   /* flash_dwpd above the drives' rated DWPD */
+	double host_fixed;        /* DRAM per node the policy keeps (reserve, pinned buffers) */
 };
 
 struct step_ctx;
@@ -140,6 +141,10 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct sim_hw *hw
 /* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */
 void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, double *busy_s,
 			double *work);
+
+/* Bandwidth of a node's drive array, reading or writing: drives x datasheet, capped by the
+ * host's shared uplink when it has one. bytes/s. */
+double sim_flash_bandwidth(const struct sim_hw *hw, bool read);
 
 /* Achievable one-direction host<->GPU bandwidth of a PCIe link, bytes/s. */
 double sim_pcie_bandwidth(double gen, double lanes);

@@ -224,12 +224,7 @@ static int machine(struct build *bd)
 	TRY(eng_device_state(e, cpu, mc->cpu, hw->host.cpu_power));
 	mc->nvme_rd = mc->nvme_wr = mc->flash_pool = -1;
 	if (hw->flash_count > 0) {
-		double rd = hw->flash_count * hw->flash.read_bandwidth;
-		double wr = hw->flash_count * hw->flash.write_bandwidth;
-		if (hw->host.flash_uplink > 0) {
-			rd = fmin(rd, hw->host.flash_uplink);
-			wr = fmin(wr, hw->host.flash_uplink);
-		}
+		double rd = sim_flash_bandwidth(hw, true), wr = sim_flash_bandwidth(hw, false);
 		TRY(mc->nvme_rd = eng_resource(e, "flash read", rd / k, "B"));
 		TRY(mc->nvme_wr = eng_resource(e, "flash write", wr / k, "B"));
 		TRY(mc->flash_pool = eng_pool(e, "flash", hw->flash_count * hw->flash.capacity, k));

@@ -255,7 +255,7 @@ static void calibration_set_errors(void)
 	 * default), checkpointed activations, one V100-32GB on a DGX-2 (48 cores), ZeRO-2 with
 	 * CPU Adam: 25.7 s per iteration, 32.3 GB (nvidia-smi MiB) used. The DGX-2 host: 2 x
 	 * Xeon 8168, 12 channels DDR4-2666 (256 GB/s) [B]. */
-	setup(&f, "tests/data/gpt2-10b.json", "v100-32g", "hgx-8gpu", "pm1743", 0);
+	setup(&f, "traces/published/models/gpt2-10b.json", "v100-32g", "hgx-8gpu", "pm1743", 0);
 	f.hw.host.cpu_cores = 48;
 	f.hw.host.dram_bandwidth = 256e9;
 	f.hw.dram = 1.5e12;
@@ -295,7 +295,7 @@ static void calibration_set_errors(void)
 	 * V100-32GB, 1.5 TB DRAM, 8 NVMe drives, 2 x Xeon 8168 = 48 cores), 26 sequences of 1024
 	 * per GPU, checkpointed: 298.9 s per iteration (optimizer 92.6 s). The drives are modelled
 	 * as generic Gen4 3.84 TB (the DGX-2's are Gen3: optimistic). */
-	setup(&f, "tests/data/gpt-50b.json", "v100-32g", "hgx-8gpu", "generic-gen4", 8);
+	setup(&f, "traces/published/models/gpt-50b.json", "v100-32g", "hgx-8gpu", "generic-gen4", 8);
 	f.hw.host.cpu_cores = 48;
 	f.hw.host.dram_bandwidth = 256e9;
 	f.hw.host.flash_uplink = 0;

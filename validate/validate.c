@@ -1,0 +1,476 @@
+/*
+ * validate — `tierplan validate`: every recorded measurement replayed through the code users
+ * run, predicted against measured, per category.
+ *
+ * Recorded cases live in JSON files under traces/published (and traces/calibration for local runs): each
+ * has an id, a confidence tag (A primary ... D derived), its source, the measured value with its
+ * unit, the quantity predicted, and the simulate flags that describe the setting. A case runs as
+ * `tierplan simulate` with those flags; the quantity is read from the result (parameter counts,
+ * peak bytes per tier, step time, throughput, hardware TFLOPS, drive-array bandwidth).
+ * Only A and B cases count towards a category's mean absolute percentage error; C and D cases
+ * are shown for context. A category whose MAPE exceeds its threshold in validate/thresholds.json
+ * (the accuracy we have, plus a margin: a regression guard, not a target) fails: exit 1.
+ * --report DIR draws predicted against measured per category with gnuplot.
+ * Failure: exit 3 for an unreadable or malformed trace (naming the file and case), 4 for I/O.
+ */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/report.h"
+#include "../sim/catalog.h"
+#include "../sim/cli.h"
+#include "../sim/engine.h"
+#include "../sim/file.h"
+#include "../sim/opts.h"
+
+#define MAX_CASES 256
+#define MAX_CATS 12
+
+struct vcase {
+	char id[128], category[32], unit[16], source[256], confidence[4], quantity[40];
+	double measured, predicted, error; /* measured and predicted in SI units */
+	bool used, failed;
+	char err[256];
+};
+
+struct vcat {
+	char name[32];
+	int n;
+	double mape, max, threshold;
+	bool pass;
+	const char *worst;
+};
+
+/* measured unit -> SI factor */
+static int unit_factor(const char *u, double *f)
+{
+	static const struct {
+		const char *u;
+		double f;
+	} t[] = {{"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"TiB", 1099511627776.0},
+		 {"GB", 1e9},           {"MB", 1e6},        {"TB", 1e12},
+		 {"s", 1},              {"tokens/s", 1},    {"TFLOPS", 1e12},
+		 {"params", 1},         {"GB/s", 1e9}};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (!strcmp(u, t[i].u))
+			return *f = t[i].f, 0;
+	return -1;
+}
+
+static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
+{
+	char *argv[80], vals[36][128], keys[36][48];
+	int argc = 2, n = 0;
+	const cJSON *it;
+	struct sim_option o;
+	struct sim_workload w;
+	struct sim_hw hw;
+
+	argv[0] = "tierplan";
+	argv[1] = "simulate";
+	cJSON_ArrayForEach(it, flags)
+	{
+		if (n == 36)
+			return snprintf(c->err, sizeof c->err, "too many flags"), -1;
+		snprintf(keys[n], sizeof keys[n], "--%s", it->string);
+		if (cJSON_IsString(it))
+			snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
+		else if (cJSON_IsNumber(it))
+			snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
+		else
+			return snprintf(c->err, sizeof c->err, "flag '%s' must be a string or number",
+					it->string),
+			       -1;
+		argv[argc++] = keys[n];
+		argv[argc++] = vals[n++];
+	}
+	argv[argc] = NULL;
+	if (tp_simulate_argv(argc, argv, e, &o, &w, &hw, c->err, sizeof c->err))
+		return -1;
+	struct mdl_counts cnt;
+	mdl_arch_counts(&w.arch, &cnt);
+	const char *q = c->quantity;
+	if (!strcmp(q, "params"))
+		c->predicted = (double)cnt.params;
+	else if (!strcmp(q, "active_params"))
+		c->predicted = (double)cnt.active_params;
+	else if (!strcmp(q, "trainable_params"))
+		c->predicted = (double)mdl_job_trainable(&w.arch, &w.job);
+	else if (!strcmp(q, "peak_gpu_bytes"))
+		c->predicted = o.peak_gpu;
+	else if (!strcmp(q, "peak_dram_bytes"))
+		c->predicted = o.peak_dram;
+	else if (!strcmp(q, "host_state_bytes"))
+		c->predicted = o.peak_dram + o.peak_flash - o.host_fixed;
+	else if (!strcmp(q, "step_seconds"))
+		c->predicted = o.step_seconds;
+	else if (!strcmp(q, "tokens_per_second"))
+		c->predicted = o.tokens_per_second;
+	else if (!strcmp(q, "model_tflops_per_gpu"))
+		c->predicted = o.model_tflops_per_gpu * 1e12;
+	else if (!strcmp(q, "hardware_tflops_per_gpu")) {
+		struct mdl_job j = w.job;
+		j.recompute = o.recompute;
+		c->predicted = o.model_tflops_per_gpu * 1e12 * mdl_job_hardware_flops(&w.arch, &j) /
+			       mdl_job_model_flops(&w.arch, &j);
+	} else if (!strcmp(q, "flash_read_bandwidth"))
+		c->predicted = sim_flash_bandwidth(&hw, true);
+	else if (!strcmp(q, "flash_write_bandwidth"))
+		c->predicted = sim_flash_bandwidth(&hw, false);
+	else
+		return snprintf(c->err, sizeof c->err, "unknown quantity '%s'", q), -1;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Loads and runs every case of one trace file. */
+static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, char *err,
+		    size_t errlen)
+{
+	char *text = cfg_read_file(path, "trace", 1 << 22, err, errlen);
+	if (!text)
+		return -1;
+	cJSON *root = cJSON_Parse(text);
+	free(text);
+	const cJSON *cat = cJSON_GetObjectItemCaseSensitive(root, "category");
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases"), *it;
+	if (!cJSON_IsString(cat) || !cJSON_IsArray(arr)) {
+		snprintf(err, errlen, "trace %.300s: expected {\"category\": ..., \"cases\": [...]}", path);
+		cJSON_Delete(root);
+		return -1;
+	}
+	cJSON_ArrayForEach(it, arr)
+	{
+		struct vcase *c = &cs[*nc];
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "measured");
+		const cJSON *mv = cJSON_GetObjectItemCaseSensitive(m, "value");
+		const cJSON *mu = cJSON_GetObjectItemCaseSensitive(m, "unit");
+		const cJSON *q = cJSON_GetObjectItemCaseSensitive(it, "quantity");
+		const cJSON *cf = cJSON_GetObjectItemCaseSensitive(it, "confidence");
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(it, "source");
+		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(it, "flags");
+		double f = 1;
+		if (*nc == MAX_CASES || !cJSON_IsString(id) || !cJSON_IsNumber(mv) ||
+		    !cJSON_IsString(mu) || !cJSON_IsString(q) || !cJSON_IsString(cf) ||
+		    !cJSON_IsString(src) || !cJSON_IsObject(flags) ||
+		    unit_factor(mu->valuestring, &f) || !(mv->valuedouble > 0)) {
+			snprintf(err, errlen, "trace %.300s: case %d needs id, confidence, source, quantity, "
+					      "flags and measured {value > 0, unit: GiB|GB|MiB|s|"
+					      "tokens/s|TFLOPS|params|GB/s}",
+				 path, cJSON_GetArraySize(arr) ? *nc + 1 : 0);
+			cJSON_Delete(root);
+			return -1;
+		}
+		memset(c, 0, sizeof *c);
+		snprintf(c->id, sizeof c->id, "%s", id->valuestring);
+		snprintf(c->category, sizeof c->category, "%s", cat->valuestring);
+		snprintf(c->unit, sizeof c->unit, "%s", mu->valuestring);
+		snprintf(c->source, sizeof c->source, "%s", src->valuestring);
+		snprintf(c->confidence, sizeof c->confidence, "%s", cf->valuestring);
+		snprintf(c->quantity, sizeof c->quantity, "%s", q->valuestring);
+		c->measured = mv->valuedouble * f;
+		c->used = cf->valuestring[0] == 'A' || cf->valuestring[0] == 'B';
+		if (predict(c, flags, e)) {
+			c->failed = true;
+			c->used = false;
+		} else {
+			c->error = c->predicted / c->measured - 1;
+		}
+		(*nc)++;
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
+static double threshold(const cJSON *th, const char *cat)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(th, cat);
+	return cJSON_IsNumber(v) ? v->valuedouble / 100.0 : INFINITY;
+}
+
+static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cats)
+{
+	int ncat = 0;
+	for (int i = 0; i < nc; i++) {
+		int k;
+		for (k = 0; k < ncat; k++)
+			if (!strcmp(cats[k].name, cs[i].category))
+				break;
+		if (k == ncat) {
+			if (ncat == MAX_CATS)
+				continue;
+			memset(&cats[k], 0, sizeof cats[k]);
+			snprintf(cats[k].name, sizeof cats[k].name, "%s", cs[i].category);
+			cats[k].threshold = threshold(th, cs[i].category);
+			ncat++;
+		}
+		if (!cs[i].used)
+			continue;
+		double a = fabs(cs[i].error);
+		cats[k].mape += a;
+		cats[k].n++;
+		if (a >= cats[k].max) {
+			cats[k].max = a;
+			cats[k].worst = cs[i].id;
+		}
+	}
+	for (int k = 0; k < ncat; k++) {
+		if (cats[k].n)
+			cats[k].mape /= cats[k].n;
+		cats[k].pass = cats[k].mape <= cats[k].threshold;
+	}
+	return ncat;
+}
+
+static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vcat *cats,
+		       int ncat)
+{
+	for (int k = 0; k < ncat; k++) {
+		fprintf(fp, "%s\n  %-52s %4s %12s %12s %8s %8s\n", cats[k].name, "case", "conf",
+			"predicted", "measured", "unit", "error");
+		for (int i = 0; i < nc; i++) {
+			const struct vcase *c = &cs[i];
+			double f = 1;
+			if (strcmp(c->category, cats[k].name))
+				continue;
+			unit_factor(c->unit, &f);
+			if (c->failed)
+				fprintf(fp, "  %-52.52s %4s %12s %12.4g %8s   failed: %s\n", c->id,
+					c->confidence, "-", c->measured / f, c->unit, c->err);
+			else
+				fprintf(fp, "  %-52.52s %4s %12.4g %12.4g %8s %+7.1f%%%s\n", c->id,
+					c->confidence, c->predicted / f, c->measured / f, c->unit,
+					100 * c->error, c->used ? "" : "  (context)");
+		}
+		fprintf(fp, "  MAPE %.1f %% over %d A/B cases, worst %.1f %% (%s); threshold %.1f %%: %s\n\n",
+			100 * cats[k].mape, cats[k].n, 100 * cats[k].max,
+			cats[k].worst ? cats[k].worst : "-", 100 * cats[k].threshold,
+			cats[k].pass ? "pass" : "FAIL");
+	}
+}
+
+static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vcat *cats,
+		       int ncat)
+{
+	cJSON *root = cJSON_CreateObject(), *arr, *sum;
+	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
+	cJSON_AddStringToObject(root, "command", "validate");
+	arr = cJSON_AddArrayToObject(root, "cases");
+	for (int i = 0; i < nc; i++) {
+		const struct vcase *c = &cs[i];
+		double f = 1;
+		unit_factor(c->unit, &f);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "id", c->id);
+		cJSON_AddStringToObject(x, "category", c->category);
+		cJSON_AddStringToObject(x, "quantity", c->quantity);
+		if (c->failed) {
+			cJSON_AddNullToObject(x, "predicted");
+			cJSON_AddNullToObject(x, "error");
+			cJSON_AddStringToObject(x, "failure", c->err);
+		} else {
+			cJSON_AddNumberToObject(x, "predicted", c->predicted / f);
+		}
+		cJSON_AddNumberToObject(x, "measured", c->measured / f);
+		cJSON_AddStringToObject(x, "unit", c->unit);
+		if (!c->failed)
+			cJSON_AddNumberToObject(x, "error", c->error);
+		cJSON_AddStringToObject(x, "confidence", c->confidence);
+		cJSON_AddBoolToObject(x, "counted", c->used);
+		cJSON_AddStringToObject(x, "source", c->source);
+		cJSON_AddItemToArray(arr, x);
+	}
+	sum = cJSON_AddObjectToObject(root, "summary");
+	for (int k = 0; k < ncat; k++) {
+		cJSON *x = cJSON_AddObjectToObject(sum, cats[k].name);
+		cJSON_AddNumberToObject(x, "mape", cats[k].mape);
+		cJSON_AddNumberToObject(x, "max", cats[k].max);
+		cJSON_AddNumberToObject(x, "n", cats[k].n);
+		if (isfinite(cats[k].threshold))
+			cJSON_AddNumberToObject(x, "threshold", cats[k].threshold);
+		else
+			cJSON_AddNullToObject(x, "threshold");
+		cJSON_AddBoolToObject(x, "pass", cats[k].pass);
+	}
+	char *s = cJSON_Print(root);
+	if (s)
+		fprintf(fp, "%s\n", s);
+	free(s);
+	cJSON_Delete(root);
+}
+
+/* Predicted against measured, one chart per category (log-log, the y = x line). */
+static int report(const char *dir, bool force, const struct vcase *cs, int nc,
+		  const struct vcat *cats, int ncat, char *err, size_t errlen)
+{
+	if (rpt_dir_prepare(dir, force, err, errlen))
+		return -1;
+	for (int k = 0; k < ncat; k++) {
+		struct rpt_file d, g;
+		char name[64], title[160];
+		const char *unit = "";
+		snprintf(name, sizeof name, "validate_%.31s.dat", cats[k].name);
+		if (rpt_file_open(&d, dir, name, err, errlen))
+			return -1;
+		fprintf(d.fp, "# measured predicted (case units) counted id\n");
+		for (int i = 0; i < nc; i++) {
+			double f = 1;
+			if (strcmp(cs[i].category, cats[k].name) || cs[i].failed)
+				continue;
+			unit_factor(cs[i].unit, &f);
+			unit = cs[i].unit;
+			fprintf(d.fp, "%.6g %.6g %d \"%s\"\n", cs[i].measured / f, cs[i].predicted / f,
+				cs[i].used, cs[i].id);
+		}
+		if (rpt_file_close(&d, err, errlen))
+			return -1;
+		snprintf(name, sizeof name, "validate_%.31s.gp", cats[k].name);
+		if (rpt_file_open(&g, dir, name, err, errlen))
+			return -1;
+		snprintf(title, sizeof title, "%.31s: predicted against measured (MAPE %.1f %%)",
+			 cats[k].name, 100 * cats[k].mape);
+		char xl[64], yl[64];
+		snprintf(xl, sizeof xl, "measured (%s)", unit);
+		snprintf(yl, sizeof yl, "predicted (%s)", unit);
+		rpt_gnuplot_preamble(g.fp, title, xl, yl);
+		fprintf(g.fp, "set logscale xy\nset size square\n"
+			      "plot x with lines dt 2 title 'predicted = measured', "
+			      "'validate_%s.dat' using 1:2 with points pt 7 ps 1.3 title 'cases'\n",
+			cats[k].name);
+		if (rpt_file_close(&g, err, errlen))
+			return -1;
+		char svg[64];
+		snprintf(svg, sizeof svg, "validate_%.31s.svg", cats[k].name);
+		if (rpt_gnuplot(dir, name, "svg", svg, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	const char *dirs[4] = {NULL}, *format = "text", *thfile = NULL, *rep = NULL;
+	int ndirs = 0;
+	bool force = false;
+	char err[512], path[4200];
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: tierplan validate [--traces DIR]... [--thresholds FILE] "
+			       "[--format text|json] [--report DIR [--force]]\n\n"
+			       "Replays recorded measurements (default: traces/published and "
+			       "traces/calibration) through the simulator and\nprints predicted "
+			       "against measured per category with each category's MAPE; exit 1 when "
+			       "a\ncategory exceeds its threshold (default: validate/thresholds.json).\n");
+			return EXIT_OK;
+		}
+		if (!strcmp(a, "--force")) {
+			force = true;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			snprintf(err, sizeof err, "%s: unknown option or missing value", a);
+			return cli_fail(EXIT_USAGE, "validate", err);
+		}
+		const char *v = argv[++i];
+		if (!strcmp(a, "--traces") && ndirs < 4)
+			dirs[ndirs++] = v;
+		else if (!strcmp(a, "--thresholds"))
+			thfile = v;
+		else if (!strcmp(a, "--format"))
+			format = v;
+		else if (!strcmp(a, "--report"))
+			rep = v;
+		else {
+			snprintf(err, sizeof err, "unknown option '%s'", a);
+			return cli_fail(EXIT_USAGE, "validate", err);
+		}
+	}
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		return cli_fail(EXIT_INVALID, "validate", "--format: unknown format (allowed: text, json)");
+
+	/* the repository root is the configs directory's parent */
+	char root[4096];
+	snprintf(root, sizeof root, "%s/..", cfg_dir());
+	char d1[4200], d2[4200], th[4200];
+	if (!ndirs) {
+		snprintf(d1, sizeof d1, "%s/traces/published", root);
+		snprintf(d2, sizeof d2, "%s/traces/calibration", root);
+		dirs[ndirs++] = d1;
+		dirs[ndirs++] = d2;
+	}
+	if (!thfile) {
+		snprintf(th, sizeof th, "%s/validate/thresholds.json", root);
+		thfile = th;
+	}
+	char *thtext = cfg_read_file(thfile, "thresholds", 1 << 16, err, sizeof err);
+	if (!thtext)
+		return cli_fail(EXIT_INVALID, "validate", err);
+	cJSON *thj = cJSON_Parse(thtext);
+	free(thtext);
+
+	struct vcase *cs = calloc(MAX_CASES, sizeof *cs);
+	struct eng *e = eng_new();
+	int nc = 0, rc = EXIT_OK;
+	if (!cs || !e) {
+		rc = cli_fail(EXIT_SYSTEM, "validate", "out of memory");
+		goto out;
+	}
+	for (int d = 0; d < ndirs; d++) {
+		DIR *dp = opendir(dirs[d]);
+		if (!dp)
+			continue; /* traces/calibration may not exist yet */
+		char *names[256];
+		int nn = 0;
+		struct dirent *de;
+		while ((de = readdir(dp)) && nn < 256) {
+			size_t l = strlen(de->d_name);
+			if (l > 5 && !strcmp(de->d_name + l - 5, ".json"))
+				names[nn++] = strdup(de->d_name);
+		}
+		closedir(dp);
+		qsort(names, (size_t)nn, sizeof names[0], by_name);
+		for (int i = 0; i < nn; i++) {
+			snprintf(path, sizeof path, "%s/%s", dirs[d], names[i]);
+			if (rc == EXIT_OK && run_file(path, cs, &nc, e, err, sizeof err))
+				rc = cli_fail(EXIT_INVALID, "validate", err);
+			free(names[i]);
+		}
+	}
+	if (rc)
+		goto out;
+	struct vcat cats[MAX_CATS];
+	int ncat = summarise(cs, nc, thj, cats);
+	if (!strcmp(format, "json"))
+		print_json(stdout, cs, nc, cats, ncat);
+	else
+		print_text(stdout, cs, nc, cats, ncat);
+	if (rep && report(rep, force, cs, nc, cats, ncat, err, sizeof err)) {
+		rc = cli_fail(EXIT_SYSTEM, "validate", err);
+		goto out;
+	}
+	for (int k = 0; k < ncat; k++)
+		if (!cats[k].pass)
+			rc = EXIT_INFEASIBLE;
+	for (int i = 0; i < nc; i++)
+		if (cs[i].failed && cs[i].confidence[0] <= 'B') {
+			fprintf(stderr, "tierplan validate: case '%s' failed: %s\n", cs[i].id, cs[i].err);
+			rc = EXIT_INFEASIBLE;
+		}
+out:
+	cJSON_Delete(thj);
+	eng_free(e);
+	free(cs);
+	return rc;
+}

@@ -3,6 +3,8 @@
 #   make test       build and run every test: CUnit unit tests, CLI tests, README examples
 #   make deps       install the Debian packages tierplan needs (apt-get as root, else print it)
 #   make bench      engine events/s, simulated steps and whole plans (bench.json)
+#   make regress    recompute the golden scenario predictions and compare (make golden rewrites)
+#   make validate   predictions against the recorded measurements in traces/
 #   make asan       build and test with AddressSanitizer and UBSan (build/asan)
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60), corpus in tests/fuzz/corpus
 #   make V=1 ...    show the full commands
@@ -28,7 +30,7 @@ LIB_SRC := sim/units.c sim/file.c sim/catalog.c \
            sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
            sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c \
            reports/text.c reports/json.c reports/trace.c reports/report_dir.c
-CLI_SRC := sim/main.c validate/validate.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_sweep.c sim/cmd_catalog.c
+CLI_SRC := sim/main.c validate/validate.c validate/regress.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_sweep.c sim/cmd_catalog.c
 TEST_SRC := tests/run_tests.c tests/test_units.c tests/test_arch.c tests/test_job.c \
             tests/test_layout.c tests/test_catalog.c tests/test_plan.c \
             tests/test_engine.c tests/test_sim.c
@@ -42,7 +44,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit cli-test readme-test bench asan fuzz fuzz-build clean
+.PHONY: all deps test unit cli-test readme-test bench asan fuzz fuzz-build regress golden validate clean
 
 all: $(BIN)/tierplan
 
@@ -95,6 +97,16 @@ readme-test: $(BIN)/tierplan
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(LIB_OBJ)
 	$(call quiet,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# golden predictions: regress compares, golden rewrites on purpose (say why in the commit)
+regress: $(BIN)/tierplan
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan regress --scenarios tests/scenarios --golden tests/golden
+
+golden: $(BIN)/tierplan
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan regress --scenarios tests/scenarios --golden tests/golden --update
+
+validate: $(BIN)/tierplan
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan validate
 
 bench: $(BIN)/tierplan $(BUILD)/bench
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs sh tests/bench.sh $(BIN)/tierplan $(BUILD)/bench bench.json

@@ -15,6 +15,7 @@ static const struct command {
 	{"simulate", cmd_simulate, "one exact configuration through the discrete-event simulator"},
 	{"sweep", cmd_sweep, "many configurations from a grid file -> CSV or JSON lines"},
 	{"validate", cmd_validate, "predictions against recorded measurements, per category"},
+	{"regress", cmd_regress, "golden scenario predictions: compare, or --update"},
 	{"models", cmd_models, "list the model catalog"},
 	{"hardware", cmd_hardware, "list the GPU, flash and host catalogs"},
 };

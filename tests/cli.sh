@@ -164,5 +164,29 @@ expect 3 "gpus" sweep --grid "$tmp/badgrid.json"
 expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4
 expect 2 "grid" sweep
 
+# regress: a golden moved by 20 % is caught and shown; validate runs the recorded cases
+mkdir -p "$tmp/golden" && cp tests/golden/*.json "$tmp/golden/"
+sed -i 's/"step_seconds": \([0-9.]*\)/"step_seconds": 1e9/' "$tmp/golden/8b-full-1xh100-gpu.json"
+expect 1 "" regress --scenarios tests/scenarios --golden "$tmp/golden"
+if grep -q "8b-full-1xh100-gpu *step_seconds" "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: regress did not report the changed golden: $(head -3 "$tmp/out")"
+fi
+"$bin" validate --format json >"$tmp/v.json" 2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len([c for c in d["cases"] if c["counted"]]) >= 15
+for k in ("params", "gpu_memory", "footprint", "gpu_throughput", "offload_throughput", "bandwidth"):
+    assert k in d["summary"] and "mape" in d["summary"][k], k
+' "$tmp/v.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: validate --format json lacks cases or categories"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

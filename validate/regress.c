@@ -1,0 +1,268 @@
+/*
+ * regress — `tierplan regress`: golden predictions guard against silent changes.
+ *
+ * A scenario is a named set of simulate flags (JSON files in tests/scenarios: {"scenarios": [{"name",
+ * "flags"}]}); its prediction is stored in tests/golden/NAME.json. regress recomputes every
+ * scenario and compares: counts and bytes exactly, times, power, energy and costs within 0.5 %
+ * relative. On a mismatch it prints a table (scenario, field, golden, new, change) and exits 1.
+ * --update rewrites the goldens (each file written to a temporary name and renamed); the commit
+ * that does so says why the numbers moved. A scenario that errors is a failure too.
+ */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/report.h"
+#include "../sim/cli.h"
+#include "../sim/engine.h"
+#include "../sim/file.h"
+#include "../sim/opts.h"
+
+#define REL_TOL 0.005
+
+struct field {
+	const char *name;
+	bool exact;
+};
+
+/* The fields a golden holds: exact ones are counts and bytes. */
+static const struct field fields[] = {
+	{"fits", true},
+	{"gpus", true},
+	{"tp", true},
+	{"pp", true},
+	{"dp", true},
+	{"zero", true},
+	{"micro_batch", true},
+	{"grad_accum", true},
+	{"micro_batches_simulated", true},
+	{"peak_gpu_bytes", true},
+	{"peak_dram_bytes", true},
+	{"peak_flash_bytes", true},
+	{"step_seconds", false},
+	{"tokens_per_second", false},
+	{"model_tflops_per_gpu", false},
+	{"peak_power_watts", false},
+	{"energy_joules_per_step", false},
+	{"flash_bytes_written_per_step", false},
+	{"runtime_seconds", false},
+	{"cost_total_usd", false},
+	{"cost_cloud_usd", false},
+};
+#define NFIELDS (int)(sizeof fields / sizeof fields[0])
+
+static void values(const struct sim_option *o, double *v)
+{
+	double x[] = {o->fits,
+		      o->gpus,
+		      o->layout.tp,
+		      o->layout.pp,
+		      o->layout.dp,
+		      o->layout.zero,
+		      (double)o->micro_batch,
+		      (double)o->grad_accum,
+		      (double)o->micro_simulated,
+		      round(o->peak_gpu),
+		      round(o->peak_dram),
+		      round(o->peak_flash),
+		      o->step_seconds,
+		      o->tokens_per_second,
+		      o->model_tflops_per_gpu,
+		      o->peak_power_watts,
+		      o->energy_joules_per_step,
+		      o->flash_bytes_written_per_step,
+		      o->runtime_seconds,
+		      o->cost_total,
+		      o->cost_cloud};
+	memcpy(v, x, sizeof x);
+}
+
+static int run_scenario(const cJSON *flags, struct eng *e, struct sim_option *o, char *err,
+			size_t errlen)
+{
+	char *argv[80], vals[36][256], keys[36][48];
+	int argc = 2, n = 0;
+	const cJSON *it;
+
+	argv[0] = "tierplan";
+	argv[1] = "simulate";
+	cJSON_ArrayForEach(it, flags)
+	{
+		if (n == 36)
+			return snprintf(err, errlen, "too many flags"), -1;
+		snprintf(keys[n], sizeof keys[n], "--%s", it->string);
+		if (cJSON_IsString(it))
+			snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
+		else if (cJSON_IsNumber(it))
+			snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
+		else
+			return snprintf(err, errlen, "flag '%s' must be a string or number", it->string),
+			       -1;
+		argv[argc++] = keys[n];
+		argv[argc++] = vals[n++];
+	}
+	argv[argc] = NULL;
+	return tp_simulate_argv(argc, argv, e, o, NULL, NULL, err, errlen) ? -1 : 0;
+}
+
+static int write_golden(const char *dir, const char *name, const double *v, char *err,
+			size_t errlen)
+{
+	struct rpt_file f;
+	char file[300];
+	snprintf(file, sizeof file, "%.280s.json", name);
+	if (rpt_file_open(&f, dir, file, err, errlen))
+		return -1;
+	fprintf(f.fp, "{\n  \"scenario\": \"%s\"", name);
+	for (int i = 0; i < NFIELDS; i++)
+		fprintf(f.fp, ",\n  \"%s\": %.17g", fields[i].name, v[i]);
+	fprintf(f.fp, "\n}\n");
+	return rpt_file_close(&f, err, errlen);
+}
+
+/* Compares against the stored golden; prints mismatching rows. Returns mismatches, -1 when the
+ * golden is missing or unreadable. */
+static void header(FILE *fp, bool *done)
+{
+	if (!*done)
+		fprintf(fp, "  %-34s %-28s %16s %16s %10s\n", "scenario", "field", "golden", "new",
+			"change");
+	*done = true;
+}
+
+static int compare(const char *dir, const char *name, const double *v, FILE *fp, bool *hdr)
+{
+	char path[4400], err[512];
+	snprintf(path, sizeof path, "%s/%s.json", dir, name);
+	char *text = cfg_read_file(path, "golden", 1 << 16, err, sizeof err);
+	if (!text) {
+		header(fp, hdr);
+		fprintf(fp, "  %-34s %-28s missing golden (%s); run make golden\n", name, "-", err);
+		return -1;
+	}
+	cJSON *g = cJSON_Parse(text);
+	free(text);
+	int bad = 0;
+	for (int i = 0; i < NFIELDS; i++) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(g, fields[i].name);
+		double old = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+		bool same = fields[i].exact ? old == v[i]
+					    : fabs(v[i] - old) <= REL_TOL * fmax(fabs(old), 1e-300);
+		if (same)
+			continue;
+		header(fp, hdr);
+		fprintf(fp, "  %-34s %-28s %16.10g %16.10g %+9.3f%%\n", name, fields[i].name, old, v[i],
+			old != 0 ? 100 * (v[i] / old - 1) : INFINITY);
+		bad++;
+	}
+	cJSON_Delete(g);
+	return bad;
+}
+
+int cmd_regress(int argc, char **argv)
+{
+	const char *sdir = "tests/scenarios", *gdir = "tests/golden";
+	bool update = false;
+	char err[512], path[4400];
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: tierplan regress [--scenarios DIR] [--golden DIR] [--update]\n\n"
+			       "Recomputes the scenario matrix and compares it with the stored goldens: "
+			       "counts and bytes\nexactly, times, power and costs within 0.5 %%. "
+			       "--update rewrites the goldens.\n");
+			return EXIT_OK;
+		}
+		if (!strcmp(argv[i], "--update"))
+			update = true;
+		else if (!strcmp(argv[i], "--scenarios") && i + 1 < argc)
+			sdir = argv[++i];
+		else if (!strcmp(argv[i], "--golden") && i + 1 < argc)
+			gdir = argv[++i];
+		else {
+			snprintf(err, sizeof err, "unknown option or missing value '%s'", argv[i]);
+			return cli_fail(EXIT_USAGE, "regress", err);
+		}
+	}
+	DIR *d = opendir(sdir);
+	if (!d) {
+		snprintf(err, sizeof err, "--scenarios %s: %s", sdir, strerror(errno));
+		return cli_fail(EXIT_INVALID, "regress", err);
+	}
+	char *names[64];
+	int nn = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && nn < 64) {
+		size_t l = strlen(de->d_name);
+		if (l > 5 && !strcmp(de->d_name + l - 5, ".json"))
+			names[nn++] = strdup(de->d_name);
+	}
+	closedir(d);
+
+	struct eng *e = eng_new();
+	int rc = EXIT_OK, scenarios = 0, mismatches = 0;
+	bool hdr = false;
+	for (int f = 0; f < nn; f++) {
+		snprintf(path, sizeof path, "%s/%s", sdir, names[f]);
+		char *text = cfg_read_file(path, "scenarios", 1 << 22, err, sizeof err);
+		cJSON *root = text ? cJSON_Parse(text) : NULL;
+		free(text);
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "scenarios"), *it;
+		if (!cJSON_IsArray(arr)) {
+			snprintf(err, sizeof err, "scenarios %.300s: expected {\"scenarios\": [{\"name\", "
+						  "\"flags\"}]}",
+				 path);
+			rc = cli_fail(EXIT_INVALID, "regress", err);
+			cJSON_Delete(root);
+			break;
+		}
+		cJSON_ArrayForEach(it, arr)
+		{
+			const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+			const cJSON *flags = cJSON_GetObjectItemCaseSensitive(it, "flags");
+			struct sim_option o;
+			double v[NFIELDS];
+			if (!cJSON_IsString(name) || !cJSON_IsObject(flags)) {
+				rc = cli_fail(EXIT_INVALID, "regress", "a scenario needs a name and flags");
+				break;
+			}
+			scenarios++;
+			if (run_scenario(flags, e, &o, err, sizeof err)) {
+				fprintf(stderr, "tierplan regress: scenario '%s' failed: %s\n",
+					name->valuestring, err);
+				rc = EXIT_INFEASIBLE;
+				continue;
+			}
+			values(&o, v);
+			if (update) {
+				if (write_golden(gdir, name->valuestring, v, err, sizeof err)) {
+					rc = cli_fail(EXIT_SYSTEM, "regress", err);
+					break;
+				}
+				continue;
+			}
+			int bad = compare(gdir, name->valuestring, v, stdout, &hdr);
+			if (bad) {
+				mismatches += bad > 0 ? bad : 1;
+				rc = EXIT_INFEASIBLE;
+			}
+		}
+		cJSON_Delete(root);
+	}
+	for (int f = 0; f < nn; f++)
+		free(names[f]);
+	eng_free(e);
+	if (update && rc == EXIT_OK)
+		printf("regress: %d goldens written to %s\n", scenarios, gdir);
+	else if (rc == EXIT_OK)
+		printf("regress: %d scenarios match their goldens\n", scenarios);
+	else if (mismatches)
+		printf("regress: %d fields differ across %d scenarios (run make golden only if the "
+		       "change is meant, and say why)\n",
+		       mismatches, scenarios);
+	return rc;
+}

@@ -250,44 +250,44 @@ static uint32_t block_layers(uint32_t nl, uint32_t nb, uint32_t b)
 }
 
 /* Bytes of the block's weights as they move (whole, before TP), embed/head included. */
-static double block_weights(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb)
+static double block_weights(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb)
 {
 	double w = lb * bd->L.weights_bytes;
 	if (s->embed && b == 0)
 		w += bd->E.weights_bytes;
-	if (s->head && b == s->nb - 1)
+	if (s->head && b == nb - 1)
 		w += bd->H.weights_bytes;
 	return w / bd->tp;
 }
 
-static double block_grads(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb)
+static double block_grads(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb)
 {
 	double g = lb * bd->L.gradients_bytes;
 	if (s->embed && b == 0)
 		g += bd->E.gradients_bytes;
-	if (s->head && b == s->nb - 1)
+	if (s->head && b == nb - 1)
 		g += bd->H.gradients_bytes;
 	return g / bd->tp;
 }
 
 static double block_trainable(const struct build *bd, const struct stage *s, uint32_t b,
-			      uint32_t lb)
+			      uint32_t lb, uint32_t nb)
 {
 	double p = lb * (double)bd->L.trainable_params;
 	if (s->embed && b == 0)
 		p += (double)bd->E.trainable_params;
-	if (s->head && b == s->nb - 1)
+	if (s->head && b == nb - 1)
 		p += (double)bd->H.trainable_params;
 	return p / bd->tp;
 }
 
 /* Saved activations the block keeps for backward on its GPU (embed / head included). */
-static double block_saved(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb)
+static double block_saved(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb)
 {
 	double a = lb * bd->act_saved;
 	if (s->embed && b == 0)
 		a += bd->act_embed;
-	if (s->head && b == s->nb - 1)
+	if (s->head && b == nb - 1)
 		a += bd->act_head;
 	return a;
 }
@@ -358,6 +358,21 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	return c;
 }
 
+/*
+ * Blocks of a pass. A stage whose weights stay resident and whose pass overlaps nothing with
+ * its compute (no gradient reduction or copy per block: gpu policy, ZeRO 0-1, not the last
+ * micro-batch; or a single data-parallel rank) runs as one block: its compute and its TP
+ * all-reduces are serial on one stream either way, so one task of each gives the same times and
+ * the same peaks (all saved activations plus one layer's working set), with far fewer events.
+ */
+static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_backward)
+{
+	const struct step_ctx *x = bd->x;
+	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST ||
+		       (bd->dp > 1 && (x->c->layout.zero >= 2 || last_backward));
+	return overlap ? s->nb : 1;
+}
+
 static int forward(struct build *bd, uint32_t g, uint64_t k)
 {
 	struct step_ctx *x = bd->x;
@@ -366,17 +381,18 @@ static int forward(struct build *bd, uint32_t g, uint64_t k)
 	int pool = mc->gpu_pool[g], prev = -1;
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
-	for (uint32_t b = 0; b < s->nb; b++) {
-		uint32_t lb = block_layers(s->layers, s->nb, b);
-		double wb = block_weights(bd, s, b, lb);
+	uint32_t nb = blocks(bd, s, false);
+	for (uint32_t b = 0; b < nb; b++) {
+		uint32_t lb = block_layers(s->layers, nb, b);
+		double wb = block_weights(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb);
-		double flops = lb * bd->F.layer_fwd + (s->head && b == s->nb - 1 ? bd->F.head_fwd : 0);
+		double flops = lb * bd->F.layer_fwd + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		int end, c = compute(bd, g, s, "forward", flops, 2.0 * lb, f, &end);
 		if (c < 0)
 			return -1;
 		if (b == 0)
 			bd->f_first[k * bd->pp + g] = c;
-		double saved = block_saved(bd, s, b, lb);
+		double saved = block_saved(bd, s, b, lb, nb);
 		TRY(mem(bd, c, pool, CAT_A, saved, ENG_AT_START));
 		if (transient) {
 			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
@@ -443,11 +459,12 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 	double rc_ar = x->job.recompute == MDL_RC_FULL ? 2 : 0;
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
-	for (uint32_t i = 0; i < s->nb; i++) {
-		uint32_t b = s->nb - 1 - i;
-		uint32_t lb = block_layers(s->layers, s->nb, b);
-		double wb = block_weights(bd, s, b, lb), saved = block_saved(bd, s, b, lb);
-		double gb = block_grads(bd, s, b, lb);
+	uint32_t nb = blocks(bd, s, last);
+	for (uint32_t i = 0; i < nb; i++) {
+		uint32_t b = nb - 1 - i;
+		uint32_t lb = block_layers(s->layers, nb, b);
+		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb);
+		double gb = block_grads(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb), ck = -1;
 		if (pl->ckpt == W_DRAM) {
 			ck = host_copy(bd, g, true, "h2d checkpoint", saved);
@@ -458,7 +475,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 			TRY(dep(bd, lim, ck));
 		}
 		double flops = lb * (bd->F.layer_bwd + bd->F.layer_recompute) +
-			       (s->head && b == s->nb - 1 ? bd->F.head_bwd : 0);
+			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
 		int end, c = compute(bd, g, s, "backward", flops, (2.0 + rc_ar) * lb, f, &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
@@ -499,7 +516,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 			    mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
 				return -1;
 			s->last_bwd_comm = d;
-			double params = block_trainable(bd, s, b, lb) / bd->dp;
+			double params = block_trainable(bd, s, b, lb, nb) / bd->dp;
 			if (last && pl->grads_on_flash > 0 && pl->update != UPD_CPU_OVERLAP &&
 			    mc->nvme_wr >= 0) {
 				int wpath[2] = {mc->nvme_wr, mc->dram};
@@ -524,7 +541,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 				s->last_update = u;
 			}
 		}
-		if (i == s->nb - 1)
+		if (i == nb - 1)
 			bd->b_last[k * bd->pp + g] = end;
 	}
 	if (g > 0) {
@@ -697,9 +714,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	}
 
 	/* Micro-batches simulated: without PP three (first, steady, last); with PP enough for
-	 * 1F1B's warm-up, a steady phase and the cool-down, 2 pp + 4. The rest repeat the steady
+	 * 1F1B's warm-up, four steady pairs and the cool-down, pp + 4. The rest repeat the steady
 	 * period: (m + pp - 1) stage times is linear in m (Narayanan et al. 2021). */
-	uint64_t cap = bd->pp > 1 ? 2ull * bd->pp + 4 : 3;
+	uint64_t cap = bd->pp > 1 ? bd->pp + 4ull : 3;
 	x->built = x->m <= cap ? x->m : cap;
 	size_t cells = (size_t)x->built * bd->pp;
 	bd->f_first = malloc(cells * 5 * sizeof(int));
@@ -761,8 +778,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		goto out;
 	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
 	if (M < x->m) {
-		/* two consecutive backward ends of stage 0 in the steady phase */
-		uint64_t k0 = bd->pp > 1 ? bd->pp + 1 : 0;
+		/* two consecutive backward ends of stage 0 in the steady phase (with PP: its 3rd
+		 * and 4th backward, after the first has drained the pipeline's fill) */
+		uint64_t k0 = bd->pp > 1 ? 2 : 0;
 		x->mb_end[0] = bd->b_last[k0 * bd->pp];
 		x->mb_end[1] = bd->b_last[(k0 + 1) * bd->pp];
 	}

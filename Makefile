@@ -6,6 +6,7 @@
 #   make regress    recompute the golden scenario predictions and compare (make golden rewrites)
 #   make validate   predictions against the recorded measurements in traces/
 #   make asan       build and test with AddressSanitizer and UBSan (build/asan)
+#   make cuda       build bin/tierplan-cuda, the CUDA calibration helper, where nvcc exists
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60), corpus in tests/fuzz/corpus
 #   make V=1 ...    show the full commands
 # CI sets WERROR=1 (warnings are errors).
@@ -29,11 +30,11 @@ LIB_SRC := sim/units.c sim/file.c sim/catalog.c \
            model/arch.c model/job.c model/act.c model/layout.c \
            sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
            sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c \
-           reports/text.c reports/json.c reports/trace.c reports/report_dir.c
-CLI_SRC := sim/main.c validate/validate.c validate/regress.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_sweep.c sim/cmd_catalog.c
+           reports/text.c reports/json.c reports/trace.c reports/report_dir.c validate/fit.c
+CLI_SRC := sim/main.c validate/validate.c validate/regress.c validate/calibrate.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_sweep.c sim/cmd_catalog.c
 TEST_SRC := tests/run_tests.c tests/test_units.c tests/test_arch.c tests/test_job.c \
             tests/test_layout.c tests/test_catalog.c tests/test_plan.c \
-            tests/test_engine.c tests/test_sim.c
+            tests/test_engine.c tests/test_sim.c tests/test_calibrate.c
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -44,7 +45,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit cli-test readme-test bench asan fuzz fuzz-build regress golden validate clean
+.PHONY: all deps test unit cli-test readme-test bench asan fuzz fuzz-build regress golden validate cuda clean
 
 all: $(BIN)/tierplan
 
@@ -97,6 +98,19 @@ readme-test: $(BIN)/tierplan
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(LIB_OBJ)
 	$(call quiet,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# --- the CUDA calibration helper (its own binary: bin/tierplan runs without a GPU driver) ---
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+NVCCFLAGS ?= -O2 -std=c++17 -Xcompiler -Wall
+
+cuda:
+	$(Q)if [ -z "$(NVCC)" ]; then echo "cuda: nvcc not found; the CUDA calibration tests will report waived"; \
+	else $(MAKE) --no-print-directory $(BIN)/tierplan-cuda; fi
+
+$(BIN)/tierplan-cuda: validate/cuda/harness.cu
+	$(call quiet,NVCC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) $(NVCCFLAGS) -o $@ $< -lcublas
 
 # golden predictions: regress compares, golden rewrites on purpose (say why in the commit)
 regress: $(BIN)/tierplan

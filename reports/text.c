@@ -83,7 +83,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
 	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak\n", pre,
-		SIM_GEMM_EFFICIENCY * 100);
+		(hw->prof.gemm_efficiency > 0 ? hw->prof.gemm_efficiency : SIM_GEMM_EFFICIENCY) * 100);
+	if (hw->prof.file[0])
+		fprintf(fp, "%sprofile    %s (measured links, DRAM, CPU Adam, drives override the "
+			    "catalog)\n",
+			pre, hw->prof.file);
 }
 
 static void tradeoff(FILE *fp, const struct sim_plan *p)
@@ -249,6 +253,8 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, tp%u pp%u dp%u zero%u\n\n",
 		r->model_name, o->gpus, r->hw->gpu.name, o->policy, o->layout.tp, o->layout.pp,
 		o->layout.dp, o->layout.zero);
+	if (r->hw->prof.file[0])
+		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
 	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s)\n",
 		cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
 		(unsigned long long)o->micro_batch, (unsigned long long)r->w->job.seq,

@@ -16,6 +16,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hardware(int argc, char **argv);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../validate/calibrate.h"
 #include "catalog.h"
 #include "cli.h"
 #include "opts.h"
@@ -95,6 +96,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw
 			 hw->flash_count, hw->host.name, hw->host.flash_bays);
 		return EXIT_INVALID;
 	}
+	if (o->profile && cal_profile_apply(o->profile, hw, err, errlen))
+		return EXIT_INVALID;
 	*econ = (struct sim_econ){o->amortize_years, o->pue, o->usd_per_kwh};
 	return 0;
 }

@@ -14,6 +14,7 @@ static const struct command {
 	{"compare", cmd_compare, "GPU-only against tiered at each GPU count, side by side"},
 	{"simulate", cmd_simulate, "one exact configuration through the discrete-event simulator"},
 	{"sweep", cmd_sweep, "many configurations from a grid file -> CSV or JSON lines"},
+	{"calibrate", cmd_calibrate, "measure this machine (DRAM, CPU Adam, fio, CUDA) -> profile JSON"},
 	{"validate", cmd_validate, "predictions against recorded measurements, per category"},
 	{"regress", cmd_regress, "golden scenario predictions: compare, or --update"},
 	{"models", cmd_models, "list the model catalog"},

@@ -81,6 +81,8 @@ static const struct opt table[] = {
 	 "DRAM per node for tiered options; 0 = the host's (e.g. 512GiB)"},
 	{"flash", O_STR, OFF(flash), 0, 0, "pm1743:4", false, "name[:count]", P,
 	 "flash drives per node for tiered options"},
+	{"profile", O_STR, OFF(profile), 0, 0, NULL, false, "file", P,
+	 "a calibrated hardware profile (tierplan calibrate) overriding the catalog"},
 	{"prices", O_STR, OFF(prices), 0, 0, NULL, false, "file", P,
 	 "price list to use instead of configs/prices.json (same layout)"},
 	{"amortize-years", O_REAL, OFF(amortize_years), 0.1, 50, "3", false, "years", P,

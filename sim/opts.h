@@ -26,7 +26,7 @@ enum {
 
 struct tp_opts {
 	const char *model, *gpu, *host, *flash, *format, *policy, *trace, *prices;
-	const char *objective, *report, *gpu_list;
+	const char *objective, *report, *gpu_list, *profile;
 	double deadline, budget;
 	bool force;
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;

@@ -40,6 +40,9 @@ double sim_pcie_bandwidth(double gen, double lanes)
 
 double sim_flash_bandwidth(const struct sim_hw *hw, bool read)
 {
+	double measured = read ? hw->prof.flash_read : hw->prof.flash_write;
+	if (measured > 0)
+		return measured;
 	double bw = hw->flash_count * (read ? hw->flash.read_bandwidth : hw->flash.write_bandwidth);
 	return hw->host.flash_uplink > 0 ? fmin(bw, hw->host.flash_uplink) : bw;
 }

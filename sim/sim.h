@@ -38,6 +38,14 @@ struct sim_hw {
 	double dram;            /* bytes per node */
 	uint32_t gpus_per_node;
 	bool dram_set, flash_set; /* given on the command line (else the host's defaults) */
+	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */
+	struct {
+		double pcie_h2d, pcie_d2h;        /* bytes/s per direction */
+		double gemm_efficiency;           /* fraction of the catalog's dense peak */
+		double hbm_bandwidth;             /* bytes/s */
+		double flash_read, flash_write;   /* the measured drive array, bytes/s */
+		char file[256];
+	} prof;
 };
 
 struct sim_econ {

@@ -143,8 +143,13 @@ static int machine(struct build *bd)
 	struct eng *e = x->e;
 	uint32_t n = bd->tp * bd->pp * bd->dp, gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	uint32_t nodes = (n + gpn - 1) / gpn;
-	double eff = x->c->gemm_efficiency > 0 ? x->c->gemm_efficiency : SIM_GEMM_EFFICIENCY;
+	double eff = x->c->gemm_efficiency > 0	   ? x->c->gemm_efficiency
+		     : hw->prof.gemm_efficiency > 0 ? hw->prof.gemm_efficiency
+						    : SIM_GEMM_EFFICIENCY;
 	double pcie = sim_pcie_bandwidth(hw->gpu.host_link_gen, hw->gpu.host_link_lanes);
+	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : pcie;
+	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : pcie;
+	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
 	double intra = hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : pcie;
 	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
 	char name[ENG_NAME];
@@ -170,9 +175,9 @@ static int machine(struct build *bd)
 		TRY(mc->field[g] = eng_resource(e, name, cap, unit));                              \
 	} while (0)
 		RES(sm, "tensor cores", eff * hw->gpu.bf16_flops, "FLOP");
-		RES(hbm, "hbm", hw->gpu.hbm_bandwidth, "B");
-		RES(h2d, "pcie h2d", pcie, "B");
-		RES(d2h, "pcie d2h", pcie, "B");
+		RES(hbm, "hbm", hbm, "B");
+		RES(h2d, "pcie h2d", h2d, "B");
+		RES(d2h, "pcie d2h", d2h, "B");
 		snprintf(name, sizeof name, "gpu%u nvlink", g);
 		int nvl = eng_resource(e, name, intra, "B");
 		TRY(nvl);

@@ -188,5 +188,49 @@ else
 	echo "FAIL: validate --format json lacks cases or categories"
 fi
 
+# calibrate --quick: DRAM, CPU AdamW and fio measured, CUDA waived with a reason; the profile
+# drives simulate
+mkdir -p "$tmp/caldir"
+"$bin" calibrate --quick --dir "$tmp/caldir" --out "$tmp/p.json" >/dev/null 2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = {m["test"]: m for m in d["measurements"]}
+for t in ("host_dram_copy", "host_cpu_adamw", "flash_seq_read", "flash_seq_write"):
+    assert st[t]["status"] == "ok" and st[t]["value"] > 0 and len(st[t]["samples"]) >= 3, t
+for t, m in st.items():
+    if t.startswith("cuda_"):
+        assert m["status"] == "waived" and m["reason"], t
+assert d["fitted"]["dram_bandwidth"] > 0 and d["fitted"]["flash_read_bandwidth"] > 0
+' "$tmp/p.json" && [ -z "$(ls -A "$tmp/caldir")" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: calibrate --quick: $(tail -3 "$tmp/err")"
+fi
+expect 0 "" simulate --model 8b --seq 2048 --policy tiered --profile "$tmp/p.json"
+expect 3 "profile" simulate --model 8b --seq 2048 --profile "$tmp/s.json"
+# a profile with a measured tiering kernel is replayed by validate (synthetic numbers: the path)
+mkdir -p "$tmp/caltraces"
+cat >"$tmp/caltraces/gpu.json" <<'JSON'
+{"measurements": [{"test": "cuda_tiering", "status": "ok", "value": 0.0105,
+  "extra": {"layers": 16, "layer_bytes": 250000000, "layer_flops": 2e12}}],
+ "fitted": {"pcie_h2d_bandwidth": 25e9, "pcie_h2d_latency_s": 0, "gemm_flops": 1e15}}
+JSON
+"$bin" validate --traces "$tmp/caltraces" --format json >"$tmp/vc.json" 2>/dev/null
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x for x in d["cases"] if x["category"] == "tiering_kernel"][0]
+assert abs(c["predicted"] - 0.010125) < 1e-6 and abs(c["error"] - (0.010125 / 0.0105 - 1)) < 1e-6
+' "$tmp/vc.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: validate does not replay a calibration profile's tiering kernel"
+fi
+expect 2 "destroy-data" calibrate --destroy-data
+expect 3 "unknown test" calibrate --tests nope
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -35,7 +35,7 @@ int main(void)
 		return 4;
 	if (suite_units() || suite_arch() || suite_job() || suite_layout() || suite_catalog() ||
 	    suite_plan() || suite_engine() ||
-	    suite_sim()) {
+	    suite_sim() || suite_calibrate()) {
 		fprintf(stderr, "cannot register tests: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();
 		return 4;

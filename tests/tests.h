@@ -13,6 +13,7 @@ int suite_catalog(void);
 int suite_plan(void);
 int suite_engine(void);
 int suite_sim(void);
+int suite_calibrate(void);
 
 /* Adds the named tests to a new suite; returns -1 on a CUnit error. */
 struct test_case {

@@ -26,6 +26,7 @@
 #include "../sim/engine.h"
 #include "../sim/file.h"
 #include "../sim/opts.h"
+#include "calibrate.h"
 
 #define MAX_CASES 256
 #define MAX_CATS 12
@@ -126,6 +127,55 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 	return 0;
 }
 
+/*
+ * A calibration profile (traces/calibration): when it measured the tiering kernel, the engine
+ * predicts the kernel again from the profile's fitted link and GEMM rate (today's code, the
+ * recorded measurements) against the measured seconds per layer. Host-only profiles predict
+ * nothing and add no case.
+ */
+static void replay_profile(const char *path, const cJSON *root, struct vcase *cs, int *nc)
+{
+	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted"), *it;
+	const cJSON *bw = cJSON_GetObjectItemCaseSensitive(fit, "pcie_h2d_bandwidth");
+	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(fit, "pcie_h2d_latency_s");
+	const cJSON *gemm = cJSON_GetObjectItemCaseSensitive(fit, "gemm_flops");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "measurements"))
+	{
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "test");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
+		const cJSON *ex = cJSON_GetObjectItemCaseSensitive(it, "extra");
+		if (*nc == MAX_CASES || !cJSON_IsString(t) || strcmp(t->valuestring, "cuda_tiering") ||
+		    !cJSON_IsString(st) || strcmp(st->valuestring, "ok") || !cJSON_IsNumber(v) ||
+		    !cJSON_IsNumber(bw) || !cJSON_IsNumber(gemm))
+			continue;
+		const cJSON *L = cJSON_GetObjectItemCaseSensitive(ex, "layers");
+		const cJSON *B = cJSON_GetObjectItemCaseSensitive(ex, "layer_bytes");
+		const cJSON *F = cJSON_GetObjectItemCaseSensitive(ex, "layer_flops");
+		if (!cJSON_IsNumber(L) || !cJSON_IsNumber(B) || !cJSON_IsNumber(F))
+			continue;
+		struct vcase *c = &cs[(*nc)++];
+		memset(c, 0, sizeof *c);
+		snprintf(c->id, sizeof c->id, "tiering kernel, %.90s", path);
+		snprintf(c->category, sizeof c->category, "tiering_kernel");
+		snprintf(c->unit, sizeof c->unit, "s");
+		snprintf(c->source, sizeof c->source, "tierplan calibrate run %.200s", path);
+		snprintf(c->confidence, sizeof c->confidence, "A");
+		snprintf(c->quantity, sizeof c->quantity, "seconds_per_layer");
+		c->measured = v->valuedouble;
+		c->predicted = cal_predict_tiering((int)L->valuedouble, B->valuedouble, F->valuedouble,
+						   bw->valuedouble,
+						   cJSON_IsNumber(lat) ? lat->valuedouble : 0,
+						   gemm->valuedouble);
+		c->used = c->predicted > 0;
+		c->failed = !c->used;
+		if (c->failed)
+			snprintf(c->err, sizeof c->err, "the profile lacks the fitted link or GEMM rate");
+		else
+			c->error = c->predicted / c->measured - 1;
+	}
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -142,6 +192,11 @@ static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, 
 	free(text);
 	const cJSON *cat = cJSON_GetObjectItemCaseSensitive(root, "category");
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases"), *it;
+	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "measurements"))) {
+		replay_profile(path, root, cs, nc);
+		cJSON_Delete(root);
+		return 0;
+	}
 	if (!cJSON_IsString(cat) || !cJSON_IsArray(arr)) {
 		snprintf(err, errlen, "trace %.300s: expected {\"category\": ..., \"cases\": [...]}", path);
 		cJSON_Delete(root);

@@ -1,0 +1,47 @@
+/* test_calibrate — the link fit and the tiering-kernel prediction calibrate relies on. */
+#include <math.h>
+
+#include "../validate/calibrate.h"
+#include "tests.h"
+
+/* Exact data t = 5 us + S / 25 GB/s over 4 KiB ... 1 GiB: the weighted fit recovers both. */
+static void fit_recovers_latency_and_bandwidth(void)
+{
+	double s[10], t[10], lat = 0, bw = 0, r2 = 0;
+	for (int i = 0; i < 10; i++) {
+		s[i] = 4096.0 * pow(4, i);
+		t[i] = 5e-6 + s[i] / 25e9;
+	}
+	cal_fit_link(s, t, 10, &lat, &bw, &r2);
+	ASSERT_NEAR_REL(lat, 5e-6, 1e-6);
+	ASSERT_NEAR_REL(bw, 25e9, 1e-6);
+	ASSERT_NEAR_REL(r2, 1, 1e-9);
+	/* one point cannot be fitted: outputs untouched */
+	double l2 = -1, b2 = -1, q2 = -1;
+	cal_fit_link(s, t, 1, &l2, &b2, &q2);
+	CU_ASSERT(l2 == -1 && b2 == -1 && q2 == -1);
+}
+
+/* Double buffering hides the shorter of copy and compute after the first layer:
+ * per layer = (L x longer + shorter) / L, copy-bound and compute-bound alike. */
+static void tiering_prediction_overlaps_copy_and_compute(void)
+{
+	int L = 16;
+	/* copy 10 ms, GEMMs 2 ms */
+	double p = cal_predict_tiering(L, 250e6, 2e12, 25e9, 0, 1e15);
+	ASSERT_NEAR_REL(p, (L * 0.010 + 0.002) / L, 1e-6);
+	/* copy 2 ms, GEMMs 10 ms */
+	p = cal_predict_tiering(L, 50e6, 10e12, 25e9, 0, 1e15);
+	ASSERT_NEAR_REL(p, (0.002 + L * 0.010) / L, 1e-6);
+	CU_ASSERT_EQUAL(cal_predict_tiering(L, 50e6, 10e12, 0, 0, 1e15), 0);
+}
+
+int suite_calibrate(void)
+{
+	static const struct test_case cases[] = {
+		{"fit recovers latency and bandwidth", fit_recovers_latency_and_bandwidth},
+		{"tiering prediction overlaps copy and compute",
+		 tiering_prediction_overlaps_copy_and_compute},
+	};
+	return add_suite("calibrate", cases, sizeof cases / sizeof cases[0]);
+}

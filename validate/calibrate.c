@@ -1,0 +1,833 @@
+/* calibrate — see calibrate.h. */
+#include "calibrate.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../reports/report.h"
+#include "../sim/catalog.h"
+#include "../sim/cli.h"
+#include "../sim/engine.h"
+#include "../sim/file.h"
+#include "../sim/sim.h"
+#include "../sim/units.h"
+
+#define MAX_SAMPLES 32
+#define MAX_SIZES 24
+
+struct result {
+	const char *test, *unit;
+	enum { ST_OK, ST_WAIVED, ST_FAILED } status;
+	char reason[256];
+	double samples[MAX_SAMPLES];
+	int n;
+	double sizes[MAX_SIZES], size_times[MAX_SIZES]; /* per-size medians (copies) */
+	int nsizes;
+	double size_bytes;                               /* working-set size of the test */
+	double latency, bandwidth, fit_r2;               /* fitted, for size sweeps */
+	cJSON *extra;                                    /* test-specific fields */
+};
+
+struct cal_opts {
+	bool quick;
+	const char *dir, *device, *cuda_helper;
+	bool destroy;
+	int threads;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double t[MAX_SAMPLES];
+	memcpy(t, v, (size_t)n * sizeof *t);
+	qsort(t, (size_t)n, sizeof *t, cmp_d);
+	return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+static void waive(struct result *r, const char *fmt, const char *arg)
+{
+	r->status = ST_WAIVED;
+	snprintf(r->reason, sizeof r->reason, fmt, arg);
+}
+
+/* ---- host: DRAM (STREAM copy and triad) ---- */
+
+struct dram_job {
+	double *a, *b, *c;
+	size_t n;
+	int kind; /* 0 copy, 1 triad */
+};
+
+static void *dram_worker(void *arg)
+{
+	struct dram_job *j = arg;
+	double *restrict a = j->a, *restrict b = j->b, *restrict c = j->c;
+	if (j->kind == 0)
+		memcpy(a, b, j->n * sizeof *a);
+	else
+		for (size_t i = 0; i < j->n; i++)
+			a[i] = b[i] + 3.0 * c[i];
+	return NULL;
+}
+
+static void host_dram(const struct cal_opts *o, struct result *r, int kind)
+{
+	size_t bytes = o->quick ? (size_t)256 << 20 : (size_t)1 << 30, n = bytes / sizeof(double);
+	double *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
+	int nt = o->threads, samples = o->quick ? 5 : 10;
+	pthread_t tid[256];
+	struct dram_job jobs[256];
+
+	r->unit = "B/s";
+	r->size_bytes = (double)bytes;
+	if (!a || !b || !c) {
+		waive(r, "cannot allocate %s for the arrays", o->quick ? "3 x 256 MiB" : "3 x 1 GiB");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		a[i] = 0;
+		b[i] = (double)i;
+		c[i] = 1;
+	}
+	for (int s = -1; s < samples; s++) { /* sample -1 is the warm-up */
+		double t0 = now();
+		for (int t = 0; t < nt; t++) {
+			size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+			jobs[t] = (struct dram_job){a + lo, b + lo, c + lo, hi - lo, kind};
+			if (pthread_create(&tid[t], NULL, dram_worker, &jobs[t]))
+				dram_worker(&jobs[t]), tid[t] = 0;
+		}
+		for (int t = 0; t < nt; t++)
+			if (tid[t])
+				pthread_join(tid[t], NULL);
+		double dt = now() - t0;
+		/* STREAM counting: copy moves 2 arrays, triad 3 */
+		if (s >= 0)
+			r->samples[r->n++] = (kind == 0 ? 2.0 : 3.0) * (double)bytes / dt;
+	}
+	if (a[n / 2] == -1) /* keep the stores */
+		fprintf(stderr, "?");
+out:
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* ---- host: CPU AdamW ---- */
+
+struct adam_job {
+	float *p, *g, *m, *v;
+	size_t n;
+	int step;
+};
+
+/* AdamW over fp32 arrays, the update DeepSpeedCPUAdam performs (Loshchilov & Hutter 2019):
+ * m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr (m^ / (sqrt(v^) + eps) + wd p). */
+static void *adam_worker(void *arg)
+{
+	struct adam_job *j = arg;
+	float *restrict p = j->p, *restrict g = j->g, *restrict m = j->m, *restrict v = j->v;
+	const float b1 = 0.9f, b2 = 0.999f, lr = 1e-4f, eps = 1e-8f, wd = 0.01f;
+	const float c1 = 1.0f / (1.0f - powf(b1, (float)j->step));
+	const float c2 = 1.0f / (1.0f - powf(b2, (float)j->step));
+	for (size_t i = 0; i < j->n; i++) {
+		float gi = g[i];
+		float mi = b1 * m[i] + (1 - b1) * gi;
+		float vi = b2 * v[i] + (1 - b2) * gi * gi;
+		m[i] = mi;
+		v[i] = vi;
+		p[i] -= lr * (mi * c1 / (sqrtf(vi * c2) + eps) + wd * p[i]);
+	}
+	return NULL;
+}
+
+static void host_adam(const struct cal_opts *o, struct result *r)
+{
+	size_t n = o->quick ? (size_t)16 << 20 : (size_t)128 << 20;
+	float *buf = malloc(4 * n * sizeof(float));
+	int nt = o->threads, samples = o->quick ? 5 : 10;
+	pthread_t tid[256];
+	struct adam_job jobs[256];
+
+	r->unit = "params/s";
+	r->size_bytes = 16.0 * (double)n;
+	if (!buf) {
+		waive(r, "cannot allocate %s of optimizer arrays", o->quick ? "256 MiB" : "2 GiB");
+		return;
+	}
+	for (size_t i = 0; i < 4 * n; i++)
+		buf[i] = 1e-3f * (float)(i % 1000);
+	for (int s = -1; s < samples; s++) {
+		double t0 = now();
+		for (int t = 0; t < nt; t++) {
+			size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+			jobs[t] = (struct adam_job){buf + lo, buf + n + lo, buf + 2 * n + lo,
+						    buf + 3 * n + lo, hi - lo, s + 2};
+			if (pthread_create(&tid[t], NULL, adam_worker, &jobs[t]))
+				adam_worker(&jobs[t]), tid[t] = 0;
+		}
+		for (int t = 0; t < nt; t++)
+			if (tid[t])
+				pthread_join(tid[t], NULL);
+		if (s >= 0)
+			r->samples[r->n++] = (double)n / (now() - t0);
+	}
+	r->extra = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r->extra, "threads", nt);
+	cJSON_AddNumberToObject(r->extra, "params", (double)n);
+	free(buf);
+}
+
+/* ---- host: pinned (page-locked) allocation rate ---- */
+
+static void host_pinned(const struct cal_opts *o, struct result *r)
+{
+	size_t bytes = o->quick ? (size_t)64 << 20 : (size_t)256 << 20;
+	r->unit = "B/s";
+	r->size_bytes = (double)bytes;
+	for (int s = -1; s < (o->quick ? 5 : 10); s++) {
+		double t0 = now();
+		void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			waive(r, "mmap failed: %s", strerror(errno));
+			return;
+		}
+		if (mlock(p, bytes) != 0) {
+			munmap(p, bytes);
+			waive(r, "mlock refused (%s): raise RLIMIT_MEMLOCK (ulimit -l) to measure "
+				 "pinned allocation",
+			      strerror(errno));
+			return;
+		}
+		munlock(p, bytes);
+		munmap(p, bytes);
+		if (s >= 0)
+			r->samples[r->n++] = (double)bytes / (now() - t0);
+	}
+}
+
+/* ---- storage: fio ---- */
+
+static char cleanup_file[4200];
+static volatile sig_atomic_t fio_pid;
+
+static void on_signal(int sig)
+{
+	if (fio_pid > 0)
+		kill((pid_t)fio_pid, SIGTERM);
+	if (cleanup_file[0])
+		unlink(cleanup_file);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Runs fio with args, its JSON on stdout into out (malloc'd). 0 ok. */
+static int run_fio(char *const argv[], char **out)
+{
+	int fd[2];
+	if (pipe(fd))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		FILE *null = freopen("/dev/null", "w", stderr);
+		(void)null;
+		execvp("fio", argv);
+		_exit(127);
+	}
+	fio_pid = pid;
+	close(fd[1]);
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	ssize_t k;
+	while (buf && (k = read(fd[0], buf + len, cap - len - 1)) > 0) {
+		len += (size_t)k;
+		if (len + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	close(fd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	fio_pid = 0;
+	if (!buf)
+		return -1;
+	buf[len] = '\0';
+	*out = buf;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : WIFEXITED(status) ? WEXITSTATUS(status)
+											 : -1;
+}
+
+static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
+{
+	char filename[4200], size[32], runtime[32], out_note[64];
+	double bytes = o->quick ? 1073741824.0 : 4294967296.0;
+	struct statvfs vf;
+
+	r->unit = "B/s";
+	r->size_bytes = bytes;
+	if (access("/usr/bin/fio", X_OK) != 0 && system("command -v fio >/dev/null 2>&1") != 0) {
+		waive(r, "%s", "fio is not installed (apt-get install fio)");
+		return;
+	}
+	if (o->device) {
+		if (!o->destroy) {
+			waive(r, "--device %s needs --destroy-data: fio would overwrite it", o->device);
+			return;
+		}
+		snprintf(filename, sizeof filename, "%s", o->device);
+	} else {
+		if (statvfs(o->dir, &vf) != 0) {
+			waive(r, "--dir %s is not accessible", o->dir);
+			return;
+		}
+		if ((double)vf.f_bavail * (double)vf.f_frsize < 1.5 * bytes) {
+			snprintf(out_note, sizeof out_note, "%.1f GiB", 1.5 * bytes / 1073741824.0);
+			waive(r, "not enough free space under --dir (needs %s)", out_note);
+			return;
+		}
+		snprintf(filename, sizeof filename, "%s/tierplan-fio.dat", o->dir);
+		snprintf(cleanup_file, sizeof cleanup_file, "%s", filename);
+	}
+	snprintf(size, sizeof size, "--size=%.0f", bytes);
+	snprintf(runtime, sizeof runtime, "--runtime=%d", o->quick ? 2 : 15);
+	char fname[4300];
+	snprintf(fname, sizeof fname, "--filename=%s", filename);
+	for (int s = 0; s < (o->quick ? 3 : 5); s++) {
+		char *argv[] = {"fio",         "--name=tierplan",  fname,
+				size,          write ? "--rw=write" : "--rw=read",
+				"--bs=1M",     "--iodepth=32",     "--ioengine=libaio",
+				"--direct=1",  "--time_based",     runtime,
+				"--ramp_time=1", "--output-format=json", NULL};
+		char *json = NULL;
+		int rc = run_fio(argv, &json);
+		if (rc != 0 || !json) {
+			/* direct I/O is refused on some filesystems (tmpfs): say so */
+			waive(r, "%s", rc == 127 ? "fio could not be started"
+					     : "fio failed: the filesystem under --dir may not allow "
+					       "O_DIRECT (tmpfs); give --dir on the drive to measure");
+			free(json);
+			break;
+		}
+		cJSON *root = cJSON_Parse(json);
+		free(json);
+		const cJSON *job = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "jobs"), 0);
+		const cJSON *side = cJSON_GetObjectItemCaseSensitive(job, write ? "write" : "read");
+		const cJSON *bw = cJSON_GetObjectItemCaseSensitive(side, "bw_bytes");
+		if (!cJSON_IsNumber(bw) || bw->valuedouble <= 0) {
+			waive(r, "%s", "fio gave no bandwidth (see fio --output-format=json)");
+			cJSON_Delete(root);
+			break;
+		}
+		r->samples[r->n++] = bw->valuedouble;
+		cJSON_Delete(root);
+	}
+	if (!o->device)
+		unlink(filename);
+	cleanup_file[0] = '\0';
+	r->extra = cJSON_CreateObject();
+	cJSON_AddStringToObject(r->extra, "target", o->device ? o->device : o->dir);
+	cJSON_AddStringToObject(r->extra, "fio", "--bs=1M --iodepth=32 --ioengine=libaio --direct=1 "
+						 "--time_based");
+}
+
+/* ---- CUDA: the helper binary ---- */
+
+static void fit_link(struct result *r)
+{
+	cal_fit_link(r->sizes, r->size_times, r->nsizes, &r->latency, &r->bandwidth, &r->fit_r2);
+}
+
+/* Runs the helper for one test; it prints one JSON object. Waived when absent or no GPU. */
+static void cuda_test(const struct cal_opts *o, struct result *r)
+{
+	r->unit = strstr(r->test, "gemm") ? "FLOP/s" : strstr(r->test, "tiering") ? "s" : "B/s";
+	if (!o->cuda_helper || access(o->cuda_helper, X_OK) != 0) {
+		waive(r, "%s", "the CUDA helper (bin/tierplan-cuda) is not built: run make cuda where "
+			       "nvcc exists");
+		return;
+	}
+	int fd[2];
+	if (pipe(fd)) {
+		waive(r, "%s", "pipe failed");
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execl(o->cuda_helper, o->cuda_helper, r->test, o->quick ? "--quick" : "--full",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	char buf[1 << 16];
+	size_t len = 0;
+	ssize_t k;
+	while (pid > 0 && (k = read(fd[0], buf + len, sizeof buf - len - 1)) > 0)
+		len += (size_t)k;
+	close(fd[0]);
+	buf[len] = '\0';
+	int status = 0;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	cJSON *j = cJSON_Parse(buf);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "status");
+	if (!cJSON_IsString(st)) {
+		waive(r, "%s", "the CUDA helper gave no result (see bin/tierplan-cuda TEST)");
+	} else if (strcmp(st->valuestring, "ok") != 0) {
+		const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "reason");
+		waive(r, "%s", cJSON_IsString(why) ? why->valuestring : "waived by the CUDA helper");
+		if (!strcmp(st->valuestring, "failed"))
+			r->status = ST_FAILED;
+	} else {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "samples"), *it;
+		cJSON_ArrayForEach(it, arr) if (r->n < MAX_SAMPLES) r->samples[r->n++] = it->valuedouble;
+		const cJSON *sz = cJSON_GetObjectItemCaseSensitive(j, "sizes");
+		const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "times");
+		for (int i = 0; i < cJSON_GetArraySize(sz) && i < MAX_SIZES; i++) {
+			r->sizes[i] = cJSON_GetArrayItem(sz, i)->valuedouble;
+			r->size_times[i] = cJSON_GetArrayItem(tm, i)->valuedouble;
+			r->nsizes++;
+		}
+		const cJSON *ex = cJSON_GetObjectItemCaseSensitive(j, "extra");
+		if (ex)
+			r->extra = cJSON_Duplicate(ex, 1);
+		if (r->nsizes)
+			fit_link(r);
+	}
+	cJSON_Delete(j);
+}
+
+/* ---- the registry ---- */
+
+enum { K_HOST, K_STORAGE, K_CUDA };
+static const struct test {
+	const char *name;
+	int kind;
+	const char *what;
+} tests[] = {
+	{"host_dram_copy", K_HOST, "DRAM bandwidth, STREAM copy, all cores"},
+	{"host_dram_triad", K_HOST, "DRAM bandwidth, STREAM triad, all cores"},
+	{"host_cpu_adamw", K_HOST, "CPU AdamW over fp32 arrays, all cores"},
+	{"host_pinned_alloc", K_HOST, "page-locked allocation rate"},
+	{"flash_seq_read", K_STORAGE, "fio sequential read, 1 MiB, QD32, direct"},
+	{"flash_seq_write", K_STORAGE, "fio sequential write, 1 MiB, QD32, direct"},
+	{"cuda_h2d_pinned", K_CUDA, "host-to-device copies, pinned, 4 KiB-1 GiB"},
+	{"cuda_d2h_pinned", K_CUDA, "device-to-host copies, pinned, 4 KiB-1 GiB"},
+	{"cuda_h2d_pageable", K_CUDA, "host-to-device copies, pageable"},
+	{"cuda_d2h_pageable", K_CUDA, "device-to-host copies, pageable"},
+	{"cuda_bidir_pinned", K_CUDA, "both directions at once, pinned"},
+	{"cuda_d2d", K_CUDA, "device-to-device copy (HBM)"},
+	{"cuda_gemm_bf16", K_CUDA, "bf16 GEMM via cuBLAS at layer shapes"},
+	{"cuda_tiering", K_CUDA, "layer loop: weights streamed into a double buffer under GEMMs"},
+};
+#define NTESTS (int)(sizeof tests / sizeof tests[0])
+
+static void run_test(const struct cal_opts *o, int i, struct result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->test = tests[i].name;
+	if (!strcmp(r->test, "host_dram_copy"))
+		host_dram(o, r, 0);
+	else if (!strcmp(r->test, "host_dram_triad"))
+		host_dram(o, r, 1);
+	else if (!strcmp(r->test, "host_cpu_adamw"))
+		host_adam(o, r);
+	else if (!strcmp(r->test, "host_pinned_alloc"))
+		host_pinned(o, r);
+	else if (!strcmp(r->test, "flash_seq_read"))
+		flash_fio(o, r, false);
+	else if (!strcmp(r->test, "flash_seq_write"))
+		flash_fio(o, r, true);
+	else
+		cuda_test(o, r);
+	if (r->status == ST_OK && r->n == 0 && r->nsizes == 0)
+		waive(r, "%s", "no samples");
+}
+
+/* ---- the simulator's prediction of the tiering kernel ---- */
+
+static double predict_tiering(const cJSON *extra, double h2d_bw, double h2d_lat, double gemm)
+{
+	const cJSON *L = cJSON_GetObjectItemCaseSensitive(extra, "layers");
+	const cJSON *B = cJSON_GetObjectItemCaseSensitive(extra, "layer_bytes");
+	const cJSON *F = cJSON_GetObjectItemCaseSensitive(extra, "layer_flops");
+	if (!cJSON_IsNumber(L) || !cJSON_IsNumber(B) || !cJSON_IsNumber(F))
+		return 0;
+	return cal_predict_tiering((int)L->valuedouble, B->valuedouble, F->valuedouble, h2d_bw,
+				   h2d_lat, gemm);
+}
+
+/* ---- the profile ---- */
+
+static const char *status_name(int s)
+{
+	return s == ST_OK ? "ok" : s == ST_WAIVED ? "waived" : "failed";
+}
+
+static void machine(cJSON *m)
+{
+	struct utsname u;
+	char line[512], cpu[256] = "unknown";
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+	while (fp && fgets(line, sizeof line, fp))
+		if (!strncmp(line, "model name", 10)) {
+			char *c = strchr(line, ':');
+			if (c) {
+				snprintf(cpu, sizeof cpu, "%s", c + 2);
+				cpu[strcspn(cpu, "\n")] = '\0';
+			}
+			break;
+		}
+	if (fp)
+		fclose(fp);
+	cJSON_AddStringToObject(m, "cpu", cpu);
+	cJSON_AddNumberToObject(m, "cpu_cores", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	cJSON_AddNumberToObject(m, "dram_bytes",
+				(double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE));
+	if (uname(&u) == 0) {
+		cJSON_AddStringToObject(m, "kernel", u.release);
+		cJSON_AddStringToObject(m, "hostname", u.nodename);
+	}
+}
+
+static int write_profile(const char *out, const struct result *rs, int n, const struct cal_opts *o,
+			 double tier_pred, char *err, size_t errlen)
+{
+	cJSON *root = cJSON_CreateObject(), *m, *arr, *fit;
+	char date[32];
+	time_t t = time(NULL);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
+	cJSON_AddStringToObject(root, "command", "calibrate");
+	cJSON_AddStringToObject(root, "date", date);
+	cJSON_AddStringToObject(root, "mode", o->quick ? "quick" : "full");
+	m = cJSON_AddObjectToObject(root, "machine");
+	machine(m);
+	arr = cJSON_AddArrayToObject(root, "measurements");
+	fit = cJSON_AddObjectToObject(root, "fitted");
+	for (int i = 0; i < n; i++) {
+		const struct result *r = &rs[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "test", r->test);
+		cJSON_AddStringToObject(x, "status", status_name((int)r->status));
+		if (r->status != ST_OK) {
+			cJSON_AddStringToObject(x, "reason", r->reason);
+			cJSON_AddNullToObject(x, "value");
+		} else {
+			cJSON_AddNumberToObject(x, "value", r->n ? median(r->samples, r->n) : r->bandwidth);
+		}
+		cJSON_AddStringToObject(x, "unit", r->unit ? r->unit : "");
+		cJSON *s = cJSON_AddArrayToObject(x, "samples");
+		double mn = INFINITY, mx = -INFINITY;
+		for (int k = 0; k < r->n; k++) {
+			cJSON_AddItemToArray(s, cJSON_CreateNumber(r->samples[k]));
+			mn = fmin(mn, r->samples[k]);
+			mx = fmax(mx, r->samples[k]);
+		}
+		if (r->n) {
+			cJSON_AddNumberToObject(x, "min", mn);
+			cJSON_AddNumberToObject(x, "max", mx);
+			cJSON_AddNumberToObject(x, "median", median(r->samples, r->n));
+		}
+		if (r->size_bytes > 0)
+			cJSON_AddNumberToObject(x, "size_bytes", r->size_bytes);
+		if (r->nsizes) {
+			cJSON *sz = cJSON_AddArrayToObject(x, "sizes"), *tm;
+			tm = cJSON_AddArrayToObject(x, "times");
+			for (int k = 0; k < r->nsizes; k++) {
+				cJSON_AddItemToArray(sz, cJSON_CreateNumber(r->sizes[k]));
+				cJSON_AddItemToArray(tm, cJSON_CreateNumber(r->size_times[k]));
+			}
+			cJSON_AddNumberToObject(x, "fit_latency_s", r->latency);
+			cJSON_AddNumberToObject(x, "fit_bandwidth", r->bandwidth);
+			cJSON_AddNumberToObject(x, "fit_r2", r->fit_r2);
+		}
+		if (r->extra)
+			cJSON_AddItemToObject(x, "extra", cJSON_Duplicate(r->extra, 1));
+		cJSON_AddItemToArray(arr, x);
+		if (r->status != ST_OK)
+			continue;
+		double v = r->n ? median(r->samples, r->n) : 0;
+		if (!strcmp(r->test, "host_dram_copy"))
+			cJSON_AddNumberToObject(fit, "dram_bandwidth", v);
+		else if (!strcmp(r->test, "host_cpu_adamw"))
+			cJSON_AddNumberToObject(fit, "cpu_adam_rate_per_core",
+						v / (double)sysconf(_SC_NPROCESSORS_ONLN));
+		else if (!strcmp(r->test, "flash_seq_read"))
+			cJSON_AddNumberToObject(fit, "flash_read_bandwidth", v);
+		else if (!strcmp(r->test, "flash_seq_write"))
+			cJSON_AddNumberToObject(fit, "flash_write_bandwidth", v);
+		else if (!strcmp(r->test, "cuda_h2d_pinned") && r->bandwidth > 0) {
+			cJSON_AddNumberToObject(fit, "pcie_h2d_bandwidth", r->bandwidth);
+			cJSON_AddNumberToObject(fit, "pcie_h2d_latency_s", r->latency);
+		} else if (!strcmp(r->test, "cuda_d2h_pinned") && r->bandwidth > 0)
+			cJSON_AddNumberToObject(fit, "pcie_d2h_bandwidth", r->bandwidth);
+		else if (!strcmp(r->test, "cuda_d2d"))
+			cJSON_AddNumberToObject(fit, "hbm_bandwidth", v);
+		else if (!strcmp(r->test, "cuda_gemm_bf16"))
+			cJSON_AddNumberToObject(fit, "gemm_flops", v);
+		else if (!strcmp(r->test, "cuda_tiering") && tier_pred > 0) {
+			cJSON_AddNumberToObject(x, "predicted", tier_pred);
+			cJSON_AddNumberToObject(x, "prediction_error", tier_pred / v - 1);
+		}
+	}
+	struct rpt_file f;
+	char dir[4200], name[512];
+	snprintf(dir, sizeof dir, "%s", out);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		snprintf(name, sizeof name, "%s", slash + 1);
+		*slash = '\0';
+	} else {
+		snprintf(name, sizeof name, "%s", out);
+		snprintf(dir, sizeof dir, ".");
+	}
+	int rc = rpt_file_open(&f, dir, name, err, errlen);
+	if (!rc) {
+		char *text = cJSON_Print(root);
+		fprintf(f.fp, "%s\n", text ? text : "{}");
+		free(text);
+		rc = rpt_file_close(&f, err, errlen);
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
+int cal_profile_apply(const char *path, struct sim_hw *hw, char *err, size_t errlen)
+{
+	char *text = cfg_read_file(path, "profile", 1 << 22, err, errlen);
+	if (!text)
+		return -1;
+	cJSON *root = cJSON_Parse(text);
+	free(text);
+	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted"), *it;
+	if (!cJSON_IsObject(fit)) {
+		snprintf(err, errlen, "--profile %s: no 'fitted' object (write one with tierplan "
+				      "calibrate)",
+			 path);
+		cJSON_Delete(root);
+		return -1;
+	}
+	cJSON_ArrayForEach(it, fit)
+	{
+		double v = it->valuedouble;
+		const char *k = it->string;
+		if (!cJSON_IsNumber(it) || !(v > 0) || !isfinite(v) || v > 1e18) {
+			snprintf(err, errlen, "--profile %s: fitted '%s' must be a positive number", path,
+				 k);
+			cJSON_Delete(root);
+			return -1;
+		}
+		if (!strcmp(k, "dram_bandwidth"))
+			hw->host.dram_bandwidth = v;
+		else if (!strcmp(k, "cpu_adam_rate_per_core"))
+			hw->host.cpu_adam_rate_per_core = v;
+		else if (!strcmp(k, "flash_read_bandwidth"))
+			hw->prof.flash_read = v;
+		else if (!strcmp(k, "flash_write_bandwidth"))
+			hw->prof.flash_write = v;
+		else if (!strcmp(k, "pcie_h2d_bandwidth"))
+			hw->prof.pcie_h2d = v;
+		else if (!strcmp(k, "pcie_d2h_bandwidth"))
+			hw->prof.pcie_d2h = v;
+		else if (!strcmp(k, "hbm_bandwidth"))
+			hw->prof.hbm_bandwidth = v;
+		else if (!strcmp(k, "gemm_flops")) /* the rate on real layer shapes, as a fraction
+						      * of the catalog GPU's dense peak */
+			hw->prof.gemm_efficiency = fmin(v / hw->gpu.bf16_flops, 1.0);
+		/* other fitted figures (latencies) are informative */
+	}
+	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
+	cJSON_Delete(root);
+	return 0;
+}
+
+static void help(FILE *fp)
+{
+	fprintf(fp, "usage: tierplan calibrate [--quick] [--dir DIR] [--out FILE] [--tests LIST]\n"
+		    "                          [--device DEV --destroy-data] [--cuda-helper PATH]\n\n"
+		    "Measures this machine and writes a hardware profile that plan, compare and\n"
+		    "simulate use with --profile FILE. Tests (waived with a reason when their\n"
+		    "hardware or tool is absent):\n");
+	for (int i = 0; i < NTESTS; i++)
+		fprintf(fp, "  %-20s %s\n", tests[i].name, tests[i].what);
+	fprintf(fp, "\noptions:\n"
+		    "  --quick            short runs (seconds per test)\n"
+		    "  --dir DIR          where fio writes its test file (default: a new temporary "
+		    "directory)\n"
+		    "  --out FILE         the profile (default: profile.json)\n"
+		    "  --tests LIST       comma-separated test names (default: all)\n"
+		    "  --device DEV       fio on a raw device instead, with --destroy-data\n"
+		    "  --cuda-helper PATH the CUDA harness (default: tierplan-cuda beside tierplan)\n");
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct cal_opts o = {0};
+	const char *out = "profile.json", *list = NULL;
+	char tmpdir[] = "/tmp/tierplan-calibrate-XXXXXX", helper[4200], err[512];
+	bool made_dir = false;
+
+	o.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o.threads < 1 || o.threads > 256)
+		o.threads = o.threads < 1 ? 1 : 256;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			help(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "--quick")) {
+			o.quick = true;
+		} else if (!strcmp(a, "--destroy-data")) {
+			o.destroy = true;
+		} else if (i + 1 < argc && !strcmp(a, "--dir")) {
+			o.dir = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--out")) {
+			out = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--tests")) {
+			list = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--device")) {
+			o.device = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--cuda-helper")) {
+			o.cuda_helper = argv[++i];
+		} else {
+			snprintf(err, sizeof err, "unknown option or missing value '%s'", a);
+			return cli_fail(EXIT_USAGE, "calibrate", err);
+		}
+	}
+	if (o.destroy && !o.device)
+		return cli_fail(EXIT_USAGE, "calibrate", "--destroy-data goes with --device DEV");
+	if (list) /* check the names before measuring anything */
+		for (const char *p = list; *p;) {
+			size_t l = strcspn(p, ",");
+			bool known = false;
+			for (int i = 0; i < NTESTS; i++)
+				known |= strlen(tests[i].name) == l && !strncmp(tests[i].name, p, l);
+			if (!known) {
+				snprintf(err, sizeof err, "--tests: unknown test '%.*s' (see calibrate "
+							  "--help)",
+					 (int)l, p);
+				return cli_fail(EXIT_INVALID, "calibrate", err);
+			}
+			p += l + (p[l] == ',');
+		}
+	if (!o.dir) {
+		if (!mkdtemp(tmpdir))
+			return cli_fail(EXIT_SYSTEM, "calibrate", "cannot create a temporary directory");
+		o.dir = tmpdir;
+		made_dir = true;
+	} else {
+		struct stat sb;
+		if (stat(o.dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			snprintf(err, sizeof err, "--dir %s is not a directory", o.dir);
+			return cli_fail(EXIT_INVALID, "calibrate", err);
+		}
+	}
+	if (!o.cuda_helper) {
+		ssize_t k = readlink("/proc/self/exe", helper, sizeof helper - 32);
+		if (k > 0) {
+			helper[k] = '\0';
+			char *sl = strrchr(helper, '/');
+			if (sl)
+				strcpy(sl + 1, "tierplan-cuda");
+			o.cuda_helper = helper;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	struct result rs[NTESTS];
+	int n = 0, failed = 0;
+	bool tty = isatty(2);
+	for (int i = 0; i < NTESTS; i++) {
+		if (list) {
+			const char *p = strstr(list, tests[i].name);
+			size_t l = strlen(tests[i].name);
+			if (!p || (p != list && p[-1] != ',') || (p[l] && p[l] != ','))
+				continue;
+		}
+		if (tty)
+			fprintf(stderr, "calibrate: %-20s ...\r", tests[i].name);
+		run_test(&o, i, &rs[n]);
+		struct result *r = &rs[n++];
+		char v[32] = "";
+		if (r->status == ST_OK) {
+			double x = r->n ? median(r->samples, r->n) : r->bandwidth;
+			if (!strcmp(r->unit, "B/s"))
+				cfg_fmt_rate(x, v, sizeof v);
+			else
+				snprintf(v, sizeof v, "%.4g %s", x, r->unit);
+		}
+		fprintf(stderr, "calibrate: %-20s %-7s %s%s\n", r->test, status_name((int)r->status),
+			r->status == ST_OK ? v : r->reason, "");
+		failed += r->status == ST_FAILED;
+	}
+	/* the simulator's prediction of the tiering kernel from the fitted links */
+	double pred = 0, h2d = 0, lat = 0, gemm = 0;
+	const cJSON *tex = NULL;
+	double tmeas = 0;
+	for (int i = 0; i < n; i++) {
+		if (rs[i].status != ST_OK)
+			continue;
+		if (!strcmp(rs[i].test, "cuda_h2d_pinned"))
+			h2d = rs[i].bandwidth, lat = rs[i].latency;
+		if (!strcmp(rs[i].test, "cuda_gemm_bf16"))
+			gemm = median(rs[i].samples, rs[i].n);
+		if (!strcmp(rs[i].test, "cuda_tiering"))
+			tex = rs[i].extra, tmeas = median(rs[i].samples, rs[i].n);
+	}
+	if (tex)
+		pred = predict_tiering(tex, h2d, lat, gemm);
+	if (pred > 0)
+		fprintf(stderr, "calibrate: tiering kernel: measured %.4g s per layer, simulator "
+				"predicts %.4g s (%+.1f %%)\n",
+			tmeas, pred, 100 * (pred / tmeas - 1));
+	int rc = write_profile(out, rs, n, &o, pred, err, sizeof err);
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(rs[i].extra);
+	if (made_dir)
+		rmdir(tmpdir);
+	if (rc)
+		return cli_fail(EXIT_SYSTEM, "calibrate", err);
+	fprintf(stderr, "calibrate: profile written to %s (use it with --profile %s)\n", out, out);
+	return failed ? EXIT_INFEASIBLE : EXIT_OK;
+}

@@ -1,0 +1,49 @@
+/*
+ * calibrate — measure this machine and fit what the simulator's bandwidth and throughput models
+ * need, in the manner of NVIDIA's nvbandwidth: a registry of named tests, each with a check that
+ * waives it (with the reason) when its hardware or tool is absent, never a failure and never a
+ * fake number; each reports median, min and max of several samples after a warm-up, with the
+ * sizes it used.
+ *
+ *   host_dram_copy, host_dram_triad   multi-threaded STREAM copy / triad (bytes/s, STREAM counting)
+ *   host_cpu_adamw                    vectorised multi-threaded AdamW over fp32 arrays (params/s)
+ *   host_pinned_alloc                 mlock'ed allocation rate (bytes/s)
+ *   flash_seq_read, flash_seq_write   fio, 1 MiB blocks, queue depth 32, direct I/O, time based
+ *   cuda_*                            run by the CUDA helper (bin/tierplan-cuda, `make cuda`):
+ *                                     copies over a size sweep, bidirectional, device-to-device,
+ *                                     bf16 GEMM at layer shapes, and the tiering kernel
+ *
+ * Fit: t(S) = latency + S / bandwidth per link by weighted least squares (weights 1/t^2, so
+ * relative errors count alike), the measured table kept beside it. The profile JSON holds the
+ * machine, the date, every measurement and the fitted parameters that override the catalog
+ * (`--profile FILE` on plan, compare, simulate). The simulator predicts the tiering kernel from
+ * the fitted profile and calibrate prints the prediction error.
+ * Safety: fio runs on files under --dir (a fresh temporary directory by default), after checking
+ * free space; a raw device only with both --device and --destroy-data. Files are removed on
+ * exit and on SIGINT/SIGTERM; the profile is written atomically.
+ */
+#ifndef TIERPLAN_CALIBRATE_H
+#define TIERPLAN_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sim_hw;
+
+/* Fits t(S) = latency + S / bandwidth to n (size, time) points by weighted least squares
+ * (weights 1/t^2); r2 is the weighted coefficient of determination. Leaves the outputs alone
+ * when fewer than two points or a degenerate system. */
+void cal_fit_link(const double *size, const double *t, int n, double *latency, double *bandwidth,
+		  double *r2);
+
+/* The tiering kernel's loop as the engine sees it: per layer an h2d copy of `bytes` (fitted
+ * link) into one of two buffers and `flops` of GEMMs (fitted rate); copy i waits for the GEMM of
+ * layer i-2. Seconds per layer, 0 without the fits. */
+double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw, double h2d_lat,
+			   double gemm_flops);
+
+/* Applies a profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 + err naming
+ * the file and key. */
+int cal_profile_apply(const char *path, struct sim_hw *hw, char *err, size_t errlen);
+
+#endif

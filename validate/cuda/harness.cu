@@ -1,0 +1,398 @@
+/*
+ * harness — the CUDA side of `tierplan calibrate`, a helper binary (bin/tierplan-cuda, built
+ * by `make cuda` with nvcc) so that bin/tierplan itself runs without a GPU driver.
+ *
+ * Usage: tierplan-cuda TEST [--quick|--full]; prints one JSON object on stdout:
+ *   {"test", "status": "ok"|"waived"|"failed", "reason", "samples": [...], "sizes": [...],
+ *    "times": [...], "extra": {...}}
+ * Tests (names as calibrate's registry):
+ *   cuda_h2d_pinned, cuda_d2h_pinned, cuda_h2d_pageable, cuda_d2h_pageable
+ *       cudaMemcpyAsync on the copy engines over a size sweep (4 KiB ... 1 GiB), per size the
+ *       median time of one copy over back-to-back repetitions timed with CUDA events
+ *       (nvbandwidth's method); samples are the bandwidths at the largest size
+ *   cuda_bidir_pinned   both directions at once on two streams, 256 MiB each; total B/s
+ *   cuda_d2d            device-to-device copy, 1 GiB; HBM traffic = 2 x bytes (read + write)
+ *   cuda_gemm_bf16      cublasGemmEx, bf16 inputs, fp32 accumulate, at the shapes of a decoder
+ *                       layer (tokens x hidden x hidden, x intermediate): FLOP/s
+ *   cuda_tiering        the tiered policy's data path: for each layer its weights stream from
+ *                       pinned host memory into one of two device buffers on a copy stream while
+ *                       the compute stream runs the previous layer's GEMMs; reports seconds per
+ *                       layer, copy-only and compute-only times and the achieved overlap
+ * No device or no driver: status "waived" with the CUDA error. Every CUDA and cuBLAS call is
+ * checked; a failure prints status "failed" naming the call and exits 1.
+ */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+static const char *g_test = "";
+
+static void emit_status(const char *status, const char *reason)
+{
+	printf("{\"test\": \"%s\", \"status\": \"%s\", \"reason\": \"%s\"}\n", g_test, status,
+	       reason);
+}
+
+#define CK(call)                                                                                   \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			char msg_[256];                                                            \
+			snprintf(msg_, sizeof msg_, "%s failed: %s", #call, cudaGetErrorString(e_)); \
+			for (char *p_ = msg_; *p_; p_++)                                           \
+				if (*p_ == '"')                                                    \
+					*p_ = '\'';                                                \
+			emit_status("failed", msg_);                                               \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+#define CB(call)                                                                                   \
+	do {                                                                                       \
+		cublasStatus_t s_ = (call);                                                        \
+		if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
+			char msg_[256];                                                            \
+			snprintf(msg_, sizeof msg_, "%s failed: cuBLAS status %d", #call, (int)s_); \
+			for (char *p_ = msg_; *p_; p_++)                                           \
+				if (*p_ == '"')                                                    \
+					*p_ = '\'';                                                \
+			emit_status("failed", msg_);                                               \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static double median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	size_t n = v.size();
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void print_array(const char *key, const std::vector<double> &v)
+{
+	printf(", \"%s\": [", key);
+	for (size_t i = 0; i < v.size(); i++)
+		printf("%s%.9g", i ? ", " : "", v[i]);
+	printf("]");
+}
+
+/* Seconds per copy of `bytes`, back-to-back `reps` copies on one stream between two events. */
+static double time_copies(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, int reps,
+			  cudaStream_t s)
+{
+	cudaEvent_t a, b;
+	float ms;
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	CK(cudaMemcpyAsync(dst, src, bytes, kind, s)); /* warm-up */
+	CK(cudaEventRecord(a, s));
+	for (int i = 0; i < reps; i++)
+		CK(cudaMemcpyAsync(dst, src, bytes, kind, s));
+	CK(cudaEventRecord(b, s));
+	CK(cudaEventSynchronize(b));
+	CK(cudaEventElapsedTime(&ms, a, b));
+	CK(cudaEventDestroy(a));
+	CK(cudaEventDestroy(b));
+	return ms * 1e-3 / reps;
+}
+
+static void copy_sweep(bool h2d, bool pinned, bool quick)
+{
+	size_t max = quick ? (size_t)256 << 20 : (size_t)1 << 30;
+	void *host, *dev;
+	cudaStream_t s;
+	CK(cudaStreamCreate(&s));
+	CK(cudaMalloc(&dev, max));
+	if (pinned)
+		CK(cudaHostAlloc(&host, max, cudaHostAllocPortable));
+	else if (!(host = malloc(max))) {
+		emit_status("waived", "cannot allocate the pageable host buffer");
+		exit(0);
+	}
+	memset(host, 1, max);
+	std::vector<double> sizes, times, samples;
+	for (size_t sz = 4096; sz <= max; sz *= quick ? 16 : 4) {
+		int reps = (int)std::max<size_t>(3, std::min<size_t>(100, ((size_t)256 << 20) / sz));
+		std::vector<double> t;
+		for (int k = 0; k < 5; k++)
+			t.push_back(time_copies(h2d ? dev : host, h2d ? host : dev, sz,
+						h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+						reps, s));
+		sizes.push_back((double)sz);
+		times.push_back(median(t));
+		if (sz * (quick ? 16 : 4) > max)
+			for (double x : t)
+				samples.push_back((double)sz / x);
+	}
+	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	print_array("samples", samples);
+	print_array("sizes", sizes);
+	print_array("times", times);
+	printf(", \"extra\": {\"pinned\": %s, \"method\": \"cudaMemcpyAsync, copy engine, events\"}}\n",
+	       pinned ? "true" : "false");
+	if (pinned)
+		CK(cudaFreeHost(host));
+	else
+		free(host);
+	CK(cudaFree(dev));
+	CK(cudaStreamDestroy(s));
+}
+
+static void bidir(bool quick)
+{
+	size_t sz = (size_t)256 << 20;
+	void *h1, *h2, *d1, *d2;
+	cudaStream_t s1, s2;
+	cudaEvent_t a, b1, b2;
+	CK(cudaStreamCreate(&s1));
+	CK(cudaStreamCreate(&s2));
+	CK(cudaHostAlloc(&h1, sz, cudaHostAllocPortable));
+	CK(cudaHostAlloc(&h2, sz, cudaHostAllocPortable));
+	CK(cudaMalloc(&d1, sz));
+	CK(cudaMalloc(&d2, sz));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b1));
+	CK(cudaEventCreate(&b2));
+	std::vector<double> samples;
+	int reps = quick ? 4 : 16;
+	for (int k = 0; k < 5; k++) {
+		CK(cudaDeviceSynchronize());
+		CK(cudaEventRecord(a, s1));
+		CK(cudaStreamWaitEvent(s2, a, 0));
+		for (int i = 0; i < reps; i++) {
+			CK(cudaMemcpyAsync(d1, h1, sz, cudaMemcpyHostToDevice, s1));
+			CK(cudaMemcpyAsync(h2, d2, sz, cudaMemcpyDeviceToHost, s2));
+		}
+		CK(cudaEventRecord(b1, s1));
+		CK(cudaEventRecord(b2, s2));
+		CK(cudaEventSynchronize(b1));
+		CK(cudaEventSynchronize(b2));
+		float m1, m2;
+		CK(cudaEventElapsedTime(&m1, a, b1));
+		CK(cudaEventElapsedTime(&m2, a, b2));
+		samples.push_back(2.0 * reps * (double)sz / (std::max(m1, m2) * 1e-3));
+	}
+	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	print_array("samples", samples);
+	printf(", \"extra\": {\"bytes_each_way\": %zu}}\n", sz * reps);
+	CK(cudaFreeHost(h1));
+	CK(cudaFreeHost(h2));
+	CK(cudaFree(d1));
+	CK(cudaFree(d2));
+}
+
+static void d2d(bool quick)
+{
+	size_t sz = quick ? (size_t)256 << 20 : (size_t)1 << 30;
+	void *a, *b;
+	cudaStream_t s;
+	CK(cudaStreamCreate(&s));
+	CK(cudaMalloc(&a, sz));
+	CK(cudaMalloc(&b, sz));
+	std::vector<double> samples;
+	for (int k = 0; k < 5; k++)
+		samples.push_back(2.0 * (double)sz / time_copies(b, a, sz, cudaMemcpyDeviceToDevice, 10, s));
+	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	print_array("samples", samples);
+	printf(", \"extra\": {\"bytes\": %zu, \"counting\": \"read + write\"}}\n", sz);
+	CK(cudaFree(a));
+	CK(cudaFree(b));
+}
+
+/* The GEMMs of one decoder layer on `tokens` rows: q, k, v, o (h x h) and a gated MLP (h x i
+ * twice, i x h). Weights W, activations X and outputs Y are device buffers large enough. */
+static void layer_gemms(cublasHandle_t h, const __nv_bfloat16 *W, const __nv_bfloat16 *X,
+			__nv_bfloat16 *Y, int tokens, int hid, int inter)
+{
+	const float one = 1, zero = 0;
+	const int shapes[7][2] = {{hid, hid}, {hid, hid}, {hid, hid}, {hid, hid},
+				  {inter, hid}, {inter, hid}, {hid, inter}};
+	size_t off = 0;
+	for (int g = 0; g < 7; g++) {
+		int n = shapes[g][0], k = shapes[g][1];
+		CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, tokens, k, &one, W + off, CUDA_R_16BF, n,
+				X, CUDA_R_16BF, k, &zero, Y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+				CUBLAS_GEMM_DEFAULT));
+		off += (size_t)n * k;
+	}
+}
+
+static double layer_params(int hid, int inter)
+{
+	return 4.0 * hid * hid + 3.0 * hid * inter;
+}
+
+struct layer_bufs {
+	__nv_bfloat16 *W[2], *X, *Y;
+	cublasHandle_t h;
+};
+
+static void gemm(bool quick)
+{
+	int tokens = 4096, hid = 4096, inter = 14336; /* Llama-3.1-8B's layer at 4096 tokens */
+	size_t wn = (size_t)layer_params(hid, inter), xn = (size_t)tokens * inter;
+	layer_bufs b;
+	cudaStream_t s;
+	cudaEvent_t e0, e1;
+	CK(cudaStreamCreate(&s));
+	CK(cudaMalloc(&b.W[0], wn * 2));
+	CK(cudaMalloc(&b.X, xn * 2));
+	CK(cudaMalloc(&b.Y, xn * 2));
+	CK(cudaMemset(b.W[0], 0, wn * 2));
+	CK(cudaMemset(b.X, 0, xn * 2));
+	CB(cublasCreate(&b.h));
+	CB(cublasSetStream(b.h, s));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	layer_gemms(b.h, b.W[0], b.X, b.Y, tokens, hid, inter); /* warm-up */
+	std::vector<double> samples;
+	int reps = quick ? 5 : 20;
+	for (int k = 0; k < 5; k++) {
+		float ms;
+		CK(cudaEventRecord(e0, s));
+		for (int r = 0; r < reps; r++)
+			layer_gemms(b.h, b.W[0], b.X, b.Y, tokens, hid, inter);
+		CK(cudaEventRecord(e1, s));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		samples.push_back(2.0 * tokens * layer_params(hid, inter) * reps / (ms * 1e-3));
+	}
+	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	print_array("samples", samples);
+	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"intermediate\": %d, "
+	       "\"dtype\": \"bf16, fp32 accumulate\"}}\n",
+	       tokens, hid, inter);
+	CB(cublasDestroy(b.h));
+	CK(cudaFree(b.W[0]));
+	CK(cudaFree(b.X));
+	CK(cudaFree(b.Y));
+}
+
+static void tiering(bool quick)
+{
+	int layers = quick ? 16 : 32, tokens = 2048, hid = 4096, inter = 14336, ring = 4;
+	size_t wn = (size_t)layer_params(hid, inter), bytes = wn * 2, xn = (size_t)tokens * inter;
+	layer_bufs b;
+	cudaStream_t cs, xs;
+	std::vector<void *> host(ring);
+	std::vector<cudaEvent_t> copied(layers), computed(layers);
+	cudaEvent_t e0, e1;
+
+	CK(cudaStreamCreate(&cs));
+	CK(cudaStreamCreate(&xs));
+	for (int i = 0; i < ring; i++) {
+		CK(cudaHostAlloc(&host[i], bytes, cudaHostAllocPortable));
+		memset(host[i], 0, bytes);
+	}
+	CK(cudaMalloc(&b.W[0], bytes));
+	CK(cudaMalloc(&b.W[1], bytes));
+	CK(cudaMalloc(&b.X, xn * 2));
+	CK(cudaMalloc(&b.Y, xn * 2));
+	CK(cudaMemset(b.X, 0, xn * 2));
+	CB(cublasCreate(&b.h));
+	CB(cublasSetStream(b.h, cs));
+	for (int i = 0; i < layers; i++) {
+		CK(cudaEventCreateWithFlags(&copied[i], cudaEventDisableTiming));
+		CK(cudaEventCreateWithFlags(&computed[i], cudaEventDisableTiming));
+	}
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	layer_gemms(b.h, b.W[0], b.X, b.Y, tokens, hid, inter); /* warm-up */
+	CK(cudaDeviceSynchronize());
+
+	/* mode 0: copies only; 1: GEMMs only; 2: the overlapped loop */
+	double t[3] = {0, 0, 0};
+	std::vector<double> samples;
+	for (int rep = 0; rep < 3; rep++)
+		for (int mode = 0; mode < 3; mode++) {
+			float ms;
+			CK(cudaEventRecord(e0, xs));
+			CK(cudaStreamWaitEvent(cs, e0, 0));
+			for (int i = 0; i < layers; i++) {
+				if (mode != 1) {
+					if (mode == 2 && i >= 2) /* double buffer: the buffer is free */
+						CK(cudaStreamWaitEvent(xs, computed[i - 2], 0));
+					CK(cudaMemcpyAsync(b.W[i % 2], host[i % ring], bytes,
+							   cudaMemcpyHostToDevice, xs));
+					CK(cudaEventRecord(copied[i], xs));
+				}
+				if (mode != 0) {
+					if (mode == 2)
+						CK(cudaStreamWaitEvent(cs, copied[i], 0));
+					layer_gemms(b.h, b.W[i % 2], b.X, b.Y, tokens, hid, inter);
+					CK(cudaEventRecord(computed[i], cs));
+				}
+			}
+			CK(cudaEventRecord(e1, mode == 0 ? xs : cs));
+			if (mode == 2)
+				CK(cudaStreamWaitEvent(cs, copied[layers - 1], 0));
+			CK(cudaEventSynchronize(e1));
+			CK(cudaDeviceSynchronize());
+			CK(cudaEventElapsedTime(&ms, e0, e1));
+			double per = ms * 1e-3 / layers;
+			t[mode] += per / 3;
+			if (mode == 2)
+				samples.push_back(per);
+		}
+	double overlap = (t[0] + t[1] - t[2]) / std::min(t[0], t[1]);
+	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	print_array("samples", samples);
+	printf(", \"extra\": {\"layers\": %d, \"layer_bytes\": %zu, \"layer_flops\": %.9g, "
+	       "\"tokens\": %d, \"copy_only_s\": %.9g, \"compute_only_s\": %.9g, "
+	       "\"overlap\": %.4f, \"buffers\": 2}}\n",
+	       layers, bytes, 2.0 * tokens * layer_params(hid, inter), tokens, t[0], t[1], overlap);
+	for (int i = 0; i < ring; i++)
+		CK(cudaFreeHost(host[i]));
+	CB(cublasDestroy(b.h));
+	CK(cudaFree(b.W[0]));
+	CK(cudaFree(b.W[1]));
+	CK(cudaFree(b.X));
+	CK(cudaFree(b.Y));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: tierplan-cuda TEST [--quick|--full]\n");
+		return 2;
+	}
+	g_test = argv[1];
+	bool quick = argc > 2 && !strcmp(argv[2], "--quick");
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess || n == 0) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "no CUDA device: %s",
+			 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+		emit_status("waived", msg);
+		return 0;
+	}
+	CK(cudaSetDevice(0));
+	if (!strcmp(g_test, "cuda_h2d_pinned"))
+		copy_sweep(true, true, quick);
+	else if (!strcmp(g_test, "cuda_d2h_pinned"))
+		copy_sweep(false, true, quick);
+	else if (!strcmp(g_test, "cuda_h2d_pageable"))
+		copy_sweep(true, false, quick);
+	else if (!strcmp(g_test, "cuda_d2h_pageable"))
+		copy_sweep(false, false, quick);
+	else if (!strcmp(g_test, "cuda_bidir_pinned"))
+		bidir(quick);
+	else if (!strcmp(g_test, "cuda_d2d"))
+		d2d(quick);
+	else if (!strcmp(g_test, "cuda_gemm_bf16"))
+		gemm(quick);
+	else if (!strcmp(g_test, "cuda_tiering"))
+		tiering(quick);
+	else {
+		emit_status("failed", "unknown test");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* fit — the link fit and the tiering-kernel prediction of calibrate (see calibrate.h). */
+#include <math.h>
+#include <stdint.h>
+
+#include "../sim/engine.h"
+#include "calibrate.h"
+
+void cal_fit_link(const double *size, const double *t, int n, double *latency, double *bandwidth,
+		  double *r2)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (int i = 0; i < n; i++) {
+		double x = size[i], y = t[i], w = 1 / (y * y);
+		sw += w;
+		sx += w * x;
+		sy += w * y;
+		sxx += w * x * x;
+		sxy += w * x * y;
+	}
+	double den = sw * sxx - sx * sx;
+	if (n < 2 || !(den > 0))
+		return;
+	double slope = (sw * sxy - sx * sy) / den, icept = (sy - slope * sx) / sw;
+	*bandwidth = slope > 0 ? 1 / slope : 0;
+	*latency = fmax(icept, 0);
+	double ss = 0, st = 0, mean = sy / sw;
+	for (int i = 0; i < n; i++) {
+		double y = t[i], w = 1 / (y * y), f = icept + slope * size[i];
+		ss += w * (y - f) * (y - f);
+		st += w * (y - mean) * (y - mean);
+	}
+	*r2 = st > 0 ? 1 - ss / st : 1;
+}
+
+double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw, double h2d_lat,
+			   double gemm_flops)
+{
+	if (layers < 1 || !(bytes > 0) || !(flops > 0) || !(h2d_bw > 0) || !(gemm_flops > 0))
+		return 0;
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	if (!e)
+		return 0;
+	int link = eng_resource(e, "pcie h2d", h2d_bw, "B");
+	int sm = eng_resource(e, "tensor cores", gemm_flops, "FLOP");
+	int cs = eng_stream(e, "compute"), xs = eng_stream(e, "copy");
+	int prev2 = -1, prev1 = -1;
+	for (int i = 0; i < layers; i++) {
+		int c = eng_task(e, "copy", xs, bytes, (uint64_t)llround(h2d_lat * 1e9), 1, &link, NULL);
+		int g = eng_task(e, "gemm", cs, flops, 0, 1, &sm, NULL);
+		eng_dep(e, c, g);
+		if (prev2 >= 0)
+			eng_dep(e, prev2, c); /* double buffer: the buffer of layer i-2 is free */
+		prev2 = prev1;
+		prev1 = g;
+	}
+	double per = eng_run(e, &st) == 0 ? st.end_ns * 1e-9 / layers : 0;
+	eng_free(e);
+	return per;
+}

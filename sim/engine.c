@@ -382,8 +382,11 @@ static int apply_effects(struct eng *e, struct eng_task *t, int when)
 		if (f->when != when)
 			continue;
 		struct eng_pool *p = &e->pools[f->pool];
-		p->cur += f->bytes;
-		p->cur_cat[f->cat] += f->bytes;
+		if (__builtin_add_overflow(p->cur, f->bytes, &p->cur) ||
+		    __builtin_add_overflow(p->cur_cat[f->cat], f->bytes, &p->cur_cat[f->cat]))
+			return fail(e, "pool %s: its byte count overflows 64 bits: reduce --seq or "
+				       "--batch",
+				    p->name);
 		if (p->cur > p->peak) {
 			p->peak = p->cur;
 			p->peak_ns = e->now;
@@ -640,7 +643,9 @@ static int settle(struct eng *e)
 		struct eng_task *t = &e->tasks[e->active[i]];
 		double ns = t->rate > 0 ? ceil(fmax(t->remaining, 0) / t->rate * 1e9) : 1e18;
 		if (!(ns < 1e18))
-			return fail(e, "task %s: no progress (rate %g)", t->name, t->rate);
+			return fail(e, "task %s would run longer than 31 years (%.3g units at %.3g per "
+				       "second): reduce --seq or --batch",
+				    t->name, t->remaining, t->rate);
 		uint64_t at = e->now + (ns < 1 ? 1 : (uint64_t)ns);
 		if (at < next)
 			next = at;

@@ -73,10 +73,12 @@ static int eerr(struct build *b)
 	return -1;
 }
 
+/* -1: an engine error (its message is fetched); -2: the message is already in err */
 #define TRY(expr)                                                                                  \
 	do {                                                                                       \
-		if ((expr) < 0)                                                                    \
-			return eerr(bd);                                                           \
+		int r_ = (expr);                                                                   \
+		if (r_ < 0)                                                                        \
+			return r_ == -2 ? -1 : eerr(bd);                                           \
 	} while (0)
 
 static int task(struct build *bd, const char *name, int stream, double work, double lat_s,
@@ -94,11 +96,20 @@ static int dep(struct build *bd, int before, int after)
 	return eng_dep(bd->x->e, before, after) ? eerr(bd) : 0;
 }
 
+/* Past this a pool's 64-bit byte count could overflow: 2^62 bytes, 4.6 EB. */
+#define MEM_LIMIT 4.6e18
+
 static int mem(struct build *bd, int t, int pool, int cat, double bytes, int when)
 {
 	if (pool < 0 || bytes == 0)
 		return 0;
-	return eng_effect(bd->x->e, t, pool, cat, (int64_t)llround(bytes), when) ? eerr(bd) : 0;
+	if (!(fabs(bytes) < MEM_LIMIT)) {
+		snprintf(bd->err, bd->errlen, "a memory tier would hold %.3g bytes, beyond what any "
+					      "machine has (4.6 EB): reduce --seq or --batch",
+			 fabs(bytes));
+		return -2;
+	}
+	return eng_effect(bd->x->e, t, pool, cat, (int64_t)llround(bytes), when) ? eerr(bd), -2 : 0;
 }
 
 /* A collective over n ranks on one link: the faster of ring and tree (NCCL picks per size).

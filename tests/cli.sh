@@ -210,6 +210,11 @@ else
 fi
 expect 0 "" simulate --model 8b --seq 2048 --policy tiered --profile "$tmp/p.json"
 expect 3 "profile" simulate --model 8b --seq 2048 --profile "$tmp/s.json"
+# absurd sizes: a clear error or a correct answer, never a crash or a wrapped number
+expect 3 "reduce --seq" plan --model 405b --seq 10485760 --attention eager --batch 65536
+expect 1 "" simulate --model 405b --seq 10000000 --attention eager --batch 64 --gpus 8
+expect 3 "seq" plan --model 8b --seq 0
+expect 3 "batch" plan --model 8b --seq 1024 --batch -1
 # a profile with a measured tiering kernel is replayed by validate (synthetic numbers: the path)
 mkdir -p "$tmp/caltraces"
 cat >"$tmp/caltraces/gpu.json" <<'JSON'

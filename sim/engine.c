@@ -14,7 +14,18 @@ enum { EV_FLOW, EV_ACT, EV_START };
 struct ev {
 	uint64_t t;
 	uint64_t seq;
-	uint32_t kind, id;
+	uint32_t kind, id, ver; /* ver: the flow version a completion was computed for */
+};
+
+/* A running task's share of the resources, kept dense for the loops every event runs. */
+struct flow {
+	uint32_t task;
+	uint8_t nres;
+	int16_t res[ENG_PATH];
+	float scale[ENG_PATH];
+	double remaining;  /* as of t_upd */
+	double rate, next; /* current rate; the one share() just computed */
+	uint64_t t_upd;
 };
 
 struct effect {
@@ -40,7 +51,8 @@ struct state {
 
 struct device {
 	int32_t node;
-	double idle, copies;
+	double idle, copies, watts; /* watts: its current draw (one copy) */
+	bool dirty;
 	uint32_t nstate;
 	struct state st[4];
 };
@@ -74,19 +86,21 @@ struct eng {
 	uint32_t nedges, capedges;
 	struct ev *heap;
 	uint32_t nheap, capheap;
-	uint32_t *active; /* running tasks */
+	struct flow *active; /* running tasks */
 	uint32_t nactive, capactive;
 	uint32_t *touched;
 	uint32_t ntouched, captouched;
+	uint32_t *pdirty; /* devices whose draw may have changed */
+	uint32_t npdirty, cappdirty;
 	int32_t marks[ENG_MARKS];
 	struct eng_snapshot snaps[ENG_MARKS];
 	uint32_t nmarks;
 	double *snapbuf;
 	size_t snapcap;
 
-	uint64_t now, seq, version, events;
+	uint64_t now, seq, events, t_energy;
 	uint32_t gen;
-	bool dirty, power_dirty; /* rates / some resource turned busy or idle */
+	bool dirty, power_full; /* rates changed / power needs a full recount */
 	double energy;
 	char err[160];
 };
@@ -141,6 +155,7 @@ void eng_free(struct eng *e)
 	free(e->heap);
 	free(e->active);
 	free(e->touched);
+	free(e->pdirty);
 	free(e->snapbuf);
 	free(e);
 }
@@ -173,6 +188,7 @@ int eng_resource(struct eng *e, const char *name, double capacity, const char *u
 	copy_name(r->name, name);
 	r->capacity = capacity;
 	r->unit = unit;
+	r->dev = -1;
 	return (int)e->nres++;
 }
 
@@ -239,6 +255,8 @@ int eng_device_state(struct eng *e, int dev, int res, double watts)
 	if (d->nstate >= sizeof d->st / sizeof d->st[0])
 		return fail(e, "device %d: too many states", dev);
 	d->st[d->nstate++] = (struct state){res, watts};
+	struct eng_resource *r = &e->res[res];
+	r->dev = r->dev == -1 || r->dev == dev ? dev : -2;
 	return 0;
 }
 
@@ -324,11 +342,11 @@ static bool ev_less(const struct ev *a, const struct ev *b)
 	return a->seq < b->seq;
 }
 
-static int push(struct eng *e, uint64_t t, uint32_t kind, uint32_t id)
+static int push(struct eng *e, uint64_t t, uint32_t kind, uint32_t id, uint32_t ver)
 {
 	if (GROW(e->heap, e->nheap, e->capheap))
 		return fail(e, "event queue: out of memory");
-	struct ev v = {t, e->seq++, kind, id};
+	struct ev v = {t, e->seq++, kind, id, ver};
 	uint32_t i = e->nheap++;
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
@@ -400,20 +418,16 @@ static int apply_effects(struct eng *e, struct eng_task *t, int when)
 
 /* ---- power ---- */
 
-static int update_power(struct eng *e)
+static double device_watts(const struct eng *e, const struct device *v)
 {
-	for (uint32_t n = 0; n < e->nnodes; n++)
-		e->nodes[n].watts = e->nodes[n].base;
-	for (uint32_t d = 0; d < e->ndevs; d++) {
-		struct device *v = &e->devs[d];
-		double w = v->idle;
-		for (uint32_t s = 0; s < v->nstate; s++)
-			if (e->res[v->st[s].res].nflows) {
-				w = v->st[s].watts;
-				break;
-			}
-		e->nodes[v->node].watts += w * v->copies;
-	}
+	for (uint32_t s = 0; s < v->nstate; s++)
+		if (e->res[v->st[s].res].nflows)
+			return v->st[s].watts;
+	return v->idle;
+}
+
+static int sample_nodes(struct eng *e)
+{
 	for (uint32_t n = 0; n < e->nnodes; n++) {
 		struct node *o = &e->nodes[n];
 		if (o->hist_n && o->hist[o->hist_n - 1].value == o->watts)
@@ -424,29 +438,90 @@ static int update_power(struct eng *e)
 	return 0;
 }
 
+/* Every device and node from scratch (at the start, or when a resource feeds several
+ * devices). */
+/* Energy up to now at the draw that held since the last change. */
+static void accrue_energy(struct eng *e)
+{
+	double dt = (double)(e->now - e->t_energy) * 1e-9;
+	for (uint32_t n = 0; n < e->nnodes; n++)
+		e->energy += e->nodes[n].watts * e->nodes[n].copies * dt;
+	e->t_energy = e->now;
+}
+
+static int update_power(struct eng *e)
+{
+	accrue_energy(e);
+	for (uint32_t n = 0; n < e->nnodes; n++)
+		e->nodes[n].watts = e->nodes[n].base;
+	for (uint32_t d = 0; d < e->ndevs; d++) {
+		struct device *v = &e->devs[d];
+		v->watts = device_watts(e, v);
+		v->dirty = false;
+		e->nodes[v->node].watts += v->watts * v->copies;
+	}
+	e->npdirty = 0;
+	e->power_full = false;
+	return sample_nodes(e);
+}
+
+/* A resource turned busy or idle: its device's draw may change. */
+static void power_touch(struct eng *e, const struct eng_resource *r)
+{
+	if (r->dev == -1)
+		return;
+	if (r->dev == -2 || GROW(e->pdirty, e->npdirty, e->cappdirty)) {
+		e->power_full = true;
+		return;
+	}
+	struct device *v = &e->devs[r->dev];
+	if (!v->dirty) {
+		v->dirty = true;
+		e->pdirty[e->npdirty++] = (uint32_t)r->dev;
+	}
+}
+
+/* Only the devices whose resources changed, nodes by difference. */
+static int update_power_dirty(struct eng *e)
+{
+	if (e->power_full)
+		return update_power(e);
+	if (!e->npdirty)
+		return 0;
+	accrue_energy(e);
+	for (uint32_t i = 0; i < e->npdirty; i++) {
+		struct device *v = &e->devs[e->pdirty[i]];
+		double w = device_watts(e, v);
+		e->nodes[v->node].watts += (w - v->watts) * v->copies;
+		v->watts = w;
+		v->dirty = false;
+	}
+	e->npdirty = 0;
+	return sample_nodes(e);
+}
+
 /* ---- running ---- */
 
-/* Moves time forward to t: work done at the current rates, busy time, energy. */
-static void advance(struct eng *e, uint64_t t)
+/* Work a flow did since its last update, credited to its resources; remaining follows. */
+static void flow_catch_up(struct eng *e, struct flow *f)
 {
-	if (t <= e->now)
-		return;
-	double dt = (double)(t - e->now);
-	for (uint32_t i = 0; i < e->nactive; i++) {
-		struct eng_task *k = &e->tasks[e->active[i]];
-		double done = k->rate * dt * 1e-9;
-		k->remaining -= done;
-		for (int r = 0; r < k->nres; r++)
-			e->res[k->res[r]].work += done * k->scale[r];
-	}
-	for (uint32_t r = 0; r < e->ntouched; r++) {
-		struct eng_resource *s = &e->res[e->touched[r]];
-		if (s->nflows)
-			s->busy_ns += dt;
-	}
-	for (uint32_t n = 0; n < e->nnodes; n++)
-		e->energy += e->nodes[n].watts * e->nodes[n].copies * dt * 1e-9;
-	e->now = t;
+	double done = f->rate * (double)(e->now - f->t_upd) * 1e-9;
+	if (done > f->remaining)
+		done = f->remaining;
+	f->remaining -= done;
+	for (int r = 0; r < f->nres; r++)
+		e->res[f->res[r]].work += done * f->scale[r];
+	f->t_upd = e->now;
+}
+
+/* A resource turned busy (+1) or idle (-1): busy time and its device's power. */
+static void res_turn(struct eng *e, struct eng_resource *r, bool busy)
+{
+	if (busy)
+		r->busy_since = e->now;
+	else
+		r->busy_ns += (double)(e->now - r->busy_since);
+	power_touch(e, r);
 }
 
 /* Max-min fair rates by progressive filling over the resources the running tasks touch. */
@@ -455,8 +530,8 @@ static void share(struct eng *e)
 	e->gen++;
 	e->ntouched = 0;
 	for (uint32_t i = 0; i < e->nactive; i++) {
-		struct eng_task *k = &e->tasks[e->active[i]];
-		k->rate = -1;
+		struct flow *k = &e->active[i];
+		k->next = -1;
 		for (int r = 0; r < k->nres; r++) {
 			struct eng_resource *s = &e->res[k->res[r]];
 			if (s->mark != e->gen) {
@@ -475,17 +550,18 @@ static void share(struct eng *e)
 	/* a task alone on every resource of its path runs at its tightest capacity: most tasks
 	 * (each GPU's compute, its own links) need no filling */
 	for (uint32_t i = 0; i < e->nactive; i++) {
-		struct eng_task *k = &e->tasks[e->active[i]];
+		struct flow *k = &e->active[i];
 		bool alone = true;
 		double rate = INFINITY;
 		for (int r = 0; r < k->nres && alone; r++) {
 			const struct eng_resource *s = &e->res[k->res[r]];
 			alone = s->unfixed == 1;
-			rate = fmin(rate, s->capacity / k->scale[r]);
+			double cap = s->capacity / k->scale[r];
+			rate = cap < rate ? cap : rate;
 		}
 		if (!alone)
 			continue;
-		k->rate = rate;
+		k->next = rate;
 		left--;
 		for (int r = 0; r < k->nres; r++) {
 			struct eng_resource *s = &e->res[k->res[r]];
@@ -510,15 +586,15 @@ static void share(struct eng *e)
 		if (best < 0)
 			break;
 		for (uint32_t i = 0; i < e->nactive; i++) {
-			struct eng_task *k = &e->tasks[e->active[i]];
-			if (k->rate >= 0)
+			struct flow *k = &e->active[i];
+			if (k->next >= 0)
 				continue;
 			bool through = false;
 			for (int r = 0; r < k->nres; r++)
 				through |= k->res[r] == best;
 			if (!through)
 				continue;
-			k->rate = lvl;
+			k->next = lvl;
 			left--;
 			for (int r = 0; r < k->nres; r++) {
 				struct eng_resource *s = &e->res[k->res[r]];
@@ -539,7 +615,7 @@ static int ready(struct eng *e, uint32_t id)
 	if (t->stream >= 0)
 		return try_stream(e, t->stream);
 	t->state = TASK_QUEUED;
-	return push(e, e->now, EV_START, id);
+	return push(e, e->now, EV_START, id, 0);
 }
 
 static int try_stream(struct eng *e, int32_t sid)
@@ -553,17 +629,21 @@ static int try_stream(struct eng *e, int32_t sid)
 		return 0;
 	s->busy = true;
 	t->state = TASK_QUEUED;
-	return push(e, e->now, EV_START, id);
+	return push(e, e->now, EV_START, id, 0);
 }
 
 static void snapshot(struct eng *e, int m)
 {
 	struct eng_snapshot *s = &e->snaps[m];
 	s->t_ns = e->now;
+	accrue_energy(e);
 	s->energy_j = e->energy;
+	for (uint32_t i = 0; i < e->nactive; i++)
+		flow_catch_up(e, &e->active[i]);
 	for (uint32_t r = 0; r < e->nres; r++) {
-		s->busy_ns[r] = e->res[r].busy_ns;
-		s->work[r] = e->res[r].work;
+		const struct eng_resource *x = &e->res[r];
+		s->busy_ns[r] = x->busy_ns + (x->nflows ? (double)(e->now - x->busy_since) : 0);
+		s->work[r] = x->work;
 	}
 	s->taken = true;
 }
@@ -573,7 +653,6 @@ static int complete(struct eng *e, uint32_t id)
 	struct eng_task *t = &e->tasks[id];
 	t->state = TASK_DONE;
 	t->t_end = e->now;
-	t->remaining = 0;
 	if (apply_effects(e, t, ENG_AT_END))
 		return -1;
 	for (uint32_t m = 0; m < e->nmarks; m++)
@@ -602,69 +681,74 @@ static int activate(struct eng *e, uint32_t id)
 	if (GROW(e->active, e->nactive, e->capactive))
 		return fail(e, "out of memory");
 	t->state = TASK_RUN;
-	t->remaining = t->work;
-	e->active[e->nactive++] = id;
+	struct flow *f = &e->active[e->nactive++];
+	f->task = id;
+	f->nres = t->nres;
+	memcpy(f->res, t->res, sizeof f->res);
+	memcpy(f->scale, t->scale, sizeof f->scale);
+	f->remaining = t->work;
+	f->rate = 0;
+	f->t_upd = e->now;
+	t->fslot = e->nactive - 1;
+	t->fver++;
 	for (int r = 0; r < t->nres; r++)
 		if (e->res[t->res[r]].nflows++ == 0)
-			e->power_dirty = true;
+			res_turn(e, &e->res[t->res[r]], true);
 	e->dirty = true;
 	return 0;
 }
 
-static int finish_flows(struct eng *e)
+/* A flow's completion event: the rest of its work credited, its slot freed, the task done. */
+static int finish_flow(struct eng *e, uint32_t id)
 {
-	for (uint32_t i = 0; i < e->nactive;) {
-		uint32_t id = e->active[i];
-		struct eng_task *t = &e->tasks[id];
-		if (t->remaining > t->work * 1e-12) {
-			i++;
-			continue;
-		}
-		e->active[i] = e->active[--e->nactive];
-		for (int r = 0; r < t->nres; r++)
-			if (--e->res[t->res[r]].nflows == 0)
-				e->power_dirty = true;
-		e->dirty = true;
-		if (complete(e, id))
-			return -1;
-	}
-	return 0;
+	struct eng_task *t = &e->tasks[id];
+	struct flow *f = &e->active[t->fslot];
+	for (int r = 0; r < f->nres; r++)
+		e->res[f->res[r]].work += f->remaining * f->scale[r];
+	for (int r = 0; r < f->nres; r++)
+		if (--e->res[f->res[r]].nflows == 0)
+			res_turn(e, &e->res[f->res[r]], false);
+	uint32_t slot = t->fslot;
+	e->active[slot] = e->active[--e->nactive];
+	if (slot < e->nactive)
+		e->tasks[e->active[slot].task].fslot = slot;
+	e->dirty = true;
+	return complete(e, id);
 }
 
-/* After the events of one instant: new rates, the next completion, the power level. */
+/* After the events of one instant: new rates; each flow whose rate changed gets a new
+ * completion event (the old one goes stale by version); then the power level. */
 static int settle(struct eng *e)
 {
 	if (!e->dirty)
 		return 0;
 	e->dirty = false;
 	share(e);
-	uint64_t next = UINT64_MAX;
 	for (uint32_t i = 0; i < e->nactive; i++) {
-		struct eng_task *t = &e->tasks[e->active[i]];
-		double ns = t->rate > 0 ? ceil(fmax(t->remaining, 0) / t->rate * 1e9) : 1e18;
+		struct flow *f = &e->active[i];
+		if (f->next == f->rate)
+			continue;
+		flow_catch_up(e, f);
+		f->rate = f->next;
+		double ns = f->rate > 0 ? ceil(f->remaining / f->rate * 1e9) : 1e18;
 		if (!(ns < 1e18))
 			return fail(e, "task %s would run longer than 31 years (%.3g units at %.3g per "
 				       "second): reduce --seq or --batch",
-				    t->name, t->remaining, t->rate);
-		uint64_t at = e->now + (ns < 1 ? 1 : (uint64_t)ns);
-		if (at < next)
-			next = at;
+				    e->tasks[f->task].name, f->remaining, f->rate);
+		struct eng_task *t = &e->tasks[f->task];
+		t->fver++;
+		if (push(e, e->now + (ns < 1 ? 1 : (uint64_t)ns), EV_FLOW, f->task, t->fver))
+			return -1;
 	}
-	e->version++;
-	if (next != UINT64_MAX && push(e, next, EV_FLOW, (uint32_t)e->version))
-		return -1;
-	if (!e->power_dirty)
-		return 0;
-	e->power_dirty = false;
-	return update_power(e);
+	return update_power_dirty(e);
 }
 
 int eng_run(struct eng *e, struct eng_stats *st)
 {
-	e->now = e->seq = e->version = e->events = 0;
+	e->now = e->seq = e->events = e->t_energy = 0;
 	e->energy = 0;
 	e->dirty = false;
-	e->nheap = e->nactive = e->ntouched = 0;
+	e->nheap = e->nactive = e->ntouched = e->npdirty = 0;
 
 	size_t need = (size_t)ENG_MARKS * 2 * (e->nres ? e->nres : 1);
 	if (need > e->snapcap) {
@@ -683,6 +767,8 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		e->res[r].busy_ns = e->res[r].work = 0;
 		e->res[r].nflows = 0;
 	}
+	for (uint32_t i = 0; i < e->ntasks; i++)
+		e->tasks[i].fver = 0;
 	for (uint32_t p = 0; p < e->npools; p++) {
 		e->pools[p].cur = e->pools[p].peak = 0;
 		memset(e->pools[p].cur_cat, 0, sizeof e->pools[p].cur_cat);
@@ -705,7 +791,10 @@ int eng_run(struct eng *e, struct eng_stats *st)
 
 	while (e->nheap) {
 		struct ev v = pop(e);
-		advance(e, v.t);
+		if (v.kind == EV_FLOW && (e->tasks[v.id].state != TASK_RUN ||
+					  e->tasks[v.id].fver != v.ver))
+			goto next; /* superseded by a later rate change: not an event */
+		e->now = v.t;
 		e->events++;
 		switch (v.kind) {
 		case EV_START: {
@@ -715,7 +804,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 				return -1;
 			if (t->latency_ns) {
 				t->state = TASK_LATENT;
-				if (push(e, e->now + t->latency_ns, EV_ACT, v.id))
+				if (push(e, e->now + t->latency_ns, EV_ACT, v.id, 0))
 					return -1;
 			} else if (activate(e, v.id)) {
 				return -1;
@@ -727,15 +816,15 @@ int eng_run(struct eng *e, struct eng_stats *st)
 				return -1;
 			break;
 		case EV_FLOW:
-			if (v.id != (uint32_t)e->version)
-				e->events--; /* superseded by a later rate change: not an event */
-			else if (finish_flows(e))
+			if (finish_flow(e, v.id))
 				return -1;
 			break;
 		}
+	next:
 		if ((!e->nheap || e->heap[0].t > e->now) && settle(e))
 			return -1;
 	}
+	accrue_energy(e);
 	for (uint32_t i = 0; i < e->ntasks; i++)
 		if (e->tasks[i].state != TASK_DONE)
 			return fail(e, "deadlock: task %u (%s) never ran", i,

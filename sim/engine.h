@@ -51,6 +51,8 @@ struct eng_resource {
 	uint32_t nflows;  /* active tasks on it */
 	uint32_t unfixed; /* scratch: active tasks whose rate is not yet fixed */
 	uint32_t mark;    /* scratch: recompute generation */
+	int32_t dev;      /* the power device with a state on it, -1 none, -2 several */
+	uint64_t busy_since; /* when it last turned busy */
 };
 
 struct eng_pool {
@@ -82,7 +84,7 @@ struct eng_task {
 	uint32_t succ;      /* head of the successor edge list, or UINT32_MAX */
 	uint32_t eff, neff; /* memory effects: [eff, eff + neff) */
 	uint64_t t_ready, t_start, t_end;
-	double remaining, rate;
+	uint32_t fslot, fver; /* engine-internal: its running flow and that flow's version */
 };
 
 struct eng_stats {

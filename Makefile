@@ -5,7 +5,8 @@
 #   make bench      engine events/s, simulated steps and whole plans (bench.json)
 #   make regress    recompute the golden scenario predictions and compare (make golden rewrites)
 #   make validate   predictions against the recorded measurements in traces/
-#   make asan       build and test with AddressSanitizer and UBSan (build/asan)
+#   make check-asan the whole suite and the goldens under AddressSanitizer and UBSan (build/asan)
+#   make check-valgrind  plan, compare, simulate and sweep under valgrind memcheck
 #   make cuda       build bin/tierplan-cuda, the CUDA calibration helper, where nvcc exists
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60), corpus in tests/fuzz/corpus
 #   make V=1 ...    show the full commands
@@ -45,7 +46,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit cli-test readme-test bench asan fuzz fuzz-build regress golden validate cuda clean
+.PHONY: all deps test unit cli-test readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind clean
 
 all: $(BIN)/tierplan
 
@@ -125,30 +126,16 @@ validate: $(BIN)/tierplan
 bench: $(BIN)/tierplan $(BUILD)/bench
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs sh tests/bench.sh $(BIN)/tierplan $(BUILD)/bench bench.json
 
-asan:
+# ASan + UBSan build of everything, then the whole suite with it: unit, CLI (scenarios), README
+# examples and the golden regression
+check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" test
+	  LDFLAGS="-fsanitize=address,undefined" test regress
 
-# --- fuzzing (clang + libFuzzer from Debian's libclang-rt) ------------------------------------
-FUZZ_TARGETS := config catalog units cli
-FUZZ_SECONDS ?= 60
-FUZZ_CC      ?= clang
-FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-
-$(BUILD)/libtierplan.a: $(LIB_OBJ)
-	$(call quiet,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-fuzz-build:
-	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) \
-	  CFLAGS="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/libtierplan.a
-	$(Q)for t in $(FUZZ_TARGETS); do \
-	  $(FUZZ_CC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer $(CPPFLAGS) $(WARN) -o build/fuzz/fuzz_$$t \
-	    tests/fuzz/fuzz_$$t.c build/fuzz/libtierplan.a $(LDLIBS) || exit 1; done
-
-fuzz: fuzz-build
-	$(Q)sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+# valgrind memcheck over plan, compare, simulate (with a trace) and sweep: no errors, no leaks
+check-valgrind: $(BIN)/tierplan
+	$(Q)sh tests/valgrind.sh $(BIN)/tierplan
 
 clean:
 	rm -rf $(BUILD) $(BIN) bench.json

@@ -429,21 +429,21 @@ static void select_options(struct search *s, struct sim_plan *p)
 	rec[2] = pick(pl, SIM_TIERED, r, OBJ_COST, NULL);
 	for (size_t i = 0; i < pl->n; i++) {
 		if (!pl->v[i].fits) {
-			show[i] = true; /* the closest misses say what overflowed */
+			show[i] = 1; /* the closest misses say what overflowed */
 			continue;
 		}
 		p->fitting++;
-		show[i] = true;
+		show[i] = 1;
 		for (size_t j = 0; j < pl->n && show[i]; j++)
 			if (j != i && pl->v[j].fits && dominated(&pl->v[i], &pl->v[j]))
 				show[i] = r->counts != NULL ? 1 : 0; /* compare shows every count */
 	}
 	/* recommendations first, then the front by cost until the table is full */
-	struct sim_option tmp[SIM_PLAN_MAX_OPTIONS];
+	long idx[SIM_PLAN_MAX_OPTIONS];
 	int nt = 0;
 	for (int k = 0; k < 3; k++)
 		if (rec[k] >= 0 && show[rec[k]] != 2) {
-			tmp[nt++] = pl->v[rec[k]];
+			idx[nt++] = rec[k];
 			show[rec[k]] = 2;
 		}
 	for (;;) {
@@ -453,17 +453,24 @@ static void select_options(struct search *s, struct sim_plan *p)
 				next = (long)i;
 		if (next < 0 || nt == SIM_PLAN_MAX_OPTIONS)
 			break;
-		tmp[nt++] = pl->v[next];
+		idx[nt++] = next;
 		show[next] = 2;
 	}
-	qsort(tmp, (size_t)nt, sizeof tmp[0], by_kind_gpus);
-	memcpy(p->options, tmp, (size_t)nt * sizeof tmp[0]);
+	/* the table in kind, GPU count, cost order (insertion sort of at most 32) */
+	for (int i = 1; i < nt; i++)
+		for (int j = i; j > 0 && by_kind_gpus(&pl->v[idx[j - 1]], &pl->v[idx[j]]) > 0; j--) {
+			long t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
 	p->noptions = nt;
 	p->rec_best = p->rec_gpu_only = p->rec_tiered = -1;
-	for (int i = 0; i < nt; i++)
+	for (int i = 0; i < nt; i++) {
+		p->options[i] = pl->v[idx[i]];
 		for (int k = 0; k < 3; k++)
-			if (rec[k] >= 0 && !memcmp(&p->options[i], &pl->v[rec[k]], sizeof p->options[i]))
+			if (idx[i] == rec[k])
 				*(k == 0 ? &p->rec_best : k == 1 ? &p->rec_gpu_only : &p->rec_tiered) = i;
+	}
 	free(show);
 }
 

@@ -186,7 +186,8 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	fprintf(fp, "  total        %10s\n", B(states + p->activations_bytes + p->other_bytes));
 	fprintf(fp, "  model states %.2f bytes per parameter\n", states / (double)p->states.params);
 	fprintf(fp, "\nsizes: GiB = 2^30 bytes; costs: owned = amortised capex + energy, cloud = "
-		    "on-demand GPU-hours; wear = share of the drives' rated endurance\n");
+		    "on-demand GPU-hours (tiered: + DRAM and drives at the GPU's rent-to-own ratio); "
+		    "wear = share of the drives' rated endurance\n");
 }
 
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r)

@@ -58,8 +58,16 @@ static double flash_endurance_bytes(const struct cfg_flash *f)
 }
 
 /* Runtime, energy, cost and wear from step time and power; shared by both kinds. */
+/*
+ * Runtime, energy, cost and wear from step time and power. Owned: capex (GPUs, hosts, DRAM,
+ * drives) amortised over the job's runtime plus energy x PUE x price (calibration-power-cost.md
+ * 3.4). Rented: GPU-hours at the cloud rate, which pays for a standard host; a host-tier option
+ * also rents its DRAM and drives (tier_capex), priced at the GPU's own rent-to-own ratio (its
+ * cloud rate over its price amortised over the same lifetime) since clouds list no $/GB-hour
+ * for attached DRAM [D].
+ */
 static void finish(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
-		   struct sim_option *o, double node_capex, uint32_t flash_drives)
+		   struct sim_option *o, double node_capex, double tier_capex, uint32_t flash_drives)
 {
 	double hours;
 
@@ -75,6 +83,12 @@ static void finish(const struct sim_workload *w, const struct sim_hw *hw, const 
 	o->cost_capex = capex * o->runtime_seconds / (e->amortize_years * YEAR_SECONDS);
 	o->cost_energy = o->energy_kwh * e->pue * e->usd_per_kwh;
 	o->cost_cloud = o->gpus * hw->gpu.cloud_per_hour * hours;
+	if (tier_capex > 0 && hw->gpu.price > 0) {
+		double rent_ratio = hw->gpu.cloud_per_hour * e->amortize_years * YEAR_SECONDS /
+				    3600.0 / hw->gpu.price;
+		o->cost_cloud += tier_capex * rent_ratio * o->runtime_seconds /
+				 (e->amortize_years * YEAR_SECONDS);
+	}
 	o->cost_total = o->cost_capex + o->cost_energy;
 
 	o->flash_bytes_written = o->flash_bytes_written_per_step * o->steps;
@@ -322,9 +336,10 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct sim_hw *hw
 		return -1; /* leave the engine holding the chosen run */
 
 	bool flash = o->peak_flash > 0;
-	double node = hw->host.price + hw->dram / 1e9 * hw->host.dram_price_per_gb +
-		      (flash ? hw->flash_count * hw->flash.price : 0);
-	finish(w, hw, ec, o, o->nodes * node, flash ? hw->flash_count * o->nodes : 0);
+	double tiers = hw->dram / 1e9 * hw->host.dram_price_per_gb +
+		       (flash ? hw->flash_count * hw->flash.price : 0);
+	finish(w, hw, ec, o, o->nodes * (hw->host.price + tiers),
+	       o->kind == SIM_TIERED ? o->nodes * tiers : 0, flash ? hw->flash_count * o->nodes : 0);
 	return 0;
 }
 

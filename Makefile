@@ -137,6 +137,27 @@ check-asan:
 check-valgrind: $(BIN)/tierplan
 	$(Q)sh tests/valgrind.sh $(BIN)/tierplan
 
+# --- fuzzing (clang + libFuzzer from Debian's libclang-rt) ------------------------------------
+FUZZ_TARGETS := config catalog units cli
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+$(BUILD)/libtierplan.a: $(LIB_OBJ)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) \
+	  CFLAGS="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/libtierplan.a
+	$(Q)for t in $(FUZZ_TARGETS); do \
+	  $(FUZZ_CC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer $(CPPFLAGS) $(WARN) -o build/fuzz/fuzz_$$t \
+	    tests/fuzz/fuzz_$$t.c build/fuzz/libtierplan.a $(LDLIBS) || exit 1; done
+
+# each target for FUZZ_SECONDS; new inputs merge into the committed corpus (tests/fuzz/corpus)
+fuzz: fuzz-build
+	$(Q)sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
 	rm -rf $(BUILD) $(BIN) bench.json
 

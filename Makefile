@@ -9,6 +9,7 @@
 #   make check-valgrind  plan, compare, simulate and sweep under valgrind memcheck
 #   make cuda       build bin/tierplan-cuda, the CUDA calibration helper, where nvcc exists
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60), corpus in tests/fuzz/corpus
+#   make fuzz-replay  every committed fuzz input once (CI)
 #   make V=1 ...    show the full commands
 # CI sets WERROR=1 (warnings are errors).
 
@@ -46,7 +47,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit cli-test readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind clean
+.PHONY: all deps test unit cli-test readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind fuzz-replay clean
 
 all: $(BIN)/tierplan
 
@@ -157,6 +158,13 @@ fuzz-build:
 # each target for FUZZ_SECONDS; new inputs merge into the committed corpus (tests/fuzz/corpus)
 fuzz: fuzz-build
 	$(Q)sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# every committed corpus input once (crash regressions included): a quick check for CI
+fuzz-replay: fuzz-build
+	$(Q)for t in $(FUZZ_TARGETS); do \
+	  ./build/fuzz/fuzz_$$t -runs=0 tests/fuzz/corpus/$$t tests/fuzz/seeds/$$t >build/fuzz/replay_$$t.log 2>&1 \
+	    || { echo "fuzz-replay: $$t failed, see build/fuzz/replay_$$t.log"; exit 1; }; \
+	  echo "fuzz-replay: $$t: $$(ls tests/fuzz/corpus/$$t tests/fuzz/seeds/$$t | wc -l) inputs clean"; done
 
 clean:
 	rm -rf $(BUILD) $(BIN) bench.json

@@ -34,6 +34,15 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "zero stage %u is not one of 0, 1, 2, 3", l->zero);
 		return -1;
 	}
+	/* DeepSpeed's pipeline engine asserts "ZeRO-2 and ZeRO-3 are incompatible with pipeline
+	 * parallelism" (deepspeed/runtime/pipe/engine.py); Megatron's distributed optimizer shards
+	 * only optimizer state (stage 1) under PP */
+	if (l->pp > 1 && l->zero >= 2) {
+		snprintf(err, errlen, "zero stage %u with pp %u: ZeRO-2 and ZeRO-3 do not run with "
+				      "pipeline parallelism (use zero 0 or 1)",
+			 l->zero, l->pp);
+		return -1;
+	}
 	return 0;
 }
 

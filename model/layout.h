@@ -11,7 +11,8 @@
  * prefetch of the next (ZeRO-Infinity, arXiv 2104.07857, sec. 4: model-state working memory).
  * The per-GPU figure is that of the most loaded stage.
  *
- * Failure: mdl_layout_check() returns -1 naming the degree that does not divide.
+ * Failure: mdl_layout_check() returns -1 naming the degree that does not divide, or ZeRO 2-3
+ * with pipeline parallelism (DeepSpeed refuses that combination).
  */
 #ifndef TIERPLAN_LAYOUT_H
 #define TIERPLAN_LAYOUT_H

@@ -133,7 +133,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			uint64_t mbs[3];
 			int nmb = micro_sizes(s, dp, mbs);
 			for (int b = 0; b < nmb; b++)
-				for (uint32_t zero = 0; zero <= (dp > 1 ? 3u : 0u); zero++)
+				for (uint32_t zero = 0; zero <= (dp == 1 ? 0u : pp > 1 ? 1u : 3u);
+				     zero++)
 					for (int r = 0; r < 3; r++) {
 						if (s->req->recompute_fixed && rcs[r] != w->job.recompute)
 							continue;

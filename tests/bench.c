@@ -4,8 +4,9 @@
  *   events_per_second        engine alone: a synthetic graph of layer-like tasks on a few
  *                            shared resources (compute, copies, a shared host link)
  *   step_ms_70b_<policy>     one Llama-3.1-70B step (80 layers, seq 4096) per policy
- *   configs_per_second       gpu-policy 70B candidate configurations on 16 GPUs (every TP, PP,
- *                            ZeRO stage) simulated per second, over half a second
+ *   configs_per_second       gpu-policy 70B candidate configurations on 16 GPUs (every TP, PP
+ *                            and ZeRO stage that runs: ZeRO 2-3 not with PP) simulated per
+ *                            second, over half a second
  * Each figure is the median of several repetitions.
  */
 #include <stdio.h>
@@ -125,7 +126,7 @@ int main(void)
 	while (now() - t0 < 0.5)
 		for (uint32_t tp = 1; tp <= 8; tp *= 2)
 			for (uint32_t pp = 1; pp <= 16 / tp; pp *= 2)
-				for (uint32_t z = 0; z <= 3; z++) {
+				for (uint32_t z = 0; z <= (pp > 1 ? 1u : 3u); z++) {
 					uint32_t dp = 16 / (tp * pp);
 					struct sim_config c = {{tp, pp, dp, z, tp > 1},
 							       (128 + dp - 1) / dp,

@@ -19,7 +19,7 @@ struct ev {
 
 /* A running task's share of the resources, kept dense for the loops every event runs. */
 struct flow {
-	uint32_t task;
+	uint32_t task, mark; /* mark: sharing generation that took it into a component */
 	uint8_t nres;
 	int16_t res[ENG_PATH];
 	float scale[ENG_PATH];
@@ -88,8 +88,12 @@ struct eng {
 	uint32_t nheap, capheap;
 	struct flow *active; /* running tasks */
 	uint32_t nactive, capactive;
-	uint32_t *touched;
+	uint32_t *touched; /* resources of the component being shared */
 	uint32_t ntouched, captouched;
+	uint32_t *seeds; /* resources whose flows changed since the last sharing */
+	uint32_t nseeds, capseeds;
+	uint32_t *comp; /* flow slots of the component being shared */
+	uint32_t ncomp, capcomp;
 	uint32_t *pdirty; /* devices whose draw may have changed */
 	uint32_t npdirty, cappdirty;
 	int32_t marks[ENG_MARKS];
@@ -144,6 +148,8 @@ void eng_free(struct eng *e)
 		free(e->streams[i].q);
 	for (uint32_t i = 0; i < e->capnodes; i++)
 		free(e->nodes[i].hist);
+	for (uint32_t i = 0; i < e->capres; i++)
+		free(e->res[i].fl);
 	free(e->res);
 	free(e->pools);
 	free(e->streams);
@@ -155,6 +161,8 @@ void eng_free(struct eng *e)
 	free(e->heap);
 	free(e->active);
 	free(e->touched);
+	free(e->seeds);
+	free(e->comp);
 	free(e->pdirty);
 	free(e->snapbuf);
 	free(e);
@@ -184,7 +192,10 @@ int eng_resource(struct eng *e, const char *name, double capacity, const char *u
 	if (e->nres >= INT16_MAX || GROW(e->res, e->nres, e->capres))
 		return fail(e, "resource %s: out of memory", name);
 	struct eng_resource *r = &e->res[e->nres];
+	uint32_t *keep = r->fl, keepcap = r->capfl;
 	memset(r, 0, sizeof *r);
+	r->fl = keep;
+	r->capfl = keepcap;
 	copy_name(r->name, name);
 	r->capacity = capacity;
 	r->unit = unit;
@@ -524,33 +535,81 @@ static void res_turn(struct eng *e, struct eng_resource *r, bool busy)
 	power_touch(e, r);
 }
 
-/* Max-min fair rates by progressive filling over the resources the running tasks touch. */
-static void share(struct eng *e)
+/* A resource whose set of flows changed: its component is shared again at the next settle. */
+static int seed(struct eng *e, int16_t r)
+{
+	struct eng_resource *s = &e->res[r];
+	if (s->seed)
+		return 0;
+	if (GROW(e->seeds, e->nseeds, e->capseeds))
+		return fail(e, "out of memory");
+	s->seed = 1;
+	e->seeds[e->nseeds++] = (uint32_t)r;
+	return 0;
+}
+
+/* Takes a resource into the component being shared (once per generation). */
+static int take_res(struct eng *e, uint32_t r)
+{
+	struct eng_resource *s = &e->res[r];
+	if (s->mark == e->gen)
+		return 0;
+	if (GROW(e->touched, e->ntouched, e->captouched))
+		return fail(e, "out of memory");
+	s->mark = e->gen;
+	s->level = s->capacity;
+	s->weight = 0;
+	s->unfixed = 0;
+	e->touched[e->ntouched++] = r;
+	return 0;
+}
+
+/*
+ * Max-min fair rates by progressive filling. Components of flows linked by shared resources
+ * are independent, so only the components of the resources whose flows changed are filled
+ * again; the other flows keep their rates (their next stays equal to their rate).
+ */
+static int share(struct eng *e)
 {
 	e->gen++;
-	e->ntouched = 0;
-	for (uint32_t i = 0; i < e->nactive; i++) {
-		struct flow *k = &e->active[i];
+	e->ntouched = e->ncomp = 0;
+	for (uint32_t i = 0; i < e->nseeds; i++) {
+		e->res[e->seeds[i]].seed = 0;
+		if (take_res(e, e->seeds[i]))
+			return -1;
+	}
+	e->nseeds = 0;
+	/* grow the component: flows on its resources, their resources, and so on */
+	for (uint32_t q = 0; q < e->ntouched; q++) {
+		const struct eng_resource *s = &e->res[e->touched[q]];
+		for (uint32_t j = 0; j < s->nfl; j++) {
+			uint32_t slot = e->tasks[s->fl[j]].fslot;
+			struct flow *k = &e->active[slot];
+			if (k->mark == e->gen)
+				continue;
+			k->mark = e->gen;
+			if (GROW(e->comp, e->ncomp, e->capcomp))
+				return fail(e, "out of memory");
+			e->comp[e->ncomp++] = slot;
+			for (int r = 0; r < k->nres; r++)
+				if (take_res(e, (uint32_t)k->res[r]))
+					return -1;
+		}
+	}
+	for (uint32_t i = 0; i < e->ncomp; i++) {
+		struct flow *k = &e->active[e->comp[i]];
 		k->next = -1;
 		for (int r = 0; r < k->nres; r++) {
 			struct eng_resource *s = &e->res[k->res[r]];
-			if (s->mark != e->gen) {
-				s->mark = e->gen;
-				s->level = s->capacity;
-				s->weight = 0;
-				s->unfixed = 0;
-				if (GROW(e->touched, e->ntouched, e->captouched) == 0)
-					e->touched[e->ntouched++] = (uint32_t)k->res[r];
-			}
 			s->weight += k->scale[r];
 			s->unfixed++;
 		}
 	}
-	uint32_t left = e->nactive;
+	uint32_t left = e->ncomp;
 	/* a task alone on every resource of its path runs at its tightest capacity: most tasks
 	 * (each GPU's compute, its own links) need no filling */
-	for (uint32_t i = 0; i < e->nactive; i++) {
-		struct flow *k = &e->active[i];
+	for (uint32_t i = 0; i < e->ncomp; i++) {
+		struct flow *k = &e->active[e->comp[i]];
 		bool alone = true;
 		double rate = INFINITY;
 		for (int r = 0; r < k->nres && alone; r++) {
@@ -585,8 +644,8 @@ static void share(struct eng *e)
 		}
 		if (best < 0)
 			break;
-		for (uint32_t i = 0; i < e->nactive; i++) {
-			struct flow *k = &e->active[i];
+		for (uint32_t i = 0; i < e->ncomp; i++) {
+			struct flow *k = &e->active[e->comp[i]];
 			if (k->next >= 0)
 				continue;
 			bool through = false;
@@ -604,6 +663,25 @@ static void share(struct eng *e)
 			}
 		}
 	}
+	return 0;
+}
+
+/* Adds or removes task id on a resource's list of running tasks. */
+static int res_add(struct eng *e, struct eng_resource *s, uint32_t id)
+{
+	if (GROW(s->fl, s->nfl, s->capfl))
+		return fail(e, "out of memory");
+	s->fl[s->nfl++] = id;
+	return 0;
+}
+
+static void res_del(struct eng_resource *s, uint32_t id)
+{
+	for (uint32_t j = 0; j < s->nfl; j++)
+		if (s->fl[j] == id) {
+			s->fl[j] = s->fl[--s->nfl];
+			return;
+		}
 }
 
 static int try_stream(struct eng *e, int32_t sid);
@@ -689,11 +767,16 @@ static int activate(struct eng *e, uint32_t id)
 	f->remaining = t->work;
 	f->rate = 0;
 	f->t_upd = e->now;
+	f->mark = 0;
+	f->next = -1;
 	t->fslot = e->nactive - 1;
 	t->fver++;
-	for (int r = 0; r < t->nres; r++)
+	for (int r = 0; r < t->nres; r++) {
+		if (res_add(e, &e->res[t->res[r]], id) || seed(e, t->res[r]))
+			return -1;
 		if (e->res[t->res[r]].nflows++ == 0)
 			res_turn(e, &e->res[t->res[r]], true);
+	}
 	e->dirty = true;
 	return 0;
 }
@@ -705,9 +788,13 @@ static int finish_flow(struct eng *e, uint32_t id)
 	struct flow *f = &e->active[t->fslot];
 	for (int r = 0; r < f->nres; r++)
 		e->res[f->res[r]].work += f->remaining * f->scale[r];
-	for (int r = 0; r < f->nres; r++)
+	for (int r = 0; r < f->nres; r++) {
+		res_del(&e->res[f->res[r]], id);
+		if (seed(e, f->res[r]))
+			return -1;
 		if (--e->res[f->res[r]].nflows == 0)
 			res_turn(e, &e->res[f->res[r]], false);
+	}
 	uint32_t slot = t->fslot;
 	e->active[slot] = e->active[--e->nactive];
 	if (slot < e->nactive)
@@ -723,9 +810,10 @@ static int settle(struct eng *e)
 	if (!e->dirty)
 		return 0;
 	e->dirty = false;
-	share(e);
-	for (uint32_t i = 0; i < e->nactive; i++) {
-		struct flow *f = &e->active[i];
+	if (share(e))
+		return -1;
+	for (uint32_t i = 0; i < e->ncomp; i++) {
+		struct flow *f = &e->active[e->comp[i]];
 		if (f->next == f->rate)
 			continue;
 		flow_catch_up(e, f);
@@ -748,7 +836,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->now = e->seq = e->events = e->t_energy = 0;
 	e->energy = 0;
 	e->dirty = false;
-	e->nheap = e->nactive = e->ntouched = e->npdirty = 0;
+	e->nheap = e->nactive = e->ntouched = e->npdirty = e->nseeds = e->ncomp = 0;
 
 	size_t need = (size_t)ENG_MARKS * 2 * (e->nres ? e->nres : 1);
 	if (need > e->snapcap) {
@@ -765,8 +853,9 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	}
 	for (uint32_t r = 0; r < e->nres; r++) {
 		e->res[r].busy_ns = e->res[r].work = 0;
-		e->res[r].nflows = 0;
+		e->res[r].nflows = e->res[r].nfl = e->res[r].seed = e->res[r].mark = 0;
 	}
+	e->gen = 0;
 	for (uint32_t i = 0; i < e->ntasks; i++)
 		e->tasks[i].fver = 0;
 	for (uint32_t p = 0; p < e->npools; p++) {

@@ -53,6 +53,8 @@ struct eng_resource {
 	uint32_t mark;    /* scratch: recompute generation */
 	int32_t dev;      /* the power device with a state on it, -1 none, -2 several */
 	uint64_t busy_since; /* when it last turned busy */
+	uint32_t *fl, nfl, capfl; /* engine-internal: the running tasks on it */
+	uint32_t seed;    /* engine-internal: its flows changed since the last sharing */
 };
 
 struct eng_pool {

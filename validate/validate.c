@@ -55,7 +55,7 @@ static int unit_factor(const char *u, double *f)
 	} t[] = {{"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"TiB", 1099511627776.0},
 		 {"GB", 1e9},           {"MB", 1e6},        {"TB", 1e12},
 		 {"s", 1},              {"tokens/s", 1},    {"TFLOPS", 1e12},
-		 {"params", 1},         {"GB/s", 1e9}};
+		 {"params", 1},         {"GB/s", 1e9},      {"%", 0.01}};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		if (!strcmp(u, t[i].u))
 			return *f = t[i].f, 0;
@@ -113,6 +113,8 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 		c->predicted = o.tokens_per_second;
 	else if (!strcmp(q, "model_tflops_per_gpu"))
 		c->predicted = o.model_tflops_per_gpu * 1e12;
+	else if (!strcmp(q, "mfu")) /* model FLOPs utilisation: of the dense bf16 peak */
+		c->predicted = o.model_tflops_per_gpu * 1e12 / hw.gpu.bf16_flops;
 	else if (!strcmp(q, "hardware_tflops_per_gpu")) {
 		struct mdl_job j = w.job;
 		j.recompute = o.recompute;
@@ -220,7 +222,7 @@ static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, 
 		    unit_factor(mu->valuestring, &f) || !(mv->valuedouble > 0)) {
 			snprintf(err, errlen, "trace %.300s: case %d needs id, confidence, source, quantity, "
 					      "flags and measured {value > 0, unit: GiB|GB|MiB|s|"
-					      "tokens/s|TFLOPS|params|GB/s}",
+					      "tokens/s|TFLOPS|params|GB/s|%%}",
 				 path, cJSON_GetArraySize(arr) ? *nc + 1 : 0);
 			cJSON_Delete(root);
 			return -1;

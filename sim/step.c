@@ -146,6 +146,30 @@ static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, do
 
 /* ---- machine ---- */
 
+/* "gpu<g> <label>" into an ENG_NAME buffer: the machine is built for every configuration a
+ * search simulates, and snprintf showed up in the profile. */
+static void gpu_name(char *dst, uint32_t g, const char *label)
+{
+	char digits[12];
+	int n = 0, k = 0;
+	do
+		digits[n++] = (char)('0' + g % 10);
+	while ((g /= 10) && n < 10);
+	memcpy(dst, "gpu", 3);
+	k = 3;
+	while (n)
+		dst[k++] = digits[--n];
+	if (label) {
+		dst[k++] = ' ';
+		size_t l = strlen(label);
+		if (l > (size_t)(ENG_NAME - 1 - k))
+			l = (size_t)(ENG_NAME - 1 - k);
+		memcpy(dst + k, label, l);
+		k += (int)l;
+	}
+	dst[k] = '\0';
+}
+
 static int machine(struct build *bd)
 {
 	struct step_ctx *x = bd->x;
@@ -182,19 +206,19 @@ static int machine(struct build *bd)
 	for (uint32_t g = 0; g < bd->pp; g++) {
 #define RES(field, label, cap, unit)                                                               \
 	do {                                                                                       \
-		snprintf(name, sizeof name, "gpu%u %s", g, label);                                 \
+		gpu_name(name, g, label);                                 \
 		TRY(mc->field[g] = eng_resource(e, name, cap, unit));                              \
 	} while (0)
 		RES(sm, "tensor cores", eff * hw->gpu.bf16_flops, "FLOP");
 		RES(hbm, "hbm", hbm, "B");
 		RES(h2d, "pcie h2d", h2d, "B");
 		RES(d2h, "pcie d2h", d2h, "B");
-		snprintf(name, sizeof name, "gpu%u nvlink", g);
+		gpu_name(name, g, "nvlink");
 		int nvl = eng_resource(e, name, intra, "B");
 		TRY(nvl);
 		int nt = nvl;
 		if (net != intra && nodes > 1) {
-			snprintf(name, sizeof name, "gpu%u network", g);
+			gpu_name(name, g, "network");
 			TRY(nt = eng_resource(e, name, net, "B"));
 		}
 		mc->tp_link[g] = nvl;
@@ -202,16 +226,16 @@ static int machine(struct build *bd)
 		mc->dp_link[g] = n <= gpn ? nvl : nt;
 #define STREAM(field, label)                                                                       \
 	do {                                                                                       \
-		snprintf(name, sizeof name, "gpu%u %s", g, label);                                 \
+		gpu_name(name, g, label);                                 \
 		TRY(mc->field[g] = eng_stream(e, name));                                           \
 	} while (0)
 		STREAM(s_comp, "compute");
 		STREAM(s_comm, "collectives");
 		STREAM(s_h2d, "copy h2d");
 		STREAM(s_d2h, "copy d2h");
-		snprintf(name, sizeof name, "gpu%u hbm", g);
+		gpu_name(name, g, "hbm");
 		TRY(mc->gpu_pool[g] = eng_pool(e, name, hw->gpu.memory, 1));
-		snprintf(name, sizeof name, "gpu%u", g);
+		gpu_name(name, g, NULL);
 		int dev = eng_device(e, node, name, hw->gpu.idle_power, gpu_copies);
 		TRY(dev);
 		TRY(eng_device_state(e, dev, mc->sm[g], hw->gpu.tdp));

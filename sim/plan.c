@@ -173,12 +173,15 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		}
 	}
 	qsort(c, nc, sizeof *c, by_bound);
+	size_t least = 0; /* the candidate with the smallest analytic memory */
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].mem < c[least].mem)
+			least = i;
 	for (size_t i = 0; i < nc; i++) {
 		if (*found && c[i].bound >= per_token(&best))
 			break;
-		/* past the analytic memory bound: simulate only while nothing fits, to say what
-		 * overflows */
-		if (c[i].mem > 1.1 * hw->gpu.memory && (*found || closest->gpus))
+		/* past the analytic memory bound: not simulated (the closest miss is below) */
+		if (c[i].mem > 1.1 * hw->gpu.memory)
 			continue;
 		cw.job.recompute = c[i].rc;
 		cw.job.micro_batch = c[i].mb;
@@ -194,6 +197,17 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		}
 		if (!o.fits && (closest->gpus == 0 || o.peak_gpu < closest->peak_gpu))
 			*closest = o;
+	}
+	/* nothing fits: the layout that comes closest says what overflows, and by how much */
+	if (rc == 0 && !*found && nc) {
+		cw.job.recompute = c[least].rc;
+		cw.job.micro_batch = c[least].mb;
+		struct sim_config cf = {c[least].l, c[least].m, sim_policy_find("gpu"), 0, 0, true};
+		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen))
+			rc = -1;
+		else if (closest->gpus == 0 || o.peak_gpu < closest->peak_gpu)
+			*closest = o;
+		(*s->count)++;
 	}
 	free(c);
 	if (rc == 0 && *found)
@@ -435,10 +449,27 @@ static void select_options(struct search *s, struct sim_plan *p)
 		}
 		p->fitting++;
 		show[i] = 1;
-		for (size_t j = 0; j < pl->n && show[i]; j++)
-			if (j != i && pl->v[j].fits && dominated(&pl->v[i], &pl->v[j]))
-				show[i] = r->counts != NULL ? 1 : 0; /* compare shows every count */
+		for (size_t j = 0; j < pl->n && show[i]; j++) {
+			if (j == i || !pl->v[j].fits)
+				continue;
+			if (r->counts) /* compare: the best of each kind at each count */
+				show[i] = !(pl->v[j].gpus == pl->v[i].gpus &&
+					    pl->v[j].kind == pl->v[i].kind &&
+					    (score(&pl->v[j], r->objective) <
+						     score(&pl->v[i], r->objective) ||
+					     (score(&pl->v[j], r->objective) ==
+						      score(&pl->v[i], r->objective) &&
+					      j < i)));
+			else if (dominated(&pl->v[i], &pl->v[j]))
+				show[i] = 0;
+		}
 	}
+	if (r->counts) /* a miss only where nothing of its kind fits at its count */
+		for (size_t i = 0; i < pl->n; i++)
+			for (size_t j = 0; j < pl->n && !pl->v[i].fits && show[i]; j++)
+				if (pl->v[j].fits && pl->v[j].gpus == pl->v[i].gpus &&
+				    pl->v[j].kind == pl->v[i].kind)
+					show[i] = 0;
 	/* recommendations first, then the front by cost until the table is full */
 	long idx[SIM_PLAN_MAX_OPTIONS];
 	int nt = 0;

@@ -210,6 +210,8 @@ static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct eng *e = eng_new();
+	if (e)
+		eng_keep_history(e, false); /* rows report peaks only */
 	for (;;) {
 		uint64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
 		if (i >= j->count)

@@ -105,6 +105,7 @@ struct eng {
 	uint64_t now, seq, events, t_energy;
 	uint32_t gen;
 	bool dirty, power_full; /* rates changed / power needs a full recount */
+	bool no_history;        /* pools keep peaks only */
 	double energy;
 	char err[160];
 };
@@ -173,6 +174,11 @@ void eng_reset(struct eng *e)
 	e->nres = e->npools = e->nstreams = e->nnodes = e->ndevs = 0;
 	e->ntasks = e->neffs = e->nedges = e->nheap = e->nactive = e->ntouched = e->nmarks = 0;
 	e->err[0] = '\0';
+}
+
+void eng_keep_history(struct eng *e, bool keep)
+{
+	e->no_history = !keep;
 }
 
 const char *eng_error(const struct eng *e)
@@ -421,7 +427,7 @@ static int apply_effects(struct eng *e, struct eng_task *t, int when)
 			p->peak_ns = e->now;
 			memcpy(p->peak_cat, p->cur_cat, sizeof p->peak_cat);
 		}
-		if (sample(e, &p->hist, &p->hist_n, &p->hist_cap, (double)p->cur))
+		if (!e->no_history && sample(e, &p->hist, &p->hist_n, &p->hist_cap, (double)p->cur))
 			return -1;
 	}
 	return 0;

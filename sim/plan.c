@@ -522,6 +522,7 @@ int sim_plan_run(const struct sim_workload *w, const struct sim_hw *hw, const st
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	eng_keep_history(s.eng, false); /* the search reads peaks; reports re-simulate */
 	if (!w->grad_accum && !w->global_batch) {
 		snprintf(err, errlen, "the global batch must be at least 1 sequence");
 		goto out;

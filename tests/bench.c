@@ -120,7 +120,9 @@ int main(void)
 		printf("  \"step_ms_70b_%s\": %.3f,\n  \"step_events_70b_%s\": %llu,\n", pols[p],
 		       median(t, 9), pols[p], (unsigned long long)o.events);
 	}
-	/* gpu-policy candidates as the planner forms them on 16 GPUs, repeated for half a second */
+	/* gpu-policy candidates as the planner forms them on 16 GPUs, repeated for half a second,
+	 * with the planner's engine settings (peaks, no pool histories) */
+	eng_keep_history(e, false);
 	int n = 0;
 	double t0 = now();
 	while (now() - t0 < 0.5)

@@ -7,7 +7,8 @@
  *   configs_per_second       gpu-policy 70B candidate configurations on 16 GPUs (every TP, PP
  *                            and ZeRO stage that runs: ZeRO 2-3 not with PP) simulated per
  *                            second, over half a second
- * Each figure is the median of several repetitions.
+ * Each figure is the median of several repetitions. BENCH_ROUNDS=N runs the configuration loop
+ * exactly N times (for callgrind, whose instruction counts do not depend on a noisy machine).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,9 +124,9 @@ int main(void)
 	/* gpu-policy candidates as the planner forms them on 16 GPUs, repeated for half a second,
 	 * with the planner's engine settings (peaks, no pool histories) */
 	eng_keep_history(e, false);
-	int n = 0;
+	int n = 0, rounds = getenv("BENCH_ROUNDS") ? atoi(getenv("BENCH_ROUNDS")) : 0;
 	double t0 = now();
-	while (now() - t0 < 0.5)
+	for (int round = 0; rounds ? round < rounds : now() - t0 < 0.5; round++)
 		for (uint32_t tp = 1; tp <= 8; tp *= 2)
 			for (uint32_t pp = 1; pp <= 16 / tp; pp *= 2)
 				for (uint32_t z = 0; z <= (pp > 1 ? 1u : 3u); z++) {

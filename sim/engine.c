@@ -8,8 +8,9 @@
 #include <string.h>
 
 enum { TASK_WAIT, TASK_QUEUED, TASK_LATENT, TASK_RUN, TASK_DONE };
-/* Priorities at one instant: completions free memory and streams before anything starts. */
-enum { EV_FLOW, EV_ACT, EV_START };
+/* Priorities at one instant: completions free memory and streams before latencies end, and
+ * both before anything starts (starts wait in a FIFO, see eng_run). */
+enum { EV_FLOW, EV_ACT };
 
 struct ev {
 	uint64_t t;
@@ -94,6 +95,10 @@ struct eng {
 	uint32_t nseeds, capseeds;
 	uint32_t *comp; /* flow slots of the component being shared */
 	uint32_t ncomp, capcomp;
+	uint32_t *solo; /* tasks started alone on their resources since the last settle */
+	uint32_t nsolo, capsolo;
+	uint32_t *startq; /* tasks startable at the current instant, in order */
+	uint32_t nq, qhead, capq;
 	uint32_t *pdirty; /* devices whose draw may have changed */
 	uint32_t npdirty, cappdirty;
 	int32_t marks[ENG_MARKS];
@@ -164,6 +169,8 @@ void eng_free(struct eng *e)
 	free(e->touched);
 	free(e->seeds);
 	free(e->comp);
+	free(e->solo);
+	free(e->startq);
 	free(e->pdirty);
 	free(e->snapbuf);
 	free(e);
@@ -692,6 +699,15 @@ static void res_del(struct eng_resource *s, uint32_t id)
 
 static int try_stream(struct eng *e, int32_t sid);
 
+/* A task startable now goes to the instant's start queue. */
+static int enqueue(struct eng *e, uint32_t id)
+{
+	if (GROW(e->startq, e->nq, e->capq))
+		return fail(e, "out of memory");
+	e->startq[e->nq++] = id;
+	return 0;
+}
+
 static int ready(struct eng *e, uint32_t id)
 {
 	struct eng_task *t = &e->tasks[id];
@@ -699,7 +715,7 @@ static int ready(struct eng *e, uint32_t id)
 	if (t->stream >= 0)
 		return try_stream(e, t->stream);
 	t->state = TASK_QUEUED;
-	return push(e, e->now, EV_START, id, 0);
+	return enqueue(e, id);
 }
 
 static int try_stream(struct eng *e, int32_t sid)
@@ -713,7 +729,7 @@ static int try_stream(struct eng *e, int32_t sid)
 		return 0;
 	s->busy = true;
 	t->state = TASK_QUEUED;
-	return push(e, e->now, EV_START, id, 0);
+	return enqueue(e, id);
 }
 
 static void snapshot(struct eng *e, int m)
@@ -777,11 +793,28 @@ static int activate(struct eng *e, uint32_t id)
 	f->next = -1;
 	t->fslot = e->nactive - 1;
 	t->fver++;
+	/* alone on every resource of its path: its rate is its tightest capacity and no other
+	 * flow's share changes, so no component needs filling (most flows: each GPU's compute,
+	 * its own links) */
+	bool alone = true;
+	double rate = INFINITY;
 	for (int r = 0; r < t->nres; r++) {
-		if (res_add(e, &e->res[t->res[r]], id) || seed(e, t->res[r]))
+		const struct eng_resource *x = &e->res[t->res[r]];
+		alone &= x->nfl == 0 && !x->seed;
+		double cap = x->capacity / t->scale[r];
+		rate = cap < rate ? cap : rate;
+	}
+	for (int r = 0; r < t->nres; r++) {
+		if (res_add(e, &e->res[t->res[r]], id) || (!alone && seed(e, t->res[r])))
 			return -1;
 		if (e->res[t->res[r]].nflows++ == 0)
 			res_turn(e, &e->res[t->res[r]], true);
+	}
+	if (alone) {
+		f->next = rate;
+		if (GROW(e->solo, e->nsolo, e->capsolo))
+			return fail(e, "out of memory");
+		e->solo[e->nsolo++] = id;
 	}
 	e->dirty = true;
 	return 0;
@@ -796,7 +829,8 @@ static int finish_flow(struct eng *e, uint32_t id)
 		e->res[f->res[r]].work += f->remaining * f->scale[r];
 	for (int r = 0; r < f->nres; r++) {
 		res_del(&e->res[f->res[r]], id);
-		if (seed(e, f->res[r]))
+		/* flows left on the resource may speed up; an empty one changes nobody's share */
+		if (e->res[f->res[r]].nfl && seed(e, f->res[r]))
 			return -1;
 		if (--e->res[f->res[r]].nflows == 0)
 			res_turn(e, &e->res[f->res[r]], false);
@@ -809,8 +843,26 @@ static int finish_flow(struct eng *e, uint32_t id)
 	return complete(e, id);
 }
 
-/* After the events of one instant: new rates; each flow whose rate changed gets a new
- * completion event (the old one goes stale by version); then the power level. */
+/* A flow whose rate changed gets a new completion event (the old one goes stale by
+ * version). */
+static int schedule(struct eng *e, struct flow *f)
+{
+	if (f->next == f->rate)
+		return 0;
+	flow_catch_up(e, f);
+	f->rate = f->next;
+	double ns = f->rate > 0 ? ceil(f->remaining / f->rate * 1e9) : 1e18;
+	if (!(ns < 1e18))
+		return fail(e, "task %s would run longer than 31 years (%.3g units at %.3g per "
+			       "second): reduce --seq or --batch",
+			    e->tasks[f->task].name, f->remaining, f->rate);
+	struct eng_task *t = &e->tasks[f->task];
+	t->fver++;
+	return push(e, e->now + (ns < 1 ? 1 : (uint64_t)ns), EV_FLOW, f->task, t->fver);
+}
+
+/* After the events of one instant: new rates for the changed components and the flows that
+ * started alone, their completions, then the power level. */
 static int settle(struct eng *e)
 {
 	if (!e->dirty)
@@ -818,22 +870,15 @@ static int settle(struct eng *e)
 	e->dirty = false;
 	if (share(e))
 		return -1;
-	for (uint32_t i = 0; i < e->ncomp; i++) {
-		struct flow *f = &e->active[e->comp[i]];
-		if (f->next == f->rate)
-			continue;
-		flow_catch_up(e, f);
-		f->rate = f->next;
-		double ns = f->rate > 0 ? ceil(f->remaining / f->rate * 1e9) : 1e18;
-		if (!(ns < 1e18))
-			return fail(e, "task %s would run longer than 31 years (%.3g units at %.3g per "
-				       "second): reduce --seq or --batch",
-				    e->tasks[f->task].name, f->remaining, f->rate);
-		struct eng_task *t = &e->tasks[f->task];
-		t->fver++;
-		if (push(e, e->now + (ns < 1 ? 1 : (uint64_t)ns), EV_FLOW, f->task, t->fver))
+	for (uint32_t i = 0; i < e->ncomp; i++)
+		if (schedule(e, &e->active[e->comp[i]]))
+			return -1;
+	for (uint32_t i = 0; i < e->nsolo; i++) {
+		const struct eng_task *t = &e->tasks[e->solo[i]];
+		if (t->state == TASK_RUN && schedule(e, &e->active[t->fslot]))
 			return -1;
 	}
+	e->nsolo = 0;
 	return update_power_dirty(e);
 }
 
@@ -842,7 +887,8 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->now = e->seq = e->events = e->t_energy = 0;
 	e->energy = 0;
 	e->dirty = false;
-	e->nheap = e->nactive = e->ntouched = e->npdirty = e->nseeds = e->ncomp = 0;
+	e->nheap = e->nactive = e->ntouched = e->npdirty = e->nseeds = e->ncomp = e->nsolo = 0;
+	e->nq = e->qhead = 0;
 
 	size_t need = (size_t)ENG_MARKS * 2 * (e->nres ? e->nres : 1);
 	if (need > e->snapcap) {
@@ -884,40 +930,42 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		if (try_stream(e, (int32_t)s))
 			return -1;
 
-	while (e->nheap) {
-		struct ev v = pop(e);
-		if (v.kind == EV_FLOW && (e->tasks[v.id].state != TASK_RUN ||
-					  e->tasks[v.id].fver != v.ver))
-			goto next; /* superseded by a later rate change: not an event */
-		e->now = v.t;
-		e->events++;
-		switch (v.kind) {
-		case EV_START: {
-			struct eng_task *t = &e->tasks[v.id];
+	/* Each instant: its heap events (completions, then latencies ending), then the tasks
+	 * that became startable, in the order they did (a FIFO: starts happen only at the current
+	 * instant, so they need no heap), then new rates. */
+	for (;;) {
+		if (e->nheap && e->heap[0].t == e->now) {
+			struct ev v = pop(e);
+			if (v.kind == EV_FLOW && (e->tasks[v.id].state != TASK_RUN ||
+						  e->tasks[v.id].fver != v.ver))
+				continue; /* superseded by a later rate change: not an event */
+			e->events++;
+			if (v.kind == EV_ACT ? activate(e, v.id) : finish_flow(e, v.id))
+				return -1;
+			continue;
+		}
+		if (e->qhead < e->nq) {
+			uint32_t id = e->startq[e->qhead++];
+			struct eng_task *t = &e->tasks[id];
+			e->events++;
 			t->t_start = e->now;
 			if (apply_effects(e, t, ENG_AT_START))
 				return -1;
 			if (t->latency_ns) {
 				t->state = TASK_LATENT;
-				if (push(e, e->now + t->latency_ns, EV_ACT, v.id, 0))
+				if (push(e, e->now + t->latency_ns, EV_ACT, id, 0))
 					return -1;
-			} else if (activate(e, v.id)) {
+			} else if (activate(e, id)) {
 				return -1;
 			}
-			break;
+			continue;
 		}
-		case EV_ACT:
-			if (activate(e, v.id))
-				return -1;
-			break;
-		case EV_FLOW:
-			if (finish_flow(e, v.id))
-				return -1;
-			break;
-		}
-	next:
-		if ((!e->nheap || e->heap[0].t > e->now) && settle(e))
+		e->qhead = e->nq = 0;
+		if (settle(e))
 			return -1;
+		if (!e->nheap)
+			break;
+		e->now = e->heap[0].t;
 	}
 	accrue_energy(e);
 	for (uint32_t i = 0; i < e->ntasks; i++)

@@ -84,7 +84,7 @@ static int eerr(struct build *b)
 static int task(struct build *bd, const char *name, int stream, double work, double lat_s,
 		int n, const int *res, const float *scale)
 {
-	int id = eng_task(bd->x->e, name, stream, work, (uint64_t)llround(lat_s * 1e9), n, res,
+	int id = eng_task(bd->x->e, name, stream, work, (uint64_t)(lat_s * 1e9 + 0.5), n, res,
 			  scale);
 	return id < 0 ? eerr(bd) : id;
 }
@@ -109,7 +109,9 @@ static int mem(struct build *bd, int t, int pool, int cat, double bytes, int whe
 			 fabs(bytes));
 		return -2;
 	}
-	return eng_effect(bd->x->e, t, pool, cat, (int64_t)llround(bytes), when) ? eerr(bd), -2 : 0;
+	/* |bytes| < 2^62 here, so rounding by hand is exact and cheaper than llround */
+	int64_t b = (int64_t)(bytes >= 0 ? bytes + 0.5 : bytes - 0.5);
+	return eng_effect(bd->x->e, t, pool, cat, b, when) ? eerr(bd), -2 : 0;
 }
 
 /* A collective over n ranks on one link: the faster of ring and tree (NCCL picks per size).

@@ -1,6 +1,7 @@
 /* file — see file.h. */
 #include "file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,4 +59,47 @@ fail:
 out:
 	fclose(fp);
 	return buf;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cfg_list_json(const char *dir, char ***names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	int n = 0, cap = 0;
+
+	*names = NULL;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l <= 5 || strcmp(de->d_name + l - 5, ".json"))
+			continue;
+		if (n == cap) {
+			char **w = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *v);
+			if (!w)
+				break;
+			v = w;
+		}
+		if (!(v[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, (size_t)n, sizeof *v, by_name);
+	*names = v;
+	return n;
+}
+
+void cfg_list_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }

@@ -1,4 +1,5 @@
 /* inputs — see opts.h: the command line resolved into workload, hardware and economics. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,4 +170,33 @@ int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
 		*hwout = hw;
 	free(w);
 	return rc;
+}
+
+int tp_simulate_json(const cJSON *flags, struct eng *e, struct sim_option *o,
+		     struct sim_workload *w, struct sim_hw *hw, char *err, size_t errlen)
+{
+	char *argv[2 * TP_JSON_FLAGS + 3], vals[TP_JSON_FLAGS][256], keys[TP_JSON_FLAGS][48];
+	int argc = 2, n = 0;
+	const cJSON *it;
+
+	argv[0] = "tierplan";
+	argv[1] = "simulate";
+	cJSON_ArrayForEach(it, flags)
+	{
+		if (n == TP_JSON_FLAGS)
+			return snprintf(err, errlen, "more than %d flags", TP_JSON_FLAGS), EXIT_INVALID;
+		snprintf(keys[n], sizeof keys[n], "--%s", it->string);
+		if (cJSON_IsString(it))
+			snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
+		else if (cJSON_IsNumber(it))
+			snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
+		else
+			return snprintf(err, errlen, "flag '%s' must be a string or number",
+					it->string),
+			       EXIT_INVALID;
+		argv[argc++] = keys[n];
+		argv[argc++] = vals[n++];
+	}
+	argv[argc] = NULL;
+	return tp_simulate_argv(argc, argv, e, o, w, hw, err, errlen);
 }

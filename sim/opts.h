@@ -69,6 +69,12 @@ struct eng;
 struct sim_option;
 int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
 		     struct sim_workload *w, struct sim_hw *hw, char *err, size_t errlen);
+/* The same for a JSON object of simulate flags ({"model": "70b", "seq": 4096, ...}: strings
+ * or numbers, at most TP_JSON_FLAGS): traces and scenarios are written that way. */
+#define TP_JSON_FLAGS 36
+struct cJSON;
+int tp_simulate_json(const struct cJSON *flags, struct eng *e, struct sim_option *o,
+		     struct sim_workload *w, struct sim_hw *hw, char *err, size_t errlen);
 /* Warns on stderr when --seq exceeds the model's positions. */
 void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_workload *w);
 

@@ -9,7 +9,6 @@
  * that does so says why the numbers moved. A scenario that errors is a failure too.
  */
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -79,34 +78,6 @@ static void values(const struct sim_option *o, double *v)
 		      o->cost_total,
 		      o->cost_cloud};
 	memcpy(v, x, sizeof x);
-}
-
-static int run_scenario(const cJSON *flags, struct eng *e, struct sim_option *o, char *err,
-			size_t errlen)
-{
-	char *argv[80], vals[36][256], keys[36][48];
-	int argc = 2, n = 0;
-	const cJSON *it;
-
-	argv[0] = "tierplan";
-	argv[1] = "simulate";
-	cJSON_ArrayForEach(it, flags)
-	{
-		if (n == 36)
-			return snprintf(err, errlen, "too many flags"), -1;
-		snprintf(keys[n], sizeof keys[n], "--%s", it->string);
-		if (cJSON_IsString(it))
-			snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
-		else if (cJSON_IsNumber(it))
-			snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
-		else
-			return snprintf(err, errlen, "flag '%s' must be a string or number", it->string),
-			       -1;
-		argv[argc++] = keys[n];
-		argv[argc++] = vals[n++];
-	}
-	argv[argc] = NULL;
-	return tp_simulate_argv(argc, argv, e, o, NULL, NULL, err, errlen) ? -1 : 0;
 }
 
 static int write_golden(const char *dir, const char *name, const double *v, char *err,
@@ -188,20 +159,12 @@ int cmd_regress(int argc, char **argv)
 			return cli_fail(EXIT_USAGE, "regress", err);
 		}
 	}
-	DIR *d = opendir(sdir);
-	if (!d) {
+	char **names;
+	int nn = cfg_list_json(sdir, &names);
+	if (nn < 0) {
 		snprintf(err, sizeof err, "--scenarios %s: %s", sdir, strerror(errno));
 		return cli_fail(EXIT_INVALID, "regress", err);
 	}
-	char *names[64];
-	int nn = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) && nn < 64) {
-		size_t l = strlen(de->d_name);
-		if (l > 5 && !strcmp(de->d_name + l - 5, ".json"))
-			names[nn++] = strdup(de->d_name);
-	}
-	closedir(d);
 
 	struct eng *e = eng_new();
 	int rc = EXIT_OK, scenarios = 0, mismatches = 0;
@@ -231,7 +194,7 @@ int cmd_regress(int argc, char **argv)
 				break;
 			}
 			scenarios++;
-			if (run_scenario(flags, e, &o, err, sizeof err)) {
+			if (tp_simulate_json(flags, e, &o, NULL, NULL, err, sizeof err)) {
 				fprintf(stderr, "tierplan regress: scenario '%s' failed: %s\n",
 					name->valuestring, err);
 				rc = EXIT_INFEASIBLE;
@@ -253,8 +216,7 @@ int cmd_regress(int argc, char **argv)
 		}
 		cJSON_Delete(root);
 	}
-	for (int f = 0; f < nn; f++)
-		free(names[f]);
+	cfg_list_free(names, nn);
 	eng_free(e);
 	if (update && rc == EXIT_OK)
 		printf("regress: %d goldens written to %s\n", scenarios, gdir);

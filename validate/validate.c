@@ -14,7 +14,6 @@
  * Failure: exit 3 for an unreadable or malformed trace (naming the file and case), 4 for I/O.
  */
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,33 +63,11 @@ static int unit_factor(const char *u, double *f)
 
 static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 {
-	char *argv[80], vals[36][128], keys[36][48];
-	int argc = 2, n = 0;
-	const cJSON *it;
 	struct sim_option o;
 	struct sim_workload w;
 	struct sim_hw hw;
 
-	argv[0] = "tierplan";
-	argv[1] = "simulate";
-	cJSON_ArrayForEach(it, flags)
-	{
-		if (n == 36)
-			return snprintf(c->err, sizeof c->err, "too many flags"), -1;
-		snprintf(keys[n], sizeof keys[n], "--%s", it->string);
-		if (cJSON_IsString(it))
-			snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
-		else if (cJSON_IsNumber(it))
-			snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
-		else
-			return snprintf(c->err, sizeof c->err, "flag '%s' must be a string or number",
-					it->string),
-			       -1;
-		argv[argc++] = keys[n];
-		argv[argc++] = vals[n++];
-	}
-	argv[argc] = NULL;
-	if (tp_simulate_argv(argc, argv, e, &o, &w, &hw, c->err, sizeof c->err))
+	if (tp_simulate_json(flags, e, &o, &w, &hw, c->err, sizeof c->err))
 		return -1;
 	struct mdl_counts cnt;
 	mdl_arch_counts(&w.arch, &cnt);
@@ -176,11 +153,6 @@ static void replay_profile(const char *path, const cJSON *root, struct vcase *cs
 		else
 			c->error = c->predicted / c->measured - 1;
 	}
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Loads and runs every case of one trace file. */
@@ -485,25 +457,14 @@ int cmd_validate(int argc, char **argv)
 		goto out;
 	}
 	for (int d = 0; d < ndirs; d++) {
-		DIR *dp = opendir(dirs[d]);
-		if (!dp)
-			continue; /* traces/calibration may not exist yet */
-		char *names[256];
-		int nn = 0;
-		struct dirent *de;
-		while ((de = readdir(dp)) && nn < 256) {
-			size_t l = strlen(de->d_name);
-			if (l > 5 && !strcmp(de->d_name + l - 5, ".json"))
-				names[nn++] = strdup(de->d_name);
-		}
-		closedir(dp);
-		qsort(names, (size_t)nn, sizeof names[0], by_name);
-		for (int i = 0; i < nn; i++) {
+		char **names;
+		int nn = cfg_list_json(dirs[d], &names);
+		for (int i = 0; i < nn; i++) { /* traces/calibration may not exist yet: nn < 0 */
 			snprintf(path, sizeof path, "%s/%s", dirs[d], names[i]);
 			if (rc == EXIT_OK && run_file(path, cs, &nc, e, err, sizeof err))
 				rc = cli_fail(EXIT_INVALID, "validate", err);
-			free(names[i]);
 		}
+		cfg_list_free(names, nn > 0 ? nn : 0);
 	}
 	if (rc)
 		goto out;

@@ -14,7 +14,9 @@
  * overlapped: hardware FLOPs utilisation of 57-74 % in published runs (Korthikanti et al. HFU
  * 52.8-57.0 % at scale, published.md C.3, which includes exposed communication; MosaicML
  * llm-foundry HFU 59.6-73.7 % on A100 with FSDP, C.7). 0.65 sits inside that range; `tierplan
- * calibrate` replaces it with the GEMM rate measured on the user's GPU.
+ * calibrate` replaces it with the GEMM rate measured on the user's GPU. Those runs are large
+ * models, where the memory-bound kernels the simulator now adds separately (sim/step.c
+ * compute()) are a few per cent of a layer, so the rate stands for the GEMMs.
  */
 const double SIM_GEMM_EFFICIENCY = 0.65;
 

@@ -59,6 +59,8 @@ struct build {
 	struct mdl_states L, E, H; /* one layer, embedding, head: whole */
 	struct mdl_flops F;
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
+	double act_all, act_core; /* every activation of a layer, its attention core's; per GPU */
+	double hbm_bw;
 	uint32_t tp, pp, dp;
 	double tp_bw, dp_bw, pp_bw;
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [k * pp + g] */
@@ -211,7 +213,9 @@ static int machine(struct build *bd)
 		gpu_name(name, g, label);                                 \
 		TRY(mc->field[g] = eng_resource(e, name, cap, unit));                              \
 	} while (0)
-		RES(sm, "tensor cores", eff * hw->gpu.bf16_flops, "FLOP");
+		/* GEMMs at the sustained rate; the memory-bound kernels between them count here as
+		 * FLOP-equivalents (see compute()) */
+		RES(sm, "compute", eff * hw->gpu.bf16_flops, "FLOP-eq");
 		RES(hbm, "hbm", hbm, "B");
 		RES(h2d, "pcie h2d", h2d, "B");
 		RES(d2h, "pcie d2h", d2h, "B");
@@ -380,12 +384,23 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
 	return ag;
 }
 
-/* Compute on GPU g's tensor cores, then Megatron's synchronous TP all-reduces. */
+/*
+ * A block's compute on GPU g: its GEMM FLOPs at the sustained rate, then the memory-bound
+ * kernels around them (norms, activations, dropout, softmax, residual adds) moving membytes
+ * through HBM, serially on the same stream, then Megatron's synchronous TP all-reduces. The
+ * memory-bound time is what makes small layers slower per FLOP than large ones: it grows with
+ * tokens x hidden while GEMM FLOPs grow with tokens x hidden^2 (Megatron's table, published.md
+ * C.1: 44 % of peak at 1.7B, 52 % at 530B-1T).
+ */
 static int compute(struct build *bd, uint32_t g, struct stage *s, const char *name,
-		   double flops, double tp_allreduces, int after, int *tp_task)
+		   double flops, double membytes, double tp_allreduces, int after, int *tp_task)
 {
 	struct step_machine *mc = &bd->x->mc;
-	int c = task(bd, name, mc->s_comp[g], flops / bd->tp, 0, 1, &mc->sm[g], NULL);
+	/* the memory-bound kernels between the GEMMs run serially on the same stream: their bytes
+	 * become FLOP-equivalents at the ratio of the two rates, exact while the compute stream
+	 * is the only user of this GPU's compute (it is) */
+	double mem_eq = membytes * eng_resource_at(bd->x->e, mc->sm[g])->capacity / bd->hbm_bw;
+	int c = task(bd, name, mc->s_comp[g], flops / bd->tp + mem_eq, 0, 1, &mc->sm[g], NULL);
 	if (c < 0 || dep(bd, after, c))
 		return -1;
 	s->comp_ring[s->ncomp++ % 16] = c;
@@ -429,7 +444,10 @@ static int forward(struct build *bd, uint32_t g, uint64_t k)
 		double wb = block_weights(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb);
 		double flops = lb * bd->F.layer_fwd + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
-		int end, c = compute(bd, g, s, "forward", flops, 2.0 * lb, f, &end);
+		/* memory-bound traffic: each activation of the layer's inventory written once and
+		 * read once (layer norms, activations, dropout, softmax, residuals) */
+		int end, c = compute(bd, g, s, "forward", flops, lb * 2.0 * bd->act_all, 2.0 * lb, f,
+				     &end);
 		if (c < 0)
 			return -1;
 		if (b == 0)
@@ -518,7 +536,13 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 		}
 		double flops = lb * (bd->F.layer_bwd + bd->F.layer_recompute) +
 			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
-		int end, c = compute(bd, g, s, "backward", flops, (2.0 + rc_ar) * lb, f, &end);
+		/* backward: the gradient of each activation written and read, its saved value read
+		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
+		double rc_mem = x->job.recompute == MDL_RC_FULL	    ? 2.0 * bd->act_all
+				: x->job.recompute == MDL_RC_SELECTIVE ? 2.0 * bd->act_core
+								       : 0;
+		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
+				     (2.0 + rc_ar) * lb, f, &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
 		if (i == 0)
@@ -735,6 +759,15 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_flops(a, &x->job, &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bd->act_work = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	{
+		struct mdl_act_item items[MDL_ACT_MAX_ITEMS];
+		int ni = mdl_act_layer_items(a, &x->job, bd->tp, l->sp, items);
+		for (int i = 0; i < ni; i++) {
+			bd->act_all += items[i].bytes;
+			if (items[i].attn_core)
+				bd->act_core += items[i].bytes;
+		}
+	}
 	bd->act_embed = mdl_act_embed(a, &x->job, bd->tp, l->sp);
 	bd->act_head = mdl_act_head(a, &x->job, bd->tp, l->sp);
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
@@ -742,6 +775,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 
 	if (machine(bd))
 		goto out;
+	bd->hbm_bw = eng_resource_at(x->e, x->mc.hbm[0])->capacity;
 
 	uint32_t per = (uint32_t)(a->layers / bd->pp);
 	for (uint32_t g = 0; g < bd->pp; g++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../sim/engine.h"
+#include "../model/act.h"
 #include "../sim/sim.h"
 #include "tests.h"
 
@@ -48,8 +49,22 @@ static int run(struct fx *f, const char *policy)
 	return rc;
 }
 
+/* Bytes the memory-bound kernels of one layer move in a forward and backward without
+ * recompute: every activation of the inventory written and read (2x), its gradient written and
+ * read and the saved value read again in backward (4x). */
+static double layer_traffic(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int n = mdl_act_layer_items(a, j, 1, false, it);
+	double all = 0;
+	for (int i = 0; i < n; i++)
+		all += it[i].bytes;
+	return 6.0 * all;
+}
+
 /* One GPU, no communication: the step is m micro-batches of hardware FLOPs at the sustained
- * rate plus the AdamW pass over HBM (28 B/param), within 1 %. */
+ * rate and their memory-bound traffic at HBM speed, plus the AdamW pass over HBM (28 B/param),
+ * within 1 %. */
 static void compute_bound_step_is_its_compute_time(void)
 {
 	struct fx f;
@@ -57,8 +72,9 @@ static void compute_bound_step_is_its_compute_time(void)
 	f.w.job.recompute = MDL_RC_NONE;
 	f.c.grad_accum = 4;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	double compute = 4 * mdl_job_hardware_flops(&f.w.arch, &f.w.job) /
-			 (SIM_GEMM_EFFICIENCY * f.hw.gpu.bf16_flops);
+	double compute = 4 * (mdl_job_hardware_flops(&f.w.arch, &f.w.job) /
+				      (SIM_GEMM_EFFICIENCY * f.hw.gpu.bf16_flops) +
+			      24 * layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
 	double adam = 494032768.0 * 28 / f.hw.gpu.hbm_bandwidth;
 	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
 	CU_ASSERT(f.o.fits);
@@ -173,7 +189,8 @@ static void pipeline_bubble_follows_1f1b(void)
 	struct mdl_flops fl;
 	mdl_job_flops(&f.w.arch, &f.w.job, &fl);
 	double rate = SIM_GEMM_EFFICIENCY * f.hw.gpu.bf16_flops;
-	double stage = 8 * (fl.layer_fwd + fl.layer_bwd) / rate; /* 32 layers / 4 stages */
+	double stage = 8 * ((fl.layer_fwd + fl.layer_bwd) / rate + /* 32 layers / 4 stages */
+			    layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
 	double head = (fl.head_fwd + fl.head_bwd) / rate;
 	/* the last stage also runs the head: it sets the pace */
 	double lo = (8 + 4 - 1) * stage, hi = (8 + 4 - 1) * (stage + head) + 0.05;

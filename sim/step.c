@@ -42,7 +42,7 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
 #define COPY_POWER_FRACTION 0.10
 
 struct stage {
-	uint32_t layers, nb, first_layer;
+	uint32_t layers, nb;
 	bool embed, head;
 	struct mdl_states st;         /* the stage's model state, whole (before TP/ZeRO) */
 	int comp_ring[16];            /* recent compute tasks, for the prefetch limit */
@@ -50,7 +50,7 @@ struct stage {
 	int h2d_ring[16];
 	uint32_t nh2d;
 	int last_update;              /* last task of the stage's update */
-	int last_bwd_comm;
+	int last_bwd_comm;            /* last gradient reduction or copy of its last backward */
 };
 
 struct build {
@@ -781,7 +781,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	for (uint32_t g = 0; g < bd->pp; g++) {
 		struct stage *s = &bd->sg[g];
 		s->layers = per;
-		s->first_layer = g * per;
 		s->embed = g == 0;
 		s->head = g == bd->pp - 1;
 		s->nb = x->pl.fetch == FETCH_RESIDENT && per > STEP_BLOCKS ? STEP_BLOCKS : per;

@@ -39,31 +39,32 @@ static void emit_status(const char *status, const char *reason)
 	       reason);
 }
 
+/* A failed CUDA or cuBLAS call: status "failed" naming the call, then exit 1. */
+static void fail_call(const char *call, const char *what)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, "%s failed: %s", call, what);
+	for (char *p = msg; *p; p++)
+		if (*p == '"')
+			*p = '\'';
+	emit_status("failed", msg);
+	exit(1);
+}
+
 #define CK(call)                                                                                   \
 	do {                                                                                       \
 		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			char msg_[256];                                                            \
-			snprintf(msg_, sizeof msg_, "%s failed: %s", #call, cudaGetErrorString(e_)); \
-			for (char *p_ = msg_; *p_; p_++)                                           \
-				if (*p_ == '"')                                                    \
-					*p_ = '\'';                                                \
-			emit_status("failed", msg_);                                               \
-			exit(1);                                                                   \
-		}                                                                                  \
+		if (e_ != cudaSuccess)                                                             \
+			fail_call(#call, cudaGetErrorString(e_));                                  \
 	} while (0)
 
 #define CB(call)                                                                                   \
 	do {                                                                                       \
 		cublasStatus_t s_ = (call);                                                        \
 		if (s_ != CUBLAS_STATUS_SUCCESS) {                                                 \
-			char msg_[256];                                                            \
-			snprintf(msg_, sizeof msg_, "%s failed: cuBLAS status %d", #call, (int)s_); \
-			for (char *p_ = msg_; *p_; p_++)                                           \
-				if (*p_ == '"')                                                    \
-					*p_ = '\'';                                                \
-			emit_status("failed", msg_);                                               \
-			exit(1);                                                                   \
+			char st_[32];                                                              \
+			snprintf(st_, sizeof st_, "cuBLAS status %d", (int)s_);                    \
+			fail_call(#call, st_);                                                     \
 		}                                                                                  \
 	} while (0)
 

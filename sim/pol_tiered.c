@@ -20,9 +20,6 @@
 #include "../model/act.h"
 #include "step.h"
 
-/* fp32 gradients held on the host per trainable parameter (as step.c, published.md 9.3) */
-#define HOST_GRAD_BYTES 4.0
-
 static const struct {
 	enum mdl_recompute rc;
 	enum step_where ckpt;

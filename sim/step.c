@@ -17,20 +17,12 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  */
 #define CUBLAS_WORKSPACE (2.0 * 32.0 * 1048576.0)
 /*
- * PyTorch caching allocator: reserved over allocated bytes, 6.27 / 6.21 GiB after model init in
- * torchtune's e2e_flow tutorial (published.md B.3) [B]: 0.97 % of what the pool holds.
- */
-#define ALLOC_SLACK (6.27 / 6.21 - 1.0)
-/*
  * Collective step latency (alpha of the alpha-beta model): ~1 us through NVSwitch within a node,
  * ~5 us per hop across nodes over InfiniBand NDR through a spine (interconnect hierarchy quoted
  * in fridayswithfaraday.com "NVIDIA Dynamo network optimization") [C].
  */
 #define ALPHA_INTRA 1e-6
 #define ALPHA_INTER 5e-6
-/* fp32 gradients the host-side optimizer reads: DeepSpeed keeps them in fp32 on the CPU or NVMe
- * (Smart-Infinity Table I: backward writes 4 B/param, published.md 9.3) [A]. */
-#define HOST_GRAD_BYTES 4.0
 /* Optimizer state chunks pipelined NVMe -> DRAM -> CPU Adam -> NVMe after backward (ZeRO-
  * Infinity sub-groups, published.md 9.2 "processed in chunks") [A: mechanism; count ours]. */
 #define UPDATE_CHUNKS 8
@@ -295,47 +287,44 @@ static uint32_t block_layers(uint32_t nl, uint32_t nb, uint32_t b)
 	return nl / nb + (b < nl % nb ? 1 : 0);
 }
 
-/* Bytes of the block's weights as they move (whole, before TP), embed/head included. */
-static double block_weights(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb)
+/* A per-layer quantity summed over block b of nb (lb layers), with the embedding's share on the
+ * stage's first block and the head's on its last. */
+static double block_sum(const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb, double layer,
+			double embed, double head)
 {
-	double w = lb * bd->L.weights_bytes;
-	if (s->embed && b == 0)
-		w += bd->E.weights_bytes;
-	if (s->head && b == nb - 1)
-		w += bd->H.weights_bytes;
-	return w / bd->tp;
+	return lb * layer + (s->embed && b == 0 ? embed : 0) + (s->head && b == nb - 1 ? head : 0);
 }
 
-static double block_grads(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb)
+/* The block's weights as they move, its gradients and trainable parameters (per TP rank), and
+ * the activations it keeps for backward on its GPU. */
+static double block_weights(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb,
+			    uint32_t nb)
 {
-	double g = lb * bd->L.gradients_bytes;
-	if (s->embed && b == 0)
-		g += bd->E.gradients_bytes;
-	if (s->head && b == nb - 1)
-		g += bd->H.gradients_bytes;
-	return g / bd->tp;
+	return block_sum(s, b, lb, nb, bd->L.weights_bytes, bd->E.weights_bytes,
+			 bd->H.weights_bytes) /
+	       bd->tp;
+}
+
+static double block_grads(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb,
+			  uint32_t nb)
+{
+	return block_sum(s, b, lb, nb, bd->L.gradients_bytes, bd->E.gradients_bytes,
+			 bd->H.gradients_bytes) /
+	       bd->tp;
 }
 
 static double block_trainable(const struct build *bd, const struct stage *s, uint32_t b,
 			      uint32_t lb, uint32_t nb)
 {
-	double p = lb * (double)bd->L.trainable_params;
-	if (s->embed && b == 0)
-		p += (double)bd->E.trainable_params;
-	if (s->head && b == nb - 1)
-		p += (double)bd->H.trainable_params;
-	return p / bd->tp;
+	return block_sum(s, b, lb, nb, (double)bd->L.trainable_params,
+			 (double)bd->E.trainable_params, (double)bd->H.trainable_params) /
+	       bd->tp;
 }
 
-/* Saved activations the block keeps for backward on its GPU (embed / head included). */
-static double block_saved(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb)
+static double block_saved(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb,
+			  uint32_t nb)
 {
-	double a = lb * bd->act_saved;
-	if (s->embed && b == 0)
-		a += bd->act_embed;
-	if (s->head && b == nb - 1)
-		a += bd->act_head;
-	return a;
+	return block_sum(s, b, lb, nb, bd->act_saved, bd->act_embed, bd->act_head);
 }
 
 /* Fetches a block's weights onto GPU g; returns the task after which they are there (or -1

@@ -32,6 +32,10 @@
 /* Bytes of DRAM per node kept back for the OS, the framework and pinned-allocation slack when a
  * policy keeps state on the host; a placeholder until calibrate measures it [U]. */
 #define STEP_DRAM_RESERVE (32.0 * 1073741824.0)
+/* fp32 gradients a host-side optimizer keeps per trainable parameter: DeepSpeed holds them in
+ * fp32 on the CPU or NVMe (Smart-Infinity Table I: backward writes 4 B/param, published.md
+ * 9.3) [A]. */
+#define HOST_GRAD_BYTES 4.0
 
 enum step_where { W_GPU, W_DRAM, W_FLASH };
 enum step_fetch { FETCH_RESIDENT, FETCH_GATHER, FETCH_STREAM };

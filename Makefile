@@ -27,13 +27,17 @@ BIN     := bin
 
 DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
 
-# explicit source lists: the library (everything but main) and the programs on top of it
-LIB_SRC := sim/units.c sim/file.c sim/catalog.c \
-           model/arch.c model/job.c model/act.c model/layout.c \
-           sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
-           sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c \
-           reports/text.c reports/json.c reports/trace.c reports/report_dir.c validate/fit.c
-CLI_SRC := sim/main.c validate/validate.c validate/regress.c validate/calibrate.c sim/inputs.c sim/cmd_plan.c sim/cmd_simulate.c sim/cmd_sweep.c sim/cmd_catalog.c
+# explicit source lists, one per folder; arrows go cli -> validate/reports -> sim -> model
+MODEL_SRC    := model/units.c model/file.c model/catalog.c model/hw.c \
+                model/arch.c model/job.c model/act.c model/layout.c
+SIM_SRC      := sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
+                sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c sim/inputs.c
+REPORTS_SRC  := reports/text.c reports/json.c reports/trace.c reports/report_dir.c
+VALIDATE_SRC := validate/fit.c validate/calibrate.c validate/validate.c validate/regress.c
+CLI_SRC      := cli/main.c cli/cmd_plan.c cli/cmd_simulate.c cli/cmd_sweep.c cli/cmd_catalog.c \
+                cli/cmd_validate.c cli/cmd_calibrate.c
+# the library: everything but the command line
+LIB_SRC := $(MODEL_SRC) $(SIM_SRC) $(REPORTS_SRC) $(VALIDATE_SRC)
 TEST_SRC := tests/run_tests.c tests/test_units.c tests/test_arch.c tests/test_job.c \
             tests/test_layout.c tests/test_catalog.c tests/test_plan.c \
             tests/test_engine.c tests/test_sim.c tests/test_calibrate.c
@@ -47,7 +51,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit cli-test readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind fuzz-replay clean
+.PHONY: all deps test unit layers-test cli-test readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind fuzz-replay clean
 
 all: $(BIN)/tierplan
 
@@ -86,10 +90,14 @@ $(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
 # --- tests ----------------------------------------------------------------------------------
-test: unit cli-test readme-test
+test: unit layers-test cli-test readme-test
 
 unit: $(BUILD)/run_tests
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BUILD)/run_tests
+
+# the include arrows between folders (cli -> validate/reports -> sim -> model)
+layers-test:
+	$(Q)sh tests/layers.sh
 
 cli-test: $(BIN)/tierplan
 	$(Q)sh tests/cli.sh $(BIN)/tierplan

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/file.h"
+#include "file.h"
 
 /*
  * Defaults for fields a config.json omits, per model_type, as the transformers library's

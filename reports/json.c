@@ -101,7 +101,7 @@ static cJSON *option_json(const struct sim_option *o)
 
 /* The resolved inputs every document echoes: model, job, hardware, economics. */
 static void add_inputs(cJSON *root, const char *name, const char *path,
-		       const struct sim_workload *w, const struct sim_hw *hw,
+		       const struct sim_workload *w, const struct mdl_hw *hw,
 		       const struct sim_econ *econ, bool recompute_auto)
 {
 	const struct mdl_arch *a = &w->arch;
@@ -182,7 +182,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 {
 	const struct sim_plan *p = r->plan;
-	const struct sim_hw *hw = r->hw;
+	const struct mdl_hw *hw = r->hw;
 	cJSON *root = cJSON_CreateObject(), *x, *mem, *opts, *rec;
 
 	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);

@@ -24,7 +24,7 @@ struct rpt_plan {
 	const char *model_name, *model_path;
 	const char *command; /* "plan" or "compare" */
 	const struct sim_workload *w;
-	const struct sim_hw *hw;
+	const struct mdl_hw *hw;
 	const struct sim_econ *econ;
 	const struct sim_plan_req *req;
 	const struct sim_plan *plan;
@@ -36,7 +36,7 @@ struct eng;
 struct rpt_sim {
 	const char *model_name, *model_path;
 	const struct sim_workload *w;
-	const struct sim_hw *hw;
+	const struct mdl_hw *hw;
 	const struct sim_econ *econ;
 	const struct sim_config *c;
 	const struct sim_option *o;

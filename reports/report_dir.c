@@ -220,7 +220,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 			   char *err, size_t errlen)
 {
 	struct sim_workload w = *r->w;
-	struct sim_hw hw = *r->hw;
+	struct mdl_hw hw = *r->hw;
 	struct sim_option res;
 	struct eng *e = eng_new();
 	struct rpt_file d, g;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/units.h"
+#include "../model/units.h"
 #include "../sim/engine.h"
 #include "report.h"
 
@@ -50,7 +50,7 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
-	const struct sim_hw *hw = r->hw;
+	const struct mdl_hw *hw = r->hw;
 	char b[4][32], t[64];
 
 	fprintf(fp, "%sjob        %s fine-tune", pre, mdl_method_name(j->method));

@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../validate/calibrate.h"
-#include "catalog.h"
-#include "cli.h"
+#include "../model/catalog.h"
 #include "opts.h"
 #include "plan.h"
 #include "sim.h"
@@ -33,7 +31,7 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	return 0;
 }
 
-int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
+int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw,
 	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen,
 	      char *err, size_t errlen)
 {
@@ -97,7 +95,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw
 			 hw->flash_count, hw->host.name, hw->host.flash_bays);
 		return EXIT_INVALID;
 	}
-	if (o->profile && cal_profile_apply(o->profile, hw, err, errlen))
+	if (o->profile && mdl_profile_apply(o->profile, hw, err, errlen))
 		return EXIT_INVALID;
 	*econ = (struct sim_econ){o->amortize_years, o->pue, o->usd_per_kwh};
 	return 0;
@@ -142,11 +140,11 @@ void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_work
 }
 
 int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
-		     struct sim_workload *wout, struct sim_hw *hwout, char *err, size_t errlen)
+		     struct sim_workload *wout, struct mdl_hw *hwout, char *err, size_t errlen)
 {
 	struct tp_opts op;
 	struct sim_workload *w = calloc(1, sizeof *w);
-	struct sim_hw hw;
+	struct mdl_hw hw;
 	struct sim_econ ec;
 	struct sim_config c;
 	char name[96], path[4096];
@@ -173,7 +171,7 @@ int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
 }
 
 int tp_simulate_json(const cJSON *flags, struct eng *e, struct sim_option *o,
-		     struct sim_workload *w, struct sim_hw *hw, char *err, size_t errlen)
+		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen)
 {
 	char *argv[2 * TP_JSON_FLAGS + 3], vals[TP_JSON_FLAGS][256], keys[TP_JSON_FLAGS][48];
 	int argc = 2, n = 0;

@@ -6,8 +6,8 @@
 
 #include "../model/arch.h"
 #include "../model/job.h"
-#include "catalog.h"
-#include "units.h"
+#include "../model/catalog.h"
+#include "../model/units.h"
 
 enum otype { O_STR, O_COUNT, O_SIZE, O_REAL, O_TIME, O_USD, O_ENUM, O_TARGETS, O_FLAG };
 

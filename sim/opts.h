@@ -16,6 +16,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * Status codes. The resolvers here, sim_run's callers in validate/ and the commands return them,
+ * and bin/tierplan exits with them (DESIGN.md): 0 ok, 1 infeasible or a check failed, 2 usage,
+ * 3 invalid input file or value, 4 system error.
+ */
+enum { EXIT_OK = 0, EXIT_INFEASIBLE = 1, EXIT_USAGE = 2, EXIT_INVALID = 3, EXIT_SYSTEM = 4 };
+
 enum {
 	CMD_PLAN = 1 << 0,
 	CMD_MODELS = 1 << 1,
@@ -52,10 +59,10 @@ bool tp_opts_given(const struct tp_opts *o, const char *name);
  * bay limits. 0 ok, else the exit code with err naming the flag.
  */
 struct sim_workload;
-struct sim_hw;
+struct mdl_hw;
 struct sim_econ;
 struct sim_config;
-int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct sim_hw *hw,
+int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw,
 	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen,
 	      char *err, size_t errlen);
 /* The simulate configuration: policy, --tp/--pp/--dp from --gpus, micro-batches per step.
@@ -68,13 +75,13 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 struct eng;
 struct sim_option;
 int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
-		     struct sim_workload *w, struct sim_hw *hw, char *err, size_t errlen);
+		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen);
 /* The same for a JSON object of simulate flags ({"model": "70b", "seq": 4096, ...}: strings
  * or numbers, at most TP_JSON_FLAGS): traces and scenarios are written that way. */
 #define TP_JSON_FLAGS 36
 struct cJSON;
 int tp_simulate_json(const struct cJSON *flags, struct eng *e, struct sim_option *o,
-		     struct sim_workload *w, struct sim_hw *hw, char *err, size_t errlen);
+		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen);
 /* Warns on stderr when --seq exceeds the model's positions. */
 void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_workload *w);
 

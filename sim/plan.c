@@ -83,7 +83,7 @@ static int by_bound(const void *a, const void *b)
 struct search {
 	struct eng *eng;
 	const struct sim_workload *w;
-	const struct sim_hw *hw;
+	const struct mdl_hw *hw;
 	const struct sim_econ *e;
 	const struct sim_plan_req *req;
 	struct pool pool;
@@ -113,7 +113,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 {
 	static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL};
 	const struct sim_workload *w = s->w;
-	const struct sim_hw *hw = s->hw;
+	const struct mdl_hw *hw = s->hw;
 	struct sim_workload cw = *w;
 	struct sim_option o, best;
 	struct cand *c = NULL;
@@ -258,7 +258,7 @@ static int gpu_only(struct search *s)
 
 /* One host-tier configuration; kept when it fits. */
 static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, uint64_t mb,
-		    const struct sim_hw *hw, struct sim_option *o)
+		    const struct mdl_hw *hw, struct sim_option *o)
 {
 	struct sim_workload cw = *s->w;
 	cw.job.micro_batch = mb;
@@ -279,7 +279,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 static int host_tiers(struct search *s, struct sim_option *closest)
 {
 	static const char *const pols[] = {"tiered", "zero-infinity", "zero-offload"};
-	const struct sim_hw *base = s->hw;
+	const struct mdl_hw *base = s->hw;
 	uint32_t slots = (uint32_t)base->host.gpu_slots;
 	uint32_t counts[16];
 	int nn = 0;
@@ -323,7 +323,7 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 			for (int b = 0; b < nmb; b++) {
 				int fits = 0;
 				for (int d = 0; d < nd && fits < 2; d++) {
-					struct sim_hw hw = *base;
+					struct mdl_hw hw = *base;
 					struct sim_option o;
 					hw.dram = drams[d];
 					if (host_one(s, pol, counts[i], mbs[b], &hw, &o))
@@ -506,7 +506,7 @@ static void select_options(struct search *s, struct sim_plan *p)
 	free(show);
 }
 
-int sim_plan_run(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
+int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const struct sim_econ *e,
 		 const struct sim_plan_req *req, struct sim_plan *p, char *err, size_t errlen)
 {
 	struct search s = {eng_new(), w, hw, e, req, {0}, &p->layouts_evaluated, err, errlen};

@@ -65,7 +65,7 @@ uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp);
 int sim_objective_parse(const char *s, enum sim_objective *o, char *err, size_t errlen);
 const char *sim_objective_name(enum sim_objective o);
 
-int sim_plan_run(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
+int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const struct sim_econ *e,
 		 const struct sim_plan_req *req, struct sim_plan *p, char *err, size_t errlen);
 
 #endif

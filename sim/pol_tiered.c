@@ -28,7 +28,7 @@ static const struct {
 
 static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 {
-	const struct sim_hw *hw = x->hw;
+	const struct mdl_hw *hw = x->hw;
 	const struct mdl_arch *a = &x->w->arch;
 
 	if (step_require_dp_only(x, err, errlen))

@@ -7,47 +7,8 @@
 
 #include "engine.h"
 #include "step.h"
-#include "units.h"
+#include "../model/units.h"
 
-/*
- * Sustained fraction of the dense bf16 peak that transformer layers reach when communication is
- * overlapped: hardware FLOPs utilisation of 57-74 % in published runs (Korthikanti et al. HFU
- * 52.8-57.0 % at scale, published.md C.3, which includes exposed communication; MosaicML
- * llm-foundry HFU 59.6-73.7 % on A100 with FSDP, C.7). 0.65 sits inside that range; `tierplan
- * calibrate` replaces it with the GEMM rate measured on the user's GPU. Those runs are large
- * models, where the memory-bound kernels the simulator now adds separately (sim/step.c
- * compute()) are a few per cent of a layer, so the rate stands for the GEMMs.
- */
-const double SIM_GEMM_EFFICIENCY = 0.65;
-
-/*
- * Achievable host<->GPU copy bandwidth per x16 link, one direction (copy engine, pinned memory):
- * Gen4 24.8 GB/s (nvbandwidth on A100, published.md D.3), Gen5 55.63 GB/s (nvbandwidth example,
- * D.3). Gen3 and Gen6 scale the Gen4 figure by the signalling rate (x0.5, x4) [D].
- */
-double sim_pcie_bandwidth(double gen, double lanes)
-{
-	double x16;
-
-	if (gen >= 6)
-		x16 = 4 * 24.8e9;
-	else if (gen >= 5)
-		x16 = 55.63e9;
-	else if (gen >= 4)
-		x16 = 24.8e9;
-	else
-		x16 = 12.4e9;
-	return x16 * lanes / 16.0;
-}
-
-double sim_flash_bandwidth(const struct sim_hw *hw, bool read)
-{
-	double measured = read ? hw->prof.flash_read : hw->prof.flash_write;
-	if (measured > 0)
-		return measured;
-	double bw = hw->flash_count * (read ? hw->flash.read_bandwidth : hw->flash.write_bandwidth);
-	return hw->host.flash_uplink > 0 ? fmin(bw, hw->host.flash_uplink) : bw;
-}
 
 /* Seconds per year for amortisation. */
 #define YEAR_SECONDS (365.0 * 86400.0)
@@ -68,7 +29,7 @@ static double flash_endurance_bytes(const struct cfg_flash *f)
  * cloud rate over its price amortised over the same lifetime) since clouds list no $/GB-hour
  * for attached DRAM [D].
  */
-static void finish(const struct sim_workload *w, const struct sim_hw *hw, const struct sim_econ *e,
+static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const struct sim_econ *e,
 		   struct sim_option *o, double node_capex, double tier_capex, uint32_t flash_drives)
 {
 	double hours;
@@ -178,7 +139,7 @@ static void overflow(struct sim_option *o, const char *tier, double need, double
 static void collect(const struct step_ctx *x, const struct eng_stats *st, struct sim_option *o)
 {
 	const struct eng *e = x->e;
-	const struct sim_hw *hw = x->hw;
+	const struct mdl_hw *hw = x->hw;
 	const struct mdl_layout *l = &x->c->layout;
 	const struct step_machine *mc = &x->mc;
 	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
@@ -290,7 +251,7 @@ static int run_variant(struct step_ctx *x, int v, struct sim_option *o, char *er
 	return 0;
 }
 
-int sim_run(struct eng *e, const struct sim_workload *w, const struct sim_hw *hw,
+int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw,
 	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
 	    char *err, size_t errlen)
 {

@@ -25,46 +25,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../model/arch.h"
-#include "../model/job.h"
-#include "../model/layout.h"
-#include "catalog.h"
-
-struct sim_hw {
-	struct cfg_gpu gpu;
-	struct cfg_host host;
-	struct cfg_flash flash;
-	uint32_t flash_count;   /* drives per node for tiered options */
-	double dram;            /* bytes per node */
-	uint32_t gpus_per_node;
-	bool dram_set, flash_set; /* given on the command line (else the host's defaults) */
-	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */
-	struct {
-		double pcie_h2d, pcie_d2h;        /* bytes/s per direction */
-		double gemm_efficiency;           /* fraction of the catalog's dense peak */
-		double hbm_bandwidth;             /* bytes/s */
-		double flash_read, flash_write;   /* the measured drive array, bytes/s */
-		char file[256];
-	} prof;
-};
+#include "workload.h"
 
 struct sim_econ {
 	double amortize_years; /* capex lifetime */
 	double pue;            /* facility power / IT power */
 	double usd_per_kwh;
 };
-
-struct sim_workload {
-	struct mdl_arch arch;
-	struct mdl_job job;
-	uint64_t grad_accum;   /* micro-batches per step; 0 = from global_batch (see plan.h) */
-	uint64_t global_batch; /* sequences per optimizer step, rounded up per layout */
-	double tokens;         /* tokens to train on */
-};
-
-enum sim_kind { SIM_GPU_ONLY, SIM_TIERED };
-
-#define SIM_MAX_PP 64
 
 struct sim_option {
 	char name[128];
@@ -101,60 +68,23 @@ struct sim_option {
 	double host_fixed;        /* DRAM per node the policy keeps (reserve, pinned buffers) */
 };
 
-struct step_ctx;
-
-struct sim_policy {
-	const char *name, *summary;
-	enum sim_kind kind;
-	int variants; /* placements the policy offers; sim_run keeps the best that fits */
-	/* Checks the layout and chooses the placement of variant v. 0 ok, -1 + err. */
-	int (*place)(struct step_ctx *x, int v, char *err, size_t errlen);
-};
-
 /* The registry: NULL past the end / for an unknown name. */
 const struct sim_policy *sim_policy_at(int i);
 const struct sim_policy *sim_policy_find(const char *name);
 /* "gpu, zero-offload, ..." for messages. */
 const char *sim_policy_names(void);
 
-struct sim_config {
-	struct mdl_layout layout;
-	uint64_t grad_accum;         /* micro-batches per step, >= 1 */
-	const struct sim_policy *policy;
-	uint32_t prefetch;           /* weight buffers for streaming policies; 0 = 2 */
-	double gemm_efficiency;      /* fraction of dense peak; 0 = SIM_GEMM_EFFICIENCY */
-	bool recompute_fixed;        /* the user chose --recompute: policies keep it */
-};
-
-/*
- * Bytes an AdamW step touches per parameter: read fp32 master, m, v and the gradient, write
- * master, m, v and the compute-dtype copy: 4*3 + 2 read + 4*3 + 2 written = 28 B for mixed
- * precision (ZeRO-Infinity's "optimizer states read + write once", published.md 9.2). The update
- * is memory bound on GPUs and CPUs alike.
- */
-#define SIM_ADAM_BYTES_PER_PARAM 28.0
-
-/* Sustained fraction of dense peak (see sim.c for its sources). */
-extern const double SIM_GEMM_EFFICIENCY;
-
 /*
  * Runs one configuration through the engine e (reused across calls; after the call it holds
  * the best variant's run for traces and per-resource figures). 0 ok, -1 + err.
  */
 struct eng;
-int sim_run(struct eng *e, const struct sim_workload *w, const struct sim_hw *hw,
+int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw,
 	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
 	    char *err, size_t errlen);
 
 /* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */
 void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, double *busy_s,
 			double *work);
-
-/* Bandwidth of a node's drive array, reading or writing: drives x datasheet, capped by the
- * host's shared uplink when it has one. bytes/s. */
-double sim_flash_bandwidth(const struct sim_hw *hw, bool read);
-
-/* Achievable one-direction host<->GPU bandwidth of a PCIe link, bytes/s. */
-double sim_pcie_bandwidth(double gen, double lanes);
 
 #endif

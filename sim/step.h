@@ -26,7 +26,7 @@
 #define TIERPLAN_STEP_H
 
 #include "engine.h"
-#include "sim.h"
+#include "workload.h"
 
 #define STEP_BLOCKS 8
 /* Bytes of DRAM per node kept back for the OS, the framework and pinned-allocation slack when a
@@ -71,7 +71,7 @@ struct step_machine {
 struct step_ctx {
 	struct eng *e;
 	const struct sim_workload *w;
-	const struct sim_hw *hw;
+	const struct mdl_hw *hw;
 	const struct sim_config *c;
 	struct mdl_job job;       /* the job as run (the policy may set recompute) */
 	struct step_place pl;

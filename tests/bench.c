@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../sim/catalog.h"
+#include "../model/catalog.h"
 #include "../sim/engine.h"
 #include "../sim/sim.h"
 
@@ -80,7 +80,7 @@ static double engine_events_per_second(void)
 int main(void)
 {
 	static struct sim_workload w;
-	struct sim_hw hw;
+	struct mdl_hw hw;
 	struct sim_econ ec = {3, 1.58, 0.083};
 	struct sim_option o;
 	char err[512], path[4096], name[96];

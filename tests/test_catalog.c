@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/catalog.h"
-#include "../sim/file.h"
+#include "../model/catalog.h"
+#include "../model/file.h"
 #include "tests.h"
 
 static void catalogs_load_with_the_required_entries(void)

@@ -8,7 +8,7 @@
 
 struct fixture {
 	struct sim_workload w;
-	struct sim_hw hw;
+	struct mdl_hw hw;
 	struct sim_econ e;
 	struct sim_plan_req req;
 };

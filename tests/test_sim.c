@@ -12,7 +12,7 @@
 
 struct fx {
 	struct sim_workload w;
-	struct sim_hw hw;
+	struct mdl_hw hw;
 	struct sim_econ e;
 	struct sim_config c;
 	struct sim_option o;
@@ -99,7 +99,7 @@ static void bandwidth_bound_step_is_bytes_over_bandwidth(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
 	struct mdl_states st;
 	mdl_job_states(&f.w.arch, &f.w.job, &st);
-	double pcie = sim_pcie_bandwidth(5, 16);
+	double pcie = mdl_pcie_bandwidth(5, 16);
 	ASSERT_NEAR_REL(f.o.step_seconds, 4 * 2 * st.weights_bytes / pcie, 0.01);
 	/* two GPUs behind one PCIe switch (hgx-8gpu: 2 per Gen5 x16 uplink) share it: each
 	 * streams at half the rate */

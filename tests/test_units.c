@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../sim/units.h"
+#include "../model/units.h"
 #include "tests.h"
 
 static void parses_sizes_rates_times_in_base_units(void)

@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "../reports/report.h"
-#include "../sim/catalog.h"
-#include "../sim/cli.h"
+#include "../model/catalog.h"
+#include "../sim/opts.h"
 #include "../sim/engine.h"
-#include "../sim/file.h"
+#include "../model/file.h"
 #include "../sim/sim.h"
-#include "../sim/units.h"
+#include "../model/units.h"
 
 #define MAX_SAMPLES 32
 #define MAX_SIZES 24
@@ -42,12 +42,6 @@ struct result {
 	cJSON *extra;                                    /* test-specific fields */
 };
 
-struct cal_opts {
-	bool quick;
-	const char *dir, *device, *cuda_helper;
-	bool destroy;
-	int threads;
-};
 
 static double now(void)
 {
@@ -632,110 +626,34 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 	return rc;
 }
 
-int cal_profile_apply(const char *path, struct sim_hw *hw, char *err, size_t errlen)
+int cal_test_count(void)
 {
-	char *text = cfg_read_file(path, "profile", 1 << 22, err, errlen);
-	if (!text)
-		return -1;
-	cJSON *root = cJSON_Parse(text);
-	free(text);
-	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted"), *it;
-	if (!cJSON_IsObject(fit)) {
-		snprintf(err, errlen, "--profile %s: no 'fitted' object (write one with tierplan "
-				      "calibrate)",
-			 path);
-		cJSON_Delete(root);
-		return -1;
-	}
-	cJSON_ArrayForEach(it, fit)
-	{
-		double v = it->valuedouble;
-		const char *k = it->string;
-		if (!cJSON_IsNumber(it) || !(v > 0) || !isfinite(v) || v > 1e18) {
-			snprintf(err, errlen, "--profile %s: fitted '%s' must be a positive number", path,
-				 k);
-			cJSON_Delete(root);
-			return -1;
-		}
-		if (!strcmp(k, "dram_bandwidth"))
-			hw->host.dram_bandwidth = v;
-		else if (!strcmp(k, "cpu_adam_rate_per_core"))
-			hw->host.cpu_adam_rate_per_core = v;
-		else if (!strcmp(k, "flash_read_bandwidth"))
-			hw->prof.flash_read = v;
-		else if (!strcmp(k, "flash_write_bandwidth"))
-			hw->prof.flash_write = v;
-		else if (!strcmp(k, "pcie_h2d_bandwidth"))
-			hw->prof.pcie_h2d = v;
-		else if (!strcmp(k, "pcie_d2h_bandwidth"))
-			hw->prof.pcie_d2h = v;
-		else if (!strcmp(k, "hbm_bandwidth"))
-			hw->prof.hbm_bandwidth = v;
-		else if (!strcmp(k, "gemm_flops")) /* the rate on real layer shapes, as a fraction
-						      * of the catalog GPU's dense peak */
-			hw->prof.gemm_efficiency = fmin(v / hw->gpu.bf16_flops, 1.0);
-		/* other fitted figures (latencies) are informative */
-	}
-	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
-	cJSON_Delete(root);
-	return 0;
+	return NTESTS;
 }
 
-static void help(FILE *fp)
+const char *cal_test_name(int i, const char **what)
 {
-	fprintf(fp, "usage: tierplan calibrate [--quick] [--dir DIR] [--out FILE] [--tests LIST]\n"
-		    "                          [--device DEV --destroy-data] [--cuda-helper PATH]\n\n"
-		    "Measures this machine and writes a hardware profile that plan, compare and\n"
-		    "simulate use with --profile FILE. Tests (waived with a reason when their\n"
-		    "hardware or tool is absent):\n");
-	for (int i = 0; i < NTESTS; i++)
-		fprintf(fp, "  %-20s %s\n", tests[i].name, tests[i].what);
-	fprintf(fp, "\noptions:\n"
-		    "  --quick            short runs (seconds per test)\n"
-		    "  --dir DIR          where fio writes its test file (default: a new temporary "
-		    "directory)\n"
-		    "  --out FILE         the profile (default: profile.json)\n"
-		    "  --tests LIST       comma-separated test names (default: all)\n"
-		    "  --device DEV       fio on a raw device instead, with --destroy-data\n"
-		    "  --cuda-helper PATH the CUDA harness (default: tierplan-cuda beside tierplan)\n");
+	if (i < 0 || i >= NTESTS)
+		return NULL;
+	if (what)
+		*what = tests[i].what;
+	return tests[i].name;
 }
 
-int cmd_calibrate(int argc, char **argv)
+int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 {
-	struct cal_opts o = {0};
-	const char *out = "profile.json", *list = NULL;
-	char tmpdir[] = "/tmp/tierplan-calibrate-XXXXXX", helper[4200], err[512];
+	struct cal_opts o = *opts;
+	const char *out = o.out ? o.out : "profile.json", *list = o.tests;
+	char tmpdir[] = "/tmp/tierplan-calibrate-XXXXXX", helper[4200];
 	bool made_dir = false;
 
-	o.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (o.threads < 1 || o.threads > 256)
-		o.threads = o.threads < 1 ? 1 : 256;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help(stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			o.quick = true;
-		} else if (!strcmp(a, "--destroy-data")) {
-			o.destroy = true;
-		} else if (i + 1 < argc && !strcmp(a, "--dir")) {
-			o.dir = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--out")) {
-			out = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--tests")) {
-			list = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--device")) {
-			o.device = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--cuda-helper")) {
-			o.cuda_helper = argv[++i];
-		} else {
-			snprintf(err, sizeof err, "unknown option or missing value '%s'", a);
-			return cli_fail(EXIT_USAGE, "calibrate", err);
-		}
+	if (o.threads < 1) {
+		o.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		if (o.threads < 1 || o.threads > 256)
+			o.threads = o.threads < 1 ? 1 : 256;
 	}
 	if (o.destroy && !o.device)
-		return cli_fail(EXIT_USAGE, "calibrate", "--destroy-data goes with --device DEV");
+		return snprintf(err, errlen, "--destroy-data goes with --device DEV"), EXIT_USAGE;
 	if (list) /* check the names before measuring anything */
 		for (const char *p = list; *p;) {
 			size_t l = strcspn(p, ",");
@@ -743,23 +661,22 @@ int cmd_calibrate(int argc, char **argv)
 			for (int i = 0; i < NTESTS; i++)
 				known |= strlen(tests[i].name) == l && !strncmp(tests[i].name, p, l);
 			if (!known) {
-				snprintf(err, sizeof err, "--tests: unknown test '%.*s' (see calibrate "
-							  "--help)",
+				snprintf(err, errlen, "--tests: unknown test '%.*s' (see calibrate --help)",
 					 (int)l, p);
-				return cli_fail(EXIT_INVALID, "calibrate", err);
+				return EXIT_INVALID;
 			}
 			p += l + (p[l] == ',');
 		}
 	if (!o.dir) {
 		if (!mkdtemp(tmpdir))
-			return cli_fail(EXIT_SYSTEM, "calibrate", "cannot create a temporary directory");
+			return snprintf(err, errlen, "cannot create a temporary directory"), EXIT_SYSTEM;
 		o.dir = tmpdir;
 		made_dir = true;
 	} else {
 		struct stat sb;
 		if (stat(o.dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			snprintf(err, sizeof err, "--dir %s is not a directory", o.dir);
-			return cli_fail(EXIT_INVALID, "calibrate", err);
+			snprintf(err, errlen, "--dir %s is not a directory", o.dir);
+			return EXIT_INVALID;
 		}
 	}
 	if (!o.cuda_helper) {
@@ -777,7 +694,7 @@ int cmd_calibrate(int argc, char **argv)
 
 	struct result rs[NTESTS];
 	int n = 0, failed = 0;
-	bool tty = isatty(2);
+	bool tty = isatty(fileno(log));
 	for (int i = 0; i < NTESTS; i++) {
 		if (list) {
 			const char *p = strstr(list, tests[i].name);
@@ -786,7 +703,7 @@ int cmd_calibrate(int argc, char **argv)
 				continue;
 		}
 		if (tty)
-			fprintf(stderr, "calibrate: %-20s ...\r", tests[i].name);
+			fprintf(log, "calibrate: %-20s ...\r", tests[i].name);
 		run_test(&o, i, &rs[n]);
 		struct result *r = &rs[n++];
 		char v[32] = "";
@@ -797,7 +714,7 @@ int cmd_calibrate(int argc, char **argv)
 			else
 				snprintf(v, sizeof v, "%.4g %s", x, r->unit);
 		}
-		fprintf(stderr, "calibrate: %-20s %-7s %s%s\n", r->test, status_name((int)r->status),
+		fprintf(log, "calibrate: %-20s %-7s %s%s\n", r->test, status_name((int)r->status),
 			r->status == ST_OK ? v : r->reason, "");
 		failed += r->status == ST_FAILED;
 	}
@@ -818,16 +735,16 @@ int cmd_calibrate(int argc, char **argv)
 	if (tex)
 		pred = predict_tiering(tex, h2d, lat, gemm);
 	if (pred > 0)
-		fprintf(stderr, "calibrate: tiering kernel: measured %.4g s per layer, simulator "
+		fprintf(log, "calibrate: tiering kernel: measured %.4g s per layer, simulator "
 				"predicts %.4g s (%+.1f %%)\n",
 			tmeas, pred, 100 * (pred / tmeas - 1));
-	int rc = write_profile(out, rs, n, &o, pred, err, sizeof err);
+	int rc = write_profile(out, rs, n, &o, pred, err, errlen);
 	for (int i = 0; i < n; i++)
 		cJSON_Delete(rs[i].extra);
 	if (made_dir)
 		rmdir(tmpdir);
 	if (rc)
-		return cli_fail(EXIT_SYSTEM, "calibrate", err);
-	fprintf(stderr, "calibrate: profile written to %s (use it with --profile %s)\n", out, out);
+		return EXIT_SYSTEM;
+	fprintf(log, "calibrate: profile written to %s (use it with --profile %s)\n", out, out);
 	return failed ? EXIT_INFEASIBLE : EXIT_OK;
 }

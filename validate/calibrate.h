@@ -27,8 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
-struct sim_hw;
+#include <stdio.h>
 
 /* Fits t(S) = latency + S / bandwidth to n (size, time) points by weighted least squares
  * (weights 1/t^2); r2 is the weighted coefficient of determination. Leaves the outputs alone
@@ -42,8 +41,26 @@ void cal_fit_link(const double *size, const double *t, int n, double *latency, d
 double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw, double h2d_lat,
 			   double gemm_flops);
 
-/* Applies a profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 + err naming
- * the file and key. */
-int cal_profile_apply(const char *path, struct sim_hw *hw, char *err, size_t errlen);
+/* What one calibration run does. */
+struct cal_opts {
+	bool quick;              /* short runs (seconds per test) */
+	const char *dir;         /* where fio writes; NULL = a fresh temporary directory */
+	const char *device;      /* fio on this raw device instead (needs destroy) */
+	bool destroy;            /* --destroy-data: the device may be overwritten */
+	const char *cuda_helper; /* NULL = tierplan-cuda beside the running binary */
+	const char *out;         /* the profile; NULL = profile.json */
+	const char *tests;       /* comma-separated test names; NULL = all */
+	int threads;             /* 0 = the online CPUs */
+};
+
+/* The registry of tests: count, and name (with a one-line description in *what) of test i;
+ * NULL past the end. */
+int cal_test_count(void);
+const char *cal_test_name(int i, const char **what);
+
+/* Runs the selected tests, progress and results on log, writes the profile. Returns EXIT_OK,
+ * EXIT_INFEASIBLE when a test failed (waived tests do not), or EXIT_USAGE / EXIT_INVALID /
+ * EXIT_SYSTEM with err naming the option or file (sim/opts.h). */
+int cal_run(const struct cal_opts *o, FILE *log, char *err, size_t errlen);
 
 #endif

@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "../reports/report.h"
-#include "../sim/cli.h"
 #include "../sim/engine.h"
-#include "../sim/file.h"
+#include "../model/file.h"
 #include "../sim/opts.h"
+#include "validate.h"
 
 #define REL_TOL 0.005
 
@@ -134,36 +134,16 @@ static int compare(const char *dir, const char *name, const double *v, FILE *fp,
 	return bad;
 }
 
-int cmd_regress(int argc, char **argv)
+int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE *log, char *err,
+		size_t errlen)
 {
-	const char *sdir = "tests/scenarios", *gdir = "tests/golden";
-	bool update = false;
-	char err[512], path[4400];
+	char path[4400];
 
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: tierplan regress [--scenarios DIR] [--golden DIR] [--update]\n\n"
-			       "Recomputes the scenario matrix and compares it with the stored goldens: "
-			       "counts and bytes\nexactly, times, power and costs within 0.5 %%. "
-			       "--update rewrites the goldens.\n");
-			return EXIT_OK;
-		}
-		if (!strcmp(argv[i], "--update"))
-			update = true;
-		else if (!strcmp(argv[i], "--scenarios") && i + 1 < argc)
-			sdir = argv[++i];
-		else if (!strcmp(argv[i], "--golden") && i + 1 < argc)
-			gdir = argv[++i];
-		else {
-			snprintf(err, sizeof err, "unknown option or missing value '%s'", argv[i]);
-			return cli_fail(EXIT_USAGE, "regress", err);
-		}
-	}
 	char **names;
 	int nn = cfg_list_json(sdir, &names);
 	if (nn < 0) {
-		snprintf(err, sizeof err, "--scenarios %s: %s", sdir, strerror(errno));
-		return cli_fail(EXIT_INVALID, "regress", err);
+		snprintf(err, errlen, "--scenarios %s: %s", sdir, strerror(errno));
+		return EXIT_INVALID;
 	}
 
 	struct eng *e = eng_new();
@@ -171,15 +151,15 @@ int cmd_regress(int argc, char **argv)
 	bool hdr = false;
 	for (int f = 0; f < nn; f++) {
 		snprintf(path, sizeof path, "%s/%s", sdir, names[f]);
-		char *text = cfg_read_file(path, "scenarios", 1 << 22, err, sizeof err);
+		char *text = cfg_read_file(path, "scenarios", 1 << 22, err, errlen);
 		cJSON *root = text ? cJSON_Parse(text) : NULL;
 		free(text);
 		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "scenarios"), *it;
 		if (!cJSON_IsArray(arr)) {
-			snprintf(err, sizeof err, "scenarios %.300s: expected {\"scenarios\": [{\"name\", "
+			snprintf(err, errlen, "scenarios %.300s: expected {\"scenarios\": [{\"name\", "
 						  "\"flags\"}]}",
 				 path);
-			rc = cli_fail(EXIT_INVALID, "regress", err);
+			rc = EXIT_INVALID;
 			cJSON_Delete(root);
 			break;
 		}
@@ -190,25 +170,26 @@ int cmd_regress(int argc, char **argv)
 			struct sim_option o;
 			double v[NFIELDS];
 			if (!cJSON_IsString(name) || !cJSON_IsObject(flags)) {
-				rc = cli_fail(EXIT_INVALID, "regress", "a scenario needs a name and flags");
+				snprintf(err, errlen, "%.300s: a scenario needs a name and flags", path);
+				rc = EXIT_INVALID;
 				break;
 			}
 			scenarios++;
-			if (tp_simulate_json(flags, e, &o, NULL, NULL, err, sizeof err)) {
-				fprintf(stderr, "tierplan regress: scenario '%s' failed: %s\n",
+			if (tp_simulate_json(flags, e, &o, NULL, NULL, err, errlen)) {
+				fprintf(log, "tierplan regress: scenario '%s' failed: %s\n",
 					name->valuestring, err);
 				rc = EXIT_INFEASIBLE;
 				continue;
 			}
 			values(&o, v);
 			if (update) {
-				if (write_golden(gdir, name->valuestring, v, err, sizeof err)) {
-					rc = cli_fail(EXIT_SYSTEM, "regress", err);
+				if (write_golden(gdir, name->valuestring, v, err, errlen)) {
+					rc = EXIT_SYSTEM;
 					break;
 				}
 				continue;
 			}
-			int bad = compare(gdir, name->valuestring, v, stdout, &hdr);
+			int bad = compare(gdir, name->valuestring, v, out, &hdr);
 			if (bad) {
 				mismatches += bad > 0 ? bad : 1;
 				rc = EXIT_INFEASIBLE;
@@ -219,11 +200,11 @@ int cmd_regress(int argc, char **argv)
 	cfg_list_free(names, nn);
 	eng_free(e);
 	if (update && rc == EXIT_OK)
-		printf("regress: %d goldens written to %s\n", scenarios, gdir);
+		fprintf(out, "regress: %d goldens written to %s\n", scenarios, gdir);
 	else if (rc == EXIT_OK)
-		printf("regress: %d scenarios match their goldens\n", scenarios);
+		fprintf(out, "regress: %d scenarios match their goldens\n", scenarios);
 	else if (mismatches)
-		printf("regress: %d fields differ across %d scenarios (run make golden only if the "
+		fprintf(out, "regress: %d fields differ across %d scenarios (run make golden only if the "
 		       "change is meant, and say why)\n",
 		       mismatches, scenarios);
 	return rc;

@@ -20,12 +20,12 @@
 #include <string.h>
 
 #include "../reports/report.h"
-#include "../sim/catalog.h"
-#include "../sim/cli.h"
+#include "../model/catalog.h"
 #include "../sim/engine.h"
-#include "../sim/file.h"
+#include "../model/file.h"
 #include "../sim/opts.h"
 #include "calibrate.h"
+#include "validate.h"
 
 #define MAX_CASES 256
 #define MAX_CATS 12
@@ -65,7 +65,7 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 {
 	struct sim_option o;
 	struct sim_workload w;
-	struct sim_hw hw;
+	struct mdl_hw hw;
 
 	if (tp_simulate_json(flags, e, &o, &w, &hw, c->err, sizeof c->err))
 		return -1;
@@ -98,9 +98,9 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 		c->predicted = o.model_tflops_per_gpu * 1e12 * mdl_job_hardware_flops(&w.arch, &j) /
 			       mdl_job_model_flops(&w.arch, &j);
 	} else if (!strcmp(q, "flash_read_bandwidth"))
-		c->predicted = sim_flash_bandwidth(&hw, true);
+		c->predicted = mdl_flash_bandwidth(&hw, true);
 	else if (!strcmp(q, "flash_write_bandwidth"))
-		c->predicted = sim_flash_bandwidth(&hw, false);
+		c->predicted = mdl_flash_bandwidth(&hw, false);
 	else
 		return snprintf(c->err, sizeof c->err, "unknown quantity '%s'", q), -1;
 	return 0;
@@ -386,49 +386,15 @@ static int report(const char *dir, bool force, const struct vcase *cs, int nc,
 	return 0;
 }
 
-int cmd_validate(int argc, char **argv)
+int val_validate(const struct val_validate_opts *vo, FILE *out, FILE *log, char *err,
+		 size_t errlen)
 {
-	const char *dirs[4] = {NULL}, *format = "text", *thfile = NULL, *rep = NULL;
+	const char *dirs[VAL_MAX_TRACE_DIRS + 2] = {NULL}, *thfile = vo->thresholds;
 	int ndirs = 0;
-	bool force = false;
-	char err[512], path[4200];
+	char path[4200];
 
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: tierplan validate [--traces DIR]... [--thresholds FILE] "
-			       "[--format text|json] [--report DIR [--force]]\n\n"
-			       "Replays recorded measurements (default: traces/published and "
-			       "traces/calibration) through the simulator and\nprints predicted "
-			       "against measured per category with each category's MAPE; exit 1 when "
-			       "a\ncategory exceeds its threshold (default: validate/thresholds.json).\n");
-			return EXIT_OK;
-		}
-		if (!strcmp(a, "--force")) {
-			force = true;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			snprintf(err, sizeof err, "%s: unknown option or missing value", a);
-			return cli_fail(EXIT_USAGE, "validate", err);
-		}
-		const char *v = argv[++i];
-		if (!strcmp(a, "--traces") && ndirs < 4)
-			dirs[ndirs++] = v;
-		else if (!strcmp(a, "--thresholds"))
-			thfile = v;
-		else if (!strcmp(a, "--format"))
-			format = v;
-		else if (!strcmp(a, "--report"))
-			rep = v;
-		else {
-			snprintf(err, sizeof err, "unknown option '%s'", a);
-			return cli_fail(EXIT_USAGE, "validate", err);
-		}
-	}
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		return cli_fail(EXIT_INVALID, "validate", "--format: unknown format (allowed: text, json)");
-
+	for (int d = 0; d < vo->ndirs && d < VAL_MAX_TRACE_DIRS; d++)
+		dirs[ndirs++] = vo->dirs[d];
 	/* the repository root is the configs directory's parent */
 	char root[4096];
 	snprintf(root, sizeof root, "%s/..", cfg_dir());
@@ -443,9 +409,9 @@ int cmd_validate(int argc, char **argv)
 		snprintf(th, sizeof th, "%s/validate/thresholds.json", root);
 		thfile = th;
 	}
-	char *thtext = cfg_read_file(thfile, "thresholds", 1 << 16, err, sizeof err);
+	char *thtext = cfg_read_file(thfile, "thresholds", 1 << 16, err, errlen);
 	if (!thtext)
-		return cli_fail(EXIT_INVALID, "validate", err);
+		return EXIT_INVALID;
 	cJSON *thj = cJSON_Parse(thtext);
 	free(thtext);
 
@@ -453,7 +419,8 @@ int cmd_validate(int argc, char **argv)
 	struct eng *e = eng_new();
 	int nc = 0, rc = EXIT_OK;
 	if (!cs || !e) {
-		rc = cli_fail(EXIT_SYSTEM, "validate", "out of memory");
+		snprintf(err, errlen, "out of memory");
+		rc = EXIT_SYSTEM;
 		goto out;
 	}
 	for (int d = 0; d < ndirs; d++) {
@@ -461,8 +428,8 @@ int cmd_validate(int argc, char **argv)
 		int nn = cfg_list_json(dirs[d], &names);
 		for (int i = 0; i < nn; i++) { /* traces/calibration may not exist yet: nn < 0 */
 			snprintf(path, sizeof path, "%s/%s", dirs[d], names[i]);
-			if (rc == EXIT_OK && run_file(path, cs, &nc, e, err, sizeof err))
-				rc = cli_fail(EXIT_INVALID, "validate", err);
+			if (rc == EXIT_OK && run_file(path, cs, &nc, e, err, errlen))
+				rc = EXIT_INVALID;
 		}
 		cfg_list_free(names, nn > 0 ? nn : 0);
 	}
@@ -470,12 +437,12 @@ int cmd_validate(int argc, char **argv)
 		goto out;
 	struct vcat cats[MAX_CATS];
 	int ncat = summarise(cs, nc, thj, cats);
-	if (!strcmp(format, "json"))
-		print_json(stdout, cs, nc, cats, ncat);
+	if (vo->json)
+		print_json(out, cs, nc, cats, ncat);
 	else
-		print_text(stdout, cs, nc, cats, ncat);
-	if (rep && report(rep, force, cs, nc, cats, ncat, err, sizeof err)) {
-		rc = cli_fail(EXIT_SYSTEM, "validate", err);
+		print_text(out, cs, nc, cats, ncat);
+	if (vo->report && report(vo->report, vo->force, cs, nc, cats, ncat, err, errlen)) {
+		rc = EXIT_SYSTEM;
 		goto out;
 	}
 	for (int k = 0; k < ncat; k++)
@@ -483,7 +450,7 @@ int cmd_validate(int argc, char **argv)
 			rc = EXIT_INFEASIBLE;
 	for (int i = 0; i < nc; i++)
 		if (cs[i].failed && cs[i].confidence[0] <= 'B') {
-			fprintf(stderr, "tierplan validate: case '%s' failed: %s\n", cs[i].id, cs[i].err);
+			fprintf(log, "tierplan validate: case '%s' failed: %s\n", cs[i].id, cs[i].err);
 			rc = EXIT_INFEASIBLE;
 		}
 out:

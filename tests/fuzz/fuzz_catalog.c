@@ -3,7 +3,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-#include "../../sim/catalog.h"
+#include "../../model/catalog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/units.h"
+#include "../../model/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,10 @@
 /*
  * cli — the subcommand table and the helpers every command shares.
  *
+ * cli/ is the only code that knows argv, stdout and exit codes: each cmd_*.c parses its flags,
+ * calls the layers below (validate/, reports/, sim/, model/; never the other way), prints, and
+ * turns their status into the process's exit code.
+ *
  * Exit codes (DESIGN.md): 0 ok, 1 infeasible or check failed, 2 usage, 3 invalid input file or
  * value, 4 system error. Usage errors print one line and a usage hint to stderr; `--help` prints
  * the command's usage and options to stdout.
@@ -8,7 +12,7 @@
 #ifndef TIERPLAN_CLI_H
 #define TIERPLAN_CLI_H
 
-enum { EXIT_OK = 0, EXIT_INFEASIBLE = 1, EXIT_USAGE = 2, EXIT_INVALID = 3, EXIT_SYSTEM = 4 };
+#include "../sim/opts.h" /* the status codes, EXIT_* */
 
 int cmd_plan(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);

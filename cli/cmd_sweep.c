@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include "../reports/report.h"
-#include "catalog.h"
+#include "../model/catalog.h"
 #include "cli.h"
-#include "engine.h"
-#include "file.h"
-#include "opts.h"
-#include "plan.h"
+#include "../sim/engine.h"
+#include "../model/file.h"
+#include "../sim/opts.h"
+#include "../sim/plan.h"
 
 #define MAX_KEYS 24
 #define CHUNK 256

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "../model/arch.h"
-#include "catalog.h"
+#include "../model/catalog.h"
 #include "cli.h"
-#include "opts.h"
-#include "units.h"
+#include "../sim/opts.h"
+#include "../model/units.h"
 
 static int parse(int cmd, const char *name, int argc, char **argv, struct tp_opts *o)
 {

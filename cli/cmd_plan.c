@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "../reports/report.h"
-#include "catalog.h"
+#include "../model/catalog.h"
 #include "cli.h"
-#include "opts.h"
-#include "plan.h"
+#include "../sim/opts.h"
+#include "../sim/plan.h"
 
 static void help(FILE *fp, bool compare)
 {
@@ -58,7 +58,7 @@ static int run(int argc, char **argv, bool compare)
 	int ncounts = 0;
 	struct tp_opts o;
 	struct sim_workload *w = NULL;
-	struct sim_hw hw;
+	struct mdl_hw hw;
 	struct sim_econ econ;
 	struct sim_plan *p = NULL;
 	struct sim_plan_req req;

@@ -6,9 +6,9 @@
 
 #include "../reports/report.h"
 #include "cli.h"
-#include "engine.h"
-#include "opts.h"
-#include "plan.h"
+#include "../sim/engine.h"
+#include "../sim/opts.h"
+#include "../sim/plan.h"
 
 static void help(FILE *fp)
 {
@@ -27,7 +27,7 @@ int cmd_simulate(int argc, char **argv)
 {
 	struct tp_opts o;
 	struct sim_workload *w = calloc(1, sizeof *w);
-	struct sim_hw hw;
+	struct mdl_hw hw;
 	struct sim_econ econ;
 	struct sim_option res;
 	struct eng *e = eng_new();

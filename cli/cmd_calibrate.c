@@ -1,0 +1,64 @@
+/* cmd_calibrate — `tierplan calibrate`: flags in, validate/calibrate measures and writes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../validate/calibrate.h"
+#include "cli.h"
+
+static void help(FILE *fp)
+{
+	const char *what;
+
+	fprintf(fp,
+		"usage: tierplan calibrate [--quick] [--dir DIR] [--out FILE] [--tests LIST]\n"
+		"                          [--device DEV --destroy-data] [--cuda-helper PATH]\n\n"
+		"Measures this machine and writes a hardware profile that plan, compare and\n"
+		"simulate use with --profile FILE. Tests (waived with a reason when their\n"
+		"hardware or tool is absent):\n");
+	for (int i = 0; i < cal_test_count(); i++) {
+		const char *name = cal_test_name(i, &what);
+		fprintf(fp, "  %-20s %s\n", name, what);
+	}
+	fprintf(fp,
+		"\noptions:\n"
+		"  --quick            short runs (seconds per test)\n"
+		"  --dir DIR          where fio writes its test file (default: a new temporary "
+		"directory)\n"
+		"  --out FILE         the profile (default: profile.json)\n"
+		"  --tests LIST       comma-separated test names (default: all)\n"
+		"  --device DEV       fio on a raw device instead, with --destroy-data\n"
+		"  --cuda-helper PATH the CUDA harness (default: tierplan-cuda beside tierplan)\n");
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct cal_opts o = {0};
+	char err[512];
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			help(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "--quick")) {
+			o.quick = true;
+		} else if (!strcmp(a, "--destroy-data")) {
+			o.destroy = true;
+		} else if (i + 1 < argc && !strcmp(a, "--dir")) {
+			o.dir = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--out")) {
+			o.out = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--tests")) {
+			o.tests = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--device")) {
+			o.device = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--cuda-helper")) {
+			o.cuda_helper = argv[++i];
+		} else {
+			snprintf(err, sizeof err, "unknown option or missing value '%s'", a);
+			return cli_fail(EXIT_USAGE, "calibrate", err);
+		}
+	}
+	int rc = cal_run(&o, stderr, err, sizeof err);
+	return rc == EXIT_OK || rc == EXIT_INFEASIBLE ? rc : cli_fail(rc, "calibrate", err);
+}

@@ -1,0 +1,89 @@
+/* hw — see hw.h. */
+#include "hw.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "file.h"
+
+/*
+ * Achievable host<->GPU copy bandwidth per x16 link, one direction (copy engine, pinned memory):
+ * Gen4 24.8 GB/s (nvbandwidth on A100, published.md D.3), Gen5 55.63 GB/s (nvbandwidth example,
+ * D.3). Gen3 and Gen6 scale the Gen4 figure by the signalling rate (x0.5, x4) [D].
+ */
+double mdl_pcie_bandwidth(double gen, double lanes)
+{
+	double x16;
+
+	if (gen >= 6)
+		x16 = 4 * 24.8e9;
+	else if (gen >= 5)
+		x16 = 55.63e9;
+	else if (gen >= 4)
+		x16 = 24.8e9;
+	else
+		x16 = 12.4e9;
+	return x16 * lanes / 16.0;
+}
+
+double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)
+{
+	double measured = read ? hw->prof.flash_read : hw->prof.flash_write;
+	if (measured > 0)
+		return measured;
+	double bw = hw->flash_count * (read ? hw->flash.read_bandwidth : hw->flash.write_bandwidth);
+	return hw->host.flash_uplink > 0 ? fmin(bw, hw->host.flash_uplink) : bw;
+}
+
+int mdl_profile_apply(const char *path, struct mdl_hw *hw, char *err, size_t errlen)
+{
+	char *text = cfg_read_file(path, "profile", 1 << 22, err, errlen);
+	if (!text)
+		return -1;
+	cJSON *root = cJSON_Parse(text);
+	free(text);
+	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted"), *it;
+	if (!cJSON_IsObject(fit)) {
+		snprintf(err, errlen,
+			 "--profile %s: no 'fitted' object (write one with tierplan "
+			 "calibrate)",
+			 path);
+		cJSON_Delete(root);
+		return -1;
+	}
+	cJSON_ArrayForEach(it, fit)
+	{
+		double v = it->valuedouble;
+		const char *k = it->string;
+		if (!cJSON_IsNumber(it) || !(v > 0) || !isfinite(v) || v > 1e18) {
+			snprintf(err, errlen, "--profile %s: fitted '%s' must be a positive number",
+				 path, k);
+			cJSON_Delete(root);
+			return -1;
+		}
+		if (!strcmp(k, "dram_bandwidth"))
+			hw->host.dram_bandwidth = v;
+		else if (!strcmp(k, "cpu_adam_rate_per_core"))
+			hw->host.cpu_adam_rate_per_core = v;
+		else if (!strcmp(k, "flash_read_bandwidth"))
+			hw->prof.flash_read = v;
+		else if (!strcmp(k, "flash_write_bandwidth"))
+			hw->prof.flash_write = v;
+		else if (!strcmp(k, "pcie_h2d_bandwidth"))
+			hw->prof.pcie_h2d = v;
+		else if (!strcmp(k, "pcie_d2h_bandwidth"))
+			hw->prof.pcie_d2h = v;
+		else if (!strcmp(k, "hbm_bandwidth"))
+			hw->prof.hbm_bandwidth = v;
+		else if (!strcmp(k, "gemm_flops")) /* the rate on real layer shapes, as a fraction
+						    * of the catalog GPU's dense peak */
+			hw->prof.gemm_efficiency = fmin(v / hw->gpu.bf16_flops, 1.0);
+		/* other fitted figures (latencies) are informative */
+	}
+	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
+	cJSON_Delete(root);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * hw — the machine a job runs on: one GPU type, one host (node) type, its drives, DRAM per node,
+ * and what `tierplan calibrate` measured on the user's own machine in place of the catalog's
+ * datasheet figures.
+ *
+ * Catalog records (model/catalog) fill the parts; a calibrated profile (--profile FILE) overrides
+ * the measured figures it holds, and every reader of a bandwidth goes through the helpers here so
+ * that a measurement always wins over a datasheet. Cost: none beyond reading the profile once.
+ * Failure: mdl_profile_apply returns -1 with a message naming the file and key.
+ */
+#ifndef TIERPLAN_HW_H
+#define TIERPLAN_HW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+
+struct mdl_hw {
+	struct cfg_gpu gpu;
+	struct cfg_host host;
+	struct cfg_flash flash;
+	uint32_t flash_count; /* drives per node for tiered options */
+	double dram;	      /* bytes per node */
+	uint32_t gpus_per_node;
+	bool dram_set, flash_set; /* given on the command line (else the host's defaults) */
+	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */
+	struct {
+		double pcie_h2d, pcie_d2h;	/* bytes/s per direction */
+		double gemm_efficiency;		/* fraction of the catalog's dense peak */
+		double hbm_bandwidth;		/* bytes/s */
+		double flash_read, flash_write; /* the measured drive array, bytes/s */
+		char file[256];
+	} prof;
+};
+
+/* Achievable one-direction host<->GPU bandwidth of a PCIe link, bytes/s. */
+double mdl_pcie_bandwidth(double gen, double lanes);
+
+/* Bandwidth of a node's drive array, reading or writing: the profile's measurement, else
+ * drives x datasheet, capped by the host's shared uplink when it has one. bytes/s. */
+double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read);
+
+/* Applies a calibrated profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 +
+ * err naming the file and key. */
+int mdl_profile_apply(const char *path, struct mdl_hw *hw, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * workload — what one simulated training step takes: the workload (model, job, batch, tokens),
+ * the configuration (layout, micro-batches, policy, prefetch depth), the policy's ops struct,
+ * and the constants the step builder shares with its callers.
+ *
+ * The step builder (sim/step.c) owns these: it reads them and defines SIM_GEMM_EFFICIENCY;
+ * sim_run (sim/sim.c) and the planner sit above it and include this header too, so no module
+ * of sim/ needs the declarations of one above it. Types only; nothing here fails.
+ */
+#ifndef TIERPLAN_WORKLOAD_H
+#define TIERPLAN_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../model/arch.h"
+#include "../model/hw.h"
+#include "../model/job.h"
+#include "../model/layout.h"
+
+struct sim_workload {
+	struct mdl_arch arch;
+	struct mdl_job job;
+	uint64_t grad_accum;   /* micro-batches per step; 0 = from global_batch (see plan.h) */
+	uint64_t global_batch; /* sequences per optimizer step, rounded up per layout */
+	double tokens;	       /* tokens to train on */
+};
+
+enum sim_kind { SIM_GPU_ONLY, SIM_TIERED };
+
+#define SIM_MAX_PP 64
+
+struct step_ctx;
+
+struct sim_policy {
+	const char *name, *summary;
+	enum sim_kind kind;
+	int variants; /* placements the policy offers; sim_run keeps the best that fits */
+	/* Checks the layout and chooses the placement of variant v. 0 ok, -1 + err. */
+	int (*place)(struct step_ctx *x, int v, char *err, size_t errlen);
+};
+
+struct sim_config {
+	struct mdl_layout layout;
+	uint64_t grad_accum; /* micro-batches per step, >= 1 */
+	const struct sim_policy *policy;
+	uint32_t prefetch;	/* weight buffers for streaming policies; 0 = 2 */
+	double gemm_efficiency; /* fraction of dense peak; 0 = SIM_GEMM_EFFICIENCY */
+	bool recompute_fixed;	/* the user chose --recompute: policies keep it */
+};
+
+/*
+ * Bytes an AdamW step touches per parameter: read fp32 master, m, v and the gradient, write
+ * master, m, v and the compute-dtype copy: 4*3 + 2 read + 4*3 + 2 written = 28 B for mixed
+ * precision (ZeRO-Infinity's "optimizer states read + write once", published.md 9.2). The update
+ * is memory bound on GPUs and CPUs alike.
+ */
+#define SIM_ADAM_BYTES_PER_PARAM 28.0
+
+/* Sustained fraction of dense peak (see step.c for its sources). */
+extern const double SIM_GEMM_EFFICIENCY;
+
+#endif

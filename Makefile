@@ -7,6 +7,7 @@
 #   make validate   predictions against the recorded measurements in traces/
 #   make check-asan the whole suite and the goldens under AddressSanitizer and UBSan (build/asan)
 #   make check-valgrind  plan, compare, simulate and sweep under valgrind memcheck
+#   make check-tsan sweep on several threads under ThreadSanitizer (build/tsan)
 #   make cuda       build bin/tierplan-cuda, the CUDA calibration helper, where nvcc exists
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60), corpus in tests/fuzz/corpus
 #   make fuzz-replay  every committed fuzz input once (CI)
@@ -31,7 +32,7 @@ DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
 MODEL_SRC    := model/units.c model/file.c model/catalog.c model/hw.c \
                 model/arch.c model/job.c model/act.c model/layout.c
 SIM_SRC      := sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
-                sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c sim/inputs.c
+                sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c sim/inputs.c sim/grid.c
 REPORTS_SRC  := reports/text.c reports/json.c reports/trace.c reports/report_dir.c
 VALIDATE_SRC := validate/fit.c validate/calibrate.c validate/validate.c validate/regress.c
 CLI_SRC      := cli/main.c cli/cmd_plan.c cli/cmd_simulate.c cli/cmd_sweep.c cli/cmd_catalog.c \
@@ -51,7 +52,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit layers-test cli-test readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind fuzz-replay clean
+.PHONY: all deps test unit layers-test cli-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind fuzz-replay clean
 
 all: $(BIN)/tierplan
 
@@ -90,7 +91,7 @@ $(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
 # --- tests ----------------------------------------------------------------------------------
-test: unit layers-test cli-test readme-test
+test: unit layers-test cli-test safety-test readme-test
 
 unit: $(BUILD)/run_tests
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BUILD)/run_tests
@@ -101,6 +102,10 @@ layers-test:
 
 cli-test: $(BIN)/tierplan
 	$(Q)sh tests/cli.sh $(BIN)/tierplan
+
+# files, subprocesses and hostile data (devices, symlinks, gnuplot and HTML escaping, exit codes)
+safety-test: $(BIN)/tierplan
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs sh tests/safety.sh $(BIN)/tierplan
 
 readme-test: $(BIN)/tierplan
 	$(Q)sh tests/readme.sh README.md $(BIN)/tierplan
@@ -141,6 +146,13 @@ check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" test regress
+
+# ThreadSanitizer over sweep on several threads (the only threaded code)
+check-tsan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan BIN=build/tsan/bin \
+	  CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" LDFLAGS="-fsanitize=thread" \
+	  build/tsan/bin/tierplan
+	$(Q)sh tests/tsan.sh build/tsan/bin/tierplan
 
 # valgrind memcheck over plan, compare, simulate (with a trace) and sweep: no errors, no leaks
 check-valgrind: $(BIN)/tierplan

@@ -24,7 +24,11 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_hardware(int argc, char **argv);
 
-/* Prints "tierplan: msg" to stderr and, for usage errors, a hint; returns code. */
+/* Prints "tierplan CMD: msg" to stderr as one line (usage errors end with the --help hint);
+ * returns code. */
 int cli_fail(int code, const char *cmd, const char *msg);
+/* The exit code of an output that failed (cfg_out and the report writers): a path that is not
+ * ours to write is invalid input (3), anything else a system error (4). */
+int cli_out_code(int rc);
 
 #endif

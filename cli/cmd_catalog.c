@@ -43,18 +43,16 @@ int cmd_models(int argc, char **argv)
 	else
 		printf("%-20s %-8s %16s %16s %6s %6s  %s\n", "name", "type", "params", "active",
 		       "layers", "hidden", "aliases");
-	for (int i = 0;; i++) {
+	struct cfg_models cat;
+	if (cfg_models_open(&cat, err, sizeof err) < 0) {
+		cJSON_Delete(arr);
+		return cli_fail(EXIT_INVALID, "models", err);
+	}
+	while (cfg_models_next(&cat, name, sizeof name, path, sizeof path, aliases, sizeof aliases)) {
 		struct mdl_arch a;
 		struct mdl_counts c;
-		int r = cfg_model_entry(i, name, sizeof name, path, sizeof path, aliases,
-					sizeof aliases, err, sizeof err);
-		if (r == -2) {
-			cJSON_Delete(arr);
-			return cli_fail(EXIT_INVALID, "models", err);
-		}
-		if (r < 0)
-			break;
 		if (mdl_arch_load(path, &a, err, sizeof err) < 0) {
+			cfg_models_close(&cat);
 			cJSON_Delete(arr);
 			return cli_fail(EXIT_INVALID, "models", err);
 		}
@@ -76,6 +74,7 @@ int cmd_models(int argc, char **argv)
 			       (unsigned long long)a.layers, (unsigned long long)a.hidden, aliases);
 		}
 	}
+	cfg_models_close(&cat);
 	if (json) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON_AddNumberToObject(root, "schema_version", 1);

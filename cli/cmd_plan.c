@@ -121,8 +121,9 @@ static int run(int argc, char **argv, bool compare)
 			     !tp_opts_given(&o, "global-batch") && !tp_opts_given(&o, "grad-accum"),
 			     !tp_opts_given(&o, "tokens") && !tp_opts_given(&o, "epochs"),
 			     !req.batch_fixed};
-	if (o.report && rpt_plan_report(o.report, o.force, &r, err, sizeof err) < 0) {
-		rc = cli_fail(EXIT_SYSTEM, cmd, err);
+	int wrc = o.report ? rpt_plan_report(o.report, o.force, &r, err, sizeof err) : 0;
+	if (wrc) {
+		rc = cli_fail(cli_out_code(wrc), cmd, err);
 		goto out;
 	}
 	if (strcmp(o.format, "json") == 0)

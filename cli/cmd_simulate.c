@@ -69,8 +69,9 @@ int cmd_simulate(int argc, char **argv)
 		goto out;
 	}
 	struct rpt_sim r = {name, path, w, &hw, &econ, &c, &res, e};
-	if (o.trace && rpt_sim_trace(o.trace, &r, err, sizeof err)) {
-		rc = cli_fail(EXIT_SYSTEM, "simulate", err);
+	int wrc = o.trace ? rpt_sim_trace(o.trace, &r, err, sizeof err) : 0;
+	if (wrc) {
+		rc = cli_fail(cli_out_code(wrc), "simulate", err);
 		goto out;
 	}
 	if (strcmp(o.format, "json") == 0)

@@ -10,10 +10,16 @@
  * --shard I/N takes the I-th of N contiguous slices of the points, and only shard 1 prints the
  * CSV header, so the shards' outputs concatenated in order are the whole sweep's (Slurm job
  * arrays). Progress goes to stderr when stderr is a terminal.
- * Failure: exit 3 for a bad grid (naming the key), 4 for a system error.
+ * Rows are rendered in memory and written whole; --out FILE goes through a temporary renamed at
+ * the end, so an interrupted sweep leaves the old file (or none), never half a table.
+ * Failure: exit 3 for a bad grid (naming the key; an unknown or missing flag is caught before
+ * any point runs) and when every point failed, 4 for a system error (including points that ran
+ * out of memory).
  */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,25 +31,11 @@
 #include "../sim/engine.h"
 #include "../model/file.h"
 #include "../sim/opts.h"
+#include "../sim/grid.h"
 #include "../sim/plan.h"
 
-#define MAX_KEYS 24
 #define CHUNK 256
-
-struct axis {
-	const char *key;
-	int n;
-	char **vals;
-};
-
-struct grid {
-	cJSON *root;
-	int nbase, naxes;
-	const char *base_key[MAX_KEYS];
-	char *base_val[MAX_KEYS];
-	struct axis ax[MAX_KEYS];
-	uint64_t points;
-};
+#define MAX_SHARDS 1000000 /* Slurm caps job arrays far below this (MaxArraySize) */
 
 struct row {
 	int rc;
@@ -52,7 +44,7 @@ struct row {
 };
 
 struct job {
-	const struct grid *g;
+	const struct tp_grid *g;
 	uint64_t first, count;
 	struct row *rows;
 	uint64_t next; /* atomic */
@@ -61,148 +53,23 @@ struct job {
 static void help(FILE *fp)
 {
 	fprintf(fp,
-		"usage: tierplan sweep --grid FILE [--format csv|jsonl] [--shard I/N] [--threads N]\n\n"
+		"usage: tierplan sweep --grid FILE [--format csv|jsonl] [--out FILE] [--shard I/N]\n"
+		"                      [--threads N]\n\n"
 		"Runs every point of a grid of simulate flags through the simulator, one row per\n"
 		"point. FILE: {\"base\": {\"model\": \"70b\", \"seq\": 4096}, \"grid\": {\"gpus\": [1, 2, "
 		"4, 8],\n\"policy\": [\"gpu\", \"tiered\"]}}; the last key varies fastest.\n\n"
 		"options:\n"
 		"  --grid FILE        the grid (required)\n"
 		"  --format F         csv (default) or jsonl (one JSON object per line)\n"
+		"  --out FILE         write the rows to FILE, whole or not at all (default: stdout)\n"
 		"  --shard I/N        the I-th of N contiguous slices of the points (1-based)\n"
 		"  --threads N        worker threads (default: the online CPUs)\n");
 }
 
-/* A JSON scalar as a flag value. */
-static char *value_str(const cJSON *v)
+static void run_point(const struct tp_grid *g, uint64_t p, struct eng *e, struct row *r)
 {
-	char buf[64];
-	if (cJSON_IsString(v))
-		return strdup(v->valuestring);
-	if (cJSON_IsNumber(v)) {
-		if (v->valuedouble == (double)(long long)v->valuedouble)
-			snprintf(buf, sizeof buf, "%lld", (long long)v->valuedouble);
-		else
-			snprintf(buf, sizeof buf, "%.17g", v->valuedouble);
-		return strdup(buf);
-	}
-	return NULL;
-}
-
-static bool forbidden(const char *key)
-{
-	return !strcmp(key, "trace") || !strcmp(key, "format") || !strcmp(key, "help");
-}
-
-static int grid_load(const char *path, struct grid *g, char *err, size_t errlen)
-{
-	char *text = cfg_read_file(path, "grid", 1 << 22, err, errlen);
-	if (!text)
-		return -1;
-	memset(g, 0, sizeof *g);
-	g->root = cJSON_Parse(text);
-	free(text);
-	if (!g->root) {
-		snprintf(err, errlen, "--grid %s: not valid JSON", path);
-		return -1;
-	}
-	const cJSON *base = cJSON_GetObjectItemCaseSensitive(g->root, "base"), *it;
-	const cJSON *grid = cJSON_GetObjectItemCaseSensitive(g->root, "grid");
-	if ((base && !cJSON_IsObject(base)) || !cJSON_IsObject(grid)) {
-		snprintf(err, errlen, "--grid %s: expected {\"base\": {...}, \"grid\": {\"flag\": "
-				      "[values], ...}}",
-			 path);
-		return -1;
-	}
-	cJSON_ArrayForEach(it, base)
-	{
-		if (g->nbase == MAX_KEYS || forbidden(it->string) || !(g->base_val[g->nbase] =
-									 value_str(it))) {
-			snprintf(err, errlen, "--grid %s: base '%s' must be a string or number (and not "
-					      "trace, format or help; at most %d keys)",
-				 path, it->string, MAX_KEYS);
-			return -1;
-		}
-		g->base_key[g->nbase++] = it->string;
-	}
-	g->points = 1;
-	cJSON_ArrayForEach(it, grid)
-	{
-		struct axis *a = &g->ax[g->naxes];
-		int n = cJSON_GetArraySize(it);
-		if (g->naxes == MAX_KEYS || !cJSON_IsArray(it) || n < 1 || forbidden(it->string) ||
-		    !strcmp(it->string, "prices")) {
-			snprintf(err, errlen, "--grid %s: grid '%s' must be a non-empty list (and not "
-					      "trace, format, help or prices; at most %d keys)",
-				 path, it->string, MAX_KEYS);
-			return -1;
-		}
-		a->key = it->string;
-		a->vals = calloc((size_t)n, sizeof *a->vals);
-		if (!a->vals) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		g->naxes++;
-		const cJSON *v;
-		cJSON_ArrayForEach(v, it)
-		{
-			if (!(a->vals[a->n] = value_str(v))) {
-				snprintf(err, errlen, "--grid %s: grid '%s' value %d must be a string or "
-						      "number",
-					 path, a->key, a->n + 1);
-				return -1;
-			}
-			a->n++;
-		}
-		if (g->points > UINT64_MAX / (uint64_t)n) {
-			snprintf(err, errlen, "--grid %s: too many points", path);
-			return -1;
-		}
-		g->points *= (uint64_t)n;
-	}
-	return 0;
-}
-
-static void grid_free(struct grid *g)
-{
-	for (int i = 0; i < g->nbase; i++)
-		free(g->base_val[i]);
-	for (int i = 0; i < g->naxes; i++) {
-		for (int k = 0; k < g->ax[i].n; k++)
-			free(g->ax[i].vals[k]);
-		free(g->ax[i].vals);
-	}
-	cJSON_Delete(g->root);
-}
-
-/* The value index of each axis for point p (last axis fastest). */
-static void coords(const struct grid *g, uint64_t p, int *idx)
-{
-	for (int i = g->naxes - 1; i >= 0; i--) {
-		idx[i] = (int)(p % (uint64_t)g->ax[i].n);
-		p /= (uint64_t)g->ax[i].n;
-	}
-}
-
-static void run_point(const struct grid *g, uint64_t p, struct eng *e, struct row *r)
-{
-	char *argv[2 + 4 * MAX_KEYS + 1], flags[2 * MAX_KEYS][48];
-	int argc = 2, idx[MAX_KEYS], nf = 0;
-
-	argv[0] = "tierplan";
-	argv[1] = "simulate";
-	coords(g, p, idx);
-	for (int i = 0; i < g->nbase; i++) {
-		snprintf(flags[nf], sizeof flags[0], "--%s", g->base_key[i]);
-		argv[argc++] = flags[nf++];
-		argv[argc++] = g->base_val[i];
-	}
-	for (int i = 0; i < g->naxes; i++) {
-		snprintf(flags[nf], sizeof flags[0], "--%s", g->ax[i].key);
-		argv[argc++] = flags[nf++];
-		argv[argc++] = g->ax[i].vals[idx[i]];
-	}
-	argv[argc] = NULL;
+	char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48];
+	int argc = tp_grid_argv(g, p, argv, flags);
 	r->rc = tp_simulate_argv(argc, argv, e, &r->o, NULL, NULL, r->err, sizeof r->err);
 }
 
@@ -249,11 +116,11 @@ static const char *const result_cols =
 	"peak_power_watts,energy_joules_per_step,flash_bytes_written_per_step,runtime_seconds,"
 	"cost_total_usd,cost_cloud_usd,overflow";
 
-static void emit_csv(FILE *fp, const struct grid *g, uint64_t p, const struct row *r)
+static void emit_csv(FILE *fp, const struct tp_grid *g, uint64_t p, const struct row *r)
 {
-	int idx[MAX_KEYS];
+	int idx[TP_GRID_KEYS];
 	const struct sim_option *o = &r->o;
-	coords(g, p, idx);
+	tp_grid_coords(g, p, idx);
 	fprintf(fp, "%llu", (unsigned long long)p);
 	for (int i = 0; i < g->naxes; i++) {
 		fputc(',', fp);
@@ -277,12 +144,12 @@ static void emit_csv(FILE *fp, const struct grid *g, uint64_t p, const struct ro
 	fputc('\n', fp);
 }
 
-static void emit_jsonl(FILE *fp, const struct grid *g, uint64_t p, const struct row *r)
+static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const struct row *r)
 {
-	int idx[MAX_KEYS];
+	int idx[TP_GRID_KEYS];
 	const struct sim_option *o = &r->o;
 	cJSON *j = cJSON_CreateObject(), *pt = cJSON_AddObjectToObject(j, "point");
-	coords(g, p, idx);
+	tp_grid_coords(g, p, idx);
 	cJSON_AddNumberToObject(j, "index", (double)p);
 	for (int i = 0; i < g->naxes; i++)
 		cJSON_AddStringToObject(pt, g->ax[i].key, g->ax[i].vals[idx[i]]);
@@ -324,11 +191,40 @@ static void emit_jsonl(FILE *fp, const struct grid *g, uint64_t p, const struct 
 	cJSON_Delete(j);
 }
 
+/* The temporary of --out FILE, removed if a signal ends the sweep (the target stays whole). */
+static char sig_tmp[4096];
+
+static void on_signal(int sig)
+{
+	if (sig_tmp[0])
+		unlink(sig_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Writes a row whole: rendered in memory first, then handed to the kernel in one write where it
+ * fits (an interrupted sweep leaves whole rows). 0 ok, -1 with errno. */
+static int write_row(int fd, FILE *mem, char **buf, size_t *len)
+{
+	if (fflush(mem) != 0)
+		return -1;
+	for (size_t done = 0; done < *len;) {
+		ssize_t k = write(fd, *buf + done, *len - done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		done += (size_t)k;
+	}
+	rewind(mem);
+	return 0;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
-	const char *gridpath = NULL, *format = "csv";
+	const char *gridpath = NULL, *format = "csv", *outpath = "-";
 	long shard = 1, nshards = 1, threads = sysconf(_SC_NPROCESSORS_ONLN);
-	struct grid g;
+	struct tp_grid g;
 	char err[512];
 	int rc = EXIT_OK;
 
@@ -348,12 +244,16 @@ int cmd_sweep(int argc, char **argv)
 			gridpath = v;
 		} else if (!strcmp(a, "--format")) {
 			format = v;
+		} else if (!strcmp(a, "--out")) {
+			outpath = v;
 		} else if (!strcmp(a, "--shard")) {
+			errno = 0;
 			shard = strtol(v, &end, 10);
 			if (*end != '/' || (nshards = strtol(end + 1, &end, 10)) < 1 || *end ||
-			    shard < 1 || shard > nshards)
+			    errno || shard < 1 || shard > nshards || nshards > MAX_SHARDS)
 				return cli_fail(EXIT_INVALID, "sweep",
-						"--shard: expected I/N with 1 <= I <= N, e.g. 2/8");
+						"--shard: expected I/N with 1 <= I <= N <= 1000000, "
+						"e.g. 2/8");
 		} else if (!strcmp(a, "--threads")) {
 			threads = strtol(v, &end, 10);
 			if (*end || threads < 1 || threads > 1024)
@@ -367,14 +267,28 @@ int cmd_sweep(int argc, char **argv)
 		return cli_fail(EXIT_USAGE, "sweep", "--grid FILE is required");
 	if (strcmp(format, "csv") && strcmp(format, "jsonl"))
 		return cli_fail(EXIT_INVALID, "sweep", "--format: unknown format (allowed: csv, jsonl)");
-	if (grid_load(gridpath, &g, err, sizeof err)) {
-		grid_free(&g);
+	if (tp_grid_load(gridpath, &g, err, sizeof err) || tp_grid_check(&g, gridpath, err, sizeof err)) {
+		tp_grid_free(&g);
 		return cli_fail(EXIT_INVALID, "sweep", err);
 	}
-	for (int i = 0; i < g.nbase; i++)
-		if (!strcmp(g.base_key[i], "prices"))
-			cfg_set_prices(g.base_val[i]); /* once, before the threads */
-	(void)cfg_dir();
+	struct cfg_out out;
+	int orc = cfg_out_open(&out, outpath, "--out", err, sizeof err);
+	if (orc) {
+		tp_grid_free(&g);
+		return cli_fail(cli_out_code(orc), "sweep", err);
+	}
+	if (out.tmp[0]) {
+		snprintf(sig_tmp, sizeof sig_tmp, "%s", out.tmp);
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+	}
+	char *rowbuf = NULL;
+	size_t rowlen = 0;
+	FILE *mem = open_memstream(&rowbuf, &rowlen);
+	int fd = fileno(out.fp);
+	uint64_t failed = 0, oom = 0;
+	char first_err[256] = "";
+	fflush(out.fp);
 
 	uint64_t per = g.points / (uint64_t)nshards, extra = g.points % (uint64_t)nshards;
 	uint64_t first = (uint64_t)(shard - 1) * per + ((uint64_t)(shard - 1) < extra
@@ -382,18 +296,20 @@ int cmd_sweep(int argc, char **argv)
 								 : extra);
 	uint64_t count = per + ((uint64_t)(shard - 1) < extra ? 1 : 0);
 	bool csv = !strcmp(format, "csv"), tty = isatty(2);
-	if (csv && shard == 1) {
-		fprintf(stdout, "index");
-		for (int i = 0; i < g.naxes; i++)
-			fprintf(stdout, ",point.%s", g.ax[i].key);
-		fprintf(stdout, ",%s\n", result_cols);
-	}
 	size_t chunk = (size_t)CHUNK * (size_t)threads;
 	struct row *rows = calloc(chunk, sizeof *rows);
 	pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-	if (!rows || !tid) {
+	if (!rows || !tid || !mem) {
 		rc = cli_fail(EXIT_SYSTEM, "sweep", "out of memory");
 		goto out;
+	}
+	if (csv && shard == 1) {
+		fprintf(mem, "index");
+		for (int i = 0; i < g.naxes; i++)
+			fprintf(mem, ",point.%s", g.ax[i].key);
+		fprintf(mem, ",%s\n", result_cols);
+		if (write_row(fd, mem, &rowbuf, &rowlen))
+			goto write_failed;
 	}
 	for (uint64_t done = 0; done < count;) {
 		struct job j = {&g, first + done, count - done < chunk ? count - done : chunk, rows,
@@ -408,9 +324,16 @@ int cmd_sweep(int argc, char **argv)
 			pthread_join(tid[t], NULL);
 		for (uint64_t i = 0; i < j.count; i++) {
 			if (csv)
-				emit_csv(stdout, &g, j.first + i, &rows[i]);
+				emit_csv(mem, &g, j.first + i, &rows[i]);
 			else
-				emit_jsonl(stdout, &g, j.first + i, &rows[i]);
+				emit_jsonl(mem, &g, j.first + i, &rows[i]);
+			if (write_row(fd, mem, &rowbuf, &rowlen))
+				goto write_failed;
+			if (rows[i].rc) {
+				if (!failed++)
+					snprintf(first_err, sizeof first_err, "%s", rows[i].err);
+				oom += rows[i].rc == EXIT_SYSTEM;
+			}
 		}
 		done += j.count;
 		if (tty)
@@ -419,11 +342,33 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (tty)
 		fprintf(stderr, "\n");
-	if (fflush(stdout) != 0 || ferror(stdout))
-		rc = cli_fail(EXIT_SYSTEM, "sweep", "cannot write to standard output");
+	if (cfg_out_close(&out, "--out", err, sizeof err)) {
+		rc = cli_fail(EXIT_SYSTEM, "sweep", err);
+		goto out;
+	}
+	if (oom) {
+		snprintf(err, sizeof err, "%llu points ran out of memory (their rows say so)",
+			 (unsigned long long)oom);
+		rc = cli_fail(EXIT_SYSTEM, "sweep", err);
+	} else if (count > 0 && failed == count) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "every point failed; the first: %s", first_err);
+		rc = cli_fail(EXIT_INVALID, "sweep", msg);
+	}
+	goto out;
+write_failed:
+	snprintf(err, sizeof err, "cannot write %.300s: %s",
+		 out.is_stdout ? "to standard output" : out.path, strerror(errno));
+	rc = cli_fail(EXIT_SYSTEM, "sweep", err);
 out:
+	if (out.fp)
+		cfg_out_abort(&out);
+	sig_tmp[0] = '\0';
+	if (mem)
+		fclose(mem);
+	free(rowbuf);
 	free(rows);
 	free(tid);
-	grid_free(&g);
+	tp_grid_free(&g);
 	return rc;
 }

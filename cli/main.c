@@ -1,4 +1,5 @@
 /* main — git-style subcommand dispatch for bin/tierplan. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,10 +36,29 @@ static void usage(FILE *fp)
 
 int cli_fail(int code, const char *cmd, const char *msg)
 {
-	fprintf(stderr, "tierplan%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
 	if (code == EXIT_USAGE)
-		fprintf(stderr, "see 'tierplan %s--help'\n", cmd ? cmd : "");
+		fprintf(stderr, "tierplan%s%s: %s (see 'tierplan %s%s--help')\n", cmd ? " " : "",
+			cmd ? cmd : "", msg, cmd ? cmd : "", cmd ? " " : "");
+	else
+		fprintf(stderr, "tierplan%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
 	return code;
+}
+
+int cli_out_code(int rc)
+{
+	return rc == CFG_OUT_REFUSED ? EXIT_INVALID : EXIT_SYSTEM;
+}
+
+/* What a command wrote to stdout must have arrived: a full disk or a closed stdout is a system
+ * error, whatever the command found. */
+static int finish(const char *cmd, int rc)
+{
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc != EXIT_SYSTEM) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "cannot write to standard output: %s", strerror(errno));
+		return cli_fail(EXIT_SYSTEM, cmd, msg);
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -66,15 +86,15 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < NCOMMANDS; i++)
 			if (strcmp(commands[i].name, argv[2]) == 0) {
 				char *args[] = {argv[0], argv[2], "--help", NULL};
-				return commands[i].fn(3, args);
+				return finish(argv[2], commands[i].fn(3, args));
 			}
-		fprintf(stderr, "tierplan: unknown command '%s'\n", argv[2]);
-		return EXIT_USAGE;
+		name = argv[2];
+	} else {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			if (strcmp(commands[i].name, name) == 0)
+				return finish(name, commands[i].fn(argc, argv));
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return commands[i].fn(argc, argv);
-	fprintf(stderr, "tierplan: unknown command '%s'\n", name);
-	usage(stderr);
-	return EXIT_USAGE;
+	char msg[200];
+	snprintf(msg, sizeof msg, "unknown command '%.100s'", name);
+	return cli_fail(EXIT_USAGE, NULL, msg);
 }

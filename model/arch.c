@@ -66,7 +66,10 @@ const char *mdl_arch_supported(void)
 #define MAX_DIM 1048576ull    /* hidden, head_dim, heads */
 #define MAX_INTER 16777216ull /* intermediate size */
 #define MAX_VOCAB 67108864ull /* vocabulary */
-#define MAX_LAYERS 100000ull
+/* Layers: the deepest published transformers have 105-128 (Megatron 530B and 1T, Llama 3.1
+ * 405B 126); 1024 leaves room for anything real while keeping a step graph of a few hundred
+ * thousand tasks (a bad config.json of 100000 layers took 50 s and 714 MB in compare). */
+#define MAX_LAYERS 1024ull
 #define MAX_POS 1073741824ull
 #define MAX_PARAMS 1e15 /* 10^15: beyond any model built; keeps counts exact in double */
 

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,9 @@ static const enum cfg_kind price_kind[] = {[CFG_GPU] = CFG_GPU_PRICE,
 					   [CFG_FLASH] = CFG_FLASH_PRICE,
 					   [CFG_HOST] = CFG_HOST_PRICE};
 
-static char prices_override[PATH_MAX];
+/* --prices of the calling thread: each sweep worker resolves its own point's flags, so the
+ * override is per thread and nothing here is shared but read-only data */
+static _Thread_local char prices_override[PATH_MAX];
 
 /* name and description lead every record struct */
 struct named {
@@ -118,30 +121,36 @@ struct named {
 
 #define CATALOG_MAX_BYTES (8u << 20)
 
-const char *cfg_dir(void)
-{
-	static char dir[PATH_MAX];
-	const char *env = getenv("TIERPLAN_CONFIGS");
-	char exe[PATH_MAX - 16];
-	ssize_t n;
+static char exe_dir[PATH_MAX - 64];
+static pthread_once_t exe_dir_once = PTHREAD_ONCE_INIT;
 
-	if (env && *env)
-		return env;
-	if (dir[0])
-		return dir;
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+/* ../configs beside the binary, else ./configs: found once, read-only after */
+static void find_exe_dir(void)
+{
+	char exe[PATH_MAX - 128];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
 	if (n > 0) {
 		exe[n] = '\0';
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(dir, sizeof dir, "%s/../configs", exe);
-			if (access(dir, R_OK) == 0)
-				return dir;
+			snprintf(exe_dir, sizeof exe_dir, "%s/../configs", exe);
+			if (access(exe_dir, R_OK) == 0)
+				return;
 		}
 	}
-	snprintf(dir, sizeof dir, "configs");
-	return dir;
+	snprintf(exe_dir, sizeof exe_dir, "configs");
+}
+
+const char *cfg_dir(void)
+{
+	const char *env = getenv("TIERPLAN_CONFIGS");
+
+	if (env && *env)
+		return env;
+	pthread_once(&exe_dir_once, find_exe_dir);
+	return exe_dir;
 }
 
 static int levenshtein(const char *a, const char *b)
@@ -313,7 +322,7 @@ void cfg_set_prices(const char *path)
 
 const char *cfg_prices_path(void)
 {
-	static char path[PATH_MAX];
+	static _Thread_local char path[PATH_MAX];
 
 	if (prices_override[0])
 		return prices_override;
@@ -485,8 +494,9 @@ static cJSON *models_index(char *err, size_t errlen)
 	if (!root)
 		return NULL;
 	arr = cJSON_GetObjectItemCaseSensitive(root, "models");
-	if (!cJSON_IsArray(arr)) {
-		snprintf(err, errlen, "catalog '%s': expected an array 'models'", path);
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > CFG_MAX_MODELS) {
+		snprintf(err, errlen, "catalog '%s': expected an array 'models' of at most %d entries",
+			 path, CFG_MAX_MODELS);
 		cJSON_Delete(root);
 		return NULL;
 	}
@@ -506,33 +516,43 @@ static int model_fields(const cJSON *m, const char **name, const char **file, co
 	return 0;
 }
 
-int cfg_model_entry(int i, char *name, size_t namelen, char *path, size_t pathlen, char *aliases,
-		    size_t aliaslen, char *err, size_t errlen)
+int cfg_models_open(struct cfg_models *m, char *err, size_t errlen)
 {
-	cJSON *root = models_index(err, errlen);
-	const cJSON *m, *a, *al;
+	m->root = models_index(err, errlen);
+	m->next = m->root ? cJSON_GetObjectItemCaseSensitive(m->root, "models")->child : NULL;
+	return m->root ? 0 : -1;
+}
+
+int cfg_models_next(struct cfg_models *m, char *name, size_t namelen, char *path, size_t pathlen,
+		    char *aliases, size_t aliaslen)
+{
+	const cJSON *a, *al;
 	const char *nm, *file;
 	size_t used = 0;
-	int rc = -1;
 
-	if (!root)
-		return -2;
-	m = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), i);
-	if (!m || model_fields(m, &nm, &file, &al) < 0)
-		goto out;
-	snprintf(name, namelen, "%s", nm);
-	snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
-	aliases[0] = '\0';
-	cJSON_ArrayForEach(a, al)
-	{
-		if (cJSON_IsString(a) && used < aliaslen)
-			used += (size_t)snprintf(aliases + used, aliaslen - used, "%s%s",
-						 used ? ", " : "", a->valuestring);
+	for (; m->next; m->next = m->next->next) { /* entries without name and file are skipped */
+		if (model_fields(m->next, &nm, &file, &al) < 0)
+			continue;
+		snprintf(name, namelen, "%s", nm);
+		snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
+		aliases[0] = '\0';
+		cJSON_ArrayForEach(a, al)
+		{
+			if (cJSON_IsString(a) && used < aliaslen)
+				used += (size_t)snprintf(aliases + used, aliaslen - used, "%s%s",
+							 used ? ", " : "", a->valuestring);
+		}
+		m->next = m->next->next;
+		return 1;
 	}
-	rc = 0;
-out:
-	cJSON_Delete(root);
-	return rc;
+	return 0;
+}
+
+void cfg_models_close(struct cfg_models *m)
+{
+	cJSON_Delete(m->root);
+	m->root = NULL;
+	m->next = NULL;
 }
 
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,

@@ -64,8 +64,9 @@ struct cfg_host {
  * filled into the same structs when a record loads). */
 enum cfg_kind { CFG_GPU, CFG_FLASH, CFG_HOST, CFG_GPU_PRICE, CFG_FLASH_PRICE, CFG_HOST_PRICE };
 
-/* The prices file: --prices FILE when set, else <configs>/prices.json. A hardware record whose
- * name has no entry there is an error naming the file. */
+/* The prices file: --prices FILE when set (NULL resets), else <configs>/prices.json. A hardware
+ * record whose name has no entry there is an error naming the file. The setting and the path
+ * returned belong to the calling thread. */
 void cfg_set_prices(const char *path);
 const char *cfg_prices_path(void);
 
@@ -90,9 +91,18 @@ int cfg_record_parse(enum cfg_kind kind, const struct cJSON *obj, const char *or
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
 		      char *err, size_t errlen);
 
-/* One catalog model for `tierplan models`: index i from 0; 0 ok, -1 past the end. */
-int cfg_model_entry(int i, char *name, size_t namelen, char *path, size_t pathlen, char *aliases,
-		    size_t aliaslen, char *err, size_t errlen);
+/* The model catalog in order, for `tierplan models`: open reads models.json once (at most
+ * CFG_MAX_MODELS entries, else -1 + err); next fills one entry's name, config path and aliases
+ * and returns 1, or 0 past the end; close frees. Linear in the catalog. */
+#define CFG_MAX_MODELS 4096
+struct cfg_models {
+	struct cJSON *root;
+	const struct cJSON *next;
+};
+int cfg_models_open(struct cfg_models *m, char *err, size_t errlen);
+int cfg_models_next(struct cfg_models *m, char *name, size_t namelen, char *path, size_t pathlen,
+		    char *aliases, size_t aliaslen);
+void cfg_models_close(struct cfg_models *m);
 
 /* The closest of n candidate names to s within edit distance 2, or NULL. */
 const char *cfg_did_you_mean(const char *s, const char *const *cands, int n);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 char *cfg_read_file(const char *path, const char *what, size_t max, char *err, size_t errlen)
 {
@@ -102,4 +104,156 @@ void cfg_list_free(char **names, int n)
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+int cfg_out_replaceable(const char *path, const char *what, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return 0; /* a new name */
+	if (S_ISREG(st.st_mode))
+		return 0;
+	snprintf(err, errlen, "%s: '%s' is %s, not a file tierplan replaces", what, path,
+		 S_ISLNK(st.st_mode)   ? "a symbolic link (give the file it points to)"
+		 : S_ISDIR(st.st_mode) ? "a directory"
+		 : S_ISBLK(st.st_mode) ? "a block device"
+				       : "a special file");
+	return CFG_OUT_REFUSED;
+}
+
+int cfg_out_check(const char *path, const char *what, char *err, size_t errlen)
+{
+	struct stat st;
+	char dir[4096];
+
+	if (!path || !*path) {
+		snprintf(err, errlen, "%s: an empty path", what);
+		return CFG_OUT_REFUSED;
+	}
+	if (!strcmp(path, "-") ||
+	    (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))))
+		return 0;
+	int rc = cfg_out_replaceable(path, what, err, errlen);
+	if (rc)
+		return rc;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return 0;
+	snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + 1, path);
+	if (!slash[1] || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: '%s': %s", what, path,
+			 !slash[1] ? "names a directory" : "its directory does not exist");
+		return CFG_OUT_REFUSED;
+	}
+	return 0;
+}
+
+int cfg_out_open(struct cfg_out *o, const char *path, const char *what, char *err, size_t errlen)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof *o);
+	if (!path || !*path) {
+		snprintf(err, errlen, "%s: an empty path", what);
+		return CFG_OUT_REFUSED;
+	}
+	if (!strcmp(path, "-")) {
+		o->fp = stdout;
+		o->is_stdout = true;
+		snprintf(o->path, sizeof o->path, "-");
+		return 0;
+	}
+	if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path) {
+		snprintf(err, errlen, "%s: path too long", what);
+		return CFG_OUT_REFUSED;
+	}
+	if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		/* a device or pipe is written in place, never replaced */
+		int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || !(o->fp = fdopen(fd, "w"))) {
+			snprintf(err, errlen, "%s: cannot write '%s': %s", what, path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return CFG_OUT_IO;
+		}
+		return 0;
+	}
+	int rc = cfg_out_replaceable(path, what, err, errlen);
+	if (rc)
+		return rc;
+	/* DIR/.NAME.XXXXXX beside the target, so the rename stays on one filesystem */
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path) + 1 : 0;
+	const char *base = slash ? slash + 1 : path;
+	if (!*base) {
+		snprintf(err, errlen, "%s: '%s' names a directory", what, path);
+		return CFG_OUT_REFUSED;
+	}
+	if (snprintf(o->tmp, sizeof o->tmp, "%.*s.%.200s.XXXXXX", dlen, path, base) >=
+	    (int)sizeof o->tmp) {
+		snprintf(err, errlen, "%s: path too long", what);
+		return CFG_OUT_REFUSED;
+	}
+	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot write '%s': %s", what, path, strerror(e));
+		o->tmp[0] = '\0';
+		return e == ENOENT || e == ENOTDIR ? CFG_OUT_REFUSED : CFG_OUT_IO;
+	}
+	/* mkstemp makes 0600; a report or profile is as readable as any file the user creates.
+	 * An existing target keeps its mode. */
+	mode_t mask = umask(0);
+	umask(mask);
+	mode_t mode = 0666 & ~mask;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		mode = st.st_mode & 07777;
+	if (fchmod(fd, mode) != 0 || !(o->fp = fdopen(fd, "w"))) {
+		snprintf(err, errlen, "%s: cannot write '%s': %s", what, o->tmp, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
+		return CFG_OUT_IO;
+	}
+	return 0;
+}
+
+int cfg_out_close(struct cfg_out *o, const char *what, char *err, size_t errlen)
+{
+	bool bad = fflush(o->fp) != 0 || ferror(o->fp);
+	int e = errno;
+
+	if (o->is_stdout) {
+		o->fp = NULL;
+		if (bad)
+			snprintf(err, errlen, "%s: cannot write to stdout: %s", what, strerror(e));
+		return bad ? CFG_OUT_IO : 0;
+	}
+	if (fclose(o->fp) != 0 && !bad) {
+		bad = true;
+		e = errno;
+	}
+	o->fp = NULL;
+	if (!bad && o->tmp[0] && rename(o->tmp, o->path) != 0) {
+		bad = true;
+		e = errno;
+	}
+	if (bad) {
+		if (o->tmp[0])
+			unlink(o->tmp);
+		snprintf(err, errlen, "%s: cannot write '%s': %s", what, o->path, strerror(e));
+	}
+	o->tmp[0] = '\0';
+	return bad ? CFG_OUT_IO : 0;
+}
+
+void cfg_out_abort(struct cfg_out *o)
+{
+	if (o->fp && !o->is_stdout)
+		fclose(o->fp);
+	o->fp = NULL;
+	if (o->tmp[0])
+		unlink(o->tmp);
+	o->tmp[0] = '\0';
 }

@@ -5,12 +5,22 @@
  * is a regular file under a size limit and holds no NUL byte, so a directory, a device, a huge or
  * a binary file gets one clear message instead of a parse error deep inside cJSON.
  * Also lists the JSON files of a directory in a stable order (traces, scenarios).
+ *
+ * Outputs the user names (--trace, --out, report files, goldens) are written as what the path
+ * is (STYLE.md, "Files"): a regular file or a new name through a unique mkstemp temporary in
+ * its directory (O_EXCL, so a planted name is never followed), renamed over the target on close,
+ * so concurrent writers leave one whole file (the last one wins) and an interrupted run leaves
+ * the old one; a character device or FIFO is written in place (no temporary, never renamed
+ * over); "-" is stdout; anything else (a symlink, a directory, a block device, a socket) is
+ * refused. Nothing is deleted but the temporary it created.
  * Depends only on libc.
  */
 #ifndef TIERPLAN_FILE_H
 #define TIERPLAN_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Reads path (at most max bytes) into a malloc'd NUL-terminated buffer. what names the file's
  * role in messages ("config", "catalog"). NULL with err filled on failure. */
@@ -20,5 +30,34 @@ char *cfg_read_file(const char *path, const char *what, size_t max, char *err, s
  * cfg_list_free releases). Returns the count, or -1 when dir cannot be opened. */
 int cfg_list_json(const char *dir, char ***names);
 void cfg_list_free(char **names, int n);
+
+/* An output file being written: fp is where to write. */
+struct cfg_out {
+	FILE *fp;
+	char path[4096]; /* the target */
+	char tmp[4096];  /* the temporary renamed over it on close; "" when written in place */
+	bool is_stdout;
+};
+
+enum { CFG_OUT_REFUSED = -1, CFG_OUT_IO = -2 };
+
+/* Opens path for writing as above. what names the flag in messages ("--trace"). 0 ok;
+ * CFG_OUT_REFUSED when the target is not a file to write (a symlink, directory, block device,
+ * socket; a missing directory; an empty path), CFG_OUT_IO when the system fails; err says why. */
+int cfg_out_open(struct cfg_out *o, const char *path, const char *what, char *err, size_t errlen);
+/* Flushes and closes; renames the temporary over the target. 0 ok, CFG_OUT_IO + err (the
+ * temporary removed, the target untouched). */
+int cfg_out_close(struct cfg_out *o, const char *what, char *err, size_t errlen);
+/* Gives up: closes and removes the temporary, leaves the target as it was. */
+void cfg_out_abort(struct cfg_out *o);
+
+/* Checks, before long work, that cfg_out_open will take path: not empty, "-", a character
+ * device or FIFO, or a new name or regular file in an existing directory. 0 ok,
+ * CFG_OUT_REFUSED + err. */
+int cfg_out_check(const char *path, const char *what, char *err, size_t errlen);
+
+/* Checks that path may be replaced by a rename: it does not exist, or is a regular file (not a
+ * symlink). 0 ok, CFG_OUT_REFUSED + err. */
+int cfg_out_replaceable(const char *path, const char *what, char *err, size_t errlen);
 
 #endif

@@ -43,8 +43,15 @@ int mdl_profile_apply(const char *path, struct mdl_hw *hw, char *err, size_t err
 	char *text = cfg_read_file(path, "profile", 1 << 22, err, errlen);
 	if (!text)
 		return -1;
-	cJSON *root = cJSON_Parse(text);
+	int rc = mdl_profile_parse(text, path, hw, err, errlen);
 	free(text);
+	return rc;
+}
+
+int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, char *err,
+		      size_t errlen)
+{
+	cJSON *root = cJSON_Parse(text);
 	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted"), *it;
 	if (!cJSON_IsObject(fit)) {
 		snprintf(err, errlen,

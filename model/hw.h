@@ -45,5 +45,8 @@ double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read);
 /* Applies a calibrated profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 +
  * err naming the file and key. */
 int mdl_profile_apply(const char *path, struct mdl_hw *hw, char *err, size_t errlen);
+/* The same for a profile's text; path names it in messages (fuzzing, tests). */
+int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, char *err,
+		      size_t errlen);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "../model/file.h"
 #include "../sim/plan.h"
 
 #define TIERPLAN_VERSION "0.1.0"
@@ -46,20 +47,26 @@ struct rpt_sim {
 void rpt_sim_text(FILE *fp, const struct rpt_sim *r);
 void rpt_sim_json(FILE *fp, const struct rpt_sim *r);
 /* Chrome trace event JSON of the simulated micro-batches: one track per stream, counter tracks
- * per memory tier (bytes) and per node power (W). Written to a temporary file then renamed.
- * 0 ok, -1 + err naming the file. */
+ * per memory tier (bytes) and per node power (W), written through cfg_out ("-" is stdout, a
+ * device or FIFO in place, a file through a temporary). 0 ok, else CFG_OUT_REFUSED or
+ * CFG_OUT_IO with err naming the file. */
 int rpt_sim_trace(const char *path, const struct rpt_sim *r, char *err, size_t errlen);
 
 void rpt_plan_text(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_csv(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_json(FILE *fp, const struct rpt_plan *r);
-/* Report directories (report_dir.c): a file written to DIR/.NAME.tmp and renamed on close; the
- * directory check (created if missing; a non-empty one needs the marker or force); gnuplot run
- * in DIR on SCRIPT with term 'svg' or 'png' into OUT; and the shared script preamble. */
+/*
+ * Report directories (report_dir.c). A file DIR/NAME written safely through model/file's
+ * cfg_out (a temporary renamed on close; a symlink or special file refused); the directory
+ * check (created if missing; a non-empty one needs the marker or force); gnuplot run in DIR on
+ * SCRIPT with term 'svg' or 'png' into OUT (through a temporary); the shared script preamble.
+ * Each returns 0, CFG_OUT_REFUSED (the path is not ours to write: exit 3) or CFG_OUT_IO (exit 4),
+ * with err.
+ */
 struct rpt_file {
 	FILE *fp;
-	char tmp[4200], path[4200];
+	struct cfg_out out;
 };
 int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, char *err, size_t errlen);
 int rpt_file_close(struct rpt_file *f, char *err, size_t errlen);
@@ -67,10 +74,18 @@ int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen);
 int rpt_gnuplot(const char *dir, const char *script, const char *term, const char *out, char *err,
 		size_t errlen);
 void rpt_gnuplot_preamble(FILE *fp, const char *title, const char *xlabel, const char *ylabel);
+/* Data never becomes gnuplot program text: a string as a single-quoted gnuplot string ('
+ * doubled, control characters as spaces, so no backquote, system() or newline can act), and a
+ * label as a double-quoted field of a .dat file (" and control characters replaced). */
+void rpt_gnuplot_string(FILE *fp, const char *s);
+void rpt_dat_string(FILE *fp, const char *s);
+/* Writes s as a JSON string, quoted and escaped (RFC 8259). */
+void rpt_json_string(FILE *fp, const char *s);
 
 /* --report DIR: report.md, report.html (SVG charts inline), PNG charts, the .dat series and .gp
  * scripts, drawn by gnuplot. DIR is created; a non-empty DIR that holds no tierplan report needs
- * force. Files are written to temporary names and renamed. 0 ok, -1 + err. */
+ * force. Files are written to temporary names and renamed. 0 ok, else CFG_OUT_REFUSED or
+ * CFG_OUT_IO with err. */
 int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char *err,
 		    size_t errlen);
 

@@ -14,6 +14,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,100 +27,155 @@
 
 #define MARKER ".tierplan-report"
 
-int rpt_file_open(struct rpt_file *o, const char *dir, const char *name, char *err, size_t errlen)
+int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, char *err, size_t errlen)
 {
-	snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
-	snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmp", dir, name);
-	o->fp = fopen(o->tmp, "w");
-	if (!o->fp) {
-		snprintf(err, errlen, "--report: cannot write %s: %s", o->tmp, strerror(errno));
-		return -1;
+	char path[4200];
+
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+		snprintf(err, errlen, "--report: path too long");
+		return CFG_OUT_REFUSED;
 	}
-	return 0;
+	int rc = cfg_out_open(&f->out, path, "--report", err, errlen);
+	f->fp = f->out.fp;
+	return rc;
 }
 
-int rpt_file_close(struct rpt_file *o, char *err, size_t errlen)
+int rpt_file_close(struct rpt_file *f, char *err, size_t errlen)
 {
-	bool bad = fflush(o->fp) != 0 || ferror(o->fp);
-	if (fclose(o->fp) != 0 || bad || rename(o->tmp, o->path) != 0) {
-		remove(o->tmp);
-		snprintf(err, errlen, "--report: cannot write %s", o->path);
-		return -1;
-	}
-	return 0;
+	f->fp = NULL;
+	return cfg_out_close(&f->out, "--report", err, errlen);
 }
 
 /* DIR exists (created here) and is ours to write into. */
 int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen)
 {
-	char marker[4200];
 	struct stat st;
 
-	if (stat(dir, &st) != 0) {
+	if (lstat(dir, &st) != 0) {
 		if (mkdir(dir, 0777) != 0) {
-			snprintf(err, errlen, "--report: cannot create directory %s: %s", dir,
+			snprintf(err, errlen, "--report: cannot create directory '%s': %s", dir,
 				 strerror(errno));
-			return -1;
+			return errno == ENOENT || errno == ENOTDIR ? CFG_OUT_REFUSED : CFG_OUT_IO;
 		}
 	} else if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "--report: %s exists and is not a directory", dir);
-		return -1;
+		snprintf(err, errlen, "--report: '%s' exists and is not a directory", dir);
+		return CFG_OUT_REFUSED;
 	} else {
+		char marker[4200];
 		snprintf(marker, sizeof marker, "%s/%s", dir, MARKER);
 		DIR *d = opendir(dir);
 		struct dirent *de;
 		bool empty = true;
-		while (d && (de = readdir(d)))
+		if (!d) {
+			snprintf(err, errlen, "--report: cannot read directory '%s': %s", dir,
+				 strerror(errno));
+			return CFG_OUT_IO;
+		}
+		while ((de = readdir(d)))
 			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 				empty = false;
-		if (d)
-			closedir(d);
-		if (!empty && access(marker, F_OK) != 0 && !force) {
-			snprintf(err, errlen, "--report: %s is not empty and holds no tierplan report "
+		closedir(d);
+		if (!empty && lstat(marker, &st) != 0 && !force) {
+			snprintf(err, errlen, "--report: '%s' is not empty and holds no tierplan report "
 					      "(pass --force to write into it)",
 				 dir);
-			return -1;
+			return CFG_OUT_REFUSED;
 		}
 	}
-	snprintf(marker, sizeof marker, "%s/%s", dir, MARKER);
-	FILE *m = fopen(marker, "w");
-	if (!m || fprintf(m, "tierplan %s report directory\n", TIERPLAN_VERSION) < 0 ||
-	    fclose(m) != 0) {
-		snprintf(err, errlen, "--report: cannot write %s", marker);
-		return -1;
-	}
-	return 0;
+	struct rpt_file m;
+	int rc = rpt_file_open(&m, dir, MARKER, err, errlen);
+	if (rc)
+		return rc;
+	fprintf(m.fp, "tierplan %s report directory\n", TIERPLAN_VERSION);
+	return rpt_file_close(&m, err, errlen);
 }
 
-/* Runs gnuplot on a script in DIR for one terminal. */
-int rpt_gnuplot(const char *dir, const char *script, const char *term, const char *outname,
-		   char *err, size_t errlen)
+void rpt_gnuplot_string(FILE *fp, const char *s)
 {
-	char expr[256];
-	snprintf(expr, sizeof expr, "term='%s'; out='%s'", term, outname);
+	fputc('\'', fp);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'')
+			fputs("''", fp); /* the one escape of a single-quoted gnuplot string */
+		else if (c < 0x20 || c == 0x7f)
+			fputc(' ', fp); /* a newline would end the command */
+		else
+			fputc(c, fp);
+	}
+	fputc('\'', fp);
+}
+
+/*
+ * Runs gnuplot on a script in DIR for one terminal. The chart goes to a temporary of ours
+ * (mkstemp, so never through a planted name), renamed over OUT when gnuplot succeeds: an
+ * interrupted or failed run leaves no empty chart. stdio is flushed before the fork so the
+ * child cannot write our buffers twice.
+ */
+int rpt_gnuplot(const char *dir, const char *script, const char *term, const char *outname,
+		char *err, size_t errlen)
+{
+	char tmp[4200], path[4200], *expr = NULL;
+	size_t exprlen = 0;
+	int status = 0, rc = 0;
+
+	snprintf(path, sizeof path, "%s/%s", dir, outname);
+	if ((rc = cfg_out_replaceable(path, "--report", err, errlen)))
+		return rc;
+	if (snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, outname) >= (int)sizeof tmp) {
+		snprintf(err, errlen, "--report: path too long");
+		return CFG_OUT_REFUSED;
+	}
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "--report: cannot write in '%s': %s", dir, strerror(errno));
+		return CFG_OUT_IO;
+	}
+	close(fd);
+	FILE *e = open_memstream(&expr, &exprlen);
+	if (!e) {
+		unlink(tmp);
+		snprintf(err, errlen, "out of memory");
+		return CFG_OUT_IO;
+	}
+	fputs("term=", e);
+	rpt_gnuplot_string(e, term);
+	fputs("; out=", e);
+	rpt_gnuplot_string(e, strrchr(tmp, '/') + 1);
+	fclose(e);
+	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "--report: cannot start gnuplot: %s", strerror(errno));
-		return -1;
+		rc = CFG_OUT_IO;
+		goto out;
 	}
 	if (pid == 0) {
 		if (chdir(dir) != 0)
 			_exit(126);
-		FILE *null = freopen("/dev/null", "w", stdout);
-		(void)null;
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 1);
 		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);
 		_exit(127);
 	}
-	int status;
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snprintf(err, errlen, "--report: gnuplot failed on %s/%s (exit %d%s)", dir, script,
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": gnuplot not installed, "
 									  "apt-get install gnuplot-nox"
 									: "");
-		return -1;
+		rc = CFG_OUT_IO;
+		goto out;
 	}
-	return 0;
+	if (rename(tmp, path) != 0) {
+		snprintf(err, errlen, "--report: cannot write '%s': %s", path, strerror(errno));
+		rc = CFG_OUT_IO;
+	}
+out:
+	if (rc)
+		unlink(tmp);
+	free(expr);
+	return rc;
 }
 
 /* The terminal preamble every script shares: svg or png by the caller's variable. */
@@ -131,9 +187,24 @@ void rpt_gnuplot_preamble(FILE *fp, const char *title, const char *xlabel, const
 		    "if (!exists('out')) out = 'chart.svg'\n"
 		    "if (term eq 'svg') set terminal svg size 960,540 dynamic font 'sans,11'; "
 		    "else set terminal pngcairo size 960,540 font 'sans,10'\n"
-		    "set output out\nset title '%s'\nset xlabel '%s'\nset ylabel '%s'\n"
-		    "set grid ytics\nset key outside right top\n",
-		TIERPLAN_VERSION, title, xlabel, ylabel);
+		    "set output out\nset title ",
+		TIERPLAN_VERSION);
+	rpt_gnuplot_string(fp, title);
+	fputs("\nset xlabel ", fp);
+	rpt_gnuplot_string(fp, xlabel);
+	fputs("\nset ylabel ", fp);
+	rpt_gnuplot_string(fp, ylabel);
+	fputs("\nset grid ytics\nset key outside right top\n", fp);
+}
+
+void rpt_dat_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		fputc(c == '"' ? '\'' : c < 0x20 || c == 0x7f ? ' ' : c, fp);
+	}
+	fputc('"', fp);
 }
 
 static const char *kind_name(const struct sim_option *o)
@@ -144,8 +215,9 @@ static const char *kind_name(const struct sim_option *o)
 static int chart_memory(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
 {
 	struct rpt_file d, g;
-	if (rpt_file_open(&d, dir, "memory.dat", err, errlen))
-		return -1;
+	int rc;
+	if ((rc = rpt_file_open(&d, dir, "memory.dat", err, errlen)))
+		return rc;
 	fprintf(d.fp, "# option label weights gradients optimizer activations other (GiB per GPU)\n");
 	for (int i = 0; i < p->noptions; i++) {
 		const struct mdl_gpu_memory *m = &p->options[i].gpu_mem;
@@ -154,8 +226,8 @@ static int chart_memory(const char *dir, const struct sim_plan *p, char *err, si
 			m->gradients / 1073741824.0, m->optimizer / 1073741824.0,
 			m->activations / 1073741824.0, m->other / 1073741824.0);
 	}
-	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "memory.gp", err, errlen))
-		return -1;
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "memory.gp", err, errlen)))
+		return rc;
 	rpt_gnuplot_preamble(g.fp, "GPU memory per option at its peak", "option", "GiB per GPU");
 	fprintf(g.fp, "set style data histograms\nset style histogram rowstacked\n"
 		      "set style fill solid 0.85 border -1\nset boxwidth 0.7\n"
@@ -169,8 +241,9 @@ static int chart_memory(const char *dir, const struct sim_plan *p, char *err, si
 static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
 {
 	struct rpt_file d, g;
-	if (rpt_file_open(&d, dir, "cost_runtime.dat", err, errlen))
-		return -1;
+	int rc;
+	if ((rc = rpt_file_open(&d, dir, "cost_runtime.dat", err, errlen)))
+		return rc;
 	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind (block 0 gpu-only, 1 host tiers)\n");
 	for (int k = 0; k < 2; k++) {
 		for (int i = 0; i < p->noptions; i++) {
@@ -182,8 +255,8 @@ static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size
 		}
 		fprintf(d.fp, "\n\n");
 	}
-	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "cost_runtime.gp", err, errlen))
-		return -1;
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "cost_runtime.gp", err, errlen)))
+		return rc;
 	rpt_gnuplot_preamble(g.fp, "Owned cost against runtime (the options are the Pareto front)",
 		 "job runtime (hours)", "owned cost (USD)");
 	fprintf(g.fp, "set logscale x\n"
@@ -198,15 +271,16 @@ static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size
 static int chart_power(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
 {
 	struct rpt_file d, g;
-	if (rpt_file_open(&d, dir, "power.dat", err, errlen))
-		return -1;
+	int rc;
+	if ((rc = rpt_file_open(&d, dir, "power.dat", err, errlen)))
+		return rc;
 	fprintf(d.fp, "# option label peak_node_kw peak_facility_kw\n");
 	for (int i = 0; i < p->noptions; i++)
 		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.4f %.4f\n", i, i, kind_name(&p->options[i]),
 			p->options[i].gpus, p->options[i].peak_power_watts / 1e3,
 			p->options[i].peak_power_facility_watts / 1e3);
-	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "power.gp", err, errlen))
-		return -1;
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "power.gp", err, errlen)))
+		return rc;
 	rpt_gnuplot_preamble(g.fp, "Peak power per option", "option", "kW");
 	fprintf(g.fp, "set style data histograms\nset style histogram clustered gap 1\n"
 		      "set style fill solid 0.85 border -1\nset xtics rotate by -30 left\n"
@@ -224,11 +298,11 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 	struct sim_option res;
 	struct eng *e = eng_new();
 	struct rpt_file d, g;
-	int rc = -1;
+	int rc = CFG_OUT_IO;
 
 	if (!e) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return CFG_OUT_IO;
 	}
 	w.job.micro_batch = o->micro_batch;
 	w.job.recompute = o->recompute;
@@ -238,8 +312,8 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 			hw.flash_count = o->flash_count;
 	}
 	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true};
-	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || rpt_file_open(&d, dir, "occupancy.dat",
-									     err, errlen))
+	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || (rc = rpt_file_open(&d, dir, "occupancy.dat",
+									     err, errlen)))
 		goto out;
 	fprintf(d.fp, "# one block per pool: time_s GiB (the pool's bytes for all GPUs it stands "
 		      "for); %s, simulated micro-batches only\n",
@@ -256,7 +330,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 		fprintf(d.fp, "\n\n");
 		shown++;
 	}
-	if (rpt_file_close(&d, err, errlen) || rpt_file_open(&g, dir, "occupancy.gp", err, errlen))
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "occupancy.gp", err, errlen)))
 		goto out;
 	char title[256];
 	snprintf(title, sizeof title, "Memory tiers over one step: %s", res.name);
@@ -301,6 +375,8 @@ static void html_escape(FILE *fp, const char *s, size_t n)
 			fputs("&gt;", fp);
 		else if (s[i] == '&')
 			fputs("&amp;", fp);
+		else if (s[i] == '"')
+			fputs("&quot;", fp);
 		else
 			fputc(s[i], fp);
 	}
@@ -314,15 +390,15 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 						{"cost_runtime", "Cost against runtime"},
 						{"power", "Peak power"}};
 	const struct sim_plan *p = r->plan;
-	int n = 0;
+	int n = 0, rc;
 
-	if (rpt_dir_prepare(dir, force, err, errlen) || chart_memory(dir, p, err, errlen) ||
-	    chart_cost(dir, p, err, errlen) || chart_power(dir, p, err, errlen))
-		return -1;
+	if ((rc = rpt_dir_prepare(dir, force, err, errlen)) || (rc = chart_memory(dir, p, err, errlen)) ||
+	    (rc = chart_cost(dir, p, err, errlen)) || (rc = chart_power(dir, p, err, errlen)))
+		return rc;
 	int show = p->rec_tiered >= 0 ? p->rec_tiered : p->rec_best;
 	bool occ = show >= 0;
-	if (occ && chart_occupancy(dir, r, &p->options[show], err, errlen))
-		return -1;
+	if (occ && (rc = chart_occupancy(dir, r, &p->options[show], err, errlen)))
+		return rc;
 	for (int i = 0; i < 4; i++) {
 		char gp[64], svg[64], png[64];
 		if (i == 1 && !occ)
@@ -330,9 +406,9 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 		snprintf(gp, sizeof gp, "%s.gp", charts[i][0]);
 		snprintf(svg, sizeof svg, "%s.svg", charts[i][0]);
 		snprintf(png, sizeof png, "%s.png", charts[i][0]);
-		if (rpt_gnuplot(dir, gp, "svg", svg, err, errlen) ||
-		    rpt_gnuplot(dir, gp, "png", png, err, errlen))
-			return -1;
+		if ((rc = rpt_gnuplot(dir, gp, "svg", svg, err, errlen)) ||
+		    (rc = rpt_gnuplot(dir, gp, "png", png, err, errlen)))
+			return rc;
 		n++;
 	}
 
@@ -342,15 +418,15 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	FILE *mem = open_memstream(&text, &tlen);
 	if (!mem) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return CFG_OUT_IO;
 	}
 	rpt_plan_text(mem, r);
 	fclose(mem);
 
 	struct rpt_file md, html;
-	if (rpt_file_open(&md, dir, "report.md", err, errlen)) {
+	if ((rc = rpt_file_open(&md, dir, "report.md", err, errlen))) {
 		free(text);
-		return -1;
+		return rc;
 	}
 	rpt_plan_md(md.fp, r);
 	fprintf(md.fp, "\n## Charts\n\n");
@@ -359,16 +435,20 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 			fprintf(md.fp, "![%s](%s.png)\n\n", charts[i][1], charts[i][0]);
 	fprintf(md.fp, "Data behind the charts: `*.dat`; gnuplot scripts: `*.gp` "
 		       "(`gnuplot -e \"term='svg'; out='memory.svg'\" memory.gp`).\n");
-	if (rpt_file_close(&md, err, errlen) || rpt_file_open(&html, dir, "report.html", err, errlen)) {
+	if ((rc = rpt_file_close(&md, err, errlen)) || (rc = rpt_file_open(&html, dir, "report.html", err, errlen))) {
 		free(text);
-		return -1;
+		return rc;
 	}
-	fprintf(html.fp, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierplan %s: "
-			 "%s</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+	size_t nlen = strlen(r->model_name);
+	fprintf(html.fp, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierplan %s: ",
+		r->command);
+	html_escape(html.fp, r->model_name, nlen);
+	fprintf(html.fp, "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
 			 "pre{font-size:12px;overflow-x:auto;background:#f6f6f6;padding:1em}"
-			 "svg{max-width:100%%;height:auto}</style></head><body>\n"
-			 "<h1>tierplan %s: %s</h1>\n<pre>",
-		r->command, r->model_name, r->command, r->model_name);
+			 "svg{max-width:100%%;height:auto}</style></head><body>\n<h1>tierplan %s: ",
+		r->command);
+	html_escape(html.fp, r->model_name, nlen);
+	fprintf(html.fp, "</h1>\n<pre>");
 	html_escape(html.fp, text, tlen);
 	fprintf(html.fp, "</pre>\n");
 	for (int i = 0; i < 4; i++) {

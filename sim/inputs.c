@@ -68,14 +68,15 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			return snprintf(err, errlen, "give --tokens or --epochs with --dataset-tokens, not both"), EXIT_USAGE;
 		}
 		w->tokens = o->epochs * o->dataset_tokens;
-		if (w->tokens < 1) {
-			return snprintf(err, errlen, "--epochs x --dataset-tokens must be at least 1 token"), EXIT_INVALID;
+		if (!(w->tokens >= 1 && w->tokens <= TP_MAX_TOKENS)) {
+			return snprintf(err, errlen, "--epochs x --dataset-tokens must be 1 to %.0e tokens, got %.3g",
+					TP_MAX_TOKENS, w->tokens),
+			       EXIT_INVALID;
 		}
 	}
 	/* hardware */
 	memset(hw, 0, sizeof *hw);
-	if (o->prices)
-		cfg_set_prices(o->prices);
+	cfg_set_prices(o->prices);
 	if (cfg_gpu_get(o->gpu, &hw->gpu, err, errlen) < 0 ||
 	    cfg_host_get(o->host, &hw->host, err, errlen) < 0 ||
 	    parse_flash(o->flash, flash_name, sizeof flash_name, &hw->flash_count, err,

@@ -31,6 +31,10 @@ enum {
 	CMD_COMPARE = 1 << 4,
 };
 
+/* The most tokens a job may train on, however given (--tokens, or --epochs x --dataset-tokens):
+ * 10^16, a thousand times the largest pre-training runs published (Llama 3: 15.6 T tokens). */
+#define TP_MAX_TOKENS 1e16
+
 struct tp_opts {
 	const char *model, *gpu, *host, *flash, *format, *policy, *trace, *prices;
 	const char *objective, *report, *gpu_list, *profile;

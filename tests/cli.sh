@@ -145,7 +145,7 @@ else
 fi
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
 mkdir -p "$tmp/other" && echo keep >"$tmp/other/notes.txt"
-expect 4 "force" plan --model 8b --seq 2048 --report "$tmp/other"
+expect 3 "force" plan --model 8b --seq 2048 --report "$tmp/other"
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/other" --force
 
 # sweep: one row per point, shards concatenate to the whole, bad grids name the key

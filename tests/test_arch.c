@@ -97,9 +97,10 @@ static void bad_configs_are_rejected_with_the_field_named(void)
 		{"{\"model_type\": \"llama\", \"hidden_size\": 4097}", "divisible"},
 		{"{\"model_type\": \"llama\", \"vocab_size\": 1e300}", "vocab_size"},
 		{"{\"model_type\": \"llama\", \"tie_word_embeddings\": 1}", "true or false"},
-		{"{\"model_type\": \"llama\", \"num_hidden_layers\": 100000, \"hidden_size\": 1048576, "
+		{"{\"model_type\": \"llama\", \"num_hidden_layers\": 1024, \"hidden_size\": 1048576, "
 		 "\"num_attention_heads\": 1024}",
 		 "parameters"},
+		{"{\"model_type\": \"llama\", \"num_hidden_layers\": 100000}", "num_hidden_layers"},
 		{"{\"model_type\": \"mixtral\", \"num_experts_per_tok\": 9}", "exceeds"},
 		{"{\"model_type\": \"llama\"", "not valid JSON"},
 	};

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -228,7 +229,8 @@ static void host_pinned(const struct cal_opts *o, struct result *r)
 
 /* ---- storage: fio ---- */
 
-static char cleanup_file[4200];
+/* What a signal must remove: only the private directory and the file this run created. */
+static char cleanup_file[4200], cleanup_dir[4096];
 static volatile sig_atomic_t fio_pid;
 
 static void on_signal(int sig)
@@ -237,8 +239,65 @@ static void on_signal(int sig)
 		kill((pid_t)fio_pid, SIGTERM);
 	if (cleanup_file[0])
 		unlink(cleanup_file);
+	if (cleanup_dir[0])
+		rmdir(cleanup_dir);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+/* True when an executable named prog is on PATH (no shell involved). */
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4200];
+
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t l = strcspn(p, ":");
+		if (l && snprintf(buf, sizeof buf, "%.*s/%s", (int)l, p, prog) < (int)sizeof buf &&
+		    access(buf, X_OK) == 0)
+			return true;
+		p += l + (p[l] == ':');
+	}
+	return false;
+}
+
+/*
+ * The fio target under --dir: a fresh private directory (mkdtemp, 0700) holding a file created
+ * here with O_CREAT|O_EXCL|O_NOFOLLOW, so fio never writes through a name someone planted and
+ * no file of the user's is touched. 0 ok, -1 with errno.
+ */
+static int fio_target(const char *dir, char *file, size_t n)
+{
+	if (snprintf(cleanup_dir, sizeof cleanup_dir, "%s/tierplan-fio-XXXXXX", dir) >=
+		    (int)sizeof cleanup_dir ||
+	    !mkdtemp(cleanup_dir)) {
+		cleanup_dir[0] = '\0';
+		return -1;
+	}
+	if (snprintf(file, n, "%s/fio.dat", cleanup_dir) >= (int)n) {
+		rmdir(cleanup_dir);
+		cleanup_dir[0] = '\0';
+		return -1;
+	}
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rmdir(cleanup_dir);
+		cleanup_dir[0] = '\0';
+		return -1;
+	}
+	close(fd);
+	snprintf(cleanup_file, sizeof cleanup_file, "%s", file);
+	return 0;
+}
+
+/* Removes what fio_target created, and nothing else. */
+static void fio_target_remove(void)
+{
+	if (cleanup_file[0])
+		unlink(cleanup_file);
+	if (cleanup_dir[0])
+		rmdir(cleanup_dir);
+	cleanup_file[0] = cleanup_dir[0] = '\0';
 }
 
 /* Runs fio with args, its JSON on stdout into out (malloc'd). 0 ok. */
@@ -247,6 +306,7 @@ static int run_fio(char *const argv[], char **out)
 	int fd[2];
 	if (pipe(fd))
 		return -1;
+	fflush(NULL); /* the child must not write our buffers again */
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
@@ -295,7 +355,7 @@ static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
 
 	r->unit = "B/s";
 	r->size_bytes = bytes;
-	if (access("/usr/bin/fio", X_OK) != 0 && system("command -v fio >/dev/null 2>&1") != 0) {
+	if (!on_path("fio")) {
 		waive(r, "%s", "fio is not installed (apt-get install fio)");
 		return;
 	}
@@ -315,8 +375,10 @@ static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
 			waive(r, "not enough free space under --dir (needs %s)", out_note);
 			return;
 		}
-		snprintf(filename, sizeof filename, "%s/tierplan-fio.dat", o->dir);
-		snprintf(cleanup_file, sizeof cleanup_file, "%s", filename);
+		if (fio_target(o->dir, filename, sizeof filename)) {
+			waive(r, "cannot create a private directory and file under --dir %s", o->dir);
+			return;
+		}
 	}
 	snprintf(size, sizeof size, "--size=%.0f", bytes);
 	snprintf(runtime, sizeof runtime, "--runtime=%d", o->quick ? 2 : 15);
@@ -351,9 +413,7 @@ static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
 		r->samples[r->n++] = bw->valuedouble;
 		cJSON_Delete(root);
 	}
-	if (!o->device)
-		unlink(filename);
-	cleanup_file[0] = '\0';
+	fio_target_remove();
 	r->extra = cJSON_CreateObject();
 	cJSON_AddStringToObject(r->extra, "target", o->device ? o->device : o->dir);
 	cJSON_AddStringToObject(r->extra, "fio", "--bs=1M --iodepth=32 --ioengine=libaio --direct=1 "
@@ -368,6 +428,23 @@ static void fit_link(struct result *r)
 }
 
 /* Runs the helper for one test; it prints one JSON object. Waived when absent or no GPU. */
+/* The length of an array of at most max positive finite numbers, else -1. */
+static int positives(const cJSON *arr, int max)
+{
+	const cJSON *it;
+	int n = 0;
+
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > max)
+		return -1;
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || !isfinite(it->valuedouble))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
 static void cuda_test(const struct cal_opts *o, struct result *r)
 {
 	r->unit = strstr(r->test, "gemm") ? "FLOP/s" : strstr(r->test, "tiering") ? "s" : "B/s";
@@ -381,6 +458,7 @@ static void cuda_test(const struct cal_opts *o, struct result *r)
 		waive(r, "%s", "pipe failed");
 		return;
 	}
+	fflush(NULL); /* the child must not write our buffers again */
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(fd[1], 1);
@@ -411,20 +489,35 @@ static void cuda_test(const struct cal_opts *o, struct result *r)
 		if (!strcmp(st->valuestring, "failed"))
 			r->status = ST_FAILED;
 	} else {
-		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "samples"), *it;
-		cJSON_ArrayForEach(it, arr) if (r->n < MAX_SAMPLES) r->samples[r->n++] = it->valuedouble;
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "samples");
 		const cJSON *sz = cJSON_GetObjectItemCaseSensitive(j, "sizes");
 		const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "times");
-		for (int i = 0; i < cJSON_GetArraySize(sz) && i < MAX_SIZES; i++) {
-			r->sizes[i] = cJSON_GetArrayItem(sz, i)->valuedouble;
-			r->size_times[i] = cJSON_GetArrayItem(tm, i)->valuedouble;
-			r->nsizes++;
-		}
 		const cJSON *ex = cJSON_GetObjectItemCaseSensitive(j, "extra");
-		if (ex)
-			r->extra = cJSON_Duplicate(ex, 1);
-		if (r->nsizes)
-			fit_link(r);
+		const char *bad = NULL;
+		int ns = positives(arr, MAX_SAMPLES), nz = positives(sz, MAX_SIZES);
+		if (ns < 1)
+			bad = "'samples' must be 1 to 32 positive numbers";
+		else if ((sz || tm) && (nz < 0 || positives(tm, MAX_SIZES) != nz))
+			bad = "'sizes' and 'times' must be arrays of the same length (at most 24) of "
+			      "positive numbers";
+		else if (ex && !cJSON_IsObject(ex))
+			bad = "'extra' must be an object";
+		if (bad) {
+			waive(r, "the CUDA helper's output is malformed: %s", bad);
+			r->status = ST_FAILED;
+		} else {
+			for (int i = 0; i < ns; i++)
+				r->samples[r->n++] = cJSON_GetArrayItem(arr, i)->valuedouble;
+			for (int i = 0; i < nz; i++) {
+				r->sizes[i] = cJSON_GetArrayItem(sz, i)->valuedouble;
+				r->size_times[i] = cJSON_GetArrayItem(tm, i)->valuedouble;
+			}
+			r->nsizes = nz > 0 ? nz : 0;
+			if (ex)
+				r->extra = cJSON_Duplicate(ex, 1);
+			if (r->nsizes)
+				fit_link(r);
+		}
 	}
 	cJSON_Delete(j);
 }
@@ -604,23 +697,13 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 			cJSON_AddNumberToObject(x, "prediction_error", tier_pred / v - 1);
 		}
 	}
-	struct rpt_file f;
-	char dir[4200], name[512];
-	snprintf(dir, sizeof dir, "%s", out);
-	char *slash = strrchr(dir, '/');
-	if (slash) {
-		snprintf(name, sizeof name, "%s", slash + 1);
-		*slash = '\0';
-	} else {
-		snprintf(name, sizeof name, "%s", out);
-		snprintf(dir, sizeof dir, ".");
-	}
-	int rc = rpt_file_open(&f, dir, name, err, errlen);
+	struct cfg_out f;
+	int rc = cfg_out_open(&f, out, "--out", err, errlen);
 	if (!rc) {
 		char *text = cJSON_Print(root);
 		fprintf(f.fp, "%s\n", text ? text : "{}");
 		free(text);
-		rc = rpt_file_close(&f, err, errlen);
+		rc = cfg_out_close(&f, "--out", err, errlen);
 	}
 	cJSON_Delete(root);
 	return rc;
@@ -654,6 +737,14 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 	}
 	if (o.destroy && !o.device)
 		return snprintf(err, errlen, "--destroy-data goes with --device DEV"), EXIT_USAGE;
+	if (o.device && !o.destroy)
+		return snprintf(err, errlen, "--device %s: fio would overwrite the device; add "
+					     "--destroy-data to allow it",
+				o.device),
+		       EXIT_INVALID;
+	/* the profile's path is checked before minutes of measuring */
+	if (cfg_out_check(out, "--out", err, errlen))
+		return EXIT_INVALID;
 	if (list) /* check the names before measuring anything */
 		for (const char *p = list; *p;) {
 			size_t l = strcspn(p, ",");
@@ -738,13 +829,13 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 		fprintf(log, "calibrate: tiering kernel: measured %.4g s per layer, simulator "
 				"predicts %.4g s (%+.1f %%)\n",
 			tmeas, pred, 100 * (pred / tmeas - 1));
-	int rc = write_profile(out, rs, n, &o, pred, err, errlen);
+	int wrc = write_profile(out, rs, n, &o, pred, err, errlen);
 	for (int i = 0; i < n; i++)
 		cJSON_Delete(rs[i].extra);
 	if (made_dir)
 		rmdir(tmpdir);
-	if (rc)
-		return EXIT_SYSTEM;
+	if (wrc)
+		return wrc == CFG_OUT_REFUSED ? EXIT_INVALID : EXIT_SYSTEM;
 	fprintf(log, "calibrate: profile written to %s (use it with --profile %s)\n", out, out);
 	return failed ? EXIT_INFEASIBLE : EXIT_OK;
 }

@@ -9,6 +9,7 @@
  * that does so says why the numbers moved. A scenario that errors is a failure too.
  */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -80,19 +81,64 @@ static void values(const struct sim_option *o, double *v)
 	memcpy(v, x, sizeof x);
 }
 
+/* Scenario names name golden files: no path separators, quotes or leading dots. */
+#define MAX_NAME 100
+static bool valid_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > MAX_NAME || !isalnum((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return false;
+	return true;
+}
+
+/* The names seen so far (a scenario matrix is hundreds at most: a linear search). */
+struct names {
+	char **v;
+	int n, cap;
+};
+
+static bool seen_before(struct names *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return true;
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 64;
+		char **v = realloc(s->v, (size_t)cap * sizeof *v);
+		if (!v)
+			return false;
+		s->v = v;
+		s->cap = cap;
+	}
+	if ((s->v[s->n] = strdup(name)))
+		s->n++;
+	return false;
+}
+
+static void names_free(struct names *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
 static int write_golden(const char *dir, const char *name, const double *v, char *err,
 			size_t errlen)
 {
-	struct rpt_file f;
-	char file[300];
-	snprintf(file, sizeof file, "%.280s.json", name);
-	if (rpt_file_open(&f, dir, file, err, errlen))
-		return -1;
+	struct cfg_out f;
+	char path[4400];
+	snprintf(path, sizeof path, "%s/%s.json", dir, name);
+	int rc = cfg_out_open(&f, path, "--golden", err, errlen);
+	if (rc)
+		return rc;
 	fprintf(f.fp, "{\n  \"scenario\": \"%s\"", name);
 	for (int i = 0; i < NFIELDS; i++)
 		fprintf(f.fp, ",\n  \"%s\": %.17g", fields[i].name, v[i]);
 	fprintf(f.fp, "\n}\n");
-	return rpt_file_close(&f, err, errlen);
+	return cfg_out_close(&f, "--golden", err, errlen);
 }
 
 /* Compares against the stored golden; prints mismatching rows. Returns mismatches, -1 when the
@@ -148,8 +194,9 @@ int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE
 
 	struct eng *e = eng_new();
 	int rc = EXIT_OK, scenarios = 0, mismatches = 0;
+	struct names seen = {0};
 	bool hdr = false;
-	for (int f = 0; f < nn; f++) {
+	for (int f = 0; f < nn && rc != EXIT_INVALID && rc != EXIT_SYSTEM; f++) {
 		snprintf(path, sizeof path, "%s/%s", sdir, names[f]);
 		char *text = cfg_read_file(path, "scenarios", 1 << 22, err, errlen);
 		cJSON *root = text ? cJSON_Parse(text) : NULL;
@@ -174,6 +221,21 @@ int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE
 				rc = EXIT_INVALID;
 				break;
 			}
+			if (!valid_name(name->valuestring)) {
+				snprintf(err, errlen, "%.300s: scenario name '%.60s' must be 1 to %d of "
+						      "A-Z, a-z, 0-9, '.', '_' and '-', starting with a "
+						      "letter or digit (it names the golden file)",
+					 path, name->valuestring, MAX_NAME);
+				rc = EXIT_INVALID;
+				break;
+			}
+			if (seen_before(&seen, name->valuestring)) {
+				snprintf(err, errlen, "%.300s: scenario '%s' appears twice (names must be "
+						      "unique across --scenarios)",
+					 path, name->valuestring);
+				rc = EXIT_INVALID;
+				break;
+			}
 			scenarios++;
 			if (tp_simulate_json(flags, e, &o, NULL, NULL, err, errlen)) {
 				fprintf(log, "tierplan regress: scenario '%s' failed: %s\n",
@@ -183,8 +245,9 @@ int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE
 			}
 			values(&o, v);
 			if (update) {
-				if (write_golden(gdir, name->valuestring, v, err, errlen)) {
-					rc = EXIT_SYSTEM;
+				int wrc = write_golden(gdir, name->valuestring, v, err, errlen);
+				if (wrc) {
+					rc = wrc == CFG_OUT_REFUSED ? EXIT_INVALID : EXIT_SYSTEM;
 					break;
 				}
 				continue;
@@ -199,6 +262,13 @@ int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE
 	}
 	cfg_list_free(names, nn);
 	eng_free(e);
+	names_free(&seen);
+	if (rc == EXIT_OK && scenarios == 0) {
+		snprintf(err, errlen, "--scenarios %s: no scenarios (JSON files of {\"scenarios\": "
+				      "[{\"name\", \"flags\"}]})",
+			 sdir);
+		return EXIT_INVALID;
+	}
 	if (update && rc == EXIT_OK)
 		fprintf(out, "regress: %d goldens written to %s\n", scenarios, gdir);
 	else if (rc == EXIT_OK)

@@ -14,6 +14,7 @@
  * Failure: exit 3 for an unreadable or malformed trace (naming the file and case), 4 for I/O.
  */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,18 @@ struct vcat {
 	bool pass;
 	const char *worst;
 };
+
+/* A category names files and chart titles: a lowercase identifier of at most 31 characters. */
+static bool valid_category(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 31 || !(s[0] >= 'a' && s[0] <= 'z'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
 
 /* measured unit -> SI factor */
 static int unit_factor(const char *u, double *f)
@@ -176,6 +189,13 @@ static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, 
 		cJSON_Delete(root);
 		return -1;
 	}
+	if (!valid_category(cat->valuestring)) {
+		snprintf(err, errlen, "trace %.300s: category '%.40s' must be 1 to 31 of a-z, 0-9 and _, "
+				      "starting with a letter",
+			 path, cat->valuestring);
+		cJSON_Delete(root);
+		return -1;
+	}
 	cJSON_ArrayForEach(it, arr)
 	{
 		struct vcase *c = &cs[*nc];
@@ -223,7 +243,8 @@ static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, 
 static double threshold(const cJSON *th, const char *cat)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(th, cat);
-	return cJSON_IsNumber(v) ? v->valuedouble / 100.0 : INFINITY;
+	/* no threshold: NAN, which no MAPE passes (the category fails, saying why) */
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble / 100.0 : NAN;
 }
 
 static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cats)
@@ -280,10 +301,13 @@ static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vc
 					c->confidence, c->predicted / f, c->measured / f, c->unit,
 					100 * c->error, c->used ? "" : "  (context)");
 		}
-		fprintf(fp, "  MAPE %.1f %% over %d A/B cases, worst %.1f %% (%s); threshold %.1f %%: %s\n\n",
-			100 * cats[k].mape, cats[k].n, 100 * cats[k].max,
-			cats[k].worst ? cats[k].worst : "-", 100 * cats[k].threshold,
-			cats[k].pass ? "pass" : "FAIL");
+		fprintf(fp, "  MAPE %.1f %% over %d A/B cases, worst %.1f %% (%s); ", 100 * cats[k].mape,
+			cats[k].n, 100 * cats[k].max, cats[k].worst ? cats[k].worst : "-");
+		if (isnan(cats[k].threshold))
+			fprintf(fp, "no threshold: FAIL\n\n");
+		else
+			fprintf(fp, "threshold %.1f %%: %s\n\n", 100 * cats[k].threshold,
+				cats[k].pass ? "pass" : "FAIL");
 	}
 }
 
@@ -325,7 +349,7 @@ static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vc
 		cJSON_AddNumberToObject(x, "mape", cats[k].mape);
 		cJSON_AddNumberToObject(x, "max", cats[k].max);
 		cJSON_AddNumberToObject(x, "n", cats[k].n);
-		if (isfinite(cats[k].threshold))
+		if (!isnan(cats[k].threshold))
 			cJSON_AddNumberToObject(x, "threshold", cats[k].threshold);
 		else
 			cJSON_AddNullToObject(x, "threshold");
@@ -342,15 +366,20 @@ static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vc
 static int report(const char *dir, bool force, const struct vcase *cs, int nc,
 		  const struct vcat *cats, int ncat, char *err, size_t errlen)
 {
-	if (rpt_dir_prepare(dir, force, err, errlen))
-		return -1;
+	int rc;
+
+	if ((rc = rpt_dir_prepare(dir, force, err, errlen)))
+		return rc;
+	/* category names are checked at load (valid_category): they are safe in file names */
 	for (int k = 0; k < ncat; k++) {
 		struct rpt_file d, g;
-		char name[64], title[160];
+		char dat[64], gp[64], svg[64], title[160], xl[64], yl[64];
 		const char *unit = "";
-		snprintf(name, sizeof name, "validate_%.31s.dat", cats[k].name);
-		if (rpt_file_open(&d, dir, name, err, errlen))
-			return -1;
+		snprintf(dat, sizeof dat, "validate_%.31s.dat", cats[k].name);
+		snprintf(gp, sizeof gp, "validate_%.31s.gp", cats[k].name);
+		snprintf(svg, sizeof svg, "validate_%.31s.svg", cats[k].name);
+		if ((rc = rpt_file_open(&d, dir, dat, err, errlen)))
+			return rc;
 		fprintf(d.fp, "# measured predicted (case units) counted id\n");
 		for (int i = 0; i < nc; i++) {
 			double f = 1;
@@ -358,30 +387,26 @@ static int report(const char *dir, bool force, const struct vcase *cs, int nc,
 				continue;
 			unit_factor(cs[i].unit, &f);
 			unit = cs[i].unit;
-			fprintf(d.fp, "%.6g %.6g %d \"%s\"\n", cs[i].measured / f, cs[i].predicted / f,
-				cs[i].used, cs[i].id);
+			fprintf(d.fp, "%.6g %.6g %d ", cs[i].measured / f, cs[i].predicted / f,
+				cs[i].used);
+			rpt_dat_string(d.fp, cs[i].id);
+			fputc('\n', d.fp);
 		}
-		if (rpt_file_close(&d, err, errlen))
-			return -1;
-		snprintf(name, sizeof name, "validate_%.31s.gp", cats[k].name);
-		if (rpt_file_open(&g, dir, name, err, errlen))
-			return -1;
+		if ((rc = rpt_file_close(&d, err, errlen)) ||
+		    (rc = rpt_file_open(&g, dir, gp, err, errlen)))
+			return rc;
 		snprintf(title, sizeof title, "%.31s: predicted against measured (MAPE %.1f %%)",
 			 cats[k].name, 100 * cats[k].mape);
-		char xl[64], yl[64];
 		snprintf(xl, sizeof xl, "measured (%s)", unit);
 		snprintf(yl, sizeof yl, "predicted (%s)", unit);
 		rpt_gnuplot_preamble(g.fp, title, xl, yl);
 		fprintf(g.fp, "set logscale xy\nset size square\n"
-			      "plot x with lines dt 2 title 'predicted = measured', "
-			      "'validate_%s.dat' using 1:2 with points pt 7 ps 1.3 title 'cases'\n",
-			cats[k].name);
-		if (rpt_file_close(&g, err, errlen))
-			return -1;
-		char svg[64];
-		snprintf(svg, sizeof svg, "validate_%.31s.svg", cats[k].name);
-		if (rpt_gnuplot(dir, name, "svg", svg, err, errlen))
-			return -1;
+			      "plot x with lines dt 2 title 'predicted = measured', ");
+		rpt_gnuplot_string(g.fp, dat);
+		fprintf(g.fp, " using 1:2 with points pt 7 ps 1.3 title 'cases'\n");
+		if ((rc = rpt_file_close(&g, err, errlen)) ||
+		    (rc = rpt_gnuplot(dir, gp, "svg", svg, err, errlen)))
+			return rc;
 	}
 	return 0;
 }
@@ -414,6 +439,11 @@ int val_validate(const struct val_validate_opts *vo, FILE *out, FILE *log, char 
 		return EXIT_INVALID;
 	cJSON *thj = cJSON_Parse(thtext);
 	free(thtext);
+	if (!cJSON_IsObject(thj)) {
+		snprintf(err, errlen, "thresholds '%.300s': expected {\"category\": percent, ...}", thfile);
+		cJSON_Delete(thj);
+		return EXIT_INVALID;
+	}
 
 	struct vcase *cs = calloc(MAX_CASES, sizeof *cs);
 	struct eng *e = eng_new();
@@ -426,12 +456,21 @@ int val_validate(const struct val_validate_opts *vo, FILE *out, FILE *log, char 
 	for (int d = 0; d < ndirs; d++) {
 		char **names;
 		int nn = cfg_list_json(dirs[d], &names);
-		for (int i = 0; i < nn; i++) { /* traces/calibration may not exist yet: nn < 0 */
+		if (nn < 0 && d < vo->ndirs && rc == EXIT_OK) { /* a default one may not exist yet */
+			snprintf(err, errlen, "--traces '%.300s': %s", dirs[d], strerror(errno));
+			rc = EXIT_INVALID;
+		}
+		for (int i = 0; i < nn; i++) {
 			snprintf(path, sizeof path, "%s/%s", dirs[d], names[i]);
 			if (rc == EXIT_OK && run_file(path, cs, &nc, e, err, errlen))
 				rc = EXIT_INVALID;
 		}
 		cfg_list_free(names, nn > 0 ? nn : 0);
+	}
+	if (rc == EXIT_OK && nc == 0) {
+		snprintf(err, errlen, "no recorded cases under %s%s%s", dirs[0], ndirs > 1 ? " or " : "",
+			 ndirs > 1 ? dirs[1] : "");
+		rc = EXIT_INVALID;
 	}
 	if (rc)
 		goto out;
@@ -441,13 +480,18 @@ int val_validate(const struct val_validate_opts *vo, FILE *out, FILE *log, char 
 		print_json(out, cs, nc, cats, ncat);
 	else
 		print_text(out, cs, nc, cats, ncat);
-	if (vo->report && report(vo->report, vo->force, cs, nc, cats, ncat, err, errlen)) {
-		rc = EXIT_SYSTEM;
+	int wrc = vo->report ? report(vo->report, vo->force, cs, nc, cats, ncat, err, errlen) : 0;
+	if (wrc) {
+		rc = wrc == CFG_OUT_REFUSED ? EXIT_INVALID : EXIT_SYSTEM;
 		goto out;
 	}
-	for (int k = 0; k < ncat; k++)
+	for (int k = 0; k < ncat; k++) {
+		if (isnan(cats[k].threshold))
+			fprintf(log, "tierplan validate: category '%s' has no threshold in %s\n",
+				cats[k].name, thfile);
 		if (!cats[k].pass)
 			rc = EXIT_INFEASIBLE;
+	}
 	for (int i = 0; i < nc; i++)
 		if (cs[i].failed && cs[i].confidence[0] <= 'B') {
 			fprintf(log, "tierplan validate: case '%s' failed: %s\n", cs[i].id, cs[i].err);

@@ -1,0 +1,164 @@
+/* grid — see grid.h. */
+#include "grid.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/file.h"
+#include "opts.h"
+
+/* A JSON scalar as a flag value. */
+static char *value_str(const cJSON *v)
+{
+	char buf[64];
+	if (cJSON_IsString(v))
+		return strdup(v->valuestring);
+	if (cJSON_IsNumber(v)) {
+		if (v->valuedouble == (double)(long long)v->valuedouble)
+			snprintf(buf, sizeof buf, "%lld", (long long)v->valuedouble);
+		else
+			snprintf(buf, sizeof buf, "%.17g", v->valuedouble);
+		return strdup(buf);
+	}
+	return NULL;
+}
+
+static bool forbidden(const char *key)
+{
+	return !strcmp(key, "trace") || !strcmp(key, "format") || !strcmp(key, "help");
+}
+
+int tp_grid_load(const char *path, struct tp_grid *g, char *err, size_t errlen)
+{
+	memset(g, 0, sizeof *g); /* tp_grid_free is safe whatever fails below */
+	char *text = cfg_read_file(path, "grid", 1 << 22, err, errlen);
+	if (!text)
+		return -1;
+	int rc = tp_grid_parse(text, path, g, err, errlen);
+	free(text);
+	return rc;
+}
+
+int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *err, size_t errlen)
+{
+	memset(g, 0, sizeof *g);
+	g->root = cJSON_Parse(text);
+	if (!g->root) {
+		snprintf(err, errlen, "--grid %s: not valid JSON", path);
+		return -1;
+	}
+	const cJSON *base = cJSON_GetObjectItemCaseSensitive(g->root, "base"), *it;
+	const cJSON *grid = cJSON_GetObjectItemCaseSensitive(g->root, "grid");
+	if ((base && !cJSON_IsObject(base)) || !cJSON_IsObject(grid)) {
+		snprintf(err, errlen, "--grid %s: expected {\"base\": {...}, \"grid\": {\"flag\": "
+				      "[values], ...}}",
+			 path);
+		return -1;
+	}
+	cJSON_ArrayForEach(it, base)
+	{
+		if (g->nbase == TP_GRID_KEYS || forbidden(it->string) || !(g->base_val[g->nbase] =
+									 value_str(it))) {
+			snprintf(err, errlen, "--grid %s: base '%s' must be a string or number (and not "
+					      "trace, format or help; at most %d keys)",
+				 path, it->string, TP_GRID_KEYS);
+			return -1;
+		}
+		g->base_key[g->nbase++] = it->string;
+	}
+	g->points = 1;
+	cJSON_ArrayForEach(it, grid)
+	{
+		struct tp_grid_axis *a = &g->ax[g->naxes];
+		int n = cJSON_GetArraySize(it);
+		if (g->naxes == TP_GRID_KEYS || !cJSON_IsArray(it) || n < 1 || forbidden(it->string) ||
+		    !strcmp(it->string, "prices")) {
+			snprintf(err, errlen, "--grid %s: grid '%s' must be a non-empty list (and not "
+					      "trace, format, help or prices; at most %d keys)",
+				 path, it->string, TP_GRID_KEYS);
+			return -1;
+		}
+		a->key = it->string;
+		a->vals = calloc((size_t)n, sizeof *a->vals);
+		if (!a->vals) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		g->naxes++;
+		const cJSON *v;
+		cJSON_ArrayForEach(v, it)
+		{
+			if (!(a->vals[a->n] = value_str(v))) {
+				snprintf(err, errlen, "--grid %s: grid '%s' value %d must be a string or "
+						      "number",
+					 path, a->key, a->n + 1);
+				return -1;
+			}
+			a->n++;
+		}
+		if (g->points > UINT64_MAX / (uint64_t)n) {
+			snprintf(err, errlen, "--grid %s: too many points", path);
+			return -1;
+		}
+		g->points *= (uint64_t)n;
+	}
+	return 0;
+}
+
+void tp_grid_free(struct tp_grid *g)
+{
+	for (int i = 0; i < g->nbase; i++)
+		free(g->base_val[i]);
+	for (int i = 0; i < g->naxes; i++) {
+		for (int k = 0; k < g->ax[i].n; k++)
+			free(g->ax[i].vals[k]);
+		free(g->ax[i].vals);
+	}
+	cJSON_Delete(g->root);
+}
+
+/* The value index of each axis for point p (last axis fastest). */
+void tp_grid_coords(const struct tp_grid *g, uint64_t p, int *idx)
+{
+	for (int i = g->naxes - 1; i >= 0; i--) {
+		idx[i] = (int)(p % (uint64_t)g->ax[i].n);
+		p /= (uint64_t)g->ax[i].n;
+	}
+}
+
+int tp_grid_argv(const struct tp_grid *g, uint64_t p, char **argv, char flags[][48])
+{
+	int argc = 2, idx[TP_GRID_KEYS], nf = 0;
+
+	argv[0] = "tierplan";
+	argv[1] = "simulate";
+	tp_grid_coords(g, p, idx);
+	for (int i = 0; i < g->nbase; i++) {
+		snprintf(flags[nf], sizeof flags[0], "--%s", g->base_key[i]);
+		argv[argc++] = flags[nf++];
+		argv[argc++] = g->base_val[i];
+	}
+	for (int i = 0; i < g->naxes; i++) {
+		snprintf(flags[nf], sizeof flags[0], "--%s", g->ax[i].key);
+		argv[argc++] = flags[nf++];
+		argv[argc++] = g->ax[i].vals[idx[i]];
+	}
+	argv[argc] = NULL;
+	return argc;
+}
+
+int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t errlen)
+{
+	char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48], msg[256];
+	struct tp_opts o;
+	int argc = tp_grid_argv(g, 0, argv, flags);
+	if (tp_opts_parse(CMD_SIMULATE, argc, argv, 2, &o, msg, sizeof msg) == -2) {
+		snprintf(err, errlen, "--grid %s: %s", path, msg);
+		return -1;
+	}
+	return 0;
+}
+

@@ -159,7 +159,7 @@ check-valgrind: $(BIN)/tierplan
 	$(Q)sh tests/valgrind.sh $(BIN)/tierplan
 
 # --- fuzzing (clang + libFuzzer from Debian's libclang-rt) ------------------------------------
-FUZZ_TARGETS := config catalog units cli
+FUZZ_TARGETS := config catalog units cli grid scenarios trace profile
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -2,6 +2,7 @@
 #include "grid.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,9 @@ static char *value_str(const cJSON *v)
 	if (cJSON_IsString(v))
 		return strdup(v->valuestring);
 	if (cJSON_IsNumber(v)) {
-		if (v->valuedouble == (double)(long long)v->valuedouble)
-			snprintf(buf, sizeof buf, "%lld", (long long)v->valuedouble);
+		double x = v->valuedouble;
+		if (fabs(x) < 9007199254740992.0 && x == trunc(x)) /* integral and exact: 2^53 */
+			snprintf(buf, sizeof buf, "%lld", (long long)x);
 		else
 			snprintf(buf, sizeof buf, "%.17g", v->valuedouble);
 		return strdup(buf);

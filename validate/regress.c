@@ -94,37 +94,6 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-/* The names seen so far (a scenario matrix is hundreds at most: a linear search). */
-struct names {
-	char **v;
-	int n, cap;
-};
-
-static bool seen_before(struct names *s, const char *name)
-{
-	for (int i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i], name))
-			return true;
-	if (s->n == s->cap) {
-		int cap = s->cap ? 2 * s->cap : 64;
-		char **v = realloc(s->v, (size_t)cap * sizeof *v);
-		if (!v)
-			return false;
-		s->v = v;
-		s->cap = cap;
-	}
-	if ((s->v[s->n] = strdup(name)))
-		s->n++;
-	return false;
-}
-
-static void names_free(struct names *s)
-{
-	for (int i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-}
-
 static int write_golden(const char *dir, const char *name, const double *v, char *err,
 			size_t errlen)
 {
@@ -180,102 +149,140 @@ static int compare(const char *dir, const char *name, const double *v, FILE *fp,
 	return bad;
 }
 
+int val_scenarios_add(struct val_scenarios *s, const char *text, const char *path, char *err,
+		      size_t errlen)
+{
+	cJSON *root = cJSON_Parse(text), **roots;
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "scenarios"), *it;
+
+	if (!cJSON_IsArray(arr)) {
+		snprintf(err, errlen, "scenarios %.300s: expected {\"scenarios\": [{\"name\", \"flags\"}]}",
+			 path);
+		cJSON_Delete(root);
+		return -1;
+	}
+	if (!(roots = realloc(s->roots, (size_t)(s->nroots + 1) * sizeof *roots))) {
+		snprintf(err, errlen, "out of memory");
+		cJSON_Delete(root);
+		return -1;
+	}
+	s->roots = roots;
+	s->roots[s->nroots++] = root; /* owned from here: val_scenarios_free releases it */
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(it, "flags");
+		if (!cJSON_IsString(name) || !cJSON_IsObject(flags)) {
+			snprintf(err, errlen, "%.300s: a scenario needs a name and flags", path);
+			return -1;
+		}
+		if (!valid_name(name->valuestring)) {
+			snprintf(err, errlen, "%.300s: scenario name '%.60s' must be 1 to %d of A-Z, a-z, "
+					      "0-9, '.', '_' and '-', starting with a letter or digit "
+					      "(it names the golden file)",
+				 path, name->valuestring, MAX_NAME);
+			return -1;
+		}
+		for (int k = 0; k < s->n; k++) /* hundreds at most: a linear search */
+			if (!strcmp(s->v[k].name, name->valuestring)) {
+				snprintf(err, errlen, "%.300s: scenario '%s' appears twice (names must be "
+						      "unique across --scenarios)",
+					 path, name->valuestring);
+				return -1;
+			}
+		if (s->n == VAL_MAX_SCENARIOS) {
+			snprintf(err, errlen, "%.300s: more than %d scenarios", path, VAL_MAX_SCENARIOS);
+			return -1;
+		}
+		if (s->n == s->cap) {
+			int cap = s->cap ? 2 * s->cap : 64;
+			struct val_scenario *v = realloc(s->v, (size_t)cap * sizeof *v);
+			if (!v) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			s->v = v;
+			s->cap = cap;
+		}
+		s->v[s->n++] = (struct val_scenario){name->valuestring, flags};
+	}
+	return 0;
+}
+
+void val_scenarios_free(struct val_scenarios *s)
+{
+	for (int i = 0; i < s->nroots; i++)
+		cJSON_Delete(s->roots[i]);
+	free(s->roots);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
 int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE *log, char *err,
 		size_t errlen)
 {
-	char path[4400];
+	struct val_scenarios sc = {0};
+	char path[4400], **names;
+	int nn = cfg_list_json(sdir, &names), rc = EXIT_OK, mismatches = 0;
+	bool hdr = false;
 
-	char **names;
-	int nn = cfg_list_json(sdir, &names);
 	if (nn < 0) {
 		snprintf(err, errlen, "--scenarios %s: %s", sdir, strerror(errno));
 		return EXIT_INVALID;
 	}
-
-	struct eng *e = eng_new();
-	int rc = EXIT_OK, scenarios = 0, mismatches = 0;
-	struct names seen = {0};
-	bool hdr = false;
-	for (int f = 0; f < nn && rc != EXIT_INVALID && rc != EXIT_SYSTEM; f++) {
+	/* every file is read and checked before any scenario runs */
+	for (int f = 0; f < nn && rc == EXIT_OK; f++) {
 		snprintf(path, sizeof path, "%s/%s", sdir, names[f]);
 		char *text = cfg_read_file(path, "scenarios", 1 << 22, err, errlen);
-		cJSON *root = text ? cJSON_Parse(text) : NULL;
-		free(text);
-		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "scenarios"), *it;
-		if (!cJSON_IsArray(arr)) {
-			snprintf(err, errlen, "scenarios %.300s: expected {\"scenarios\": [{\"name\", "
-						  "\"flags\"}]}",
-				 path);
+		if (!text || val_scenarios_add(&sc, text, path, err, errlen))
 			rc = EXIT_INVALID;
-			cJSON_Delete(root);
-			break;
-		}
-		cJSON_ArrayForEach(it, arr)
-		{
-			const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
-			const cJSON *flags = cJSON_GetObjectItemCaseSensitive(it, "flags");
-			struct sim_option o;
-			double v[NFIELDS];
-			if (!cJSON_IsString(name) || !cJSON_IsObject(flags)) {
-				snprintf(err, errlen, "%.300s: a scenario needs a name and flags", path);
-				rc = EXIT_INVALID;
-				break;
-			}
-			if (!valid_name(name->valuestring)) {
-				snprintf(err, errlen, "%.300s: scenario name '%.60s' must be 1 to %d of "
-						      "A-Z, a-z, 0-9, '.', '_' and '-', starting with a "
-						      "letter or digit (it names the golden file)",
-					 path, name->valuestring, MAX_NAME);
-				rc = EXIT_INVALID;
-				break;
-			}
-			if (seen_before(&seen, name->valuestring)) {
-				snprintf(err, errlen, "%.300s: scenario '%s' appears twice (names must be "
-						      "unique across --scenarios)",
-					 path, name->valuestring);
-				rc = EXIT_INVALID;
-				break;
-			}
-			scenarios++;
-			if (tp_simulate_json(flags, e, &o, NULL, NULL, err, errlen)) {
-				fprintf(log, "tierplan regress: scenario '%s' failed: %s\n",
-					name->valuestring, err);
-				rc = EXIT_INFEASIBLE;
-				continue;
-			}
-			values(&o, v);
-			if (update) {
-				int wrc = write_golden(gdir, name->valuestring, v, err, errlen);
-				if (wrc) {
-					rc = wrc == CFG_OUT_REFUSED ? EXIT_INVALID : EXIT_SYSTEM;
-					break;
-				}
-				continue;
-			}
-			int bad = compare(gdir, name->valuestring, v, out, &hdr);
-			if (bad) {
-				mismatches += bad > 0 ? bad : 1;
-				rc = EXIT_INFEASIBLE;
-			}
-		}
-		cJSON_Delete(root);
+		free(text);
 	}
 	cfg_list_free(names, nn);
-	eng_free(e);
-	names_free(&seen);
-	if (rc == EXIT_OK && scenarios == 0) {
+	if (rc == EXIT_OK && sc.n == 0) {
 		snprintf(err, errlen, "--scenarios %s: no scenarios (JSON files of {\"scenarios\": "
 				      "[{\"name\", \"flags\"}]})",
 			 sdir);
-		return EXIT_INVALID;
+		rc = EXIT_INVALID;
 	}
+	struct eng *e = rc == EXIT_OK ? eng_new() : NULL;
+	if (rc == EXIT_OK && !e) {
+		snprintf(err, errlen, "out of memory");
+		rc = EXIT_SYSTEM;
+	}
+	for (int i = 0; e && i < sc.n; i++) {
+		const char *name = sc.v[i].name;
+		struct sim_option o;
+		double v[NFIELDS];
+		if (tp_simulate_json(sc.v[i].flags, e, &o, NULL, NULL, err, errlen)) {
+			fprintf(log, "tierplan regress: scenario '%s' failed: %s\n", name, err);
+			rc = EXIT_INFEASIBLE;
+			continue;
+		}
+		values(&o, v);
+		if (update) {
+			int wrc = write_golden(gdir, name, v, err, errlen);
+			if (wrc) {
+				rc = wrc == CFG_OUT_REFUSED ? EXIT_INVALID : EXIT_SYSTEM;
+				break;
+			}
+			continue;
+		}
+		int bad = compare(gdir, name, v, out, &hdr);
+		if (bad) {
+			mismatches += bad > 0 ? bad : 1;
+			rc = EXIT_INFEASIBLE;
+		}
+	}
+	eng_free(e);
 	if (update && rc == EXIT_OK)
-		fprintf(out, "regress: %d goldens written to %s\n", scenarios, gdir);
+		fprintf(out, "regress: %d goldens written to %s\n", sc.n, gdir);
 	else if (rc == EXIT_OK)
-		fprintf(out, "regress: %d scenarios match their goldens\n", scenarios);
+		fprintf(out, "regress: %d scenarios match their goldens\n", sc.n);
 	else if (mismatches)
 		fprintf(out, "regress: %d fields differ across %d scenarios (run make golden only if the "
-		       "change is meant, and say why)\n",
-		       mismatches, scenarios);
+			     "change is meant, and say why)\n",
+			mismatches, sc.n);
+	val_scenarios_free(&sc);
 	return rc;
 }

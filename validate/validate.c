@@ -125,6 +125,11 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
  * recorded measurements) against the measured seconds per layer. Host-only profiles predict
  * nothing and add no case.
  */
+static bool positive(const cJSON *x)
+{
+	return cJSON_IsNumber(x) && x->valuedouble > 0 && isfinite(x->valuedouble);
+}
+
 static void replay_profile(const char *path, const cJSON *root, struct vcase *cs, int *nc)
 {
 	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted"), *it;
@@ -144,7 +149,9 @@ static void replay_profile(const char *path, const cJSON *root, struct vcase *cs
 		const cJSON *L = cJSON_GetObjectItemCaseSensitive(ex, "layers");
 		const cJSON *B = cJSON_GetObjectItemCaseSensitive(ex, "layer_bytes");
 		const cJSON *F = cJSON_GetObjectItemCaseSensitive(ex, "layer_flops");
-		if (!cJSON_IsNumber(L) || !cJSON_IsNumber(B) || !cJSON_IsNumber(F))
+		/* what the CUDA helper records: a layer count of a real model, positive sizes */
+		if (!cJSON_IsNumber(L) || !(L->valuedouble >= 1 && L->valuedouble <= 1024) ||
+		    !positive(B) || !positive(F) || !positive(v))
 			continue;
 		struct vcase *c = &cs[(*nc)++];
 		memset(c, 0, sizeof *c);
@@ -169,14 +176,12 @@ static void replay_profile(const char *path, const cJSON *root, struct vcase *cs
 }
 
 /* Loads and runs every case of one trace file. */
-static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, char *err,
-		    size_t errlen)
+/* Reads one file of recorded cases (or a calibration profile) into cs; with an engine, each
+ * case is predicted too. 0 ok, -1 + err naming the file and case. */
+static int run_text(const char *text, const char *path, struct vcase *cs, int *nc, struct eng *e,
+		    char *err, size_t errlen)
 {
-	char *text = cfg_read_file(path, "trace", 1 << 22, err, errlen);
-	if (!text)
-		return -1;
 	cJSON *root = cJSON_Parse(text);
-	free(text);
 	const cJSON *cat = cJSON_GetObjectItemCaseSensitive(root, "category");
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases"), *it;
 	if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "measurements"))) {
@@ -208,7 +213,13 @@ static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, 
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(it, "source");
 		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(it, "flags");
 		double f = 1;
-		if (*nc == MAX_CASES || !cJSON_IsString(id) || !cJSON_IsNumber(mv) ||
+		if (*nc == MAX_CASES) {
+			snprintf(err, errlen, "trace %.300s: more than %d recorded cases in all", path,
+				 MAX_CASES);
+			cJSON_Delete(root);
+			return -1;
+		}
+		if (!cJSON_IsString(id) || !cJSON_IsNumber(mv) ||
 		    !cJSON_IsString(mu) || !cJSON_IsString(q) || !cJSON_IsString(cf) ||
 		    !cJSON_IsString(src) || !cJSON_IsObject(flags) ||
 		    unit_factor(mu->valuestring, &f) || !(mv->valuedouble > 0)) {
@@ -228,7 +239,9 @@ static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, 
 		snprintf(c->quantity, sizeof c->quantity, "%s", q->valuestring);
 		c->measured = mv->valuedouble * f;
 		c->used = cf->valuestring[0] == 'A' || cf->valuestring[0] == 'B';
-		if (predict(c, flags, e)) {
+		if (!e) {
+			c->used = false;
+		} else if (predict(c, flags, e)) {
 			c->failed = true;
 			c->used = false;
 		} else {
@@ -238,6 +251,31 @@ static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, 
 	}
 	cJSON_Delete(root);
 	return 0;
+}
+
+static int run_file(const char *path, struct vcase *cs, int *nc, struct eng *e, char *err,
+		    size_t errlen)
+{
+	char *text = cfg_read_file(path, "trace", 1 << 22, err, errlen);
+	if (!text)
+		return -1;
+	int rc = run_text(text, path, cs, nc, e, err, errlen);
+	free(text);
+	return rc;
+}
+
+int val_trace_check(const char *text, const char *path, int *ncases, char *err, size_t errlen)
+{
+	struct vcase *cs = calloc(MAX_CASES, sizeof *cs);
+	int nc = 0, rc = -1;
+	if (!cs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = run_text(text, path, cs, &nc, NULL, err, errlen);
+	*ncases = nc;
+	free(cs);
+	return rc;
 }
 
 static double threshold(const cJSON *th, const char *cat)

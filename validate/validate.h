@@ -31,6 +31,29 @@ struct val_validate_opts {
  * to run on log. EXIT_INFEASIBLE when a category passes its threshold or an A/B case failed. */
 int val_validate(const struct val_validate_opts *o, FILE *out, FILE *log, char *err, size_t errlen);
 
+/* Reads one file of recorded cases (or a calibration profile) without predicting: the checks
+ * validate makes before it runs anything. 0 ok with the case count, -1 + err (fuzzing, tests). */
+int val_trace_check(const char *text, const char *path, int *ncases, char *err, size_t errlen);
+
+/* A scenario matrix read from its files: each name (checked: it names a golden file, unique)
+ * with its simulate flags. add parses one file's text (path names it) and keeps it; 0 ok, -1 +
+ * err. */
+#define VAL_MAX_SCENARIOS 4096
+struct cJSON;
+struct val_scenario {
+	const char *name;
+	const struct cJSON *flags;
+};
+struct val_scenarios {
+	struct val_scenario *v;
+	int n, cap;
+	struct cJSON **roots;
+	int nroots;
+};
+int val_scenarios_add(struct val_scenarios *s, const char *text, const char *path, char *err,
+		      size_t errlen);
+void val_scenarios_free(struct val_scenarios *s);
+
 /* Recomputes every scenario under sdir and compares it with its golden under gdir (update:
  * rewrites the goldens instead). Mismatches and the summary on out, failed scenarios on log. */
 int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE *log, char *err,

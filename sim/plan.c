@@ -278,7 +278,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 
 static int host_tiers(struct search *s, struct sim_option *closest)
 {
-	static const char *const pols[] = {"tiered", "zero-infinity", "zero-offload"};
+	static const char *const pols[] = {"tiered", "zero-infinity", "zero3-offload", "zero-offload"};
 	const struct mdl_hw *base = s->hw;
 	uint32_t slots = (uint32_t)base->host.gpu_slots;
 	uint32_t counts[16];

@@ -9,6 +9,8 @@
  * paper's one-step delayed update is an option we do not model). Minimum traffic: 2 bytes per
  * parameter down and 2 up per step (published.md 9.1).
  */
+#include <stdio.h>
+
 #include "step.h"
 
 static int place(struct step_ctx *x, int v, char *err, size_t errlen)
@@ -16,6 +18,12 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	(void)v;
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
+	if (x->c->layout.zero == 3) { /* never silently unsharded: ZeRO-3 has a policy of its own */
+		snprintf(err, errlen, "policy zero-offload is ZeRO-2 with the optimizer on the CPU; for "
+				      "ZeRO-3 with parameters and optimizer on the CPU use --policy "
+				      "zero3-offload");
+		return -1;
+	}
 	x->pl.fetch = FETCH_RESIDENT;
 	x->pl.ckpt = W_GPU;
 	x->pl.grads = GRADS_HOST;

@@ -7,8 +7,10 @@
  *
  * Policies (one module each, sim/pol_*.c, one registry in sim/sim.c):
  *   gpu            all state in HBM: DP / ZeRO 0-3, TP, PP with 1F1B, gradient accumulation
- *   zero-offload   optimizer state and AdamW on the CPU, gradients down and weights up over PCIe
- *                  (Ren et al. 2021, ZeRO-Offload)
+ *   zero-offload   ZeRO-2, optimizer state and AdamW on the CPU, gradients down (bounded
+ *                  buckets) and weights up over PCIe (Ren et al. 2021, ZeRO-Offload)
+ *   zero3-offload  ZeRO-3 with parameters and optimizer state in DRAM, gathered per layer
+ *                  (DeepSpeed offload_param / offload_optimizer: cpu)
  *   zero-infinity  weights and optimizer state on NVMe, streamed layer by layer through DRAM,
  *                  the update after backward (Rajbhandari et al. 2021, ZeRO-Infinity)
  *   tiered         aiDAPTIV-style middleware: weights streamed from DRAM or flash with prefetch,

@@ -38,6 +38,15 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  * Infinity sub-groups, published.md 9.2 "processed in chunks") [A: mechanism; count ours]. */
 #define UPDATE_CHUNKS 8
 /*
+ * Gradients copied to the host leave the GPU through reduce buckets: DeepSpeed's
+ * reduce_bucket_size defaults to 5e8 elements (DeepSpeed config docs, "reduce_bucket_size") and
+ * ZeRO-1/2 with overlap_comm double-buffers it (the two ipg buffers of
+ * deepspeed/runtime/zero/stage_1_and_2.py) [B]. When the copy down is slower than backward the
+ * compute waits for a bucket instead of piling gradients up on the GPU.
+ */
+#define GRAD_BUCKET_ELEMENTS 5e8
+#define GRAD_BUCKETS 2
+/*
  * GPU power while only its copy engines or links are busy: "near idle" (calibration-power-cost
  * 2.5: a GPU waiting on PCIe/NVMe draws about its idle power, 115 W for an H200); we add 10 % of
  * the idle-to-TDP range for the copy engines and HBM traffic [U until calibrate measures it].
@@ -52,6 +61,8 @@ struct stage {
 	uint32_t ncomp;
 	int h2d_ring[16];
 	uint32_t nh2d;
+	int d2h_ring[16];             /* recent gradient copies down, for the bucket limit */
+	uint32_t nd2h;
 	int last_update;              /* last task of the stage's update */
 	int last_bwd_comm;            /* last gradient reduction or copy of its last backward */
 };
@@ -566,8 +577,14 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 				s->last_bwd_comm = r;
 			}
 		} else {
-			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down */
+			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down; at
+			 * most the buckets' worth in flight, and at least two blocks (one filled by
+			 * backward while the other goes down, as the double buffer does) */
 			double down = gb;
+			double per_param = bd->L.gradients_bytes / fmax(1.0, (double)bd->L.trainable_params);
+			double budget = GRAD_BUCKETS * GRAD_BUCKET_ELEMENTS * per_param;
+			uint32_t inflight = gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
+			TRY(dep(bd, ring_back(s->d2h_ring, s->nd2h, inflight), c));
 			TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 			int r = -1;
 			if (zero_rs && bd->dp > 1) {
@@ -581,6 +598,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 			if (d < 0 || dep(bd, end, d) || dep(bd, r, d) ||
 			    mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
 				return -1;
+			s->d2h_ring[s->nd2h++ % 16] = d;
 			s->last_bwd_comm = d;
 			double params = block_trainable(bd, s, b, lb, nb) / bd->dp;
 			if (last && pl->grads_on_flash > 0 && pl->update != UPD_CPU_OVERLAP &&

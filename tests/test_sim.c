@@ -109,6 +109,59 @@ static void bandwidth_bound_step_is_bytes_over_bandwidth(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-3 offload to the CPU (DeepSpeed offload_param + offload_optimizer: cpu) shards the weights
+ * over DP and streams them from DRAM: 70B on 8 H100 fits where ZeRO-2 offload (weights resident)
+ * cannot, nothing reaches the drives, and DRAM holds at least the 16 B/param of model states plus
+ * the pinned parameter copy. zero-offload with --zero 3 is refused, naming the right policy. */
+static void zero3_offload_shards_weights_in_dram(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 8);
+	f.w.job.seq = 1024;
+	f.hw.dram = f.hw.host.dram_max;
+	f.c.layout.dp = 8;
+	f.c.grad_accum = 2;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	CU_ASSERT_FALSE(f.o.fits);
+	double z2 = f.o.peak_gpu;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	CU_ASSERT(f.o.fits);
+	CU_ASSERT(f.o.peak_gpu < 0.25 * z2);
+	CU_ASSERT_EQUAL(f.o.peak_flash, 0);
+	CU_ASSERT_EQUAL(f.o.flash_bytes_written_per_step, 0);
+	double params = 70553706496.0;
+	CU_ASSERT(f.o.peak_dram > params * (16 + 2));
+	/* the CPU update of the whole model (once per node, sharded over the 8 ranks) bounds the
+	 * step from below: params / (cores x AdamW rate per core) */
+	CU_ASSERT(f.o.step_seconds > params / (f.hw.host.cpu_cores * f.hw.host.cpu_adam_rate_per_core));
+	f.c.layout.zero = 3;
+	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &(struct sim_config){f.c.layout, 2,
+		sim_policy_find("zero-offload"), 0, 0, true}, &f.o, f.err, sizeof f.err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "zero3-offload"));
+	eng_free(f.eng);
+}
+
+/* ZeRO-Offload copies every micro-batch's gradients down. At 1k tokens an H100 computes an 8B
+ * backward faster than PCIe Gen5 moves its 16 GB of bf16 gradients, so the compute waits for a
+ * free bucket: the step is bounded below by m x gradients / link bandwidth, and the gradient
+ * buffers on the GPU stay at two blocks (the double buffer) instead of piling up. */
+static void offload_gradient_buffers_stay_bounded(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 1024;
+	f.c.grad_accum = 8;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	double grads = 2.0 * 8030261248.0; /* bf16 gradients of one micro-batch */
+	CU_ASSERT(f.o.step_seconds >= 0.99 * 8 * grads / mdl_pcie_bandwidth(5, 16));
+	/* the largest blocks: 4 of the 32 layers (218,112,000 params each) with the embedding or
+	 * the head (525,336,576 params each), two of them in flight, bf16 */
+	double block = 2.0 * (4 * 218112000.0 + 525336576.0);
+	CU_ASSERT(f.o.gpu_mem.gradients <= 1.02 * 2 * block);
+	CU_ASSERT(f.o.fits);
+	eng_free(f.eng);
+}
+
 /* Offload lowers the GPU peak: gpu > zero-offload > tiered for an 8B full fine-tune. */
 static void offload_lowers_the_gpu_peak(void)
 {
@@ -340,6 +393,8 @@ int suite_sim(void)
 		{"bandwidth-bound step = bytes / bandwidth",
 		 bandwidth_bound_step_is_bytes_over_bandwidth},
 		{"offload lowers the GPU peak", offload_lowers_the_gpu_peak},
+		{"zero3-offload shards weights in DRAM", zero3_offload_shards_weights_in_dram},
+		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
 		{"ZeRO-3 state per GPU falls as 1/N", zero3_state_per_gpu_falls_as_one_over_n},
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},

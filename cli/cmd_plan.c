@@ -95,6 +95,7 @@ static int run(int argc, char **argv, bool compare)
 	tp_warn_seq(cmd, &o, w);
 	req.max_gpus = (uint32_t)o.max_gpus;
 	req.recompute_fixed = o.recompute >= 0;
+	req.loss_fixed = o.loss >= 0;
 	req.batch_fixed = tp_opts_given(&o, "batch");
 	req.dram_fixed = tp_opts_given(&o, "dram");
 	req.flash_fixed = tp_opts_given(&o, "flash") && strchr(o.flash, ':');
@@ -120,7 +121,8 @@ static int run(int argc, char **argv, bool compare)
 			     o.recompute < 0,
 			     !tp_opts_given(&o, "global-batch") && !tp_opts_given(&o, "grad-accum"),
 			     !tp_opts_given(&o, "tokens") && !tp_opts_given(&o, "epochs"),
-			     !req.batch_fixed};
+			     !req.batch_fixed,
+			     o.loss < 0};
 	int wrc = o.report ? rpt_plan_report(o.report, o.force, &r, err, sizeof err) : 0;
 	if (wrc) {
 		rc = cli_fail(cli_out_code(wrc), cmd, err);

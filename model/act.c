@@ -124,7 +124,13 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 
 	/* final norm input and lm_head input; logits in compute precision; the loss upcasts to
 	 * fp32 and log_softmax keeps its fp32 output (HF LlamaForCausalLM: logits.float()).
-	 * The vocabulary dimension is split by Megatron's vocab-parallel lm_head. */
+	 * The vocabulary dimension is split by Megatron's vocab-parallel lm_head.
+	 * Chunked: Liger-Kernel's fused linear cross-entropy takes tokens in chunks of
+	 * BT / ceil(V / H), so one chunk's logits hold about BT x H values, in the compute dtype and
+	 * upcast to fp32, and the logits' gradient is formed in the forward: nothing of size
+	 * b x s x V outlives a chunk (liger_kernel/ops/fused_linear_cross_entropy.py) [A]. */
+	if (j->loss == MDL_LOSS_CHUNKED)
+		return 2.0 * e * sbh / (sp ? t : 1.0) + (e + 4.0) * sbh / t;
 	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t;
 }
 

@@ -215,6 +215,7 @@ static const char *const optimizer_names[] = {"adamw", "adamw8bit", "sgd", "lion
 					      NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
+static const char *const loss_names[] = {"full", "chunked", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
 {
@@ -236,6 +237,10 @@ const char *mdl_attention_name(enum mdl_attention a)
 {
 	return attention_names[a];
 }
+const char *mdl_loss_name(enum mdl_loss l)
+{
+	return loss_names[l];
+}
 
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen)
 {
@@ -245,7 +250,7 @@ int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t 
 	} kinds[] = {
 		{"method", method_names},       {"precision", precision_names},
 		{"optimizer", optimizer_names}, {"recompute", recompute_names},
-		{"attention", attention_names},
+		{"attention", attention_names}, {"loss", loss_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

@@ -25,6 +25,11 @@ enum mdl_precision { MDL_BF16_MIXED, MDL_BF16, MDL_FP16_MIXED, MDL_FP32 };
 enum mdl_optimizer { MDL_ADAMW, MDL_ADAMW8BIT, MDL_SGD, MDL_LION, MDL_ADAFACTOR };
 enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL };
 enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER };
+/* The loss: full materialises the b x s x vocab logits and their fp32 upcast (Hugging Face
+ * LlamaForCausalLM); chunked fuses lm_head and cross-entropy over chunks of tokens so no full
+ * logits exist (Liger-Kernel's fused linear cross-entropy; torchtune and aiDAPTIV avoid the full
+ * logits too). */
+enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED };
 
 struct mdl_job {
 	enum mdl_method method;
@@ -36,6 +41,7 @@ struct mdl_job {
 	enum mdl_attention attention;
 	uint64_t seq;        /* tokens per sequence */
 	uint64_t micro_batch; /* sequences per GPU per micro-step */
+	enum mdl_loss loss;   /* last, so that positional initialisers default to full */
 };
 
 /* Whole-model, unsharded model-state bytes. */
@@ -85,6 +91,7 @@ const char *mdl_precision_name(enum mdl_precision p);
 const char *mdl_optimizer_name(enum mdl_optimizer o);
 const char *mdl_recompute_name(enum mdl_recompute r);
 const char *mdl_attention_name(enum mdl_attention a);
+const char *mdl_loss_name(enum mdl_loss l);
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
 
 #endif

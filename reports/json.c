@@ -43,6 +43,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	add_layout(j, &o->layout);
 	cJSON_AddStringToObject(j, "policy", o->policy);
 	cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
+	cJSON_AddStringToObject(j, "loss", mdl_loss_name(o->loss));
 	cJSON_AddNumberToObject(j, "micro_batch", (double)o->micro_batch);
 	cJSON_AddNumberToObject(j, "grad_accum", (double)o->grad_accum);
 	cJSON_AddBoolToObject(j, "fits", o->fits);
@@ -102,7 +103,7 @@ static cJSON *option_json(const struct sim_option *o)
 /* The resolved inputs every document echoes: model, job, hardware, economics. */
 static void add_inputs(cJSON *root, const char *name, const char *path,
 		       const struct sim_workload *w, const struct mdl_hw *hw,
-		       const struct sim_econ *econ, bool recompute_auto)
+		       const struct sim_econ *econ, bool recompute_auto, const char *loss)
 {
 	const struct mdl_arch *a = &w->arch;
 	const struct mdl_job *jb = &w->job;
@@ -144,6 +145,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "recompute",
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
+	cJSON_AddStringToObject(jj, "loss", loss);
 	cJSON_AddNumberToObject(jj, "seq", (double)jb->seq);
 	cJSON_AddNumberToObject(jj, "micro_batch", (double)jb->micro_batch);
 	if (w->grad_accum) {
@@ -190,7 +192,8 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON_AddStringToObject(root, "command", r->command);
 	cJSON_AddStringToObject(root, "estimator", "discrete-event simulation");
 
-	add_inputs(root, r->model_name, r->model_path, r->w, hw, r->econ, r->recompute_auto);
+	add_inputs(root, r->model_name, r->model_path, r->w, hw, r->econ, r->recompute_auto,
+		   r->loss_auto ? "auto" : mdl_loss_name(r->w->job.loss));
 
 	mem = cJSON_AddObjectToObject(root, "memory");
 	double states = p->states.weights_bytes + p->states.gradients_bytes +
@@ -242,7 +245,8 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
 	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
 	cJSON_AddStringToObject(root, "command", "simulate");
-	add_inputs(root, r->model_name, r->model_path, r->w, r->hw, r->econ, false);
+	add_inputs(root, r->model_name, r->model_path, r->w, r->hw, r->econ, false,
+		   mdl_loss_name(r->o->loss));
 	add_result(root, o);
 	cJSON_AddNumberToObject(root, "gpu_memory_stage", o->gpu_mem.stage);
 	cJSON_AddBoolToObject(root, "checkpoints_in_dram", o->ckpt_in_dram > 0);

@@ -29,7 +29,7 @@ struct rpt_plan {
 	const struct sim_econ *econ;
 	const struct sim_plan_req *req;
 	const struct sim_plan *plan;
-	bool recompute_auto, batch_default, tokens_default, batch_searched;
+	bool recompute_auto, batch_default, tokens_default, batch_searched, loss_auto;
 };
 
 /* One simulated configuration: the inputs, the result and the engine that ran it. */

@@ -306,12 +306,13 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 	}
 	w.job.micro_batch = o->micro_batch;
 	w.job.recompute = o->recompute;
+	w.job.loss = o->loss;
 	if (o->kind == SIM_TIERED) {
 		hw.dram = o->dram;
 		if (o->flash_count)
 			hw.flash_count = o->flash_count;
 	}
-	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true};
+	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true, true};
 	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || (rc = rpt_file_open(&d, dir, "occupancy.dat",
 									     err, errlen)))
 		goto out;

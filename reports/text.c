@@ -33,9 +33,10 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 	char s[5][32], lay[64];
 
 	layout_str(o, lay, sizeof lay);
-	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s\n", label,
-		o->gpus, o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
-		(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute));
+	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s, %s loss\n",
+		label, o->gpus, o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
+		(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
+		mdl_loss_name(o->loss));
 	fprintf(fp, "  %-9s %s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud\n",
 		"", cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
 		cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
@@ -57,10 +58,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (j->method != MDL_FULL)
 		fprintf(fp, " (rank %u on %s)", j->lora_rank,
 			mdl_targets_str(j->lora_targets, t, sizeof t));
-	fprintf(fp, ", %s, %s, recompute %s, %s attention\n", mdl_precision_name(j->precision),
-		mdl_optimizer_name(j->optimizer),
+	fprintf(fp, ", %s, %s, recompute %s, %s attention, %s loss\n",
+		mdl_precision_name(j->precision), mdl_optimizer_name(j->optimizer),
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
-		mdl_attention_name(j->attention));
+		mdl_attention_name(j->attention),
+		r->loss_auto ? "auto (chunked for tiered, else full)" : mdl_loss_name(j->loss));
 	fprintf(fp, "%ssequence   %llu tokens x micro-batch %llu per GPU, ", pre,
 		(unsigned long long)j->seq, (unsigned long long)j->micro_batch);
 	if (r->w->grad_accum)
@@ -256,10 +258,11 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 		o->layout.dp, o->layout.zero);
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
-	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s)\n",
+	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s, %s "
+		    "loss)\n",
 		cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
 		(unsigned long long)o->micro_batch, (unsigned long long)r->w->job.seq,
-		mdl_recompute_name(o->recompute));
+		mdl_recompute_name(o->recompute), mdl_loss_name(o->loss));
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
 		o->tokens_per_second, o->model_tflops_per_gpu);
 	fprintf(fp, "  fits         %s%s%s\n", o->fits ? "yes" : "no", o->fits ? "" : ": ",

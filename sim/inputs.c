@@ -51,6 +51,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.optimizer = o->optimizer,
 		.recompute = o->recompute < 0 ? MDL_RC_FULL : o->recompute,
 		.attention = o->attention,
+		.loss = o->loss < 0 ? MDL_LOSS_FULL : (enum mdl_loss)o->loss,
 		.seq = o->seq,
 		.micro_batch = o->batch,
 	};
@@ -112,7 +113,8 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				 sim_policy_find(o->policy),
 				 (uint32_t)o->prefetch,
 				 0,
-				 o->recompute >= 0};
+				 o->recompute >= 0,
+				 o->loss >= 0};
 	if (!c->policy)
 		return snprintf(err, errlen, "--policy: unknown policy '%s' (allowed: %s)", o->policy,
 				sim_policy_names()),

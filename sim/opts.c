@@ -51,6 +51,9 @@ static const struct opt table[] = {
 	 "none | selective | full | auto (the planner picks the fastest that fits)"},
 	{"attention", O_ENUM, OFF(attention), 0, 0, "flash", false, "attention", P,
 	 "flash | eager"},
+	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,
+	 "full | chunked (fused lm_head + cross-entropy, no full logits) | auto (chunked for "
+	 "tiered, full otherwise)"},
 	{"tokens", O_REAL, OFF(tokens), 1, TP_MAX_TOKENS, "100M", false, "tokens", P,
 	 "training tokens for the runtime (k, M, B suffixes)"},
 	{"epochs", O_REAL, OFF(epochs), 0, 1e6, "0", false, "", P,
@@ -181,7 +184,8 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 		*(double *)dst = d;
 		return 0;
 	case O_ENUM:
-		if (strcmp(op->what, "recompute") == 0 && strcmp(val, "auto") == 0) {
+		if ((!strcmp(op->what, "recompute") || !strcmp(op->what, "loss")) &&
+		    !strcmp(val, "auto")) {
 			*(int *)dst = -1;
 			return 0;
 		}

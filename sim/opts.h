@@ -45,6 +45,7 @@ struct tp_opts {
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
+	int loss;                                               /* -1 = auto */
 	unsigned lora_targets;
 	bool help;
 	/* which options the user gave, by table index */

@@ -267,7 +267,8 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 				pol,
 				0,
 				0,
-				s->req->recompute_fixed};
+				s->req->recompute_fixed,
+				s->req->loss_fixed};
 	if (strcmp(pol->name, "zero-offload") == 0)
 		cf.layout.zero = 2;
 	if (sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen))

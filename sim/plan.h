@@ -46,6 +46,7 @@ struct sim_plan {
 struct sim_plan_req {
 	uint32_t max_gpus;    /* search bound for GPU-only */
 	bool recompute_fixed; /* the user chose --recompute */
+	bool loss_fixed;      /* the user chose --loss */
 	bool batch_fixed;     /* the user chose --batch */
 	bool dram_fixed;      /* the user chose --dram */
 	bool flash_fixed;     /* the user gave a drive count */

@@ -36,6 +36,10 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	if (x->c->recompute_fixed && x->w->job.recompute != variants[v].rc)
 		return 1;
 	x->job.recompute = variants[v].rc;
+	/* aiDAPTIV-style middleware never materialises the full logits (published.md: its cache
+	 * footprint holds no b x s x V tensor); --loss keeps the user's choice */
+	if (!x->c->loss_fixed)
+		x->job.loss = MDL_LOSS_CHUNKED;
 	x->pl.fetch = FETCH_STREAM;
 	x->pl.ckpt = variants[v].ckpt;
 	x->pl.grads = GRADS_HOST;

@@ -153,6 +153,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->gpus = l->tp * l->pp * l->dp;
 	o->nodes = (o->gpus + gpn - 1) / gpn;
 	o->recompute = x->job.recompute;
+	o->loss = x->job.loss;
 	o->micro_batch = x->job.micro_batch;
 	o->grad_accum = x->m;
 	o->events = st->events;

@@ -42,6 +42,7 @@ struct sim_option {
 	uint32_t gpus, nodes;
 	struct mdl_layout layout;
 	enum mdl_recompute recompute;
+	enum mdl_loss loss;
 	uint64_t micro_batch, grad_accum;
 	bool fits;
 	char overflow[160]; /* which tier overflowed and by how much, when !fits */

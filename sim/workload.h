@@ -48,6 +48,7 @@ struct sim_config {
 	uint32_t prefetch;	/* weight buffers for streaming policies; 0 = 2 */
 	double gemm_efficiency; /* fraction of dense peak; 0 = SIM_GEMM_EFFICIENCY */
 	bool recompute_fixed;	/* the user chose --recompute: policies keep it */
+	bool loss_fixed;	/* the user chose --loss: policies keep it */
 };
 
 /*

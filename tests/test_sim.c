@@ -162,6 +162,33 @@ static void offload_gradient_buffers_stay_bounded(void)
 	eng_free(f.eng);
 }
 
+/* The chunked loss (fused lm_head + cross-entropy) keeps no b x s x V logits: the GPU peak falls
+ * by the logits in bf16 and their fp32 upcast, less one chunk of about b x s x hidden values in
+ * both: 6 B x 4096 x (128256 - 4096) = 3.05 GB for Llama-3.1-8B at 4k tokens. tiered chooses it
+ * unless --loss says otherwise. */
+static void chunked_loss_drops_the_logits(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.method = MDL_LORA;
+	f.c.grad_accum = 2;
+	f.c.loss_fixed = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double full = f.o.peak_gpu;
+	CU_ASSERT_EQUAL(f.o.loss, MDL_LOSS_FULL);
+	f.w.job.loss = MDL_LOSS_CHUNKED;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(full - f.o.peak_gpu, 6.0 * 4096 * (128256 - 4096), 0.01);
+	f.w.job.loss = MDL_LOSS_FULL;
+	f.c.loss_fixed = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT_EQUAL(f.o.loss, MDL_LOSS_CHUNKED);
+	f.c.loss_fixed = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT_EQUAL(f.o.loss, MDL_LOSS_FULL);
+	eng_free(f.eng);
+}
+
 /* Offload lowers the GPU peak: gpu > zero-offload > tiered for an 8B full fine-tune. */
 static void offload_lowers_the_gpu_peak(void)
 {
@@ -395,6 +422,7 @@ int suite_sim(void)
 		{"offload lowers the GPU peak", offload_lowers_the_gpu_peak},
 		{"zero3-offload shards weights in DRAM", zero3_offload_shards_weights_in_dram},
 		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
+		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
 		{"ZeRO-3 state per GPU falls as 1/N", zero3_state_per_gpu_falls_as_one_over_n},
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},

@@ -53,7 +53,7 @@ static const struct opt table[] = {
 	 "flash | eager"},
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,
 	 "full | chunked (fused lm_head + cross-entropy, no full logits) | auto (chunked for "
-	 "tiered, full otherwise)"},
+	 "tiered and tiered-dram, full otherwise)"},
 	{"tokens", O_REAL, OFF(tokens), 1, TP_MAX_TOKENS, "100M", false, "tokens", P,
 	 "training tokens for the runtime (k, M, B suffixes)"},
 	{"epochs", O_REAL, OFF(epochs), 0, 1e6, "0", false, "", P,

@@ -279,7 +279,8 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 
 static int host_tiers(struct search *s, struct sim_option *closest)
 {
-	static const char *const pols[] = {"tiered", "zero-infinity", "zero3-offload", "zero-offload"};
+	static const char *const pols[] = {"tiered",	 "tiered-dram", "zero-infinity",
+					   "zero3-offload", "zero-offload"};
 	const struct mdl_hw *base = s->hw;
 	uint32_t slots = (uint32_t)base->host.gpu_slots;
 	uint32_t counts[16];
@@ -354,9 +355,9 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 								return -1;
 						}
 					}
-					/* more DRAM helps only the tiered policy, and only when it
-					 * spilled to flash */
-					if (strcmp(pols[p], "tiered") != 0 || o.peak_flash == 0)
+					/* more DRAM helps only the tiered policies, and only when
+					 * they spilled to flash */
+					if (strncmp(pols[p], "tiered", 6) != 0 || o.peak_flash == 0)
 						break;
 				}
 			}

@@ -10,10 +10,18 @@
  * back as soon as its gradients arrive, overlapping the rest of the backward (Fuyou / Ratel
  * "active gradient offloading", published.md 9.4).
  *
- * Placement fills DRAM in order of traffic per byte: weights (read twice per micro-batch), then
- * fp32 gradients, then optimizer state (read and written once per step); the rest goes to flash.
- * The variants try full recompute with checkpoints on the GPU or in DRAM, selective and no
- * recompute; sim_run keeps the fastest that fits (unless --recompute fixed one).
+ * Two placements, two policies:
+ *   tiered       what aiDAPTIV+ does: the fp32 master weights, both Adam moments and the fp32
+ *                gradients live on the flash cache, DRAM only stages them (its measured cache
+ *                footprint holds p_fp32, g, m and v on the SSDs, published.md 1.3); so every step
+ *                reads and writes the optimizer state on flash, which bounds throughput at small
+ *                batch and grows with the drive count until the host link saturates. The
+ *                compute-dtype weights, read twice per micro-batch, stay in DRAM when they fit.
+ *   tiered-dram  the DRAM-first optimum: DRAM filled in order of traffic per byte (weights, then
+ *                fp32 gradients, then optimizer state), only the rest on flash.
+ * Without drives both keep everything in DRAM. The variants try full recompute with checkpoints
+ * on the GPU or in DRAM, selective and no recompute; sim_run keeps the fastest that fits (unless
+ * --recompute fixed one).
  */
 #include <math.h>
 
@@ -24,9 +32,12 @@ static const struct {
 	enum mdl_recompute rc;
 	enum step_where ckpt;
 } variants[] = {
-	{MDL_RC_FULL, W_GPU}, {MDL_RC_FULL, W_DRAM}, {MDL_RC_SELECTIVE, W_GPU}, {MDL_RC_NONE, W_GPU}};
+	{MDL_RC_FULL, W_GPU},	    {MDL_RC_FULL, W_DRAM}, {MDL_RC_FULL, W_FLASH},
+	{MDL_RC_SELECTIVE, W_GPU}, {MDL_RC_NONE, W_GPU}};
 
-static int place(struct step_ctx *x, int v, char *err, size_t errlen)
+enum fill { FILL_CACHE, FILL_DRAM_FIRST };
+
+static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum fill mode)
 {
 	const struct mdl_hw *hw = x->hw;
 	const struct mdl_arch *a = &x->w->arch;
@@ -44,6 +55,9 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	x->pl.ckpt = variants[v].ckpt;
 	x->pl.grads = GRADS_HOST;
 	x->pl.update = UPD_CPU_OVERLAP;
+	/* aiDAPTIV partitions the states over the ranks (its cache footprint is per rank,
+	 * published.md 1.3): each GPU streams its shard and the layer is all-gathered */
+	x->pl.shard_stream = mode == FILL_CACHE;
 
 	struct mdl_states st, layer;
 	mdl_job_states(a, &x->job, &st);
@@ -56,14 +70,19 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	x->pl.dram_fixed = STEP_DRAM_RESERVE + staging;
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will
-	 * find), and checkpoints in DRAM when they fit on the GPU: offloading them only adds PCIe
-	 * traffic then. */
+	 * find), and checkpoints off the GPU when they fit on it: offloading them only adds
+	 * traffic then. Checkpoints go to flash only with drives: in the cache placement always
+	 * (its measured footprint keeps activations on the SSDs, published.md 1.3), DRAM-first only
+	 * when DRAM cannot hold them. */
 	double saved = (double)a->layers * mdl_act_layer_saved(a, &x->job, 1, false);
 	double fixed = x->pl.prefetch * layer.weights_bytes + layer.gradients_bytes +
 		       mdl_act_layer_working(a, &x->job, 1, false) + MDL_CUDA_CONTEXT_BYTES;
 	bool fits_on_gpu = fixed + saved <= hw->gpu.memory;
+	bool drives = hw->flash_count > 0;
+	bool fits_in_dram = n * saved + x->pl.dram_fixed <= hw->dram;
+	enum step_where off = drives && (mode == FILL_CACHE || !fits_in_dram) ? W_FLASH : W_DRAM;
 	if (!x->force && (fixed + (x->pl.ckpt == W_GPU ? saved : 0) > 1.1 * hw->gpu.memory ||
-			  (x->pl.ckpt == W_DRAM && fits_on_gpu)))
+			  (x->pl.ckpt != W_GPU && (fits_on_gpu || x->pl.ckpt != off))))
 		return 1;
 
 	double free = hw->dram - x->pl.dram_fixed - ckpt;
@@ -71,7 +90,10 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 			  st.optimizer_bytes};
 	double *frac[3] = {&x->pl.weights_on_flash, &x->pl.grads_on_flash, &x->pl.opt_on_flash};
 	for (int i = 0; i < 3; i++) {
-		double in = fmin(want[i], fmax(0, free));
+		/* the cache placement keeps gradients and optimizer state on flash */
+		double in = mode == FILL_CACHE && i > 0 && hw->flash_count > 0
+				    ? 0
+				    : fmin(want[i], fmax(0, free));
 		free -= in;
 		/* no drives: everything stays in DRAM and the DRAM pool reports the overflow */
 		*frac[i] = hw->flash_count > 0 && want[i] > 0 ? (want[i] - in) / want[i] : 0;
@@ -79,6 +101,21 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	return 0;
 }
 
+static int place_cache(struct step_ctx *x, int v, char *err, size_t errlen)
+{
+	return place_with(x, v, err, errlen, FILL_CACHE);
+}
+
+static int place_dram_first(struct step_ctx *x, int v, char *err, size_t errlen)
+{
+	return place_with(x, v, err, errlen, FILL_DRAM_FIRST);
+}
+
 const struct sim_policy sim_pol_tiered = {
-	"tiered", "weights streamed from DRAM/flash, update overlapping backward", SIM_TIERED,
-	sizeof variants / sizeof variants[0], place};
+	"tiered", "aiDAPTIV+: optimizer state and gradients on the flash cache, update overlapping "
+		  "backward",
+	SIM_TIERED, sizeof variants / sizeof variants[0], place_cache};
+
+const struct sim_policy sim_pol_tiered_dram = {
+	"tiered-dram", "weights and states DRAM-first, the rest on flash, update overlapping backward",
+	SIM_TIERED, sizeof variants / sizeof variants[0], place_dram_first};

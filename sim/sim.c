@@ -83,10 +83,10 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 #define ALLOC_SLACK (6.27 / 6.21 - 1.0)
 
 extern const struct sim_policy sim_pol_gpu, sim_pol_zero_offload, sim_pol_zero3_offload,
-	sim_pol_zero_infinity, sim_pol_tiered;
-static const struct sim_policy *const policies[] = {&sim_pol_gpu, &sim_pol_zero_offload,
-						    &sim_pol_zero3_offload, &sim_pol_zero_infinity,
-						    &sim_pol_tiered};
+	sim_pol_zero_infinity, sim_pol_tiered, sim_pol_tiered_dram;
+static const struct sim_policy *const policies[] = {
+	&sim_pol_gpu,		&sim_pol_zero_offload, &sim_pol_zero3_offload,
+	&sim_pol_zero_infinity, &sim_pol_tiered,       &sim_pol_tiered_dram};
 #define NPOLICIES (int)(sizeof policies / sizeof policies[0])
 
 const struct sim_policy *sim_policy_at(int i)

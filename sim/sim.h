@@ -13,9 +13,11 @@
  *                  (DeepSpeed offload_param / offload_optimizer: cpu)
  *   zero-infinity  weights and optimizer state on NVMe, streamed layer by layer through DRAM,
  *                  the update after backward (Rajbhandari et al. 2021, ZeRO-Infinity)
- *   tiered         aiDAPTIV-style middleware: weights streamed from DRAM or flash with prefetch,
- *                  checkpoints on GPU or in DRAM, optimizer state in DRAM/flash, updated layer by
- *                  layer as gradients arrive, overlapping backward (Fuyou / Ratel)
+ *   tiered         aiDAPTIV+: optimizer state and gradients on the flash cache, states
+ *                  partitioned over the ranks, weights streamed from DRAM or flash, checkpoints
+ *                  on GPU or flash, updated layer by layer as gradients arrive, overlapping
+ *                  backward (Fuyou / Ratel)
+ *   tiered-dram    the same design with DRAM filled first and only the rest on flash
  *
  * Failure: sim_run returns -1 with a message for a layout the policy cannot run (naming the
  * degree and the allowed values) or an engine failure; a configuration that does not fit is not

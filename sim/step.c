@@ -278,6 +278,7 @@ static int machine(struct build *bd)
 				   hw->host.cpu_cores * hw->host.cpu_adam_rate_per_core / k, "param"));
 	TRY(mc->s_cpu = eng_stream(e, "host cpu optimizer"));
 	TRY(mc->s_nvme = eng_stream(e, "host nvme weights"));
+	TRY(mc->s_ckpt = eng_stream(e, "host nvme checkpoints"));
 	TRY(mc->dram_pool = eng_pool(e, "host dram", hw->dram, k));
 	int cpu = eng_device(e, node, "cpu", hw->host.cpu_idle_power, 1);
 	TRY(cpu);
@@ -471,12 +472,22 @@ static int forward(struct build *bd, uint32_t g, uint64_t k)
 		}
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
-		if (x->pl.ckpt == W_DRAM) {
+		if (x->pl.ckpt != W_GPU) {
 			int o = host_copy(bd, g, false, "d2h checkpoint", saved);
 			if (o < 0 || dep(bd, c, o) ||
 			    mem(bd, o, mc->dram_pool, CAT_A, saved, ENG_AT_START) ||
 			    mem(bd, o, pool, CAT_A, -saved, ENG_AT_END))
 				return -1;
+			if (x->pl.ckpt == W_FLASH && mc->nvme_wr >= 0) {
+				/* on to the drives: the DRAM copy is only staging */
+				int wpath[2] = {mc->nvme_wr, mc->dram};
+				int w = task(bd, "flash write checkpoint", mc->s_ckpt, saved,
+					     x->hw->flash.latency, 2, wpath, NULL);
+				if (w < 0 || dep(bd, o, w) ||
+				    mem(bd, w, mc->flash_pool, CAT_A, saved, ENG_AT_START) ||
+				    mem(bd, w, mc->dram_pool, CAT_A, -saved, ENG_AT_END))
+					return -1;
+			}
 		}
 		prev = end;
 	}
@@ -537,10 +548,21 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb);
 		double gb = block_grads(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb), ck = -1;
-		if (pl->ckpt == W_DRAM) {
+		if (pl->ckpt != W_GPU) {
+			int rd = -1;
+			if (pl->ckpt == W_FLASH && mc->nvme_rd >= 0) {
+				/* read back into DRAM staging two blocks ahead of its backward */
+				int rpath[2] = {mc->nvme_rd, mc->dram};
+				rd = task(bd, "flash read checkpoint", mc->s_ckpt, saved,
+					  x->hw->flash.latency, 2, rpath, NULL);
+				if (rd < 0 || mem(bd, rd, mc->dram_pool, CAT_A, saved, ENG_AT_START) ||
+				    mem(bd, rd, mc->flash_pool, CAT_A, -saved, ENG_AT_END) ||
+				    dep(bd, ring_back(s->comp_ring, s->ncomp, 2), rd))
+					return -1;
+			}
 			ck = host_copy(bd, g, true, "h2d checkpoint", saved);
 			if (ck < 0 || mem(bd, ck, pool, CAT_A, saved, ENG_AT_START) ||
-			    mem(bd, ck, mc->dram_pool, CAT_A, -saved, ENG_AT_END))
+			    mem(bd, ck, mc->dram_pool, CAT_A, -saved, ENG_AT_END) || dep(bd, rd, ck))
 				return -1;
 			int lim = ring_back(s->comp_ring, s->ncomp, 1);
 			TRY(dep(bd, lim, ck));

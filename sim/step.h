@@ -47,7 +47,8 @@ struct step_place {
 	enum step_fetch fetch;
 	double weights_on_flash;   /* streamed weights: fraction read from flash each pass */
 	bool shard_stream;         /* streamed weights are ZeRO-3 shards: h2d 1/dp, then gather */
-	enum step_where ckpt;      /* activation checkpoints: W_GPU or W_DRAM */
+	enum step_where ckpt;      /* activation checkpoints: W_GPU, W_DRAM or W_FLASH (through
+				    * pinned DRAM staging) */
 	enum step_grads grads;
 	double grads_on_flash;     /* host gradients: fraction written to flash */
 	enum step_update update;
@@ -62,7 +63,7 @@ struct step_machine {
 	int tp_link[SIM_MAX_PP], dp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP];
 	int dram, nvme_rd, nvme_wr, cpu, sw_h2d, sw_d2h; /* sw: PCIe switch uplink, -1 none */
 	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_h2d[SIM_MAX_PP], s_d2h[SIM_MAX_PP];
-	int s_cpu, s_nvme;
+	int s_cpu, s_nvme, s_ckpt; /* CPU optimizer, NVMe weight reads, checkpoint I/O */
 	int gpu_pool[SIM_MAX_PP], dram_pool, flash_pool;
 	uint32_t k;          /* GPUs per node in use: the representative's share of node resources */
 	double tp_alpha, dp_alpha, pp_alpha; /* collective step latency, s */

@@ -95,7 +95,7 @@ static const struct opt table[] = {
 	{"usd-per-kwh", O_REAL, OFF(usd_per_kwh), 0, 10, "0.083", false, "USD", P,
 	 "electricity price (EIA US industrial, Jan 2023)"},
 	{"policy", O_STR, OFF(policy), 0, 0, "gpu", false, "name", S,
-	 "gpu | zero-offload | zero-infinity | tiered"},
+	 "gpu | zero-offload | zero3-offload | zero-infinity | tiered | tiered-dram"},
 	{"gpus", O_COUNT, OFF(gpus), 1, 65536, "1", false, "", S,
 	 "GPUs in the configuration (tp x pp x dp)"},
 	{"tp", O_COUNT, OFF(tp), 1, 64, "1", false, "", S, "tensor-parallel degree"},

@@ -31,7 +31,7 @@ DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
 # explicit source lists, one per folder; arrows go cli -> validate/reports -> sim -> model
 MODEL_SRC    := model/units.c model/file.c model/catalog.c model/hw.c \
                 model/arch.c model/job.c model/act.c model/layout.c
-SIM_SRC      := sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c sim/pol_zero3_offload.c \
+SIM_SRC      := sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
                 sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c sim/inputs.c sim/grid.c
 REPORTS_SRC  := reports/text.c reports/json.c reports/trace.c reports/report_dir.c
 VALIDATE_SRC := validate/fit.c validate/calibrate.c validate/validate.c validate/regress.c

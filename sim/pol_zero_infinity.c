@@ -1,6 +1,7 @@
 /*
- * pol_zero_infinity — ZeRO-Infinity (Rajbhandari et al., SC'21, arXiv 2104.07857) with
- * offload_param and offload_optimizer on NVMe.
+ * pol_zero_infinity — ZeRO-Infinity (Rajbhandari et al., SC'21, arXiv 2104.07857): ZeRO-3 with
+ * offload_param and offload_optimizer on NVMe (zero-infinity) or on the CPU (zero3-offload, the
+ * usual DeepSpeed recipe for fine-tuning 70B on one node; DeepSpeed config docs).
  *
  * ZeRO-3 over the data-parallel ranks: each rank's shard of the compute-dtype weights lives on
  * NVMe and is read into pinned DRAM, copied to the GPU and all-gathered, layer by layer, for the
@@ -12,6 +13,10 @@
  * configuration, and the optimizer sub-group being stepped, sub_group_size parameters x 18 B
  * (fp32 master, m, v, gradient and the fp16 copy); both are pinned allocations, which MemAscend
  * finds take about twice their size in practice; plus the reserve.
+ * zero3-offload keeps the same state in pinned DRAM instead and never touches the drives: the
+ * states themselves (the pools count them), the reserve, and the pinned-allocation overhead on
+ * the CPU-resident parameters (published.md 9.5: "CPU-resident fp16 params when offload_param:
+ * cpu (2 Psi) ... x2").
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,28 +31,56 @@
 /* pinned-allocation overhead: "≈ x2 per MemAscend" (published.md 9.5; arXiv 2505.23254) [C] */
 #define PINNED_OVERHEAD 2.0
 
-static int place(struct step_ctx *x, int v, char *err, size_t errlen)
+/* Where ZeRO-3's offloaded state lives: on NVMe (offload_param and offload_optimizer: nvme) or
+ * in pinned DRAM (: cpu). */
+enum tier { ON_NVME, ON_CPU };
+
+static int place_with(struct step_ctx *x, char *err, size_t errlen, enum tier t)
 {
-	(void)v;
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
-	if (x->hw->flash_count == 0) {
+	if (t == ON_NVME && x->hw->flash_count == 0) {
 		snprintf(err, errlen, "policy zero-infinity needs flash drives: give --flash NAME:COUNT");
 		return -1;
 	}
+	double on_flash = t == ON_NVME ? 1 : 0;
 	x->pl.fetch = FETCH_STREAM;
-	x->pl.weights_on_flash = 1;
+	x->pl.weights_on_flash = on_flash;
 	x->pl.shard_stream = true;
 	x->pl.ckpt = W_GPU;
 	x->pl.grads = GRADS_HOST;
-	x->pl.grads_on_flash = 1;
+	x->pl.grads_on_flash = on_flash;
 	x->pl.update = UPD_CPU_AFTER;
-	x->pl.opt_on_flash = 1;
+	x->pl.opt_on_flash = on_flash;
+	if (t == ON_CPU) {
+		/* the pinned fp16 parameters counted once more: the allocation overhead over the
+		 * pool that holds them */
+		struct mdl_states st;
+		mdl_job_states(&x->w->arch, &x->job, &st);
+		x->pl.dram_fixed = STEP_DRAM_RESERVE + (PINNED_OVERHEAD - 1) * st.weights_bytes;
+		return 0;
+	}
 	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / x->c->layout.dp;
 	double staging = fmin(SUB_GROUP_PARAMS, shard) * SUB_GROUP_BYTES * x->c->layout.dp;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * (AIO_BUFFERS + staging);
 	return 0;
 }
 
+static int place_nvme(struct step_ctx *x, int v, char *err, size_t errlen)
+{
+	(void)v;
+	return place_with(x, err, errlen, ON_NVME);
+}
+
+static int place_cpu(struct step_ctx *x, int v, char *err, size_t errlen)
+{
+	(void)v;
+	return place_with(x, err, errlen, ON_CPU);
+}
+
 const struct sim_policy sim_pol_zero_infinity = {
-	"zero-infinity", "ZeRO-3 with weights and optimizer state on NVMe", SIM_TIERED, 1, place};
+	"zero-infinity", "ZeRO-3 with weights and optimizer state on NVMe", SIM_TIERED, 1, place_nvme};
+
+const struct sim_policy sim_pol_zero3_offload = {
+	"zero3-offload", "ZeRO-3 with weights and optimizer state in DRAM, AdamW on the CPU",
+	SIM_TIERED, 1, place_cpu};

@@ -7,17 +7,16 @@
 #include "../../model/act.h"
 #include "../../model/arch.h"
 #include "../../model/job.h"
+#include "fuzz_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct mdl_arch a;
-	char err[256], *json = malloc(size + 1);
+	char err[256], *json = fuzz_text(data, size);
 	if (!json)
 		return 0;
-	memcpy(json, data, size);
-	json[size] = '\0';
 	if (mdl_arch_parse(json, "fuzz", &a, err, sizeof err) == 0) {
 		struct mdl_counts c;
 		struct mdl_states s;

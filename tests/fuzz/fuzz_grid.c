@@ -2,19 +2,17 @@
  * check of the first point's flags against the option table. */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "fuzz_text.h"
 #include "../../sim/grid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[512], *text = malloc(size + 1);
+	char err[512], *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	struct tp_grid g;
 	if (tp_grid_parse(text, "fuzz", &g, err, sizeof err) == 0) {
 		char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48];

@@ -2,19 +2,17 @@
  * files), duplicates, flags objects. */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "fuzz_text.h"
 #include "../../validate/validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[512], *text = malloc(size + 1);
+	char err[512], *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	struct val_scenarios s = {0};
 	(void)val_scenarios_add(&s, text, "fuzz", err, sizeof err);
 	(void)val_scenarios_add(&s, text, "fuzz-again", err, sizeof err); /* every name twice */

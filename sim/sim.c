@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "step.h"
+#include "../model/act.h"
 #include "../model/units.h"
 
 
@@ -226,12 +227,38 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b), o->policy);
 }
 
-static int run_variant(struct step_ctx *x, int v, struct sim_option *o, char *err, size_t errlen)
+/* Recompute modes sim_run tries when the user left --recompute to it and the policy does not
+ * choose one itself, fastest first. */
+static const enum mdl_recompute auto_rc[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL};
+#define N_AUTO_RC (int)(sizeof auto_rc / sizeof auto_rc[0])
+
+/* Candidates of a configuration: the policy's variants, times the recompute modes when sim_run
+ * picks the recompute. */
+static int candidates(const struct sim_config *c)
+{
+	return c->policy->variants * (c->recompute_fixed || c->policy->variants > 1 ? 1 : N_AUTO_RC);
+}
+
+static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *err, size_t errlen)
 {
 	struct eng_stats st;
 	const struct sim_config *c = x->c;
+	int v = i % c->policy->variants;
 
 	x->job = x->w->job;
+	if (candidates(c) > c->policy->variants && i / c->policy->variants < N_AUTO_RC - 1) {
+		/* a lighter recompute is worth simulating only if the checkpoints of one micro-batch
+		 * on the first stage (a lower bound of what it keeps) fit the GPU at all; full
+		 * recompute, the last resort, always runs */
+		const struct mdl_layout *l = &c->layout;
+		x->job.recompute = auto_rc[i / c->policy->variants];
+		double kept = (double)x->w->arch.layers / l->pp *
+			      mdl_act_layer_saved(&x->w->arch, &x->job, l->tp, l->sp);
+		if (kept > x->hw->gpu.memory)
+			return 1;
+	} else if (candidates(c) > c->policy->variants) {
+		x->job.recompute = MDL_RC_FULL;
+	}
 	memset(&x->pl, 0, sizeof x->pl);
 	x->pl.prefetch = c->prefetch ? c->prefetch : 2;
 	int rc = c->policy->place(x, v, err, errlen);
@@ -272,8 +299,17 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (mdl_layout_check(&w->arch, &c->layout,
 			     (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp, err, errlen))
 		return -1;
-	for (int v = 0; v < c->policy->variants; v++) {
+	int n = candidates(c);
+	bool tolerant = n > c->policy->variants; /* a recompute mode may fail where another runs */
+	char first_err[256] = "";
+	for (int v = 0; v < n; v++) {
 		int rc = run_variant(&x, v, &cand, err, errlen);
+		if (rc < 0 && tolerant) {
+			if (!first_err[0])
+				snprintf(first_err, sizeof first_err, "%s", err);
+			last = -1; /* the engine no longer holds a finished run */
+			continue;
+		}
 		if (rc < 0)
 			return -1;
 		if (rc > 0)
@@ -284,17 +320,22 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			best = v;
 		}
 	}
-	for (int v = 0; best < 0 && v < c->policy->variants; v++) {
+	for (int v = 0; best < 0 && v < n; v++) {
 		/* none applies: place anyway to report what overflows */
 		x.force = true;
 		int rc = run_variant(&x, v, o, err, errlen);
+		if (rc < 0 && tolerant)
+			continue;
 		if (rc < 0)
 			return -1;
 		if (rc == 0)
 			best = last = v;
 	}
 	if (best < 0) {
-		snprintf(err, errlen, "policy %s: no placement applies", c->policy->name);
+		if (first_err[0])
+			snprintf(err, errlen, "%s", first_err);
+		else
+			snprintf(err, errlen, "policy %s: no placement applies", c->policy->name);
 		return -1;
 	}
 	if (best != last && run_variant(&x, best, o, err, errlen))

@@ -182,9 +182,11 @@ fuzz: fuzz-build
 # every committed corpus input once (crash regressions included): a quick check for CI
 fuzz-replay: fuzz-build
 	$(Q)for t in $(FUZZ_TARGETS); do \
-	  ./build/fuzz/fuzz_$$t -runs=0 tests/fuzz/corpus/$$t tests/fuzz/seeds/$$t >build/fuzz/replay_$$t.log 2>&1 \
+	  dirs=""; for d in tests/fuzz/corpus/$$t tests/fuzz/seeds/$$t; do [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	  [ -n "$$dirs" ] || { echo "fuzz-replay: $$t has no seeds or corpus"; exit 1; }; \
+	  ./build/fuzz/fuzz_$$t -runs=0 $$dirs >build/fuzz/replay_$$t.log 2>&1 \
 	    || { echo "fuzz-replay: $$t failed, see build/fuzz/replay_$$t.log"; exit 1; }; \
-	  echo "fuzz-replay: $$t: $$(ls tests/fuzz/corpus/$$t tests/fuzz/seeds/$$t | wc -l) inputs clean"; done
+	  echo "fuzz-replay: $$t: $$(ls $$dirs | wc -l) inputs clean"; done
 
 clean:
 	rm -rf $(BUILD) $(BIN) bench.json

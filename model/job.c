@@ -183,6 +183,14 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	}
 	f->head_fwd = 2.0 * tokens * head;
 	f->head_bwd = (j->method == MDL_FULL ? 2.0 : 1.0) * f->head_fwd;
+	/* FlashAttention-2 skips the key/value blocks entirely above the causal mask's diagonal
+	 * (Dao 2023, sec. 3.1.1), so it executes about half of the attention FLOPs; the eager
+	 * kernel computes all of s^2 and masks. The recomputed attention (full or selective) is
+	 * skipped alike. */
+	double skip = j->attention == MDL_ATTN_FLASH ? 0.5 * attn : 0;
+	f->layer_fwd_exec = f->layer_fwd - skip;
+	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip;
+	f->layer_recompute_exec = f->layer_recompute - (j->recompute == MDL_RC_NONE ? 0 : skip);
 }
 
 double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j)
@@ -191,6 +199,15 @@ double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j)
 
 	mdl_job_flops(a, j, &f);
 	return (double)a->layers * f.layer_fwd + f.head_fwd;
+}
+
+double mdl_job_executed_flops(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	struct mdl_flops f;
+
+	mdl_job_flops(a, j, &f);
+	return (double)a->layers * (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) +
+	       f.head_fwd + f.head_bwd;
 }
 
 double mdl_job_model_flops(const struct mdl_arch *a, const struct mdl_job *j)

@@ -64,8 +64,11 @@ uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j);
 /* FLOPs of one micro-batch split by where they run: one decoder layer's forward, backward and
  * recompute (hardware FLOPs), and the lm_head's forward and backward. */
 struct mdl_flops {
-	double layer_fwd, layer_bwd, layer_recompute;
+	double layer_fwd, layer_bwd, layer_recompute; /* by Megatron's convention */
 	double head_fwd, head_bwd;
+	/* what the kernels execute of each layer figure: causal flash attention skips the blocks
+	 * above the diagonal, about half of the s^2 work, which the convention still counts */
+	double layer_fwd_exec, layer_bwd_exec, layer_recompute_exec;
 };
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f);
 
@@ -78,6 +81,9 @@ double mdl_job_model_flops(const struct mdl_arch *a, const struct mdl_job *j);
 
 /* Hardware FLOPs of one micro-batch forward + backward, recompute included. */
 double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j);
+/* FLOPs the kernels execute for one micro-batch: hardware FLOPs less the attention blocks a
+ * causal flash kernel skips (mdl_flops *_exec); what the step's compute time is made of. */
+double mdl_job_executed_flops(const struct mdl_arch *a, const struct mdl_job *j);
 
 /* Bytes of one activation element: 2 for 16-bit compute, 4 for fp32. */
 unsigned mdl_job_act_bytes(const struct mdl_job *j);

@@ -455,7 +455,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k)
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb);
-		double flops = lb * bd->F.layer_fwd + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
+		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals) */
 		int end, c = compute(bd, g, s, "forward", flops, lb * 2.0 * bd->act_all, 2.0 * lb, f,
@@ -567,7 +567,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 			int lim = ring_back(s->comp_ring, s->ncomp, 1);
 			TRY(dep(bd, lim, ck));
 		}
-		double flops = lb * (bd->F.layer_bwd + bd->F.layer_recompute) +
+		double flops = lb * (bd->F.layer_bwd_exec + bd->F.layer_recompute_exec) +
 			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */

@@ -127,6 +127,14 @@ static void model_flops_follow_megatron_convention(void)
 	 * transformer layers only): + fwd - head */
 	double head = 2 * tokens * 128256.0 * 8192;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_hardware_flops(&a, &j), 4 * fwd - head, fwd * 1e-12);
+	/* executed: causal flash attention runs half of the 4 b s^2 h attention FLOPs, in the
+	 * forward, the backward (2x) and the recomputed forward; eager runs all of them */
+	double attn = 4.0 * 4096 * 4096 * 8192 * 80;
+	j.attention = MDL_ATTN_FLASH;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_executed_flops(&a, &j), 4 * fwd - head - 0.5 * 4 * attn,
+			       fwd * 1e-12);
+	j.attention = MDL_ATTN_EAGER;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_executed_flops(&a, &j), 4 * fwd - head, fwd * 1e-12);
 	/* LoRA: frozen weights get no weight gradient */
 	j.recompute = MDL_RC_NONE;
 	j.method = MDL_LORA;

@@ -62,7 +62,8 @@ static double layer_traffic(const struct mdl_arch *a, const struct mdl_job *j)
 	return 6.0 * all;
 }
 
-/* One GPU, no communication: the step is m micro-batches of hardware FLOPs at the sustained
+/* One GPU, no communication: the step is m micro-batches of executed FLOPs (causal flash
+ * attention skips half the s^2 blocks) at the sustained
  * rate and their memory-bound traffic at HBM speed, plus the AdamW pass over HBM (28 B/param),
  * within 1 %. */
 static void compute_bound_step_is_its_compute_time(void)
@@ -72,7 +73,7 @@ static void compute_bound_step_is_its_compute_time(void)
 	f.w.job.recompute = MDL_RC_NONE;
 	f.c.grad_accum = 4;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	double compute = 4 * (mdl_job_hardware_flops(&f.w.arch, &f.w.job) /
+	double compute = 4 * (mdl_job_executed_flops(&f.w.arch, &f.w.job) /
 				      (SIM_GEMM_EFFICIENCY * f.hw.gpu.bf16_flops) +
 			      24 * layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
 	double adam = 494032768.0 * 28 / f.hw.gpu.hbm_bandwidth;
@@ -321,7 +322,7 @@ static void pipeline_bubble_follows_1f1b(void)
 	struct mdl_flops fl;
 	mdl_job_flops(&f.w.arch, &f.w.job, &fl);
 	double rate = SIM_GEMM_EFFICIENCY * f.hw.gpu.bf16_flops;
-	double stage = 8 * ((fl.layer_fwd + fl.layer_bwd) / rate + /* 32 layers / 4 stages */
+	double stage = 8 * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate + /* 32 layers / 4 */
 			    layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
 	double head = (fl.head_fwd + fl.head_bwd) / rate;
 	/* the last stage also runs the head: it sets the pace */

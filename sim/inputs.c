@@ -131,6 +131,12 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		       EXIT_INVALID;
 	}
 	c->layout.dp = (uint32_t)dp;
+	if (!strcmp(o->sequence_parallel, "yes") || !strcmp(o->sequence_parallel, "no"))
+		c->layout.sp = o->sequence_parallel[0] == 'y' && o->tp > 1; /* no effect at tp 1 */
+	else if (strcmp(o->sequence_parallel, "auto"))
+		return snprintf(err, errlen, "--sequence-parallel: '%s' (allowed: yes, no, auto)",
+				o->sequence_parallel),
+		       EXIT_INVALID;
 	c->grad_accum = sim_plan_micro_batches(w, c->layout.dp);
 	return 0;
 }

@@ -144,6 +144,7 @@ else
 	echo "FAIL: plan --report: missing report.md, report.html or charts: $(cat "$tmp/err")"
 fi
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
+expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
 expect 3 "zero3-offload" simulate --model 8b --seq 1024 --gpus 2 --zero 3 --policy zero-offload
 mkdir -p "$tmp/other" && echo keep >"$tmp/other/notes.txt"
 expect 3 "force" plan --model 8b --seq 2048 --report "$tmp/other"

@@ -77,7 +77,10 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double saved = (double)a->layers * mdl_act_layer_saved(a, &x->job, 1, false);
 	double fixed = x->pl.prefetch * layer.weights_bytes + layer.gradients_bytes +
 		       mdl_act_layer_working(a, &x->job, 1, false) + MDL_CUDA_CONTEXT_BYTES;
-	bool fits_on_gpu = fixed + saved <= hw->gpu.memory;
+	/* "fits" only with a wide margin: this sum leaves out the head, the gradient buffers and
+	 * the allocator's slack (15 % short of the simulated peak for 8B at batch 16 on a 20 GB
+	 * card), so near the limit both variants run and the simulator decides */
+	bool fits_on_gpu = fixed + saved <= 0.75 * hw->gpu.memory;
 	bool drives = hw->flash_count > 0;
 	bool fits_in_dram = n * saved + x->pl.dram_fixed <= hw->dram;
 	enum step_where off = drives && (mode == FILL_CACHE || !fits_in_dram) ? W_FLASH : W_DRAM;

@@ -264,6 +264,27 @@ static void sequence_parallel_splits_activations(void)
 	eng_free(f.eng);
 }
 
+/* aiDAPTIV runs Llama-3.1-8B at large per-GPU batches on 20 GB RTX 4000 Ada cards by keeping the
+ * checkpoints on its SSDs (published.md 1.3: 0.55 GB per sample per rank on the cache): tiered
+ * fits every batch from 12 to 24 there, moving the checkpoints to flash once they crowd the
+ * GPU, and the GPU peak stays under the card. */
+static void tiered_checkpoints_to_flash_on_small_cards(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "rtx4000ada", "workstation-4gpu", "aidaptiv-ai100e", 2);
+	f.w.job.seq = 2048;
+	f.hw.dram = 512 * 1073741824.0;
+	f.c.layout.dp = 4;
+	for (uint64_t b = 12; b <= 24; b += 4) {
+		f.w.job.micro_batch = b;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+		CU_ASSERT(f.o.fits);
+		CU_ASSERT(f.o.peak_gpu <= f.hw.gpu.memory);
+	}
+	CU_ASSERT(f.o.peak_flash > 8030261248.0 * 16); /* the checkpoints joined the states */
+	eng_free(f.eng);
+}
+
 /* Offload lowers the GPU peak: gpu > zero-offload > tiered for an 8B full fine-tune. */
 static void offload_lowers_the_gpu_peak(void)
 {
@@ -500,6 +521,8 @@ int suite_sim(void)
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"sequence parallelism splits activations", sequence_parallel_splits_activations},
+		{"tiered checkpoints go to flash on small cards",
+		 tiered_checkpoints_to_flash_on_small_cards},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
 		{"ZeRO-3 state per GPU falls as 1/N", zero3_state_per_gpu_falls_as_one_over_n},
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},

@@ -1,9 +1,11 @@
 /* act — see act.h. One item list; every total is a sum over it. */
 #include "act.h"
 
+#include <math.h>
+
 static void item(struct mdl_act_item *out, int *n, const char *name, double bytes, bool core)
 {
-	out[*n] = (struct mdl_act_item){name, bytes, core};
+	out[*n] = (struct mdl_act_item){name, bytes, core, false};
 	(*n)++;
 }
 
@@ -41,6 +43,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4)
 		item(out, &n, "post_attention_norm.input", e * sbh / rep, false);
+	int first_mlp = n; /* the attention half comes first, the MLP half from its norm on */
 	item(out, &n, "mlp_norm.input", e * sbh / rep, false);
 	item(out, &n, "mlp.input", e * sbh / rep, false);
 	if (a->experts) {
@@ -64,8 +67,11 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4)
 		item(out, &n, "post_feedforward_norm.input", e * sbh / rep, false);
+	for (int i = first_mlp; i < n; i++)
+		out[i].mlp = true;
 	if (j->method != MDL_FULL) {
-		/* each adapter keeps x A (s b r) as the input of B */
+		/* each adapter keeps x A (s b r) as the input of B (counted with the attention
+		 * half: the adapters span both) */
 		double r = 0;
 		for (int i = 0; i < a->nlayer; i++)
 			if (a->layer[i].target & j->lora_targets)
@@ -85,6 +91,20 @@ double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, 
 	for (int i = 0; i < n; i++)
 		b += it[i].bytes;
 	return b;
+}
+
+double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			    bool sp)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int n = mdl_act_layer_items(a, j, tp, sp, it);
+	double half[2] = {0, 0};
+
+	for (int i = 0; i < n; i++)
+		half[it[i].mlp] += it[i].bytes;
+	/* the other half's input, a residual-stream tensor, stays checkpointed meanwhile */
+	double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
+	return fmax(half[0], half[1]) + mdl_job_act_bytes(j) * sbh / (sp ? (double)tp : 1.0);
 }
 
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

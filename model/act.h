@@ -25,6 +25,7 @@ struct mdl_act_item {
 	const char *name;
 	double bytes; /* on one GPU of the TP group */
 	bool attn_core; /* dropped by selective recompute */
+	bool mlp;       /* belongs to the MLP half of the layer (from its norm on) */
 };
 
 #define MDL_ACT_MAX_ITEMS 32
@@ -42,6 +43,11 @@ double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, un
  * (full recompute's working set on top of the checkpoints). */
 double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			     bool sp);
+
+/* The same when the layer is recomputed and back-propagated one half at a time (attention,
+ * then MLP, each from its own checkpoint): the larger half plus the other half's input. */
+double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			    bool sp);
 
 /* Bytes saved outside the layers: before the first layer and after the last. */
 double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);

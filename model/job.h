@@ -69,6 +69,9 @@ struct mdl_flops {
 	/* what the kernels execute of each layer figure: causal flash attention skips the blocks
 	 * above the diagonal, about half of the s^2 work, which the convention still counts */
 	double layer_fwd_exec, layer_bwd_exec, layer_recompute_exec;
+	/* the attention half's forward as executed (q, k, v, o projections and the core): what a
+	 * layer recomputed half by half runs once more */
+	double attn_half_fwd_exec;
 };
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f);
 

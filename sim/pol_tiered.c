@@ -58,6 +58,10 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	/* aiDAPTIV partitions the states over the ranks (its cache footprint is per rank,
 	 * published.md 1.3): each GPU streams its shard and the layer is all-gathered */
 	x->pl.shard_stream = mode == FILL_CACHE;
+	/* the layer is recomputed half by half, so large per-GPU batches fit small cards as
+	 * they do under aiDAPTIV (8B at batch 56 per rank on 20 GB RTX 4000 Ada, published.md
+	 * 1.3) */
+	x->pl.half_layers = true;
 
 	struct mdl_states st, layer;
 	mdl_job_states(a, &x->job, &st);
@@ -76,7 +80,9 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	 * when DRAM cannot hold them. */
 	double saved = (double)a->layers * mdl_act_layer_saved(a, &x->job, 1, false);
 	double fixed = x->pl.prefetch * layer.weights_bytes + layer.gradients_bytes +
-		       mdl_act_layer_working(a, &x->job, 1, false) + MDL_CUDA_CONTEXT_BYTES;
+		       (x->job.recompute == MDL_RC_FULL ? mdl_act_half_working(a, &x->job, 1, false)
+							: mdl_act_layer_working(a, &x->job, 1, false)) +
+		       MDL_CUDA_CONTEXT_BYTES;
 	/* "fits" only with a wide margin: this sum leaves out the head, the gradient buffers and
 	 * the allocator's slack (15 % short of the simulated peak for 8B at batch 16 on a 20 GB
 	 * card), so near the limit both variants run and the simulator decides */

@@ -798,7 +798,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
 	mdl_job_flops(a, &x->job, &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
-	bd->act_work = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
+	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
+			      : mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	if (halves) /* the attention half runs forward twice: before the MLP's and its own */
+		bd->F.layer_recompute_exec += bd->F.attn_half_fwd_exec;
 	{
 		struct mdl_act_item items[MDL_ACT_MAX_ITEMS];
 		int ni = mdl_act_layer_items(a, &x->job, bd->tp, l->sp, items);

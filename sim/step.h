@@ -54,6 +54,9 @@ struct step_place {
 	enum step_update update;
 	double opt_on_flash;       /* host optimizer state: fraction on flash */
 	uint32_t prefetch;         /* weight buffers on the GPU (>= 2) */
+	bool half_layers;          /* under full recompute, each layer is recomputed and
+				    * back-propagated one half at a time (MLP, then attention
+				    * recomputed again): the working set is the larger half */
 	double dram_fixed;         /* pinned buffers and other DRAM the policy keeps, per node */
 };
 

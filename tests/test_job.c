@@ -99,6 +99,27 @@ static void flash_attention_removes_the_quadratic_term(void)
 	CU_ASSERT(e2 - f2 > 0.99 * 2.0 * a.heads * 8192.0 * 8192.0); /* eager keeps the s^2 softmax */
 }
 
+/* Recomputed half by half, a Llama-3.1-8B layer at 2048 tokens holds its MLP half (the norm's
+ * and the MLP's inputs, s b h each, and the gate, activation, up and down inputs, s b I each,
+ * bf16) plus the attention half's input checkpoint: 2048 x 2 x (2 x 4096 + 4 x 14336) +
+ * 2048 x 4096 x 2 = 285,212,672 bytes, against the whole layer's list. */
+static void half_layers_hold_the_larger_half(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .recompute = MDL_RC_FULL, .attention = MDL_ATTN_FLASH, .seq = 2048,
+			    .micro_batch = 1};
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_half_working(&a, &j, 1, false), 285212672.0, 1);
+	CU_ASSERT(mdl_act_layer_working(&a, &j, 1, false) > 285212672.0 + 50e6);
+	struct mdl_flops f;
+	mdl_job_flops(&a, &j, &f);
+	/* the attention half's forward: q, k, v, o projections (2 x 4096 x 128 x (2 x 32 + 2 x 8))
+	 * and half the causal core */
+	double proj = 2.0 * 2048 * 4096 * 128 * (2 * 32 + 2 * 8);
+	double core = 0.5 * 4.0 * 2048 * 2048 * 4096;
+	CU_ASSERT_DOUBLE_EQUAL(f.attn_half_fwd_exec, proj + core, 1);
+}
+
 static void logits_and_fp32_loss_are_counted(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -165,6 +186,7 @@ int suite_job(void)
 		{"flash_attention_removes_the_quadratic_term",
 		 flash_attention_removes_the_quadratic_term},
 		{"logits_and_fp32_loss_are_counted", logits_and_fp32_loss_are_counted},
+		{"half_layers_hold_the_larger_half", half_layers_hold_the_larger_half},
 		{"model_flops_follow_megatron_convention", model_flops_follow_megatron_convention},
 		{"enum_names_parse_with_allowed_values_listed",
 		 enum_names_parse_with_allowed_values_listed},

@@ -120,9 +120,10 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->trainable_params = nlayers * layer_train;
 		s->frozen_params = s->params;
 	}
-	/* trainable: weights and gradients in the compute dtype, plus optimizer state */
+	/* trainable: weights and gradients in the compute dtype (or fp32 main grads), plus
+	 * optimizer state */
 	s->weights_bytes = wb * (double)s->trainable_params;
-	s->gradients_bytes = wb * (double)s->trainable_params;
+	s->gradients_bytes = (j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : wb) * (double)s->trainable_params;
 	s->optimizer_bytes = opt * (double)s->trainable_params +
 			     (double)nlayers * layer_ada + outer_ada;
 	if (j->method != MDL_FULL) /* the frozen base, embeddings and head in the compute dtype */
@@ -236,6 +237,7 @@ static const char *const optimizer_names[] = {"adamw", "adamw8bit", "sgd", "lion
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const loss_names[] = {"full", "chunked", NULL};
+static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
 {
@@ -261,6 +263,10 @@ const char *mdl_loss_name(enum mdl_loss l)
 {
 	return loss_names[l];
 }
+const char *mdl_grad_dtype_name(enum mdl_grad_dtype g)
+{
+	return grad_dtype_names[g];
+}
 
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen)
 {
@@ -271,6 +277,7 @@ int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t 
 		{"method", method_names},       {"precision", precision_names},
 		{"optimizer", optimizer_names}, {"recompute", recompute_names},
 		{"attention", attention_names}, {"loss", loss_names},
+		{"grad-dtype", grad_dtype_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

@@ -30,6 +30,10 @@ enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER };
  * logits exist (Liger-Kernel's fused linear cross-entropy; torchtune and aiDAPTIV avoid the full
  * logits too). */
 enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED };
+/* Gradients kept in the parameters' dtype (PyTorch, DeepSpeed, Hugging Face) or accumulated and
+ * reduced in fp32 main grads (Megatron's --accumulate-allreduce-grads-in-fp32, the 18 bytes per
+ * parameter of Korthikanti et al. 2022, fig. 1). */
+enum mdl_grad_dtype { MDL_GRAD_PARAM, MDL_GRAD_FP32 };
 
 struct mdl_job {
 	enum mdl_method method;
@@ -42,6 +46,7 @@ struct mdl_job {
 	uint64_t seq;        /* tokens per sequence */
 	uint64_t micro_batch; /* sequences per GPU per micro-step */
 	enum mdl_loss loss;   /* last, so that positional initialisers default to full */
+	enum mdl_grad_dtype grad_dtype;
 };
 
 /* Whole-model, unsharded model-state bytes. */
@@ -101,6 +106,7 @@ const char *mdl_optimizer_name(enum mdl_optimizer o);
 const char *mdl_recompute_name(enum mdl_recompute r);
 const char *mdl_attention_name(enum mdl_attention a);
 const char *mdl_loss_name(enum mdl_loss l);
+const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
 
 #endif

@@ -146,6 +146,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddStringToObject(jj, "loss", loss);
+	cJSON_AddStringToObject(jj, "grad_dtype", mdl_grad_dtype_name(jb->grad_dtype));
 	cJSON_AddNumberToObject(jj, "seq", (double)jb->seq);
 	cJSON_AddNumberToObject(jj, "micro_batch", (double)jb->micro_batch);
 	if (w->grad_accum) {

@@ -58,11 +58,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (j->method != MDL_FULL)
 		fprintf(fp, " (rank %u on %s)", j->lora_rank,
 			mdl_targets_str(j->lora_targets, t, sizeof t));
-	fprintf(fp, ", %s, %s, recompute %s, %s attention, loss %s\n",
+	fprintf(fp, ", %s, %s, recompute %s, %s attention, loss %s%s\n",
 		mdl_precision_name(j->precision), mdl_optimizer_name(j->optimizer),
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
 		mdl_attention_name(j->attention),
-		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
+		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss),
+		j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "");
 	fprintf(fp, "%ssequence   %llu tokens x micro-batch %llu per GPU, ", pre,
 		(unsigned long long)j->seq, (unsigned long long)j->micro_batch);
 	if (r->w->grad_accum)

@@ -52,6 +52,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.recompute = o->recompute < 0 ? MDL_RC_FULL : o->recompute,
 		.attention = o->attention,
 		.loss = o->loss < 0 ? MDL_LOSS_FULL : (enum mdl_loss)o->loss,
+		.grad_dtype = (enum mdl_grad_dtype)o->grad_dtype,
 		.seq = o->seq,
 		.micro_batch = o->batch,
 	};

@@ -51,6 +51,8 @@ static const struct opt table[] = {
 	 "none | selective | full | auto (the planner picks the fastest that fits)"},
 	{"attention", O_ENUM, OFF(attention), 0, 0, "flash", false, "attention", P,
 	 "flash | eager"},
+	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,
+	 "gradients in the parameters' dtype (param) or fp32 main grads as Megatron keeps them"},
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,
 	 "full | chunked (fused lm_head + cross-entropy, no full logits) | auto (chunked for "
 	 "tiered and tiered-dram, full otherwise)"},

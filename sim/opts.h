@@ -47,6 +47,7 @@ struct tp_opts {
 	double amortize_years, pue, usd_per_kwh;
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
 	int loss;                                               /* -1 = auto */
+	int grad_dtype;
 	unsigned lora_targets;
 	bool help;
 	/* which options the user gave, by table index */

@@ -30,6 +30,17 @@ static void bytes_per_parameter_follow_precision_and_optimizer(void)
 	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16_MIXED, MDL_ADAMW), 16.0, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_FP16_MIXED, MDL_ADAMW), 16.0, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16, MDL_ADAMW), 8.0, 1e-12);
+	/* Megatron's fp32 main grads: 2 + 4 + 12 = 18 B (Korthikanti et al. 2022, fig. 1) */
+	{
+		struct mdl_arch a = load("llama-3.1-8b.json");
+		struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+				    .optimizer = MDL_ADAMW, .grad_dtype = MDL_GRAD_FP32};
+		struct mdl_states st;
+		mdl_job_states(&a, &j, &st);
+		CU_ASSERT_DOUBLE_EQUAL((st.weights_bytes + st.gradients_bytes + st.optimizer_bytes) /
+					       (double)st.params,
+				       18.0, 1e-12);
+	}
 	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_FP32, MDL_ADAMW), 16.0, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16_MIXED, MDL_ADAMW8BIT),
 			       2 + 2 + 4 + 2 * (1 + 4.0 / 2048), 1e-12);

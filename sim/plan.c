@@ -333,8 +333,13 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 					if (!o.fits) {
 						if (!closest->gpus || o.peak_gpu < closest->peak_gpu)
 							*closest = o;
-						if (strncmp(o.overflow, "dram", 4) == 0)
-							continue; /* more DRAM may fit */
+						if (strncmp(o.overflow, "dram", 4) == 0) {
+							/* more DRAM may fit: skip the sizes below
+							 * what this run asked for */
+							while (d + 1 < nd && drams[d + 1] < o.peak_dram)
+								d++;
+							continue;
+						}
 						break;
 					}
 					fits++;

@@ -18,9 +18,11 @@
  * machine, the date, every measurement and the fitted parameters that override the catalog
  * (`--profile FILE` on plan, compare, simulate). The simulator predicts the tiering kernel from
  * the fitted profile and calibrate prints the prediction error.
- * Safety: fio runs on files under --dir (a fresh temporary directory by default), after checking
- * free space; a raw device only with both --device and --destroy-data. Files are removed on
- * exit and on SIGINT/SIGTERM; the profile is written atomically.
+ * Safety: fio runs on one file it creates (O_EXCL|O_NOFOLLOW) in a fresh private directory
+ * under --dir (a temporary directory by default), after checking free space; a raw device only
+ * with both --device and --destroy-data (checked before measuring). Only that file and directory
+ * are removed, on exit and on SIGINT/SIGTERM; the profile goes through cfg_out (model/file.h),
+ * its path checked before measuring.
  */
 #ifndef TIERPLAN_CALIBRATE_H
 #define TIERPLAN_CALIBRATE_H

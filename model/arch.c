@@ -366,8 +366,29 @@ out:
 	return rc;
 }
 
+/*
+ * A sweep or a search loads the same config.json for every point: each thread keeps its last
+ * few loads, keyed by path and the file's stamp (model/file.h), so a point reads and parses it
+ * once. Per thread, so nothing is shared between sweep workers.
+ */
+#define ARCH_MEMO 4
+static _Thread_local struct {
+	char path[1024];
+	struct cfg_stamp st;
+	struct mdl_arch a;
+} arch_memo[ARCH_MEMO];
+static _Thread_local unsigned arch_memo_next;
+
 int mdl_arch_load(const char *path, struct mdl_arch *a, char *err, size_t errlen)
 {
+	struct cfg_stamp st;
+	bool stamped = cfg_file_stamp(path, &st) == 0 && strlen(path) < sizeof arch_memo[0].path;
+
+	for (int i = 0; stamped && i < ARCH_MEMO; i++)
+		if (!strcmp(arch_memo[i].path, path) && !memcmp(&arch_memo[i].st, &st, sizeof st)) {
+			*a = arch_memo[i].a;
+			return 0;
+		}
 	/* the largest real config.json files are a few KiB; 4 MiB rejects garbage quickly */
 	char *json = cfg_read_file(path, "config", 4u << 20, err, errlen);
 	int rc;
@@ -379,6 +400,12 @@ int mdl_arch_load(const char *path, struct mdl_arch *a, char *err, size_t errlen
 	if (rc == 0 && !a->name[0]) {
 		const char *base = strrchr(path, '/');
 		snprintf(a->name, sizeof a->name, "%s", base ? base + 1 : path);
+	}
+	if (rc == 0 && stamped) {
+		unsigned k = arch_memo_next++ % ARCH_MEMO;
+		snprintf(arch_memo[k].path, sizeof arch_memo[k].path, "%s", path);
+		arch_memo[k].st = st;
+		arch_memo[k].a = *a;
 	}
 	return rc;
 }

@@ -421,7 +421,7 @@ static bool is_path(const char *s)
 	return strchr(s, '/') || ends_with(s, ".json");
 }
 
-static int record_get(enum cfg_kind kind, const char *arg, void *rec, char *err, size_t errlen)
+static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err, size_t errlen)
 {
 	void *all = NULL;
 	int n = 0, rc = -1;
@@ -465,6 +465,60 @@ static int record_get(enum cfg_kind kind, const char *arg, void *rec, char *err,
 		snprintf(err + used, errlen - used, "; see 'tierplan hardware'");
 out:
 	free(all);
+	return rc;
+}
+
+/*
+ * Every point of a sweep resolves the same GPU, host and drive: each thread keeps its last few
+ * records, keyed by kind, argument, configs directory and prices file, and valid while the
+ * catalog (or record file) and the prices keep their stamps (model/file.h). Per thread, so the
+ * workers share nothing.
+ */
+#define RECORD_MEMO 8
+static _Thread_local struct {
+	int kind;
+	char arg[256], dir[PATH_MAX - 64], prices[PATH_MAX];
+	struct cfg_stamp src, pr;
+	union {
+		struct cfg_gpu g;
+		struct cfg_flash f;
+		struct cfg_host h;
+	} rec;
+} record_memo[RECORD_MEMO];
+static _Thread_local unsigned record_memo_next;
+
+static int record_get(enum cfg_kind kind, const char *arg, void *rec, char *err, size_t errlen)
+{
+	char src[PATH_MAX];
+	const char *dir = cfg_dir(), *prices = cfg_prices_path();
+	struct cfg_stamp s1, s2;
+
+	snprintf(src, sizeof src, "%s/%s", dir, kinds[kind].file);
+	bool keyed = strlen(arg) < sizeof record_memo[0].arg &&
+		     strlen(dir) < sizeof record_memo[0].dir &&
+		     strlen(prices) < sizeof record_memo[0].prices &&
+		     cfg_file_stamp(is_path(arg) ? arg : src, &s1) == 0 &&
+		     cfg_file_stamp(prices, &s2) == 0;
+	for (int i = 0; keyed && i < RECORD_MEMO; i++) {
+		if (record_memo[i].kind == (int)kind && !strcmp(record_memo[i].arg, arg) &&
+		    !strcmp(record_memo[i].dir, dir) && !strcmp(record_memo[i].prices, prices) &&
+		    !memcmp(&record_memo[i].src, &s1, sizeof s1) &&
+		    !memcmp(&record_memo[i].pr, &s2, sizeof s2)) {
+			memcpy(rec, &record_memo[i].rec, kinds[kind].size);
+			return 0;
+		}
+	}
+	int rc = record_load(kind, arg, rec, err, errlen);
+	if (rc == 0 && keyed) {
+		unsigned k = record_memo_next++ % RECORD_MEMO;
+		record_memo[k].kind = (int)kind;
+		snprintf(record_memo[k].arg, sizeof record_memo[k].arg, "%s", arg);
+		snprintf(record_memo[k].dir, sizeof record_memo[k].dir, "%s", dir);
+		snprintf(record_memo[k].prices, sizeof record_memo[k].prices, "%s", prices);
+		record_memo[k].src = s1;
+		record_memo[k].pr = s2;
+		memcpy(&record_memo[k].rec, rec, kinds[kind].size);
+	}
 	return rc;
 }
 
@@ -555,17 +609,35 @@ void cfg_models_close(struct cfg_models *m)
 	m->next = NULL;
 }
 
+/* The last model name resolved by this thread, valid while models.json keeps its stamp: a sweep
+ * resolves the same name for every point. */
+static _Thread_local struct {
+	char arg[256], dir[PATH_MAX - 64], path[PATH_MAX], name[128];
+	struct cfg_stamp st;
+} model_memo;
+
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
 		      char *err, size_t errlen)
 {
 	cJSON *root, *m, *a;
 	const char *names[512];
 	int nn = 0, rc = -1;
+	char index[PATH_MAX];
+	struct cfg_stamp st;
 
 	if (is_path(arg)) {
 		const char *base = strrchr(arg, '/');
 		snprintf(path, pathlen, "%s", arg);
 		snprintf(name, namelen, "%s", base ? base + 1 : arg);
+		return 0;
+	}
+	snprintf(index, sizeof index, "%s/models.json", cfg_dir());
+	bool keyed = strlen(arg) < sizeof model_memo.arg && strlen(cfg_dir()) < sizeof model_memo.dir &&
+		     cfg_file_stamp(index, &st) == 0;
+	if (keyed && !strcmp(model_memo.arg, arg) && !strcmp(model_memo.dir, cfg_dir()) &&
+	    !memcmp(&model_memo.st, &st, sizeof st)) {
+		snprintf(path, pathlen, "%s", model_memo.path);
+		snprintf(name, namelen, "%s", model_memo.name);
 		return 0;
 	}
 	root = models_index(err, errlen);
@@ -592,6 +664,13 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		if (hit) {
 			snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
 			snprintf(name, namelen, "%s", nm);
+			if (keyed) {
+				snprintf(model_memo.arg, sizeof model_memo.arg, "%s", arg);
+				snprintf(model_memo.dir, sizeof model_memo.dir, "%s", cfg_dir());
+				snprintf(model_memo.path, sizeof model_memo.path, "%s", path);
+				snprintf(model_memo.name, sizeof model_memo.name, "%s", name);
+				model_memo.st = st;
+			}
 			rc = 0;
 			goto out;
 		}

@@ -106,6 +106,19 @@ void cfg_list_free(char **names, int n)
 	free(names);
 }
 
+int cfg_file_stamp(const char *path, struct cfg_stamp *s)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -1;
+	*s = (struct cfg_stamp){(unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+				(unsigned long long)st.st_size,
+				(unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+					(unsigned long long)st.st_mtim.tv_nsec};
+	return 0;
+}
+
 int cfg_out_replaceable(const char *path, const char *what, char *err, size_t errlen)
 {
 	struct stat st;

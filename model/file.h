@@ -31,6 +31,16 @@ char *cfg_read_file(const char *path, const char *what, size_t max, char *err, s
 int cfg_list_json(const char *dir, char ***names);
 void cfg_list_free(char **names, int n);
 
+/* What identifies a file's content without reading it: device, inode, size and modification
+ * time. Two equal stamps mean the same content for the memos of catalogs and configs; a file
+ * rewritten in place within the filesystem's timestamp resolution at the same size would fool
+ * it, which no input of tierplan's does. */
+struct cfg_stamp {
+	unsigned long long dev, ino, size, mtime_ns;
+};
+/* 0 and the stamp, -1 when path cannot be stat'ed. */
+int cfg_file_stamp(const char *path, struct cfg_stamp *s);
+
 /* An output file being written: fp is where to write. */
 struct cfg_out {
 	FILE *fp;

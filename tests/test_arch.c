@@ -1,6 +1,10 @@
 /* test_arch — config.json reading, defaults and exact parameter counts. */
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../model/arch.h"
 #include "../model/job.h"
@@ -139,6 +143,33 @@ static void lora_trainable_counts_match_litgpt(void)
 	CU_ASSERT_EQUAL(mdl_job_trainable(&a, &j), 6553600ull);
 }
 
+/* Loads are remembered per thread by path and file stamp: the same file loads once, and a file
+ * rewritten between two loads is read again. */
+static void a_rewritten_config_is_read_again(void)
+{
+	char path[] = "/tmp/tierplan-arch-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	const char *v1 = "{\"model_type\": \"llama\", \"num_hidden_layers\": 2}";
+	const char *v2 = "{\"model_type\": \"llama\", \"num_hidden_layers\": 30}";
+	CU_ASSERT_FATAL(write(fd, v1, strlen(v1)) == (ssize_t)strlen(v1));
+	close(fd);
+	struct mdl_arch a;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(path, &a, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(a.layers, 2);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(path, &a, err, sizeof err), 0); /* remembered */
+	CU_ASSERT_EQUAL(a.layers, 2);
+	fd = open(path, O_WRONLY | O_TRUNC); /* the test's own temporary file */
+	CU_ASSERT_FATAL(fd >= 0);
+	/* one byte longer: the stamp changes whatever the clock's resolution */
+	CU_ASSERT_FATAL(write(fd, v2, strlen(v2)) == (ssize_t)strlen(v2));
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(path, &a, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(a.layers, 30);
+	unlink(path);
+}
+
 static void lora_targets_parse_and_print(void)
 {
 	unsigned m;
@@ -163,6 +194,7 @@ int suite_arch(void)
 		{"unreadable_files_get_one_clear_message", unreadable_files_get_one_clear_message},
 		{"lora_trainable_counts_match_litgpt", lora_trainable_counts_match_litgpt},
 		{"lora_targets_parse_and_print", lora_targets_parse_and_print},
+		{"a_rewritten_config_is_read_again", a_rewritten_config_is_read_again},
 	};
 	return add_suite("arch", c, (int)(sizeof c / sizeof c[0]));
 }

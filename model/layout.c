@@ -30,6 +30,16 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 			 (unsigned long long)a->layers);
 		return -1;
 	}
+	uint32_t vp = mdl_layout_vp(l);
+	if (vp > 1 && l->pp < 2) {
+		snprintf(err, errlen, "interleave %u needs pipeline parallelism (pp at least 2)", vp);
+		return -1;
+	}
+	if (a->layers % ((uint64_t)l->pp * vp)) {
+		snprintf(err, errlen, "pp %u x interleave %u does not divide the model's %llu layers",
+			 l->pp, vp, (unsigned long long)a->layers);
+		return -1;
+	}
 	if (l->zero > 3) {
 		snprintf(err, errlen, "zero stage %u is not one of 0, 1, 2, 3", l->zero);
 		return -1;
@@ -65,7 +75,19 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	/* a tied head needs the embedding matrix on the last stage as well */
 	bool head_copy = last && (!first) && a->tied;
 	struct mdl_states s;
-	uint64_t in_flight = l->pp - p < m ? l->pp - p : m;
+	uint64_t in_flight = l->pp - p < m ? l->pp - p : m, embed_flight = in_flight;
+	double layers_flight;
+	uint32_t vp = mdl_layout_vp(l);
+	if (vp > 1) {
+		/* chunks of nl / vp layers: Megatron's interleaved warm-up plus the steady one */
+		uint64_t units = 2ull * (l->pp - p - 1) + (uint64_t)(vp - 1) * l->pp + 1;
+		if (m == l->pp || units > m * vp)
+			units = m * vp;
+		layers_flight = (double)units * (double)nl / vp;
+		embed_flight = units < l->pp ? units : l->pp; /* chunk 0 of the first pp micro-batches */
+	} else {
+		layers_flight = (double)in_flight * (double)nl;
+	}
 
 	mdl_job_states_part(a, j, nl, first || head_copy, last, &s);
 	mem->weights = s.weights_bytes / l->tp;
@@ -73,11 +95,12 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	mem->optimizer = s.optimizer_bytes / l->tp;
 	mdl_zero_shard(l->zero, l->dp, &mem->weights, &mem->gradients, &mem->optimizer);
 
-	mem->activations = (double)in_flight * (double)nl * mdl_act_layer_saved(a, j, l->tp, l->sp);
+	mem->layer_activations = layers_flight * mdl_act_layer_saved(a, j, l->tp, l->sp);
+	mem->activations = mem->layer_activations;
 	if (j->recompute == MDL_RC_FULL)
 		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);
 	if (first)
-		mem->activations += (double)in_flight * mdl_act_embed(a, j, l->tp, l->sp);
+		mem->activations += (double)embed_flight * mdl_act_embed(a, j, l->tp, l->sp);
 	if (last)
 		mem->activations += mdl_act_head(a, j, l->tp, l->sp);
 

@@ -6,13 +6,18 @@
  * first stage also holds the embeddings, the last the final norm, lm_head (a tied head keeps a
  * copy of the embedding there, as Megatron does) and the logits. Under the 1F1B schedule stage p
  * keeps activations for min(pp - p, m) micro-batches in flight (Narayanan et al. 2021, sec. 2.2).
+ * The interleaved schedule gives each GPU vp chunks of layers/(pp vp) layers, round-robin over
+ * the stages; Megatron's warm-up runs 2 (pp - p - 1) + (vp - 1) pp chunk forwards before the
+ * first backward, so stage 0 holds pp + (pp - 1)/vp micro-batches of its layers' activations,
+ * Korthikanti et al. 2022's factor 1 + (pp - 1)/(pp vp) (sec. 4.2.3).
  * ZeRO over the dp ranks shards optimizer state (stage 1), + gradients (2), + weights (3)
  * (Rajbhandari et al. 2020, sec. 5); stage 3 adds the gathered working set of one layer and the
  * prefetch of the next (ZeRO-Infinity, arXiv 2104.07857, sec. 4: model-state working memory).
  * The per-GPU figure is that of the most loaded stage.
  *
- * Failure: mdl_layout_check() returns -1 naming the degree that does not divide, or ZeRO 2-3
- * with pipeline parallelism (DeepSpeed refuses that combination).
+ * Failure: mdl_layout_check() returns -1 naming the degree that does not divide, ZeRO 2-3
+ * with pipeline parallelism (DeepSpeed refuses that combination), or interleaving without
+ * pipeline parallelism.
  */
 #ifndef TIERPLAN_LAYOUT_H
 #define TIERPLAN_LAYOUT_H
@@ -28,10 +33,21 @@ struct mdl_layout {
 	uint32_t tp, pp, dp;
 	uint32_t zero; /* 0..3 */
 	bool sp;       /* sequence parallel (only meaningful with tp > 1) */
+	uint32_t vp;   /* virtual pipeline stages per GPU (interleaved 1F1B); 0 or 1 = none */
 };
+
+/* The virtual stages per GPU, 1 when the layout does not interleave. */
+static inline uint32_t mdl_layout_vp(const struct mdl_layout *l)
+{
+	return l->vp > 1 ? l->vp : 1;
+}
 
 struct mdl_gpu_memory {
 	double weights, gradients, optimizer, activations, other, total;
+	/* of activations: what the transformer layers keep for backward over the micro-batches in
+	 * flight, without the embedding, the logits and the recompute working set (the quantity
+	 * of Korthikanti et al. 2022, figure 1) */
+	double layer_activations;
 	uint32_t stage; /* the pipeline stage these figures belong to */
 };
 

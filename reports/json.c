@@ -31,6 +31,7 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	cJSON_AddNumberToObject(lay, "dp", l->dp);
 	cJSON_AddNumberToObject(lay, "zero", l->zero);
 	cJSON_AddBoolToObject(lay, "sequence_parallel", l->sp);
+	cJSON_AddNumberToObject(lay, "interleave", mdl_layout_vp(l));
 }
 
 /* The fields a plan option and a simulate result share. */

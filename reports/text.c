@@ -17,15 +17,17 @@ static const char *B(double x)
 
 static void layout_str(const struct sim_option *o, char *buf, size_t n)
 {
-	char d[32];
+	char d[32], v[16] = "";
 
+	if (mdl_layout_vp(&o->layout) > 1)
+		snprintf(v, sizeof v, " vp%u", o->layout.vp);
 	if (o->kind == SIM_TIERED)
 		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", o->policy, o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
 			 o->flash_count, o->flash_count ? " drives" : "");
 	else
-		snprintf(buf, n, "tp%u pp%u dp%u zero%u", o->layout.tp, o->layout.pp, o->layout.dp,
-			 o->layout.zero);
+		snprintf(buf, n, "tp%u pp%u%s dp%u zero%u", o->layout.tp, o->layout.pp, v,
+			 o->layout.dp, o->layout.zero);
 }
 
 static void summary_line(FILE *fp, const char *label, const struct sim_option *o)
@@ -252,11 +254,11 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 {
 	const struct sim_option *o = r->o;
-	char s[6][32];
+	char s[6][32], lay[64];
 
-	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, tp%u pp%u dp%u zero%u\n\n",
-		r->model_name, o->gpus, r->hw->gpu.name, o->policy, o->layout.tp, o->layout.pp,
-		o->layout.dp, o->layout.zero);
+	layout_str(o, lay, sizeof lay);
+	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, %s\n\n", r->model_name, o->gpus,
+		r->hw->gpu.name, o->policy, lay);
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
 	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s, %s "

@@ -109,7 +109,8 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 {
 	uint64_t tpp = o->tp * o->pp, dp = o->dp;
 
-	*c = (struct sim_config){{(uint32_t)o->tp, (uint32_t)o->pp, 1, (uint32_t)o->zero, o->tp > 1},
+	*c = (struct sim_config){{(uint32_t)o->tp, (uint32_t)o->pp, 1, (uint32_t)o->zero, o->tp > 1,
+				  (uint32_t)o->interleave},
 				 1,
 				 sim_policy_find(o->policy),
 				 (uint32_t)o->prefetch,

@@ -106,6 +106,8 @@ static const struct opt table[] = {
 	 "data-parallel degree; 0 = gpus / (tp x pp)"},
 	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
 	 "ZeRO stage over the data-parallel ranks (gpu policy)"},
+	{"interleave", O_COUNT, OFF(interleave), 1, 64, "1", false, "stages", S,
+	 "virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = none"},
 	{"sequence-parallel", O_STR, OFF(sequence_parallel), 0, 0, "auto", false, "yes|no", S,
 	 "Megatron sequence parallelism: yes | no | auto (yes when --tp > 1)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,

@@ -42,7 +42,7 @@ struct tp_opts {
 	double deadline, budget;
 	bool force;
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
-	uint64_t gpus, tp, pp, dp, zero, prefetch;
+	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave;
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */

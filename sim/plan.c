@@ -8,6 +8,7 @@
 
 #include "../model/act.h"
 #include "engine.h"
+#include "step.h"
 
 #define GIB 1073741824.0
 
@@ -92,16 +93,48 @@ struct search {
 	size_t errlen;
 };
 
-/* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4 (within the global
- * batch). */
+/* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
+ * global batch). */
 static int micro_sizes(const struct search *s, uint32_t dp, uint64_t *mb)
 {
 	if (s->req->batch_fixed || s->w->grad_accum)
 		return mb[0] = s->w->job.micro_batch, 1;
 	int n = 0;
-	for (uint64_t b = 1; b <= 4; b *= 2)
+	for (uint64_t b = 1; b <= 8; b *= 2)
 		if (b == 1 || b * dp <= s->w->global_batch)
 			mb[n++] = b;
+	return n;
+}
+
+/* Appends a candidate to the growing array. 0 ok, -1 out of memory (message in the search). */
+static int add_cand(struct search *s, struct cand **c, size_t *nc, size_t *cap,
+		    const struct cand *x)
+{
+	if (*nc == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 256;
+		struct cand *q = realloc(*c, ncap * sizeof *q);
+		if (!q) {
+			snprintf(s->err, s->errlen, "out of memory");
+			return -1;
+		}
+		*c = q;
+		*cap = ncap;
+	}
+	(*c)[(*nc)++] = *x;
+	return 0;
+}
+
+/* Virtual stages per GPU to try with pp stages: 1, and under Megatron's interleaved schedule
+ * (micro-batches in groups of pp) each v of 2..8 that divides the stage's layers. */
+static int interleaves(const struct mdl_arch *a, uint32_t pp, uint64_t m, uint32_t *vp)
+{
+	int n = 0;
+	vp[n++] = 1;
+	if (pp < 2 || m % pp)
+		return n;
+	for (uint32_t v = 2; v <= 8; v++)
+		if ((a->layers / pp) % v == 0)
+			vp[n++] = v;
 	return n;
 }
 
@@ -118,7 +151,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	struct sim_option o, best;
 	struct cand *c = NULL;
 	size_t nc = 0, cap = 0;
-	double peak = SIM_GEMM_EFFICIENCY * hw->gpu.bf16_flops;
+	double eff = step_gemm_efficiency(NULL, hw), peak = eff * hw->gpu.bf16_flops;
 	int rc = 0;
 
 	*found = false;
@@ -130,7 +163,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			if ((n / tp) % pp || w->arch.layers % pp)
 				continue;
 			uint32_t dp = n / (tp * pp);
-			uint64_t mbs[3];
+			uint64_t mbs[4];
 			int nmb = micro_sizes(s, dp, mbs);
 			for (int b = 0; b < nmb; b++)
 				for (uint32_t zero = 0; zero <= (dp == 1 ? 0u : pp > 1 ? 1u : 3u);
@@ -141,34 +174,41 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 						cw.job.recompute = rcs[r];
 						cw.job.micro_batch = mbs[b];
 						uint64_t m = sim_plan_micro_batches(&cw, dp);
-						struct mdl_layout l = {tp, pp, dp, zero, tp > 1};
-						struct mdl_gpu_memory gm;
-						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
-						if (nc == cap) {
-							cap = cap ? 2 * cap : 256;
-							struct cand *q = realloc(c, cap * sizeof *c);
-							if (!q) {
-								free(c);
-								snprintf(s->err, s->errlen, "out of memory");
-								return -1;
-							}
-							c = q;
-						}
+						uint32_t vps[8];
+						int nvp = interleaves(&w->arch, pp, m, vps);
 						double tokens = (double)m * dp * mbs[b] * w->job.seq;
-						/* no schedule beats: every micro-batch's compute
-						 * at the sustained rate, the 1F1B bubble, and
-						 * AdamW over the GPU's shard at HBM speed */
-						double stage = mdl_job_hardware_flops(&w->arch,
-										      &cw.job) /
-							       (tp * pp) / peak;
+						/* no schedule beats: every micro-batch's stage
+						 * time on the compute stream (the head's share
+						 * spread over the stages), the pipeline's bubble
+						 * ((pp - 1)/vp stage times), and AdamW over the
+						 * GPU's shard at HBM speed */
+						struct mdl_layout l0 = {tp, pp, dp, zero, tp > 1, 1};
+						struct mdl_flops fl;
+						mdl_job_flops(&w->arch, &cw.job, &fl);
+						double stage =
+							step_stage_floor(&w->arch, &cw.job, &l0, hw,
+									 eff) +
+							(fl.head_fwd + fl.head_bwd) / (tp * pp) / peak;
 						double shard = (double)mdl_job_trainable(&w->arch,
 											 &cw.job) /
 							       (tp * pp) / (zero ? dp : 1);
-						double bound = ((double)m + pp - 1) * stage +
-							       shard * SIM_ADAM_BYTES_PER_PARAM /
-								       hw->gpu.hbm_bandwidth;
-						c[nc++] = (struct cand){l, rcs[r], mbs[b], m,
-									bound / tokens, gm.total};
+						double adam = shard * SIM_ADAM_BYTES_PER_PARAM /
+							      hw->gpu.hbm_bandwidth;
+						for (int v = 0; v < nvp; v++) {
+							struct mdl_layout l = {tp, pp, dp, zero, tp > 1,
+									       vps[v]};
+							struct mdl_gpu_memory gm;
+							mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
+							double bound =
+								((double)m + (pp - 1.0) / vps[v]) * stage +
+								adam;
+							struct cand x = {l, rcs[r], mbs[b], m,
+									 bound / tokens, gm.total};
+							if (add_cand(s, &c, &nc, &cap, &x)) {
+								free(c);
+								return -1;
+							}
+						}
 					}
 		}
 	}

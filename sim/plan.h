@@ -3,13 +3,15 @@
  *
  * GPU-only (policy gpu): GPU counts from the fewest that fit (1..gpus_per_node, then whole
  * nodes) up to 8x that, doubling; at each count every layout over TP (powers of two within a
- * node, dividing the heads), PP (dividing the layers), DP, ZeRO stage 0-3, recompute and
- * micro-batch (1, 2, 4 unless --batch fixes it). Layouts whose analytic memory (model/layout)
- * exceeds the GPU by 10 % are pruned; the rest are simulated in order of a compute lower bound
- * on time per token, stopping when no remaining layout can beat the best simulated one
- * (branch and bound: the bound never exceeds the simulated time).
+ * node, dividing the heads), PP (dividing the layers) with interleaving (2-8 virtual stages
+ * where they divide a stage and the micro-batches come in groups of pp), DP, ZeRO stage 0-3,
+ * recompute and micro-batch (1, 2, 4, 8 unless --batch fixes it). Layouts whose analytic
+ * memory (model/layout) exceeds the GPU by 10 % are pruned; the rest are simulated in order of
+ * a lower bound on time per token (step_stage_floor: the compute stream's GEMMs, memory-bound
+ * kernels and TP all-reduces, plus the bubble), stopping when no remaining layout can beat the
+ * best simulated one (branch and bound: the bound never exceeds the simulated time).
  * Host-tier options (policies tiered, zero-infinity, zero-offload; one node): 1, 2, 4, ... GPUs
- * up to the host's slots, micro-batch 1, 2, 4, DRAM from the smallest size that holds the job up
+ * up to the host's slots, micro-batch 1, 2, 4, 8, DRAM from the smallest size that holds the job up
  * to the host's maximum (unless --dram fixes it), and the drives: the given count, and when the
  * option keeps state on flash and --flash gave no count, the fewest drives that hold it and a
  * full bay.

@@ -170,7 +170,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 		const struct eng_snapshot *s0 = eng_snapshot_at(e, 0), *s1 = eng_snapshot_at(e, 1);
 		o->mark0 = 0;
 		o->mark1 = 1;
-		o->extra_periods = (double)(x->m - x->built);
+		o->extra_periods = (double)(x->m - x->built) / (double)x->mb_span;
 		end += o->extra_periods * (double)(s1->t_ns - s0->t_ns) * 1e-9;
 		energy += o->extra_periods * (s1->energy_j - s0->energy_j);
 		if (mc->nvme_wr >= 0)

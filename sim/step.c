@@ -54,8 +54,8 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
 #define COPY_POWER_FRACTION 0.10
 
 struct stage {
-	uint32_t layers, nb;
-	bool embed, head;
+	uint32_t layers, nb;          /* layers of one chunk (all of them without interleaving) */
+	bool embed, head;             /* the chunk being built holds the embedding / the head */
 	struct mdl_states st;         /* the stage's model state, whole (before TP/ZeRO) */
 	int comp_ring[16];            /* recent compute tasks, for the prefetch limit */
 	uint32_t ncomp;
@@ -75,13 +75,27 @@ struct build {
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
 	double act_all, act_core; /* every activation of a layer, its attention core's; per GPU */
 	double hbm_bw;
-	uint32_t tp, pp, dp;
+	uint32_t tp, pp, dp, vp;
 	double tp_bw, dp_bw, pp_bw;
-	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [k * pp + g] */
+	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int setup, done;
 	char *err;
 	size_t errlen;
 };
+
+/* Micro-batch k, chunk c, stage g: the index of its tasks in the build's arrays. */
+static size_t cell(const struct build *bd, uint64_t k, uint32_t c, uint32_t g)
+{
+	return ((size_t)k * bd->vp + c) * bd->pp + g;
+}
+
+/* Points the stage's embed / head flags at chunk c: the embedding sits on chunk 0 of the first
+ * stage, the head on the last chunk of the last stage. */
+static void enter_chunk(struct build *bd, uint32_t g, uint32_t c)
+{
+	bd->sg[g].embed = g == 0 && c == 0;
+	bd->sg[g].head = g == bd->pp - 1 && c == bd->vp - 1;
+}
 
 static int eerr(struct build *b)
 {
@@ -130,25 +144,33 @@ static int mem(struct build *bd, int t, int pool, int cat, double bytes, int whe
 	return eng_effect(bd->x->e, t, pool, cat, b, when) ? eerr(bd), -2 : 0;
 }
 
-/* A collective over n ranks on one link: the faster of ring and tree (NCCL picks per size).
- * all-reduce: ring 2(n-1) steps moving 2(n-1)/n B, tree 2 log2 n steps moving 2 B;
- * all-gather / reduce-scatter: ring (n-1) steps moving (n-1)/n B. */
+/* A collective over n > 1 ranks on one link: the faster of ring and tree (NCCL picks per
+ * size). all-reduce: ring 2(n-1) steps moving 2(n-1)/n B, tree 2 log2 n steps moving 2 B;
+ * all-gather / reduce-scatter: ring (n-1) steps moving (n-1)/n B. Bytes on the wire and the
+ * latency, s. */
+static void coll_cost(bool allreduce, double bytes, uint32_t n, double bw, double alpha,
+		      double *wire, double *lat)
+{
+	double N = n;
+	if (allreduce) {
+		double ring_w = 2 * (N - 1) / N * bytes, ring_l = 2 * (N - 1) * alpha;
+		double tree_w = 2 * bytes, tree_l = 2 * ceil(log2(N)) * alpha;
+		bool ring = ring_l + ring_w / bw <= tree_l + tree_w / bw;
+		*wire = ring ? ring_w : tree_w;
+		*lat = ring ? ring_l : tree_l;
+	} else {
+		*wire = (N - 1) / N * bytes;
+		*lat = (N - 1) * alpha;
+	}
+}
+
 static int collective(struct build *bd, const char *name, int stream, int link, bool allreduce,
 		      double bytes, uint32_t n, double bw, double alpha)
 {
 	if (n <= 1 || bytes <= 0)
 		return task(bd, name, stream, 0, 0, 0, NULL, NULL);
-	double N = n, wire, lat;
-	if (allreduce) {
-		double ring_w = 2 * (N - 1) / N * bytes, ring_l = 2 * (N - 1) * alpha;
-		double tree_w = 2 * bytes, tree_l = 2 * ceil(log2(N)) * alpha;
-		bool ring = ring_l + ring_w / bw <= tree_l + tree_w / bw;
-		wire = ring ? ring_w : tree_w;
-		lat = ring ? ring_l : tree_l;
-	} else {
-		wire = (N - 1) / N * bytes;
-		lat = (N - 1) * alpha;
-	}
+	double wire, lat;
+	coll_cost(allreduce, bytes, n, bw, alpha, &wire, &lat);
 	return task(bd, name, stream, wire, lat, 1, &link, NULL);
 }
 
@@ -162,7 +184,37 @@ static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, do
 		    path, NULL);
 }
 
+/* Every activation of one layer on one GPU and those of its attention core, bytes: what the
+ * memory-bound kernels move. */
+static void layer_inventory(const struct mdl_arch *a, const struct mdl_job *j, uint32_t tp,
+			    bool sp, double *all, double *core)
+{
+	struct mdl_act_item items[MDL_ACT_MAX_ITEMS];
+	int ni = mdl_act_layer_items(a, j, tp, sp, items);
+	*all = *core = 0;
+	for (int i = 0; i < ni; i++) {
+		*all += items[i].bytes;
+		if (items[i].attn_core)
+			*core += items[i].bytes;
+	}
+}
+
 /* ---- machine ---- */
+
+double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw)
+{
+	return c && c->gemm_efficiency > 0   ? c->gemm_efficiency
+	       : hw->prof.gemm_efficiency > 0 ? hw->prof.gemm_efficiency
+					      : SIM_GEMM_EFFICIENCY;
+}
+
+/* The link TP collectives use within a node: NVLink at half its bidirectional figure, else
+ * PCIe. */
+static double intra_bandwidth(const struct mdl_hw *hw)
+{
+	double pcie = mdl_pcie_bandwidth(hw->gpu.host_link_gen, hw->gpu.host_link_lanes);
+	return hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : pcie;
+}
 
 /* "gpu<g> <label>" into an ENG_NAME buffer: the machine is built for every configuration a
  * search simulates, and snprintf showed up in the profile. */
@@ -196,14 +248,12 @@ static int machine(struct build *bd)
 	struct eng *e = x->e;
 	uint32_t n = bd->tp * bd->pp * bd->dp, gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	uint32_t nodes = (n + gpn - 1) / gpn;
-	double eff = x->c->gemm_efficiency > 0	   ? x->c->gemm_efficiency
-		     : hw->prof.gemm_efficiency > 0 ? hw->prof.gemm_efficiency
-						    : SIM_GEMM_EFFICIENCY;
+	double eff = step_gemm_efficiency(x->c, hw);
 	double pcie = mdl_pcie_bandwidth(hw->gpu.host_link_gen, hw->gpu.host_link_lanes);
 	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : pcie;
 	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : pcie;
 	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
-	double intra = hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : pcie;
+	double intra = intra_bandwidth(hw);
 	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
 	char name[ENG_NAME];
 
@@ -295,6 +345,33 @@ static int machine(struct build *bd)
 		TRY(eng_device_state(e, ssd, mc->nvme_rd, hw->flash_count * hw->flash.active_power));
 	}
 	return 0;
+}
+
+double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
+			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff)
+{
+	struct mdl_flops f;
+	double all, core, wire = 0, lat = 0;
+	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
+
+	mdl_job_flops(a, j, &f);
+	layer_inventory(a, j, l->tp, l->sp, &all, &core);
+	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
+	 * all-reduces, all serial on the compute stream */
+	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
+	double rc_mem = j->recompute == MDL_RC_FULL	 ? 2.0 * all
+			: j->recompute == MDL_RC_SELECTIVE ? 2.0 * core
+							   : 0;
+	double bytes = 6.0 * all + rc_mem;
+	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
+	if (l->tp > 1) {
+		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
+				  (double)j->micro_batch * (double)a->hidden;
+		coll_cost(true, boundary, l->tp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
+	}
+	double layer = flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm +
+		       ars * (lat + wire / intra_bandwidth(hw));
+	return (double)a->layers / l->pp * layer;
 }
 
 /* ---- the step ---- */
@@ -442,7 +519,7 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 	return overlap ? s->nb : 1;
 }
 
-static int forward(struct build *bd, uint32_t g, uint64_t k)
+static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 {
 	struct step_ctx *x = bd->x;
 	struct step_machine *mc = &x->mc;
@@ -463,7 +540,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k)
 		if (c < 0)
 			return -1;
 		if (b == 0)
-			bd->f_first[k * bd->pp + g] = c;
+			bd->f_first[cell(bd, k, ch, g)] = c;
 		double saved = block_saved(bd, s, b, lb, nb);
 		TRY(mem(bd, c, pool, CAT_A, saved, ENG_AT_START));
 		if (transient) {
@@ -491,12 +568,12 @@ static int forward(struct build *bd, uint32_t g, uint64_t k)
 		}
 		prev = end;
 	}
-	if (g + 1 < bd->pp) {
+	if (g + 1 < bd->pp || ch + 1 < bd->vp) {
 		int t = collective(bd, "p2p send activations", mc->s_comm[g], mc->pp_link[g], false,
 				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
 		if (t < 0 || dep(bd, prev, t))
 			return -1;
-		bd->f_send[k * bd->pp + g] = t;
+		bd->f_send[cell(bd, k, ch, g)] = t;
 	}
 	return 0;
 }
@@ -531,7 +608,7 @@ static int host_update(struct build *bd, double params, double read_flash, doubl
 	return u;
 }
 
-static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
+static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool last)
 {
 	struct step_ctx *x = bd->x;
 	const struct step_place *pl = &x->pl;
@@ -579,7 +656,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
 		if (i == 0)
-			bd->b_first[k * bd->pp + g] = c;
+			bd->b_first[cell(bd, k, ch, g)] = c;
 		TRY(mem(bd, c, pool, CAT_A, -saved, ENG_AT_END));
 		if (transient) {
 			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
@@ -648,14 +725,14 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, bool last)
 			}
 		}
 		if (i == nb - 1)
-			bd->b_last[k * bd->pp + g] = end;
+			bd->b_last[cell(bd, k, ch, g)] = end;
 	}
-	if (g > 0) {
+	if (g > 0 || ch > 0) {
 		int t = collective(bd, "p2p send grads", mc->s_comm[g], mc->pp_link[g], false,
 				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
-		if (t < 0 || dep(bd, bd->b_last[k * bd->pp + g], t))
+		if (t < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], t))
 			return -1;
-		bd->b_send[k * bd->pp + g] = t;
+		bd->b_send[cell(bd, k, ch, g)] = t;
 	}
 	return 0;
 }
@@ -787,9 +864,21 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->tp = l->tp;
 	bd->pp = l->pp;
 	bd->dp = l->dp;
-	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || a->layers % bd->pp) {
-		snprintf(err, errlen, "--pp %u must divide the %llu layers and be at most %d", bd->pp,
-			 (unsigned long long)a->layers, SIM_MAX_PP);
+	bd->vp = mdl_layout_vp(l);
+	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || a->layers % ((uint64_t)bd->pp * bd->vp)) {
+		snprintf(err, errlen,
+			 "--pp %u x --interleave %u must divide the %llu layers (pp at most %d)",
+			 bd->pp, bd->vp, (unsigned long long)a->layers, SIM_MAX_PP);
+		free(bd);
+		return -1;
+	}
+	/* Megatron's interleaved schedule runs the micro-batches in groups of pp (schedules.py
+	 * asserts num_microbatches % pipeline_parallel_size == 0) */
+	if (bd->vp > 1 && (bd->pp < 2 || x->m % bd->pp)) {
+		snprintf(err, errlen,
+			 "--interleave %u needs --pp of at least 2 and micro-batches per step (%llu) "
+			 "that are a multiple of --pp %u: set --global-batch or --grad-accum",
+			 bd->vp, (unsigned long long)x->m, bd->pp);
 		free(bd);
 		return -1;
 	}
@@ -803,15 +892,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			      : mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */
 		bd->F.layer_recompute_exec += bd->F.attn_half_fwd_exec;
-	{
-		struct mdl_act_item items[MDL_ACT_MAX_ITEMS];
-		int ni = mdl_act_layer_items(a, &x->job, bd->tp, l->sp, items);
-		for (int i = 0; i < ni; i++) {
-			bd->act_all += items[i].bytes;
-			if (items[i].attn_core)
-				bd->act_core += items[i].bytes;
-		}
-	}
+	layer_inventory(a, &x->job, bd->tp, l->sp, &bd->act_all, &bd->act_core);
 	bd->act_embed = mdl_act_embed(a, &x->job, bd->tp, l->sp);
 	bd->act_head = mdl_act_head(a, &x->job, bd->tp, l->sp);
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
@@ -821,23 +902,23 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		goto out;
 	bd->hbm_bw = eng_resource_at(x->e, x->mc.hbm[0])->capacity;
 
-	uint32_t per = (uint32_t)(a->layers / bd->pp);
+	uint32_t per = (uint32_t)(a->layers / bd->pp), chunk = per / bd->vp;
 	for (uint32_t g = 0; g < bd->pp; g++) {
 		struct stage *s = &bd->sg[g];
-		s->layers = per;
-		s->embed = g == 0;
-		s->head = g == bd->pp - 1;
-		s->nb = x->pl.fetch == FETCH_RESIDENT && per > STEP_BLOCKS ? STEP_BLOCKS : per;
+		s->layers = chunk;
+		s->nb = x->pl.fetch == FETCH_RESIDENT && chunk > STEP_BLOCKS ? STEP_BLOCKS : chunk;
 		s->last_update = s->last_bwd_comm = -1;
-		mdl_job_states_part(a, &x->job, per, s->embed, s->head, &s->st);
+		mdl_job_states_part(a, &x->job, per, g == 0, g == bd->pp - 1, &s->st);
 	}
 
 	/* Micro-batches simulated: without PP three (first, steady, last); with PP enough for
-	 * 1F1B's warm-up, four steady pairs and the cool-down, pp + 4. The rest repeat the steady
-	 * period: (m + pp - 1) stage times is linear in m (Narayanan et al. 2021). */
-	uint64_t cap = bd->pp > 1 ? bd->pp + 4ull : 3;
+	 * 1F1B's warm-up, four steady pairs and the cool-down, pp + 4; interleaved, three groups
+	 * of pp (two give a wrong period, three match a whole step of 64 groups to the ns on
+	 * the cases of tests/test_sim.c and the Table 5 layouts). The rest repeat the steady period:
+	 * (m + pp - 1) stage times is linear in m (Narayanan et al. 2021). */
+	uint64_t cap = bd->vp > 1 ? 3ull * bd->pp : bd->pp > 1 ? bd->pp + 4ull : 3;
 	x->built = x->m <= cap ? x->m : cap;
-	size_t cells = (size_t)x->built * bd->pp;
+	size_t cells = (size_t)x->built * bd->vp * bd->pp;
 	bd->f_first = malloc(cells * 5 * sizeof(int));
 	if (!bd->f_first) {
 		snprintf(err, errlen, "simulator: out of memory");
@@ -855,53 +936,72 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		goto out;
 
 	/* 1F1B per stage (Narayanan et al. 2021): pp-g-1 warm-up forwards, then one forward and
-	 * one backward alternately, then the remaining backwards. Streams are per stage, so the
-	 * stages are built one after another; cross-stage dependencies are added afterwards. */
-	uint64_t M = x->built;
+	 * one backward alternately, then the remaining backwards. Interleaved (Megatron's
+	 * forward_backward_pipelining_with_interleaving) the units are chunks, taken in groups
+	 * of pp micro-batches, chunk by chunk (backward: last chunk first), with 2 (pp-g-1) +
+	 * (vp-1) pp warm-up forwards, or all of them when there are only pp micro-batches.
+	 * Streams are per stage, so the stages are built one after another; cross-stage
+	 * dependencies are added afterwards. */
+	uint64_t M = x->built, units = M * bd->vp, group = (uint64_t)bd->pp * bd->vp;
 	for (uint32_t g = 0; g < bd->pp; g++) {
-		uint64_t warm = bd->pp - g - 1 < M ? bd->pp - g - 1 : M, nf = 0, nbk = 0;
-		for (; nf < warm; nf++)
-			if (forward(bd, g, nf))
+		uint64_t warm = bd->vp == 1 ? bd->pp - g - 1
+				: M == bd->pp ? units
+					      : 2ull * (bd->pp - g - 1) + (uint64_t)(bd->vp - 1) * bd->pp;
+		if (warm > units)
+			warm = units;
+		uint64_t nf = 0, nbk = 0;
+		while (nbk < units) {
+			bool fwd = nf < units && (nf < warm || nf - warm <= nbk);
+			uint64_t i = fwd ? nf++ : nbk++;
+			uint64_t k = bd->vp == 1 ? i : i / group * bd->pp + i % bd->pp;
+			uint32_t c = (uint32_t)(i % group / bd->pp);
+			if (!fwd)
+				c = bd->vp - 1 - c;
+			enter_chunk(bd, g, c);
+			if (fwd ? forward(bd, g, k, c) : backward(bd, g, k, c, k == M - 1))
 				goto out;
-		while (nbk < M) {
-			if (nf < M && forward(bd, g, nf++))
-				goto out;
-			if (backward(bd, g, nbk, nbk == M - 1))
-				goto out;
-			nbk++;
 		}
 		if (update(bd, g))
 			goto out;
 	}
 	for (uint64_t k = 0; k < M; k++)
-		for (uint32_t g = 0; g < bd->pp; g++) {
-			if (dep(bd, bd->setup, bd->f_first[k * bd->pp + g]))
-				goto out;
-			if (g > 0 && dep(bd, bd->f_send[k * bd->pp + g - 1],
-					 bd->f_first[k * bd->pp + g]))
-				goto out;
-			if (g + 1 < bd->pp && dep(bd, bd->b_send[k * bd->pp + g + 1],
-						  bd->b_first[k * bd->pp + g]))
-				goto out;
-		}
+		for (uint32_t c = 0; c < bd->vp; c++)
+			for (uint32_t g = 0; g < bd->pp; g++) {
+				size_t i = cell(bd, k, c, g);
+				/* forward from the previous stage, or the last stage's previous chunk */
+				int fin = g > 0	  ? bd->f_send[cell(bd, k, c, g - 1)]
+					  : c > 0 ? bd->f_send[cell(bd, k, c - 1, bd->pp - 1)]
+						  : -1;
+				int bin = g + 1 < bd->pp ? bd->b_send[cell(bd, k, c, g + 1)]
+					  : c + 1 < bd->vp ? bd->b_send[cell(bd, k, c + 1, 0)]
+							   : -1;
+				if (dep(bd, bd->setup, bd->f_first[i]) || dep(bd, fin, bd->f_first[i]) ||
+				    dep(bd, bin, bd->b_first[i]))
+					goto out;
+			}
 	bd->done = task(bd, "step done", -1, 0, 0, 0, NULL, NULL);
 	if (bd->done < 0)
 		goto out;
 	for (uint32_t g = 0; g < bd->pp; g++) {
 		struct stage *s = &bd->sg[g];
-		if (dep(bd, s->last_update, bd->done) || dep(bd, s->last_bwd_comm, bd->done) ||
-		    dep(bd, bd->b_last[(M - 1) * bd->pp + g], bd->done))
+		if (dep(bd, s->last_update, bd->done) || dep(bd, s->last_bwd_comm, bd->done))
 			goto out;
+		for (uint32_t c = 0; c < bd->vp; c++)
+			if (dep(bd, bd->b_last[cell(bd, M - 1, c, g)], bd->done))
+				goto out;
 	}
 	if (resident(bd))
 		goto out;
 	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
+	x->mb_span = 1;
 	if (M < x->m) {
-		/* two consecutive backward ends of stage 0 in the steady phase (with PP: its 3rd
-		 * and 4th backward, after the first has drained the pipeline's fill) */
-		uint64_t k0 = bd->pp > 1 ? 2 : 0;
-		x->mb_end[0] = bd->b_last[k0 * bd->pp];
-		x->mb_end[1] = bd->b_last[(k0 + 1) * bd->pp];
+		/* backward ends of stage 0 one steady period apart: without PP two consecutive
+		 * micro-batches; with PP its 3rd and 4th (after the first has drained the pipeline's
+		 * fill); interleaved, the first micro-batches of the 1st and 2nd groups, pp apart */
+		uint64_t k0 = bd->vp > 1 ? 0 : bd->pp > 1 ? 2 : 0;
+		x->mb_span = bd->vp > 1 ? bd->pp : 1;
+		x->mb_end[0] = bd->b_last[cell(bd, k0, 0, 0)];
+		x->mb_end[1] = bd->b_last[cell(bd, k0 + x->mb_span, 0, 0)];
 	}
 	rc = 0;
 out:

@@ -81,12 +81,23 @@ struct step_ctx {
 	struct step_place pl;
 	struct step_machine mc;
 	uint64_t m, built;        /* micro-batches per step, micro-batches simulated */
-	int mb_end[3];            /* last compute task of micro-batches 0, 1 (steady) when built < m */
+	int mb_end[3];            /* last compute task of two steady micro-batches when built < m */
+	uint64_t mb_span;         /* micro-batches from mb_end[0] to mb_end[1]: 1, or pp interleaved */
 	bool force;               /* no variant applied: place anyway, to report what overflows */
 };
 
 /* Policies: 0 = tp 1 and pp 1 (data parallel only), else -1 naming the flag. */
 int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen);
+
+/* The GEMM efficiency a configuration runs at: its own, the profile's, or SIM_GEMM_EFFICIENCY. */
+double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw);
+
+/* Seconds one micro-batch keeps one pipeline stage's compute stream busy, without the
+ * embedding, the head and anything a policy moves: the GEMMs at gemm_eff of the dense peak, the
+ * memory-bound traffic at HBM speed and the synchronous TP all-reduces. The builder's tasks take
+ * at least this long, so it is a floor a search can prune with. */
+double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
+			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff);
 
 /* Builds the machine and the step for the context's placement. 0 ok, -1 + err. */
 int step_build(struct step_ctx *x, char *err, size_t errlen);

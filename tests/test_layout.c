@@ -1,5 +1,6 @@
 /* test_layout — per-GPU bytes under TP, PP, DP and ZeRO. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../model/layout.h"
@@ -65,6 +66,72 @@ static void pipeline_first_stage_holds_pp_micro_batches(void)
 	CU_ASSERT_EQUAL(m4.stage, 0);
 }
 
+/*
+ * Korthikanti et al. 2022, figure 1 (published.md B.11a): activations per GPU of stage 0, GiB,
+ * without recompute or sequence parallelism and with selective recompute plus sequence
+ * parallelism, on the paper's layouts (175B and 530B interleaved 3 ways). Within 5 %.
+ */
+static void korthikanti_figure1_activations(void)
+{
+	static const struct {
+		const char *path;
+		uint32_t pp, vp;
+		uint64_t micro_batch, m;
+		double none, selective_sp;
+	} fig[] = {
+		{"traces/published/models/korthikanti-22b.json", 1, 1, 4, 1, 59.25, 9.56},
+		{"configs/models/gpt3-175b.json", 8, 3, 1, 64, 66.84, 12.35},
+		{"traces/published/models/megatron-530b.json", 35, 3, 1, 280, 114.02, 23.08},
+		{"traces/published/models/megatron-1t.json", 64, 1, 1, 512, 131.25, 26.56},
+	};
+	for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++) {
+		struct mdl_arch a;
+		char err[256];
+		CU_ASSERT_EQUAL_FATAL(mdl_arch_load(fig[i].path, &a, err, sizeof err), 0);
+		struct mdl_job j = {.method = MDL_FULL, .precision = MDL_FP16_MIXED,
+				    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
+				    .attention = MDL_ATTN_EAGER, .seq = 2048,
+				    .micro_batch = fig[i].micro_batch};
+		struct mdl_layout l = {8, fig[i].pp, 1, 0, false, fig[i].vp};
+		struct mdl_gpu_memory m;
+		mdl_layout_memory(&a, &j, &l, fig[i].m, &m);
+		double got = m.layer_activations / 1073741824.0;
+		CU_ASSERT(fabs(got / fig[i].none - 1) < 0.05);
+		j.recompute = MDL_RC_SELECTIVE;
+		l.sp = true;
+		mdl_layout_memory(&a, &j, &l, fig[i].m, &m);
+		double sel = m.layer_activations / 1073741824.0;
+		CU_ASSERT(fabs(sel / fig[i].selective_sp - 1) < 0.05);
+		if (fabs(got / fig[i].none - 1) >= 0.05 || fabs(sel / fig[i].selective_sp - 1) >= 0.05)
+			printf("\n  %s: %.2f / %.2f GiB, figure 1 %.2f / %.2f\n", fig[i].path, got,
+			       sel, fig[i].none, fig[i].selective_sp);
+	}
+}
+
+/* Interleaving raises stage 0's in-flight activations by 1 + (pp - 1)/(pp vp) micro-batches'
+ * worth (Korthikanti et al. 2022, sec. 4.2.3): 4 stages, 2 virtual stages, 8 micro-batches:
+ * 4 x (1 + 3/8) = 5.5 micro-batches of the stage's layers, against 4 without interleaving. */
+static void interleaving_holds_more_activations(void)
+{
+	struct mdl_arch a = load70b();
+	struct mdl_job j = job70;
+	struct mdl_gpu_memory m1, m2;
+	struct mdl_layout l1 = {1, 4, 1, 0, false, 1}, l2 = {1, 4, 1, 0, false, 2};
+	char err[256];
+
+	j.recompute = MDL_RC_NONE;
+	mdl_layout_memory(&a, &j, &l1, 8, &m1);
+	mdl_layout_memory(&a, &j, &l2, 8, &m2);
+	CU_ASSERT_DOUBLE_EQUAL(m2.layer_activations / m1.layer_activations, 5.5 / 4, 1e-12);
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l2, 4, err, sizeof err), 0);
+	/* 80 layers: 4 x 3 does not divide them; interleaving needs pp > 1 */
+	struct mdl_layout bad = {1, 4, 1, 0, false, 3}, nopp = {1, 1, 4, 0, false, 2};
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &bad, 4, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "interleave 3"));
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &nopp, 4, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "pipeline"));
+}
+
 static void layouts_that_do_not_divide_are_rejected(void)
 {
 	struct mdl_arch a = load70b();
@@ -89,6 +156,8 @@ int suite_layout(void)
 		{"pipeline_first_stage_holds_pp_micro_batches",
 		 pipeline_first_stage_holds_pp_micro_batches},
 		{"layouts_that_do_not_divide_are_rejected", layouts_that_do_not_divide_are_rejected},
+		{"korthikanti_figure1_activations", korthikanti_figure1_activations},
+		{"interleaving_holds_more_activations", interleaving_holds_more_activations},
 	};
 	return add_suite("layout", c, (int)(sizeof c / sizeof c[0]));
 }

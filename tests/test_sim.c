@@ -383,6 +383,45 @@ static void pipeline_bubble_follows_1f1b(void)
 	eng_free(f.eng);
 }
 
+/* Interleaved 1F1B (Narayanan et al. 2021, sec. 2.2.2): vp virtual stages per GPU cut the
+ * bubble to (pp - 1)/vp stage times, (m + (pp - 1)/vp) in all; the micro-batches must come in
+ * groups of pp. */
+static void interleaving_shrinks_the_bubble(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.grad_accum = 8;
+	f.c.layout = (struct mdl_layout){1, 4, 1, 0, false, 2};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct mdl_flops fl;
+	mdl_job_flops(&f.w.arch, &f.w.job, &fl);
+	double rate = SIM_GEMM_EFFICIENCY * f.hw.gpu.bf16_flops;
+	double stage = 8 * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate +
+			    layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
+	double head = (fl.head_fwd + fl.head_bwd) / rate;
+	double lo = (8 + 3.0 / 2) * stage, hi = (8 + 3.0 / 2) * (stage + head) + 0.05;
+	CU_ASSERT(f.o.step_seconds >= lo && f.o.step_seconds <= hi);
+	CU_ASSERT_EQUAL(f.o.layout.vp, 2);
+	/* 40 micro-batches: three groups of pp simulated, the other 28 at the steady pace */
+	double t8 = f.o.step_seconds;
+	f.c.grad_accum = 40;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL(f.o.micro_simulated, 12);
+	ASSERT_NEAR_REL(f.o.step_seconds - t8, 32 * (stage + head), 0.02);
+	/* not interleaved, the same 8 micro-batches take 1.5 stage times longer */
+	f.c.grad_accum = 8;
+	f.c.layout.vp = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(f.o.step_seconds - t8, 1.5 * stage, 0.15);
+	/* 6 micro-batches are not groups of 4 */
+	f.c.grad_accum = 6;
+	f.c.layout.vp = 2;
+	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "multiple of --pp"));
+	eng_free(f.eng);
+}
+
 /* Bad layouts and policies are errors naming the flag. */
 static void policy_errors_name_the_flag(void)
 {
@@ -526,6 +565,7 @@ int suite_sim(void)
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
 		{"ZeRO-3 state per GPU falls as 1/N", zero3_state_per_gpu_falls_as_one_over_n},
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},
+		{"interleaving shrinks the bubble", interleaving_shrinks_the_bubble},
 		{"policy errors name the flag", policy_errors_name_the_flag},
 		{"calibration set errors", calibration_set_errors},
 	};

@@ -139,6 +139,11 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		return snprintf(err, errlen, "--sequence-parallel: '%s' (allowed: yes, no, auto)",
 				o->sequence_parallel),
 		       EXIT_INVALID;
+	if (strcmp(o->overlap_grad_reduce, "yes") && strcmp(o->overlap_grad_reduce, "no"))
+		return snprintf(err, errlen, "--overlap-grad-reduce: '%s' (allowed: yes, no)",
+				o->overlap_grad_reduce),
+		       EXIT_INVALID;
+	c->no_grad_overlap = o->overlap_grad_reduce[0] == 'n';
 	c->grad_accum = sim_plan_micro_batches(w, c->layout.dp);
 	return 0;
 }

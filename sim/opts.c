@@ -110,6 +110,9 @@ static const struct opt table[] = {
 	 "virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = none"},
 	{"sequence-parallel", O_STR, OFF(sequence_parallel), 0, 0, "auto", false, "yes|no", S,
 	 "Megatron sequence parallelism: yes | no | auto (yes when --tp > 1)"},
+	{"overlap-grad-reduce", O_STR, OFF(overlap_grad_reduce), 0, 0, "yes", false, "yes|no", S,
+	 "overlap the DP gradient reduction with backward (no: after it, as Megatron-LM without "
+	 "--overlap-grad-reduce)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"trace", O_STR, OFF(trace), 0, 0, NULL, false, "file", S,

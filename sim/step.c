@@ -76,7 +76,8 @@ struct build {
 	double act_all, act_core; /* every activation of a layer, its attention core's; per GPU */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
-	double tp_bw, dp_bw, pp_bw;
+	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
+	double tp_bw, dp_bw, pp_bw, net_bw;
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int setup, done;
 	char *err;
@@ -174,6 +175,30 @@ static int collective(struct build *bd, const char *name, int stream, int link, 
 	return task(bd, name, stream, wire, lat, 1, &link, NULL);
 }
 
+/*
+ * A collective over GPU g's data-parallel group on its communication stream. Within one node,
+ * or with one rank per node, a flat one (collective()). A group of dp_in ranks in each of
+ * dp_nodes nodes runs hierarchically, as NCCL does with one channel per NIC: the intra-node
+ * part over NVLink and the inter-node part over each GPU's NIC carrying 1/dp_in of the
+ * bytes, pipelined, so the slower of the two sets the time (2D all-reduce: Jia et al. 2018,
+ * arXiv 1807.11205, sec. 3.3; NCCL's ring and tree over multiple rails).
+ */
+static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, bool allreduce,
+		   double bytes)
+{
+	struct step_machine *mc = &bd->x->mc;
+	if (bd->dp_in <= 1 || bd->dp_nodes <= 1 || bytes <= 0)
+		return collective(bd, name, stream, mc->dp_link[g], allreduce, bytes, bd->dp,
+				  bd->dp_bw, mc->dp_alpha);
+	double win, lin, wout, lout;
+	coll_cost(allreduce, bytes, bd->dp_in, bd->tp_bw, ALPHA_INTRA, &win, &lin);
+	coll_cost(allreduce, bytes / bd->dp_in, bd->dp_nodes, bd->net_bw, ALPHA_INTER, &wout,
+		  &lout);
+	int path[2] = {mc->tp_link[g], mc->net_link[g]};
+	float sc[2] = {1, (float)(wout / win)};
+	return task(bd, name, stream, win, lin + lout, 2, path, sc);
+}
+
 /* A copy between DRAM and GPU g on its copy stream: the PCIe link's direction, the host's DRAM
  * and, behind a PCIe switch, the switch's shared uplink. */
 static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
@@ -257,13 +282,22 @@ static int machine(struct build *bd)
 	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
 	char name[ENG_NAME];
 
+	/* Ranks in Megatron's order, tensor fastest, then data, then pipeline (Megatron-LM's
+	 * RankGenerator "tp-cp-ep-dp-pp"; DeepSpeed's PipeModelDataParallelTopology likewise): a
+	 * DP group keeps gpn / tp of its ranks in each node, and consecutive pipeline stages sit
+	 * tp x dp ranks apart, in other nodes once the layout spans more than one. */
+	uint32_t per_node = bd->tp >= gpn ? 1 : gpn / bd->tp;
+	bool pp_inter = n > gpn;
+	bd->dp_in = bd->dp < per_node ? bd->dp : per_node;
+	bd->dp_nodes = (bd->dp + bd->dp_in - 1) / bd->dp_in;
 	mc->k = n < gpn ? n : gpn;
 	bd->tp_bw = intra;
-	bd->pp_bw = bd->tp * bd->pp <= gpn ? intra : net;
-	bd->dp_bw = n <= gpn ? intra : net;
+	bd->net_bw = net;
+	bd->pp_bw = pp_inter ? net : intra;
+	bd->dp_bw = bd->dp_nodes > 1 ? net : intra;
 	mc->tp_alpha = ALPHA_INTRA;
-	mc->pp_alpha = bd->tp * bd->pp <= gpn ? ALPHA_INTRA : ALPHA_INTER;
-	mc->dp_alpha = n <= gpn ? ALPHA_INTRA : ALPHA_INTER;
+	mc->pp_alpha = pp_inter ? ALPHA_INTER : ALPHA_INTRA;
+	mc->dp_alpha = bd->dp_nodes > 1 ? ALPHA_INTER : ALPHA_INTRA;
 
 	double dram_w = hw->host.dram_power_per_gb * hw->dram / 1e9;
 	int node = eng_node(e, "node", hw->host.base_power + dram_w, nodes);
@@ -292,8 +326,9 @@ static int machine(struct build *bd)
 			TRY(nt = eng_resource(e, name, net, "B"));
 		}
 		mc->tp_link[g] = nvl;
-		mc->pp_link[g] = bd->tp * bd->pp <= gpn ? nvl : nt;
-		mc->dp_link[g] = n <= gpn ? nvl : nt;
+		mc->net_link[g] = nt;
+		mc->pp_link[g] = pp_inter ? nt : nvl;
+		mc->dp_link[g] = bd->dp_nodes > 1 ? nt : nvl;
 #define STREAM(field, label)                                                                       \
 	do {                                                                                       \
 		gpu_name(name, g, label);                                 \
@@ -301,6 +336,9 @@ static int machine(struct build *bd)
 	} while (0)
 		STREAM(s_comp, "compute");
 		STREAM(s_comm, "collectives");
+		/* pipeline sends on a stream of their own, as Megatron's batched isend/irecv: they
+		 * never queue behind a gradient reduction */
+		STREAM(s_p2p, "p2p");
 		STREAM(s_h2d, "copy h2d");
 		STREAM(s_d2h, "copy d2h");
 		gpu_name(name, g, "hbm");
@@ -440,8 +478,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
 		return -1;
 	int limit = ring_back(s->comp_ring, s->ncomp, D);
 	if (pl->fetch == FETCH_GATHER) {
-		int t = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g], false,
-				   wb, bd->dp, bd->dp_bw, mc->dp_alpha);
+		int t = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, wb);
 		if (t < 0 || dep(bd, limit, t) || mem(bd, t, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START))
 			return -1;
 		return t;
@@ -466,8 +503,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
 	s->h2d_ring[s->nh2d++ % 16] = h;
 	if (!pl->shard_stream || bd->dp <= 1)
 		return h;
-	int ag = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g], false, wb,
-			    bd->dp, bd->dp_bw, mc->dp_alpha);
+	int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, wb);
 	if (ag < 0 || dep(bd, h, ag))
 		return -1;
 	return ag;
@@ -515,7 +551,8 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 {
 	const struct step_ctx *x = bd->x;
 	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST ||
-		       (bd->dp > 1 && (x->c->layout.zero >= 2 || last_backward));
+		       (bd->dp > 1 && !x->c->no_grad_overlap &&
+			(x->c->layout.zero >= 2 || last_backward));
 	return overlap ? s->nb : 1;
 }
 
@@ -569,7 +606,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		prev = end;
 	}
 	if (g + 1 < bd->pp || ch + 1 < bd->vp) {
-		int t = collective(bd, "p2p send activations", mc->s_comm[g], mc->pp_link[g], false,
+		int t = collective(bd, "p2p send activations", mc->s_p2p[g], mc->pp_link[g], false,
 				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
 		if (t < 0 || dep(bd, prev, t))
 			return -1;
@@ -615,7 +652,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	struct step_machine *mc = &x->mc;
 	struct stage *s = &bd->sg[g];
 	int pool = mc->gpu_pool[g];
-	double rc_ar = x->job.recompute == MDL_RC_FULL ? 2 : 0;
+	double rc_ar = x->job.recompute == MDL_RC_FULL ? 2 : 0, chunk_grads = 0;
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
 	uint32_t nb = blocks(bd, s, last);
@@ -667,14 +704,15 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* gradients */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
-			if (x->c->layout.zero >= 2 || last) {
-				int r = collective(bd, zero_rs ? "reduce-scatter grads" : "all-reduce grads",
-						   mc->s_comm[g], mc->dp_link[g], !zero_rs, gb, bd->dp,
-						   bd->dp_bw, mc->dp_alpha);
+			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
+				int r = dp_coll(bd, g, mc->s_comm[g],
+						zero_rs ? "reduce-scatter grads" : "all-reduce grads",
+						!zero_rs, gb);
 				if (r < 0 || dep(bd, end, r))
 					return -1;
 				s->last_bwd_comm = r;
 			}
+			chunk_grads += gb;
 		} else {
 			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down; at
 			 * most the buckets' worth in flight, and at least two blocks (one filled by
@@ -687,8 +725,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 			int r = -1;
 			if (zero_rs && bd->dp > 1) {
-				r = collective(bd, "reduce-scatter grads", mc->s_comm[g], mc->dp_link[g],
-					       false, gb, bd->dp, bd->dp_bw, mc->dp_alpha);
+				r = dp_coll(bd, g, mc->s_comm[g], "reduce-scatter grads", false, gb);
 				if (r < 0 || dep(bd, end, r))
 					return -1;
 				down = gb / bd->dp;
@@ -727,8 +764,20 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		if (i == nb - 1)
 			bd->b_last[cell(bd, k, ch, g)] = end;
 	}
+	if (pl->grads == GRADS_LOCAL && x->c->no_grad_overlap &&
+	    (x->c->layout.zero >= 2 || last)) {
+		/* not overlapped: one reduction of the chunk's gradients after its backward, on
+		 * the compute stream, which waits for it */
+		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
+		int r = dp_coll(bd, g, mc->s_comp[g],
+				zero_rs ? "reduce-scatter grads" : "all-reduce grads", !zero_rs,
+				chunk_grads);
+		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], r))
+			return -1;
+		s->last_bwd_comm = r;
+	}
 	if (g > 0 || ch > 0) {
-		int t = collective(bd, "p2p send grads", mc->s_comm[g], mc->pp_link[g], false,
+		int t = collective(bd, "p2p send grads", mc->s_p2p[g], mc->pp_link[g], false,
 				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
 		if (t < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], t))
 			return -1;
@@ -756,8 +805,7 @@ static int update(struct build *bd, uint32_t g)
 			return -1;
 		s->last_update = u;
 		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1) {
-			int ag = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g],
-					    false, w, bd->dp, bd->dp_bw, mc->dp_alpha);
+			int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
 			if (ag < 0 || dep(bd, u, ag))
 				return -1;
 			s->last_update = ag;
@@ -786,8 +834,7 @@ static int update(struct build *bd, uint32_t g)
 			return -1;
 		s->last_update = h;
 		if (bd->dp > 1) {
-			int ag = collective(bd, "all-gather weights", mc->s_comm[g], mc->dp_link[g],
-					    false, w, bd->dp, bd->dp_bw, mc->dp_alpha);
+			int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
 			if (ag < 0 || dep(bd, h, ag))
 				return -1;
 			s->last_update = ag;

@@ -49,6 +49,11 @@ struct sim_config {
 	double gemm_efficiency; /* fraction of dense peak; 0 = SIM_GEMM_EFFICIENCY */
 	bool recompute_fixed;	/* the user chose --recompute: policies keep it */
 	bool loss_fixed;	/* the user chose --loss: policies keep it */
+	/* --overlap-grad-reduce no: the DP gradient reduction runs after each stage's backward
+	 * and the compute waits for it (Megatron-LM without --overlap-grad-reduce, DeepSpeed with
+	 * overlap_comm false); by default it overlaps backward bucket by bucket (PyTorch DDP,
+	 * FSDP, Megatron-Core's --overlap-grad-reduce) */
+	bool no_grad_overlap;
 };
 
 /*

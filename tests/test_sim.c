@@ -422,6 +422,40 @@ static void interleaving_shrinks_the_bubble(void)
 	eng_free(f.eng);
 }
 
+/*
+ * Data-parallel gradient reduction. With --overlap-grad-reduce no it follows backward and the
+ * step grows by its whole time. Across two nodes of eight GPUs it runs hierarchically (ring
+ * within each node over NVLink, 2 (8-1)/8 B; between the nodes each GPU's NIC carries 1/8 of
+ * the bytes, 2 (2-1)/2 B/8), the slower part setting the pace: not a flat ring of 16 over the
+ * NICs, 2 (16-1)/16 B at 50 GB/s, ten times slower.
+ */
+static void dp_reduction_hierarchical_and_exposed(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.w.job.seq = 1024;
+	f.c.grad_accum = 1;
+	f.c.no_grad_overlap = true;
+	f.c.layout = (struct mdl_layout){1, 1, 1, 0, false, 1};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double alone = f.o.step_seconds;
+	f.c.layout.dp = 16;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct mdl_states st;
+	mdl_job_states(&f.w.arch, &f.w.job, &st);
+	double B = st.gradients_bytes;
+	double intra = 2.0 * 7 / 8 * B / 450e9 + 2 * 7 * 1e-6;  /* NVLink4: 900 GB/s both ways */
+	double inter = 1.0 * B / 8 / 50e9 + 2 * 1 * 5e-6;       /* 400 Gb/s NIC per GPU */
+	ASSERT_NEAR_REL(f.o.step_seconds - alone, fmax(intra, inter), 0.02);
+	/* overlapped with backward (the default), most of it hides */
+	double exposed = f.o.step_seconds;
+	f.c.no_grad_overlap = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT(f.o.step_seconds < exposed - 0.5 * (exposed - alone));
+	eng_free(f.eng);
+}
+
 /* Bad layouts and policies are errors naming the flag. */
 static void policy_errors_name_the_flag(void)
 {
@@ -566,6 +600,7 @@ int suite_sim(void)
 		{"ZeRO-3 state per GPU falls as 1/N", zero3_state_per_gpu_falls_as_one_over_n},
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},
 		{"interleaving shrinks the bubble", interleaving_shrinks_the_bubble},
+		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
 		{"policy errors name the flag", policy_errors_name_the_flag},
 		{"calibration set errors", calibration_set_errors},
 	};

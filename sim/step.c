@@ -199,6 +199,25 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 	return task(bd, name, stream, win, lin + lout, 2, path, sc);
 }
 
+/*
+ * One micro-batch's boundary tensor (s b h) to the next pipeline stage, on GPU g's p2p stream.
+ * Each of the tp ranks sends its 1/tp slice: sequence parallelism already holds the tensor
+ * split, and without it Megatron's scatter/gather optimisation sends the slices and all-gathers
+ * them over NVLink on the receiving side (Narayanan et al. 2021, sec. 4.1), pipelined with the
+ * send.
+ */
+static int p2p_send(struct build *bd, uint32_t g, const char *name)
+{
+	struct step_machine *mc = &bd->x->mc;
+	double slice = bd->boundary / bd->tp;
+	if (bd->tp == 1 || bd->x->c->layout.sp)
+		return task(bd, name, mc->s_p2p[g], slice, mc->pp_alpha, 1, &mc->pp_link[g], NULL);
+	int path[2] = {mc->pp_link[g], mc->tp_link[g]};
+	float sc[2] = {1, (float)(bd->tp - 1)}; /* the gather moves (tp - 1) slices */
+	return task(bd, name, mc->s_p2p[g], slice, mc->pp_alpha + (bd->tp - 1) * mc->tp_alpha, 2,
+		    path, sc);
+}
+
 /* A copy between DRAM and GPU g on its copy stream: the PCIe link's direction, the host's DRAM
  * and, behind a PCIe switch, the switch's shared uplink. */
 static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
@@ -606,8 +625,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		prev = end;
 	}
 	if (g + 1 < bd->pp || ch + 1 < bd->vp) {
-		int t = collective(bd, "p2p send activations", mc->s_p2p[g], mc->pp_link[g], false,
-				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
+		int t = p2p_send(bd, g, "p2p send activations");
 		if (t < 0 || dep(bd, prev, t))
 			return -1;
 		bd->f_send[cell(bd, k, ch, g)] = t;
@@ -777,8 +795,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		s->last_bwd_comm = r;
 	}
 	if (g > 0 || ch > 0) {
-		int t = collective(bd, "p2p send grads", mc->s_p2p[g], mc->pp_link[g], false,
-				   2 * bd->boundary, 2, bd->pp_bw, mc->pp_alpha);
+		int t = p2p_send(bd, g, "p2p send grads");
 		if (t < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], t))
 			return -1;
 		bd->b_send[cell(bd, k, ch, g)] = t;

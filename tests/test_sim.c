@@ -456,6 +456,24 @@ static void dp_reduction_hierarchical_and_exposed(void)
 	eng_free(f.eng);
 }
 
+/* Pipeline sends carry each TP rank's slice of the boundary tensor (Narayanan et al. 2021,
+ * sec. 4.1): tp 8 x pp 2 over two nodes, four micro-batches, stage 0 sends four forward
+ * activations of s b h / 8 over its NIC. */
+static void pipeline_sends_carry_the_tp_slice(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.c.grad_accum = 4;
+	f.c.layout = (struct mdl_layout){8, 2, 1, 0, true, 1};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double boundary = 2.0 * 4096 * 1 * (double)f.w.arch.hidden, sent = -1;
+	for (int i = 0; i < eng_nresources(f.eng); i++)
+		if (!strcmp(eng_resource_at(f.eng, i)->name, "gpu0 network"))
+			sent = eng_resource_at(f.eng, i)->work;
+	ASSERT_NEAR_REL(sent, 4 * boundary / 8, 1e-9);
+	eng_free(f.eng);
+}
+
 /* Bad layouts and policies are errors naming the flag. */
 static void policy_errors_name_the_flag(void)
 {
@@ -601,6 +619,7 @@ int suite_sim(void)
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},
 		{"interleaving shrinks the bubble", interleaving_shrinks_the_bubble},
 		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
+		{"pipeline sends carry the TP slice", pipeline_sends_carry_the_tp_slice},
 		{"policy errors name the flag", policy_errors_name_the_flag},
 		{"calibration set errors", calibration_set_errors},
 	};

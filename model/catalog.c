@@ -33,6 +33,10 @@ static const struct field gpu_fields[] = {
 	G(host_link_gen, CFG_U_COUNT, 1, 7, 1, "PCIe generation to the host"),
 	G(host_link_lanes, CFG_U_COUNT, 1, 32, 1, "PCIe lanes to the host"),
 	G(gpu_link, CFG_U_RATE, 0, 1e15, 1, "GPU-GPU bandwidth, both directions; 0 = none"),
+	G(gemm_mamf, CFG_U_COUNT, 0, 1, 0,
+	  "best-shape bf16 matmul rate over the dense peak (MAMF); 0 = unknown"),
+	G(flash_attention, CFG_U_COUNT, 0, 1, 0,
+	  "FlashAttention-2 rate over the dense peak; 0 = as the GEMMs"),
 };
 static const struct field gpu_price_fields[] = {
 	G(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),

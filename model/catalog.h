@@ -28,6 +28,8 @@ struct cfg_gpu {
 	double tdp, idle_power; /* W */
 	double host_link_gen, host_link_lanes;
 	double gpu_link;      /* bytes/s, both directions, per GPU; 0 = none */
+	double gemm_mamf;     /* best-shape bf16 matmul rate over bf16_flops; 0 = unknown */
+	double flash_attention; /* FlashAttention-2's rate over bf16_flops; 0 = as the GEMMs */
 	double price;         /* USD */
 	double cloud_per_hour; /* USD per GPU-hour */
 };

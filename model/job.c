@@ -192,6 +192,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	double proj = (double)a->hidden * (double)a->head_dim *
 		      (2.0 * (double)a->heads + 2.0 * (double)a->kv_heads);
 	f->attn_half_fwd_exec = 2.0 * tokens * proj + attn - skip;
+	f->attn_core_fwd_exec = attn - skip;
 	f->layer_fwd_exec = f->layer_fwd - skip;
 	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip;
 	f->layer_recompute_exec = f->layer_recompute - (j->recompute == MDL_RC_NONE ? 0 : skip);

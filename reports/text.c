@@ -5,6 +5,7 @@
 
 #include "../model/units.h"
 #include "../sim/engine.h"
+#include "../sim/step.h"
 #include "report.h"
 
 /* Human bytes for one printf call: a ring of 16 buffers, enough for any line here. */
@@ -87,8 +88,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->flash.name, B(hw->flash.capacity));
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
-	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak\n", pre,
-		(hw->prof.gemm_efficiency > 0 ? hw->prof.gemm_efficiency : SIM_GEMM_EFFICIENCY) * 100);
+	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak", pre,
+		step_gemm_efficiency(NULL, hw) * 100);
+	if (hw->gpu.flash_attention > 0)
+		fprintf(fp, ", flash attention at %.0f %%", hw->gpu.flash_attention * 100);
+	fputc('\n', fp);
 	if (hw->prof.file[0])
 		fprintf(fp, "%sprofile    %s (measured links, DRAM, CPU Adam, drives override the "
 			    "catalog)\n",

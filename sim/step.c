@@ -19,6 +19,15 @@
  */
 const double SIM_GEMM_EFFICIENCY = 0.65;
 
+/*
+ * The same rate carried to other GPUs: 0.65 of the A100's peak is 0.748 of its maximum
+ * achievable matmul rate (MAMF 86.9 %, configs/gpus.json gemm_mamf), the share of a best-shape
+ * benchmark GEMM that a training step's GEMMs sustain. A GPU with a published MAMF runs its
+ * GEMMs at this share of it (H100: 0.748 x 0.803 = 0.60 of peak); the others at
+ * SIM_GEMM_EFFICIENCY.
+ */
+#define GEMM_MAMF_SHARE (0.65 / 0.869)
+
 enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, activations, other */
 
 /*
@@ -249,7 +258,24 @@ double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw)
 {
 	return c && c->gemm_efficiency > 0   ? c->gemm_efficiency
 	       : hw->prof.gemm_efficiency > 0 ? hw->prof.gemm_efficiency
+	       : hw->gpu.gemm_mamf > 0	      ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf
 					      : SIM_GEMM_EFFICIENCY;
+}
+
+void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
+		      double gemm_eff, struct mdl_flops *f)
+{
+	mdl_job_flops(a, j, f);
+	/* a fused flash-attention kernel runs at its own rate (FlashAttention-2 reaches less of
+	 * the peak than cuBLAS on Hopper): its FLOPs count as the GEMM-rate equivalents */
+	if (j->attention != MDL_ATTN_FLASH || !(hw->gpu.flash_attention > 0))
+		return;
+	double extra = (gemm_eff / hw->gpu.flash_attention - 1) * f->attn_core_fwd_exec;
+	f->layer_fwd_exec += extra;
+	f->layer_bwd_exec += 2 * extra;
+	if (j->recompute != MDL_RC_NONE)
+		f->layer_recompute_exec += extra;
+	f->attn_half_fwd_exec += extra;
 }
 
 /* The link TP collectives use within a node: NVLink at half its bidirectional figure, else
@@ -411,7 +437,7 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double all, core, wire = 0, lat = 0;
 	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
 
-	mdl_job_flops(a, j, &f);
+	step_layer_flops(a, j, hw, gemm_eff, &f);
 	layer_inventory(a, j, l->tp, l->sp, &all, &core);
 	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
 	 * all-reduces, all serial on the compute stream */
@@ -949,7 +975,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
-	mdl_job_flops(a, &x->job, &bd->F);
+	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw), &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)

@@ -90,8 +90,15 @@ struct step_ctx {
 /* Policies: 0 = tp 1 and pp 1 (data parallel only), else -1 naming the flag. */
 int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen);
 
-/* The GEMM efficiency a configuration runs at: its own, the profile's, or SIM_GEMM_EFFICIENCY. */
+/* The GEMM efficiency a configuration runs at: its own, the profile's, the GPU's MAMF share, or
+ * SIM_GEMM_EFFICIENCY. c may be NULL. */
 double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw);
+
+/* One micro-batch's FLOPs (mdl_job_flops) with the *_exec figures in FLOP-equivalents at the
+ * GEMM rate gemm_eff: a flash-attention core at the GPU's flash_attention rate counts
+ * gemm_eff / flash_attention of its FLOPs. */
+void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
+		      double gemm_eff, struct mdl_flops *f);
 
 /* Seconds one micro-batch keeps one pipeline stage's compute stream busy, without the
  * embedding, the head and anything a policy moves: the GEMMs at gemm_eff of the dense peak, the

@@ -101,6 +101,8 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 		c->predicted = o.step_seconds;
 	else if (!strcmp(q, "tokens_per_second"))
 		c->predicted = o.tokens_per_second;
+	else if (!strcmp(q, "tokens_per_second_per_gpu"))
+		c->predicted = o.gpus ? o.tokens_per_second / o.gpus : 0;
 	else if (!strcmp(q, "model_tflops_per_gpu"))
 		c->predicted = o.model_tflops_per_gpu * 1e12;
 	else if (!strcmp(q, "mfu")) /* model FLOPs utilisation: of the dense bf16 peak */

@@ -94,13 +94,14 @@ struct search {
 };
 
 /* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
- * global batch). */
+ * global batch); at most MICRO_SIZES of them. */
+#define MICRO_SIZES 4
 static int micro_sizes(const struct search *s, uint32_t dp, uint64_t *mb)
 {
 	if (s->req->batch_fixed || s->w->grad_accum)
 		return mb[0] = s->w->job.micro_batch, 1;
 	int n = 0;
-	for (uint64_t b = 1; b <= 8; b *= 2)
+	for (uint64_t b = 1; b <= 1u << (MICRO_SIZES - 1); b *= 2)
 		if (b == 1 || b * dp <= s->w->global_batch)
 			mb[n++] = b;
 	return n;
@@ -163,7 +164,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			if ((n / tp) % pp || w->arch.layers % pp)
 				continue;
 			uint32_t dp = n / (tp * pp);
-			uint64_t mbs[4];
+			uint64_t mbs[MICRO_SIZES];
 			int nmb = micro_sizes(s, dp, mbs);
 			for (int b = 0; b < nmb; b++)
 				for (uint32_t zero = 0; zero <= (dp == 1 ? 0u : pp > 1 ? 1u : 3u);
@@ -360,7 +361,7 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
 			continue;
 		for (int i = 0; i < nn; i++) {
-			uint64_t mbs[3];
+			uint64_t mbs[MICRO_SIZES];
 			int nmb = micro_sizes(s, counts[i], mbs);
 			for (int b = 0; b < nmb; b++) {
 				int fits = 0;

@@ -144,6 +144,16 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				o->overlap_grad_reduce),
 		       EXIT_INVALID;
 	c->no_grad_overlap = o->overlap_grad_reduce[0] == 'n';
+	if (strcmp(o->tp_comm_overlap, "yes") && strcmp(o->tp_comm_overlap, "no"))
+		return snprintf(err, errlen, "--tp-comm-overlap: '%s' (allowed: yes, no)",
+				o->tp_comm_overlap),
+		       EXIT_INVALID;
+	c->tp_comm_overlap = o->tp_comm_overlap[0] == 'y';
+	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */
+	if (c->tp_comm_overlap && !c->layout.sp)
+		return snprintf(err, errlen, "--tp-comm-overlap yes needs --tp > 1 with sequence "
+					     "parallelism (--sequence-parallel yes)"),
+		       EXIT_INVALID;
 	c->grad_accum = sim_plan_micro_batches(w, c->layout.dp);
 	return 0;
 }

@@ -113,6 +113,9 @@ static const struct opt table[] = {
 	{"overlap-grad-reduce", O_STR, OFF(overlap_grad_reduce), 0, 0, "yes", false, "yes|no", S,
 	 "overlap the DP gradient reduction with backward (no: after it, as Megatron-LM without "
 	 "--overlap-grad-reduce)"},
+	{"tp-comm-overlap", O_STR, OFF(tp_comm_overlap), 0, 0, "no", false, "yes|no", S,
+	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
+	 "sequence parallelism)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"trace", O_STR, OFF(trace), 0, 0, NULL, false, "file", S,

@@ -40,6 +40,7 @@ struct tp_opts {
 	const char *objective, *report, *gpu_list, *profile;
 	const char *sequence_parallel; /* yes | no | auto */
 	const char *overlap_grad_reduce; /* yes | no */
+	const char *tp_comm_overlap;     /* yes | no */
 	double deadline, budget;
 	bool force;
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;

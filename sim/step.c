@@ -384,6 +384,8 @@ static int machine(struct build *bd)
 		/* pipeline sends on a stream of their own, as Megatron's batched isend/irecv: they
 		 * never queue behind a gradient reduction */
 		STREAM(s_p2p, "p2p");
+		if (x->c->tp_comm_overlap)
+			STREAM(s_tp, "tp collectives");
 		STREAM(s_h2d, "copy h2d");
 		STREAM(s_d2h, "copy d2h");
 		gpu_name(name, g, "hbm");
@@ -575,7 +577,19 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		return -1;
 	s->comp_ring[s->ncomp++ % 16] = c;
 	*tp_task = c;
-	if (bd->tp > 1 && tp_allreduces > 0) {
+	if (bd->tp > 1 && tp_allreduces > 0 && bd->x->c->tp_comm_overlap) {
+		/* Megatron-Core's --tp-comm-overlap: the sequence-parallel all-gathers and
+		 * reduce-scatters split into chunks pipelined with the GEMMs that produce and
+		 * consume them (Transformer Engine userbuffers), so the block takes the longer of
+		 * the two; the compute stream waits for the collectives before the next block */
+		int t = collective(bd, "tp collectives (overlapped)", mc->s_tp[g], mc->tp_link[g],
+				   true, tp_allreduces * bd->boundary, bd->tp, bd->tp_bw,
+				   mc->tp_alpha);
+		int j = task(bd, "tp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
+		if (t < 0 || j < 0 || dep(bd, after, t) || dep(bd, t, j))
+			return -1;
+		*tp_task = j;
+	} else if (bd->tp > 1 && tp_allreduces > 0) {
 		int t = collective(bd, "tp all-reduce", mc->s_comp[g], mc->tp_link[g], true,
 				   tp_allreduces * bd->boundary, bd->tp, bd->tp_bw, mc->tp_alpha);
 		if (t < 0 || dep(bd, c, t))

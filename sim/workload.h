@@ -54,6 +54,10 @@ struct sim_config {
 	 * overlap_comm false); by default it overlaps backward bucket by bucket (PyTorch DDP,
 	 * FSDP, Megatron-Core's --overlap-grad-reduce) */
 	bool no_grad_overlap;
+	/* --tp-comm-overlap yes: TP collectives pipelined with the GEMMs (Megatron-Core with
+	 * Transformer Engine userbuffers; needs sequence parallelism); default no, as
+	 * Megatron-Core's */
+	bool tp_comm_overlap;
 };
 
 /*

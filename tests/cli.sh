@@ -145,6 +145,10 @@ else
 fi
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
 expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
+expect 3 "overlap-grad-reduce" simulate --model 8b --seq 1024 --gpus 2 --overlap-grad-reduce later
+expect 3 "sequence parallelism" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel no --tp-comm-overlap yes
+expect 3 "multiple of --pp" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 2 --grad-accum 6
+expect 3 "interleave 3" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 3 --grad-accum 8
 expect 3 "zero3-offload" simulate --model 8b --seq 1024 --gpus 2 --zero 3 --policy zero-offload
 mkdir -p "$tmp/other" && echo keep >"$tmp/other/notes.txt"
 expect 3 "force" plan --model 8b --seq 2048 --report "$tmp/other"

@@ -479,6 +479,26 @@ static void pipeline_sends_carry_the_tp_slice(void)
 	eng_free(f.eng);
 }
 
+/* --tp-comm-overlap: the TP collectives run beside the GEMMs instead of after them, so with
+ * compute the longer of the two the step loses exactly their time: 8B at tp 8, one
+ * micro-batch, 32 layers of two all-reduces of 2 s b h bytes forward and two backward (ring:
+ * 2 x 7/8 of the bytes at 450 GB/s, 14 steps of 1 us each). */
+static void tp_comm_overlap_hides_the_collectives(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.layout = (struct mdl_layout){8, 1, 1, 0, true, 1};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double serial = f.o.step_seconds;
+	f.c.tp_comm_overlap = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double B = 2.0 * 4096 * (double)f.w.arch.hidden;
+	double pass = 2.0 * 7 / 8 * (32 * 2 * B) / 450e9 + 14 * 1e-6; /* one collective per pass */
+	ASSERT_NEAR_REL(serial - f.o.step_seconds, 2 * pass, 0.01);
+	eng_free(f.eng);
+}
+
 /* The GEMM rate: 0.65 of the A100's peak is 0.748 of its MAMF (86.9 %); an H100 (MAMF 80.3 %)
  * gets 0.748 x 0.803 = 0.601, a GPU without a published MAMF 0.65, and a calibrated profile or
  * the configuration's own figure overrides both. */
@@ -647,6 +667,7 @@ int suite_sim(void)
 		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
 		{"pipeline sends carry the TP slice", pipeline_sends_carry_the_tp_slice},
 		{"GEMM rate follows the MAMF", gemm_rate_follows_the_mamf},
+		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"policy errors name the flag", policy_errors_name_the_flag},
 		{"calibration set errors", calibration_set_errors},
 	};

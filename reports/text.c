@@ -82,10 +82,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->gpu.name, hw->gpu.description, B(hw->gpu.memory), hw->gpu.bf16_flops / 1e12,
 		hw->gpu.tdp, cfg_fmt_usd(hw->gpu.price, b[1], 32),
 		cfg_fmt_usd(hw->gpu.cloud_per_hour, b[2], 32));
-	fprintf(fp, "%shost       %s: %u GPUs per node, %.0f CPU cores, %s DRAM for tiered options\n",
-		pre, hw->host.name, hw->gpus_per_node, hw->host.cpu_cores, B(hw->dram));
+	fprintf(fp, "%shost       %s: %u GPUs per node, %.0f CPU cores, up to %s DRAM, %s\n", pre,
+		hw->host.name, hw->gpus_per_node, hw->host.cpu_cores,
+		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
+		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
 	fprintf(fp, "%sflash      %ux %s (%s each) for tiered options\n", pre, hw->flash_count,
 		hw->flash.name, B(hw->flash.capacity));
+	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, the DRAM it needs "
+		    "(256 GiB doubling) and the drives it uses; power counts that hardware\n",
+		pre);
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
 	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak", pre,

@@ -48,6 +48,15 @@ struct pool {
 
 static int keep(struct pool *p, const struct sim_option *o, char *err, size_t errlen)
 {
+	/* two DRAM sizes searched can buy the same hardware and run the same: keep one */
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sim_option *q = &p->v[i];
+		if (q->policy == o->policy && q->gpus == o->gpus && q->dram == o->dram &&
+		    q->flash_count == o->flash_count && q->micro_batch == o->micro_batch &&
+		    q->recompute == o->recompute && q->fits == o->fits &&
+		    q->step_seconds == o->step_seconds && q->cost_total == o->cost_total)
+			return 0;
+	}
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 64;
 		struct sim_option *v = realloc(p->v, cap * sizeof *v);
@@ -274,7 +283,11 @@ static int gpu_only(struct search *s)
 		}
 		return 0;
 	}
-	for (n = 1; n <= req->max_gpus; n = n < gpn ? n + 1 : n + gpn) {
+	/* a host without a network stays one node (sim_run refuses more) */
+	uint32_t cap = req->max_gpus;
+	if (!(s->hw->host.network_per_gpu > 0) && cap > gpn)
+		cap = gpn;
+	for (n = 1; n <= cap; n = n < gpn ? n + 1 : n + gpn) {
 		if (best_layout(s, n, &found, &closest))
 			return -1;
 		if (found) {
@@ -289,7 +302,7 @@ static int gpu_only(struct search *s)
 		n = n0 * k;
 		if (n > gpn)
 			n = (n + gpn - 1) / gpn * gpn;
-		if (n > req->max_gpus)
+		if (n > cap)
 			break;
 		if (best_layout(s, n, &found, &closest))
 			return -1;

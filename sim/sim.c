@@ -64,7 +64,6 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	/* drive writes per day while the job runs, against the rating (DWPD, or TBW spread over
 	 * the warranty) */
 	o->flash_count = flash_drives ? hw->flash_count : 0;
-	o->dram = hw->dram;
 	if (flash_drives && o->runtime_seconds > 0) {
 		double rated = hw->flash.dwpd > 0 ? hw->flash.dwpd
 						   : hw->flash.tbw / (hw->flash.capacity * 365.0 *
@@ -299,6 +298,15 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (mdl_layout_check(&w->arch, &c->layout,
 			     (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp, err, errlen))
 		return -1;
+	/* a host without a network is one node: no silent cluster of workstations over PCIe */
+	uint64_t gpus = (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp;
+	if (!(hw->host.network_per_gpu > 0) && gpus > hw->gpus_per_node) {
+		snprintf(err, errlen,
+			 "host %s is a single node (network_per_gpu 0): at most %u GPUs, not %llu "
+			 "(choose a host with a network, e.g. hgx-8gpu)",
+			 hw->host.name, hw->gpus_per_node, (unsigned long long)gpus);
+		return -1;
+	}
 	int n = candidates(c);
 	bool tolerant = n > c->policy->variants; /* a recompute mode may fail where another runs */
 	char first_err[256] = "";
@@ -341,12 +349,32 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (best != last && run_variant(&x, best, o, err, errlen))
 		return -1; /* leave the engine holding the chosen run */
 
+	/* One accounting rule for every option: it buys the GPUs' share of the host, the DRAM it
+	 * needs in a purchasable size, and the drives it uses; the DRAM draws power by its size */
 	bool flash = o->peak_flash > 0;
-	double tiers = hw->dram / 1e9 * hw->host.dram_price_per_gb +
+	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
+	double hosts = o->gpus < gpn ? (double)o->gpus / gpn : (double)o->nodes;
+	o->dram = sim_dram_bought(hw, o->kind == SIM_GPU_ONLY ? STEP_DRAM_RESERVE : o->peak_dram);
+	double dram_w = hw->host.dram_power_per_gb * o->dram / 1e9 * o->nodes;
+	o->peak_power_watts += dram_w;
+	o->energy_joules_per_step += dram_w * o->step_seconds;
+	o->avg_power_watts = o->step_seconds > 0 ? o->energy_joules_per_step / o->step_seconds : 0;
+	double tiers = o->dram / 1e9 * hw->host.dram_price_per_gb +
 		       (flash ? hw->flash_count * hw->flash.price : 0);
-	finish(w, hw, ec, o, o->nodes * (hw->host.price + tiers),
+	finish(w, hw, ec, o, hosts * hw->host.price + o->nodes * tiers,
 	       o->kind == SIM_TIERED ? o->nodes * tiers : 0, flash ? hw->flash_count * o->nodes : 0);
 	return 0;
+}
+
+double sim_dram_bought(const struct mdl_hw *hw, double need)
+{
+	/* DDR5 server sizes: 256 GiB doubling up to what the host takes (as the planner's DRAM
+	 * search); the configured size where the need exceeds them all */
+	double max = hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram;
+	for (double d = 256.0 * 1073741824.0; d <= max; d *= 2)
+		if (d >= need)
+			return d;
+	return need <= max ? max : hw->dram;
 }
 
 void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, double *busy_s,

@@ -65,7 +65,7 @@ struct sim_option {
 	double extra_periods;     /* steady micro-batches extrapolated */
 	int mark0, mark1;         /* engine marks bounding one steady micro-batch, -1 none */
 	double ckpt_in_dram;      /* tiered: activation checkpoints offloaded (bool as 0/1) */
-	double dram;              /* DRAM per node the option was sized with, bytes */
+	double dram;              /* DRAM per node the option buys (sim_dram_bought), bytes */
 	uint32_t flash_count;     /* drives per node it uses (0 when it keeps nothing on flash) */
 	double peak_power_facility_watts; /* peak x PUE */
 	double flash_dwpd;        /* drive writes per day the job needs, per drive */
@@ -87,6 +87,10 @@ struct eng;
 int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw,
 	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
 	    char *err, size_t errlen);
+
+/* The DRAM per node an option buys for a need of `need` bytes: the smallest server size (256 GiB
+ * doubling up to the host's maximum) that holds it. */
+double sim_dram_bought(const struct mdl_hw *hw, double need);
 
 /* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */
 void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, double *busy_s,

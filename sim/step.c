@@ -344,10 +344,14 @@ static int machine(struct build *bd)
 	mc->pp_alpha = pp_inter ? ALPHA_INTER : ALPHA_INTRA;
 	mc->dp_alpha = bd->dp_nodes > 1 ? ALPHA_INTER : ALPHA_INTRA;
 
-	double dram_w = hw->host.dram_power_per_gb * hw->dram / 1e9;
-	int node = eng_node(e, "node", hw->host.base_power + dram_w, nodes);
+	/* the node's base draw (its share when the layout uses part of one); the DRAM's draw is
+	 * added by sim_run for the size the option buys */
+	double share = n < gpn ? (double)n / gpn : 1;
+	int node = eng_node(e, "node", hw->host.base_power * share, nodes);
 	TRY(node);
-	double gpu_copies = (double)mc->k / bd->pp > 1 ? (double)mc->k / bd->pp : 1;
+	/* each stage's device stands for its GPUs in one node: k per node over pp stages (with
+	 * more stages than GPUs per node, a fraction: the node's draw averages its stages) */
+	double gpu_copies = (double)mc->k / bd->pp;
 	double copy_w = hw->gpu.idle_power + COPY_POWER_FRACTION * (hw->gpu.tdp - hw->gpu.idle_power);
 
 	for (uint32_t g = 0; g < bd->pp; g++) {

@@ -520,6 +520,52 @@ static void gemm_rate_follows_the_mamf(void)
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(&c, &hw), 0.5, 1e-12);
 }
 
+/*
+ * One accounting rule (issue 13): an option buys the DRAM it needs in a server size (256 GiB
+ * doubling), so a GPU-only run costs and draws the same whatever DRAM the host could hold; a
+ * GPU on an 8-slot host buys 1/8 of the host; a layout's power counts its nodes, whatever the
+ * split into stages (tp4 pp16 and tp8 pp8 on 64 GPUs: 8 nodes); a host without a network is
+ * one node.
+ */
+static void one_accounting_rule(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 1024;
+	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&f.hw, 0), 256.0 * 1073741824.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&f.hw, 300e9), 512.0 * 1073741824.0, 1);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct sim_option big = f.o;
+	f.hw.dram = 256.0 * 1073741824.0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.cost_total, big.cost_total, 1e-9 * big.cost_total);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.peak_power_watts, big.peak_power_watts, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.dram, 256.0 * 1073741824.0, 1);
+	/* capex: one GPU, 1/8 of the host, 256 GiB of DRAM, no drives */
+	double capex = f.hw.gpu.price + f.hw.host.price / 8 +
+		       256.0 * 1073741824.0 / 1e9 * f.hw.host.dram_price_per_gb;
+	ASSERT_NEAR_REL(f.o.cost_capex,
+			capex * f.o.runtime_seconds / (3 * 365.0 * 86400.0), 1e-6);
+
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.c.grad_accum = 16;
+	f.c.layout = (struct mdl_layout){4, 16, 1, 0, true, 1};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double p16 = f.o.peak_power_watts;
+	f.c.layout = (struct mdl_layout){8, 8, 1, 0, true, 1};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL(f.o.nodes, 8);
+	ASSERT_NEAR_REL(p16, f.o.peak_power_watts, 0.02);
+	/* at most 8 nodes of 8 x 700 W GPUs, CPUs, base and DRAM */
+	CU_ASSERT(p16 <= 8 * (8 * 700 + 700 + 1100 + 0.392 * 274.9) + 1);
+
+	setup(&f, "llama-3.1-8b.json", "rtx6000ada", "workstation-4gpu", "pm1743", 4);
+	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false, 1};
+	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "single node"));
+	eng_free(f.eng);
+}
+
 /* Bad layouts and policies are errors naming the flag. */
 static void policy_errors_name_the_flag(void)
 {
@@ -668,6 +714,7 @@ int suite_sim(void)
 		{"pipeline sends carry the TP slice", pipeline_sends_carry_the_tp_slice},
 		{"GEMM rate follows the MAMF", gemm_rate_follows_the_mamf},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
+		{"one accounting rule", one_accounting_rule},
 		{"policy errors name the flag", policy_errors_name_the_flag},
 		{"calibration set errors", calibration_set_errors},
 	};

@@ -70,6 +70,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	cJSON_AddItemToObject(gm, "total", num(o->gpu_mem.total));
 	cJSON_AddItemToObject(j, "step_seconds", num(o->step_seconds));
 	cJSON_AddItemToObject(j, "tokens_per_step", num(o->tokens_per_step));
+	cJSON_AddNumberToObject(j, "sequences_per_step", (double)o->sequences_per_step);
 	cJSON_AddItemToObject(j, "tokens_per_second", num(o->tokens_per_second));
 	cJSON_AddItemToObject(j, "model_tflops_per_gpu", num(o->model_tflops_per_gpu));
 	cJSON_AddItemToObject(j, "peak_power_watts", num(o->peak_power_watts));
@@ -92,7 +93,11 @@ static cJSON *option_json(const struct sim_option *o)
 	cJSON_AddItemToObject(c, "cloud", num(o->cost_cloud));
 	cJSON_AddItemToObject(c, "total", num(o->cost_total));
 	cJSON_AddItemToObject(j, "peak_power_facility_watts", num(o->peak_power_facility_watts));
-	cJSON_AddItemToObject(j, "dram_bytes", o->kind == SIM_TIERED ? num(o->dram) : cJSON_CreateNull());
+	cJSON_AddItemToObject(j, "purchase_usd", num(o->purchase_usd));
+	c = cJSON_AddObjectToObject(j, "usd_per_million_tokens");
+	cJSON_AddItemToObject(c, "owned", num(o->usd_per_mtok_owned));
+	cJSON_AddItemToObject(c, "cloud", num(o->usd_per_mtok_cloud));
+	cJSON_AddItemToObject(j, "dram_bytes", num(o->dram));
 	cJSON_AddNumberToObject(j, "flash_drives", o->flash_count);
 	cJSON_AddItemToObject(j, "flash_bytes_written", num(o->flash_bytes_written));
 	cJSON_AddItemToObject(j, "flash_life_fraction", num(o->flash_life_fraction));

@@ -31,9 +31,9 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 			 o->layout.dp, o->layout.zero);
 }
 
-static void summary_line(FILE *fp, const char *label, const struct sim_option *o)
+static void summary_line(FILE *fp, const char *label, const struct sim_option *o, uint64_t asked)
 {
-	char s[5][32], lay[64];
+	char s[6][32], lay[64];
 
 	layout_str(o, lay, sizeof lay);
 	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s, %s loss\n",
@@ -45,6 +45,14 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 		cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
 		cfg_fmt_watts(o->peak_power_watts, s[2], 32),
 		cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32));
+	fprintf(fp, "  %-9s hardware to buy %s, $%.3g owned / $%.3g cloud per million tokens\n", "",
+		cfg_fmt_usd(o->purchase_usd, s[5], 32), o->usd_per_mtok_owned,
+		o->usd_per_mtok_cloud);
+	if (asked && o->sequences_per_step != asked)
+		fprintf(fp, "  %-9s trains %llu sequences per step, not the %llu asked: whole "
+			    "micro-batches on each of its %u data-parallel ranks\n",
+			"", (unsigned long long)o->sequences_per_step, (unsigned long long)asked,
+			o->layout.dp);
 	if (o->flash_over_rating)
 		fprintf(fp, "  %-9s warning: writes %.1f drive writes per day, above the drives' "
 			    "rating\n",
@@ -110,9 +118,11 @@ static void tradeoff(FILE *fp, const struct sim_plan *p)
 		return;
 	const struct sim_option *g = &p->options[p->rec_gpu_only];
 	const struct sim_option *t = &p->options[p->rec_tiered];
-	fprintf(fp, "  trade-off: tiered uses %d %s GPUs, %.0f %% %s peak power and costs %.0f %% %s "
-		    "(owned), but runs %.1fx %s\n",
+	fprintf(fp, "  trade-off: tiered uses %d %s GPUs, %.0f %% %s hardware to buy, %.0f %% %s peak "
+		    "power and costs %.0f %% %s (owned), but runs %.1fx %s\n",
 		abs((int)g->gpus - (int)t->gpus), t->gpus <= g->gpus ? "fewer" : "more",
+		fabs(100.0 * (1 - t->purchase_usd / g->purchase_usd)),
+		t->purchase_usd <= g->purchase_usd ? "less" : "more",
 		fabs(100.0 * (1 - t->peak_power_watts / g->peak_power_watts)),
 		t->peak_power_watts <= g->peak_power_watts ? "less" : "more",
 		fabs(100.0 * (1 - t->cost_total / g->cost_total)),
@@ -129,6 +139,8 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	struct mdl_counts c;
 	char b[4][32];
 
+	uint64_t asked = r->w->grad_accum ? 0 : r->w->global_batch;
+
 	mdl_arch_counts(a, &c);
 	fprintf(fp, "tierplan %s: %s (%s, %s params, %llu layers, hidden %llu)\n\n", r->command,
 		r->model_name,
@@ -144,7 +156,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, ", budget %s", cfg_fmt_usd(r->req->budget, b[3], 32));
 	fprintf(fp, ")\n");
 	if (p->rec_best >= 0) {
-		summary_line(fp, "best", &p->options[p->rec_best]);
+		summary_line(fp, "best", &p->options[p->rec_best], asked);
 		if (!p->deadline_met)
 			fprintf(fp, "  %-9s no option meets the deadline and budget: this is the "
 				    "fastest\n", "");
@@ -152,11 +164,11 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  best      nothing fits\n");
 	}
 	if (p->rec_gpu_only >= 0)
-		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only]);
+		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only], asked);
 	else
 		fprintf(fp, "  gpu-only  none fits within --max-gpus\n");
 	if (p->rec_tiered >= 0)
-		summary_line(fp, "tiered", &p->options[p->rec_tiered]);
+		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
 	else
 		fprintf(fp, "  tiered    none fits this host's DRAM and flash\n");
 	tradeoff(fp, p);

@@ -173,6 +173,10 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			if ((n / tp) % pp || w->arch.layers % pp)
 				continue;
 			uint32_t dp = n / (tp * pp);
+			/* every option trains the global batch asked: more data-parallel ranks
+			 * than sequences would change the recipe */
+			if (!w->grad_accum && dp > w->global_batch)
+				continue;
 			uint64_t mbs[MICRO_SIZES];
 			int nmb = micro_sizes(s, dp, mbs);
 			for (int b = 0; b < nmb; b++)

@@ -44,6 +44,7 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	o->energy_kwh = o->avg_power_watts * hours / 1000.0;
 
 	double capex = o->gpus * hw->gpu.price + node_capex;
+	o->purchase_usd = capex;
 	o->cost_capex = capex * o->runtime_seconds / (e->amortize_years * YEAR_SECONDS);
 	o->cost_energy = o->energy_kwh * e->pue * e->usd_per_kwh;
 	o->cost_cloud = o->gpus * hw->gpu.cloud_per_hour * hours;
@@ -54,6 +55,9 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 				 (e->amortize_years * YEAR_SECONDS);
 	}
 	o->cost_total = o->cost_capex + o->cost_energy;
+	double mtok = o->steps * o->tokens_per_step / 1e6;
+	o->usd_per_mtok_owned = mtok > 0 ? o->cost_total / mtok : 0;
+	o->usd_per_mtok_cloud = mtok > 0 ? o->cost_cloud / mtok : 0;
 
 	o->flash_bytes_written = o->flash_bytes_written_per_step * o->steps;
 	o->flash_life_fraction =
@@ -176,7 +180,8 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 			fw += o->extra_periods * (s1->work[mc->nvme_wr] - s0->work[mc->nvme_wr]);
 	}
 	o->step_seconds = end;
-	o->tokens_per_step = (double)x->m * l->dp * (double)x->job.micro_batch * (double)x->job.seq;
+	o->sequences_per_step = x->m * l->dp * x->job.micro_batch;
+	o->tokens_per_step = (double)o->sequences_per_step * (double)x->job.seq;
 	o->energy_joules_per_step = energy;
 	o->avg_power_watts = end > 0 ? energy / end : 0;
 	o->peak_power_watts = st->peak_power_w * o->nodes;

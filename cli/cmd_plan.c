@@ -92,7 +92,7 @@ static int run(int argc, char **argv, bool compare)
 		rc = cli_fail(rc, cmd, err);
 		goto out;
 	}
-	tp_warn_seq(cmd, &o, w);
+	tp_warn_inputs(cmd, &o, w, &hw);
 	req.max_gpus = (uint32_t)o.max_gpus;
 	req.recompute_fixed = o.recompute >= 0;
 	req.loss_fixed = o.loss >= 0;

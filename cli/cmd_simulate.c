@@ -60,7 +60,7 @@ int cmd_simulate(int argc, char **argv)
 		rc = cli_fail(rc, "simulate", err);
 		goto out;
 	}
-	tp_warn_seq("simulate", &o, w);
+	tp_warn_inputs("simulate", &o, w, &hw);
 	if (c.layout.zero > 0 && c.layout.dp == 1)
 		fprintf(stderr, "tierplan simulate: note: --zero %u has no effect with one "
 				"data-parallel rank\n", c.layout.zero);

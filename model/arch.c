@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "file.h"
 
 /*
@@ -129,6 +130,37 @@ static int get_prob(const cJSON *root, const char *key, double *v, const char *o
 	}
 	*v = it->valuedouble;
 	return 0;
+}
+
+/* Warns (a->warning) about a config key within two edits of a key this family reads that the
+ * config lacks: that key took its default. */
+static void misspelled(const cJSON *root, const struct family *f, struct mdl_arch *a)
+{
+	const char *read[] = {"vocab_size",	     f->k_hidden,	    f->k_layers,
+			      f->k_heads,	     f->k_inter,	    f->k_pos,
+			      "tie_word_embeddings", "num_key_value_heads", "head_dim",
+			      "attention_bias",	     "mlp_bias",	    "num_local_experts",
+			      "num_experts_per_tok", f->k_attn_drop,	    f->k_resid_drop,
+			      f->k_embd_drop};
+	const char *absent[sizeof read / sizeof read[0]];
+	int na = 0;
+	const cJSON *it;
+
+	a->warning[0] = '\0';
+	for (size_t i = 0; i < sizeof read / sizeof read[0]; i++)
+		if (read[i] && !cJSON_GetObjectItemCaseSensitive(root, read[i]))
+			absent[na++] = read[i];
+	cJSON_ArrayForEach(it, root)
+	{
+		const char *near = it->string ? cfg_did_you_mean(it->string, absent, na) : NULL;
+		if (near) {
+			snprintf(a->warning, sizeof a->warning,
+				 "config key '%.60s' is not one tierplan reads; did you mean '%s'? "
+				 "'%s' took its default",
+				 it->string, near, near);
+			return;
+		}
+	}
 }
 
 static void add(struct mdl_tensor *t, int *n, const char *name, uint64_t rows, uint64_t cols,
@@ -360,6 +392,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 			goto out;
 		}
 	}
+	misspelled(root, f, a);
 	rc = 0;
 out:
 	cJSON_Delete(root);

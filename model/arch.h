@@ -56,6 +56,9 @@ struct mdl_arch {
 	bool norm_bias;                    /* LayerNorm (weight + bias) rather than RMSNorm */
 	int norms_per_layer;               /* 2, or 4 for gemma2 */
 	double attn_dropout, resid_dropout, embd_dropout;
+	/* a key the config spells close to one tierplan reads, which therefore fell back to its
+	 * default ("" when none): a typo such as num_hidden_layer silently changes the model */
+	char warning[256];
 
 	/* inventory, filled by mdl_arch_load() */
 	struct mdl_tensor layer[MDL_MAX_TENSORS]; /* one decoder layer */

@@ -109,6 +109,17 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 		/* other fitted figures (latencies) are informative */
 	}
 	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
+	/* measured elsewhere: calibrate records the machine's CPU cores and DRAM */
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "machine");
+	const cJSON *cores = cJSON_GetObjectItemCaseSensitive(m, "cpu_cores");
+	const cJSON *host = cJSON_GetObjectItemCaseSensitive(m, "hostname");
+	hw->prof.warning[0] = '\0';
+	if (cJSON_IsNumber(cores) && cores->valuedouble != hw->host.cpu_cores)
+		snprintf(hw->prof.warning, sizeof hw->prof.warning,
+			 "profile %.80s was measured on %.40s (%g CPU cores), not on a %.40s host "
+			 "(%g cores): its links, DRAM and drives may not be this host's",
+			 path, cJSON_IsString(host) ? host->valuestring : "another machine",
+			 cores->valuedouble, hw->host.name, hw->host.cpu_cores);
 	cJSON_Delete(root);
 	return 0;
 }

@@ -32,6 +32,7 @@ struct mdl_hw {
 		double hbm_bandwidth;		/* bytes/s */
 		double flash_read, flash_write; /* the measured drive array, bytes/s */
 		char file[256];
+		char warning[384]; /* the profile's machine differs from the planned host */
 	} prof;
 };
 

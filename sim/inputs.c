@@ -158,8 +158,13 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	return 0;
 }
 
-void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_workload *w)
+void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_workload *w,
+		    const struct mdl_hw *hw)
 {
+	if (hw->prof.warning[0])
+		fprintf(stderr, "tierplan %s: warning: %s\n", cmd, hw->prof.warning);
+	if (w->arch.warning[0])
+		fprintf(stderr, "tierplan %s: warning: %s\n", cmd, w->arch.warning);
 	if (o->seq > w->arch.positions)
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);

@@ -91,8 +91,10 @@ int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
 struct cJSON;
 int tp_simulate_json(const struct cJSON *flags, struct eng *e, struct sim_option *o,
 		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen);
-/* Warns on stderr when --seq exceeds the model's positions. */
-void tp_warn_seq(const char *cmd, const struct tp_opts *o, const struct sim_workload *w);
+/* Warns on stderr about the inputs: --seq beyond the model's positions, a misspelled
+ * config.json key (mdl_arch.warning), a profile measured on another machine. */
+void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_workload *w,
+		    const struct mdl_hw *hw);
 
 /* Prints the options of cmd with defaults, units and help, aligned. */
 void tp_opts_help(int cmd, FILE *fp);

@@ -29,6 +29,7 @@ printf '{"model_type": "llama", "vocab_size": 1e30}' >"$tmp/overflow.json"
 head -c 64 /dev/urandom >"$tmp/binary.json"
 : >"$tmp/empty.json"
 printf '{"name": "g", "memory": "80GiB"}' >"$tmp/gpu.json"
+printf '{"model_type": "llama", "num_hidden_layer": 8, "hidden_size": 1024, "num_attention_heads": 8}' >"$tmp/typo.json"
 
 expect 0 "" --help
 expect 0 "" help plan
@@ -145,6 +146,7 @@ else
 fi
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
 expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
+expect 0 "did you mean 'num_hidden_layers'" simulate --model "$tmp/typo.json" --seq 512
 expect 3 "overlap-grad-reduce" simulate --model 8b --seq 1024 --gpus 2 --overlap-grad-reduce later
 expect 3 "sequence parallelism" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel no --tp-comm-overlap yes
 expect 3 "multiple of --pp" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 2 --grad-accum 6
@@ -215,6 +217,7 @@ else
 	echo "FAIL: calibrate --quick: $(tail -3 "$tmp/err")"
 fi
 expect 0 "" simulate --model 8b --seq 2048 --policy tiered --profile "$tmp/p.json"
+expect 1 "was measured on" simulate --model 8b --seq 2048 --profile traces/calibration/dev-vm-2core-cpu-only.json
 expect 3 "profile" simulate --model 8b --seq 2048 --profile "$tmp/s.json"
 # absurd sizes: a clear error or a correct answer, never a crash or a wrapped number
 expect 3 "reduce --seq" plan --model 405b --seq 10485760 --attention eager --batch 65536

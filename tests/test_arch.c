@@ -182,9 +182,26 @@ static void lora_targets_parse_and_print(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'x'"));
 }
 
+/* A key two edits from one the family reads, which the config lacks, is named in a warning:
+ * num_hidden_layer left num_hidden_layers at its default. Real configs warn about nothing. */
+static void misspelled_keys_warn(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"llama\", \"num_hidden_layer\": 8, "
+					     "\"rope_theta\": 10000}",
+					     "t.json", &a, err, sizeof err),
+			      0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "'num_hidden_layer'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "'num_hidden_layers'"));
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("llama-3.1-8b.json"), &a, err, sizeof err), 0);
+	CU_ASSERT_STRING_EQUAL(a.warning, "");
+}
+
 int suite_arch(void)
 {
 	static const struct test_case c[] = {
+		{"misspelled keys warn", misspelled_keys_warn},
 		{"every_catalog_model_has_its_exact_parameter_count",
 		 every_catalog_model_has_its_exact_parameter_count},
 		{"omitted_fields_take_the_transformers_defaults",

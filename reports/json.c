@@ -73,6 +73,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	cJSON_AddNumberToObject(j, "sequences_per_step", (double)o->sequences_per_step);
 	cJSON_AddItemToObject(j, "tokens_per_second", num(o->tokens_per_second));
 	cJSON_AddItemToObject(j, "model_tflops_per_gpu", num(o->model_tflops_per_gpu));
+	cJSON_AddItemToObject(j, "mfu", num(o->model_tflops_per_gpu * 1e12 / o->gpu_peak_flops));
 	cJSON_AddItemToObject(j, "peak_power_watts", num(o->peak_power_watts));
 	cJSON_AddItemToObject(j, "average_power_watts", num(o->avg_power_watts));
 }
@@ -237,6 +238,8 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 		cJSON_AddNumberToObject(rec, "tiered", p->rec_tiered);
 	else
 		cJSON_AddNullToObject(rec, "tiered");
+	cJSON_AddItemToObject(rec, "gpus_for_memory",
+			      p->gpus_for_memory ? num(p->gpus_for_memory) : cJSON_CreateNull());
 	x = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddItemToObject(x, "configurations_evaluated", num((double)p->layouts_evaluated));
 	cJSON_AddItemToObject(x, "fitting", num((double)p->fitting));

@@ -132,6 +132,23 @@ static void tradeoff(FILE *fp, const struct sim_plan *p)
 		t->runtime_seconds >= g->runtime_seconds ? "longer" : "shorter");
 }
 
+/* What a GPU-only option's GPUs are for: capacity (the fewest that fit), the deadline at the
+ * option's throughput per GPU, and the rest, compute bought for speed. */
+static void why_gpus(FILE *fp, const struct rpt_plan *r, const struct sim_option *o)
+{
+	uint32_t mem = r->plan->gpus_for_memory;
+	if (!mem)
+		return;
+	fprintf(fp, "  %-9s memory needs %u GPU%s (the fewest that fit)", "", mem, mem > 1 ? "s" : "");
+	if (r->req->deadline > 0) {
+		double d = ceil(o->gpus * o->runtime_seconds / r->req->deadline);
+		fprintf(fp, ", the deadline %.0f at this throughput per GPU", d);
+	}
+	if (o->gpus > mem)
+		fprintf(fp, "; %u of its %u buy speed, not capacity", o->gpus - mem, o->gpus);
+	fprintf(fp, "; MFU %.0f %%\n", 100.0 * o->model_tflops_per_gpu * 1e12 / o->gpu_peak_flops);
+}
+
 void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 {
 	const struct sim_plan *p = r->plan;
@@ -163,9 +180,10 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	} else {
 		fprintf(fp, "  best      nothing fits\n");
 	}
-	if (p->rec_gpu_only >= 0)
+	if (p->rec_gpu_only >= 0) {
 		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only], asked);
-	else
+		why_gpus(fp, r, &p->options[p->rec_gpu_only]);
+	} else
 		fprintf(fp, "  gpu-only  none fits within --max-gpus\n");
 	if (p->rec_tiered >= 0)
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);

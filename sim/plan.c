@@ -100,6 +100,7 @@ struct search {
 	uint64_t *count;
 	char *err;
 	size_t errlen;
+	uint32_t fewest; /* the fewest GPUs a GPU-only layout fit on, 0 none */
 };
 
 /* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
@@ -296,6 +297,7 @@ static int gpu_only(struct search *s)
 			return -1;
 		if (found) {
 			n0 = n;
+			s->fewest = n;
 			break;
 		}
 	}
@@ -602,6 +604,7 @@ int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const st
 	select_options(&s, p);
 	rc = 0;
 out:
+	p->gpus_for_memory = s.fewest;
 	free(s.pool.v);
 	eng_free(s.eng);
 	return rc;

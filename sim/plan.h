@@ -42,6 +42,9 @@ struct sim_plan {
 	int noptions;
 	int rec_best, rec_gpu_only, rec_tiered; /* indexes into options, -1 = none */
 	bool deadline_met;        /* rec_best meets --deadline and --budget */
+	/* the fewest GPUs a GPU-only layout fits on (0: not searched or none fits): what memory
+	 * needs; GPUs beyond it buy speed, not capacity */
+	uint32_t gpus_for_memory;
 	uint64_t layouts_evaluated, fitting;
 };
 

@@ -42,6 +42,7 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	o->model_tflops_per_gpu = mdl_job_model_flops(&w->arch, &w->job) * (double)o->grad_accum *
 				  (double)o->layout.dp / o->step_seconds / o->gpus / 1e12;
 	o->energy_kwh = o->avg_power_watts * hours / 1000.0;
+	o->gpu_peak_flops = hw->gpu.bf16_flops;
 
 	double capex = o->gpus * hw->gpu.price + node_capex;
 	o->purchase_usd = capex;

@@ -54,6 +54,7 @@ struct sim_option {
 
 	double step_seconds, tokens_per_step, tokens_per_second, steps, runtime_seconds;
 	double model_tflops_per_gpu;
+	double gpu_peak_flops; /* the GPU's dense bf16 peak, for MFU */
 	double t_compute, t_comm, t_pcie, t_flash, t_cpu; /* per step, seconds, before overlap */
 
 	double peak_power_watts, avg_power_watts, energy_kwh;

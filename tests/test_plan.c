@@ -56,6 +56,17 @@ static void plan_70b_finds_gpu_only_and_tiered_options(void)
 	CU_ASSERT(g->step_seconds > 0 && g->cost_total > 0 && g->energy_kwh > 0);
 	/* every option trains the same global batch */
 	CU_ASSERT(g->tokens_per_step >= 128 * 4096.0 && t->tokens_per_step >= 128 * 4096.0);
+	/* the fewest GPUs that fit is what memory needs; no fitting GPU-only option has fewer,
+	 * and each option buys at least its GPUs */
+	CU_ASSERT(p->gpus_for_memory >= 15 && p->gpus_for_memory <= g->gpus);
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		if (o->kind == SIM_GPU_ONLY && o->fits)
+			CU_ASSERT(o->gpus >= p->gpus_for_memory);
+		CU_ASSERT(o->purchase_usd >= o->gpus * f.hw.gpu.price);
+		CU_ASSERT(o->sequences_per_step >= 128 &&
+			  o->sequences_per_step < 128 + o->layout.dp * o->micro_batch);
+	}
 	free(p);
 }
 

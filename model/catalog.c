@@ -461,6 +461,31 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 		if (nn < 256)
 			names[nn++] = r->name;
 	}
+	/* a family name ("h100", "a100"): the one variant it names, or the list of them */
+	int variants = 0, which = -1;
+	size_t la = strlen(arg);
+	for (int i = 0; i < nn; i++)
+		if (strncasecmp(names[i], arg, la) == 0 && names[i][la] == '-') {
+			variants++;
+			which = i;
+		}
+	if (variants == 1) {
+		cJSON *prices = load_prices(err, errlen);
+		memcpy(rec, (char *)all + (size_t)which * kinds[kind].size, kinds[kind].size);
+		rc = prices ? apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen) : -1;
+		cJSON_Delete(prices);
+		goto out;
+	}
+	if (variants > 1) {
+		size_t used = (size_t)snprintf(err, errlen, "%s '%s' has several variants:",
+					       kinds[kind].what, arg);
+		for (int i = 0; i < nn && used < errlen; i++)
+			if (strncasecmp(names[i], arg, la) == 0 && names[i][la] == '-')
+				used += (size_t)snprintf(err + used, errlen - used, " %s", names[i]);
+		if (used < errlen)
+			snprintf(err + used, errlen - used, " (name one)");
+		goto out;
+	}
 	const char *near = cfg_did_you_mean(arg, names, nn);
 	size_t used = (size_t)snprintf(err, errlen, "unknown %s '%s'", kinds[kind].what, arg);
 	if (near && used < errlen)

@@ -95,6 +95,8 @@ static cJSON *option_json(const struct sim_option *o)
 	cJSON_AddItemToObject(c, "total", num(o->cost_total));
 	cJSON_AddItemToObject(j, "peak_power_facility_watts", num(o->peak_power_facility_watts));
 	cJSON_AddItemToObject(j, "purchase_usd", num(o->purchase_usd));
+	cJSON_AddItemToObject(j, "network_fabric_usd", num(o->fabric_usd));
+	cJSON_AddItemToObject(j, "facility_power_usd", num(o->facility_usd));
 	c = cJSON_AddObjectToObject(j, "usd_per_million_tokens");
 	cJSON_AddItemToObject(c, "owned", num(o->usd_per_mtok_owned));
 	cJSON_AddItemToObject(c, "cloud", num(o->usd_per_mtok_cloud));

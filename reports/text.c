@@ -45,8 +45,12 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 		cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
 		cfg_fmt_watts(o->peak_power_watts, s[2], 32),
 		cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32));
-	fprintf(fp, "  %-9s hardware to buy %s, $%.3g owned / $%.3g cloud per million tokens\n", "",
-		cfg_fmt_usd(o->purchase_usd, s[5], 32), o->usd_per_mtok_owned,
+	char fac[32];
+	fprintf(fp, "  %-9s hardware to buy %s%s, facility power to provision %s; $%.3g owned / "
+		    "$%.3g cloud per million tokens\n",
+		"", cfg_fmt_usd(o->purchase_usd, s[5], 32),
+		o->fabric_usd > 0 ? " (network fabric included)" : "",
+		cfg_fmt_usd(o->facility_usd, fac, sizeof fac), o->usd_per_mtok_owned,
 		o->usd_per_mtok_cloud);
 	if (asked && o->sequences_per_step != asked)
 		fprintf(fp, "  %-9s trains %llu sequences per step, not the %llu asked: whole "

@@ -21,6 +21,16 @@ static double flash_endurance_bytes(const struct cfg_flash *f)
 	return f->dwpd * f->capacity * 365.0 * f->warranty_years;
 }
 
+/*
+ * A cluster of more than one node also buys its network fabric (NICs, switch ports, cables):
+ * 15 % over the servers, Epoch AI's CLUSTER_INTERCONNECT_COST_OVERHEAD = 1.15
+ * (epoch-research/training-cost-trends parameters.py; calibration-power-cost.md 3.1) [A].
+ */
+#define INTERCONNECT_OVERHEAD 0.15
+/* Facility capex per provisioned watt: $5/W (llm_spice datacenter.py, calibration-power-cost.md
+ * 3.1) [A]; shown beside the hardware, not amortised into the job's cost. */
+#define FACILITY_USD_PER_W 5.0
+
 /* Runtime, energy, cost and wear from step time and power; shared by both kinds. */
 /*
  * Runtime, energy, cost and wear from step time and power. Owned: capex (GPUs, hosts, DRAM,
@@ -45,6 +55,8 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	o->gpu_peak_flops = hw->gpu.bf16_flops;
 
 	double capex = o->gpus * hw->gpu.price + node_capex;
+	o->fabric_usd = o->nodes > 1 ? INTERCONNECT_OVERHEAD * capex : 0;
+	capex += o->fabric_usd;
 	o->purchase_usd = capex;
 	o->cost_capex = capex * o->runtime_seconds / (e->amortize_years * YEAR_SECONDS);
 	o->cost_energy = o->energy_kwh * e->pue * e->usd_per_kwh;
@@ -66,6 +78,7 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 				       (flash_drives * flash_endurance_bytes(&hw->flash))
 			     : 0;
 	o->peak_power_facility_watts = o->peak_power_watts * e->pue;
+	o->facility_usd = o->peak_power_facility_watts * FACILITY_USD_PER_W;
 	/* drive writes per day while the job runs, against the rating (DWPD, or TBW spread over
 	 * the warranty) */
 	o->flash_count = flash_drives ? hw->flash_count : 0;

@@ -59,7 +59,10 @@ struct sim_option {
 
 	double peak_power_watts, avg_power_watts, energy_kwh;
 	double cost_capex, cost_energy, cost_cloud, cost_total;
-	double purchase_usd;         /* the hardware the option buys: GPUs, host share, DRAM, drives */
+	double purchase_usd;         /* the hardware the option buys: GPUs, host share, DRAM, drives,
+				      * and beyond one node the network fabric (fabric_usd) */
+	double fabric_usd;           /* of purchase_usd: NICs, switch ports, cables */
+	double facility_usd;         /* facility power to provision for its peak x PUE */
 	double usd_per_mtok_owned, usd_per_mtok_cloud; /* cost per million training tokens */
 	uint64_t sequences_per_step; /* the global batch it trains: m x dp x micro-batch */
 	double flash_bytes_written_per_step, flash_bytes_written, flash_life_fraction;

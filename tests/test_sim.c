@@ -556,6 +556,11 @@ static void one_accounting_rule(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	CU_ASSERT_EQUAL(f.o.nodes, 8);
 	ASSERT_NEAR_REL(p16, f.o.peak_power_watts, 0.02);
+	/* eight nodes buy their fabric: 15 % over GPUs, hosts and DRAM (Epoch AI) */
+	double servers = 64 * f.hw.gpu.price +
+			 8 * (f.hw.host.price + f.o.dram / 1e9 * f.hw.host.dram_price_per_gb);
+	ASSERT_NEAR_REL(f.o.fabric_usd, 0.15 * servers, 1e-9);
+	ASSERT_NEAR_REL(f.o.purchase_usd, 1.15 * servers, 1e-9);
 	/* at most 8 nodes of 8 x 700 W GPUs, CPUs, base and DRAM */
 	CU_ASSERT(p16 <= 8 * (8 * 700 + 700 + 1100 + 0.392 * 274.9) + 1);
 

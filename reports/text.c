@@ -188,7 +188,9 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only], asked);
 		why_gpus(fp, r, &p->options[p->rec_gpu_only]);
 	} else
-		fprintf(fp, "  gpu-only  none fits within --max-gpus\n");
+		fprintf(fp, "  gpu-only  none fits %s\n",
+			r->hw->host.network_per_gpu > 0 ? "within --max-gpus"
+							 : "on one node of this host (it has no network)");
 	if (p->rec_tiered >= 0)
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
 	else

@@ -88,6 +88,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	}
 	hw->gpus_per_node = o->gpus_per_node ? (uint32_t)o->gpus_per_node : (uint32_t)hw->host.gpu_slots;
 	hw->dram = o->dram > 0 ? o->dram : hw->host.dram;
+	hw->dram_set = o->dram > 0;
 	if (hw->dram > hw->host.dram_max) {
 		snprintf(err, errlen, "--dram: %.0f GiB is more than host '%s' takes (%.0f GiB)",
 			 hw->dram / 1073741824.0, hw->host.name, hw->host.dram_max / 1073741824.0);

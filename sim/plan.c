@@ -465,21 +465,25 @@ static bool dominated(const struct sim_option *a, const struct sim_option *b)
 static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 		 enum sim_objective obj, bool *met)
 {
+	/* pass 0: meets the deadline and budget and writes the drives within their rating;
+	 * pass 1: meets them at the drives' expense; pass 2: nothing does, the fastest */
 	long best = -1;
-	for (int pass = 0; pass < 2 && best < 0; pass++)
+	for (int pass = 0; pass < 3 && best < 0; pass++)
 		for (size_t i = 0; i < p->n; i++) {
 			const struct sim_option *o = &p->v[i];
 			if (!o->fits || (kind >= 0 && (int)o->kind != kind))
 				continue;
-			if (pass == 0 && !feasible(o, r))
+			if (pass < 2 && !feasible(o, r))
 				continue;
-			double v = pass == 0 ? score(o, obj) : o->runtime_seconds;
-			double bv = best < 0 ? 0 : pass == 0 ? score(&p->v[best], obj)
-							     : p->v[best].runtime_seconds;
+			if (pass == 0 && o->flash_over_rating)
+				continue;
+			double v = pass < 2 ? score(o, obj) : o->runtime_seconds;
+			double bv = best < 0 ? 0 : pass < 2 ? score(&p->v[best], obj)
+							    : p->v[best].runtime_seconds;
 			if (best < 0 || v < bv) {
 				best = (long)i;
 				if (met)
-					*met = pass == 0;
+					*met = pass < 2;
 			}
 		}
 	return best;

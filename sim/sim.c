@@ -389,6 +389,8 @@ double sim_dram_bought(const struct mdl_hw *hw, double need)
 {
 	/* DDR5 server sizes: 256 GiB doubling up to what the host takes (as the planner's DRAM
 	 * search); the configured size where the need exceeds them all */
+	if (hw->dram_set) /* --dram: the size the user buys */
+		return hw->dram;
 	double max = hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram;
 	for (double d = 256.0 * 1073741824.0; d <= max; d *= 2)
 		if (d >= need)

@@ -95,8 +95,8 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
 	    char *err, size_t errlen);
 
-/* The DRAM per node an option buys for a need of `need` bytes: the smallest server size (256 GiB
- * doubling up to the host's maximum) that holds it. */
+/* The DRAM per node an option buys for a need of `need` bytes: --dram when given, else the
+ * smallest server size (256 GiB doubling up to the host's maximum) that holds it. */
 double sim_dram_bought(const struct mdl_hw *hw, double need);
 
 /* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */

@@ -64,6 +64,9 @@ static void plan_70b_finds_gpu_only_and_tiered_options(void)
 		if (o->kind == SIM_GPU_ONLY && o->fits)
 			CU_ASSERT(o->gpus >= p->gpus_for_memory);
 		CU_ASSERT(o->purchase_usd >= o->gpus * f.hw.gpu.price);
+		/* a recommendation writes the drives within their rating when an option can */
+		if (o->kind == SIM_TIERED && o->fits && !o->flash_over_rating)
+			CU_ASSERT(!t->flash_over_rating);
 		CU_ASSERT(o->sequences_per_step >= 128 &&
 			  o->sequences_per_step < 128 + o->layout.dp * o->micro_batch);
 	}

@@ -122,7 +122,8 @@ static int run(int argc, char **argv, bool compare)
 			     !tp_opts_given(&o, "global-batch") && !tp_opts_given(&o, "grad-accum"),
 			     !tp_opts_given(&o, "tokens") && !tp_opts_given(&o, "epochs"),
 			     !req.batch_fixed,
-			     o.loss < 0};
+			     o.loss < 0,
+			     o.wide};
 	int wrc = o.report ? rpt_plan_report(o.report, o.force, &r, err, sizeof err) : 0;
 	if (wrc) {
 		rc = cli_fail(cli_out_code(wrc), cmd, err);

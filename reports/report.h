@@ -30,6 +30,7 @@ struct rpt_plan {
 	const struct sim_plan_req *req;
 	const struct sim_plan *plan;
 	bool recompute_auto, batch_default, tokens_default, batch_searched, loss_auto;
+	bool wide; /* text: every column (--wide) */
 };
 
 /* One simulated configuration: the inputs, the result and the engine that ran it. */

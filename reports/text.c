@@ -25,7 +25,7 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 	if (o->kind == SIM_TIERED)
 		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", o->policy, o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
-			 o->flash_count, o->flash_count ? " drives" : "");
+			 o->flash_count, o->flash_count > 1 ? " drives" : o->flash_count ? " drive" : "");
 	else
 		snprintf(buf, n, "tp%u pp%u%s dp%u zero%u", o->layout.tp, o->layout.pp, v,
 			 o->layout.dp, o->layout.zero);
@@ -46,12 +46,12 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 		cfg_fmt_watts(o->peak_power_watts, s[2], 32),
 		cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32));
 	char fac[32];
-	fprintf(fp, "  %-9s hardware to buy %s%s, facility power to provision %s; $%.3g owned / "
-		    "$%.3g cloud per million tokens\n",
-		"", cfg_fmt_usd(o->purchase_usd, s[5], 32),
+	fprintf(fp, "  %-9s buys %s of hardware%s and %s of facility power\n", "",
+		cfg_fmt_usd(o->purchase_usd, s[5], 32),
 		o->fabric_usd > 0 ? " (network fabric included)" : "",
-		cfg_fmt_usd(o->facility_usd, fac, sizeof fac), o->usd_per_mtok_owned,
-		o->usd_per_mtok_cloud);
+		cfg_fmt_usd(o->facility_usd, fac, sizeof fac));
+	fprintf(fp, "  %-9s $%.3g owned / $%.3g cloud per million tokens\n", "",
+		o->usd_per_mtok_owned, o->usd_per_mtok_cloud);
 	if (asked && o->sequences_per_step != asked)
 		fprintf(fp, "  %-9s trains %llu sequences per step, not the %llu asked: whole "
 			    "micro-batches on each of its %u data-parallel ranks\n",
@@ -73,21 +73,25 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (j->method != MDL_FULL)
 		fprintf(fp, " (rank %u on %s)", j->lora_rank,
 			mdl_targets_str(j->lora_targets, t, sizeof t));
-	fprintf(fp, ", %s, %s, recompute %s, %s attention, loss %s%s\n",
-		mdl_precision_name(j->precision), mdl_optimizer_name(j->optimizer),
-		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
-		mdl_attention_name(j->attention),
-		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss),
+	fprintf(fp, ", %s, %s, %s attention%s\n", mdl_precision_name(j->precision),
+		mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
 		j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "");
-	fprintf(fp, "%ssequence   %llu tokens x micro-batch %llu per GPU, ", pre,
-		(unsigned long long)j->seq, (unsigned long long)j->micro_batch);
+	fprintf(fp, "%s           recompute %s, loss %s\n", pre,
+		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
+		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
+	if (r->batch_searched)
+		fprintf(fp, "%ssequence   %llu tokens x micro-batch 1, 2, 4 or 8 per GPU (searched)", pre,
+			(unsigned long long)j->seq);
+	else
+		fprintf(fp, "%ssequence   %llu tokens x micro-batch %llu per GPU", pre,
+			(unsigned long long)j->seq, (unsigned long long)j->micro_batch);
 	if (r->w->grad_accum)
-		fprintf(fp, "grad-accum %llu micro-batches per step\n",
+		fprintf(fp, ", grad-accum %llu micro-batches per step\n",
 			(unsigned long long)r->w->grad_accum);
 	else
-		fprintf(fp, "global batch %llu sequences per step%s\n",
+		fprintf(fp, "\n%s           global batch %llu sequences per step%s\n", pre,
 			(unsigned long long)r->w->global_batch,
-			r->batch_default ? " (default; rounded up to fill every GPU)" : "");
+			r->batch_default ? " (default; rounded up to whole micro-batches per rank)" : "");
 	fprintf(fp, "%stokens     %s%s\n", pre, cfg_fmt_count(r->w->tokens, b[0], 32),
 		r->tokens_default ? " (default; set --tokens)" : "");
 	fprintf(fp, "%sgpu        %s (%s): %s, %.0f TFLOPS dense bf16, %.0f W, %s, %s/GPU-h\n", pre,
@@ -98,11 +102,18 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->host.name, hw->gpus_per_node, hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
-	fprintf(fp, "%sflash      %ux %s (%s each) for tiered options\n", pre, hw->flash_count,
-		hw->flash.name, B(hw->flash.capacity));
+	if (r->req->flash_fixed)
+		fprintf(fp, "%sflash      %u x %s (%s each) for tiered options\n", pre,
+			hw->flash_count, hw->flash.name, B(hw->flash.capacity));
+	else
+		fprintf(fp, "%sflash      %s (%s each) for tiered options: %u, the fewest that hold "
+			    "the state, and a full bay of %.0f\n",
+			pre, hw->flash.name, B(hw->flash.capacity), hw->flash_count,
+			hw->host.flash_bays);
 	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, the DRAM it needs "
-		    "(256 GiB doubling) and the drives it uses; power counts that hardware\n",
-		pre);
+		    "(256 GiB doubling)\n%s           and the drives it uses; power counts that "
+		    "hardware\n",
+		pre, pre);
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
 	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak", pre,
@@ -116,24 +127,47 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			pre, hw->prof.file);
 }
 
+/* "60 fewer GPUs", "the same number of GPUs", "93 % less ..." : one comparison of the trade-off */
+static void compare_count(FILE *fp, uint32_t t, uint32_t g)
+{
+	if (t == g)
+		fprintf(fp, "the same number of GPUs");
+	else
+		fprintf(fp, "%u %s GPU%s", t < g ? g - t : t - g, t < g ? "fewer" : "more",
+			(t < g ? g - t : t - g) == 1 ? "" : "s");
+}
+
+static void compare_share(FILE *fp, const char *what, double t, double g)
+{
+	double d = g > 0 ? 100.0 * (t / g - 1) : 0;
+	if (fabs(d) < 0.5)
+		fprintf(fp, "about the same %s", what);
+	else
+		fprintf(fp, "%.0f %% %s %s", fabs(d), d < 0 ? "less" : "more", what);
+}
+
 static void tradeoff(FILE *fp, const struct sim_plan *p)
 {
 	if (p->rec_gpu_only < 0 || p->rec_tiered < 0)
 		return;
 	const struct sim_option *g = &p->options[p->rec_gpu_only];
 	const struct sim_option *t = &p->options[p->rec_tiered];
-	fprintf(fp, "  trade-off: tiered uses %d %s GPUs, %.0f %% %s hardware to buy, %.0f %% %s peak "
-		    "power and costs %.0f %% %s (owned), but runs %.1fx %s\n",
-		abs((int)g->gpus - (int)t->gpus), t->gpus <= g->gpus ? "fewer" : "more",
-		fabs(100.0 * (1 - t->purchase_usd / g->purchase_usd)),
-		t->purchase_usd <= g->purchase_usd ? "less" : "more",
-		fabs(100.0 * (1 - t->peak_power_watts / g->peak_power_watts)),
-		t->peak_power_watts <= g->peak_power_watts ? "less" : "more",
-		fabs(100.0 * (1 - t->cost_total / g->cost_total)),
-		t->cost_total <= g->cost_total ? "less" : "more",
-		t->runtime_seconds >= g->runtime_seconds ? t->runtime_seconds / g->runtime_seconds
-							 : g->runtime_seconds / t->runtime_seconds,
-		t->runtime_seconds >= g->runtime_seconds ? "longer" : "shorter");
+	double ratio = t->runtime_seconds >= g->runtime_seconds
+			       ? t->runtime_seconds / g->runtime_seconds
+			       : g->runtime_seconds / t->runtime_seconds;
+	fprintf(fp, "  trade-off: tiered uses ");
+	compare_count(fp, t->gpus, g->gpus);
+	fprintf(fp, ", ");
+	compare_share(fp, "hardware to buy", t->purchase_usd, g->purchase_usd);
+	fprintf(fp, " and ");
+	compare_share(fp, "peak power", t->peak_power_watts, g->peak_power_watts);
+	fprintf(fp, ";\n             it costs ");
+	compare_share(fp, "per job (owned)", t->cost_total, g->cost_total);
+	if (ratio < 1.05)
+		fprintf(fp, " and runs about as long\n");
+	else
+		fprintf(fp, " and runs %.1fx %s\n", ratio,
+			t->runtime_seconds >= g->runtime_seconds ? "longer" : "shorter");
 }
 
 /* What a GPU-only option's GPUs are for: capacity (the fewest that fit), the deadline at the
@@ -144,13 +178,12 @@ static void why_gpus(FILE *fp, const struct rpt_plan *r, const struct sim_option
 	if (!mem)
 		return;
 	fprintf(fp, "  %-9s memory needs %u GPU%s (the fewest that fit)", "", mem, mem > 1 ? "s" : "");
-	if (r->req->deadline > 0) {
-		double d = ceil(o->gpus * o->runtime_seconds / r->req->deadline);
-		fprintf(fp, ", the deadline %.0f at this throughput per GPU", d);
-	}
 	if (o->gpus > mem)
 		fprintf(fp, "; %u of its %u buy speed, not capacity", o->gpus - mem, o->gpus);
 	fprintf(fp, "; MFU %.0f %%\n", 100.0 * o->model_tflops_per_gpu * 1e12 / o->gpu_peak_flops);
+	if (r->req->deadline > 0)
+		fprintf(fp, "  %-9s the deadline needs %.0f at its throughput per GPU\n", "",
+			ceil(o->gpus * o->runtime_seconds / r->req->deadline));
 }
 
 void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
@@ -197,30 +230,55 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  tiered    none fits this host's DRAM and flash\n");
 	tradeoff(fp, p);
 
-	fprintf(fp, "\n%s (peak GPU per GPU; DRAM and flash per node)\n",
-		r->req->counts ? "options at each GPU count" : "options (the Pareto front of cost, "
-							      "runtime and peak power)");
-	fprintf(fp, "  %-2s %-8s %5s %-40s %2s %-9s %9s %9s %9s %8s %8s %8s %8s %9s %9s %7s\n",
-		"#", "kind", "GPUs", "layout", "mb", "recompute", "GPU peak", "DRAM", "flash", "step",
-		"tok/s", "runtime", "peak", "owned", "cloud", "wear");
+	fprintf(fp, "\n%s\n  (%s)\n",
+		r->req->counts ? "options at each GPU count"
+			       : "options: the Pareto front of cost, runtime and peak power",
+		r->wide ? "GPU peak per GPU; DRAM used and flash per node; buy = hardware to buy"
+			: "GPU peak per GPU; DRAM bought and drives per node; rc = recompute; --wide for "
+			  "more");
+	if (r->wide)
+		fprintf(fp, "  %-2s %-8s %5s %-44s %2s %-9s %9s %9s %9s %9s %8s %8s %8s %9s %9s %11s "
+			    "%7s\n",
+			"#", "kind", "GPUs", "layout", "mb", "recompute", "GPU peak", "DRAM used",
+			"flash", "step", "tok/s", "runtime", "peak", "owned", "cloud", "buy", "wear");
+	else
+		fprintf(fp, "  %-2s %4s %-26s %2s %-4s %9s %9s %6s %9s %9s %8s %9s %6s\n", "#",
+			"GPUs", "layout", "mb", "rc", "GPU peak", "DRAM", "drives", "step", "runtime",
+			"power", "owned", "wear");
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
-		char lay[64], s[6][32];
-		layout_str(o, lay, sizeof lay);
-		fprintf(fp,
-			"  %-2d %-8s %5u %-40s %2llu %-9s %9s %9s %9s %8s %8.0f %8s %8s %9s %9s %6.2f%%%s\n",
-			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
-			(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
-			B(o->peak_gpu),
-			o->kind == SIM_TIERED ? B(o->peak_dram) : "-",
-			o->kind == SIM_TIERED ? B(o->peak_flash) : "-",
-			cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
-			cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
-			cfg_fmt_watts(o->peak_power_watts, s[2], 32),
-			cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32),
-			100 * o->flash_life_fraction, o->fits ? "" : "  DOES NOT FIT");
+		char lay[96], s[7][32], drv[16];
+		if (r->wide)
+			layout_str(o, lay, sizeof lay);
+		else if (o->kind == SIM_TIERED)
+			snprintf(lay, sizeof lay, "%s dp%u", o->policy, o->layout.dp);
+		else
+			layout_str(o, lay, sizeof lay);
+		snprintf(drv, sizeof drv, "%u", o->flash_count);
+		if (r->wide)
+			fprintf(fp,
+				"  %-2d %-8s %5u %-44s %2llu %-9s %9s %9s %9s %9s %8.0f %8s %8s %9s %9s "
+				"%11s %6.2f%%\n",
+				i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
+				(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
+				B(o->peak_gpu), o->kind == SIM_TIERED ? B(o->peak_dram) : "-",
+				o->kind == SIM_TIERED ? B(o->peak_flash) : "-",
+				cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
+				cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
+				cfg_fmt_watts(o->peak_power_watts, s[2], 32),
+				cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32),
+				cfg_fmt_usd(o->purchase_usd, s[5], 32), 100 * o->flash_life_fraction);
+		else
+			fprintf(fp, "  %-2d %4u %-26.26s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%\n",
+				i, o->gpus, lay, (unsigned long long)o->micro_batch,
+				o->recompute == MDL_RC_SELECTIVE ? "sel" : mdl_recompute_name(o->recompute),
+				B(o->peak_gpu), B(o->dram), o->flash_count ? drv : "-",
+				cfg_fmt_seconds(o->step_seconds, s[0], 32),
+				cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
+				cfg_fmt_watts(o->peak_power_watts, s[2], 32),
+				cfg_fmt_usd(o->cost_total, s[3], 32), 100 * o->flash_life_fraction);
 		if (!o->fits)
-			fprintf(fp, "     overflow: %s\n", o->overflow);
+			fprintf(fp, "     DOES NOT FIT: %s\n", o->overflow);
 	}
 
 	double states = p->states.weights_bytes + p->states.gradients_bytes +
@@ -236,7 +294,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	fprintf(fp, "  total        %10s\n", B(states + p->activations_bytes + p->other_bytes));
 	fprintf(fp, "  model states %.2f bytes per parameter\n", states / (double)p->states.params);
 	fprintf(fp, "\nsizes: GiB = 2^30 bytes; costs: owned = amortised capex + energy, cloud = "
-		    "on-demand GPU-hours (tiered: + DRAM and drives at the GPU's rent-to-own ratio); "
+		    "on-demand GPU-hours\n(tiered: + DRAM and drives at the GPU's rent-to-own ratio); "
 		    "wear = share of the drives' rated endurance\n");
 }
 

@@ -76,6 +76,9 @@ static const struct opt table[] = {
 	 "write report.md, report.html and the charts (gnuplot) into DIR"},
 	{"force", O_FLAG, OFF(force), 0, 0, NULL, false, "", PC,
 	 "let --report write into a non-empty directory that is not a tierplan report"},
+	{"wide", O_FLAG, OFF(wide), 0, 0, NULL, false, "", PC,
+	 "text output: every column (kind, peak DRAM and flash used, tokens/s, cloud cost, hardware "
+	 "to buy); default fits 120 columns"},
 	{"gpus", O_STR, OFF(gpu_list), 0, 0, "1,2,4,8,16", false, "list", CMD_COMPARE,
 	 "GPU counts to compare, comma-separated"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,

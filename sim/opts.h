@@ -43,6 +43,7 @@ struct tp_opts {
 	const char *tp_comm_overlap;     /* yes | no */
 	double deadline, budget;
 	bool force;
+	bool wide; /* plan/compare text: every column */
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
 	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave;
 	double tokens, epochs, dataset_tokens, dram;

@@ -148,6 +148,14 @@ expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
 expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
 expect 0 "did you mean 'num_hidden_layers'" simulate --model "$tmp/typo.json" --seq 512
 expect 3 "h100-sxm h100-pcie" simulate --model 8b --seq 512 --gpu h100
+# a person's terminal: plan's text fits 120 columns (--wide shows every column)
+"$bin" plan --model 70b --seq 4096 --deadline 1h >"$tmp/plan.txt" 2>&1
+if awk 'length($0) > 120 { bad = 1 } END { exit bad }' "$tmp/plan.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan text has lines over 120 columns"
+fi
 expect 3 "overlap-grad-reduce" simulate --model 8b --seq 1024 --gpus 2 --overlap-grad-reduce later
 expect 3 "sequence parallelism" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel no --tp-comm-overlap yes
 expect 3 "multiple of --pp" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 2 --grad-accum 6

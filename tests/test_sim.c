@@ -546,6 +546,7 @@ static void one_accounting_rule(void)
 		       256.0 * 1073741824.0 / 1e9 * f.hw.host.dram_price_per_gb;
 	ASSERT_NEAR_REL(f.o.cost_capex,
 			capex * f.o.runtime_seconds / (3 * 365.0 * 86400.0), 1e-6);
+	eng_free(f.eng);
 
 	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.c.grad_accum = 16;
@@ -563,6 +564,7 @@ static void one_accounting_rule(void)
 	ASSERT_NEAR_REL(f.o.purchase_usd, 1.15 * servers, 1e-9);
 	/* at most 8 nodes of 8 x 700 W GPUs, CPUs, base and DRAM */
 	CU_ASSERT(p16 <= 8 * (8 * 700 + 700 + 1100 + 0.392 * 274.9) + 1);
+	eng_free(f.eng);
 
 	setup(&f, "llama-3.1-8b.json", "rtx6000ada", "workstation-4gpu", "pm1743", 4);
 	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false, 1};

@@ -83,9 +83,12 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 	{
 		double v = it->valuedouble;
 		const char *k = it->string;
-		if (!cJSON_IsNumber(it) || !(v > 0) || !isfinite(v) || v > 1e18) {
-			snprintf(err, errlen, "--profile %s: fitted '%s' must be a positive number",
-				 path, k);
+		/* a latency can fit to 0 (a link whose issue cost the fit cannot resolve); rates
+		 * must be positive */
+		bool latency = k && strstr(k, "latency");
+		if (!cJSON_IsNumber(it) || !(latency ? v >= 0 : v > 0) || !isfinite(v) || v > 1e18) {
+			snprintf(err, errlen, "--profile %s: fitted '%s' must be a %s number", path, k,
+				 latency ? "non-negative" : "positive");
 			cJSON_Delete(root);
 			return -1;
 		}

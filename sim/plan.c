@@ -208,7 +208,9 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 											 &cw.job) /
 							       (tp * pp) / (zero ? dp : 1);
 						double adam = shard * SIM_ADAM_BYTES_PER_PARAM /
-							      hw->gpu.hbm_bandwidth;
+							      (hw->prof.hbm_bandwidth > 0
+								       ? hw->prof.hbm_bandwidth
+								       : hw->gpu.hbm_bandwidth);
 						for (int v = 0; v < nvp; v++) {
 							struct mdl_layout l = {tp, pp, dp, zero, tp > 1,
 									       vps[v]};

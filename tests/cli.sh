@@ -252,6 +252,8 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: validate does not replay a calibration profile's tiering kernel"
 fi
+# a latency that fits to 0 is a valid profile (issue 19, item 11)
+expect 0 "" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/caltraces/gpu.json"
 expect 2 "destroy-data" calibrate --destroy-data
 expect 3 "unknown test" calibrate --tests nope
 

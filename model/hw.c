@@ -2,6 +2,7 @@
 #include "hw.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,24 @@ int mdl_profile_apply(const char *path, struct mdl_hw *hw, char *err, size_t err
 	return rc;
 }
 
+/* Whether a CUDA device name ("NVIDIA GeForce RTX 4090", "NVIDIA H100 80GB HBM3") is of the
+ * catalog GPU's family: the catalog name up to its first '-' ("h100" of "h100-sxm",
+ * "rtx4090"), letters and digits only, inside the device name likewise reduced. */
+static bool same_gpu(const char *device, const char *catalog)
+{
+	char d[128], c[64];
+	size_t nd = 0, nc = 0;
+	for (const char *p = device; *p && nd + 1 < sizeof d; p++)
+		if (isalnum((unsigned char)*p))
+			d[nd++] = (char)tolower((unsigned char)*p);
+	d[nd] = '\0';
+	for (const char *p = catalog; *p && *p != '-' && nc + 1 < sizeof c; p++)
+		if (isalnum((unsigned char)*p))
+			c[nc++] = (char)tolower((unsigned char)*p);
+	c[nc] = '\0';
+	return nc > 0 && strstr(d, c) != NULL;
+}
+
 int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, char *err,
 		      size_t errlen)
 {
@@ -110,6 +129,18 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 						    * of the catalog GPU's dense peak */
 			hw->prof.gemm_efficiency = fmin(v / hw->gpu.bf16_flops, 1.0);
 		/* other fitted figures (latencies) are informative */
+	}
+	/* the CUDA figures belong to the GPU they were measured on: never a 4090's links and GEMM
+	 * rate on an H100 */
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
+	const cJSON *dname = cJSON_GetObjectItemCaseSensitive(dev, "name");
+	if (cJSON_IsString(dname) && !same_gpu(dname->valuestring, hw->gpu.name)) {
+		snprintf(err, errlen,
+			 "--profile %s was measured on an %.80s, not a %s: give the --gpu that "
+			 "matches the profile (or a GPU file)",
+			 path, dname->valuestring, hw->gpu.name);
+		cJSON_Delete(root);
+		return -1;
 	}
 	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
 	/* measured elsewhere: calibrate records the machine's CPU cores and DRAM */

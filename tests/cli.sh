@@ -226,6 +226,28 @@ else
 	echo "FAIL: calibrate --quick: $(tail -3 "$tmp/err")"
 fi
 expect 0 "" simulate --model 8b --seq 2048 --policy tiered --profile "$tmp/p.json"
+# a CUDA helper that crashes, prints inf, or finds a driver older than its runtime has failed,
+# not waived, and calibrate exits 1; a profile measured on a 4090 refuses an H100 plan
+fake() { # NAME BODY: a fake helper script
+	printf '#!/bin/sh\n%s\n' "$2" >"$tmp/$1"
+	chmod +x "$tmp/$1"
+}
+fake crash.sh 'kill -SEGV $$'
+fake inf.sh 'echo "{\"test\": \"$1\", \"status\": \"ok\", \"samples\": [inf]}"'
+fake driver.sh 'echo "{\"test\": \"$1\", \"status\": \"failed\", \"reason\": \"the driver (CUDA 12040) is older than this helper runtime (CUDA 13000)\"}"; exit 1'
+fake r4090.sh 'echo "{\"test\": \"$1\", \"status\": \"ok\", \"device\": {\"name\": \"NVIDIA GeForce RTX 4090\", \"compute_capability\": \"8.9\"}, \"samples\": [1.5e14, 1.6e14, 1.55e14]}"'
+for h in crash inf driver; do
+	"$bin" calibrate --quick --tests cuda_gemm_bf16 --cuda-helper "$tmp/$h.sh" --out "$tmp/f-$h.json" >/dev/null 2>"$tmp/err"
+	if [ $? -eq 1 ] && grep -q "failed" "$tmp/err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: calibrate with a $h helper does not fail: $(cat "$tmp/err")"
+	fi
+done
+"$bin" calibrate --quick --tests cuda_gemm_bf16 --cuda-helper "$tmp/r4090.sh" --out "$tmp/f-4090.json" >/dev/null 2>&1
+expect 3 "RTX 4090, not a h100-sxm" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/f-4090.json"
+expect 0 "" simulate --model 8b --seq 1024 --policy tiered --gpu rtx4090 --host workstation-4gpu --profile "$tmp/f-4090.json"
 expect 1 "was measured on" simulate --model 8b --seq 2048 --profile traces/calibration/dev-vm-2core-cpu-only.json
 expect 3 "profile" simulate --model 8b --seq 2048 --profile "$tmp/s.json"
 # absurd sizes: a clear error or a correct answer, never a crash or a wrapped number

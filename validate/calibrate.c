@@ -41,6 +41,7 @@ struct result {
 	double size_bytes;                               /* working-set size of the test */
 	double latency, bandwidth, fit_r2;               /* fitted, for size sweeps */
 	cJSON *extra;                                    /* test-specific fields */
+	cJSON *device; /* the CUDA helper's device identity (name, compute capability, ...) */
 };
 
 
@@ -481,8 +482,25 @@ static void cuda_test(const struct cal_opts *o, struct result *r)
 		waitpid(pid, &status, 0);
 	cJSON *j = cJSON_Parse(buf);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "status");
-	if (!cJSON_IsString(st)) {
-		waive(r, "%s", "the CUDA helper gave no result (see bin/tierplan-cuda TEST)");
+	/* a helper that crashed, exited non-zero or printed no JSON (an inf or a nan is not
+	 * JSON) failed: only its own "waived" waives */
+	char msg[160];
+	if (pid < 0 || WIFSIGNALED(status)) {
+		snprintf(msg, sizeof msg, "the CUDA helper could not run or was killed (signal %d)",
+			 pid < 0 ? 0 : WTERMSIG(status));
+		waive(r, "%s", msg);
+		r->status = ST_FAILED;
+	} else if (!cJSON_IsString(st)) {
+		snprintf(msg, sizeof msg,
+			 "the CUDA helper gave no result (exit %d; inf, nan or no JSON on stdout)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		waive(r, "%s", msg);
+		r->status = ST_FAILED;
+	} else if (!strcmp(st->valuestring, "ok") && WIFEXITED(status) && WEXITSTATUS(status)) {
+		snprintf(msg, sizeof msg, "the CUDA helper said ok but exited %d",
+			 WEXITSTATUS(status));
+		waive(r, "%s", msg);
+		r->status = ST_FAILED;
 	} else if (strcmp(st->valuestring, "ok") != 0) {
 		const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "reason");
 		waive(r, "%s", cJSON_IsString(why) ? why->valuestring : "waived by the CUDA helper");
@@ -515,6 +533,9 @@ static void cuda_test(const struct cal_opts *o, struct result *r)
 			r->nsizes = nz > 0 ? nz : 0;
 			if (ex)
 				r->extra = cJSON_Duplicate(ex, 1);
+			const cJSON *dev = cJSON_GetObjectItemCaseSensitive(j, "device");
+			if (cJSON_IsObject(dev))
+				r->device = cJSON_Duplicate(dev, 1);
 			if (r->nsizes)
 				fit_link(r);
 		}
@@ -629,6 +650,11 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 	cJSON_AddStringToObject(root, "mode", o->quick ? "quick" : "full");
 	m = cJSON_AddObjectToObject(root, "machine");
 	machine(m);
+	for (int i = 0; i < n; i++) /* the GPU the CUDA figures were measured on */
+		if (rs[i].device) {
+			cJSON_AddItemToObject(root, "device", cJSON_Duplicate(rs[i].device, 1));
+			break;
+		}
 	arr = cJSON_AddArrayToObject(root, "measurements");
 	fit = cJSON_AddObjectToObject(root, "fitted");
 	for (int i = 0; i < n; i++) {
@@ -830,8 +856,10 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 				"predicts %.4g s (%+.1f %%)\n",
 			tmeas, pred, 100 * (pred / tmeas - 1));
 	int wrc = write_profile(out, rs, n, &o, pred, err, errlen);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		cJSON_Delete(rs[i].extra);
+		cJSON_Delete(rs[i].device);
+	}
 	if (made_dir)
 		rmdir(tmpdir);
 	if (wrc)

@@ -18,7 +18,10 @@
  *                       pinned host memory into one of two device buffers on a copy stream while
  *                       the compute stream runs the previous layer's GEMMs; reports seconds per
  *                       layer, copy-only and compute-only times and the achieved overlap
- * No device or no driver: status "waived" with the CUDA error. Every CUDA and cuBLAS call is
+ * Every "ok" result carries "device": {name, compute_capability, pci_bus_id, driver_version,
+ *   runtime_version, mig, memory_bytes}. No device: status "waived"; a driver older than the
+ *   runtime: "failed" with both versions (exit 1); compute capability below 8.0: the bf16 tests
+ *   waive. Every CUDA and cuBLAS call is
  * checked; a failure prints status "failed" naming the call and exits 1.
  */
 #include <cublas_v2.h>
@@ -67,6 +70,40 @@ static void fail_call(const char *call, const char *what)
 			fail_call(#call, st_);                                                     \
 		}                                                                                  \
 	} while (0)
+
+/* The device every result was measured on, as a JSON object (filled by main). */
+static char g_device[512] = "{}";
+
+/* Opens an "ok" result: the test, its status and the device. */
+static void begin_ok(void)
+{
+	printf("{\"test\": \"%s\", \"status\": \"ok\", \"device\": %s", g_test, g_device);
+}
+
+/* Fills g_device: name, compute capability, PCI bus id, driver and runtime versions, and
+ * whether the device is a MIG slice (CUDA_VISIBLE_DEVICES names MIG-... UUIDs). */
+static void describe_device(int dev)
+{
+	cudaDeviceProp p;
+	int drv = 0, rt = 0;
+	CK(cudaGetDeviceProperties(&p, dev));
+	CK(cudaDriverGetVersion(&drv));
+	CK(cudaRuntimeGetVersion(&rt));
+	char name[256];
+	size_t k = 0;
+	for (const char *c = p.name; *c && k + 1 < sizeof name; c++)
+		if (*c != '"' && *c != '\\')
+			name[k++] = *c;
+	name[k] = '\0';
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	bool mig = vis && !strncmp(vis, "MIG-", 4);
+	snprintf(g_device, sizeof g_device,
+		 "{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", "
+		 "\"pci_bus_id\": \"%04x:%02x:%02x.0\", \"driver_version\": %d, "
+		 "\"runtime_version\": %d, \"mig\": %s, \"memory_bytes\": %zu}",
+		 name, p.major, p.minor, p.pciDomainID, p.pciBusID, p.pciDeviceID, drv, rt,
+		 mig ? "true" : "false", p.totalGlobalMem);
+}
 
 static double median(std::vector<double> v)
 {
@@ -131,7 +168,7 @@ static void copy_sweep(bool h2d, bool pinned, bool quick)
 			for (double x : t)
 				samples.push_back((double)sz / x);
 	}
-	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	begin_ok();
 	print_array("samples", samples);
 	print_array("sizes", sizes);
 	print_array("times", times);
@@ -179,7 +216,7 @@ static void bidir(bool quick)
 		CK(cudaEventElapsedTime(&m2, a, b2));
 		samples.push_back(2.0 * reps * (double)sz / (std::max(m1, m2) * 1e-3));
 	}
-	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"bytes_each_way\": %zu}}\n", sz * reps);
 	CK(cudaFreeHost(h1));
@@ -199,7 +236,7 @@ static void d2d(bool quick)
 	std::vector<double> samples;
 	for (int k = 0; k < 5; k++)
 		samples.push_back(2.0 * (double)sz / time_copies(b, a, sz, cudaMemcpyDeviceToDevice, 10, s));
-	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"bytes\": %zu, \"counting\": \"read + write\"}}\n", sz);
 	CK(cudaFree(a));
@@ -264,7 +301,7 @@ static void gemm(bool quick)
 		CK(cudaEventElapsedTime(&ms, e0, e1));
 		samples.push_back(2.0 * tokens * layer_params(hid, inter) * reps / (ms * 1e-3));
 	}
-	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"intermediate\": %d, "
 	       "\"dtype\": \"bf16, fp32 accumulate\"}}\n",
@@ -342,7 +379,7 @@ static void tiering(bool quick)
 				samples.push_back(per);
 		}
 	double overlap = (t[0] + t[1] - t[2]) / std::min(t[0], t[1]);
-	printf("{\"test\": \"%s\", \"status\": \"ok\"", g_test);
+	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"layers\": %d, \"layer_bytes\": %zu, \"layer_flops\": %.9g, "
 	       "\"tokens\": %d, \"copy_only_s\": %.9g, \"compute_only_s\": %.9g, "
@@ -367,14 +404,40 @@ int main(int argc, char **argv)
 	bool quick = argc > 2 && !strcmp(argv[2], "--quick");
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
-	if (e != cudaSuccess || n == 0) {
-		char msg[256];
-		snprintf(msg, sizeof msg, "no CUDA device: %s",
-			 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-		emit_status("waived", msg);
+	int drv = 0, rt = 0;
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rt);
+	if (e == cudaErrorInsufficientDriver && drv == 0) {
+		emit_status("waived", "no CUDA driver installed");
 		return 0;
 	}
+	if (e == cudaErrorInsufficientDriver) {
+		/* a real failure, not an absent GPU: the runtime this helper was built with needs
+		 * a newer driver */
+		char msg[256];
+		snprintf(msg, sizeof msg,
+			 "the driver (CUDA %d) is older than this helper's runtime (CUDA %d): update "
+			 "the driver or build with an older toolkit",
+			 drv, rt);
+		emit_status("failed", msg);
+		return 1;
+	}
+	if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) {
+		emit_status("waived", "no CUDA device");
+		return 0;
+	}
+	if (e != cudaSuccess)
+		fail_call("cudaGetDeviceCount", cudaGetErrorString(e));
 	CK(cudaSetDevice(0));
+	describe_device(0);
+	bool bf16_test = !strcmp(g_test, "cuda_gemm_bf16") || !strcmp(g_test, "cuda_tiering");
+	int major = 0;
+	CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+	if (bf16_test && major < 8) {
+		/* bf16 tensor cores arrive with Ampere (compute capability 8.0) */
+		emit_status("waived", "bf16 GEMMs need compute capability 8.0 or later");
+		return 0;
+	}
 	if (!strcmp(g_test, "cuda_h2d_pinned"))
 		copy_sweep(true, true, quick);
 	else if (!strcmp(g_test, "cuda_d2h_pinned"))

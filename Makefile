@@ -52,7 +52,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit layers-test cli-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda check-asan check-valgrind fuzz-replay clean
+.PHONY: all deps test unit layers-test cli-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda gpu-check check-asan check-valgrind fuzz-replay clean
 
 all: $(BIN)/tierplan
 
@@ -136,6 +136,10 @@ golden: $(BIN)/tierplan
 
 validate: $(BIN)/tierplan
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan validate
+
+# the run a session lent a GPU makes once: calibrate --full and validate, JSON into $$OUT
+gpu-check:
+	$(Q)sh validate/gpu-check.sh
 
 bench: $(BIN)/tierplan $(BUILD)/bench
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs sh tests/bench.sh $(BIN)/tierplan $(BUILD)/bench bench.json

@@ -276,6 +276,20 @@ else
 fi
 # a latency that fits to 0 is a valid profile (issue 19, item 11)
 expect 0 "" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/caltraces/gpu.json"
+# validate finds its recorded cases and their models from any directory
+abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+(cd "$tmp" && "$abs" validate --format json >"$tmp/vany.json" 2>/dev/null)
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [c["id"] for c in d["cases"] if "failure" in c]
+assert d["cases"] and not bad, bad
+' "$tmp/vany.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: validate from another directory: $(head -c 300 "$tmp/vany.json")"
+fi
 expect 2 "destroy-data" calibrate --destroy-data
 expect 3 "unknown test" calibrate --tests nope
 

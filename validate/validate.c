@@ -241,14 +241,27 @@ static int run_text(const char *text, const char *path, struct vcase *cs, int *n
 		snprintf(c->quantity, sizeof c->quantity, "%s", q->valuestring);
 		c->measured = mv->valuedouble * f;
 		c->used = cf->valuestring[0] == 'A' || cf->valuestring[0] == 'B';
+		/* a model named by a relative path lives beside the trace file (models/x.json):
+		 * validate runs from any directory */
+		cJSON *fl = cJSON_Duplicate(flags, 1);
+		const cJSON *model = cJSON_GetObjectItemCaseSensitive(fl, "model");
+		if (fl && cJSON_IsString(model) && strchr(model->valuestring, '/') &&
+		    model->valuestring[0] != '/') {
+			char mp[4400];
+			const char *slash = strrchr(path, '/');
+			snprintf(mp, sizeof mp, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path,
+				 model->valuestring);
+			cJSON_ReplaceItemInObjectCaseSensitive(fl, "model", cJSON_CreateString(mp));
+		}
 		if (!e) {
 			c->used = false;
-		} else if (predict(c, flags, e)) {
+		} else if (!fl || predict(c, fl, e)) {
 			c->failed = true;
 			c->used = false;
 		} else {
 			c->error = c->predicted / c->measured - 1;
 		}
+		cJSON_Delete(fl);
 		(*nc)++;
 	}
 	cJSON_Delete(root);
@@ -340,6 +353,10 @@ static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vc
 				fprintf(fp, "  %-52.52s %4s %12.4g %12.4g %8s %+7.1f%%%s\n", c->id,
 					c->confidence, c->predicted / f, c->measured / f, c->unit,
 					100 * c->error, c->used ? "" : "  (context)");
+		}
+		if (cats[k].n == 0) {
+			fprintf(fp, "  no A/B case was predicted: nothing checked\n\n");
+			continue;
 		}
 		fprintf(fp, "  MAPE %.1f %% over %d A/B cases, worst %.1f %% (%s); ", 100 * cats[k].mape,
 			cats[k].n, 100 * cats[k].max, cats[k].worst ? cats[k].worst : "-");

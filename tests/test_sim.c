@@ -357,6 +357,18 @@ static void zero3_state_per_gpu_falls_as_one_over_n(void)
 	eng_free(f.eng);
 }
 
+/* One micro-batch's forward and backward through `layers` layers at the GPU's GEMM rate plus
+ * their memory-bound traffic at HBM speed (*stage), and the head's (*head), seconds. */
+static void stage_time(const struct fx *f, double layers, double *stage, double *head)
+{
+	struct mdl_flops fl;
+	double eff = step_gemm_efficiency(NULL, &f->hw), rate = eff * f->hw.gpu.bf16_flops;
+	step_layer_flops(&f->w.arch, &f->w.job, &f->hw, eff, &fl);
+	*stage = layers * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate +
+			   layer_traffic(&f->w.arch, &f->w.job) / f->hw.gpu.hbm_bandwidth);
+	*head = (fl.head_fwd + fl.head_bwd) / rate;
+}
+
 /* Pipeline parallel: 1F1B's bubble; the step of pp stages with m micro-batches is
  * (m + pp - 1) stage-times when communication is negligible. */
 static void pipeline_bubble_follows_1f1b(void)
@@ -367,12 +379,8 @@ static void pipeline_bubble_follows_1f1b(void)
 	f.c.grad_accum = 8;
 	f.c.layout = (struct mdl_layout){1, 4, 1, 0, false};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	struct mdl_flops fl;
-	double eff = step_gemm_efficiency(NULL, &f.hw), rate = eff * f.hw.gpu.bf16_flops;
-	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, &fl);
-	double stage = 8 * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate + /* 32 layers / 4 */
-			    layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
-	double head = (fl.head_fwd + fl.head_bwd) / rate;
+	double stage, head;
+	stage_time(&f, 8, &stage, &head); /* 32 layers / 4 stages */
 	/* the last stage also runs the head: it sets the pace */
 	double lo = (8 + 4 - 1) * stage, hi = (8 + 4 - 1) * (stage + head) + 0.05;
 	CU_ASSERT(f.o.step_seconds >= lo && f.o.step_seconds <= hi);
@@ -399,12 +407,8 @@ static void interleaving_shrinks_the_bubble(void)
 	f.c.grad_accum = 8;
 	f.c.layout = (struct mdl_layout){1, 4, 1, 0, false, 2};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	struct mdl_flops fl;
-	double eff = step_gemm_efficiency(NULL, &f.hw), rate = eff * f.hw.gpu.bf16_flops;
-	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, &fl);
-	double stage = 8 * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate +
-			    layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
-	double head = (fl.head_fwd + fl.head_bwd) / rate;
+	double stage, head;
+	stage_time(&f, 8, &stage, &head); /* 32 layers / 4 stages */
 	double lo = (8 + 3.0 / 2) * stage, hi = (8 + 3.0 / 2) * (stage + head) + 0.05;
 	CU_ASSERT(f.o.step_seconds >= lo && f.o.step_seconds <= hi);
 	CU_ASSERT_EQUAL(f.o.layout.vp, 2);

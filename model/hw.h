@@ -23,6 +23,7 @@ struct mdl_hw {
 	struct cfg_flash flash;
 	uint32_t flash_count; /* drives per node for tiered options */
 	double dram;	      /* bytes per node */
+	double gpu_headroom;  /* share of gpu.memory kept free; gpu.memory is already reduced */
 	uint32_t gpus_per_node;
 	bool dram_set, flash_set; /* given on the command line (else the host's defaults) */
 	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */

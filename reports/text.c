@@ -98,6 +98,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->gpu.name, hw->gpu.description, B(hw->gpu.memory), hw->gpu.bf16_flops / 1e12,
 		hw->gpu.tdp, cfg_fmt_usd(hw->gpu.price, b[1], 32),
 		cfg_fmt_usd(hw->gpu.cloud_per_hour, b[2], 32));
+	if (hw->gpu_headroom > 0)
+		fprintf(fp, "%sheadroom   GPU %.0f %% kept free (--gpu-headroom; memory above is what is "
+			    "left) + allocator 0.97 %%\n%s           DRAM 32 GiB per node for the OS and "
+			    "data loader\n",
+			pre, 100 * hw->gpu_headroom, pre);
+	else
+		fprintf(fp, "%sheadroom   GPU allocator slack 0.97 %% (--gpu-headroom keeps more free); DRAM "
+			    "32 GiB per node for the OS\n",
+			pre);
 	fprintf(fp, "%shost       %s: %u GPUs per node, %.0f CPU cores, up to %s DRAM, %s\n", pre,
 		hw->host.name, hw->gpus_per_node, hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),

@@ -87,6 +87,9 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		return EXIT_INVALID;
 	}
 	hw->gpus_per_node = o->gpus_per_node ? (uint32_t)o->gpus_per_node : (uint32_t)hw->host.gpu_slots;
+	/* --gpu-headroom: plan into what is left */
+	hw->gpu_headroom = o->gpu_headroom;
+	hw->gpu.memory *= 1 - o->gpu_headroom;
 	hw->dram = o->dram > 0 ? o->dram : hw->host.dram;
 	hw->dram_set = o->dram > 0;
 	if (hw->dram > hw->host.dram_max) {

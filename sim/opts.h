@@ -48,6 +48,7 @@ struct tp_opts {
 	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave;
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
+	double gpu_headroom; /* fraction of each GPU's memory kept free */
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
 	int loss;                                               /* -1 = auto */
 	int grad_dtype;

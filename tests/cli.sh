@@ -276,6 +276,21 @@ else
 fi
 # a latency that fits to 0 is a valid profile (issue 19, item 11)
 expect 0 "" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/caltraces/gpu.json"
+# --gpu-headroom: every fitting option plans into what is left of the GPU
+"$bin" plan --model 8b --seq 2048 --gpu-headroom 0.2 --format json >"$tmp/hr.json" 2>/dev/null
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+cap = 0.8 * 81559 * 2**20
+ok = [o for o in d["options"] if o["fits"]]
+assert ok and all(o["peak_bytes"]["gpu"] <= cap for o in ok)
+' "$tmp/hr.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --gpu-headroom 0.2 plans beyond 80 % of the GPU"
+fi
+expect 3 "gpu-headroom" plan --model 8b --seq 2048 --gpu-headroom 0.9
 # validate finds its recorded cases and their models from any directory
 abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 (cd "$tmp" && "$abs" validate --format json >"$tmp/vany.json" 2>/dev/null)

@@ -195,24 +195,15 @@ static void why_gpus(FILE *fp, const struct rpt_plan *r, const struct sim_option
 			ceil(o->gpus * o->runtime_seconds / r->req->deadline));
 }
 
-void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
+/* The recommendation: the best by the objective, the cheapest GPU-only and host-tier options,
+ * what the GPU-only option's GPUs are for, and the trade-off; text and Markdown share it. */
+static void recommendation(FILE *fp, const struct rpt_plan *r)
 {
 	const struct sim_plan *p = r->plan;
-	const struct mdl_arch *a = &r->w->arch;
-	struct mdl_counts c;
+	uint64_t asked = r->w->grad_accum ? 0 : r->w->global_batch;
 	char b[4][32];
 
-	uint64_t asked = r->w->grad_accum ? 0 : r->w->global_batch;
-
-	mdl_arch_counts(a, &c);
-	fprintf(fp, "tierplan %s: %s (%s, %s params, %llu layers, hidden %llu)\n\n", r->command,
-		r->model_name,
-		a->model_type, cfg_fmt_count((double)c.params, b[0], 32),
-		(unsigned long long)a->layers, (unsigned long long)a->hidden);
-	fprintf(fp, "inputs\n");
-	inputs(fp, r, "  ");
-
-	fprintf(fp, "\nrecommendation (objective: %s", sim_objective_name(r->req->objective));
+	fprintf(fp, "recommendation (objective: %s", sim_objective_name(r->req->objective));
 	if (r->req->deadline > 0)
 		fprintf(fp, ", deadline %s", cfg_fmt_seconds(r->req->deadline, b[2], 32));
 	if (r->req->budget > 0)
@@ -238,6 +229,41 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	else
 		fprintf(fp, "  tiered    none fits this host's DRAM and flash\n");
 	tradeoff(fp, p);
+}
+
+/* The recommended roles of option i, "" when none: "best (cost)", "gpu-only", "tiered", joined
+ * by " + ". */
+static const char *roles(const struct rpt_plan *r, int i, char *buf, size_t n)
+{
+	const struct sim_plan *p = r->plan;
+	size_t k = 0;
+	buf[0] = '\0';
+	if (i == p->rec_best)
+		k += (size_t)snprintf(buf + k, n - k, "best (%s)", sim_objective_name(r->req->objective));
+	if (i == p->rec_gpu_only && k < n)
+		k += (size_t)snprintf(buf + k, n - k, "%sgpu-only", k ? " + " : "");
+	if (i == p->rec_tiered && k < n)
+		snprintf(buf + k, n - k, "%stiered", k ? " + " : "");
+	return buf;
+}
+
+void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
+{
+	const struct sim_plan *p = r->plan;
+	const struct mdl_arch *a = &r->w->arch;
+	struct mdl_counts c;
+	char b[4][32];
+
+	mdl_arch_counts(a, &c);
+	fprintf(fp, "tierplan %s: %s (%s, %s params, %llu layers, hidden %llu)\n\n", r->command,
+		r->model_name,
+		a->model_type, cfg_fmt_count((double)c.params, b[0], 32),
+		(unsigned long long)a->layers, (unsigned long long)a->hidden);
+	fprintf(fp, "inputs\n");
+	inputs(fp, r, "  ");
+
+	fprintf(fp, "\n");
+	recommendation(fp, r);
 
 	fprintf(fp, "\n%s\n  (%s)\n",
 		r->req->counts ? "options at each GPU count"
@@ -313,23 +339,30 @@ void rpt_plan_md(FILE *fp, const struct rpt_plan *r)
 
 	fprintf(fp, "# tierplan %s: %s\n\n## Inputs\n\n```\n", r->command, r->model_name);
 	inputs(fp, r, "");
+	fprintf(fp, "```\n\n## Recommendation\n\n```\n");
+	recommendation(fp, r);
 	fprintf(fp, "```\n\n## Options\n\n");
-	fprintf(fp, "| # | kind | GPUs | layout | fits | GPU peak | DRAM | flash | step (s) | "
-		    "tokens/s | runtime | peak power | owned | cloud | recommended |\n");
-	fprintf(fp, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	fprintf(fp, "| # | kind | GPUs | layout | mb | recompute | fits | GPU peak | DRAM | flash | "
+		    "step (s) | tokens/s | runtime | peak power | owned | cloud | buy | wear | "
+		    "recommended |\n");
+	fprintf(fp, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
-		char lay[64], s[4][32];
+		char lay[96], s[5][32], rl[64];
 		layout_str(o, lay, sizeof lay);
-		fprintf(fp, "| %d | %s | %u | %s | %s | %s | %s | %s | %.3f | %.0f | %s | %s | %s | %s | %s |\n",
+		fprintf(fp,
+			"| %d | %s | %u | %s | %llu | %s | %s | %s | %s | %s | %.3f | %.0f | %s | %s | %s | "
+			"%s | %s | %.2f %%%s | %s |\n",
 			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
+			(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
 			o->fits ? "yes" : "no", B(o->peak_gpu),
 			o->kind == SIM_TIERED ? B(o->peak_dram) : "-",
 			o->kind == SIM_TIERED ? B(o->peak_flash) : "-", o->step_seconds,
 			o->tokens_per_second, cfg_fmt_seconds(o->runtime_seconds, s[0], 32),
 			cfg_fmt_watts(o->peak_power_watts, s[1], 32),
 			cfg_fmt_usd(o->cost_total, s[2], 32), cfg_fmt_usd(o->cost_cloud, s[3], 32),
-			i == p->rec_best || i == p->rec_gpu_only || i == p->rec_tiered ? "yes" : "");
+			cfg_fmt_usd(o->purchase_usd, s[4], 32), 100 * o->flash_life_fraction,
+			o->flash_over_rating ? " (over rating)" : "", roles(r, i, rl, sizeof rl));
 	}
 	fprintf(fp, "\n## Memory (whole model, unsharded)\n\n| state | bytes |\n|---|---|\n");
 	fprintf(fp, "| weights | %s |\n| gradients | %s |\n| optimizer | %s |\n", B(p->states.weights_bytes),
@@ -345,12 +378,14 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 	fprintf(fp, "index,kind,name,gpus,nodes,tp,pp,dp,zero,policy,recompute,micro_batch,grad_accum,"
 		    "fits,peak_gpu_bytes,peak_dram_bytes,peak_flash_bytes,step_seconds,tokens_per_second,"
 		    "runtime_seconds,peak_power_watts,energy_kwh,cost_capex_usd,cost_energy_usd,"
-		    "cost_cloud_usd,cost_total_usd,flash_bytes_written,flash_life_fraction,recommended\n");
+		    "cost_cloud_usd,cost_total_usd,flash_bytes_written,flash_life_fraction,interleave,"
+		    "purchase_usd,flash_over_rating,recommended\n");
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
+		char rl[64];
 		fprintf(fp,
 			"%d,%s,\"%s\",%u,%u,%u,%u,%u,%u,%s,%s,%llu,%llu,%s,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,"
-			"%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
+			"%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%u,%.2f,%s,\"%s\"\n",
 			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->name, o->gpus, o->nodes,
 			o->layout.tp, o->layout.pp, o->layout.dp, o->layout.zero, o->policy,
 			mdl_recompute_name(o->recompute), (unsigned long long)o->micro_batch,
@@ -358,8 +393,8 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 			o->peak_dram, o->peak_flash, o->step_seconds, o->tokens_per_second,
 			o->runtime_seconds, o->peak_power_watts, o->energy_kwh, o->cost_capex,
 			o->cost_energy, o->cost_cloud, o->cost_total, o->flash_bytes_written,
-			o->flash_life_fraction,
-			i == p->rec_best || i == p->rec_gpu_only || i == p->rec_tiered ? "true" : "false");
+			o->flash_life_fraction, mdl_layout_vp(&o->layout), o->purchase_usd,
+			o->flash_over_rating ? "true" : "false", roles(r, i, rl, sizeof rl));
 	}
 }
 

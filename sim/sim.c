@@ -233,7 +233,10 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	if (o->peak_flash > fcap)
 		overflow(o, "flash", o->peak_flash, fcap);
 
-	if (o->kind == SIM_GPU_ONLY)
+	if (o->kind == SIM_GPU_ONLY && mdl_layout_vp(l) > 1)
+		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u vp%u dp%u zero%u", o->gpus,
+			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->vp, l->dp, l->zero);
+	else if (o->kind == SIM_GPU_ONLY)
 		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u dp%u zero%u", o->gpus,
 			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->dp, l->zero);
 	else if (o->peak_flash > 0)

@@ -291,6 +291,20 @@ else
 	echo "FAIL: --gpu-headroom 0.2 plans beyond 80 % of the GPU"
 fi
 expect 3 "gpu-headroom" plan --model 8b --seq 2048 --gpu-headroom 0.9
+# every format carries the recommendation: CSV names each row's roles, Markdown has the section
+"$bin" plan --model 8b --seq 2048 --format csv >"$tmp/p.csv" 2>/dev/null
+"$bin" plan --model 8b --seq 2048 --format md >"$tmp/p.md" 2>/dev/null
+if python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+best = [r for r in rows if r["recommended"].startswith("best (cost)")]
+assert len(best) == 1 and any("tiered" in r["recommended"] for r in rows)
+' "$tmp/p.csv" && grep -q "^## Recommendation" "$tmp/p.md" && grep -q "trade-off" "$tmp/p.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: CSV or Markdown lacks the recommendation"
+fi
 # validate finds its recorded cases and their models from any directory
 abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 (cd "$tmp" && "$abs" validate --format json >"$tmp/vany.json" 2>/dev/null)

@@ -139,9 +139,19 @@ static void find_exe_dir(void)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(exe_dir, sizeof exe_dir, "%s/../configs", exe);
-			if (access(exe_dir, R_OK) == 0)
-				return;
+			/* bin/tierplan and build/asan/bin/tierplan alike: the first configs/ with a
+			 * GPU catalog at most three folders up */
+			char probe[PATH_MAX + 64];
+			for (int up = 1; up <= 3; up++) {
+				int k = snprintf(exe_dir, sizeof exe_dir, "%s", exe);
+				for (int i = 0; i < up && k > 0 && (size_t)k < sizeof exe_dir; i++)
+					k += snprintf(exe_dir + k, sizeof exe_dir - (size_t)k, "/..");
+				if (k > 0 && (size_t)k < sizeof exe_dir)
+					snprintf(exe_dir + k, sizeof exe_dir - (size_t)k, "/configs");
+				snprintf(probe, sizeof probe, "%s/gpus.json", exe_dir);
+				if (access(probe, R_OK) == 0)
+					return;
+			}
 		}
 	}
 	snprintf(exe_dir, sizeof exe_dir, "configs");

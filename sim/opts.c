@@ -126,8 +126,10 @@ static const struct opt table[] = {
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"trace", O_STR, OFF(trace), 0, 0, NULL, false, "file", S,
 	 "write a Chrome trace event file (open in Perfetto or chrome://tracing)"},
-	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json|csv|md", ALL,
+	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json|csv|md", PC,
 	 "output format"},
+	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json",
+	 CMD_SIMULATE | CMD_MODELS | CMD_HARDWARE, "output format"},
 	{"help", O_FLAG, OFF(help), 0, 0, NULL, false, "", ALL, "print this help"},
 };
 

@@ -232,6 +232,37 @@ int cfg_out_open(struct cfg_out *o, const char *path, const char *what, char *er
 	return 0;
 }
 
+int cfg_mkdirs(const char *path, unsigned mode, const char *what, char *err, size_t errlen)
+{
+	char buf[4096];
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof buf) {
+		snprintf(err, errlen, "%s: the path is empty or too long", what);
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char c = buf[i];
+		buf[i] = '\0';
+		if (stat(buf, &st) != 0) {
+			if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST) {
+				snprintf(err, errlen, "%s: cannot create directory '%.300s': %s", what, buf,
+					 strerror(errno));
+				return -1;
+			}
+		} else if (!S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: '%.300s' exists and is not a directory", what, buf);
+			return -1;
+		}
+		buf[i] = c;
+	}
+	return 0;
+}
+
 int cfg_out_close(struct cfg_out *o, const char *what, char *err, size_t errlen)
 {
 	bool bad = fflush(o->fp) != 0 || ferror(o->fp);

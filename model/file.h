@@ -55,6 +55,10 @@ enum { CFG_OUT_REFUSED = -1, CFG_OUT_IO = -2 };
  * CFG_OUT_REFUSED when the target is not a file to write (a symlink, directory, block device,
  * socket; a missing directory; an empty path), CFG_OUT_IO when the system fails; err says why. */
 int cfg_out_open(struct cfg_out *o, const char *path, const char *what, char *err, size_t errlen);
+
+/* Creates directory path and its missing parents (mode, less the umask), as mkdir -p; an
+ * existing directory is fine. 0 ok, -1 with err naming `what` and the part that failed. */
+int cfg_mkdirs(const char *path, unsigned mode, const char *what, char *err, size_t errlen);
 /* Flushes and closes; renames the temporary over the target. 0 ok, CFG_OUT_IO + err (the
  * temporary removed, the target untouched). */
 int cfg_out_close(struct cfg_out *o, const char *what, char *err, size_t errlen);

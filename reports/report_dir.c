@@ -52,11 +52,8 @@ int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen)
 	struct stat st;
 
 	if (lstat(dir, &st) != 0) {
-		if (mkdir(dir, 0777) != 0) {
-			snprintf(err, errlen, "--report: cannot create directory '%s': %s", dir,
-				 strerror(errno));
-			return errno == ENOENT || errno == ENOTDIR ? CFG_OUT_REFUSED : CFG_OUT_IO;
-		}
+		if (cfg_mkdirs(dir, 0777, "--report", err, errlen))
+			return CFG_OUT_REFUSED;
 	} else if (!S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "--report: '%s' exists and is not a directory", dir);
 		return CFG_OUT_REFUSED;

@@ -305,6 +305,15 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: CSV or Markdown lacks the recommendation"
 fi
+# --report and calibrate --dir create the folders they are given (calibrate's private)
+"$bin" plan --model 8b --seq 1024 --report "$tmp/r/a/b" >/dev/null 2>&1
+"$bin" calibrate --quick --tests host_pinned_alloc --dir "$tmp/c/d" --out "$tmp/c.json" >/dev/null 2>&1
+if [ -f "$tmp/r/a/b/report.md" ] && [ "$(stat -c %a "$tmp/c/d")" = 700 ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --report or calibrate --dir did not create the folders asked for"
+fi
 # validate finds its recorded cases and their models from any directory
 abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 (cd "$tmp" && "$abs" validate --format json >"$tmp/vany.json" 2>/dev/null)

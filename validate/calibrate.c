@@ -789,12 +789,9 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 			return snprintf(err, errlen, "cannot create a temporary directory"), EXIT_SYSTEM;
 		o.dir = tmpdir;
 		made_dir = true;
-	} else {
-		struct stat sb;
-		if (stat(o.dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			snprintf(err, errlen, "--dir %s is not a directory", o.dir);
-			return EXIT_INVALID;
-		}
+	} else if (cfg_mkdirs(o.dir, 0700, "--dir", err, errlen)) {
+		/* the directory the user named, created (private) when missing */
+		return EXIT_INVALID;
 	}
 	if (!o.cuda_helper) {
 		ssize_t k = readlink("/proc/self/exe", helper, sizeof helper - 32);

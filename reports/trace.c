@@ -53,11 +53,17 @@ int rpt_sim_trace(const char *path, const struct rpt_sim *r, char *err, size_t e
 	rpt_json_string(fp, r->model_name);
 	fputs(",\"policy\":", fp);
 	rpt_json_string(fp, r->o->policy);
-	fputs(",\"note\":\"simulated micro-batches only\"},\"traceEvents\":[\n", fp);
+	fprintf(fp, ",\"micro_batches_per_step\":%llu,\"micro_batches_simulated\":%llu,"
+		    "\"step_seconds\":%.6g,\"note\":\"the timeline holds the simulated micro-batches; "
+		    "the marker at its end says what the rest of the step repeats\"},"
+		    "\"traceEvents\":[\n",
+		(unsigned long long)r->o->grad_accum, (unsigned long long)r->o->micro_simulated,
+		r->o->step_seconds);
 	name_event(fp, &first, "process_name", 0, "tierplan simulate");
 	for (int s = 0; s < ns; s++)
 		name_event(fp, &first, "thread_name", s, eng_stream_name(e, s));
 	name_event(fp, &first, "thread_name", ns, "host events");
+	double last = 0;
 	for (int i = 0; i < eng_ntasks(e); i++) {
 		const struct eng_task *t = eng_task_at(e, i);
 		if (t->t_end == t->t_start && t->work == 0)
@@ -65,8 +71,24 @@ int rpt_sim_trace(const char *path, const struct rpt_sim *r, char *err, size_t e
 		fprintf(fp, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"name\":",
 			t->stream >= 0 ? t->stream : ns);
 		rpt_json_string(fp, t->name);
-		fprintf(fp, ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"work\":%.6g}}", t->t_start / 1e3,
-			(t->t_end - t->t_start) / 1e3, t->work);
+		fprintf(fp, ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"work\":%.6g,\"unit\":",
+			t->t_start / 1e3, (t->t_end - t->t_start) / 1e3, t->work);
+		rpt_json_string(fp, t->nres ? eng_resource_at(e, t->res[0])->unit : "");
+		fputs("}}", fp);
+		if (t->t_end > last)
+			last = t->t_end;
+	}
+	if (r->o->grad_accum > r->o->micro_simulated) {
+		/* the step's remainder is the steady period repeated: say so on the timeline */
+		char msg[200];
+		snprintf(msg, sizeof msg,
+			 "%llu more micro-batches repeat the steady period: the step ends at %.3f s",
+			 (unsigned long long)(r->o->grad_accum - r->o->micro_simulated),
+			 r->o->step_seconds);
+		fprintf(fp, ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"name\":",
+			ns, last / 1e3);
+		rpt_json_string(fp, msg);
+		fputs("}", fp);
 	}
 	for (int p = 0; p < eng_npools(e); p++) {
 		const struct eng_pool *pl = eng_pool_at(e, p);

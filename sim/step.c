@@ -256,8 +256,10 @@ static void layer_inventory(const struct mdl_arch *a, const struct mdl_job *j, u
 
 double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw)
 {
+	/* a profile's GEMM rate is a benchmark's, as the MAMF is: the step sustains the same
+	 * share of it (issue 19: what calibrate does not time stays a stated derating) */
 	return c && c->gemm_efficiency > 0   ? c->gemm_efficiency
-	       : hw->prof.gemm_efficiency > 0 ? hw->prof.gemm_efficiency
+	       : hw->prof.gemm_efficiency > 0 ? GEMM_MAMF_SHARE * hw->prof.gemm_efficiency
 	       : hw->gpu.gemm_mamf > 0	      ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf
 					      : SIM_GEMM_EFFICIENCY;
 }

@@ -12,8 +12,10 @@
  *       (nvbandwidth's method); samples are the bandwidths at the largest size
  *   cuda_bidir_pinned   both directions at once on two streams, 256 MiB each; total B/s
  *   cuda_d2d            device-to-device copy, 1 GiB; HBM traffic = 2 x bytes (read + write)
- *   cuda_gemm_bf16      cublasGemmEx, bf16 inputs, fp32 accumulate, at the shapes of a decoder
- *                       layer (tokens x hidden x hidden, x intermediate): FLOP/s
+ *   cuda_gemm_bf16      cublasGemmEx, bf16 inputs, fp32 accumulate, the forward (TN), input-
+ *                       gradient (NN) and weight-gradient (NT) GEMMs of a GQA decoder layer
+ *                       (Llama-3.1-8B, 4096 tokens) on random operands, >= 1 s warm-up, ~200 ms
+ *                       samples: FLOP/s
  *   cuda_tiering        the tiered policy's data path: for each layer its weights stream from
  *                       pinned host memory into one of two device buffers on a copy stream while
  *                       the compute stream runs the previous layer's GEMMs; reports seconds per
@@ -245,25 +247,75 @@ static void d2d(bool quick)
 
 /* The GEMMs of one decoder layer on `tokens` rows: q, k, v, o (h x h) and a gated MLP (h x i
  * twice, i x h). Weights W, activations X and outputs Y are device buffers large enough. */
-static void layer_gemms(cublasHandle_t h, const __nv_bfloat16 *W, const __nv_bfloat16 *X,
-			__nv_bfloat16 *Y, int tokens, int hid, int inter)
+/* The decoder layer the GEMM and tiering tests run: Llama-3.1-8B's, with grouped-query attention
+ * (k and v project to kv_heads x head_dim = 1024, not hidden). */
+struct layer_shape {
+	int tokens, hid, kv, inter;
+};
+
+/* The seven weight matrices as (out, in): q, k, v, o, gate, up, down. */
+static void layer_mats(const layer_shape &L, int m[7][2])
+{
+	const int t[7][2] = {{L.hid, L.hid}, {L.kv, L.hid},     {L.kv, L.hid},   {L.hid, L.hid},
+			     {L.inter, L.hid}, {L.inter, L.hid}, {L.hid, L.inter}};
+	memcpy(m, t, sizeof t);
+}
+
+static double layer_params(const layer_shape &L)
+{
+	return 2.0 * L.hid * L.hid + 2.0 * L.hid * L.kv + 3.0 * L.hid * L.inter;
+}
+
+/*
+ * One pass over the layer's seven linears as PyTorch issues them for row-major tensors
+ * (cuBLAS is column-major): 0 forward Y = X W^T ("TN"), 1 input gradient dX = dY W ("NN"),
+ * 2 weight gradient dW = dY^T X ("NT"). X and Y hold tokens x the widest dimension; the weight
+ * gradient lands in W (timing only).
+ */
+static void layer_gemms(cublasHandle_t h, __nv_bfloat16 *W, const __nv_bfloat16 *X,
+			__nv_bfloat16 *Y, const layer_shape &L, int pass)
 {
 	const float one = 1, zero = 0;
-	const int shapes[7][2] = {{hid, hid}, {hid, hid}, {hid, hid}, {hid, hid},
-				  {inter, hid}, {inter, hid}, {hid, inter}};
+	int m[7][2];
+	layer_mats(L, m);
 	size_t off = 0;
 	for (int g = 0; g < 7; g++) {
-		int n = shapes[g][0], k = shapes[g][1];
-		CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, tokens, k, &one, W + off, CUDA_R_16BF, n,
-				X, CUDA_R_16BF, k, &zero, Y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
-				CUBLAS_GEMM_DEFAULT));
-		off += (size_t)n * k;
+		int out = m[g][0], in = m[g][1];
+		if (pass == 0)
+			CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, out, L.tokens, in, &one, W + off,
+					CUDA_R_16BF, in, X, CUDA_R_16BF, in, &zero, Y, CUDA_R_16BF, out,
+					CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+		else if (pass == 1)
+			CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, in, L.tokens, out, &one, W + off,
+					CUDA_R_16BF, in, X, CUDA_R_16BF, out, &zero, Y, CUDA_R_16BF, in,
+					CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+		else
+			CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, in, out, L.tokens, &one, X,
+					CUDA_R_16BF, in, Y, CUDA_R_16BF, out, &zero, W + off, CUDA_R_16BF,
+					in, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+		off += (size_t)out * in;
 	}
 }
 
-static double layer_params(int hid, int inter)
+/* Random normal x scale in bf16 (hash, Box-Muller): zeros draw less power and hold boost clocks,
+ * which flatters a GEMM by about 15 % on an A100 (issue 19). */
+__global__ static void fill_normal(__nv_bfloat16 *p, size_t n, unsigned seed, float scale)
 {
-	return 4.0 * hid * hid + 3.0 * hid * inter;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		unsigned a = (unsigned)i * 2654435761u ^ seed, b = a * 1664525u + 1013904223u;
+		a ^= a >> 16;
+		b ^= b >> 13;
+		float u1 = ((a & 0xffffff) + 1) / 16777217.0f, u2 = (b & 0xffffff) / 16777216.0f;
+		float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+		p[i] = __float2bfloat16(z * scale);
+	}
+}
+
+static void randomize(__nv_bfloat16 *p, size_t n, unsigned seed)
+{
+	fill_normal<<<1024, 256>>>(p, n, seed, 0.02f);
+	CK(cudaGetLastError());
 }
 
 struct layer_bufs {
@@ -271,10 +323,31 @@ struct layer_bufs {
 	cublasHandle_t h;
 };
 
+/* Seconds the three passes take once on stream s, by events. */
+static double one_layer(layer_bufs &b, const layer_shape &L, cudaStream_t s, cudaEvent_t e0,
+			cudaEvent_t e1, int reps)
+{
+	float ms;
+	CK(cudaEventRecord(e0, s));
+	for (int r = 0; r < reps; r++)
+		for (int pass = 0; pass < 3; pass++)
+			layer_gemms(b.h, b.W[0], b.X, b.Y, L, pass);
+	CK(cudaEventRecord(e1, s));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaEventElapsedTime(&ms, e0, e1));
+	return ms * 1e-3;
+}
+
+/*
+ * The layer's forward, input-gradient and weight-gradient GEMMs (6 x tokens x params FLOPs) on
+ * random operands, after at least 1 s of warm-up (clocks and power settle), in samples of about
+ * 200 ms (50 ms with --quick). What this does not time (attention, the memory-bound kernels,
+ * the gaps between kernels) stays the simulator's separate terms.
+ */
 static void gemm(bool quick)
 {
-	int tokens = 4096, hid = 4096, inter = 14336; /* Llama-3.1-8B's layer at 4096 tokens */
-	size_t wn = (size_t)layer_params(hid, inter), xn = (size_t)tokens * inter;
+	layer_shape L = {4096, 4096, 1024, 14336}; /* Llama-3.1-8B's layer at 4096 tokens */
+	size_t wn = (size_t)layer_params(L), xn = (size_t)L.tokens * L.inter;
 	layer_bufs b;
 	cudaStream_t s;
 	cudaEvent_t e0, e1;
@@ -282,30 +355,29 @@ static void gemm(bool quick)
 	CK(cudaMalloc(&b.W[0], wn * 2));
 	CK(cudaMalloc(&b.X, xn * 2));
 	CK(cudaMalloc(&b.Y, xn * 2));
-	CK(cudaMemset(b.W[0], 0, wn * 2));
-	CK(cudaMemset(b.X, 0, xn * 2));
+	randomize(b.W[0], wn, 1);
+	randomize(b.X, xn, 2);
+	randomize(b.Y, xn, 3);
 	CB(cublasCreate(&b.h));
 	CB(cublasSetStream(b.h, s));
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	layer_gemms(b.h, b.W[0], b.X, b.Y, tokens, hid, inter); /* warm-up */
-	std::vector<double> samples;
-	int reps = quick ? 5 : 20;
-	for (int k = 0; k < 5; k++) {
-		float ms;
-		CK(cudaEventRecord(e0, s));
-		for (int r = 0; r < reps; r++)
-			layer_gemms(b.h, b.W[0], b.X, b.Y, tokens, hid, inter);
-		CK(cudaEventRecord(e1, s));
-		CK(cudaEventSynchronize(e1));
-		CK(cudaEventElapsedTime(&ms, e0, e1));
-		samples.push_back(2.0 * tokens * layer_params(hid, inter) * reps / (ms * 1e-3));
+	double warm = 0, once = 0;
+	while (warm < 1.0) { /* warm-up by time */
+		once = one_layer(b, L, s, e0, e1, 1);
+		warm += once;
 	}
+	int reps = (int)((quick ? 0.05 : 0.2) / once) + 1;
+	std::vector<double> samples;
+	for (int k = 0; k < 5; k++)
+		samples.push_back(6.0 * L.tokens * layer_params(L) * reps /
+				  one_layer(b, L, s, e0, e1, reps));
 	begin_ok();
 	print_array("samples", samples);
-	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"intermediate\": %d, "
-	       "\"dtype\": \"bf16, fp32 accumulate\"}}\n",
-	       tokens, hid, inter);
+	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"kv\": %d, \"intermediate\": %d, "
+	       "\"passes\": \"forward TN, dgrad NN, wgrad NT\", \"operands\": \"random normal x "
+	       "0.02\", \"reps_per_sample\": %d, \"dtype\": \"bf16, fp32 accumulate\"}}\n",
+	       L.tokens, L.hid, L.kv, L.inter, reps);
 	CB(cublasDestroy(b.h));
 	CK(cudaFree(b.W[0]));
 	CK(cudaFree(b.X));
@@ -314,8 +386,10 @@ static void gemm(bool quick)
 
 static void tiering(bool quick)
 {
-	int layers = quick ? 16 : 32, tokens = 2048, hid = 4096, inter = 14336, ring = 4;
-	size_t wn = (size_t)layer_params(hid, inter), bytes = wn * 2, xn = (size_t)tokens * inter;
+	int layers = quick ? 16 : 32, ring = 4;
+	layer_shape L = {2048, 4096, 1024, 14336};
+	int tokens = L.tokens;
+	size_t wn = (size_t)layer_params(L), bytes = wn * 2, xn = (size_t)tokens * L.inter;
 	layer_bufs b;
 	cudaStream_t cs, xs;
 	std::vector<void *> host(ring);
@@ -332,7 +406,10 @@ static void tiering(bool quick)
 	CK(cudaMalloc(&b.W[1], bytes));
 	CK(cudaMalloc(&b.X, xn * 2));
 	CK(cudaMalloc(&b.Y, xn * 2));
-	CK(cudaMemset(b.X, 0, xn * 2));
+	randomize(b.X, xn, 2);
+	randomize(b.W[0], wn, 1);
+	for (int i = 0; i < ring; i++) /* random weights in the host ring too */
+		CK(cudaMemcpy(host[i], b.W[0], bytes, cudaMemcpyDeviceToHost));
 	CB(cublasCreate(&b.h));
 	CB(cublasSetStream(b.h, cs));
 	for (int i = 0; i < layers; i++) {
@@ -341,7 +418,7 @@ static void tiering(bool quick)
 	}
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	layer_gemms(b.h, b.W[0], b.X, b.Y, tokens, hid, inter); /* warm-up */
+	layer_gemms(b.h, b.W[0], b.X, b.Y, L, 0); /* warm-up */
 	CK(cudaDeviceSynchronize());
 
 	/* mode 0: copies only; 1: GEMMs only; 2: the overlapped loop */
@@ -363,7 +440,7 @@ static void tiering(bool quick)
 				if (mode != 0) {
 					if (mode == 2)
 						CK(cudaStreamWaitEvent(cs, copied[i], 0));
-					layer_gemms(b.h, b.W[i % 2], b.X, b.Y, tokens, hid, inter);
+					layer_gemms(b.h, b.W[i % 2], b.X, b.Y, L, 0);
 					CK(cudaEventRecord(computed[i], cs));
 				}
 			}
@@ -384,7 +461,7 @@ static void tiering(bool quick)
 	printf(", \"extra\": {\"layers\": %d, \"layer_bytes\": %zu, \"layer_flops\": %.9g, "
 	       "\"tokens\": %d, \"copy_only_s\": %.9g, \"compute_only_s\": %.9g, "
 	       "\"overlap\": %.4f, \"buffers\": 2}}\n",
-	       layers, bytes, 2.0 * tokens * layer_params(hid, inter), tokens, t[0], t[1], overlap);
+	       layers, bytes, 2.0 * tokens * layer_params(L), tokens, t[0], t[1], overlap);
 	for (int i = 0; i < ring; i++)
 		CK(cudaFreeHost(host[i]));
 	CB(cublasDestroy(b.h));

@@ -235,7 +235,8 @@ static int chart_memory(const char *dir, const struct sim_plan *p, char *err, si
 	return rpt_file_close(&g, err, errlen);
 }
 
-static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
+static int chart_cost(const char *dir, const struct sim_plan *p, bool front, char *err,
+		      size_t errlen)
 {
 	struct rpt_file d, g;
 	int rc;
@@ -254,7 +255,9 @@ static int chart_cost(const char *dir, const struct sim_plan *p, char *err, size
 	}
 	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "cost_runtime.gp", err, errlen)))
 		return rc;
-	rpt_gnuplot_preamble(g.fp, "Owned cost against runtime (the options are the Pareto front)",
+	rpt_gnuplot_preamble(g.fp,
+			     front ? "Owned cost against runtime (the options are the Pareto front)"
+				   : "Owned cost against runtime (the best option at each GPU count)",
 		 "job runtime (hours)", "owned cost (USD)");
 	fprintf(g.fp, "set logscale x\n"
 		      "plot 'cost_runtime.dat' index 0 using 2:3 with linespoints pt 7 ps 1.5 title "
@@ -391,7 +394,8 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	int n = 0, rc;
 
 	if ((rc = rpt_dir_prepare(dir, force, err, errlen)) || (rc = chart_memory(dir, p, err, errlen)) ||
-	    (rc = chart_cost(dir, p, err, errlen)) || (rc = chart_power(dir, p, err, errlen)))
+	    (rc = chart_cost(dir, p, !r->req->counts, err, errlen)) ||
+	    (rc = chart_power(dir, p, err, errlen)))
 		return rc;
 	int show = p->rec_tiered >= 0 ? p->rec_tiered : p->rec_best;
 	bool occ = show >= 0;

@@ -73,7 +73,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	cJSON_AddNumberToObject(j, "sequences_per_step", (double)o->sequences_per_step);
 	cJSON_AddItemToObject(j, "tokens_per_second", num(o->tokens_per_second));
 	cJSON_AddItemToObject(j, "model_tflops_per_gpu", num(o->model_tflops_per_gpu));
-	cJSON_AddItemToObject(j, "mfu", num(o->model_tflops_per_gpu * 1e12 / o->gpu_peak_flops));
+	cJSON_AddItemToObject(j, "mfu", num(o->mfu));
 	cJSON_AddItemToObject(j, "peak_power_watts", num(o->peak_power_watts));
 	cJSON_AddItemToObject(j, "average_power_watts", num(o->avg_power_watts));
 }

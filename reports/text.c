@@ -100,13 +100,13 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		cfg_fmt_usd(hw->gpu.cloud_per_hour, b[2], 32));
 	if (hw->gpu_headroom > 0)
 		fprintf(fp, "%sheadroom   GPU %.0f %% kept free (--gpu-headroom; memory above is what is "
-			    "left) + allocator 0.97 %%\n%s           DRAM 32 GiB per node for the OS and "
+			    "left) + allocator %.2f %%\n%s           DRAM %s per node for the OS and "
 			    "data loader\n",
-			pre, 100 * hw->gpu_headroom, pre);
+			pre, 100 * hw->gpu_headroom, 100 * SIM_ALLOC_SLACK, pre, B(STEP_DRAM_RESERVE));
 	else
-		fprintf(fp, "%sheadroom   GPU allocator slack 0.97 %% (--gpu-headroom keeps more free); DRAM "
-			    "32 GiB per node for the OS\n",
-			pre);
+		fprintf(fp, "%sheadroom   GPU allocator slack %.2f %% (--gpu-headroom keeps more free); "
+			    "DRAM %s per node for the OS\n",
+			pre, 100 * SIM_ALLOC_SLACK, B(STEP_DRAM_RESERVE));
 	fprintf(fp, "%shost       %s: %u GPUs per node, %.0f CPU cores, up to %s DRAM, %s\n", pre,
 		hw->host.name, hw->gpus_per_node, hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
@@ -120,9 +120,9 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			pre, hw->flash.name, B(hw->flash.capacity), hw->flash_count,
 			hw->host.flash_bays);
 	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, the DRAM it needs "
-		    "(256 GiB doubling)\n%s           and the drives it uses; power counts that "
+		    "(%s doubling)\n%s           and the drives it uses; power counts that "
 		    "hardware\n",
-		pre, pre);
+		pre, B(SIM_DRAM_STEP), pre);
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
 	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak", pre,
@@ -189,7 +189,7 @@ static void why_gpus(FILE *fp, const struct rpt_plan *r, const struct sim_option
 	fprintf(fp, "  %-9s memory needs %u GPU%s (the fewest that fit)", "", mem, mem > 1 ? "s" : "");
 	if (o->gpus > mem)
 		fprintf(fp, "; %u of its %u buy speed, not capacity", o->gpus - mem, o->gpus);
-	fprintf(fp, "; MFU %.0f %%\n", 100.0 * o->model_tflops_per_gpu * 1e12 / o->gpu_peak_flops);
+	fprintf(fp, "; MFU %.0f %%\n", 100.0 * o->mfu);
 	if (r->req->deadline > 0)
 		fprintf(fp, "  %-9s the deadline needs %.0f at its throughput per GPU\n", "",
 			ceil(o->gpus * o->runtime_seconds / r->req->deadline));

@@ -10,7 +10,6 @@
 #include "engine.h"
 #include "step.h"
 
-#define GIB 1073741824.0
 
 uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp)
 {
@@ -362,8 +361,8 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 	if (s->req->dram_fixed) {
 		drams[nd++] = base->dram;
 	} else {
-		/* DDR5 server sizes from 256 GiB up to what the host takes, and its default */
-		for (double d = 256 * GIB; d <= base->host.dram_max && nd < 7; d *= 2)
+		/* server sizes from SIM_DRAM_STEP up to what the host takes, and its default */
+		for (double d = SIM_DRAM_STEP; d <= base->host.dram_max && nd < 7; d *= 2)
 			drams[nd++] = d;
 		bool have = false;
 		for (int i = 0; i < nd; i++)

@@ -52,7 +52,7 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	o->model_tflops_per_gpu = mdl_job_model_flops(&w->arch, &w->job) * (double)o->grad_accum *
 				  (double)o->layout.dp / o->step_seconds / o->gpus / 1e12;
 	o->energy_kwh = o->avg_power_watts * hours / 1000.0;
-	o->gpu_peak_flops = hw->gpu.bf16_flops;
+	o->mfu = o->model_tflops_per_gpu * 1e12 / hw->gpu.bf16_flops;
 
 	double capex = o->gpus * hw->gpu.price + node_capex;
 	o->fabric_usd = o->nodes > 1 ? INTERCONNECT_OVERHEAD * capex : 0;
@@ -92,13 +92,6 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	}
 }
 
-
-/*
- * PyTorch caching allocator: reserved over allocated bytes, 6.27 / 6.21 GiB after model init in
- * torchtune's e2e_flow tutorial (published.md B.3) [B]: the GPU peak is the pool's peak plus
- * this fraction.
- */
-#define ALLOC_SLACK (6.27 / 6.21 - 1.0)
 
 extern const struct sim_policy sim_pol_gpu, sim_pol_zero_offload, sim_pol_zero3_offload,
 	sim_pol_zero_infinity, sim_pol_tiered, sim_pol_tiered_dram;
@@ -210,7 +203,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 			o->gpu_mem.stage = g;
 		}
 	}
-	double slack = 1 + ALLOC_SLACK;
+	double slack = 1 + SIM_ALLOC_SLACK;
 	o->gpu_mem.weights = worst->peak_cat[0] * slack;
 	o->gpu_mem.gradients = worst->peak_cat[1] * slack;
 	o->gpu_mem.optimizer = worst->peak_cat[2] * slack;
@@ -390,12 +383,12 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 
 double sim_dram_bought(const struct mdl_hw *hw, double need)
 {
-	/* DDR5 server sizes: 256 GiB doubling up to what the host takes (as the planner's DRAM
-	 * search); the configured size where the need exceeds them all */
+	/* SIM_DRAM_STEP doubling up to what the host takes (the planner's DRAM search); the
+	 * configured size where the need exceeds them all */
 	if (hw->dram_set) /* --dram: the size the user buys */
 		return hw->dram;
 	double max = hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram;
-	for (double d = 256.0 * 1073741824.0; d <= max; d *= 2)
+	for (double d = SIM_DRAM_STEP; d <= max; d *= 2)
 		if (d >= need)
 			return d;
 	return need <= max ? max : hw->dram;

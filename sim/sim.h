@@ -54,7 +54,7 @@ struct sim_option {
 
 	double step_seconds, tokens_per_step, tokens_per_second, steps, runtime_seconds;
 	double model_tflops_per_gpu;
-	double gpu_peak_flops; /* the GPU's dense bf16 peak, for MFU */
+	double mfu; /* model FLOPs per second per GPU over its dense bf16 peak */
 	double t_compute, t_comm, t_pcie, t_flash, t_cpu; /* per step, seconds, before overlap */
 
 	double peak_power_watts, avg_power_watts, energy_kwh;
@@ -94,6 +94,16 @@ struct eng;
 int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw,
 	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
 	    char *err, size_t errlen);
+
+/*
+ * PyTorch caching allocator: reserved over allocated bytes, 6.27 / 6.21 GiB after model init in
+ * torchtune's e2e_flow tutorial (published.md B.3) [B]: the GPU peak is the pool's peak plus
+ * this fraction.
+ */
+#define SIM_ALLOC_SLACK (6.27 / 6.21 - 1.0)
+/* The smallest server DRAM size an option buys; sizes double from it (DDR5 servers, as the
+ * planner searches them). */
+#define SIM_DRAM_STEP (256.0 * 1073741824.0)
 
 /* The DRAM per node an option buys for a need of `need` bytes: --dram when given, else the
  * smallest server size (256 GiB doubling up to the host's maximum) that holds it. */

@@ -312,6 +312,8 @@ __global__ static void fill_normal(__nv_bfloat16 *p, size_t n, unsigned seed, fl
 	}
 }
 
+/* Standard deviation 0.02: the initializer_range of GPT-2 and Llama config.json files, so the
+ * operands look like a model's weights and activations at their scale. */
 static void randomize(__nv_bfloat16 *p, size_t n, unsigned seed)
 {
 	fill_normal<<<1024, 256>>>(p, n, seed, 0.02f);

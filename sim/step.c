@@ -175,14 +175,39 @@ static void coll_cost(bool allreduce, double bytes, uint32_t n, double bw, doubl
 	}
 }
 
-static int collective(struct build *bd, const char *name, int stream, int link, bool allreduce,
-		      double bytes, uint32_t n, double bw, double alpha)
+/*
+ * The resources GPU g's traffic over `link` crosses, appended to path (scaled by sc): the link
+ * itself, or, on GPUs with no GPU-to-GPU fabric (LINK_PCIE), the GPU's own PCIe link in both
+ * directions, the same resources its host copies use, so peer traffic and weight streaming
+ * contend for them (NCCL's P2P and SHM transports both leave and enter a GPU through its PCIe
+ * link; a ring step sends as many bytes as it receives). Returns the new path length.
+ */
+static int on_link(const struct step_machine *mc, uint32_t g, int link, float scale, int *path,
+		   float *sc, int n)
+{
+	if (link != LINK_PCIE) {
+		path[n] = link;
+		sc[n++] = scale;
+		return n;
+	}
+	path[n] = mc->h2d[g];
+	sc[n++] = scale;
+	path[n] = mc->d2h[g];
+	sc[n++] = scale;
+	return n;
+}
+
+static int collective(struct build *bd, uint32_t g, const char *name, int stream, int link,
+		      bool allreduce, double bytes, uint32_t n, double bw, double alpha)
 {
 	if (n <= 1 || bytes <= 0)
 		return task(bd, name, stream, 0, 0, 0, NULL, NULL);
 	double wire, lat;
+	int path[2];
+	float sc[2];
 	coll_cost(allreduce, bytes, n, bw, alpha, &wire, &lat);
-	return task(bd, name, stream, wire, lat, 1, &link, NULL);
+	int np = on_link(&bd->x->mc, g, link, 1, path, sc, 0);
+	return task(bd, name, stream, wire, lat, np, path, sc);
 }
 
 /*
@@ -198,15 +223,17 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 {
 	struct step_machine *mc = &bd->x->mc;
 	if (bd->dp_in <= 1 || bd->dp_nodes <= 1 || bytes <= 0)
-		return collective(bd, name, stream, mc->dp_link[g], allreduce, bytes, bd->dp,
+		return collective(bd, g, name, stream, mc->dp_link[g], allreduce, bytes, bd->dp,
 				  bd->dp_bw, mc->dp_alpha);
 	double win, lin, wout, lout;
 	coll_cost(allreduce, bytes, bd->dp_in, bd->tp_bw, ALPHA_INTRA, &win, &lin);
 	coll_cost(allreduce, bytes / bd->dp_in, bd->dp_nodes, bd->net_bw, ALPHA_INTER, &wout,
 		  &lout);
-	int path[2] = {mc->tp_link[g], mc->net_link[g]};
-	float sc[2] = {1, (float)(wout / win)};
-	return task(bd, name, stream, win, lin + lout, 2, path, sc);
+	int path[3];
+	float sc[3];
+	int np = on_link(mc, g, mc->tp_link[g], 1, path, sc, 0);
+	np = on_link(mc, g, mc->net_link[g], (float)(wout / win), path, sc, np);
+	return task(bd, name, stream, win, lin + lout, np, path, sc);
 }
 
 /*
@@ -220,11 +247,14 @@ static int p2p_send(struct build *bd, uint32_t g, const char *name)
 {
 	struct step_machine *mc = &bd->x->mc;
 	double slice = bd->boundary / bd->tp;
+	int path[4];
+	float sc[4];
+	int np = on_link(mc, g, mc->pp_link[g], 1, path, sc, 0);
 	if (bd->tp == 1 || bd->x->c->layout.sp)
-		return task(bd, name, mc->s_p2p[g], slice, mc->pp_alpha, 1, &mc->pp_link[g], NULL);
-	int path[2] = {mc->pp_link[g], mc->tp_link[g]};
-	float sc[2] = {1, (float)(bd->tp - 1)}; /* the gather moves (tp - 1) slices */
-	return task(bd, name, mc->s_p2p[g], slice, mc->pp_alpha + (bd->tp - 1) * mc->tp_alpha, 2,
+		return task(bd, name, mc->s_p2p[g], slice, mc->pp_alpha, np, path, sc);
+	/* the gather moves (tp - 1) slices */
+	np = on_link(mc, g, mc->tp_link[g], (float)(bd->tp - 1), path, sc, np);
+	return task(bd, name, mc->s_p2p[g], slice, mc->pp_alpha + (bd->tp - 1) * mc->tp_alpha, np,
 		    path, sc);
 }
 
@@ -369,9 +399,11 @@ static int machine(struct build *bd)
 		RES(hbm, "hbm", hbm, "B");
 		RES(h2d, "pcie h2d", h2d, "B");
 		RES(d2h, "pcie d2h", d2h, "B");
-		gpu_name(name, g, "nvlink");
-		int nvl = eng_resource(e, name, intra, "B");
-		TRY(nvl);
+		int nvl = LINK_PCIE;
+		if (hw->gpu.gpu_link > 0) {
+			gpu_name(name, g, "nvlink");
+			TRY(nvl = eng_resource(e, name, intra, "B"));
+		}
 		int nt = nvl;
 		if (net != intra && nodes > 1) {
 			gpu_name(name, g, "network");
@@ -589,15 +621,15 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		 * reduce-scatters split into chunks pipelined with the GEMMs that produce and
 		 * consume them (Transformer Engine userbuffers), so the block takes the longer of
 		 * the two; the compute stream waits for the collectives before the next block */
-		int t = collective(bd, "tp collectives (overlapped)", mc->s_tp[g], mc->tp_link[g],
-				   true, tp_allreduces * bd->boundary, bd->tp, bd->tp_bw,
-				   mc->tp_alpha);
+		int t = collective(bd, g, "tp collectives (overlapped)", mc->s_tp[g],
+				   mc->tp_link[g], true, tp_allreduces * bd->boundary, bd->tp,
+				   bd->tp_bw, mc->tp_alpha);
 		int j = task(bd, "tp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (t < 0 || j < 0 || dep(bd, after, t) || dep(bd, t, j))
 			return -1;
 		*tp_task = j;
 	} else if (bd->tp > 1 && tp_allreduces > 0) {
-		int t = collective(bd, "tp all-reduce", mc->s_comp[g], mc->tp_link[g], true,
+		int t = collective(bd, g, "tp all-reduce", mc->s_comp[g], mc->tp_link[g], true,
 				   tp_allreduces * bd->boundary, bd->tp, bd->tp_bw, mc->tp_alpha);
 		if (t < 0 || dep(bd, c, t))
 			return -1;

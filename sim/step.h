@@ -60,10 +60,15 @@ struct step_place {
 	double dram_fixed;         /* pinned buffers and other DRAM the policy keeps, per node */
 };
 
+/* A GPU-to-GPU link that is no resource of its own: the GPU has no NVLink-class fabric and peer
+ * traffic crosses its PCIe link (h2d and d2h). */
+#define LINK_PCIE (-1)
+
 /* The machine as engine resources, built once per configuration. */
 struct step_machine {
 	int sm[SIM_MAX_PP], hbm[SIM_MAX_PP], h2d[SIM_MAX_PP], d2h[SIM_MAX_PP];
 	int tp_link[SIM_MAX_PP], dp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP], net_link[SIM_MAX_PP];
+	/* tp/dp/pp links: LINK_PCIE when the GPU has no GPU-to-GPU fabric */
 	int dram, nvme_rd, nvme_wr, cpu, sw_h2d, sw_d2h; /* sw: PCIe switch uplink, -1 none */
 	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_p2p[SIM_MAX_PP], s_h2d[SIM_MAX_PP];
 	int s_d2h[SIM_MAX_PP], s_tp[SIM_MAX_PP]; /* s_tp: only with tp_comm_overlap */

@@ -247,6 +247,36 @@ static void tiered_state_traffic_shapes(void)
 	eng_free(f.eng);
 }
 
+/* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
+ * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
+ * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
+ * weights twice per micro-batch (forward and backward, no recompute), 2 W; each of four GPUs
+ * receives 1/4 of them from DRAM and 3/4 from its peers, the same 2 W, plus 3/4 of the
+ * gradients from the reduce-scatter, so its step is at least m (2 W + 0.75 G) / h2d and the
+ * throughput per GPU falls as GPUs are added: sub-linear scaling at small per-GPU batch. */
+static void shared_links_make_scaling_sublinear(void)
+{
+	struct fx f;
+	double per_gpu[3];
+	uint32_t gpus[3] = {1, 2, 4};
+	setup(&f, "llama-3.1-8b.json", "rtx4000ada", "workstation-4gpu", "aidaptiv-ai100e", 2);
+	f.w.job.seq = 512;
+	f.w.job.micro_batch = 1;
+	f.c.grad_accum = 64;
+	for (int i = 0; i < 3; i++) {
+		f.c.layout.dp = gpus[i];
+		CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+		CU_ASSERT(f.o.fits);
+		per_gpu[i] = f.o.tokens_per_second / gpus[i];
+	}
+	CU_ASSERT(per_gpu[1] < 0.9 * per_gpu[0]);
+	CU_ASSERT(per_gpu[2] < per_gpu[1]);
+	double w = 8030261248.0 * 2, g = w; /* bf16 weights and gradients */
+	double h2d = mdl_pcie_bandwidth(f.hw.gpu.host_link_gen, f.hw.gpu.host_link_lanes);
+	CU_ASSERT(f.o.step_seconds >= 64 * (2 * w + 0.75 * g) / h2d);
+	eng_free(f.eng);
+}
+
 /* Sequence parallelism splits the layer norms' and dropouts' activations over the TP ranks
  * (Korthikanti et al. 2022): with flash attention and no recompute a Llama layer keeps ~13 s b h
  * bytes per GPU at tp 8 without it and ~4.25 s b h with it, so turning it off raises the GPU's
@@ -715,6 +745,7 @@ int suite_sim(void)
 		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
+		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"sequence parallelism splits activations", sequence_parallel_splits_activations},
 		{"tiered checkpoints go to flash on small cards",
 		 tiered_checkpoints_to_flash_on_small_cards},

@@ -116,6 +116,7 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "memory_bytes", g[i].memory);
 			cJSON_AddNumberToObject(x, "hbm_bandwidth_bytes_per_second", g[i].hbm_bandwidth);
 			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);
+			cJSON_AddNumberToObject(x, "fp32_flops", g[i].fp32_flops);
 			cJSON_AddNumberToObject(x, "tdp_watts", g[i].tdp);
 			cJSON_AddNumberToObject(x, "price_usd", g[i].price);
 			cJSON_AddNumberToObject(x, "cloud_usd_per_hour", g[i].cloud_per_hour);
@@ -147,13 +148,14 @@ int cmd_hardware(int argc, char **argv)
 		free(t);
 		cJSON_Delete(root);
 	} else {
-		printf("GPUs\n  %-11s %-10s %11s %9s %6s %8s %8s  %s\n", "name", "memory", "bw",
-		       "TFLOPS", "TDP", "price", "$/GPU-h", "description");
+		printf("GPUs (TFLOPS: dense bf16 / fp32 without tensor cores)\n  %-11s %-10s %11s "
+		       "%14s %6s %8s %8s  %s\n",
+		       "name", "memory", "bw", "TFLOPS", "TDP", "price", "$/GPU-h", "description");
 		for (int i = 0; i < ng; i++)
-			printf("  %-11s %-10s %11s %9.1f %5.0fW %8.0f %8.2f  %s\n", g[i].name,
+			printf("  %-11s %-10s %11s %7.1f/%6.1f %5.0fW %8.0f %8.2f  %s\n", g[i].name,
 			       cfg_fmt_bytes(g[i].memory, b[0], 32),
 			       cfg_fmt_rate(g[i].hbm_bandwidth, b[1], 32), g[i].bf16_flops / 1e12,
-			       g[i].tdp, g[i].price, g[i].cloud_per_hour, g[i].description);
+			       g[i].fp32_flops / 1e12, g[i].tdp, g[i].price, g[i].cloud_per_hour, g[i].description);
 		printf("\nflash\n  %-16s %-10s %10s %10s %10s %6s %7s  %s\n", "name", "capacity",
 		       "read", "write", "endurance", "power", "price", "description");
 		for (int i = 0; i < nf; i++) {

@@ -25,6 +25,8 @@ struct cfg_gpu {
 	double memory;        /* bytes */
 	double hbm_bandwidth; /* bytes/s */
 	double bf16_flops;    /* dense peak, FLOP/s */
+	double fp32_flops;    /* fp32 peak without tensor cores (PyTorch's default for fp32
+			       * matmuls), FLOP/s; 0 = unknown */
 	double tdp, idle_power; /* W */
 	double host_link_gen, host_link_lanes;
 	double gpu_link;      /* bytes/s, both directions, per GPU; 0 = none */

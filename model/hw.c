@@ -10,6 +10,11 @@
 
 #include "file.h"
 
+double mdl_peak_flops(const struct cfg_gpu *g, bool fp32)
+{
+	return fp32 ? g->fp32_flops : g->bf16_flops;
+}
+
 /*
  * Achievable host<->GPU copy bandwidth per x16 link, one direction (copy engine, pinned memory):
  * Gen4 24.8 GB/s (nvbandwidth on A100, published.md D.3), Gen5 55.63 GB/s (nvbandwidth example,

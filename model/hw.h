@@ -37,6 +37,10 @@ struct mdl_hw {
 	} prof;
 };
 
+/* The dense peak a job's matmuls have on the GPU, FLOP/s: fp32 (fp32 = true) without tensor
+ * cores, else bf16/fp16 with fp32 accumulate. What MFU is a share of. */
+double mdl_peak_flops(const struct cfg_gpu *g, bool fp32);
+
 /* Achievable one-direction host<->GPU bandwidth of a PCIe link, bytes/s. */
 double mdl_pcie_bandwidth(double gen, double lanes);
 

@@ -125,8 +125,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		pre, B(SIM_DRAM_STEP), pre);
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
-	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of dense peak", pre,
-		step_gemm_efficiency(NULL, hw) * 100);
+	bool fp32 = j->precision == MDL_FP32;
+	fprintf(fp, "%sestimator  discrete-event simulation, GEMMs at %.0f %% of the %s peak", pre,
+		step_gemm_efficiency(NULL, hw, j->precision) * hw->gpu.bf16_flops /
+			mdl_peak_flops(&hw->gpu, fp32) * 100,
+		fp32 ? "fp32 (no tensor cores)" : "dense bf16");
 	if (hw->gpu.flash_attention > 0)
 		fprintf(fp, ", flash attention at %.0f %%", hw->gpu.flash_attention * 100);
 	fputc('\n', fp);

@@ -161,7 +161,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	struct sim_option o, best;
 	struct cand *c = NULL;
 	size_t nc = 0, cap = 0;
-	double eff = step_gemm_efficiency(NULL, hw), peak = eff * hw->gpu.bf16_flops;
+	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
+	double peak = eff * hw->gpu.bf16_flops;
 	int rc = 0;
 
 	*found = false;

@@ -52,7 +52,8 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	o->model_tflops_per_gpu = mdl_job_model_flops(&w->arch, &w->job) * (double)o->grad_accum *
 				  (double)o->layout.dp / o->step_seconds / o->gpus / 1e12;
 	o->energy_kwh = o->avg_power_watts * hours / 1000.0;
-	o->mfu = o->model_tflops_per_gpu * 1e12 / hw->gpu.bf16_flops;
+	o->mfu = o->model_tflops_per_gpu * 1e12 /
+		 mdl_peak_flops(&hw->gpu, w->job.precision == MDL_FP32);
 
 	double capex = o->gpus * hw->gpu.price + node_capex;
 	o->fabric_usd = o->nodes > 1 ? INTERCONNECT_OVERHEAD * capex : 0;
@@ -313,6 +314,13 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (mdl_layout_check(&w->arch, &c->layout,
 			     (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp, err, errlen))
 		return -1;
+	if (w->job.precision == MDL_FP32 && !(hw->gpu.fp32_flops > 0)) {
+		snprintf(err, errlen,
+			 "gpu %s: fp32_flops unknown; --precision fp32 needs the GPU's fp32 peak "
+			 "(add \"fp32_flops\" to its file, e.g. \"19.5TFLOPS\")",
+			 hw->gpu.name);
+		return -1;
+	}
 	/* a host without a network is one node: no silent cluster of workstations over PCIe */
 	uint64_t gpus = (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp;
 	if (!(hw->host.network_per_gpu > 0) && gpus > hw->gpus_per_node) {

@@ -285,14 +285,23 @@ static void layer_inventory(const struct mdl_arch *a, const struct mdl_job *j, u
 
 /* ---- machine ---- */
 
-double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw)
+double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
+			    enum mdl_precision p)
 {
+	if (c && c->gemm_efficiency > 0)
+		return c->gemm_efficiency;
+	/* fp32 GEMMs run on the CUDA cores (PyTorch leaves TF32 off for matmuls since 1.12:
+	 * torch.backends.cuda.matmul.allow_tf32 = False, PyTorch docs "TensorFloat-32 (TF32) on
+	 * Ampere (and later) devices") at the same sustained share of their peak as the
+	 * tensor-core path [U: no fp32 training measurement in the reference set]; the MAMF and
+	 * a profile's GEMM are bf16 rates and do not apply */
+	if (p == MDL_FP32)
+		return SIM_GEMM_EFFICIENCY * hw->gpu.fp32_flops / hw->gpu.bf16_flops;
 	/* a profile's GEMM rate is a benchmark's, as the MAMF is: the step sustains the same
 	 * share of it (issue 19: what calibrate does not time stays a stated derating) */
-	return c && c->gemm_efficiency > 0   ? c->gemm_efficiency
-	       : hw->prof.gemm_efficiency > 0 ? GEMM_MAMF_SHARE * hw->prof.gemm_efficiency
-	       : hw->gpu.gemm_mamf > 0	      ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf
-					      : SIM_GEMM_EFFICIENCY;
+	return hw->prof.gemm_efficiency > 0 ? GEMM_MAMF_SHARE * hw->prof.gemm_efficiency
+	       : hw->gpu.gemm_mamf > 0	    ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf
+					    : SIM_GEMM_EFFICIENCY;
 }
 
 void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
@@ -351,7 +360,7 @@ static int machine(struct build *bd)
 	struct eng *e = x->e;
 	uint32_t n = bd->tp * bd->pp * bd->dp, gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	uint32_t nodes = (n + gpn - 1) / gpn;
-	double eff = step_gemm_efficiency(x->c, hw);
+	double eff = step_gemm_efficiency(x->c, hw, x->job.precision);
 	double pcie = mdl_pcie_bandwidth(hw->gpu.host_link_gen, hw->gpu.host_link_lanes);
 	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : pcie;
 	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : pcie;
@@ -1029,7 +1038,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
-	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw), &bd->F);
+	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw, x->job.precision),
+			 &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)

@@ -89,6 +89,19 @@ static void compute_bound_step_is_its_compute_time(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	CU_ASSERT_EQUAL(f.o.micro_simulated, 3);
 	ASSERT_NEAR_REL(f.o.step_seconds, 10 * compute + adam, 0.01);
+	/* fp32 with eager attention: every FLOP on the CUDA cores at 0.65 of the fp32 peak, the
+	 * activations twice as wide; the MFU is a share of that peak */
+	f.c.grad_accum = 4;
+	f.w.job.precision = MDL_FP32;
+	f.w.job.attention = MDL_ATTN_EAGER;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	compute = 4 * (mdl_job_executed_flops(&f.w.arch, &f.w.job) / (0.65 * 66.9e12) +
+		       24 * layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
+	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
+	ASSERT_NEAR_REL(f.o.mfu, f.o.model_tflops_per_gpu * 1e12 / 66.9e12, 1e-9);
+	f.hw.gpu.fp32_flops = 0; /* a GPU file without it: refused, naming the field */
+	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "fp32_flops"));
 	eng_free(f.eng);
 }
 
@@ -392,7 +405,7 @@ static void zero3_state_per_gpu_falls_as_one_over_n(void)
 static void stage_time(const struct fx *f, double layers, double *stage, double *head)
 {
 	struct mdl_flops fl;
-	double eff = step_gemm_efficiency(NULL, &f->hw), rate = eff * f->hw.gpu.bf16_flops;
+	double eff = step_gemm_efficiency(NULL, &f->hw, f->w.job.precision), rate = eff * f->hw.gpu.bf16_flops;
 	step_layer_flops(&f->w.arch, &f->w.job, &f->hw, eff, &fl);
 	*stage = layers * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate +
 			   layer_traffic(&f->w.arch, &f->w.job) / f->hw.gpu.hbm_bandwidth);
@@ -542,17 +555,23 @@ static void gemm_rate_follows_the_mamf(void)
 	char err[256];
 	memset(&hw, 0, sizeof hw);
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("a100-80g", &hw.gpu, err, sizeof err), 0);
-	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw), 0.65, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), 0.65, 1e-12);
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("h100-sxm", &hw.gpu, err, sizeof err), 0);
-	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw), 0.65 / 0.869 * 0.803, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED),
+			       0.65 / 0.869 * 0.803, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(hw.gpu.flash_attention, 0.35, 1e-12);
+	/* fp32 on the CUDA cores: 0.65 of the 66.9 TFLOPS fp32 peak, whatever the MAMF */
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_FP32) * hw.gpu.bf16_flops,
+			       0.65 * 66.9e12, 1e3);
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx4090", &hw.gpu, err, sizeof err), 0);
-	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw), SIM_GEMM_EFFICIENCY, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), SIM_GEMM_EFFICIENCY,
+			       1e-12);
 	/* calibrate's GEMM is a benchmark, as the MAMF is: the step sustains 0.748 of it */
 	hw.prof.gemm_efficiency = 0.7;
-	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw), 0.65 / 0.869 * 0.7, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), 0.65 / 0.869 * 0.7,
+			       1e-12);
 	struct sim_config c = {.gemm_efficiency = 0.5};
-	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(&c, &hw), 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(&c, &hw, MDL_BF16_MIXED), 0.5, 1e-12);
 }
 
 /*

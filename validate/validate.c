@@ -105,8 +105,8 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 		c->predicted = o.gpus ? o.tokens_per_second / o.gpus : 0;
 	else if (!strcmp(q, "model_tflops_per_gpu"))
 		c->predicted = o.model_tflops_per_gpu * 1e12;
-	else if (!strcmp(q, "mfu")) /* model FLOPs utilisation: of the dense bf16 peak */
-		c->predicted = o.model_tflops_per_gpu * 1e12 / hw.gpu.bf16_flops;
+	else if (!strcmp(q, "mfu")) /* model FLOPs utilisation: of the job's dense peak */
+		c->predicted = o.mfu;
 	else if (!strcmp(q, "hardware_tflops_per_gpu")) {
 		struct mdl_job j = w.job;
 		j.recompute = o.recompute;

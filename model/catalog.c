@@ -377,6 +377,35 @@ static int apply_prices(enum cfg_kind kind, void *rec, const cJSON *prices, cons
 	return -1;
 }
 
+/* A record file given by path may carry its own prices (a rented VM, a quote): those keys (and
+ * their _source) move out of obj into a {"name", price keys} object for the price kind; NULL
+ * when obj has none, and the price list applies. */
+static cJSON *own_prices(enum cfg_kind kind, cJSON *obj)
+{
+	enum cfg_kind pk = price_kind[kind];
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
+	cJSON *own = NULL;
+	for (int i = 0; i < kinds[pk].nfields; i++) {
+		char src[80];
+		const char *key = kinds[pk].fields[i].key;
+		snprintf(src, sizeof src, "%s_source", key);
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(obj, key);
+		cJSON *s = cJSON_DetachItemFromObjectCaseSensitive(obj, src);
+		if (!v) {
+			cJSON_Delete(s);
+			continue;
+		}
+		if (!own) {
+			own = cJSON_CreateObject();
+			cJSON_AddItemToObject(own, "name", cJSON_Duplicate(name, 0));
+		}
+		cJSON_AddItemToObject(own, key, v);
+		if (s)
+			cJSON_AddItemToObject(own, src, s);
+	}
+	return own;
+}
+
 static cJSON *load_prices(char *err, size_t errlen)
 {
 	return load_json(cfg_prices_path(), err, errlen);
@@ -445,12 +474,22 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 		cJSON *root = load_json(arg, err, errlen);
 		if (!root)
 			return -1;
-		cJSON *prices = NULL;
+		cJSON *prices = NULL, *own = own_prices(kind, root);
 		rc = cfg_record_parse(kind, root, arg, rec, err, errlen);
-		if (rc == 0 && !(prices = load_prices(err, errlen)))
-			rc = -1;
-		if (rc == 0)
-			rc = apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen);
+		if (rc == 0 && own) { /* its own prices, all of them */
+			cJSON *list = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+			cJSON_AddItemToArray(arr, own);
+			cJSON_AddItemToObject(list, kinds[price_kind[kind]].array, arr);
+			own = NULL;
+			rc = apply_prices(kind, rec, list, arg, err, errlen);
+			cJSON_Delete(list);
+		} else if (rc == 0) {
+			if (!(prices = load_prices(err, errlen)))
+				rc = -1;
+			else
+				rc = apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen);
+		}
+		cJSON_Delete(own);
 		cJSON_Delete(prices);
 		cJSON_Delete(root);
 		return rc;

@@ -97,6 +97,10 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 hw->dram / 1073741824.0, hw->host.name, hw->host.dram_max / 1073741824.0);
 		return EXIT_INVALID;
 	}
+	/* the default array on a host with fewer bays: the bays it has (a host without NVMe runs
+	 * without drives); drives the user asked for must fit */
+	if (!tp_opts_given(o, "flash") && hw->flash_count > hw->host.flash_bays)
+		hw->flash_count = (uint32_t)hw->host.flash_bays;
 	if (hw->flash_count > hw->host.flash_bays) {
 		snprintf(err, errlen, "--flash: %u drives, but host '%s' has %.0f bays",
 			 hw->flash_count, hw->host.name, hw->host.flash_bays);
@@ -153,6 +157,11 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				o->tp_comm_overlap),
 		       EXIT_INVALID;
 	c->tp_comm_overlap = o->tp_comm_overlap[0] == 'y';
+	if (strcmp(o->optimizer_in_backward, "yes") && strcmp(o->optimizer_in_backward, "no"))
+		return snprintf(err, errlen, "--optimizer-in-backward: '%s' (allowed: yes, no)",
+				o->optimizer_in_backward),
+		       EXIT_INVALID;
+	c->opt_in_bwd = o->optimizer_in_backward[0] == 'y';
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */
 	if (c->tp_comm_overlap && !c->layout.sp)
 		return snprintf(err, errlen, "--tp-comm-overlap yes needs --tp > 1 with sequence "

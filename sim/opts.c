@@ -122,6 +122,9 @@ static const struct opt table[] = {
 	{"tp-comm-overlap", O_STR, OFF(tp_comm_overlap), 0, 0, "no", false, "yes|no", S,
 	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
 	 "sequence parallelism)"},
+	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", S,
+	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
+	 "optimizer_in_bwd; policy gpu, one GPU, no gradient accumulation)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"trace", O_STR, OFF(trace), 0, 0, NULL, false, "file", S,

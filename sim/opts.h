@@ -41,6 +41,7 @@ struct tp_opts {
 	const char *sequence_parallel; /* yes | no | auto */
 	const char *overlap_grad_reduce; /* yes | no */
 	const char *tp_comm_overlap;     /* yes | no */
+	const char *optimizer_in_backward; /* yes | no */
 	double deadline, budget;
 	bool force;
 	bool wide; /* plan/compare text: every column */

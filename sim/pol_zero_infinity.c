@@ -13,6 +13,10 @@
  * configuration, and the optimizer sub-group being stepped, sub_group_size parameters x 18 B
  * (fp32 master, m, v, gradient and the fp16 copy); both are pinned allocations, which MemAscend
  * finds take about twice their size in practice; plus the reserve.
+ * Activation checkpoints stay on the GPU, or (the second variant) go to DRAM as DeepSpeed's
+ * activation_checkpointing.cpu_checkpointing does, which the ZeRO-Infinity paper uses for its
+ * largest models (sec. 5, "offload activation memory to CPU"); sim_run keeps the faster that
+ * fits.
  * zero3-offload keeps the same state in pinned DRAM instead and never touches the drives: the
  * states themselves (the pools count them), the reserve, and the pinned-allocation overhead on
  * the CPU-resident parameters (published.md 9.5: "CPU-resident fp16 params when offload_param:
@@ -35,8 +39,10 @@
  * in pinned DRAM (: cpu). */
 enum tier { ON_NVME, ON_CPU };
 
-static int place_with(struct step_ctx *x, char *err, size_t errlen, enum tier t)
+static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum tier t)
 {
+	if (v == 1 && x->job.recompute != MDL_RC_FULL)
+		return 1; /* cpu_checkpointing moves checkpoints: only full recompute keeps them */
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
 	if (t == ON_NVME && x->hw->flash_count == 0) {
@@ -47,7 +53,7 @@ static int place_with(struct step_ctx *x, char *err, size_t errlen, enum tier t)
 	x->pl.fetch = FETCH_STREAM;
 	x->pl.weights_on_flash = on_flash;
 	x->pl.shard_stream = true;
-	x->pl.ckpt = W_GPU;
+	x->pl.ckpt = v ? W_DRAM : W_GPU;
 	x->pl.grads = GRADS_HOST;
 	x->pl.grads_on_flash = on_flash;
 	x->pl.update = UPD_CPU_AFTER;
@@ -68,19 +74,18 @@ static int place_with(struct step_ctx *x, char *err, size_t errlen, enum tier t)
 
 static int place_nvme(struct step_ctx *x, int v, char *err, size_t errlen)
 {
-	(void)v;
-	return place_with(x, err, errlen, ON_NVME);
+	return place_with(x, v, err, errlen, ON_NVME);
 }
 
 static int place_cpu(struct step_ctx *x, int v, char *err, size_t errlen)
 {
-	(void)v;
-	return place_with(x, err, errlen, ON_CPU);
+	return place_with(x, v, err, errlen, ON_CPU);
 }
 
 const struct sim_policy sim_pol_zero_infinity = {
-	"zero-infinity", "ZeRO-3 with weights and optimizer state on NVMe", SIM_TIERED, 1, place_nvme};
+	"zero-infinity", "ZeRO-3 with weights and optimizer state on NVMe", SIM_TIERED, 2, false,
+	place_nvme};
 
 const struct sim_policy sim_pol_zero3_offload = {
 	"zero3-offload", "ZeRO-3 with weights and optimizer state in DRAM, AdamW on the CPU",
-	SIM_TIERED, 1, place_cpu};
+	SIM_TIERED, 2, false, place_cpu};

@@ -7,7 +7,9 @@
  * micro-batch's backward the CPU runs AdamW (DeepSpeedCPUAdam) over its shard, then the updated
  * weights go up over PCIe and are all-gathered. The update does not overlap backward (the
  * paper's one-step delayed update is an option we do not model). Minimum traffic: 2 bytes per
- * parameter down and 2 up per step (published.md 9.1).
+ * parameter down and 2 up per step (published.md 9.1). Activation checkpoints stay on the GPU
+ * or, as DeepSpeed's activation_checkpointing.cpu_checkpointing does, go to DRAM (the second
+ * variant); sim_run keeps the faster that fits.
  */
 #include <stdio.h>
 
@@ -15,7 +17,8 @@
 
 static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 {
-	(void)v;
+	if (v == 1 && x->job.recompute != MDL_RC_FULL)
+		return 1; /* cpu_checkpointing moves checkpoints: only full recompute keeps them */
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
 	if (x->c->layout.zero == 3) { /* never silently unsharded: ZeRO-3 has a policy of its own */
@@ -25,7 +28,7 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 		return -1;
 	}
 	x->pl.fetch = FETCH_RESIDENT;
-	x->pl.ckpt = W_GPU;
+	x->pl.ckpt = v ? W_DRAM : W_GPU;
 	x->pl.grads = GRADS_HOST;
 	x->pl.update = UPD_CPU_AFTER;
 	x->pl.shard_stream = true; /* ZeRO-2: gradients reduce-scattered before they go down */
@@ -34,4 +37,5 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 }
 
 const struct sim_policy sim_pol_zero_offload = {
-	"zero-offload", "ZeRO-2 with optimizer state and AdamW on the CPU", SIM_TIERED, 1, place};
+	"zero-offload", "ZeRO-2 with optimizer state and AdamW on the CPU", SIM_TIERED, 2, false,
+	place};

@@ -251,7 +251,7 @@ static const enum mdl_recompute auto_rc[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_
  * picks the recompute. */
 static int candidates(const struct sim_config *c)
 {
-	return c->policy->variants * (c->recompute_fixed || c->policy->variants > 1 ? 1 : N_AUTO_RC);
+	return c->policy->variants * (c->recompute_fixed || c->policy->own_recompute ? 1 : N_AUTO_RC);
 }
 
 static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *err, size_t errlen)
@@ -314,6 +314,14 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (mdl_layout_check(&w->arch, &c->layout,
 			     (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp, err, errlen))
 		return -1;
+	if (c->opt_in_bwd && (c->policy->kind != SIM_GPU_ONLY || c->grad_accum > 1 ||
+			      c->layout.tp > 1 || c->layout.pp > 1)) {
+		snprintf(err, errlen,
+			 "--optimizer-in-backward yes steps the optimizer inside backward: policy gpu, "
+			 "--tp 1, --pp 1 and one micro-batch per step (--grad-accum 1), as torchtune "
+			 "requires");
+		return -1;
+	}
 	if (w->job.precision == MDL_FP32 && !(hw->gpu.fp32_flops > 0)) {
 		snprintf(err, errlen,
 			 "gpu %s: fp32_flops unknown; --precision fp32 needs the GPU's fp32 peak "

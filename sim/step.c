@@ -657,7 +657,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_backward)
 {
 	const struct step_ctx *x = bd->x;
-	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST ||
+	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST || x->c->opt_in_bwd ||
 		       (bd->dp > 1 && !x->c->no_grad_overlap &&
 			(x->c->layout.zero >= 2 || last_backward));
 	return overlap ? s->nb : 1;
@@ -800,7 +800,12 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			return -1;
 		if (i == 0)
 			bd->b_first[cell(bd, k, ch, g)] = c;
-		TRY(mem(bd, c, pool, CAT_A, -saved, ENG_AT_END));
+		/* the head's backward runs first and frees the logits before the block's layers
+		 * are recomputed: they never coexist with the recompute's working set */
+		double head = s->head && b == nb - 1 ? bd->act_head : 0;
+		if (head > 0)
+			TRY(mem(bd, c, pool, CAT_A, -head, ENG_AT_START));
+		TRY(mem(bd, c, pool, CAT_A, -(saved - head), ENG_AT_END));
 		if (transient) {
 			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -bd->act_work, ENG_AT_END));
@@ -819,6 +824,20 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				s->last_bwd_comm = r;
 			}
 			chunk_grads += gb;
+			if (x->c->opt_in_bwd) {
+				/* the block's gradients exist only until its optimizer step, which
+				 * runs on the compute stream as backward reaches it */
+				float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
+				double shard = block_trainable(bd, s, b, lb, nb) /
+					       (x->c->layout.zero >= 1 ? bd->dp : 1);
+				int u = task(bd, "adamw (in backward)", mc->s_comp[g], shard, 0, 1,
+					     &mc->hbm[g], &sc);
+				if (u < 0 || dep(bd, end, u) || dep(bd, s->last_bwd_comm, u) ||
+				    mem(bd, c, pool, CAT_G, gb, ENG_AT_START) ||
+				    mem(bd, u, pool, CAT_G, -gb, ENG_AT_END))
+					return -1;
+				s->last_bwd_comm = u;
+			}
 		} else {
 			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down; at
 			 * most the buckets' worth in flight, and at least two blocks (one filled by
@@ -902,6 +921,10 @@ static int update(struct build *bd, uint32_t g)
 	double w = s->st.weights_bytes / bd->tp, o = s->st.optimizer_bytes / bd->tp;
 	double params = (double)s->st.trainable_params / bd->tp;
 
+	if (pl->update == UPD_GPU && x->c->opt_in_bwd) {
+		s->last_update = s->last_bwd_comm; /* stepped block by block in backward */
+		return 0;
+	}
 	if (pl->update == UPD_GPU) {
 		double shard = l->zero >= 1 ? params / bd->dp : params;
 		float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
@@ -969,6 +992,8 @@ static int resident(struct build *bd)
 			if (pl->update == UPD_GPU) {
 				/* ZeRO-3 keeps the weight shard; gathered layers come and go */
 				mdl_zero_shard(l->zero, bd->dp, &w, &gr, &o);
+				if (x->c->opt_in_bwd)
+					gr = 0; /* per block, in backward */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
 				TRY(mem(bd, t[i], pool, CAT_G, sign * gr, when[i]));
 				TRY(mem(bd, t[i], pool, CAT_O, sign * o, when[i]));
@@ -1060,7 +1085,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	for (uint32_t g = 0; g < bd->pp; g++) {
 		struct stage *s = &bd->sg[g];
 		s->layers = chunk;
-		s->nb = x->pl.fetch == FETCH_RESIDENT && chunk > STEP_BLOCKS ? STEP_BLOCKS : chunk;
+		/* resident weights move in at most STEP_BLOCKS blocks; an optimizer stepped in
+		 * backward frees gradients layer by layer, so it goes layer by layer */
+		s->nb = x->pl.fetch == FETCH_RESIDENT && chunk > STEP_BLOCKS && !x->c->opt_in_bwd
+				? STEP_BLOCKS
+				: chunk;
 		s->last_update = s->last_bwd_comm = -1;
 		mdl_job_states_part(a, &x->job, per, g == 0, g == bd->pp - 1, &s->st);
 	}

@@ -37,6 +37,8 @@ struct sim_policy {
 	const char *name, *summary;
 	enum sim_kind kind;
 	int variants; /* placements the policy offers; sim_run keeps the best that fits */
+	bool own_recompute; /* its variants choose the recompute mode (else sim_run tries each
+			     * mode with each variant unless --recompute fixed one) */
 	/* Checks the layout and chooses the placement of variant v. 0 ok, -1 + err. */
 	int (*place)(struct step_ctx *x, int v, char *err, size_t errlen);
 };
@@ -58,6 +60,11 @@ struct sim_config {
 	 * Transformer Engine userbuffers; needs sequence parallelism); default no, as
 	 * Megatron-Core's */
 	bool tp_comm_overlap;
+	/* --optimizer-in-backward yes: each block's optimizer step runs as soon as its gradients
+	 * are ready and frees them, so no full gradient buffer exists (torchtune's
+	 * optimizer_in_bwd, PyTorch's register_post_accumulate_grad_hook); policy gpu, one GPU
+	 * per replica and no gradient accumulation, as torchtune requires */
+	bool opt_in_bwd;
 };
 
 /*

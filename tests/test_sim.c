@@ -290,6 +290,72 @@ static void shared_links_make_scaling_sublinear(void)
 	eng_free(f.eng);
 }
 
+/* torchtune's optimizer_in_bwd: each layer is stepped as backward reaches it and its gradients
+ * freed, so the gradient peak is the last block's, the lm_head and one layer (Llama-3.1-8B:
+ * 525,336,576 + 218,112,000 parameters, bf16), not the model's 16 GB; the update's HBM traffic
+ * is the same, so the step is too. Refused with gradient accumulation, as torchtune does. */
+static void optimizer_in_backward_frees_gradients(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	f.w.job.loss = MDL_LOSS_CHUNKED;
+	f.c.loss_fixed = f.c.recompute_fixed = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double grads = f.o.gpu_mem.gradients, step = f.o.step_seconds, peak = f.o.peak_gpu;
+	ASSERT_NEAR_REL(grads, 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK), 0.01);
+	f.c.opt_in_bwd = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(f.o.gpu_mem.gradients, (525336576.0 + 218112000.0) * 2 * (1 + SIM_ALLOC_SLACK),
+			0.01);
+	CU_ASSERT(f.o.peak_gpu < peak - 0.85 * grads);
+	ASSERT_NEAR_REL(f.o.step_seconds, step, 0.01);
+	f.c.grad_accum = 2;
+	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--grad-accum 1"));
+	eng_free(f.eng);
+}
+
+/* The head's backward runs before the last layers are recomputed, so its logits (b s V in the
+ * compute dtype and fp32) never sit beside a layer's recompute working set: a 10B GPT-2 with
+ * full recompute and eager attention on a V100 (DeepSpeed's ZeRO-Offload tutorial run) peaks at
+ * the checkpoints plus the larger of the two at most, not their sum. Its 62-layer 50B sibling at 26
+ * sequences per GPU keeps 27 GB of checkpoints, more than the card: ZeRO-Infinity then moves
+ * them to DRAM (cpu_checkpointing), as the issue #1776 run did, and fits. */
+static void checkpoints_and_head_placement(void)
+{
+	struct fx f;
+	char path[512];
+	snprintf(path, sizeof path, "%s/../traces/published/models/gpt2-10b.json", cfg_dir());
+	setup(&f, path, "v100-32g", "dgx-2", "generic-gen4", 8);
+	f.w.job = (struct mdl_job){MDL_FULL, 8, MDL_T_ALL, MDL_FP16_MIXED, MDL_ADAMW, MDL_RC_FULL,
+				   MDL_ATTN_EAGER, 1024, 10};
+	f.c.recompute_fixed = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	CU_ASSERT(f.o.fits);
+	double ckpt = 50 * mdl_act_layer_saved(&f.w.arch, &f.w.job, 1, false);
+	double head = mdl_act_head(&f.w.arch, &f.w.job, 1, false);
+	double work = mdl_act_layer_working(&f.w.arch, &f.w.job, 1, false);
+	double act = f.o.gpu_mem.activations / (1 + SIM_ALLOC_SLACK);
+	CU_ASSERT(act <= 1.01 * (ckpt + fmax(head, work)));
+	CU_ASSERT(act >= 0.99 * fmax(head, work));
+	eng_free(f.eng);
+
+	snprintf(path, sizeof path, "%s/../traces/published/models/gpt-50b.json", cfg_dir());
+	setup(&f, path, "v100-32g", "dgx-2", "generic-gen4", 8);
+	f.w.job = (struct mdl_job){MDL_FULL, 8, MDL_T_ALL, MDL_FP16_MIXED, MDL_ADAMW, MDL_RC_FULL,
+				   MDL_ATTN_EAGER, 1024, 26};
+	f.c.recompute_fixed = true;
+	f.c.layout.dp = 16;
+	ckpt = 62 * mdl_act_layer_saved(&f.w.arch, &f.w.job, 1, false);
+	CU_ASSERT(ckpt > f.hw.gpu.memory * 0.75);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	CU_ASSERT(f.o.fits);
+	CU_ASSERT(f.o.peak_gpu + ckpt > f.hw.gpu.memory); /* they are not on the GPU */
+	CU_ASSERT(f.o.peak_dram > 16 * ckpt);
+	eng_free(f.eng);
+}
+
 /* Sequence parallelism splits the layer norms' and dropouts' activations over the TP ranks
  * (Korthikanti et al. 2022): with flash attention and no recompute a Llama layer keeps ~13 s b h
  * bytes per GPU at tp 8 without it and ~4.25 s b h with it, so turning it off raises the GPU's
@@ -678,12 +744,15 @@ static void calibration_set_errors(void)
 	t[n++] = (struct cal){"torchtune 8B LoRA A6000 b2 s2048 peak", "mem", 30.3,
 			      f.o.peak_gpu / 1073741824.0, "GiB"};
 	/* torchtune B.1: 8B full fine-tune on one A6000: 37.4 GiB (pure bf16, 8-bit paged AdamW
-	 * with the optimizer in backward: we model bf16 + adamw8bit, not the in-backward step that
-	 * frees each gradient as soon as it is applied, so we overshoot by about the gradients) */
+	 * stepped in backward, LinearCrossEntropyLoss) */
 	f.w.job.method = MDL_FULL;
 	f.w.job.precision = MDL_BF16;
 	f.w.job.optimizer = MDL_ADAMW8BIT;
+	f.w.job.loss = MDL_LOSS_CHUNKED;
+	f.c.loss_fixed = true;
+	f.c.opt_in_bwd = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	f.c.opt_in_bwd = f.c.loss_fixed = false;
 	t[n++] = (struct cal){"torchtune 8B full A6000 (adamw8bit)", "mem", 37.4,
 			      f.o.peak_gpu / 1073741824.0, "GiB"};
 	eng_free(f.eng);
@@ -765,6 +834,8 @@ int suite_sim(void)
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
+		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
+		{"checkpoints and head placement", checkpoints_and_head_placement},
 		{"sequence parallelism splits activations", sequence_parallel_splits_activations},
 		{"tiered checkpoints go to flash on small cards",
 		 tiered_checkpoints_to_flash_on_small_cards},

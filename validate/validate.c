@@ -35,6 +35,7 @@ struct vcase {
 	char id[128], category[32], unit[16], source[256], confidence[4], quantity[40];
 	double measured, predicted, error; /* measured and predicted in SI units */
 	bool used, failed;
+	bool nofit; /* predicted not to fit where the measured run ran: counts as 100 % wrong */
 	char err[256];
 };
 
@@ -85,6 +86,9 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 	struct mdl_counts cnt;
 	mdl_arch_counts(&w.arch, &cnt);
 	const char *q = c->quantity;
+	/* every recorded case is a run that ran: one predicted not to fit is wrong, whatever its
+	 * number (parameter counts and drive bandwidths do not depend on fitting) */
+	c->nofit = !o.fits && strstr(q, "params") == NULL && strncmp(q, "flash_", 6) != 0;
 	if (!strcmp(q, "params"))
 		c->predicted = (double)cnt.params;
 	else if (!strcmp(q, "active_params"))
@@ -241,17 +245,20 @@ static int run_text(const char *text, const char *path, struct vcase *cs, int *n
 		snprintf(c->quantity, sizeof c->quantity, "%s", q->valuestring);
 		c->measured = mv->valuedouble * f;
 		c->used = cf->valuestring[0] == 'A' || cf->valuestring[0] == 'B';
-		/* a model named by a relative path lives beside the trace file (models/x.json):
-		 * validate runs from any directory */
+		/* a model, GPU or host named by a relative path lives beside the trace file
+		 * (models/x.json, hosts/y.json): validate runs from any directory */
 		cJSON *fl = cJSON_Duplicate(flags, 1);
-		const cJSON *model = cJSON_GetObjectItemCaseSensitive(fl, "model");
-		if (fl && cJSON_IsString(model) && strchr(model->valuestring, '/') &&
-		    model->valuestring[0] != '/') {
+		static const char *const files[] = {"model", "gpu", "host"};
+		for (size_t k = 0; fl && k < sizeof files / sizeof files[0]; k++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(fl, files[k]);
+			if (!cJSON_IsString(v) || !strchr(v->valuestring, '/') ||
+			    v->valuestring[0] == '/')
+				continue;
 			char mp[4400];
 			const char *slash = strrchr(path, '/');
 			snprintf(mp, sizeof mp, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path,
-				 model->valuestring);
-			cJSON_ReplaceItemInObjectCaseSensitive(fl, "model", cJSON_CreateString(mp));
+				 v->valuestring);
+			cJSON_ReplaceItemInObjectCaseSensitive(fl, files[k], cJSON_CreateString(mp));
 		}
 		if (!e) {
 			c->used = false;
@@ -318,7 +325,7 @@ static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cat
 		}
 		if (!cs[i].used)
 			continue;
-		double a = fabs(cs[i].error);
+		double a = cs[i].nofit ? 1.0 : fabs(cs[i].error);
 		cats[k].mape += a;
 		cats[k].n++;
 		if (a >= cats[k].max) {
@@ -350,9 +357,11 @@ static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vc
 				fprintf(fp, "  %-52.52s %4s %12s %12.4g %8s   failed: %s\n", c->id,
 					c->confidence, "-", c->measured / f, c->unit, c->err);
 			else
-				fprintf(fp, "  %-52.52s %4s %12.4g %12.4g %8s %+7.1f%%%s\n", c->id,
+				fprintf(fp, "  %-52.52s %4s %12.4g %12.4g %8s %+7.1f%%%s%s\n", c->id,
 					c->confidence, c->predicted / f, c->measured / f, c->unit,
-					100 * c->error, c->used ? "" : "  (context)");
+					100 * c->error,
+					c->nofit ? "  does not fit: counted as 100 %" : "",
+					c->used ? "" : "  (context)");
 		}
 		if (cats[k].n == 0) {
 			fprintf(fp, "  no A/B case was predicted: nothing checked\n\n");
@@ -393,8 +402,10 @@ static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vc
 		}
 		cJSON_AddNumberToObject(x, "measured", c->measured / f);
 		cJSON_AddStringToObject(x, "unit", c->unit);
-		if (!c->failed)
+		if (!c->failed) {
 			cJSON_AddNumberToObject(x, "error", c->error);
+			cJSON_AddBoolToObject(x, "fits", !c->nofit);
+		}
 		cJSON_AddStringToObject(x, "confidence", c->confidence);
 		cJSON_AddBoolToObject(x, "counted", c->used);
 		cJSON_AddStringToObject(x, "source", c->source);

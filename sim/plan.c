@@ -384,7 +384,8 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 		for (int i = 0; i < nn; i++) {
 			uint64_t mbs[MICRO_SIZES];
 			int nmb = micro_sizes(s, counts[i], mbs);
-			for (int b = 0; b < nmb; b++) {
+			bool gpu_full = false; /* a smaller micro-batch overflowed the GPU */
+			for (int b = 0; b < nmb && !gpu_full; b++) {
 				int fits = 0;
 				for (int d = 0; d < nd && fits < 2; d++) {
 					struct mdl_hw hw = *base;
@@ -402,6 +403,9 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 								d++;
 							continue;
 						}
+						/* a GPU too small for this micro-batch is too small
+						 * for the larger ones (sizes ascend) */
+						gpu_full = strncmp(o.overflow, "gpu", 3) == 0;
 						break;
 					}
 					fits++;

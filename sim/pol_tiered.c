@@ -123,8 +123,8 @@ static int place_dram_first(struct step_ctx *x, int v, char *err, size_t errlen)
 const struct sim_policy sim_pol_tiered = {
 	"tiered", "aiDAPTIV+: optimizer state and gradients on the flash cache, update overlapping "
 		  "backward",
-	SIM_TIERED, sizeof variants / sizeof variants[0], true, place_cache};
+	SIM_TIERED, sizeof variants / sizeof variants[0], true, false, place_cache};
 
 const struct sim_policy sim_pol_tiered_dram = {
 	"tiered-dram", "weights and states DRAM-first, the rest on flash, update overlapping backward",
-	SIM_TIERED, sizeof variants / sizeof variants[0], true, place_dram_first};
+	SIM_TIERED, sizeof variants / sizeof variants[0], true, false, place_dram_first};

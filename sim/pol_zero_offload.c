@@ -38,4 +38,4 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 
 const struct sim_policy sim_pol_zero_offload = {
 	"zero-offload", "ZeRO-2 with optimizer state and AdamW on the CPU", SIM_TIERED, 2, false,
-	place};
+	true, place};

@@ -341,7 +341,12 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	int n = candidates(c);
 	bool tolerant = n > c->policy->variants; /* a recompute mode may fail where another runs */
 	char first_err[256] = "";
+	bool fit_before = false; /* the previous variant of this recompute mode fit */
 	for (int v = 0; v < n; v++) {
+		if (v % c->policy->variants == 0)
+			fit_before = false;
+		else if (c->policy->fallback && fit_before)
+			continue;
 		int rc = run_variant(&x, v, &cand, err, errlen);
 		if (rc < 0 && tolerant) {
 			if (!first_err[0])
@@ -354,6 +359,7 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 		if (rc > 0)
 			continue;
 		last = v;
+		fit_before = cand.fits;
 		if (best < 0 || better(&cand, o)) {
 			*o = cand;
 			best = v;

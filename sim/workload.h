@@ -39,6 +39,8 @@ struct sim_policy {
 	int variants; /* placements the policy offers; sim_run keeps the best that fits */
 	bool own_recompute; /* its variants choose the recompute mode (else sim_run tries each
 			     * mode with each variant unless --recompute fixed one) */
+	bool fallback;      /* a variant runs only when the one before it (same recompute) did
+			     * not fit: later variants only add traffic */
 	/* Checks the layout and chooses the placement of variant v. 0 ok, -1 + err. */
 	int (*place)(struct step_ctx *x, int v, char *err, size_t errlen);
 };

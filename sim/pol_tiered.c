@@ -67,11 +67,16 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	mdl_job_states(a, &x->job, &st);
 	mdl_job_states_part(a, &x->job, 1, false, false, &layer);
 	double n = x->c->layout.dp;
-	double staging = x->pl.prefetch * layer.weights_bytes * n;
 	double ckpt = x->pl.ckpt == W_DRAM ? n * (double)a->layers *
 						     mdl_act_layer_saved(a, &x->job, 1, false)
 					   : 0;
-	x->pl.dram_fixed = STEP_DRAM_RESERVE + staging;
+	/* staging the step allocates as it goes (the prefetched layers read from flash, two
+	 * layers' checkpoints on their way to or from flash, per GPU): not resident, but the
+	 * fill below leaves room for it */
+	double staging = n * (x->pl.prefetch * layer.weights_bytes +
+			      (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
+						     : 0));
+	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will
 	 * find), and checkpoints off the GPU when they fit on it: offloading them only adds
@@ -94,7 +99,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 			  (x->pl.ckpt != W_GPU && (fits_on_gpu || x->pl.ckpt != off))))
 		return 1;
 
-	double free = hw->dram - x->pl.dram_fixed - ckpt;
+	double free = hw->dram - x->pl.dram_fixed - staging - ckpt;
 	double want[3] = {st.weights_bytes, (double)st.trainable_params * HOST_GRAD_BYTES,
 			  st.optimizer_bytes};
 	double *frac[3] = {&x->pl.weights_on_flash, &x->pl.grads_on_flash, &x->pl.opt_on_flash};

@@ -107,6 +107,53 @@ double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, u
 	return fmax(half[0], half[1]) + mdl_job_act_bytes(j) * sbh / (sp ? (double)tp : 1.0);
 }
 
+/* A matmul the op-level policy counts: a dense weight (experts' grouped matmuls are not
+ * aten.mm) */
+static bool op_sac_mm(const struct mdl_tensor *t)
+{
+	return t->matmul && t->copies <= 1;
+}
+
+double mdl_op_sac_recomputed(const struct mdl_arch *a)
+{
+	double p = 0;
+	int k = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul)
+			continue;
+		if (!op_sac_mm(t) || k++ % 2 == 1)
+			p += (double)t->rows * (double)t->cols * t->active;
+	}
+	return p;
+}
+
+/* Bytes the op-level policy keeps of one layer: its input, the odd matmuls' outputs (split by
+ * TP unless the matmul is row-parallel, o_proj and down_proj, whose outputs are whole), the
+ * attention kernel's output and its log-sum-exp (eager attention: its softmax). */
+static double op_sac_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp)
+{
+	double e = mdl_job_act_bytes(j), t = tp ? (double)tp : 1.0, rep = sp ? t : 1.0;
+	double sb = (double)j->seq * (double)j->micro_batch;
+	double b = e * sb * (double)a->hidden / rep; /* the checkpoint's input */
+	int k = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *x = &a->layer[i];
+		if (!op_sac_mm(x) || k++ % 2 == 1)
+			continue;
+		bool row = (x->target & (MDL_T_O | MDL_T_DOWN)) != 0;
+		b += e * sb * (double)x->cols * x->active / (row ? rep : t);
+	}
+	double q = sb * (double)(a->heads * a->head_dim);
+	b += e * q / t;
+	if (j->attention == MDL_ATTN_FLASH)
+		b += 4.0 * sb * (double)a->heads / t;
+	else
+		b += e * (double)j->micro_batch * (double)a->heads * (double)j->seq * (double)j->seq / t;
+	return b;
+}
+
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			   bool sp)
 {
@@ -114,6 +161,8 @@ double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 	int n;
 	double b = 0;
 
+	if (j->recompute == MDL_RC_OP)
+		return op_sac_saved(a, j, tp, sp);
 	if (j->recompute == MDL_RC_FULL) {
 		/* only the layer input is checkpointed (Korthikanti: 2 s b h per layer) */
 		double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
@@ -158,7 +207,7 @@ double mdl_act_total(const struct mdl_arch *a, const struct mdl_job *j)
 {
 	double b = (double)a->layers * mdl_act_layer_saved(a, j, 1, false);
 
-	if (j->recompute == MDL_RC_FULL)
+	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
 		b += mdl_act_layer_working(a, j, 1, false);
 	return b + mdl_act_embed(a, j, 1, false) + mdl_act_head(a, j, 1, false);
 }

@@ -7,7 +7,8 @@
  * it. For a GPT layer with dropout and eager attention the list sums to s b h (34 + 5 a s / h)
  * bytes, the paper's figure; flash attention saves Q, K, V, the output and an fp32 log-sum-exp
  * per row instead of the s^2 softmax. Recompute: selective drops the attention core's saved
- * tensors; full keeps only each layer's input and rematerialises one layer at a time.
+ * tensors; full keeps only each layer's input and rematerialises one layer at a time; op keeps
+ * what torchtitan's per-op selective checkpointing keeps (mdl_op_sac_recomputed).
  * Outside the layers: the embedding output's dropout mask, the final norm and lm_head inputs, the
  * logits in compute precision and the fp32 log-softmax the loss keeps (s b V x 4 bytes).
  *
@@ -34,6 +35,15 @@ struct mdl_act_item {
  * what Megatron's tensor parallelism splits; sp also splits the norms, dropouts and inputs. */
 int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
 			struct mdl_act_item *out);
+
+/* torchtitan's op-level selective activation checkpointing (torchtitan/distributed/
+ * activation_checkpoint.py, selective_ac_option "op"): under each layer's checkpoint the policy
+ * counts the aten.mm calls and keeps the output of the 1st, 3rd, 5th ... ("saves output of all
+ * compute ops, except every second mm"), the attention kernel's outputs and the collectives';
+ * everything else is recomputed in backward. Experts run grouped matmuls, which are recomputed.
+ * The parameters of the layer's matmuls whose outputs are recomputed (x tokens x 2 = the
+ * recompute's FLOPs). */
+double mdl_op_sac_recomputed(const struct mdl_arch *a);
 
 /* Bytes one layer keeps between its forward and backward under the job's recompute mode. */
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "act.h"
+
 /*
  * Block-wise quantisation constants.
  * NF4 (QLoRA, Dettmers et al. 2023, arXiv 2305.14314, sec. 3): 4-bit weights in blocks of 64;
@@ -181,6 +183,10 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	case MDL_RC_NONE:
 		f->layer_recompute = 0;
 		break;
+	case MDL_RC_OP:
+		/* the matmuls whose outputs are not kept run again; the attention core is kept */
+		f->layer_recompute = 2.0 * tokens * mdl_op_sac_recomputed(a);
+		break;
 	}
 	f->head_fwd = 2.0 * tokens * head;
 	f->head_bwd = (j->method == MDL_FULL ? 2.0 : 1.0) * f->head_fwd;
@@ -195,7 +201,9 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	f->attn_core_fwd_exec = attn - skip;
 	f->layer_fwd_exec = f->layer_fwd - skip;
 	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip;
-	f->layer_recompute_exec = f->layer_recompute - (j->recompute == MDL_RC_NONE ? 0 : skip);
+	f->layer_recompute_exec =
+		f->layer_recompute -
+		(j->recompute == MDL_RC_NONE || j->recompute == MDL_RC_OP ? 0 : skip);
 }
 
 double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j)
@@ -235,7 +243,7 @@ static const char *const method_names[] = {"full", "lora", "qlora", NULL};
 static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed", "fp32", NULL};
 static const char *const optimizer_names[] = {"adamw", "adamw8bit", "sgd", "lion", "adafactor",
 					      NULL};
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const loss_names[] = {"full", "chunked", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};

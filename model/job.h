@@ -23,7 +23,10 @@
 enum mdl_method { MDL_FULL, MDL_LORA, MDL_QLORA };
 enum mdl_precision { MDL_BF16_MIXED, MDL_BF16, MDL_FP16_MIXED, MDL_FP32 };
 enum mdl_optimizer { MDL_ADAMW, MDL_ADAMW8BIT, MDL_SGD, MDL_LION, MDL_ADAFACTOR };
-enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL };
+/* none; selective: Korthikanti's attention core; full: each layer from its input; op:
+ * torchtitan's per-op selective checkpointing (the outputs of every other matmul and of the
+ * attention kernel kept, the rest recomputed) */
+enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL, MDL_RC_OP };
 enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER };
 /* The loss: full materialises the b x s x vocab logits and their fp32 upcast (Hugging Face
  * LlamaForCausalLM); chunked fuses lm_head and cross-entropy over chunks of tokens so no full

@@ -97,7 +97,7 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 
 	mem->layer_activations = layers_flight * mdl_act_layer_saved(a, j, l->tp, l->sp);
 	mem->activations = mem->layer_activations;
-	if (j->recompute == MDL_RC_FULL)
+	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
 		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);
 	if (first)
 		mem->activations += (double)embed_flight * mdl_act_embed(a, j, l->tp, l->sp);

@@ -48,7 +48,8 @@ static const struct opt table[] = {
 	{"precision", O_ENUM, OFF(precision), 0, 0, "bf16-mixed", false, "precision", P,
 	 "bf16-mixed | bf16 | fp16-mixed | fp32"},
 	{"recompute", O_ENUM, OFF(recompute), 0, 0, "auto", false, "recompute", P,
-	 "none | selective | full | auto (the planner picks the fastest that fits)"},
+	 "none | selective (Megatron's attention core) | full | op (torchtitan's per-op SAC: every "
+	 "other matmul output kept) | auto (the fastest that fits of none, selective, full)"},
 	{"attention", O_ENUM, OFF(attention), 0, 0, "flash", false, "attention", P,
 	 "flash | eager"},
 	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,

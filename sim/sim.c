@@ -379,6 +379,10 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (best < 0) {
 		if (first_err[0])
 			snprintf(err, errlen, "%s", first_err);
+		else if (c->recompute_fixed)
+			snprintf(err, errlen, "policy %s: no placement with --recompute %s (leave it to "
+					      "auto, or choose another policy)",
+				 c->policy->name, mdl_recompute_name(w->job.recompute));
 		else
 			snprintf(err, errlen, "policy %s: no placement applies", c->policy->name);
 		return -1;

@@ -268,6 +268,24 @@ static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, do
 		    path, NULL);
 }
 
+/* Bytes the recompute's memory-bound kernels move for one layer: writing and reading again what
+ * it rematerialises (full: every activation; selective: the attention core's; op: whatever the
+ * policy did not keep). */
+static double recompute_traffic(enum mdl_recompute rc, double all, double core, double saved)
+{
+	switch (rc) {
+	case MDL_RC_FULL:
+		return 2.0 * all;
+	case MDL_RC_SELECTIVE:
+		return 2.0 * core;
+	case MDL_RC_OP:
+		return 2.0 * fmax(0, all - saved);
+	case MDL_RC_NONE:
+		break;
+	}
+	return 0;
+}
+
 /* Every activation of one layer on one GPU and those of its attention core, bytes: what the
  * memory-bound kernels move. */
 static void layer_inventory(const struct mdl_arch *a, const struct mdl_job *j, uint32_t tp,
@@ -492,9 +510,8 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
 	 * all-reduces, all serial on the compute stream */
 	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
-	double rc_mem = j->recompute == MDL_RC_FULL	 ? 2.0 * all
-			: j->recompute == MDL_RC_SELECTIVE ? 2.0 * core
-							   : 0;
+	double rc_mem = recompute_traffic(j->recompute, all, core,
+					  mdl_act_layer_saved(a, j, l->tp, l->sp));
 	double bytes = 6.0 * all + rc_mem;
 	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
 	if (l->tp > 1) {
@@ -791,9 +808,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
-		double rc_mem = x->job.recompute == MDL_RC_FULL	    ? 2.0 * bd->act_all
-				: x->job.recompute == MDL_RC_SELECTIVE ? 2.0 * bd->act_core
-								       : 0;
+		double rc_mem = recompute_traffic(x->job.recompute, bd->act_all, bd->act_core,
+						  bd->act_saved);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
 				     (2.0 + rc_ar) * lb, f, &end);
 		if (c < 0 || dep(bd, ck, c))

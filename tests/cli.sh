@@ -29,6 +29,7 @@ printf '{"model_type": "llama", "vocab_size": 1e30}' >"$tmp/overflow.json"
 head -c 64 /dev/urandom >"$tmp/binary.json"
 : >"$tmp/empty.json"
 printf '{"name": "g", "memory": "80GiB"}' >"$tmp/gpu.json"
+printf '{"name": "nofp32", "memory": "80GiB", "hbm_bandwidth": "2TB/s", "bf16_flops": "300TFLOPS", "tdp": "400W", "idle_power": "50W", "host_link_gen": 4, "host_link_lanes": 16, "gpu_link": "0", "price": 1000, "cloud_per_hour": 1}' >"$tmp/gpu-nofp32.json"
 printf '{"model_type": "llama", "num_hidden_layer": 8, "hidden_size": 1024, "num_attention_heads": 8}' >"$tmp/typo.json"
 
 expect 0 "" --help
@@ -74,6 +75,10 @@ expect 0 "" plan --model 70b --seq 4096
 expect 0 "" plan --model 8b --seq 2048 --method qlora --format md
 expect 0 "" plan --model mixtral-8x7b --seq 4096 --format csv
 expect 0 "" plan --model 8b --seq 4096 --optimizer adamw8bit --recompute selective --attention eager
+expect 0 "" simulate --model 8b --seq 4096 --gpus 8 --zero 3 --recompute op
+expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --policy tiered --recompute op
+expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
+expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
 expect 0 "" models
 expect 0 "" hardware --format json
 "$bin" plan --model 70b --seq 4096 --format json >"$tmp/p.json" 2>/dev/null

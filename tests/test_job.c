@@ -175,6 +175,36 @@ static void model_flops_follow_megatron_convention(void)
 	CU_ASSERT(mdl_job_model_flops(&a, &j) < 2.5 * fwd);
 }
 
+/* torchtitan's op-level SAC on Llama-3.1-8B: of q, k, v, o, gate, up, down (in that order) it
+ * keeps the outputs of q, v, gate and down, plus the layer input and the flash kernel's output
+ * and fp32 log-sum-exp: 2 sb (4096 + 4096 + 1024 + 14336 + 4096 + 4096) + 4 sb 32 bytes; it
+ * recomputes k, o and up: 4096 x (1024 + 4096 + 14336) parameters, 2 FLOPs each per token.
+ * Under TP 8 without SP the column-parallel outputs split eightfold, the input and down's
+ * output do not. */
+static void op_sac_keeps_every_other_matmul(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_FULL, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_OP,
+			    MDL_ATTN_FLASH, 4096, 2};
+	double sb = 4096.0 * 2;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false),
+			       sb * (2.0 * 31744 + 4.0 * 32), 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 8, false),
+			       sb * (2.0 * (4096 + 4096) + 2.0 * (4096 + 1024 + 14336 + 4096) / 8 +
+				     4.0 * 32 / 8),
+			       1);
+	struct mdl_flops f;
+	mdl_job_flops(&a, &j, &f);
+	CU_ASSERT_DOUBLE_EQUAL(f.layer_recompute, 2.0 * sb * 4096.0 * (1024 + 4096 + 14336), 1);
+	CU_ASSERT_DOUBLE_EQUAL(f.layer_recompute_exec, f.layer_recompute, 1);
+	/* between none and full, as the modes' names promise */
+	j.recompute = MDL_RC_FULL;
+	double full = mdl_act_layer_saved(&a, &j, 1, false);
+	j.recompute = MDL_RC_NONE;
+	double none = mdl_act_layer_saved(&a, &j, 1, false);
+	CU_ASSERT(full < sb * 63616 && sb * 63616 < none);
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -199,6 +229,7 @@ int suite_job(void)
 		{"logits_and_fp32_loss_are_counted", logits_and_fp32_loss_are_counted},
 		{"half_layers_hold_the_larger_half", half_layers_hold_the_larger_half},
 		{"model_flops_follow_megatron_convention", model_flops_follow_megatron_convention},
+		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
 		{"enum_names_parse_with_allowed_values_listed",
 		 enum_names_parse_with_allowed_values_listed},
 	};

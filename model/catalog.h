@@ -27,6 +27,7 @@ struct cfg_gpu {
 	double bf16_flops;    /* dense peak, FLOP/s */
 	double fp32_flops;    /* fp32 peak without tensor cores (PyTorch's default for fp32
 			       * matmuls), FLOP/s; 0 = unknown */
+	double fp8_flops;     /* dense FP8 tensor-core peak, FLOP/s; 0 = none or unknown */
 	double tdp, idle_power; /* W */
 	double host_link_gen, host_link_lanes;
 	double gpu_link;      /* bytes/s, both directions, per GPU; 0 = none */

@@ -50,7 +50,8 @@ static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor 
  */
 static double optimizer_bytes_per_param(const struct mdl_job *j)
 {
-	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED;
+	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
+		     j->precision == MDL_FP8;
 	double state = j->precision == MDL_BF16 ? 2.0 : 4.0;
 	double master = mixed ? 4.0 : 0.0;
 
@@ -240,7 +241,8 @@ double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j)
 }
 
 static const char *const method_names[] = {"full", "lora", "qlora", NULL};
-static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed", "fp32", NULL};
+static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed", "fp32", "fp8",
+					      NULL};
 static const char *const optimizer_names[] = {"adamw", "adamw8bit", "sgd", "lion", "adafactor",
 					      NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};

@@ -21,7 +21,9 @@
 #include "arch.h"
 
 enum mdl_method { MDL_FULL, MDL_LORA, MDL_QLORA };
-enum mdl_precision { MDL_BF16_MIXED, MDL_BF16, MDL_FP16_MIXED, MDL_FP32 };
+/* fp8: the linear layers' GEMMs in FP8 (Transformer Engine, torchao float8) with bf16 weights,
+ * activations and attention and fp32 master weights and optimizer state, as bf16-mixed */
+enum mdl_precision { MDL_BF16_MIXED, MDL_BF16, MDL_FP16_MIXED, MDL_FP32, MDL_FP8 };
 enum mdl_optimizer { MDL_ADAMW, MDL_ADAMW8BIT, MDL_SGD, MDL_LION, MDL_ADAFACTOR };
 /* none; selective: Korthikanti's attention core; full: each layer from its input; op:
  * torchtitan's per-op selective checkpointing (the outputs of every other matmul and of the

@@ -322,6 +322,14 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			 "requires");
 		return -1;
 	}
+	if (w->job.precision == MDL_FP8 && !(hw->gpu.fp8_flops > 0)) {
+		snprintf(err, errlen,
+			 "gpu %s: no FP8 tensor-core rate (fp8_flops); --precision fp8 needs Hopper, "
+			 "Ada, Blackwell or MI300-class GPUs (add \"fp8_flops\" to its file if it has "
+			 "one)",
+			 hw->gpu.name);
+		return -1;
+	}
 	if (w->job.precision == MDL_FP32 && !(hw->gpu.fp32_flops > 0)) {
 		snprintf(err, errlen,
 			 "gpu %s: fp32_flops unknown; --precision fp32 needs the GPU's fp32 peak "

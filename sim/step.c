@@ -328,12 +328,26 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	mdl_job_flops(a, j, f);
 	/* a fused flash-attention kernel runs at its own rate (FlashAttention-2 reaches less of
 	 * the peak than cuBLAS on Hopper): its FLOPs count as the GEMM-rate equivalents */
+	bool core_again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
+	/* FP8: the linear layers' GEMMs (everything of a layer but its attention core; the lm_head
+	 * stays in bf16, as torchao's float8 filter_fqns ["output"] and Transformer Engine recipes
+	 * keep it) run at the FP8 peak, taken at the same share as the bf16 peak [U: no FP8
+	 * training measurement in the reference set]; the casts are fused into the preceding norm
+	 * and activation kernels (Transformer Engine's LayerNormLinear, LayerNormMLP) */
+	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0) {
+		double keep = hw->gpu.bf16_flops / hw->gpu.fp8_flops, c = f->attn_core_fwd_exec;
+		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
+		f->layer_bwd_exec = 2 * c + keep * (f->layer_bwd_exec - 2 * c);
+		double rc = core_again ? c : 0;
+		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
+		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
+	}
 	if (j->attention != MDL_ATTN_FLASH || !(hw->gpu.flash_attention > 0))
 		return;
 	double extra = (gemm_eff / hw->gpu.flash_attention - 1) * f->attn_core_fwd_exec;
 	f->layer_fwd_exec += extra;
 	f->layer_bwd_exec += 2 * extra;
-	if (j->recompute != MDL_RC_NONE)
+	if (core_again)
 		f->layer_recompute_exec += extra;
 	f->attn_half_fwd_exec += extra;
 }

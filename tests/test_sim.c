@@ -89,6 +89,19 @@ static void compute_bound_step_is_its_compute_time(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	CU_ASSERT_EQUAL(f.o.micro_simulated, 3);
 	ASSERT_NEAR_REL(f.o.step_seconds, 10 * compute + adam, 0.01);
+	/* FP8: the layers' GEMMs at the same share of the 1,979 TFLOPS FP8 peak, the attention
+	 * core and the lm_head as before */
+	f.c.grad_accum = 4;
+	f.w.job.precision = MDL_FP8;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double layer_w = fl.layer_fwd_exec + fl.layer_bwd_exec - 3 * fl.attn_core_fwd_exec;
+	double eff = 0.65 / 0.869 * 0.803;
+	compute = 4 * (24 * layer_w / (eff * 1979e12) +
+		       (fl.head_fwd + fl.head_bwd) / (eff * f.hw.gpu.bf16_flops) +
+		       attn / (0.35 * f.hw.gpu.bf16_flops) +
+		       24 * layer_traffic(&f.w.arch, &f.w.job) / f.hw.gpu.hbm_bandwidth);
+	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
+	f.w.job.precision = MDL_BF16_MIXED;
 	/* fp32 with eager attention: every FLOP on the CUDA cores at 0.65 of the fp32 peak, the
 	 * activations twice as wide; the MFU is a share of that peak */
 	f.c.grad_accum = 4;

@@ -83,6 +83,7 @@ struct build {
 	struct mdl_states L, E, H; /* one layer, embedding, head: whole */
 	struct mdl_flops F;
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
+	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all, act_core; /* every activation of a layer, its attention core's; per GPU */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
@@ -717,11 +718,16 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		if (b == 0)
 			bd->f_first[cell(bd, k, ch, g)] = c;
 		double saved = block_saved(bd, s, b, lb, nb);
-		TRY(mem(bd, c, pool, CAT_A, saved, ENG_AT_START));
+		/* the head runs after the block's layers have released their working set: its
+		 * logits appear at the end */
+		double head = s->head && b == nb - 1 ? bd->act_head : 0;
+		TRY(mem(bd, c, pool, CAT_A, saved - head, ENG_AT_START));
 		if (transient) {
-			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
-			TRY(mem(bd, c, pool, CAT_A, -bd->act_work, ENG_AT_END));
+			TRY(mem(bd, c, pool, CAT_A, bd->act_fwd_work, ENG_AT_START));
+			TRY(mem(bd, c, pool, CAT_A, -bd->act_fwd_work, ENG_AT_END));
 		}
+		if (head > 0) /* after the working set is released (effects apply in order) */
+			TRY(mem(bd, c, pool, CAT_A, head, ENG_AT_END));
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
 		if (x->pl.ckpt != W_GPU) {
@@ -1101,6 +1107,12 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			      : mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */
 		bd->F.layer_recompute_exec += bd->F.attn_half_fwd_exec;
+	/* a checkpointed layer's forward runs without autograd: each half's tensors are freed
+	 * before the next half runs, so it holds the larger half at most (torch.utils.checkpoint
+	 * runs the forward under no_grad) */
+	bd->act_fwd_work = x->job.recompute == MDL_RC_FULL
+				   ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
+				   : bd->act_work;
 	layer_inventory(a, &x->job, bd->tp, l->sp, &bd->act_all, &bd->act_core);
 	bd->act_embed = mdl_act_embed(a, &x->job, bd->tp, l->sp);
 	bd->act_head = mdl_act_head(a, &x->job, bd->tp, l->sp);

@@ -199,15 +199,18 @@ static void offload_gradient_buffers_stay_bounded(void)
 	eng_free(f.eng);
 }
 
-/* The chunked loss (fused lm_head + cross-entropy) keeps no b x s x V logits: the GPU peak falls
- * by the logits in bf16 and their fp32 upcast, less one chunk of about b x s x hidden values in
- * both: 6 B x 4096 x (128256 - 4096) = 3.05 GB for Llama-3.1-8B at 4k tokens. tiered chooses it
+/* The chunked loss (fused lm_head + cross-entropy) keeps no b x s x V logits: the GPU peak, at
+ * the end of the forward without recompute (every activation and the head live), falls by the
+ * logits in bf16 and their fp32 upcast, less one chunk of about b x s x hidden values in both:
+ * 6 B x 4096 x (128256 - 4096) = 3.05 GB for Llama-3.1-8B at 4k tokens. tiered chooses it
  * unless --loss says otherwise. */
 static void chunked_loss_drops_the_logits(void)
 {
 	struct fx f;
 	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.w.job.method = MDL_LORA;
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.recompute_fixed = true;
 	f.c.grad_accum = 2;
 	f.c.loss_fixed = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
@@ -216,6 +219,8 @@ static void chunked_loss_drops_the_logits(void)
 	f.w.job.loss = MDL_LOSS_CHUNKED;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(full - f.o.peak_gpu, 6.0 * 4096 * (128256 - 4096), 0.01);
+	f.w.job.recompute = MDL_RC_FULL;
+	f.c.recompute_fixed = false;
 	f.w.job.loss = MDL_LOSS_FULL;
 	f.c.loss_fixed = false;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);

@@ -77,6 +77,21 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			if (a->layer[i].target & j->lora_targets)
 				r += e * sb * (double)j->lora_rank * a->layer[i].active;
 		item(out, &n, "lora.intermediate", r, false);
+		/* with lora_dropout > 0, PEFT runs lora_A on dropout(x): a new tensor of the
+		 * adapter's input, kept for lora_A's weight gradient, and the dropout's 1-byte mask
+		 * (peft/tuners/lora/layer.py: nn.Dropout when lora_dropout > 0, else nn.Identity).
+		 * Inputs of the row-parallel o_proj and down_proj are split by TP, the others are
+		 * replicated unless sequence parallel. */
+		double d = 0;
+		for (int i = 0; j->lora_dropout > 0 && i < a->nlayer; i++) {
+			const struct mdl_tensor *x = &a->layer[i];
+			if (!(x->target & j->lora_targets))
+				continue;
+			bool row = (x->target & (MDL_T_O | MDL_T_DOWN)) != 0;
+			d += (e + 1.0) * sb * (double)x->rows * x->active / (row ? t : rep);
+		}
+		if (d > 0)
+			item(out, &n, "lora.dropout", d, false);
 	}
 	return n;
 }

@@ -52,6 +52,7 @@ struct mdl_job {
 	uint64_t micro_batch; /* sequences per GPU per micro-step */
 	enum mdl_loss loss;   /* last, so that positional initialisers default to full */
 	enum mdl_grad_dtype grad_dtype;
+	double lora_dropout;  /* PEFT's lora_dropout probability; 0 = none (nn.Identity) */
 };
 
 /* Whole-model, unsharded model-state bytes. */

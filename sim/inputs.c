@@ -55,6 +55,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.grad_dtype = (enum mdl_grad_dtype)o->grad_dtype,
 		.seq = o->seq,
 		.micro_batch = o->batch,
+		.lora_dropout = o->lora_dropout,
 	};
 	if (tp_opts_given(o, "grad-accum") && tp_opts_given(o, "global-batch")) {
 		return snprintf(err, errlen, "give --grad-accum or --global-batch, not both"), EXIT_USAGE;

@@ -41,6 +41,8 @@ static const struct opt table[] = {
 	 "micro-batches per step instead of --global-batch"},
 	{"method", O_ENUM, OFF(method), 0, 0, "full", false, "method", P, "full | lora | qlora"},
 	{"lora-rank", O_COUNT, OFF(lora_rank), 1, 65536, "8", false, "", P, "LoRA rank r"},
+	{"lora-dropout", O_REAL, OFF(lora_dropout), 0, 0.9, "0", false, "probability", P,
+	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask"},
 	{"lora-targets", O_TARGETS, OFF(lora_targets), 0, 0, "all", false, "list", P,
 	 "adapted projections: q,k,v,o,gate,up,down or all"},
 	{"optimizer", O_ENUM, OFF(optimizer), 0, 0, "adamw", false, "optimizer", P,

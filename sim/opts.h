@@ -50,6 +50,7 @@ struct tp_opts {
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	double gpu_headroom; /* fraction of each GPU's memory kept free */
+	double lora_dropout; /* PEFT lora_dropout */
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
 	int loss;                                               /* -1 = auto */
 	int grad_dtype;

@@ -205,6 +205,20 @@ static void op_sac_keeps_every_other_matmul(void)
 	CU_ASSERT(full < sb * 63616 && sb * 63616 < none);
 }
 
+/* PEFT's lora_dropout > 0 runs each adapter's lora_A on a dropped copy of its input: per layer of
+ * Llama-3.1-8B with every projection adapted, the inputs of q, k, v (hidden each), o (the
+ * attention width, 4096), gate, up (hidden) and down (14336), in bf16 plus a 1-byte mask. */
+static void lora_dropout_keeps_the_dropped_inputs(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_LORA, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double none = mdl_act_layer_saved(&a, &j, 1, false);
+	j.lora_dropout = 0.1;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - none,
+			       3.0 * 2048 * (3 * 4096 + 4096 + 2 * 4096 + 14336), 1);
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -230,6 +244,7 @@ int suite_job(void)
 		{"half_layers_hold_the_larger_half", half_layers_hold_the_larger_half},
 		{"model_flops_follow_megatron_convention", model_flops_follow_megatron_convention},
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
+		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
 		{"enum_names_parse_with_allowed_values_listed",
 		 enum_names_parse_with_allowed_values_listed},
 	};

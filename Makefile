@@ -52,7 +52,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps test unit layers-test cli-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda gpu-check check-asan check-valgrind fuzz-replay clean
+.PHONY: all deps check-browser test unit layers-test cli-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda gpu-check check-asan check-valgrind fuzz-replay clean
 
 all: $(BIN)/tierplan
 
@@ -73,7 +73,20 @@ $(BUILD)/deps.ok: Makefile
 	fi
 	$(Q)mkdir -p $(@D) && touch $@
 
-deps: $(BUILD)/deps.ok
+# Chromium renders report.html in check-browser; not needed to build, so a stamp of its own
+$(BUILD)/browser.ok: Makefile
+	$(Q)if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: chromium"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || \
+	      echo "check-browser: chromium could not be installed; the browser test will say it skipped" >&2; \
+	  else \
+	    echo "check-browser: chromium missing; run: sudo apt-get install -y chromium" >&2; \
+	  fi; \
+	fi
+	$(Q)mkdir -p $(@D) && touch $@
+
+deps: $(BUILD)/deps.ok $(BUILD)/browser.ok
 
 # --- build ----------------------------------------------------------------------------------
 $(BUILD)/%.o: %.c | $(BUILD)/deps.ok
@@ -109,6 +122,10 @@ safety-test: $(BIN)/tierplan
 
 readme-test: $(BIN)/tierplan
 	$(Q)sh tests/readme.sh README.md $(BIN)/tierplan
+
+# report.html in headless Chromium: tables, recommendation, charts, nothing wider than the page
+check-browser: $(BIN)/tierplan $(BUILD)/browser.ok
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs sh tests/browser.sh $(BIN)/tierplan
 
 $(BUILD)/bench: $(BUILD)/tests/bench.o $(LIB_OBJ)
 	$(call quiet,LINK,$@)

@@ -6,7 +6,8 @@
  * then the recommendation, the options table and the memory breakdown, in human units. JSON is
  * the contract of DESIGN.md: schema_version, tool_version, the resolved inputs, then results,
  * sizes in bytes, times in seconds, power in watts, money in USD, null where not applicable.
- * CSV is one row per option; Markdown is the text report's tables.
+ * CSV is one row per option; Markdown is the text report's tables; HTML the same facts as
+ * tables, for report.html.
  * Renderers only write to the stream they are given; they cannot fail except on I/O, which the
  * caller checks with ferror().
  */
@@ -55,6 +56,11 @@ int rpt_sim_trace(const char *path, const struct rpt_sim *r, char *err, size_t e
 
 void rpt_plan_text(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r);
+/* The HTML report's body sections: the recommendation first, the options and memory as tables
+ * (the recommended rows marked), the inputs. */
+void rpt_plan_html(FILE *fp, const struct rpt_plan *r);
+/* s[0..n) with <, >, & and " escaped for HTML text and attributes. */
+void rpt_html_escape(FILE *fp, const char *s, size_t n);
 void rpt_plan_csv(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_json(FILE *fp, const struct rpt_plan *r);
 /*

@@ -367,22 +367,6 @@ static void inline_svg(FILE *html, const char *dir, const char *name)
 	fclose(fp);
 }
 
-static void html_escape(FILE *fp, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '<')
-			fputs("&lt;", fp);
-		else if (s[i] == '>')
-			fputs("&gt;", fp);
-		else if (s[i] == '&')
-			fputs("&amp;", fp);
-		else if (s[i] == '"')
-			fputs("&quot;", fp);
-		else
-			fputc(s[i], fp);
-	}
-}
-
 int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char *err,
 		    size_t errlen)
 {
@@ -414,22 +398,9 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 		n++;
 	}
 
-	/* the text report, captured once for both documents */
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *mem = open_memstream(&text, &tlen);
-	if (!mem) {
-		snprintf(err, errlen, "out of memory");
-		return CFG_OUT_IO;
-	}
-	rpt_plan_text(mem, r);
-	fclose(mem);
-
 	struct rpt_file md, html;
-	if ((rc = rpt_file_open(&md, dir, "report.md", err, errlen))) {
-		free(text);
+	if ((rc = rpt_file_open(&md, dir, "report.md", err, errlen)))
 		return rc;
-	}
 	rpt_plan_md(md.fp, r);
 	fprintf(md.fp, "\n## Charts\n\n");
 	for (int i = 0; i < 4; i++)
@@ -437,33 +408,39 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 			fprintf(md.fp, "![%s](%s.png)\n\n", charts[i][1], charts[i][0]);
 	fprintf(md.fp, "Data behind the charts: `*.dat`; gnuplot scripts: `*.gp` "
 		       "(`gnuplot -e \"term='svg'; out='memory.svg'\" memory.gp`).\n");
-	if ((rc = rpt_file_close(&md, err, errlen)) || (rc = rpt_file_open(&html, dir, "report.html", err, errlen))) {
-		free(text);
+	if ((rc = rpt_file_close(&md, err, errlen)) ||
+	    (rc = rpt_file_open(&html, dir, "report.html", err, errlen)))
 		return rc;
-	}
 	size_t nlen = strlen(r->model_name);
 	fprintf(html.fp, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierplan %s: ",
 		r->command);
-	html_escape(html.fp, r->model_name, nlen);
-	fprintf(html.fp, "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
-			 "pre{font-size:12px;overflow-x:auto;background:#f6f6f6;padding:1em}"
-			 "svg{max-width:100%%;height:auto}</style></head><body>\n<h1>tierplan %s: ",
+	rpt_html_escape(html.fp, r->model_name, nlen);
+	fprintf(html.fp,
+		"</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1200px}"
+		"pre{font-size:12px;overflow-x:auto;background:#f6f6f6;padding:1em}"
+		".scroll{overflow-x:auto}table{border-collapse:collapse;font-size:12px}"
+		"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}"
+		"tr.recommended{background:#e8f4e8;font-weight:bold}"
+		"figure{margin:1em 0}svg{max-width:100%%;height:auto}</style></head><body>\n"
+		"<h1>tierplan %s: ",
 		r->command);
-	html_escape(html.fp, r->model_name, nlen);
-	fprintf(html.fp, "</h1>\n<pre>");
-	html_escape(html.fp, text, tlen);
-	fprintf(html.fp, "</pre>\n");
+	rpt_html_escape(html.fp, r->model_name, nlen);
+	fprintf(html.fp, "</h1>\n");
+	rpt_plan_html(html.fp, r);
+	fprintf(html.fp, "<section id=\"charts\"><h2>Charts</h2>\n");
 	for (int i = 0; i < 4; i++) {
 		char svg[64];
 		if (i == 1 && !occ)
 			continue;
 		snprintf(svg, sizeof svg, "%s.svg", charts[i][0]);
-		fprintf(html.fp, "<h2>%s</h2>\n", charts[i][1]);
+		fprintf(html.fp, "<figure class=\"chart\" id=\"%s\">\n", charts[i][0]);
 		inline_svg(html.fp, dir, svg);
+		fprintf(html.fp, "<figcaption>%s (data %s.dat, script %s.gp)</figcaption></figure>\n",
+			charts[i][1], charts[i][0], charts[i][0]);
 	}
-	fprintf(html.fp, "<p>Data: memory.dat, occupancy.dat, cost_runtime.dat, power.dat; "
-			 "scripts: *.gp (gnuplot). %d charts.</p>\n</body></html>\n",
+	fprintf(html.fp, "<p>%d charts; re-plot any with gnuplot: <code>gnuplot -e "
+			 "\"term='svg'; out='memory.svg'\" memory.gp</code>.</p>\n</section>\n"
+			 "</body></html>\n",
 		n);
-	free(text);
 	return rpt_file_close(&html, err, errlen);
 }

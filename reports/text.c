@@ -336,42 +336,165 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		    "wear = share of the drives' rated endurance\n");
 }
 
+/* The options table's columns, shared by Markdown and HTML. */
+#define OPT_COLS 19
+static const char *const opt_head[OPT_COLS] = {
+	"#",	  "kind",     "GPUs",	  "layout",	"mb",	  "recompute", "fits",
+	"GPU peak", "DRAM",	  "flash",	  "step (s)", "tokens/s", "runtime",   "peak power",
+	"owned",	  "cloud",    "buy",	  "wear",	"recommended"};
+
+/* Option i's cells, in opt_head's order. */
+static void option_cells(const struct rpt_plan *r, int i, char cell[OPT_COLS][96])
+{
+	const struct sim_option *o = &r->plan->options[i];
+	snprintf(cell[0], 96, "%d", i);
+	snprintf(cell[1], 96, "%s", o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered");
+	snprintf(cell[2], 96, "%u", o->gpus);
+	layout_str(o, cell[3], 96);
+	snprintf(cell[4], 96, "%llu", (unsigned long long)o->micro_batch);
+	snprintf(cell[5], 96, "%s", mdl_recompute_name(o->recompute));
+	snprintf(cell[6], 96, "%s", o->fits ? "yes" : "no");
+	snprintf(cell[7], 96, "%s", B(o->peak_gpu));
+	snprintf(cell[8], 96, "%s", o->kind == SIM_TIERED ? B(o->peak_dram) : "-");
+	snprintf(cell[9], 96, "%s", o->kind == SIM_TIERED ? B(o->peak_flash) : "-");
+	snprintf(cell[10], 96, "%.3f", o->step_seconds);
+	snprintf(cell[11], 96, "%.0f", o->tokens_per_second);
+	cfg_fmt_seconds(o->runtime_seconds, cell[12], 96);
+	cfg_fmt_watts(o->peak_power_watts, cell[13], 96);
+	cfg_fmt_usd(o->cost_total, cell[14], 96);
+	cfg_fmt_usd(o->cost_cloud, cell[15], 96);
+	cfg_fmt_usd(o->purchase_usd, cell[16], 96);
+	snprintf(cell[17], 96, "%.2f %%%s", 100 * o->flash_life_fraction,
+		 o->flash_over_rating ? " (over rating)" : "");
+	roles(r, i, cell[18], 96);
+}
+
+/* The whole-model memory rows: label and bytes. */
+static int memory_rows(const struct sim_plan *p, const char *label[5], double bytes[5])
+{
+	static const char *const l[5] = {"weights", "gradients", "optimizer",
+					 "activations (one micro-batch)", "other (per GPU)"};
+	double b[5] = {p->states.weights_bytes, p->states.gradients_bytes,
+		       p->states.optimizer_bytes, p->activations_bytes, p->other_bytes};
+	for (int i = 0; i < 5; i++) {
+		label[i] = l[i];
+		bytes[i] = b[i];
+	}
+	return 5;
+}
+
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r)
 {
 	const struct sim_plan *p = r->plan;
+	const char *label[5];
+	double bytes[5];
 
 	fprintf(fp, "# tierplan %s: %s\n\n## Inputs\n\n```\n", r->command, r->model_name);
 	inputs(fp, r, "");
 	fprintf(fp, "```\n\n## Recommendation\n\n```\n");
 	recommendation(fp, r);
-	fprintf(fp, "```\n\n## Options\n\n");
-	fprintf(fp, "| # | kind | GPUs | layout | mb | recompute | fits | GPU peak | DRAM | flash | "
-		    "step (s) | tokens/s | runtime | peak power | owned | cloud | buy | wear | "
-		    "recommended |\n");
-	fprintf(fp, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	fprintf(fp, "```\n\n## Options\n\n|");
+	for (int c = 0; c < OPT_COLS; c++)
+		fprintf(fp, " %s |", opt_head[c]);
+	fprintf(fp, "\n|");
+	for (int c = 0; c < OPT_COLS; c++)
+		fputs("---|", fp);
+	fputc('\n', fp);
 	for (int i = 0; i < p->noptions; i++) {
-		const struct sim_option *o = &p->options[i];
-		char lay[96], s[5][32], rl[64];
-		layout_str(o, lay, sizeof lay);
-		fprintf(fp,
-			"| %d | %s | %u | %s | %llu | %s | %s | %s | %s | %s | %.3f | %.0f | %s | %s | %s | "
-			"%s | %s | %.2f %%%s | %s |\n",
-			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
-			(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
-			o->fits ? "yes" : "no", B(o->peak_gpu),
-			o->kind == SIM_TIERED ? B(o->peak_dram) : "-",
-			o->kind == SIM_TIERED ? B(o->peak_flash) : "-", o->step_seconds,
-			o->tokens_per_second, cfg_fmt_seconds(o->runtime_seconds, s[0], 32),
-			cfg_fmt_watts(o->peak_power_watts, s[1], 32),
-			cfg_fmt_usd(o->cost_total, s[2], 32), cfg_fmt_usd(o->cost_cloud, s[3], 32),
-			cfg_fmt_usd(o->purchase_usd, s[4], 32), 100 * o->flash_life_fraction,
-			o->flash_over_rating ? " (over rating)" : "", roles(r, i, rl, sizeof rl));
+		char cell[OPT_COLS][96];
+		option_cells(r, i, cell);
+		fputc('|', fp);
+		for (int c = 0; c < OPT_COLS; c++)
+			fprintf(fp, " %s |", cell[c]);
+		fputc('\n', fp);
 	}
 	fprintf(fp, "\n## Memory (whole model, unsharded)\n\n| state | bytes |\n|---|---|\n");
-	fprintf(fp, "| weights | %s |\n| gradients | %s |\n| optimizer | %s |\n", B(p->states.weights_bytes),
-		B(p->states.gradients_bytes), B(p->states.optimizer_bytes));
-	fprintf(fp, "| activations (one micro-batch) | %s |\n| other (per GPU) | %s |\n",
-		B(p->activations_bytes), B(p->other_bytes));
+	for (int i = 0, n = memory_rows(p, label, bytes); i < n; i++)
+		fprintf(fp, "| %s | %s |\n", label[i], B(bytes[i]));
+}
+
+void rpt_html_escape(FILE *fp, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '<')
+			fputs("&lt;", fp);
+		else if (s[i] == '>')
+			fputs("&gt;", fp);
+		else if (s[i] == '&')
+			fputs("&amp;", fp);
+		else if (s[i] == '"')
+			fputs("&quot;", fp);
+		else
+			fputc(s[i], fp);
+	}
+}
+
+static void html_text(FILE *fp, const char *s)
+{
+	rpt_html_escape(fp, s, strlen(s));
+}
+
+/* A text section's lines as a preformatted block (the recommendation and the inputs keep their
+ * aligned columns). */
+static void html_pre(FILE *fp, const char *cls, void (*fn)(FILE *, const struct rpt_plan *),
+		     const struct rpt_plan *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return;
+	fn(m, r);
+	fclose(m);
+	fprintf(fp, "<pre class=\"%s\">", cls);
+	rpt_html_escape(fp, text, len);
+	fprintf(fp, "</pre>\n");
+	free(text);
+}
+
+static void inputs_plain(FILE *fp, const struct rpt_plan *r)
+{
+	inputs(fp, r, "");
+}
+
+void rpt_plan_html(FILE *fp, const struct rpt_plan *r)
+{
+	const struct sim_plan *p = r->plan;
+	const char *label[5];
+	double bytes[5];
+
+	fprintf(fp, "<section id=\"recommendation\"><h2>Recommendation</h2>\n");
+	html_pre(fp, "recommendation", recommendation, r);
+	fprintf(fp, "</section>\n<section id=\"options\"><h2>Options</h2>\n"
+		    "<div class=\"scroll\"><table id=\"options-table\"><thead><tr>");
+	for (int c = 0; c < OPT_COLS; c++) {
+		fprintf(fp, "<th>");
+		html_text(fp, opt_head[c]);
+		fprintf(fp, "</th>");
+	}
+	fprintf(fp, "</tr></thead><tbody>\n");
+	for (int i = 0; i < p->noptions; i++) {
+		char cell[OPT_COLS][96];
+		option_cells(r, i, cell);
+		fprintf(fp, "<tr%s>", cell[18][0] ? " class=\"recommended\"" : "");
+		for (int c = 0; c < OPT_COLS; c++) {
+			fprintf(fp, "<td>");
+			html_text(fp, cell[c]);
+			fprintf(fp, "</td>");
+		}
+		fprintf(fp, "</tr>\n");
+	}
+	fprintf(fp, "</tbody></table></div></section>\n<section id=\"memory\"><h2>Memory (whole "
+		    "model, unsharded)</h2>\n<table><thead><tr><th>state</th><th>bytes</th></tr>"
+		    "</thead><tbody>\n");
+	for (int i = 0, n = memory_rows(p, label, bytes); i < n; i++) {
+		fprintf(fp, "<tr><td>");
+		html_text(fp, label[i]);
+		fprintf(fp, "</td><td>%s</td></tr>\n", B(bytes[i]));
+	}
+	fprintf(fp, "</tbody></table></section>\n<section id=\"inputs\"><h2>Inputs</h2>\n");
+	html_pre(fp, "inputs", inputs_plain, r);
+	fprintf(fp, "</section>\n");
 }
 
 void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)

@@ -209,10 +209,15 @@ static const char *kind_name(const struct sim_option *o)
 	return o->kind == SIM_GPU_ONLY ? "gpu-only" : o->policy;
 }
 
-static int chart_memory(const char *dir, const struct sim_plan *p, char *err, size_t errlen)
+/* GPU memory per option, stacked by state, with the GPU's capacity as a line; bars beyond
+ * twice the capacity (options that do not fit by far) are clipped, and the title says so, so
+ * they do not squash the rest. */
+static int chart_memory(const char *dir, const struct sim_plan *p, double capacity, char *err,
+			size_t errlen)
 {
 	struct rpt_file d, g;
-	int rc;
+	int rc, clipped = 0;
+	double cap = capacity / 1073741824.0;
 	if ((rc = rpt_file_open(&d, dir, "memory.dat", err, errlen)))
 		return rc;
 	fprintf(d.fp, "# option label weights gradients optimizer activations other (GiB per GPU)\n");
@@ -222,10 +227,21 @@ static int chart_memory(const char *dir, const struct sim_plan *p, char *err, si
 			kind_name(&p->options[i]), p->options[i].gpus, m->weights / 1073741824.0,
 			m->gradients / 1073741824.0, m->optimizer / 1073741824.0,
 			m->activations / 1073741824.0, m->other / 1073741824.0);
+		clipped += m->total > 2 * capacity;
 	}
 	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "memory.gp", err, errlen)))
 		return rc;
-	rpt_gnuplot_preamble(g.fp, "GPU memory per option at its peak", "option", "GiB per GPU");
+	char title[160];
+	snprintf(title, sizeof title, "GPU memory per option at its peak%s",
+		 clipped ? " (bars above twice the capacity clipped: those options do not fit)" : "");
+	rpt_gnuplot_preamble(g.fp, title, "option", "GiB per GPU");
+	if (clipped)
+		fprintf(g.fp, "set yrange [0:%.3f]\n", 2 * cap);
+	/* the capacity as a dashed line across the bars */
+	fprintf(g.fp, "set arrow from graph 0, first %.3f to graph 1, first %.3f nohead dt 2 lw 2 "
+		      "lc rgb '#c00000' front\nset label 'GPU capacity %.1f GiB' at graph 0.01, first "
+		      "%.3f offset 0,0.6 tc rgb '#c00000' front\n",
+		cap, cap, cap, cap);
 	fprintf(g.fp, "set style data histograms\nset style histogram rowstacked\n"
 		      "set style fill solid 0.85 border -1\nset boxwidth 0.7\n"
 		      "set xtics rotate by -30 left\n"
@@ -235,6 +251,23 @@ static int chart_memory(const char *dir, const struct sim_plan *p, char *err, si
 	return rpt_file_close(&g, err, errlen);
 }
 
+/* Whether fitting option i is on the cost-runtime front: no other fitting option is as cheap
+ * and as fast and better in one of the two. */
+static bool cost_runtime_front(const struct sim_plan *p, int i)
+{
+	const struct sim_option *a = &p->options[i];
+	for (int j = 0; j < p->noptions; j++) {
+		const struct sim_option *b = &p->options[j];
+		if (j != i && b->fits && b->cost_total <= a->cost_total &&
+		    b->runtime_seconds <= a->runtime_seconds &&
+		    (b->cost_total < a->cost_total || b->runtime_seconds < a->runtime_seconds))
+			return false;
+	}
+	return true;
+}
+
+/* Owned cost against runtime, every fitting option; only the cost-runtime front and the
+ * recommendations are labelled, so the labels stay readable. */
 static int chart_cost(const char *dir, const struct sim_plan *p, bool front, char *err,
 		      size_t errlen)
 {
@@ -242,29 +275,35 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 	int rc;
 	if ((rc = rpt_file_open(&d, dir, "cost_runtime.dat", err, errlen)))
 		return rc;
-	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind (block 0 gpu-only, 1 host tiers)\n");
+	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind label (block 0 gpu-only, 1 host "
+		      "tiers; label only on the cost-runtime front and the recommendations)\n");
 	for (int k = 0; k < 2; k++) {
 		for (int i = 0; i < p->noptions; i++) {
 			const struct sim_option *o = &p->options[i];
 			if ((int)o->kind != k || !o->fits)
 				continue;
-			fprintf(d.fp, "%d %.6g %.6g %u %s\n", i, o->runtime_seconds / 3600,
+			bool label = cost_runtime_front(p, i) || i == p->rec_best ||
+				     i == p->rec_gpu_only || i == p->rec_tiered;
+			fprintf(d.fp, "%d %.6g %.6g %u %s \"", i, o->runtime_seconds / 3600,
 				o->cost_total, o->gpus, kind_name(o));
+			if (label)
+				fprintf(d.fp, "#%d %uGPU", i, o->gpus);
+			fprintf(d.fp, "\"\n");
 		}
 		fprintf(d.fp, "\n\n");
 	}
 	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "cost_runtime.gp", err, errlen)))
 		return rc;
 	rpt_gnuplot_preamble(g.fp,
-			     front ? "Owned cost against runtime (the options are the Pareto front)"
+			     front ? "Owned cost against runtime (labelled: the cost-runtime front and "
+				     "the recommendations)"
 				   : "Owned cost against runtime (the best option at each GPU count)",
 		 "job runtime (hours)", "owned cost (USD)");
 	fprintf(g.fp, "set logscale x\n"
 		      "plot 'cost_runtime.dat' index 0 using 2:3 with linespoints pt 7 ps 1.5 title "
 		      "'GPU-only', '' index 1 using 2:3 with points pt 5 ps 1.5 title 'DRAM/flash "
-		      "tiers', '' index 0 using 2:3:(sprintf('#%%d %%dGPU', $1, $4)) with labels "
-		      "offset 1,1 notitle, '' index 1 using 2:3:(sprintf('#%%d %%dGPU', $1, $4)) "
-		      "with labels offset 1,-1 notitle\n");
+		      "tiers', '' index 0 using 2:3:6 with labels offset 1,1 notitle, '' index 1 "
+		      "using 2:3:6 with labels offset 1,-1 notitle\n");
 	return rpt_file_close(&g, err, errlen);
 }
 
@@ -377,7 +416,7 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	const struct sim_plan *p = r->plan;
 	int n = 0, rc;
 
-	if ((rc = rpt_dir_prepare(dir, force, err, errlen)) || (rc = chart_memory(dir, p, err, errlen)) ||
+	if ((rc = rpt_dir_prepare(dir, force, err, errlen)) || (rc = chart_memory(dir, p, r->hw->gpu.memory, err, errlen)) ||
 	    (rc = chart_cost(dir, p, !r->req->counts, err, errlen)) ||
 	    (rc = chart_power(dir, p, err, errlen)))
 		return rc;

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,32 +357,58 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 									     err, errlen)))
 		goto out;
 	fprintf(d.fp, "# one block per pool: time_s GiB (the pool's bytes for all GPUs it stands "
-		      "for); %s, simulated micro-batches only\n",
+		      "for); %s, the simulated micro-batches only, without the step's teardown\n",
 		res.name);
+	/* GPU pools on the left axis; host pools (DRAM, flash) on the right one when they dwarf
+	 * the GPU's, so both stay readable */
 	int np = eng_npools(e), shown = 0;
+	double gpu_peak = 0, host_peak = 0;
+	for (int i = 0; i < np; i++) {
+		const struct eng_pool *pl = eng_pool_at(e, i);
+		double v = (double)pl->peak * pl->scale;
+		if (strncmp(pl->name, "gpu", 3) == 0)
+			gpu_peak = fmax(gpu_peak, v);
+		else
+			host_peak = fmax(host_peak, v);
+	}
+	bool y2 = host_peak > 4 * gpu_peak && gpu_peak > 0;
 	for (int i = 0; i < np; i++) {
 		const struct eng_pool *pl = eng_pool_at(e, i);
 		if (pl->peak <= 0)
 			continue;
 		fprintf(d.fp, "# %s\n", pl->name);
-		for (uint32_t h = 0; h < pl->hist_n; h++)
+		/* the last sample is the end of the step freeing what stayed resident: drawn as the
+		 * level held until then, not as a drop to zero */
+		uint32_t n = pl->hist_n;
+		bool teardown = n > 1 && pl->hist[n - 1].value == 0;
+		for (uint32_t h = 0; h < n; h++) {
+			uint32_t v = teardown && h == n - 1 ? h - 1 : h;
 			fprintf(d.fp, "%.6f %.4f\n", pl->hist[h].t_ns * 1e-9,
-				pl->hist[h].value * pl->scale / 1073741824.0);
+				pl->hist[v].value * pl->scale / 1073741824.0);
+		}
 		fprintf(d.fp, "\n\n");
 		shown++;
 	}
 	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "occupancy.gp", err, errlen)))
 		goto out;
 	char title[256];
-	snprintf(title, sizeof title, "Memory tiers over one step: %s", res.name);
-	rpt_gnuplot_preamble(g.fp, title, "time (s)", "GiB");
+	snprintf(title, sizeof title,
+		 "Memory tiers, simulated part of a step (%llu of %llu micro-batches): %s",
+		 (unsigned long long)res.micro_simulated, (unsigned long long)res.grad_accum,
+		 res.name);
+	rpt_gnuplot_preamble(g.fp, title, "time (s)", y2 ? "GPU GiB" : "GiB");
+	if (y2)
+		fprintf(g.fp, "set y2label 'host GiB (DRAM, flash)'\nset y2tics\nset ytics nomirror\n"
+			      "set yrange [0:*]\nset y2range [0:*]\n");
 	fprintf(g.fp, "plot ");
 	for (int i = 0, k = 0; i < np; i++) {
 		const struct eng_pool *pl = eng_pool_at(e, i);
 		if (pl->peak <= 0)
 			continue;
-		fprintf(g.fp, "%s'occupancy.dat' index %d using 1:2 with steps lw 2 title '%s'",
-			k ? ", " : "", k, pl->name);
+		bool host = strncmp(pl->name, "gpu", 3) != 0;
+		fprintf(g.fp, "%s'occupancy.dat' index %d using 1:2%s with steps lw 2 title '%s%s'",
+			k ? ", " : "", k, y2 && host ? " axes x1y2" : "", pl->name,
+			y2 && host ? " (right axis)" : "");
 		k++;
 	}
 	fprintf(g.fp, "%s\n", shown ? "" : "0 notitle");

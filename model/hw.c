@@ -128,6 +128,8 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 			hw->prof.pcie_h2d = v;
 		else if (!strcmp(k, "pcie_d2h_bandwidth"))
 			hw->prof.pcie_d2h = v;
+		else if (!strcmp(k, "pcie_bidir_bandwidth"))
+			hw->prof.pcie_bidir = v;
 		else if (!strcmp(k, "hbm_bandwidth"))
 			hw->prof.hbm_bandwidth = v;
 		else if (!strcmp(k, "gemm_flops")) /* the rate on real layer shapes, as a fraction
@@ -146,6 +148,15 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 			 path, dname->valuestring, hw->gpu.name);
 		cJSON_Delete(root);
 		return -1;
+	}
+	/* one copy engine moves one direction at a time (cudaDeviceProp.asyncEngineCount 1): the
+	 * pair of directions shares the one-direction rate */
+	const cJSON *eng = cJSON_GetObjectItemCaseSensitive(dev, "async_engine_count");
+	if (cJSON_IsNumber(eng) && eng->valuedouble == 1 && !(hw->prof.pcie_bidir > 0)) {
+		double one = fmax(hw->prof.pcie_h2d, hw->prof.pcie_d2h);
+		hw->prof.pcie_bidir = one > 0 ? one
+					      : mdl_pcie_bandwidth(hw->gpu.host_link_gen,
+								   hw->gpu.host_link_lanes);
 	}
 	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
 	/* measured elsewhere: calibrate records the machine's CPU cores and DRAM */

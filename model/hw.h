@@ -29,6 +29,8 @@ struct mdl_hw {
 	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */
 	struct {
 		double pcie_h2d, pcie_d2h;	/* bytes/s per direction */
+		double pcie_bidir;		/* both directions at once, bytes/s; 0 = not
+						 * measured (the directions are independent) */
 		double gemm_efficiency;		/* fraction of the catalog's dense peak */
 		double hbm_bandwidth;		/* bytes/s */
 		double flash_read, flash_write; /* the measured drive array, bytes/s */

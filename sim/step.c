@@ -183,18 +183,27 @@ static void coll_cost(bool allreduce, double bytes, uint32_t n, double bw, doubl
  * contend for them (NCCL's P2P and SHM transports both leave and enter a GPU through its PCIe
  * link; a ring step sends as many bytes as it receives). Returns the new path length.
  */
+static int path_add(int *path, float *sc, int n, int res, float scale)
+{
+	for (int i = 0; i < n; i++)
+		if (path[i] == res) { /* one resource once per flow: the scales add */
+			sc[i] += scale;
+			return n;
+		}
+	path[n] = res;
+	sc[n] = scale;
+	return n + 1;
+}
+
 static int on_link(const struct step_machine *mc, uint32_t g, int link, float scale, int *path,
 		   float *sc, int n)
 {
-	if (link != LINK_PCIE) {
-		path[n] = link;
-		sc[n++] = scale;
-		return n;
-	}
-	path[n] = mc->h2d[g];
-	sc[n++] = scale;
-	path[n] = mc->d2h[g];
-	sc[n++] = scale;
+	if (link != LINK_PCIE)
+		return path_add(path, sc, n, link, scale);
+	n = path_add(path, sc, n, mc->h2d[g], scale);
+	n = path_add(path, sc, n, mc->d2h[g], scale);
+	if (mc->pcie_pair[g] >= 0) /* both directions at once, on the measured pair rate */
+		n = path_add(path, sc, n, mc->pcie_pair[g], 2 * scale);
 	return n;
 }
 
@@ -204,8 +213,8 @@ static int collective(struct build *bd, uint32_t g, const char *name, int stream
 	if (n <= 1 || bytes <= 0)
 		return task(bd, name, stream, 0, 0, 0, NULL, NULL);
 	double wire, lat;
-	int path[2];
-	float sc[2];
+	int path[3];
+	float sc[3];
 	coll_cost(allreduce, bytes, n, bw, alpha, &wire, &lat);
 	int np = on_link(&bd->x->mc, g, link, 1, path, sc, 0);
 	return task(bd, name, stream, wire, lat, np, path, sc);
@@ -230,8 +239,8 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 	coll_cost(allreduce, bytes, bd->dp_in, bd->tp_bw, ALPHA_INTRA, &win, &lin);
 	coll_cost(allreduce, bytes / bd->dp_in, bd->dp_nodes, bd->net_bw, ALPHA_INTER, &wout,
 		  &lout);
-	int path[3];
-	float sc[3];
+	int path[4];
+	float sc[4];
 	int np = on_link(mc, g, mc->tp_link[g], 1, path, sc, 0);
 	np = on_link(mc, g, mc->net_link[g], (float)(wout / win), path, sc, np);
 	return task(bd, name, stream, win, lin + lout, np, path, sc);
@@ -248,8 +257,8 @@ static int p2p_send(struct build *bd, uint32_t g, const char *name)
 {
 	struct step_machine *mc = &bd->x->mc;
 	double slice = bd->boundary / bd->tp;
-	int path[4];
-	float sc[4];
+	int path[ENG_PATH];
+	float sc[ENG_PATH];
 	int np = on_link(mc, g, mc->pp_link[g], 1, path, sc, 0);
 	if (bd->tp == 1 || bd->x->c->layout.sp)
 		return task(bd, name, mc->s_p2p[g], slice, mc->pp_alpha, np, path, sc);
@@ -259,14 +268,19 @@ static int p2p_send(struct build *bd, uint32_t g, const char *name)
 		    path, sc);
 }
 
-/* A copy between DRAM and GPU g on its copy stream: the PCIe link's direction, the host's DRAM
- * and, behind a PCIe switch, the switch's shared uplink. */
+/* A copy between DRAM and GPU g on its copy stream: the PCIe link's direction, the host's DRAM,
+ * behind a PCIe switch the switch's shared uplink, and the pair of directions when a profile
+ * measured them together slower than apart. */
 static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
 {
 	const struct step_machine *mc = &bd->x->mc;
-	int path[3] = {up ? mc->h2d[g] : mc->d2h[g], mc->dram, up ? mc->sw_h2d : mc->sw_d2h};
-	return task(bd, name, up ? mc->s_h2d[g] : mc->s_d2h[g], bytes, 0, path[2] >= 0 ? 3 : 2,
-		    path, NULL);
+	int path[4] = {up ? mc->h2d[g] : mc->d2h[g], mc->dram};
+	int n = 2;
+	if ((up ? mc->sw_h2d : mc->sw_d2h) >= 0)
+		path[n++] = up ? mc->sw_h2d : mc->sw_d2h;
+	if (mc->pcie_pair[g] >= 0)
+		path[n++] = mc->pcie_pair[g];
+	return task(bd, name, up ? mc->s_h2d[g] : mc->s_d2h[g], bytes, 0, n, path, NULL);
 }
 
 /* Bytes the recompute's memory-bound kernels move for one layer: writing and reading again what
@@ -441,6 +455,11 @@ static int machine(struct build *bd)
 		RES(hbm, "hbm", hbm, "B");
 		RES(h2d, "pcie h2d", h2d, "B");
 		RES(d2h, "pcie d2h", d2h, "B");
+		/* cuda_bidir_pinned measured both directions at once below their sum (or the GPU
+		 * has one copy engine): the pair shares that rate */
+		mc->pcie_pair[g] = -1;
+		if (hw->prof.pcie_bidir > 0 && hw->prof.pcie_bidir < h2d + d2h)
+			RES(pcie_pair, "pcie both directions", hw->prof.pcie_bidir, "B");
 		int nvl = LINK_PCIE;
 		if (hw->gpu.gpu_link > 0) {
 			gpu_name(name, g, "nvlink");

@@ -67,6 +67,8 @@ struct step_place {
 /* The machine as engine resources, built once per configuration. */
 struct step_machine {
 	int sm[SIM_MAX_PP], hbm[SIM_MAX_PP], h2d[SIM_MAX_PP], d2h[SIM_MAX_PP];
+	int pcie_pair[SIM_MAX_PP]; /* both directions together, when a profile measured less than
+				    * their sum; -1 none */
 	int tp_link[SIM_MAX_PP], dp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP], net_link[SIM_MAX_PP];
 	/* tp/dp/pp links: LINK_PCIE when the GPU has no GPU-to-GPU fabric */
 	int dram, nvme_rd, nvme_wr, cpu, sw_h2d, sw_d2h; /* sw: PCIe switch uplink, -1 none */

@@ -1,6 +1,9 @@
 /* test_calibrate — the link fit and the tiering-kernel prediction calibrate relies on. */
 #include <math.h>
 
+#include <string.h>
+
+#include "../model/hw.h"
 #include "../validate/calibrate.h"
 #include "tests.h"
 
@@ -36,12 +39,34 @@ static void tiering_prediction_overlaps_copy_and_compute(void)
 	CU_ASSERT_EQUAL(cal_predict_tiering(L, 50e6, 10e12, 0, 0, 1e15), 0);
 }
 
+/* A profile's measured pair of directions caps them together; a GPU with one copy engine
+ * (asyncEngineCount 1) moves one direction at a time, so without that measurement the pair gets
+ * the one-direction rate. */
+static void profile_caps_the_pair_of_directions(void)
+{
+	struct mdl_hw hw;
+	char err[256];
+	memset(&hw, 0, sizeof hw);
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx4090", &hw.gpu, err, sizeof err), 0);
+	const char *both = "{\"fitted\": {\"pcie_h2d_bandwidth\": 25e9, \"pcie_d2h_bandwidth\": 26e9, "
+			   "\"pcie_bidir_bandwidth\": 38e9}}";
+	CU_ASSERT_EQUAL_FATAL(mdl_profile_parse(both, "p.json", &hw, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(hw.prof.pcie_bidir, 38e9, 1);
+	memset(&hw.prof, 0, sizeof hw.prof);
+	const char *one = "{\"fitted\": {\"pcie_h2d_bandwidth\": 25e9, \"pcie_d2h_bandwidth\": 26e9}, "
+			  "\"device\": {\"name\": \"NVIDIA GeForce RTX 4090\", "
+			  "\"async_engine_count\": 1}}";
+	CU_ASSERT_EQUAL_FATAL(mdl_profile_parse(one, "p.json", &hw, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(hw.prof.pcie_bidir, 26e9, 1);
+}
+
 int suite_calibrate(void)
 {
 	static const struct test_case cases[] = {
 		{"fit recovers latency and bandwidth", fit_recovers_latency_and_bandwidth},
 		{"tiering prediction overlaps copy and compute",
 		 tiering_prediction_overlaps_copy_and_compute},
+		{"profile caps the pair of directions", profile_caps_the_pair_of_directions},
 	};
 	return add_suite("calibrate", cases, sizeof cases / sizeof cases[0]);
 }

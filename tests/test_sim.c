@@ -305,6 +305,16 @@ static void shared_links_make_scaling_sublinear(void)
 	double w = 8030261248.0 * 2, g = w; /* bf16 weights and gradients */
 	double h2d = mdl_pcie_bandwidth(f.hw.gpu.host_link_gen, f.hw.gpu.host_link_lanes);
 	CU_ASSERT(f.o.step_seconds >= 64 * (2 * w + 0.75 * g) / h2d);
+	/* a profile that measured both directions at once at 30 GB/s (cuda_bidir_pinned), less
+	 * than the 2 x 24.8 of the directions apart: one GPU's weights going up (2 W a
+	 * micro-batch) and gradients coming down (G) now share it */
+	f.c.layout.dp = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	double apart = f.o.step_seconds;
+	f.hw.prof.pcie_bidir = 30e9;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.step_seconds >= 64 * (2 * w + g) / 30e9);
+	CU_ASSERT(f.o.step_seconds > 1.1 * apart);
 	eng_free(f.eng);
 }
 

@@ -21,7 +21,7 @@
  *                       the compute stream runs the previous layer's GEMMs; reports seconds per
  *                       layer, copy-only and compute-only times and the achieved overlap
  * Every "ok" result carries "device": {name, compute_capability, pci_bus_id, driver_version,
- *   runtime_version, mig, memory_bytes}. No device: status "waived"; a driver older than the
+ *   runtime_version, mig, memory_bytes, async_engine_count}. No device: status "waived"; a driver older than the
  *   runtime: "failed" with both versions (exit 1); compute capability below 8.0: the bf16 tests
  *   waive. Every CUDA and cuBLAS call is
  * checked; a failure prints status "failed" naming the call and exits 1.
@@ -102,9 +102,10 @@ static void describe_device(int dev)
 	snprintf(g_device, sizeof g_device,
 		 "{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", "
 		 "\"pci_bus_id\": \"%04x:%02x:%02x.0\", \"driver_version\": %d, "
-		 "\"runtime_version\": %d, \"mig\": %s, \"memory_bytes\": %zu}",
+		 "\"runtime_version\": %d, \"mig\": %s, \"memory_bytes\": %zu, "
+		 "\"async_engine_count\": %d}",
 		 name, p.major, p.minor, p.pciDomainID, p.pciBusID, p.pciDeviceID, drv, rt,
-		 mig ? "true" : "false", p.totalGlobalMem);
+		 mig ? "true" : "false", p.totalGlobalMem, p.asyncEngineCount);
 }
 
 static double median(std::vector<double> v)

@@ -1,5 +1,6 @@
 /* cmd_calibrate — `tierplan calibrate`: flags in, validate/calibrate measures and writes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../validate/calibrate.h"
@@ -11,7 +12,8 @@ static void help(FILE *fp)
 
 	fprintf(fp,
 		"usage: tierplan calibrate [--quick] [--dir DIR] [--out FILE] [--tests LIST]\n"
-		"                          [--device DEV --destroy-data] [--cuda-helper PATH]\n\n"
+		"                          [--device DEV --destroy-data] [--cuda-helper PATH]\n"
+		"                          [--gpu-index N]\n\n"
 		"Measures this machine and writes a hardware profile that plan, compare and\n"
 		"simulate use with --profile FILE. Tests (waived with a reason when their\n"
 		"hardware or tool is absent):\n");
@@ -27,7 +29,9 @@ static void help(FILE *fp)
 		"  --out FILE         the profile (default: profile.json)\n"
 		"  --tests LIST       comma-separated test names (default: all)\n"
 		"  --device DEV       fio on a raw device instead, with --destroy-data\n"
-		"  --cuda-helper PATH the CUDA harness (default: tierplan-cuda beside tierplan)\n");
+		"  --cuda-helper PATH the CUDA harness (default: tierplan-cuda beside tierplan)\n"
+		"  --gpu-index N      the GPU to measure, in CUDA's device order (PCI bus order: the\n"
+		"                     helper sets CUDA_DEVICE_ORDER=PCI_BUS_ID) [default 0]\n");
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -54,6 +58,15 @@ int cmd_calibrate(int argc, char **argv)
 			o.device = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--cuda-helper")) {
 			o.cuda_helper = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--gpu-index")) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || v < 0 || v > 63) {
+				snprintf(err, sizeof err, "--gpu-index: '%s' is not a device index 0 to 63",
+					 argv[i]);
+				return cli_fail(EXIT_INVALID, "calibrate", err);
+			}
+			o.gpu_index = (int)v;
 		} else {
 			snprintf(err, sizeof err, "unknown option or missing value '%s'", a);
 			return cli_fail(EXIT_USAGE, "calibrate", err);

@@ -465,8 +465,10 @@ static void cuda_test(const struct cal_opts *o, struct result *r)
 		dup2(fd[1], 1);
 		close(fd[0]);
 		close(fd[1]);
+		char idx[16];
+		snprintf(idx, sizeof idx, "%d", o->gpu_index);
 		execl(o->cuda_helper, o->cuda_helper, r->test, o->quick ? "--quick" : "--full",
-		      (char *)NULL);
+		      "--gpu-index", idx, (char *)NULL);
 		_exit(127);
 	}
 	close(fd[1]);
@@ -720,9 +722,27 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 			cJSON_AddNumberToObject(fit, "hbm_bandwidth", v);
 		else if (!strcmp(r->test, "cuda_gemm_bf16"))
 			cJSON_AddNumberToObject(fit, "gemm_flops", v);
-		else if (!strcmp(r->test, "cuda_tiering") && tier_pred > 0) {
-			cJSON_AddNumberToObject(x, "predicted", tier_pred);
-			cJSON_AddNumberToObject(x, "prediction_error", tier_pred / v - 1);
+		else if (!strcmp(r->test, "cuda_tiering")) {
+			if (tier_pred > 0) {
+				cJSON_AddNumberToObject(x, "predicted", tier_pred);
+				cJSON_AddNumberToObject(x, "prediction_error", tier_pred / v - 1);
+			}
+			/* the same loop from the helper's own copy-only and compute-only times:
+			 * what the overlap model alone gets wrong, without the fits' errors */
+			const cJSON *L = cJSON_GetObjectItemCaseSensitive(r->extra, "layers");
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(r->extra, "copy_only_s");
+			const cJSON *g = cJSON_GetObjectItemCaseSensitive(r->extra, "compute_only_s");
+			double parts = cJSON_IsNumber(L) && cJSON_IsNumber(c) && cJSON_IsNumber(g)
+					       ? cal_predict_tiering((int)L->valuedouble,
+								     c->valuedouble * 1e9,
+								     g->valuedouble * 1e12, 1e9, 0,
+								     1e12)
+					       : 0;
+			if (parts > 0) {
+				cJSON_AddNumberToObject(x, "predicted_from_parts", parts);
+				cJSON_AddNumberToObject(x, "prediction_from_parts_error",
+							parts / v - 1);
+			}
 		}
 	}
 	struct cfg_out f;

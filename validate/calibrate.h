@@ -39,7 +39,8 @@ void cal_fit_link(const double *size, const double *t, int n, double *latency, d
 
 /* The tiering kernel's loop as the engine sees it: per layer an h2d copy of `bytes` (fitted
  * link) into one of two buffers and `flops` of GEMMs (fitted rate); copy i waits for the GEMM of
- * layer i-2. Seconds per layer, 0 without the fits. */
+ * layer i-2. Seconds per layer in the steady state the helper times (its middle half of layers,
+ * without fill and drain), 0 without the fits. */
 double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw, double h2d_lat,
 			   double gemm_flops);
 
@@ -53,6 +54,7 @@ struct cal_opts {
 	const char *out;         /* the profile; NULL = profile.json */
 	const char *tests;       /* comma-separated test names; NULL = all */
 	int threads;             /* 0 = the online CPUs */
+	int gpu_index;           /* the CUDA device measured, in PCI bus order */
 };
 
 /* The registry of tests: count, and name (with a one-line description in *what) of test i;

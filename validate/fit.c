@@ -44,7 +44,7 @@ double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw
 	int link = eng_resource(e, "pcie h2d", h2d_bw, "B");
 	int sm = eng_resource(e, "tensor cores", gemm_flops, "FLOP");
 	int cs = eng_stream(e, "compute"), xs = eng_stream(e, "copy");
-	int prev2 = -1, prev1 = -1;
+	int prev2 = -1, prev1 = -1, q = layers / 4, g0 = -1, g1 = -1;
 	for (int i = 0; i < layers; i++) {
 		int c = eng_task(e, "copy", xs, bytes, (uint64_t)llround(h2d_lat * 1e9), 1, &link, NULL);
 		int g = eng_task(e, "gemm", cs, flops, 0, 1, &sm, NULL);
@@ -53,8 +53,20 @@ double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw
 			eng_dep(e, prev2, c); /* double buffer: the buffer of layer i-2 is free */
 		prev2 = prev1;
 		prev1 = g;
+		if (i == q - 1)
+			g0 = g;
+		if (i == layers - q - 1)
+			g1 = g;
 	}
-	double per = eng_run(e, &st) == 0 ? st.end_ns * 1e-9 / layers : 0;
+	double per = 0;
+	if (eng_run(e, &st) == 0) {
+		/* the steady state the helper times: between the GEMMs ending layers q - 1 and
+		 * L - q - 1 (the whole loop when it is too short to have one) */
+		per = q >= 1 && g1 > g0 && g0 >= 0
+			      ? (double)(eng_task_at(e, g1)->t_end - eng_task_at(e, g0)->t_end) * 1e-9 /
+					(layers - 2 * q)
+			      : st.end_ns * 1e-9 / layers;
+	}
 	eng_free(e);
 	return per;
 }

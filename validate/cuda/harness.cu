@@ -73,6 +73,22 @@ static void fail_call(const char *call, const char *what)
 		}                                                                                  \
 	} while (0)
 
+/* A device allocation: out of device memory is no fault of the GPU's (another process, a MIG
+ * slice too small): the test waives, saying how much it wanted. */
+#define DEV_ALLOC(ptr, bytes)                                                                      \
+	do {                                                                                       \
+		cudaError_t e_ = cudaMalloc((ptr), (bytes));                                       \
+		if (e_ == cudaErrorMemoryAllocation) {                                             \
+			char m_[160];                                                              \
+			snprintf(m_, sizeof m_, "out of device memory for %zu MiB",                \
+				 (size_t)(bytes) >> 20);                                          \
+			emit_status("waived", m_);                                                 \
+			exit(0);                                                                   \
+		}                                                                                  \
+		if (e_ != cudaSuccess)                                                             \
+			fail_call("cudaMalloc", cudaGetErrorString(e_));                           \
+	} while (0)
+
 /* The device every result was measured on, as a JSON object (filled by main). */
 static char g_device[512] = "{}";
 
@@ -123,7 +139,35 @@ static void print_array(const char *key, const std::vector<double> &v)
 	printf("]");
 }
 
-/* Seconds per copy of `bytes`, back-to-back `reps` copies on one stream between two events. */
+/* Holds a stream until the host releases it, as nvbandwidth's spin kernel does: the copies are
+ * all enqueued behind it and then run back to back, so small copies measure the copy engine,
+ * not the host's rate of issuing them. */
+__global__ void latch_kernel(volatile int *flag)
+{
+	while (!*flag) {
+	}
+}
+
+static int *g_flag_host, *g_flag_dev;
+
+static void latch(cudaStream_t s)
+{
+	if (!g_flag_host) {
+		CK(cudaHostAlloc((void **)&g_flag_host, sizeof(int), cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&g_flag_dev, g_flag_host, 0));
+	}
+	*(volatile int *)g_flag_host = 0;
+	latch_kernel<<<1, 1, 0, s>>>(g_flag_dev);
+	CK(cudaGetLastError());
+}
+
+static void release(void)
+{
+	*(volatile int *)g_flag_host = 1;
+}
+
+/* Seconds per copy of `bytes`, back-to-back `reps` copies on one stream between two events,
+ * enqueued behind the latch. */
 static double time_copies(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, int reps,
 			  cudaStream_t s)
 {
@@ -132,10 +176,12 @@ static double time_copies(void *dst, const void *src, size_t bytes, cudaMemcpyKi
 	CK(cudaEventCreate(&a));
 	CK(cudaEventCreate(&b));
 	CK(cudaMemcpyAsync(dst, src, bytes, kind, s)); /* warm-up */
+	latch(s);
 	CK(cudaEventRecord(a, s));
 	for (int i = 0; i < reps; i++)
 		CK(cudaMemcpyAsync(dst, src, bytes, kind, s));
 	CK(cudaEventRecord(b, s));
+	release();
 	CK(cudaEventSynchronize(b));
 	CK(cudaEventElapsedTime(&ms, a, b));
 	CK(cudaEventDestroy(a));
@@ -149,7 +195,7 @@ static void copy_sweep(bool h2d, bool pinned, bool quick)
 	void *host, *dev;
 	cudaStream_t s;
 	CK(cudaStreamCreate(&s));
-	CK(cudaMalloc(&dev, max));
+	DEV_ALLOC(&dev, max);
 	if (pinned)
 		CK(cudaHostAlloc(&host, max, cudaHostAllocPortable));
 	else if (!(host = malloc(max))) {
@@ -195,13 +241,16 @@ static void bidir(bool quick)
 	CK(cudaStreamCreate(&s2));
 	CK(cudaHostAlloc(&h1, sz, cudaHostAllocPortable));
 	CK(cudaHostAlloc(&h2, sz, cudaHostAllocPortable));
-	CK(cudaMalloc(&d1, sz));
-	CK(cudaMalloc(&d2, sz));
+	DEV_ALLOC(&d1, sz);
+	DEV_ALLOC(&d2, sz);
 	CK(cudaEventCreate(&a));
 	CK(cudaEventCreate(&b1));
 	CK(cudaEventCreate(&b2));
 	std::vector<double> samples;
 	int reps = quick ? 4 : 16;
+	/* warm-up: one copy each way at once */
+	CK(cudaMemcpyAsync(d1, h1, sz, cudaMemcpyHostToDevice, s1));
+	CK(cudaMemcpyAsync(h2, d2, sz, cudaMemcpyDeviceToHost, s2));
 	for (int k = 0; k < 5; k++) {
 		CK(cudaDeviceSynchronize());
 		CK(cudaEventRecord(a, s1));
@@ -234,8 +283,8 @@ static void d2d(bool quick)
 	void *a, *b;
 	cudaStream_t s;
 	CK(cudaStreamCreate(&s));
-	CK(cudaMalloc(&a, sz));
-	CK(cudaMalloc(&b, sz));
+	DEV_ALLOC(&a, sz);
+	DEV_ALLOC(&b, sz);
 	std::vector<double> samples;
 	for (int k = 0; k < 5; k++)
 		samples.push_back(2.0 * (double)sz / time_copies(b, a, sz, cudaMemcpyDeviceToDevice, 10, s));
@@ -355,9 +404,9 @@ static void gemm(bool quick)
 	cudaStream_t s;
 	cudaEvent_t e0, e1;
 	CK(cudaStreamCreate(&s));
-	CK(cudaMalloc(&b.W[0], wn * 2));
-	CK(cudaMalloc(&b.X, xn * 2));
-	CK(cudaMalloc(&b.Y, xn * 2));
+	DEV_ALLOC(&b.W[0], wn * 2);
+	DEV_ALLOC(&b.X, xn * 2);
+	DEV_ALLOC(&b.Y, xn * 2);
 	randomize(b.W[0], wn, 1);
 	randomize(b.X, xn, 2);
 	randomize(b.Y, xn, 3);
@@ -405,10 +454,10 @@ static void tiering(bool quick)
 		CK(cudaHostAlloc(&host[i], bytes, cudaHostAllocPortable));
 		memset(host[i], 0, bytes);
 	}
-	CK(cudaMalloc(&b.W[0], bytes));
-	CK(cudaMalloc(&b.W[1], bytes));
-	CK(cudaMalloc(&b.X, xn * 2));
-	CK(cudaMalloc(&b.Y, xn * 2));
+	DEV_ALLOC(&b.W[0], bytes);
+	DEV_ALLOC(&b.W[1], bytes);
+	DEV_ALLOC(&b.X, xn * 2);
+	DEV_ALLOC(&b.Y, xn * 2);
 	randomize(b.X, xn, 2);
 	randomize(b.W[0], wn, 1);
 	for (int i = 0; i < ring; i++) /* random weights in the host ring too */
@@ -421,17 +470,20 @@ static void tiering(bool quick)
 	}
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	layer_gemms(b.h, b.W[0], b.X, b.Y, L, 0); /* warm-up */
+	layer_gemms(b.h, b.W[0], b.X, b.Y, L, 0); /* warm-up: the GEMMs and one copy */
+	CK(cudaMemcpyAsync(b.W[1], host[0], bytes, cudaMemcpyHostToDevice, xs));
 	CK(cudaDeviceSynchronize());
 
-	/* mode 0: copies only; 1: GEMMs only; 2: the overlapped loop */
-	double t[3] = {0, 0, 0};
-	std::vector<double> samples;
-	for (int rep = 0; rep < 3; rep++)
+	/* mode 0: copies only; 1: GEMMs only; 2: the overlapped loop. Each is timed over its
+	 * middle half of layers (events after layer q - 1 and after layer L - q - 1), the steady
+	 * state without the pipeline's fill and drain; every figure is a median over the reps. */
+	int q = layers / 4;
+	std::vector<double> per_mode[3];
+	for (int rep = 0; rep < 5; rep++)
 		for (int mode = 0; mode < 3; mode++) {
 			float ms;
-			CK(cudaEventRecord(e0, xs));
-			CK(cudaStreamWaitEvent(cs, e0, 0));
+			cudaStream_t timed = mode == 0 ? xs : cs;
+			CK(cudaDeviceSynchronize());
 			for (int i = 0; i < layers; i++) {
 				if (mode != 1) {
 					if (mode == 2 && i >= 2) /* double buffer: the buffer is free */
@@ -446,25 +498,26 @@ static void tiering(bool quick)
 					layer_gemms(b.h, b.W[i % 2], b.X, b.Y, L, 0);
 					CK(cudaEventRecord(computed[i], cs));
 				}
+				if (i == q - 1)
+					CK(cudaEventRecord(e0, timed));
+				if (i == layers - q - 1)
+					CK(cudaEventRecord(e1, timed));
 			}
-			CK(cudaEventRecord(e1, mode == 0 ? xs : cs));
-			if (mode == 2)
-				CK(cudaStreamWaitEvent(cs, copied[layers - 1], 0));
-			CK(cudaEventSynchronize(e1));
 			CK(cudaDeviceSynchronize());
 			CK(cudaEventElapsedTime(&ms, e0, e1));
-			double per = ms * 1e-3 / layers;
-			t[mode] += per / 3;
-			if (mode == 2)
-				samples.push_back(per);
+			per_mode[mode].push_back(ms * 1e-3 / (layers - 2 * q));
 		}
+	double t[3] = {median(per_mode[0]), median(per_mode[1]), median(per_mode[2])};
+	std::vector<double> &samples = per_mode[2];
 	double overlap = (t[0] + t[1] - t[2]) / std::min(t[0], t[1]);
 	begin_ok();
 	print_array("samples", samples);
-	printf(", \"extra\": {\"layers\": %d, \"layer_bytes\": %zu, \"layer_flops\": %.9g, "
-	       "\"tokens\": %d, \"copy_only_s\": %.9g, \"compute_only_s\": %.9g, "
-	       "\"overlap\": %.4f, \"buffers\": 2}}\n",
-	       layers, bytes, 2.0 * tokens * layer_params(L), tokens, t[0], t[1], overlap);
+	printf(", \"extra\": {\"layers\": %d, \"timed_layers\": %d, \"layer_bytes\": %zu, "
+	       "\"layer_flops\": %.9g, \"tokens\": %d, \"copy_only_s\": %.9g, "
+	       "\"compute_only_s\": %.9g, \"overlap\": %.4f, \"buffers\": 2, "
+	       "\"statistic\": \"median, steady state\"}}\n",
+	       layers, layers - 2 * q, bytes, 2.0 * tokens * layer_params(L), tokens, t[0], t[1],
+	       overlap);
 	for (int i = 0; i < ring; i++)
 		CK(cudaFreeHost(host[i]));
 	CB(cublasDestroy(b.h));
@@ -477,11 +530,15 @@ static void tiering(bool quick)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: tierplan-cuda TEST [--quick|--full]\n");
+		fprintf(stderr, "usage: tierplan-cuda TEST [--quick|--full] [--gpu-index N]\n");
 		return 2;
 	}
 	g_test = argv[1];
 	bool quick = argc > 2 && !strcmp(argv[2], "--quick");
+	int index = argc > 4 && !strcmp(argv[3], "--gpu-index") ? atoi(argv[4]) : 0;
+	/* the index names devices in PCI bus order, as nvidia-smi lists them, not CUDA's
+	 * fastest-first default */
+	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
 	int drv = 0, rt = 0;
@@ -508,11 +565,17 @@ int main(int argc, char **argv)
 	}
 	if (e != cudaSuccess)
 		fail_call("cudaGetDeviceCount", cudaGetErrorString(e));
-	CK(cudaSetDevice(0));
-	describe_device(0);
+	if (index < 0 || index >= n) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "--gpu-index %d: this machine has %d CUDA devices", index, n);
+		emit_status("failed", msg);
+		return 1;
+	}
+	CK(cudaSetDevice(index));
+	describe_device(index);
 	bool bf16_test = !strcmp(g_test, "cuda_gemm_bf16") || !strcmp(g_test, "cuda_tiering");
 	int major = 0;
-	CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+	CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
 	if (bf16_test && major < 8) {
 		/* bf16 tensor cores arrive with Ampere (compute capability 8.0) */
 		emit_status("waived", "bf16 GEMMs need compute capability 8.0 or later");

@@ -212,7 +212,15 @@ static const char *kind_name(const struct sim_option *o)
 
 /* GPU memory per option, stacked by state, with the GPU's capacity as a line; bars beyond
  * twice the capacity (options that do not fit by far) are clipped, and the title says so, so
- * they do not squash the rest. */
+ * they do not squash the rest. Options of one kind and GPU count with the same breakdown (the
+ * tiered ones that differ only in DRAM and drives) share one bar labelled with all of them. */
+/* Two options draw the same memory bar: one policy, one GPU count, one breakdown. */
+static bool same_bar(const struct sim_option *a, const struct sim_option *b)
+{
+	return a->kind == b->kind && a->gpus == b->gpus && !strcmp(a->policy, b->policy) &&
+	       !memcmp(&a->gpu_mem, &b->gpu_mem, sizeof a->gpu_mem);
+}
+
 static int chart_memory(const char *dir, const struct sim_plan *p, double capacity, char *err,
 			size_t errlen)
 {
@@ -223,11 +231,22 @@ static int chart_memory(const char *dir, const struct sim_plan *p, double capaci
 		return rc;
 	fprintf(d.fp, "# option label weights gradients optimizer activations other (GiB per GPU)\n");
 	for (int i = 0; i < p->noptions; i++) {
-		const struct mdl_gpu_memory *m = &p->options[i].gpu_mem;
-		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.3f %.3f %.3f %.3f %.3f\n", i, i,
-			kind_name(&p->options[i]), p->options[i].gpus, m->weights / 1073741824.0,
-			m->gradients / 1073741824.0, m->optimizer / 1073741824.0,
-			m->activations / 1073741824.0, m->other / 1073741824.0);
+		const struct sim_option *o = &p->options[i];
+		const struct mdl_gpu_memory *m = &o->gpu_mem;
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = same_bar(&p->options[j], o);
+		if (seen)
+			continue;
+		char label[96];
+		int k = snprintf(label, sizeof label, "#%d", i);
+		for (int j = i + 1; j < p->noptions && k < (int)sizeof label - 16; j++)
+			if (same_bar(&p->options[j], o))
+				k += snprintf(label + k, sizeof label - (size_t)k, ",%d", j);
+		fprintf(d.fp, "%d \"%s %s %uGPU\" %.3f %.3f %.3f %.3f %.3f\n", i, label,
+			kind_name(o), o->gpus, m->weights / 1073741824.0, m->gradients / 1073741824.0,
+			m->optimizer / 1073741824.0, m->activations / 1073741824.0,
+			m->other / 1073741824.0);
 		clipped += m->total > 2 * capacity;
 	}
 	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "memory.gp", err, errlen)))

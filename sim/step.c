@@ -1122,8 +1122,13 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			 &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
-	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
-			      : mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	/* what a layer's backward rematerialises on top of what it kept: full recompute the
+	 * whole layer (or its larger half), selective the attention core, op whatever the
+	 * policy did not keep (activation gradients are not counted in any mode) */
+	double all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp) : all;
+	if (x->job.recompute == MDL_RC_SELECTIVE || x->job.recompute == MDL_RC_OP)
+		bd->act_work = fmax(0, all - bd->act_saved);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */
 		bd->F.layer_recompute_exec += bd->F.attn_half_fwd_exec;
 	/* a checkpointed layer's forward runs without autograd: each half's tensors are freed

@@ -258,6 +258,28 @@ fake args.sh 'echo "$*" >"'"$tmp"'/args"; echo "{\"test\": \"$1\", \"status\": \
 if grep -q -- "cuda_d2d --quick --gpu-index 2" "$tmp/args"; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL: calibrate --gpu-index does not reach the helper: $(cat "$tmp/args")"; fi
 expect 3 "gpu-index" calibrate --gpu-index x --out "$tmp/f-x.json"
+# the tiering kernel is predicted from the fits, from its own copy-only and compute-only times,
+# and in its balanced case (synthetic numbers: copy 10 ms a layer, GEMMs 4 ms, balanced 10 ms)
+cat >"$tmp/tier.sh" <<'SH'
+#!/bin/sh
+case $1 in
+cuda_h2d_pinned) echo '{"test": "cuda_h2d_pinned", "status": "ok", "samples": [25e9], "sizes": [1e6, 1e8, 1e9], "times": [4e-5, 4e-3, 4e-2]}' ;;
+cuda_gemm_bf16) echo '{"test": "cuda_gemm_bf16", "status": "ok", "samples": [5e14, 5e14, 5e14]}' ;;
+*) echo '{"test": "cuda_tiering", "status": "ok", "samples": [0.0105], "extra": {"layers": 16, "layer_bytes": 250000000, "layer_flops": 2e12, "copy_only_s": 0.01, "compute_only_s": 0.004, "balanced": {"tokens": 5120, "layer_flops": 5e12, "copy_only_s": 0.01, "compute_only_s": 0.01, "overlapped_s": 0.0115}}}' ;;
+esac
+SH
+chmod +x "$tmp/tier.sh"
+"$bin" calibrate --quick --tests cuda_h2d_pinned,cuda_gemm_bf16,cuda_tiering --cuda-helper "$tmp/tier.sh" --out "$tmp/f-tier.json" >/dev/null 2>"$tmp/tier.err"
+if grep -q "balanced at 5120 tokens" "$tmp/tier.err" && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = [m for m in d["measurements"] if m["test"] == "cuda_tiering"][0]
+assert abs(x["predicted"] - 0.010) < 1e-6, x
+assert abs(x["predicted_from_parts"] - 0.010) < 1e-6, x
+assert abs(x["balanced_predicted"] - 0.010) < 1e-6, x
+assert abs(x["balanced_prediction_error"] - (0.010 / 0.0115 - 1)) < 1e-6, x
+' "$tmp/f-tier.json"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL: calibrate's tiering predictions: $(cat "$tmp/tier.err")"; fi
 expect 3 "RTX 4090, not a h100-sxm" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/f-4090.json"
 expect 0 "" simulate --model 8b --seq 1024 --policy tiered --gpu rtx4090 --host workstation-4gpu --profile "$tmp/f-4090.json"
 expect 1 "was measured on" simulate --model 8b --seq 2048 --profile traces/calibration/dev-vm-2core-cpu-only.json

@@ -594,11 +594,15 @@ static void run_test(const struct cal_opts *o, int i, struct result *r)
 
 /* ---- the simulator's prediction of the tiering kernel ---- */
 
-static double predict_tiering(const cJSON *extra, double h2d_bw, double h2d_lat, double gemm)
+/* From the helper's extra object, or with balanced its balanced case (same layers and bytes,
+ * its own FLOPs). */
+static double predict_tiering(const cJSON *extra, bool balanced, double h2d_bw, double h2d_lat,
+			      double gemm)
 {
 	const cJSON *L = cJSON_GetObjectItemCaseSensitive(extra, "layers");
 	const cJSON *B = cJSON_GetObjectItemCaseSensitive(extra, "layer_bytes");
-	const cJSON *F = cJSON_GetObjectItemCaseSensitive(extra, "layer_flops");
+	const cJSON *F = cJSON_GetObjectItemCaseSensitive(
+		balanced ? cJSON_GetObjectItemCaseSensitive(extra, "balanced") : extra, "layer_flops");
 	if (!cJSON_IsNumber(L) || !cJSON_IsNumber(B) || !cJSON_IsNumber(F))
 		return 0;
 	return cal_predict_tiering((int)L->valuedouble, B->valuedouble, F->valuedouble, h2d_bw,
@@ -639,7 +643,7 @@ static void machine(cJSON *m)
 }
 
 static int write_profile(const char *out, const struct result *rs, int n, const struct cal_opts *o,
-			 double tier_pred, char *err, size_t errlen)
+			 double tier_pred, double bal_pred, char *err, size_t errlen)
 {
 	cJSON *root = cJSON_CreateObject(), *m, *arr, *fit;
 	char date[32];
@@ -742,6 +746,14 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 				cJSON_AddNumberToObject(x, "predicted_from_parts", parts);
 				cJSON_AddNumberToObject(x, "prediction_from_parts_error",
 							parts / v - 1);
+			}
+			/* the balanced case (copy about as long as the GEMMs) */
+			const cJSON *bo = cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(r->extra, "balanced"), "overlapped_s");
+			if (bal_pred > 0 && cJSON_IsNumber(bo) && bo->valuedouble > 0) {
+				cJSON_AddNumberToObject(x, "balanced_predicted", bal_pred);
+				cJSON_AddNumberToObject(x, "balanced_prediction_error",
+							bal_pred / bo->valuedouble - 1);
 			}
 		}
 	}
@@ -868,13 +880,24 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 		if (!strcmp(rs[i].test, "cuda_tiering"))
 			tex = rs[i].extra, tmeas = median(rs[i].samples, rs[i].n);
 	}
-	if (tex)
-		pred = predict_tiering(tex, h2d, lat, gemm);
+	double bpred = 0;
+	if (tex) {
+		pred = predict_tiering(tex, false, h2d, lat, gemm);
+		bpred = predict_tiering(tex, true, h2d, lat, gemm);
+	}
 	if (pred > 0)
 		fprintf(log, "calibrate: tiering kernel: measured %.4g s per layer, simulator "
 				"predicts %.4g s (%+.1f %%)\n",
 			tmeas, pred, 100 * (pred / tmeas - 1));
-	int wrc = write_profile(out, rs, n, &o, pred, err, errlen);
+	const cJSON *bal = cJSON_GetObjectItemCaseSensitive(tex, "balanced");
+	const cJSON *bmeas = cJSON_GetObjectItemCaseSensitive(bal, "overlapped_s");
+	const cJSON *btok = cJSON_GetObjectItemCaseSensitive(bal, "tokens");
+	if (bpred > 0 && cJSON_IsNumber(bmeas) && bmeas->valuedouble > 0 && cJSON_IsNumber(btok))
+		fprintf(log, "calibrate: tiering kernel balanced at %d tokens: measured %.4g s per "
+			     "layer, simulator predicts %.4g s (%+.1f %%)\n",
+			(int)btok->valuedouble, bmeas->valuedouble, bpred,
+			100 * (bpred / bmeas->valuedouble - 1));
+	int wrc = write_profile(out, rs, n, &o, pred, bpred, err, errlen);
 	for (int i = 0; i < n; i++) {
 		cJSON_Delete(rs[i].extra);
 		cJSON_Delete(rs[i].device);

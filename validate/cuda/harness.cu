@@ -21,7 +21,8 @@
  *                       the compute stream runs the previous layer's GEMMs; reports seconds per
  *                       layer, copy-only and compute-only times and the achieved overlap
  * Every "ok" result carries "device": {name, compute_capability, pci_bus_id, driver_version,
- *   runtime_version, mig, memory_bytes, async_engine_count}. No device: status "waived"; a driver older than the
+ *   runtime_version, mig, memory_bytes, async_engine_count, numa_node}. Before any test the
+ *   process binds to the CPUs of the GPU's NUMA node, so its pinned buffers are node-local. No device: status "waived"; a driver older than the
  *   runtime: "failed" with both versions (exit 1); compute capability below 8.0: the bf16 tests
  *   waive. Every CUDA and cuBLAS call is
  * checked; a failure prints status "failed" naming the call and exits 1.
@@ -29,6 +30,8 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -98,8 +101,61 @@ static void begin_ok(void)
 	printf("{\"test\": \"%s\", \"status\": \"ok\", \"device\": %s", g_test, g_device);
 }
 
-/* Fills g_device: name, compute capability, PCI bus id, driver and runtime versions, and
- * whether the device is a MIG slice (CUDA_VISIBLE_DEVICES names MIG-... UUIDs). */
+/*
+ * Runs this process on the CPUs of the GPU's NUMA node (from sysfs: the PCI device's numa_node,
+ * then that node's cpulist), so the pinned host buffers the tests allocate and first touch land
+ * in the DRAM next to the GPU's root port, as nvbandwidth recommends running under numactl on
+ * two-socket hosts. Returns the node, or -1 when sysfs says nothing (one socket, containers):
+ * then nothing changes.
+ */
+static int bind_to_gpu_node(int domain, int bus, int device)
+{
+	char path[128], buf[4096];
+	snprintf(path, sizeof path, "/sys/bus/pci/devices/%04x:%02x:%02x.0/numa_node", domain, bus,
+		 device);
+	FILE *f = fopen(path, "r");
+	int node = -1;
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &node) != 1)
+		node = -1;
+	fclose(f);
+	if (node < 0)
+		return -1;
+	snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", node);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	int any = 0;
+	for (char *p = buf; *p;) { /* "0-23,48-71" */
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b && c < CPU_SETSIZE; c++) {
+			CPU_SET((int)c, &set);
+			any = 1;
+		}
+		p = *end == ',' ? end + 1 : end;
+		if (*p == '\n')
+			break;
+	}
+	if (!any || sched_setaffinity(0, sizeof set, &set) != 0)
+		return -1;
+	return node;
+}
+
+static int g_numa_node = -1;
+
+/* Fills g_device: name, compute capability, PCI bus id, driver and runtime versions, whether
+ * the device is a MIG slice (CUDA_VISIBLE_DEVICES names MIG-... UUIDs), its copy engines and the
+ * NUMA node the process was bound to (-1: none). */
 static void describe_device(int dev)
 {
 	cudaDeviceProp p;
@@ -119,9 +175,9 @@ static void describe_device(int dev)
 		 "{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", "
 		 "\"pci_bus_id\": \"%04x:%02x:%02x.0\", \"driver_version\": %d, "
 		 "\"runtime_version\": %d, \"mig\": %s, \"memory_bytes\": %zu, "
-		 "\"async_engine_count\": %d}",
+		 "\"async_engine_count\": %d, \"numa_node\": %d}",
 		 name, p.major, p.minor, p.pciDomainID, p.pciBusID, p.pciDeviceID, drv, rt,
-		 mig ? "true" : "false", p.totalGlobalMem, p.asyncEngineCount);
+		 mig ? "true" : "false", p.totalGlobalMem, p.asyncEngineCount, g_numa_node);
 }
 
 static double median(std::vector<double> v)
@@ -605,6 +661,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	CK(cudaSetDevice(index));
+	{
+		cudaDeviceProp p;
+		CK(cudaGetDeviceProperties(&p, index));
+		g_numa_node = bind_to_gpu_node(p.pciDomainID, p.pciBusID, p.pciDeviceID);
+	}
 	describe_device(index);
 	bool bf16_test = !strcmp(g_test, "cuda_gemm_bf16") || !strcmp(g_test, "cuda_tiering");
 	int major = 0;

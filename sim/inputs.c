@@ -113,6 +113,15 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	return 0;
 }
 
+/* A yes|no flag's value into *yes; -1 naming the flag and the allowed values. */
+static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen)
+{
+	if (strcmp(v, "yes") && strcmp(v, "no"))
+		return snprintf(err, errlen, "%s: '%s' (allowed: yes, no)", flag, v), -1;
+	*yes = v[0] == 'y';
+	return 0;
+}
+
 int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen)
 {
@@ -148,21 +157,13 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		return snprintf(err, errlen, "--sequence-parallel: '%s' (allowed: yes, no, auto)",
 				o->sequence_parallel),
 		       EXIT_INVALID;
-	if (strcmp(o->overlap_grad_reduce, "yes") && strcmp(o->overlap_grad_reduce, "no"))
-		return snprintf(err, errlen, "--overlap-grad-reduce: '%s' (allowed: yes, no)",
-				o->overlap_grad_reduce),
-		       EXIT_INVALID;
-	c->no_grad_overlap = o->overlap_grad_reduce[0] == 'n';
-	if (strcmp(o->tp_comm_overlap, "yes") && strcmp(o->tp_comm_overlap, "no"))
-		return snprintf(err, errlen, "--tp-comm-overlap: '%s' (allowed: yes, no)",
-				o->tp_comm_overlap),
-		       EXIT_INVALID;
-	c->tp_comm_overlap = o->tp_comm_overlap[0] == 'y';
-	if (strcmp(o->optimizer_in_backward, "yes") && strcmp(o->optimizer_in_backward, "no"))
-		return snprintf(err, errlen, "--optimizer-in-backward: '%s' (allowed: yes, no)",
-				o->optimizer_in_backward),
-		       EXIT_INVALID;
-	c->opt_in_bwd = o->optimizer_in_backward[0] == 'y';
+	bool overlap_grad;
+	if (yes_no("--overlap-grad-reduce", o->overlap_grad_reduce, &overlap_grad, err, errlen) ||
+	    yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
+	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
+		   errlen))
+		return EXIT_INVALID;
+	c->no_grad_overlap = !overlap_grad;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */
 	if (c->tp_comm_overlap && !c->layout.sp)
 		return snprintf(err, errlen, "--tp-comm-overlap yes needs --tp > 1 with sequence "

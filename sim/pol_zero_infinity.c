@@ -41,8 +41,8 @@ enum tier { ON_NVME, ON_CPU };
 
 static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum tier t)
 {
-	if (v == 1 && x->job.recompute != MDL_RC_FULL)
-		return 1; /* cpu_checkpointing moves checkpoints: only full recompute keeps them */
+	if (step_ckpt_variant(x, v))
+		return 1;
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
 	if (t == ON_NVME && x->hw->flash_count == 0) {
@@ -53,7 +53,6 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.fetch = FETCH_STREAM;
 	x->pl.weights_on_flash = on_flash;
 	x->pl.shard_stream = true;
-	x->pl.ckpt = v ? W_DRAM : W_GPU;
 	x->pl.grads = GRADS_HOST;
 	x->pl.grads_on_flash = on_flash;
 	x->pl.update = UPD_CPU_AFTER;

@@ -17,8 +17,8 @@
 
 static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 {
-	if (v == 1 && x->job.recompute != MDL_RC_FULL)
-		return 1; /* cpu_checkpointing moves checkpoints: only full recompute keeps them */
+	if (step_ckpt_variant(x, v))
+		return 1;
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
 	if (x->c->layout.zero == 3) { /* never silently unsharded: ZeRO-3 has a policy of its own */
@@ -28,7 +28,6 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 		return -1;
 	}
 	x->pl.fetch = FETCH_RESIDENT;
-	x->pl.ckpt = v ? W_DRAM : W_GPU;
 	x->pl.grads = GRADS_HOST;
 	x->pl.update = UPD_CPU_AFTER;
 	x->pl.shard_stream = true; /* ZeRO-2: gradients reduce-scattered before they go down */

@@ -84,7 +84,7 @@ struct build {
 	struct mdl_flops F;
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
-	double act_all, act_core; /* every activation of a layer, its attention core's; per GPU */
+	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
 	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
@@ -176,13 +176,8 @@ static void coll_cost(bool allreduce, double bytes, uint32_t n, double bw, doubl
 	}
 }
 
-/*
- * The resources GPU g's traffic over `link` crosses, appended to path (scaled by sc): the link
- * itself, or, on GPUs with no GPU-to-GPU fabric (LINK_PCIE), the GPU's own PCIe link in both
- * directions, the same resources its host copies use, so peer traffic and weight streaming
- * contend for them (NCCL's P2P and SHM transports both leave and enter a GPU through its PCIe
- * link; a ring step sends as many bytes as it receives). Returns the new path length.
- */
+/* Appends res to a flow's path with its scale; a resource already there takes the scale on
+ * top (a flow lists each resource once). Returns the new path length. */
 static int path_add(int *path, float *sc, int n, int res, float scale)
 {
 	for (int i = 0; i < n; i++)
@@ -195,6 +190,13 @@ static int path_add(int *path, float *sc, int n, int res, float scale)
 	return n + 1;
 }
 
+/*
+ * The resources GPU g's traffic over `link` crosses, appended to path (scaled by sc): the link
+ * itself, or, on GPUs with no GPU-to-GPU fabric (LINK_PCIE), the GPU's own PCIe link in both
+ * directions, the same resources its host copies use, so peer traffic and weight streaming
+ * contend for them (NCCL's P2P and SHM transports both leave and enter a GPU through its PCIe
+ * link; a ring step sends as many bytes as it receives). Returns the new path length.
+ */
 static int on_link(const struct step_machine *mc, uint32_t g, int link, float scale, int *path,
 		   float *sc, int n)
 {
@@ -283,37 +285,22 @@ static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, do
 	return task(bd, name, up ? mc->s_h2d[g] : mc->s_d2h[g], bytes, 0, n, path, NULL);
 }
 
-/* Bytes the recompute's memory-bound kernels move for one layer: writing and reading again what
- * it rematerialises (full: every activation; selective: the attention core's; op: whatever the
- * policy did not keep). */
-static double recompute_traffic(enum mdl_recompute rc, double all, double core, double saved)
+/* Bytes of one layer's activations its backward rematerialises: full recompute every one,
+ * selective and op what the mode did not keep (selective: the attention core), none nothing.
+ * all is the layer's whole inventory (mdl_act_layer_working), saved what the mode keeps. The
+ * recompute's kernels write and read them again; the backward holds them meanwhile. */
+static double rematerialised(enum mdl_recompute rc, double all, double saved)
 {
 	switch (rc) {
 	case MDL_RC_FULL:
-		return 2.0 * all;
+		return all;
 	case MDL_RC_SELECTIVE:
-		return 2.0 * core;
 	case MDL_RC_OP:
-		return 2.0 * fmax(0, all - saved);
+		return fmax(0, all - saved);
 	case MDL_RC_NONE:
 		break;
 	}
 	return 0;
-}
-
-/* Every activation of one layer on one GPU and those of its attention core, bytes: what the
- * memory-bound kernels move. */
-static void layer_inventory(const struct mdl_arch *a, const struct mdl_job *j, uint32_t tp,
-			    bool sp, double *all, double *core)
-{
-	struct mdl_act_item items[MDL_ACT_MAX_ITEMS];
-	int ni = mdl_act_layer_items(a, j, tp, sp, items);
-	*all = *core = 0;
-	for (int i = 0; i < ni; i++) {
-		*all += items[i].bytes;
-		if (items[i].attn_core)
-			*core += items[i].bytes;
-	}
 }
 
 /* ---- machine ---- */
@@ -341,8 +328,6 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		      double gemm_eff, struct mdl_flops *f)
 {
 	mdl_job_flops(a, j, f);
-	/* a fused flash-attention kernel runs at its own rate (FlashAttention-2 reaches less of
-	 * the peak than cuBLAS on Hopper): its FLOPs count as the GEMM-rate equivalents */
 	bool core_again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
 	/* FP8: the linear layers' GEMMs (everything of a layer but its attention core; the lm_head
 	 * stays in bf16, as torchao's float8 filter_fqns ["output"] and Transformer Engine recipes
@@ -357,6 +342,8 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
 		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
 	}
+	/* a fused flash-attention kernel runs at its own rate (FlashAttention-2 reaches less of
+	 * the peak than cuBLAS on Hopper): its FLOPs count as the GEMM-rate equivalents */
 	if (j->attention != MDL_ATTN_FLASH || !(hw->gpu.flash_attention > 0))
 		return;
 	double extra = (gemm_eff / hw->gpu.flash_attention - 1) * f->attn_core_fwd_exec;
@@ -536,16 +523,16 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff)
 {
 	struct mdl_flops f;
-	double all, core, wire = 0, lat = 0;
+	double wire = 0, lat = 0;
 	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
 
 	step_layer_flops(a, j, hw, gemm_eff, &f);
-	layer_inventory(a, j, l->tp, l->sp, &all, &core);
+	double all = mdl_act_layer_working(a, j, l->tp, l->sp);
 	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
 	 * all-reduces, all serial on the compute stream */
 	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
-	double rc_mem = recompute_traffic(j->recompute, all, core,
-					  mdl_act_layer_saved(a, j, l->tp, l->sp));
+	double rc_mem =
+		2.0 * rematerialised(j->recompute, all, mdl_act_layer_saved(a, j, l->tp, l->sp));
 	double bytes = 6.0 * all + rc_mem;
 	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
 	if (l->tp > 1) {
@@ -847,8 +834,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
-		double rc_mem = recompute_traffic(x->job.recompute, bd->act_all, bd->act_core,
-						  bd->act_saved);
+		double rc_mem = 2.0 * rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
 				     (2.0 + rc_ar) * lb, f, &end);
 		if (c < 0 || dep(bd, ck, c))
@@ -1122,13 +1108,12 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			 &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
-	/* what a layer's backward rematerialises on top of what it kept: full recompute the
-	 * whole layer (or its larger half), selective the attention core, op whatever the
-	 * policy did not keep (activation gradients are not counted in any mode) */
-	double all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
-	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp) : all;
-	if (x->job.recompute == MDL_RC_SELECTIVE || x->job.recompute == MDL_RC_OP)
-		bd->act_work = fmax(0, all - bd->act_saved);
+	/* a layer's backward holds what its recompute rematerialises on top of what it kept
+	 * (full recompute half by half: the larger half); activation gradients are not counted in
+	 * any mode */
+	bd->act_all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
+			      : rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */
 		bd->F.layer_recompute_exec += bd->F.attn_half_fwd_exec;
 	/* a checkpointed layer's forward runs without autograd: each half's tensors are freed
@@ -1137,7 +1122,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->act_fwd_work = x->job.recompute == MDL_RC_FULL
 				   ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
 				   : bd->act_work;
-	layer_inventory(a, &x->job, bd->tp, l->sp, &bd->act_all, &bd->act_core);
 	bd->act_embed = mdl_act_embed(a, &x->job, bd->tp, l->sp);
 	bd->act_head = mdl_act_head(a, &x->job, bd->tp, l->sp);
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
@@ -1257,6 +1241,16 @@ out:
 	free(bd->f_first);
 	free(bd);
 	return rc;
+}
+
+int step_ckpt_variant(struct step_ctx *x, int v)
+{
+	/* DeepSpeed's activation_checkpointing.cpu_checkpointing moves checkpoints: only full
+	 * recompute keeps any */
+	if (v == 1 && x->job.recompute != MDL_RC_FULL)
+		return 1;
+	x->pl.ckpt = v ? W_DRAM : W_GPU;
+	return 0;
 }
 
 int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen)

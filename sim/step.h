@@ -94,6 +94,11 @@ struct step_ctx {
 	bool force;               /* no variant applied: place anyway, to report what overflows */
 };
 
+/* The DeepSpeed policies' two checkpoint placements: variant 0 keeps the checkpoints on the
+ * GPU, variant 1 puts full recompute's in DRAM (cpu_checkpointing). Sets pl.ckpt; 1 when the
+ * variant does not apply to the job's recompute, else 0. */
+int step_ckpt_variant(struct step_ctx *x, int v);
+
 /* Policies: 0 = tp 1 and pp 1 (data parallel only), else -1 naming the flag. */
 int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen);
 

@@ -3,6 +3,13 @@
 
 #include <math.h>
 
+/* Megatron's row-parallel projections (o_proj, down_proj): TP splits their input, and their
+ * output is whole on every rank. */
+static bool row_parallel(const struct mdl_tensor *t)
+{
+	return (t->target & (MDL_T_O | MDL_T_DOWN)) != 0;
+}
+
 static void item(struct mdl_act_item *out, int *n, const char *name, double bytes, bool core)
 {
 	out[*n] = (struct mdl_act_item){name, bytes, core, false};
@@ -87,8 +94,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			const struct mdl_tensor *x = &a->layer[i];
 			if (!(x->target & j->lora_targets))
 				continue;
-			bool row = (x->target & (MDL_T_O | MDL_T_DOWN)) != 0;
-			d += (e + 1.0) * sb * (double)x->rows * x->active / (row ? t : rep);
+			d += (e + 1.0) * sb * (double)x->rows * x->active / (row_parallel(x) ? t : rep);
 		}
 		if (d > 0)
 			item(out, &n, "lora.dropout", d, false);
@@ -157,8 +163,7 @@ static double op_sac_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 		const struct mdl_tensor *x = &a->layer[i];
 		if (!op_sac_mm(x) || k++ % 2 == 1)
 			continue;
-		bool row = (x->target & (MDL_T_O | MDL_T_DOWN)) != 0;
-		b += e * sb * (double)x->cols * x->active / (row ? rep : t);
+		b += e * sb * (double)x->cols * x->active / (row_parallel(x) ? rep : t);
 	}
 	double q = sb * (double)(a->heads * a->head_dim);
 	b += e * q / t;

@@ -41,7 +41,7 @@ int cmd_models(int argc, char **argv)
 	if (json)
 		arr = cJSON_CreateArray();
 	else
-		printf("%-20s %-8s %16s %16s %6s %6s  %s\n", "name", "type", "params", "active",
+		printf("%-20s %-11s %16s %16s %6s %6s  %s\n", "name", "type", "params", "active",
 		       "layers", "hidden", "aliases");
 	struct cfg_models cat;
 	if (cfg_models_open(&cat, err, sizeof err) < 0) {
@@ -69,7 +69,7 @@ int cmd_models(int argc, char **argv)
 			cJSON_AddStringToObject(m, "config", path);
 			cJSON_AddItemToArray(arr, m);
 		} else {
-			printf("%-20s %-8s %16llu %16llu %6llu %6llu  %s\n", name, a.model_type,
+			printf("%-20s %-11s %16llu %16llu %6llu %6llu  %s\n", name, a.model_type,
 			       (unsigned long long)c.params, (unsigned long long)c.active_params,
 			       (unsigned long long)a.layers, (unsigned long long)a.hidden, aliases);
 		}

@@ -25,16 +25,30 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	double sb = (double)j->seq * (double)j->micro_batch;
 	double sbh = sb * (double)a->hidden;
 	double q = sb * (double)(a->heads * a->head_dim), kv = sb * (double)(a->kv_heads * a->head_dim);
+	double v = sb * (double)(a->kv_heads * a->v_head_dim), o = sb * (double)(a->heads * a->v_head_dim);
 	double s2 = (double)j->micro_batch * (double)a->heads * (double)j->seq * (double)j->seq;
-	double I = sb * (double)a->intermediate;
+	double I = sb * mdl_arch_mlp_width(a); /* experts a token passes included */
 	double k = a->experts ? (double)a->experts_per_tok : 1.0;
+	double moe = a->experts ? (double)a->moe_layers / (double)a->layers : 0.0;
 	int n = 0;
 
 	item(out, &n, "input_norm.input", e * sbh / rep, false);
 	item(out, &n, "qkv_proj.input", e * sbh / rep, false);
+	if (a->kv_lora_rank) {
+		/* MLA's down-projections are replicated under TP (Megatron's linear_q_down_proj,
+		 * linear_kv_down_proj): the compressed query and key-value, each kept as its norm's
+		 * input and output for the up-projection, and the shared rotary key */
+		item(out, &n, "q_a.output", 2.0 * e * sb * (double)a->q_lora_rank / rep, false);
+		item(out, &n, "kv_a.output",
+		     e * sb * (2.0 * (double)a->kv_lora_rank + (double)a->qk_rope_dim) / rep, false);
+	}
+	if (a->qk_norm) { /* q_norm and k_norm keep their inputs, the projections' outputs */
+		item(out, &n, "q_norm.input", e * q / t, false);
+		item(out, &n, "k_norm.input", e * kv / t, false);
+	}
 	item(out, &n, "q", e * q / t, false);
 	item(out, &n, "k", e * kv / t, false);
-	item(out, &n, "v", e * kv / t, false);
+	item(out, &n, "v", e * v / t, false);
 	if (j->attention == MDL_ATTN_EAGER) {
 		item(out, &n, "attn.softmax", e * s2 / t, true);
 		if (a->attn_dropout > 0) {
@@ -45,7 +59,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		/* FlashAttention-2 keeps the fp32 log-sum-exp per query row (Dao 2023, Alg. 1) */
 		item(out, &n, "attn.logsumexp", 4.0 * sb * (double)a->heads / t, true);
 	}
-	item(out, &n, "o_proj.input", e * q / t, false);
+	item(out, &n, "o_proj.input", e * o / t, false);
 	if (a->resid_dropout > 0)
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4)
@@ -55,20 +69,21 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	item(out, &n, "mlp.input", e * sbh / rep, false);
 	if (a->experts) {
 		/* router logits kept in fp32 for the softmax; each token's hidden state gathered
-		 * into and weighted out of k experts (HF MixtralSparseMoeBlock) */
-		item(out, &n, "router.logits", 4.0 * sb * a->experts / rep, false);
-		item(out, &n, "experts.gathered_input", e * k * sbh / t, false);
-		item(out, &n, "experts.weighted_output", e * k * sbh / t, false);
+		 * into and weighted out of k experts (HF MixtralSparseMoeBlock), in the layers that
+		 * have experts */
+		item(out, &n, "router.logits", 4.0 * sb * a->experts * moe / rep, false);
+		item(out, &n, "experts.gathered_input", e * k * sbh * moe / t, false);
+		item(out, &n, "experts.weighted_output", e * k * sbh * moe / t, false);
 	}
 	if (a->gated_mlp) {
 		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product */
-		item(out, &n, "mlp.gate_out", e * k * I / t, false);
-		item(out, &n, "mlp.act_out", e * k * I / t, false);
-		item(out, &n, "mlp.up_out", e * k * I / t, false);
-		item(out, &n, "down_proj.input", e * k * I / t, false);
+		item(out, &n, "mlp.gate_out", e * I / t, false);
+		item(out, &n, "mlp.act_out", e * I / t, false);
+		item(out, &n, "mlp.up_out", e * I / t, false);
+		item(out, &n, "down_proj.input", e * I / t, false);
 	} else {
-		item(out, &n, "mlp.fc_out", e * k * I / t, false);
-		item(out, &n, "down_proj.input", e * k * I / t, false);
+		item(out, &n, "mlp.fc_out", e * I / t, false);
+		item(out, &n, "down_proj.input", e * I / t, false);
 	}
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
@@ -82,7 +97,8 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		double r = 0;
 		for (int i = 0; i < a->nlayer; i++)
 			if (a->layer[i].target & j->lora_targets)
-				r += e * sb * (double)j->lora_rank * a->layer[i].active;
+				r += e * sb * (double)j->lora_rank * a->layer[i].active *
+				     mdl_tensor_share(a, &a->layer[i]);
 		item(out, &n, "lora.intermediate", r, false);
 		/* with lora_dropout > 0, PEFT runs lora_A on dropout(x): a new tensor of the
 		 * adapter's input, kept for lora_A's weight gradient, and the dropout's 1-byte mask
@@ -94,7 +110,8 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			const struct mdl_tensor *x = &a->layer[i];
 			if (!(x->target & j->lora_targets))
 				continue;
-			d += (e + 1.0) * sb * (double)x->rows * x->active / (row_parallel(x) ? t : rep);
+			d += (e + 1.0) * sb * (double)x->rows * x->active * mdl_tensor_share(a, x) /
+			     (row_parallel(x) ? t : rep);
 		}
 		if (d > 0)
 			item(out, &n, "lora.dropout", d, false);
@@ -144,7 +161,7 @@ double mdl_op_sac_recomputed(const struct mdl_arch *a)
 		if (!t->matmul)
 			continue;
 		if (!op_sac_mm(t) || k++ % 2 == 1)
-			p += (double)t->rows * (double)t->cols * t->active;
+			p += (double)t->rows * (double)t->cols * t->active * mdl_tensor_share(a, t);
 	}
 	return p;
 }
@@ -163,10 +180,10 @@ static double op_sac_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 		const struct mdl_tensor *x = &a->layer[i];
 		if (!op_sac_mm(x) || k++ % 2 == 1)
 			continue;
-		b += e * sb * (double)x->cols * x->active / (row_parallel(x) ? rep : t);
+		b += e * sb * (double)x->cols * x->active * mdl_tensor_share(a, x) /
+		     (row_parallel(x) ? rep : t);
 	}
-	double q = sb * (double)(a->heads * a->head_dim);
-	b += e * q / t;
+	b += e * sb * (double)(a->heads * a->v_head_dim) / t; /* the attention kernel's output */
 	if (j->attention == MDL_ATTN_FLASH)
 		b += 4.0 * sb * (double)a->heads / t;
 	else

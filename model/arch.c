@@ -14,10 +14,18 @@
  * Defaults for fields a config.json omits, per model_type, as the transformers library's
  * config classes define them (transformers v4.45, src/transformers/models/<type>/configuration_
  * <type>.py): LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Gemma2Config, Phi3Config,
- * GPT2Config. kv_heads 0 means "= heads" (num_key_value_heads=None); head_dim 0 means
+ * GPT2Config; and transformers v4.51-4.55 for Qwen3Config, Qwen3MoeConfig, Gemma3TextConfig and
+ * DeepseekV3Config. kv_heads 0 means "= heads" (num_key_value_heads=None); head_dim 0 means
  * hidden/heads. Biases and norm shapes are not config fields but fixed by the modeling code:
- * Qwen2Attention builds q/k/v with bias=True; Gemma2DecoderLayer has four RMSNorms; GPT-2 uses
+ * Qwen2Attention builds q/k/v with bias=True; Gemma2DecoderLayer and Gemma3DecoderLayer have
+ * four RMSNorms; Qwen3Attention and Gemma3Attention add q_norm and k_norm over head_dim;
+ * DeepseekV3Attention normalises its compressed query and key-value (q_a_layernorm,
+ * kv_a_layernorm) and its router keeps an e_score_correction_bias per expert; GPT-2 uses
  * LayerNorm (weight and bias) and biases on every Conv1D.
+ * Sliding windows: the modeling code applies sliding_window to every layer for Mistral and Phi-3,
+ * to every other layer for Gemma 2 (layer i is windowed when i is even), and to five layers of
+ * six for Gemma 3 (sliding_window_pattern 6); a config's layer_types list, where present, says
+ * it per layer. Qwen2/Qwen3 use one only with use_sliding_window true.
  */
 struct family {
 	const char *model_type;
@@ -29,6 +37,15 @@ struct family {
 	int norms_per_layer;
 	const char *k_attn_drop, *k_resid_drop, *k_embd_drop; /* NULL: not a field (0.0) */
 	double attn_drop, resid_drop, embd_drop;
+	bool qk_norm;
+	uint64_t window;     /* sliding_window's default; 0 = None */
+	uint32_t full_every; /* every n-th layer attends fully (Gemma); 0 = all windowed */
+	bool windowed;       /* the modeling code honours sliding_window without a switch */
+	/* MoE (qwen3_moe, deepseek_v3) */
+	uint64_t moe_inter, first_dense;
+	uint32_t shared;
+	/* MLA (deepseek_v3) */
+	uint64_t q_lora, kv_lora, qk_rope, qk_nope, v_head;
 };
 
 static const struct family families[] = {
@@ -37,20 +54,40 @@ static const struct family families[] = {
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
 	{"mistral", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 0, 0, false, false,
-	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .window = 4096, .windowed = true},
 	{"mixtral", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 8, 2, false, false,
-	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .windowed = true},
 	{"qwen2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 0, 0, false, true,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	{"qwen3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 0, 0, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .qk_norm = true},
+	{"qwen3_moe", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 151936, 2048, 6144, 24, 32, 4, 128, 32768, 128, 8, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .qk_norm = true, .moe_inter = 768},
 	{"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 2304, 9216, 26, 8, 4, 256, 8192, 0, 0, true, false,
-	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .window = 4096, .full_every = 2, .windowed = true},
+	{"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
+	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
+	 0.0, 0.0, .qk_norm = true, .window = 4096, .full_every = 6, .windowed = true},
+	{"deepseek_v3", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 129280, 7168, 18432, 61, 128, 128, 0, 4096,
+	 256, 8, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
+	 0.0, 0.0, 0.0, .moe_inter = 2048, .first_dense = 3, .shared = 1, .q_lora = 1536,
+	 .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
-	 0.0, 0.0},
+	 0.0, 0.0, .windowed = true},
 	{"gpt2", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 50257, 768, 0, 12, 12, 0,
 	 0, 1024, 0, 0, true, true, true, true, true, false, true, 2, "attn_pdrop", "resid_pdrop",
 	 "embd_pdrop", 0.1, 0.1, 0.1},
@@ -60,7 +97,8 @@ static const struct family families[] = {
 
 const char *mdl_arch_supported(void)
 {
-	return "llama, mistral, mixtral, qwen2, gemma2, phi3, gpt2";
+	return "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma2, gemma3_text (gemma3 through "
+	       "its text_config), deepseek_v3, phi3, gpt2";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -142,14 +180,28 @@ static void misspelled(const cJSON *root, const struct family *f, struct mdl_arc
 			      "attention_bias",	     "mlp_bias",	    "num_local_experts",
 			      "num_experts_per_tok", f->k_attn_drop,	    f->k_resid_drop,
 			      f->k_embd_drop};
-	const char *absent[sizeof read / sizeof read[0]];
+	const char *moe[] = {"num_experts", "n_routed_experts", "moe_intermediate_size",
+			     "decoder_sparse_step", "mlp_only_layers", "first_k_dense_replace",
+			     "moe_layer_freq", "n_shared_experts"};
+	const char *mla_keys[] = {"kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
+				  "qk_nope_head_dim", "v_head_dim"};
+	const char *win[] = {"sliding_window", "sliding_window_pattern", "layer_types"};
+	const char *absent[sizeof read / sizeof read[0] + 16];
 	int na = 0;
 	const cJSON *it;
 
-	a->warning[0] = '\0';
 	for (size_t i = 0; i < sizeof read / sizeof read[0]; i++)
 		if (read[i] && !cJSON_GetObjectItemCaseSensitive(root, read[i]))
 			absent[na++] = read[i];
+	for (size_t i = 0; f->moe_inter && i < sizeof moe / sizeof moe[0]; i++)
+		if (!cJSON_GetObjectItemCaseSensitive(root, moe[i]))
+			absent[na++] = moe[i];
+	for (size_t i = 0; f->kv_lora && i < sizeof mla_keys / sizeof mla_keys[0]; i++)
+		if (!cJSON_GetObjectItemCaseSensitive(root, mla_keys[i]))
+			absent[na++] = mla_keys[i];
+	for (size_t i = 0; f->windowed && i < sizeof win / sizeof win[0]; i++)
+		if (!cJSON_GetObjectItemCaseSensitive(root, win[i]))
+			absent[na++] = win[i];
 	cJSON_ArrayForEach(it, root)
 	{
 		const char *near = it->string ? cfg_did_you_mean(it->string, absent, na) : NULL;
@@ -166,46 +218,109 @@ static void misspelled(const cJSON *root, const struct family *f, struct mdl_arc
 static void add(struct mdl_tensor *t, int *n, const char *name, uint64_t rows, uint64_t cols,
 		unsigned target, bool matmul, uint32_t copies, uint32_t active)
 {
-	t[*n] = (struct mdl_tensor){name, rows, cols, target, matmul, copies, active};
+	t[*n] = (struct mdl_tensor){name, rows, cols, target, matmul, copies, active, 0};
 	(*n)++;
+}
+
+/* The same for a tensor only some layers hold: nl of them (nl = all layers: every layer). */
+static void add_in(struct mdl_tensor *t, int *n, uint64_t nl, uint64_t all, const char *name,
+		   uint64_t rows, uint64_t cols, unsigned target, bool matmul, uint32_t copies,
+		   uint32_t active)
+{
+	if (nl == 0)
+		return;
+	add(t, n, name, rows, cols, target, matmul, copies, active);
+	t[*n - 1].layers = nl == all ? 0 : (uint32_t)nl;
+}
+
+/* Gated (gate, up, down) or plain (up, down) MLP of width I, with copies/active experts. */
+static void add_mlp(const struct mdl_arch *a, struct mdl_tensor *t, int *n, uint64_t nl,
+		    const char *const names[3], uint64_t I, uint32_t copies, uint32_t active)
+{
+	uint64_t h = a->hidden, L = a->layers;
+
+	if (a->gated_mlp)
+		add_in(t, n, nl, L, names[0], h, I, MDL_T_GATE, true, copies, active);
+	add_in(t, n, nl, L, names[1], h, I, MDL_T_UP, true, copies, active);
+	add_in(t, n, nl, L, names[2], I, h, MDL_T_DOWN, true, copies, active);
+	if (a->mlp_bias) {
+		if (a->gated_mlp)
+			add_in(t, n, nl, L, "gate_proj.bias", I, 1, 0, false, copies, active);
+		add_in(t, n, nl, L, "up_proj.bias", I, 1, 0, false, copies, active);
+		add_in(t, n, nl, L, "down_proj.bias", h, 1, 0, false, copies, active);
+	}
+}
+
+/* Query, key, value and output projections: standard (grouped-query) or MLA. */
+static void add_attention(const struct mdl_arch *a, struct mdl_tensor *t, int *n)
+{
+	uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
+	uint64_t o = a->heads * a->v_head_dim;
+
+	if (a->kv_lora_rank) {
+		/* DeepseekV3Attention: q_a_proj -> q_a_layernorm -> q_b_proj (or one q_proj without
+		 * q_lora_rank); kv_a_proj_with_mqa gives the compressed key-value and the shared
+		 * rotary key, kv_a_layernorm, kv_b_proj decompresses keys (nope part) and values */
+		if (a->q_lora_rank) {
+			add(t, n, "q_a_proj", h, a->q_lora_rank, MDL_T_Q, true, 1, 1);
+			add(t, n, "q_a_layernorm", a->q_lora_rank, 1, 0, false, 1, 1);
+			add(t, n, "q_b_proj", a->q_lora_rank, q, MDL_T_Q, true, 1, 1);
+		} else {
+			add(t, n, "q_proj", h, q, MDL_T_Q, true, 1, 1);
+		}
+		add(t, n, "kv_a_proj_with_mqa", h, a->kv_lora_rank + a->qk_rope_dim, MDL_T_K, true, 1,
+		    1);
+		add(t, n, "kv_a_layernorm", a->kv_lora_rank, 1, 0, false, 1, 1);
+		add(t, n, "kv_b_proj", a->kv_lora_rank,
+		    a->heads * (a->head_dim - a->qk_rope_dim + a->v_head_dim), MDL_T_V, true, 1, 1);
+	} else {
+		add(t, n, "q_proj", h, q, MDL_T_Q, true, 1, 1);
+		add(t, n, "k_proj", h, kv, MDL_T_K, true, 1, 1);
+		add(t, n, "v_proj", h, kv, MDL_T_V, true, 1, 1);
+		if (a->qkv_bias) {
+			add(t, n, "q_proj.bias", q, 1, 0, false, 1, 1);
+			add(t, n, "k_proj.bias", kv, 1, 0, false, 1, 1);
+			add(t, n, "v_proj.bias", kv, 1, 0, false, 1, 1);
+		}
+	}
+	if (a->qk_norm) {
+		add(t, n, "q_norm", a->head_dim, 1, 0, false, 1, 1);
+		add(t, n, "k_norm", a->head_dim, 1, 0, false, 1, 1);
+	}
+	add(t, n, "o_proj", o, h, MDL_T_O, true, 1, 1);
+	if (a->o_bias)
+		add(t, n, "o_proj.bias", h, 1, 0, false, 1, 1);
 }
 
 /* Builds the per-layer and outer tensor inventory from the resolved dimensions. */
 static void build_inventory(struct mdl_arch *a)
 {
-	uint64_t h = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim;
-	uint64_t I = a->intermediate;
-	uint32_t E = a->experts ? a->experts : 1, k = a->experts ? a->experts_per_tok : 1;
+	static const char *const dense[3] = {"gate_proj", "up_proj", "down_proj"};
+	static const char *const routed[3] = {"experts.gate_proj", "experts.up_proj",
+					      "experts.down_proj"};
+	static const char *const shared[3] = {"shared_experts.gate_proj", "shared_experts.up_proj",
+					      "shared_experts.down_proj"};
+	uint64_t h = a->hidden, L = a->layers;
 	uint64_t nb = a->norm_bias ? 2 : 1; /* LayerNorm has a bias, RMSNorm does not */
+	uint64_t moe = a->experts ? a->moe_layers : 0;
 	struct mdl_tensor *t = a->layer;
 	int n = 0;
 
 	add(t, &n, "input_norm", h * nb, 1, 0, false, 1, 1);
-	add(t, &n, "q_proj", h, q, MDL_T_Q, true, 1, 1);
-	add(t, &n, "k_proj", h, kv, MDL_T_K, true, 1, 1);
-	add(t, &n, "v_proj", h, kv, MDL_T_V, true, 1, 1);
-	if (a->qkv_bias) {
-		add(t, &n, "q_proj.bias", q, 1, 0, false, 1, 1);
-		add(t, &n, "k_proj.bias", kv, 1, 0, false, 1, 1);
-		add(t, &n, "v_proj.bias", kv, 1, 0, false, 1, 1);
-	}
-	add(t, &n, "o_proj", q, h, MDL_T_O, true, 1, 1);
-	if (a->o_bias)
-		add(t, &n, "o_proj.bias", h, 1, 0, false, 1, 1);
+	add_attention(a, t, &n);
 	if (a->norms_per_layer == 4)
 		add(t, &n, "post_attention_norm", h * nb, 1, 0, false, 1, 1);
 	add(t, &n, "mlp_norm", h * nb, 1, 0, false, 1, 1);
-	if (a->experts)
-		add(t, &n, "router", h, E, 0, true, 1, 1);
-	if (a->gated_mlp)
-		add(t, &n, "gate_proj", h, I, MDL_T_GATE, true, E, k);
-	add(t, &n, "up_proj", h, I, MDL_T_UP, true, E, k);
-	add(t, &n, "down_proj", I, h, MDL_T_DOWN, true, E, k);
-	if (a->mlp_bias) {
-		if (a->gated_mlp)
-			add(t, &n, "gate_proj.bias", I, 1, 0, false, E, k);
-		add(t, &n, "up_proj.bias", I, 1, 0, false, E, k);
-		add(t, &n, "down_proj.bias", h, 1, 0, false, E, k);
+	add_mlp(a, t, &n, L - moe, dense, a->intermediate, 1, 1);
+	if (moe) {
+		add_in(t, &n, moe, L, "router", h, a->experts, 0, true, 1, 1);
+		if (a->shared_experts) /* DeepseekV3TopkRouter: the per-expert selection bias */
+			add_in(t, &n, moe, L, "router.e_score_correction_bias", a->experts, 1, 0,
+			       false, 1, 1);
+		add_mlp(a, t, &n, moe, routed, a->moe_intermediate, a->experts,
+			a->experts_per_tok);
+		if (a->shared_experts) /* one MLP of n_shared x the expert width */
+			add_mlp(a, t, &n, moe, shared, a->moe_intermediate * a->shared_experts, 1, 1);
 	}
 	if (a->norms_per_layer == 4)
 		add(t, &n, "post_feedforward_norm", h * nb, 1, 0, false, 1, 1);
@@ -221,18 +336,42 @@ static void build_inventory(struct mdl_arch *a)
 	a->nouter = n;
 }
 
+double mdl_arch_mlp_width(const struct mdl_arch *a)
+{
+	double w = 0;
+
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (t->matmul && (t->target & MDL_T_UP))
+			w += (double)t->cols * t->active * mdl_tensor_share(a, t);
+	}
+	return w;
+}
+
+double mdl_arch_attn_proj_params(const struct mdl_arch *a)
+{
+	double p = 0;
+
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (t->matmul && (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O)))
+			p += (double)t->rows * (double)t->cols * t->active * mdl_tensor_share(a, t);
+	}
+	return p;
+}
+
 void mdl_arch_counts(const struct mdl_arch *a, struct mdl_counts *c)
 {
-	uint64_t layer = 0, layer_active = 0, layer_mm = 0;
+	uint64_t layers = 0, layers_active = 0, layers_mm = 0; /* over all decoder layers */
 
 	memset(c, 0, sizeof *c);
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		uint64_t e = t->rows * t->cols;
-		layer += e * t->copies;
-		layer_active += e * t->active;
+		uint64_t e = t->rows * t->cols * (t->layers ? t->layers : a->layers);
+		layers += e * t->copies;
+		layers_active += e * t->active;
 		if (t->matmul)
-			layer_mm += e * t->active;
+			layers_mm += e * t->active;
 	}
 	for (int i = 0; i < a->nouter; i++) {
 		const struct mdl_tensor *t = &a->outer[i];
@@ -244,10 +383,10 @@ void mdl_arch_counts(const struct mdl_arch *a, struct mdl_counts *c)
 		if (t->matmul)
 			c->matmul_params += e;
 	}
-	c->layer_params = layer;
-	c->params = c->embed_params + c->head_params + a->layers * layer;
-	c->active_params = c->embed_params + c->head_params + a->layers * layer_active;
-	c->matmul_params += a->layers * layer_mm;
+	c->layer_params = layers / a->layers;
+	c->params = c->embed_params + c->head_params + layers;
+	c->active_params = c->embed_params + c->head_params + layers_active;
+	c->matmul_params += layers_mm;
 }
 
 static const struct family *find_family(const char *type)
@@ -258,11 +397,114 @@ static const struct family *find_family(const char *type)
 	return NULL;
 }
 
+/* Which layers hold experts. Qwen3MoeSparseMoeBlock replaces the MLP of layer i when i is not
+ * in mlp_only_layers and (i + 1) % decoder_sparse_step == 0; DeepseekV3DecoderLayer when
+ * i >= first_k_dense_replace and i % moe_layer_freq == 0; Mixtral in every layer. The expert
+ * width is moe_intermediate_size (Mixtral: intermediate_size). */
+static int moe_layers(const cJSON *cfg, const struct family *f, struct mdl_arch *a,
+		      const char *origin, char *err, size_t errlen)
+{
+	uint64_t step = 1, first = f->first_dense, freq = 1, n = 0;
+	const cJSON *only = cJSON_GetObjectItemCaseSensitive(cfg, "mlp_only_layers");
+
+	if (!f->moe_inter) {
+		a->moe_intermediate = a->intermediate;
+		a->moe_layers = a->layers;
+		return 0;
+	}
+	if (get_uint(cfg, "moe_intermediate_size", 1, MAX_INTER, &a->moe_intermediate, origin, err,
+		     errlen) ||
+	    get_uint(cfg, "decoder_sparse_step", 1, MAX_LAYERS, &step, origin, err, errlen) ||
+	    get_uint(cfg, "first_k_dense_replace", 0, MAX_LAYERS, &first, origin, err, errlen) ||
+	    get_uint(cfg, "moe_layer_freq", 1, MAX_LAYERS, &freq, origin, err, errlen))
+		return -1;
+	if (f->shared) {
+		uint64_t sh = f->shared;
+		if (get_uint(cfg, "n_shared_experts", 0, 4096, &sh, origin, err, errlen))
+			return -1;
+		a->shared_experts = (uint32_t)sh;
+	}
+	if (only && !cJSON_IsNull(only) && !cJSON_IsArray(only)) {
+		snprintf(err, errlen, "config '%s': field 'mlp_only_layers' must be a list of layer "
+			 "numbers", origin);
+		return -1;
+	}
+	for (uint64_t i = 0; i < a->layers; i++) {
+		bool dense = i < first || i % freq != 0 || (i + 1) % step != 0;
+		const cJSON *it;
+		if (cJSON_IsArray(only)) {
+			cJSON_ArrayForEach(it, only)
+			{
+				if (cJSON_IsNumber(it) && it->valuedouble == (double)i)
+					dense = true;
+			}
+		}
+		n += !dense;
+	}
+	a->moe_layers = n;
+	return 0;
+}
+
+/* Multi-head latent attention (DeepseekV3Config): scores on heads of qk_nope_head_dim +
+ * qk_rope_head_dim, values of v_head_dim; keys and values decompressed per head, so as many
+ * key-value heads as heads. q_lora_rank null: one q_proj (DeepSeek-V2-Lite). */
+static int mla(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+	       size_t errlen)
+{
+	uint64_t nope = 128, v = 128;
+	const cJSON *ql = cJSON_GetObjectItemCaseSensitive(cfg, "q_lora_rank");
+
+	if (get_uint(cfg, "kv_lora_rank", 1, MAX_DIM, &a->kv_lora_rank, origin, err, errlen) ||
+	    get_uint(cfg, "q_lora_rank", 1, MAX_DIM, &a->q_lora_rank, origin, err, errlen) ||
+	    get_uint(cfg, "qk_rope_head_dim", 1, MAX_DIM, &a->qk_rope_dim, origin, err, errlen) ||
+	    get_uint(cfg, "qk_nope_head_dim", 0, MAX_DIM, &nope, origin, err, errlen) ||
+	    get_uint(cfg, "v_head_dim", 1, MAX_DIM, &v, origin, err, errlen))
+		return -1;
+	if (ql && cJSON_IsNull(ql))
+		a->q_lora_rank = 0;
+	a->head_dim = nope + a->qk_rope_dim;
+	a->v_head_dim = v;
+	a->kv_heads = a->heads;
+	return 0;
+}
+
+/* Sliding-window attention: the window, and how many layers use it (layer_types where the
+ * config lists it, else the family's pattern). */
+static int windows(const cJSON *cfg, const struct family *f, struct mdl_arch *a,
+		   const char *origin, char *err, size_t errlen)
+{
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(cfg, "sliding_window");
+	const cJSON *types = cJSON_GetObjectItemCaseSensitive(cfg, "layer_types");
+	uint64_t every = f->full_every;
+
+	if (w && cJSON_IsNull(w))
+		a->sliding_window = 0;
+	else if (get_uint(cfg, "sliding_window", 1, MAX_POS, &a->sliding_window, origin, err,
+			  errlen))
+		return -1;
+	if (get_uint(cfg, "sliding_window_pattern", 1, MAX_LAYERS, &every, origin, err, errlen))
+		return -1;
+	a->sliding_layers = 0;
+	if (!a->sliding_window)
+		return 0;
+	if (cJSON_IsArray(types)) {
+		const cJSON *it;
+		cJSON_ArrayForEach(it, types)
+			a->sliding_layers += cJSON_IsString(it) &&
+					     strcmp(it->valuestring, "sliding_attention") == 0;
+		if (a->sliding_layers > a->layers)
+			a->sliding_layers = a->layers;
+		return 0;
+	}
+	a->sliding_layers = every ? a->layers - a->layers / every : a->layers;
+	return 0;
+}
+
 int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, char *err,
 		   size_t errlen)
 {
 	cJSON *root = cJSON_Parse(json);
-	const cJSON *mt;
+	const cJSON *mt, *cfg;
 	const struct family *f;
 	int rc = -1;
 
@@ -276,6 +518,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		snprintf(err, errlen, "config '%s': expected a JSON object", origin);
 		goto out;
 	}
+	cfg = root;
 	mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
 	if (!cJSON_IsString(mt)) {
 		snprintf(err, errlen, "config '%s': field 'model_type' is missing (supported: %s)",
@@ -283,6 +526,19 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		goto out;
 	}
 	f = find_family(mt->valuestring);
+	if (!f && strcmp(mt->valuestring, "gemma3") == 0) {
+		/* Gemma3ForConditionalGeneration: the language model is its text_config */
+		cfg = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+		if (!cJSON_IsObject(cfg)) {
+			snprintf(err, errlen, "config '%s': model_type 'gemma3' needs a 'text_config' "
+				 "object", origin);
+			goto out;
+		}
+		f = find_family("gemma3_text");
+		snprintf(a->warning, sizeof a->warning,
+			 "gemma3: the language model of text_config only; the vision tower is not "
+			 "counted");
+	}
 	if (!f) {
 		snprintf(err, errlen, "config '%s': model_type '%.40s' is not supported (supported: %s)",
 			 origin, mt->valuestring, mdl_arch_supported());
@@ -310,50 +566,65 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->mlp_bias = f->mlp_bias;
 	a->norm_bias = f->norm_bias;
 	a->norms_per_layer = f->norms_per_layer;
+	a->qk_norm = f->qk_norm;
+	a->moe_intermediate = f->moe_inter;
+	a->shared_experts = f->shared;
+	a->q_lora_rank = f->q_lora;
+	a->kv_lora_rank = f->kv_lora;
+	a->qk_rope_dim = f->qk_rope;
+	a->sliding_window = f->window;
 
 	uint64_t ex = a->experts, ek = a->experts_per_tok;
-	if (get_uint(root, "vocab_size", 1, MAX_VOCAB, &a->vocab, origin, err, errlen) ||
-	    get_uint(root, f->k_hidden, 1, MAX_DIM, &a->hidden, origin, err, errlen) ||
-	    get_uint(root, f->k_layers, 1, MAX_LAYERS, &a->layers, origin, err, errlen) ||
-	    get_uint(root, f->k_heads, 1, MAX_DIM, &a->heads, origin, err, errlen) ||
-	    get_uint(root, f->k_inter, 1, MAX_INTER, &a->intermediate, origin, err, errlen) ||
-	    get_uint(root, f->k_pos, 1, MAX_POS, &a->positions, origin, err, errlen) ||
-	    get_bool(root, "tie_word_embeddings", &a->tied, origin, err, errlen) ||
-	    get_prob(root, f->k_attn_drop, &a->attn_dropout, origin, err, errlen) ||
-	    get_prob(root, f->k_resid_drop, &a->resid_dropout, origin, err, errlen) ||
-	    get_prob(root, f->k_embd_drop, &a->embd_dropout, origin, err, errlen))
+	if (get_uint(cfg, "vocab_size", 1, MAX_VOCAB, &a->vocab, origin, err, errlen) ||
+	    get_uint(cfg, f->k_hidden, 1, MAX_DIM, &a->hidden, origin, err, errlen) ||
+	    get_uint(cfg, f->k_layers, 1, MAX_LAYERS, &a->layers, origin, err, errlen) ||
+	    get_uint(cfg, f->k_heads, 1, MAX_DIM, &a->heads, origin, err, errlen) ||
+	    get_uint(cfg, f->k_inter, 1, MAX_INTER, &a->intermediate, origin, err, errlen) ||
+	    get_uint(cfg, f->k_pos, 1, MAX_POS, &a->positions, origin, err, errlen) ||
+	    get_bool(cfg, "tie_word_embeddings", &a->tied, origin, err, errlen) ||
+	    get_prob(cfg, f->k_attn_drop, &a->attn_dropout, origin, err, errlen) ||
+	    get_prob(cfg, f->k_resid_drop, &a->resid_dropout, origin, err, errlen) ||
+	    get_prob(cfg, f->k_embd_drop, &a->embd_dropout, origin, err, errlen))
 		goto out;
 	if (strcmp(f->model_type, "gpt2") != 0) {
-		if (get_uint(root, "num_key_value_heads", 1, MAX_DIM, &a->kv_heads, origin, err,
+		if (get_uint(cfg, "num_key_value_heads", 1, MAX_DIM, &a->kv_heads, origin, err,
 			     errlen) ||
-		    get_uint(root, "head_dim", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
+		    get_uint(cfg, "head_dim", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
 			goto out;
 	}
 	/* LlamaConfig and Gemma2Config: attention_bias puts biases on q, k, v and o; LlamaConfig:
 	 * mlp_bias on gate, up and down */
 	if (strcmp(f->model_type, "llama") == 0 || strcmp(f->model_type, "gemma2") == 0) {
 		bool ab = false;
-		if (get_bool(root, "attention_bias", &ab, origin, err, errlen))
+		if (get_bool(cfg, "attention_bias", &ab, origin, err, errlen))
 			goto out;
 		a->qkv_bias = a->o_bias = ab;
 	}
 	if (strcmp(f->model_type, "llama") == 0 &&
-	    get_bool(root, "mlp_bias", &a->mlp_bias, origin, err, errlen))
+	    get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
 		goto out;
-	if (strcmp(f->model_type, "mixtral") == 0) {
-		if (get_uint(root, "num_local_experts", 1, 4096, &ex, origin, err, errlen) ||
-		    get_uint(root, "num_experts_per_tok", 1, 4096, &ek, origin, err, errlen))
+	if (f->experts) {
+		const char *k_ex = strcmp(f->model_type, "mixtral") == 0	 ? "num_local_experts"
+				   : strcmp(f->model_type, "deepseek_v3") == 0 ? "n_routed_experts"
+									       : "num_experts";
+		if (get_uint(cfg, k_ex, 1, 4096, &ex, origin, err, errlen) ||
+		    get_uint(cfg, "num_experts_per_tok", 1, 4096, &ek, origin, err, errlen))
 			goto out;
 		if (ek > ex) {
 			snprintf(err, errlen,
-				 "config '%s': field 'num_experts_per_tok' (%llu) exceeds "
-				 "'num_local_experts' (%llu)",
-				 origin, (unsigned long long)ek, (unsigned long long)ex);
+				 "config '%s': field 'num_experts_per_tok' (%llu) exceeds '%s' (%llu)",
+				 origin, (unsigned long long)ek, k_ex, (unsigned long long)ex);
 			goto out;
 		}
 		a->experts = (uint32_t)ex;
 		a->experts_per_tok = (uint32_t)ek;
+		if (moe_layers(cfg, f, a, origin, err, errlen))
+			goto out;
 	}
+	if (f->kv_lora && mla(cfg, a, origin, err, errlen))
+		goto out;
+	if (f->windowed && windows(cfg, f, a, origin, err, errlen))
+		goto out;
 	if (a->intermediate == 0) /* GPT2Config: n_inner None means 4 * n_embd */
 		a->intermediate = 4 * a->hidden;
 	if (a->kv_heads == 0)
@@ -369,6 +640,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		}
 		a->head_dim = a->hidden / a->heads;
 	}
+	if (a->v_head_dim == 0)
+		a->v_head_dim = a->head_dim;
 	if (a->heads % a->kv_heads) {
 		snprintf(err, errlen,
 			 "config '%s': field 'num_key_value_heads' (%llu) must divide "
@@ -392,7 +665,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 			goto out;
 		}
 	}
-	misspelled(root, f, a);
+	misspelled(cfg, f, a);
 	rc = 0;
 out:
 	cJSON_Delete(root);

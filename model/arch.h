@@ -1,14 +1,22 @@
 /*
  * arch — transformer architectures read from Hugging Face config.json files.
  *
- * A model is described by its config.json (model_type llama, mistral, mixtral, qwen2, gemma2,
- * phi3, gpt2); fields a file omits take the defaults of the transformers library's config class
- * for that model_type (table in arch.c, with the class each default comes from). From the config
- * we build one tensor inventory per decoder layer plus the tensors outside the layers; every
- * count — total, trainable, active (MoE), matmul parameters for FLOPs, LoRA adapter sizes,
- * factored optimizer states — is derived from that one inventory, so the counts cannot disagree.
- * Fused projections (phi3 qkv_proj and gate_up_proj, gpt2 c_attn) are listed as their logical
- * parts; the parameter count is identical.
+ * A model is described by its config.json (model_type llama, mistral, mixtral, qwen2, qwen3,
+ * qwen3_moe, gemma2, gemma3_text, deepseek_v3, phi3, gpt2); fields a file omits take the defaults
+ * of the transformers library's config class for that model_type (table in arch.c, with the
+ * class each default comes from). From the config we build one tensor inventory per decoder
+ * layer plus the tensors outside the layers; every count — total, trainable, active (MoE),
+ * matmul parameters for FLOPs, LoRA adapter sizes, factored optimizer states — is derived from
+ * that one inventory, so the counts cannot disagree. Fused projections (phi3 qkv_proj and
+ * gate_up_proj, gpt2 c_attn) are listed as their logical parts; the parameter count is identical.
+ *
+ * Layers that differ (DeepSeek-V3's first three dense layers before 58 MoE layers, Qwen3-MoE's
+ * mlp_only_layers) are one inventory whose tensors say how many layers hold them: totals stay
+ * exact, and a per-layer figure (a pipeline stage's share, a layer's activations) is the mean
+ * layer, as if the heavier layers were spread evenly over the stages.
+ * Multi-head latent attention (DeepSeek-V2/V3, MLA) is listed as its down- and up-projections;
+ * attention runs on heads of qk_nope + qk_rope dimensions for scores and v_head_dim for values,
+ * with keys and values decompressed per head as the Hugging Face implementation does.
  *
  * Invariants: all dimensions positive; heads divisible by kv_heads; counts exact in uint64.
  * Failure: mdl_arch_load() returns -1 with a one-line message naming the file and field.
@@ -40,6 +48,7 @@ struct mdl_tensor {
 	bool matmul;      /* a weight multiplied with every token it sees */
 	uint32_t copies;  /* stored copies per layer (experts) */
 	uint32_t active;  /* copies each token passes through (top-k experts) */
+	uint32_t layers;  /* decoder layers that hold it; 0 = every layer */
 };
 
 #define MDL_MAX_TENSORS 32
@@ -48,7 +57,15 @@ struct mdl_arch {
 	char name[96];
 	char model_type[16];
 	uint64_t vocab, hidden, layers, heads, kv_heads, head_dim, intermediate, positions;
+	uint64_t v_head_dim;               /* value head size; = head_dim except MLA */
 	uint32_t experts, experts_per_tok; /* 0 and 0 for dense models */
+	uint64_t moe_intermediate;         /* one expert's width (= intermediate for mixtral) */
+	uint32_t shared_experts;           /* experts every token passes (DeepSeek) */
+	uint64_t moe_layers;               /* layers with experts (0 for dense models) */
+	uint64_t q_lora_rank, kv_lora_rank, qk_rope_dim; /* MLA; 0 = standard attention */
+	bool qk_norm;                      /* RMSNorm on each query and key head (Qwen3, Gemma 3) */
+	uint64_t sliding_window;           /* tokens a windowed layer attends to; 0 = none */
+	uint64_t sliding_layers;           /* layers with the window; the rest attend fully */
 	bool tied;                         /* lm_head shares the embedding matrix */
 	bool gated_mlp;                    /* SwiGLU/GeGLU: gate, up, down */
 	bool learned_positions;            /* gpt2: position embedding table */
@@ -67,10 +84,24 @@ struct mdl_arch {
 	int nouter;
 };
 
+/* The share of the decoder layers that hold t: 1 for a tensor of every layer. Multiplying a
+ * tensor's per-layer figure by it and summing gives the mean layer. */
+static inline double mdl_tensor_share(const struct mdl_arch *a, const struct mdl_tensor *t)
+{
+	return t->layers ? (double)t->layers / (double)a->layers : 1.0;
+}
+
+/* The intermediate width a token passes through in the mean layer's MLP (experts it is routed
+ * to, shared experts, or the dense MLP), in elements. */
+double mdl_arch_mlp_width(const struct mdl_arch *a);
+
+/* The query/key/value/output projections' weights a token multiplies through in one layer. */
+double mdl_arch_attn_proj_params(const struct mdl_arch *a);
+
 struct mdl_counts {
 	uint64_t params;        /* exact total, as in the checkpoint */
 	uint64_t active_params; /* per token (MoE: top-k experts); = params for dense */
-	uint64_t layer_params;  /* one decoder layer */
+	uint64_t layer_params;  /* the mean decoder layer (exact when all layers are alike) */
 	uint64_t embed_params;  /* input embedding (+ positions) */
 	uint64_t head_params;   /* final norm + untied lm_head */
 	uint64_t matmul_params; /* weights each token multiplies through, lm_head included */

@@ -86,25 +86,29 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 	double wb = mdl_job_weight_bytes(j), opt = optimizer_bytes_per_param(j);
 	bool ada = j->optimizer == MDL_ADAFACTOR;
 	double layer_frozen = 0, layer_ada = 0, outer_ada = 0;
-	uint64_t layer_params = 0, layer_train = 0, outer_params = 0;
+	/* sums over all decoder layers; a part of nlayers takes its share of the mean layer, exact
+	 * for the whole model */
+	uint64_t all_params = 0, all_train = 0, outer_params = 0;
 
 	memset(s, 0, sizeof *s);
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
+		uint64_t holders = t->layers ? t->layers : a->layers;
+		double share = mdl_tensor_share(a, t);
 		uint64_t e = t->rows * t->cols * t->copies;
 		/* QLoRA: bitsandbytes quantises nn.Linear weights only; norms and biases stay */
 		bool quant = j->method == MDL_QLORA && t->matmul && t->cols > 1;
-		layer_params += e;
-		layer_frozen += (double)e * (quant ? NF4_BYTES : wb);
+		all_params += e * holders;
+		layer_frozen += (double)e * (quant ? NF4_BYTES : wb) * share;
 		if (j->method == MDL_FULL) {
 			if (ada)
-				layer_ada += factored(t->rows, t->cols) * t->copies;
+				layer_ada += factored(t->rows, t->cols) * t->copies * share;
 		} else if (is_adapted(j, t)) {
-			layer_train += adapter_params(j, t);
+			all_train += adapter_params(j, t) * holders;
 			if (ada) /* A: in x r, B: r x out */
 				layer_ada += (factored(t->rows, j->lora_rank) +
 					      factored(j->lora_rank, t->cols)) *
-					     t->copies;
+					     t->copies * share;
 		}
 	}
 	for (int i = 0; i < a->nouter; i++) {
@@ -115,12 +119,12 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		if (ada && j->method == MDL_FULL)
 			outer_ada += factored(t->rows, t->cols);
 	}
-	s->params = nlayers * layer_params + outer_params;
+	s->params = nlayers * all_params / a->layers + outer_params;
 	if (j->method == MDL_FULL) {
 		s->trainable_params = s->params;
 		s->frozen_params = 0;
 	} else {
-		s->trainable_params = nlayers * layer_train;
+		s->trainable_params = nlayers * all_train / a->layers;
 		s->frozen_params = s->params;
 	}
 	/* trainable: weights and gradients in the compute dtype (or fp32 main grads), plus
@@ -146,6 +150,21 @@ uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j)
 	return s.trainable_params;
 }
 
+/*
+ * The share of the s x s score matrix FlashAttention-2 computes, averaged over the layers: it
+ * skips the blocks above the causal diagonal (Dao 2023, sec. 3.1.1), a half, and with a
+ * sliding window of w < s also those more than w behind the query (flash-attn's window_size,
+ * which the Hugging Face integration passes for sliding_window): a band of s w - w^2 / 2.
+ */
+static double flash_share(const struct mdl_arch *a, uint64_t seq)
+{
+	double s = (double)seq, w = (double)a->sliding_window;
+	double band = a->sliding_window && w < s ? (s * w - 0.5 * w * w) / (s * s) : 0.5;
+	double nw = (double)a->sliding_layers, L = (double)a->layers;
+
+	return ((L - nw) * 0.5 + nw * band) / L;
+}
+
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f)
 {
 	double tokens = (double)j->seq * (double)j->micro_batch;
@@ -153,10 +172,12 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
+		double share = mdl_tensor_share(a, t);
 		if (t->matmul)
-			layer_mm += (double)t->rows * (double)t->cols * t->active;
+			layer_mm += (double)t->rows * (double)t->cols * t->active * share;
 		if (is_adapted(j, t))
-			adapters += (double)j->lora_rank * (double)(t->rows + t->cols) * t->active;
+			adapters += (double)j->lora_rank * (double)(t->rows + t->cols) * t->active *
+				    share;
 	}
 	for (int i = 0; i < a->nouter; i++)
 		if (a->outer[i].matmul)
@@ -164,9 +185,9 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 
 	double weights = 2.0 * tokens * layer_mm, lora = 2.0 * tokens * adapters;
 	/* QK^T and attention x V: 2 matmuls of 2 b s^2 (n_h d) FLOPs each, no causal discount
-	 * (Narayanan et al. 2021, eq. 3, as Megatron counts) */
-	double attn = 4.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
-		      (double)(a->heads * a->head_dim);
+	 * (Narayanan et al. 2021, eq. 3, as Megatron counts); MLA's values have v_head_dim */
+	double attn = 2.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
+		      (double)a->heads * (double)(a->head_dim + a->v_head_dim);
 	double trained = j->method == MDL_FULL ? weights : lora;
 	double frozen = j->method == MDL_FULL ? 0 : weights;
 
@@ -195,10 +216,8 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	 * (Dao 2023, sec. 3.1.1), so it executes about half of the attention FLOPs; the eager
 	 * kernel computes all of s^2 and masks. The recomputed attention (full or selective) is
 	 * skipped alike. */
-	double skip = j->attention == MDL_ATTN_FLASH ? 0.5 * attn : 0;
-	double proj = (double)a->hidden * (double)a->head_dim *
-		      (2.0 * (double)a->heads + 2.0 * (double)a->kv_heads);
-	f->attn_half_fwd_exec = 2.0 * tokens * proj + attn - skip;
+	double skip = j->attention == MDL_ATTN_FLASH ? attn * (1.0 - flash_share(a, j->seq)) : 0;
+	f->attn_half_fwd_exec = 2.0 * tokens * mdl_arch_attn_proj_params(a) + attn - skip;
 	f->attn_core_fwd_exec = attn - skip;
 	f->layer_fwd_exec = f->layer_fwd - skip;
 	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip;

@@ -137,6 +137,9 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddNumberToObject(m, "vocab", (double)a->vocab);
 	cJSON_AddNumberToObject(m, "experts", a->experts);
 	cJSON_AddNumberToObject(m, "experts_per_token", a->experts_per_tok);
+	cJSON_AddNumberToObject(m, "moe_layers", (double)a->moe_layers);
+	cJSON_AddNumberToObject(m, "sliding_window", (double)a->sliding_window);
+	cJSON_AddNumberToObject(m, "sliding_layers", (double)a->sliding_layers);
 	cJSON_AddBoolToObject(m, "tied_embeddings", a->tied);
 
 	jj = cJSON_AddObjectToObject(root, "job");

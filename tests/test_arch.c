@@ -14,7 +14,13 @@
  * Published totals: the Hugging Face checkpoints' safetensors index total_size / 2 (bf16), as
  * published.md A.3 states its counting rule reproduces them (Llama-2 without the 256 B/layer
  * rotary inv_freq buffers); GPT-3 175B has no checkpoint and is counted by the same rules
- * (Brown et al. 2020 report "175.0B").
+ * (Brown et al. 2020 report "175.0B"). Qwen3 and Gemma 3: the Hub's safetensors.total
+ * (Qwen/Qwen3-8B 8,190,735,360; Qwen/Qwen3-32B 32,762,123,264; Qwen/Qwen3-30B-A3B
+ * 30,532,122,624 with "3.3B activated" on its card; google/gemma-3-1b-it 999,885,952).
+ * DeepSeek-V3: the main model's 671,026,419,200 elements of the checkpoint without the 14B
+ * multi-token-prediction module transformers does not load and without the FP8 scale tensors
+ * (DeepSeek's README_WEIGHTS.md: "671B main model weights and 14B of the MTP module"); its card
+ * says "37B activated", which 37,552,297,472 is.
  */
 static const struct {
 	const char *file;
@@ -38,6 +44,11 @@ static const struct {
 	{"qwen2.5-72b.json", 72706203648ull, 72706203648ull},
 	{"gemma-2-9b.json", 9241705984ull, 9241705984ull},
 	{"gemma-2-27b.json", 27227128320ull, 27227128320ull},
+	{"qwen3-8b.json", 8190735360ull, 8190735360ull},
+	{"qwen3-32b.json", 32762123264ull, 32762123264ull},
+	{"qwen3-30b-a3b.json", 30532122624ull, 3353032704ull},
+	{"gemma-3-1b.json", 999885952ull, 999885952ull},
+	{"deepseek-v3.json", 671026419200ull, 37552297472ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
 	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
 };
@@ -91,6 +102,81 @@ static void omitted_fields_take_the_transformers_defaults(void)
 	CU_ASSERT_EQUAL(count_of(lb), 6738415616ull + 32ull * 4 * 4096);
 }
 
+static void layers_that_differ_keep_exact_totals(void)
+{
+	struct mdl_arch a;
+	struct mdl_counts c;
+	struct mdl_job j;
+	struct mdl_states whole, part[4];
+	char err[256];
+
+	/* DeepSeek-V3: 3 dense layers, 58 with 256 routed and 1 shared expert */
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("deepseek-v3.json"), &a, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(a.moe_layers, 58);
+	CU_ASSERT_EQUAL(a.head_dim, 192);
+	CU_ASSERT_EQUAL(a.v_head_dim, 128);
+	/* a token's MLP is 8 routed + 1 shared experts of 2048 in 58 layers, 18432 in 3: the same */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_arch_mlp_width(&a), 18432.0, 1e-6);
+	mdl_arch_counts(&a, &c);
+	/* the pipeline's stages add up to the model whatever the split */
+	j = (struct mdl_job){.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			     .optimizer = MDL_ADAMW, .seq = 4096, .micro_batch = 1};
+	mdl_job_states(&a, &j, &whole);
+	uint64_t sum = 0;
+	mdl_job_states_part(&a, &j, 61, true, true, &part[0]);
+	CU_ASSERT_EQUAL(part[0].params, whole.params);
+	CU_ASSERT_EQUAL(whole.params, c.params);
+	for (int i = 0; i < 2; i++) {
+		mdl_job_states_part(&a, &j, i ? 31 : 30, i == 0, i == 1, &part[i]);
+		sum += part[i].params;
+	}
+	CU_ASSERT(sum <= c.params && c.params - sum < 2);
+	/* Qwen3-MoE: mlp_only_layers and decoder_sparse_step leave dense layers of
+	 * intermediate_size; the parameters follow */
+	const char *q = "{\"model_type\": \"qwen3_moe\", \"num_hidden_layers\": 8, "
+			"\"mlp_only_layers\": [0, 3], \"decoder_sparse_step\": 1}";
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(q, "t", &a, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(a.moe_layers, 6);
+	uint64_t h = 2048, moe = 128ull * 3 * h * 768 + 128 * h, dense = 3ull * h * 6144;
+	uint64_t attn = h * 4096 * 2 + 2 * h * 512 + 2 * 128 + 2 * h;
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.params, 8 * attn + 6 * moe + 2 * dense + 2 * 151936ull * h + h);
+	/* Gemma 3's multimodal config: the language model from text_config, with a warning */
+	const char *g = "{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 1152, "
+			"\"intermediate_size\": 6912, \"num_attention_heads\": 4, "
+			"\"num_key_value_heads\": 1, \"head_dim\": 256, \"num_hidden_layers\": 26, "
+			"\"vocab_size\": 262144, \"sliding_window\": 512}}";
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(g, "t", &a, err, sizeof err), 0);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.params, 999885952ull);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "vision tower"));
+	CU_ASSERT_EQUAL(a.sliding_layers, 26 - 26 / 6);
+}
+
+static void sliding_windows_cut_the_attention_flash_runs(void)
+{
+	struct mdl_arch a;
+	struct mdl_job j;
+	struct mdl_flops f, g;
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("mistral-7b-v0.1.json"), &a, err, sizeof err),
+			      0);
+	j = (struct mdl_job){.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			     .optimizer = MDL_ADAMW, .seq = 4096, .micro_batch = 1,
+			     .attention = MDL_ATTN_FLASH};
+	/* within the 4096 window: the causal half, as without one */
+	double attn4k = 2.0 * 4096.0 * 4096.0 * 32 * 256;
+	mdl_job_flops(&a, &j, &f);
+	CU_ASSERT_DOUBLE_EQUAL(f.attn_core_fwd_exec, 0.5 * attn4k, attn4k * 1e-9);
+	j.seq = 16384; /* a band of s w - w^2 / 2 of the s^2 scores: 7/32 */
+	mdl_job_flops(&a, &j, &g);
+	double attn = 2.0 * 16384.0 * 16384.0 * 32 * 256;
+	CU_ASSERT_DOUBLE_EQUAL(g.attn_core_fwd_exec, attn * 7.0 / 32.0, attn * 1e-9);
+	/* the nominal FLOPs (what MFU divides) do not change */
+	CU_ASSERT(g.layer_fwd - g.layer_fwd_exec > 0.7 * attn);
+}
+
 static void bad_configs_are_rejected_with_the_field_named(void)
 {
 	static const struct {
@@ -112,6 +198,11 @@ static void bad_configs_are_rejected_with_the_field_named(void)
 		{"{\"model_type\": \"llama\", \"num_hidden_layers\": 100000}", "num_hidden_layers"},
 		{"{\"model_type\": \"mixtral\", \"num_experts_per_tok\": 9}", "exceeds"},
 		{"{\"model_type\": \"llama\"", "not valid JSON"},
+		{"{\"model_type\": \"qwen3_moe\", \"num_experts\": 4}", "exceeds 'num_experts'"},
+		{"{\"model_type\": \"qwen3_moe\", \"mlp_only_layers\": 3}", "mlp_only_layers"},
+		{"{\"model_type\": \"deepseek_v3\", \"kv_lora_rank\": 0}", "kv_lora_rank"},
+		{"{\"model_type\": \"gemma3\"}", "text_config"},
+		{"{\"model_type\": \"mistral\", \"sliding_window\": -4}", "sliding_window"},
 	};
 	struct mdl_arch a;
 	char err[256];
@@ -211,6 +302,9 @@ int suite_arch(void)
 		 every_catalog_model_has_its_exact_parameter_count},
 		{"omitted_fields_take_the_transformers_defaults",
 		 omitted_fields_take_the_transformers_defaults},
+		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
+		{"sliding_windows_cut_the_attention_flash_runs",
+		 sliding_windows_cut_the_attention_flash_runs},
 		{"bad_configs_are_rejected_with_the_field_named",
 		 bad_configs_are_rejected_with_the_field_named},
 		{"unreadable_files_get_one_clear_message", unreadable_files_get_one_clear_message},

@@ -34,6 +34,8 @@ static const struct field gpu_fields[] = {
 	G(idle_power, CFG_U_POWER, 0, 1e5, 1, "draw with a context and no work"),
 	G(host_link_gen, CFG_U_COUNT, 1, 7, 1, "PCIe generation to the host"),
 	G(host_link_lanes, CFG_U_COUNT, 1, 32, 1, "PCIe lanes to the host"),
+	G(host_link, CFG_U_RATE, 0, 1e15, 0,
+	  "host<->GPU copy rate per direction of a link that is not PCIe (NVLink-C2C); 0 = PCIe"),
 	G(gpu_link, CFG_U_RATE, 0, 1e15, 1, "GPU-GPU bandwidth, both directions; 0 = none"),
 	G(gemm_mamf, CFG_U_COUNT, 0, 1, 0,
 	  "best-shape bf16 matmul rate over the dense peak (MAMF); 0 = unknown"),

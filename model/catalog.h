@@ -30,6 +30,8 @@ struct cfg_gpu {
 	double fp8_flops;     /* dense FP8 tensor-core peak, FLOP/s; 0 = none or unknown */
 	double tdp, idle_power; /* W */
 	double host_link_gen, host_link_lanes;
+	double host_link;     /* bytes/s per direction of a non-PCIe host link (NVLink-C2C); 0 =
+			       * PCIe of host_link_gen x host_link_lanes */
 	double gpu_link;      /* bytes/s, both directions, per GPU; 0 = none */
 	double gemm_mamf;     /* best-shape bf16 matmul rate over bf16_flops; 0 = unknown */
 	double flash_attention; /* FlashAttention-2's rate over bf16_flops; 0 = as the GEMMs */

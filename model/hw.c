@@ -35,6 +35,12 @@ double mdl_pcie_bandwidth(double gen, double lanes)
 	return x16 * lanes / 16.0;
 }
 
+double mdl_host_link_bandwidth(const struct cfg_gpu *g)
+{
+	return g->host_link > 0 ? g->host_link : mdl_pcie_bandwidth(g->host_link_gen,
+								     g->host_link_lanes);
+}
+
 /*
  * A drive array through the software path DeepSpeed and aiDAPTIV use (libaio into pinned host
  * buffers, RAID-0) reaches a fraction of the datasheet sum:
@@ -155,8 +161,7 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 	if (cJSON_IsNumber(eng) && eng->valuedouble == 1 && !(hw->prof.pcie_bidir > 0)) {
 		double one = fmax(hw->prof.pcie_h2d, hw->prof.pcie_d2h);
 		hw->prof.pcie_bidir = one > 0 ? one
-					      : mdl_pcie_bandwidth(hw->gpu.host_link_gen,
-								   hw->gpu.host_link_lanes);
+					      : mdl_host_link_bandwidth(&hw->gpu);
 	}
 	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
 	/* measured elsewhere: calibrate records the machine's CPU cores and DRAM */

@@ -46,6 +46,11 @@ double mdl_peak_flops(const struct cfg_gpu *g, bool fp32);
 /* Achievable one-direction host<->GPU bandwidth of a PCIe link, bytes/s. */
 double mdl_pcie_bandwidth(double gen, double lanes);
 
+/* The GPU's achievable one-direction host link: its host_link (NVLink-C2C) where it has one,
+ * else PCIe by generation and lanes. bytes/s. A calibrated profile's measurement overrides it
+ * where the caller reads hw->prof. */
+double mdl_host_link_bandwidth(const struct cfg_gpu *g);
+
 /* Bandwidth of a node's drive array, reading or writing: the profile's measurement, else
  * drives x datasheet, capped by the host's shared uplink when it has one. bytes/s. */
 double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read);

@@ -107,8 +107,9 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%sheadroom   GPU allocator slack %.2f %% (--gpu-headroom keeps more free); "
 			    "DRAM %s per node for the OS\n",
 			pre, 100 * SIM_ALLOC_SLACK, B(STEP_DRAM_RESERVE));
-	fprintf(fp, "%shost       %s: %u GPUs per node, %.0f CPU cores, up to %s DRAM, %s\n", pre,
-		hw->host.name, hw->gpus_per_node, hw->host.cpu_cores,
+	fprintf(fp, "%shost       %s: %u GPU%s per node, %.0f CPU cores, up to %s DRAM, %s\n", pre,
+		hw->host.name, hw->gpus_per_node, hw->gpus_per_node == 1 ? "" : "s",
+		hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
 	if (r->req->flash_fixed)

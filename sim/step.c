@@ -355,11 +355,10 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 }
 
 /* The link TP collectives use within a node: NVLink at half its bidirectional figure, else
- * PCIe. */
+ * the host link (PCIe). */
 static double intra_bandwidth(const struct mdl_hw *hw)
 {
-	double pcie = mdl_pcie_bandwidth(hw->gpu.host_link_gen, hw->gpu.host_link_lanes);
-	return hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : pcie;
+	return hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : mdl_host_link_bandwidth(&hw->gpu);
 }
 
 /* "gpu<g> <label>" into an ENG_NAME buffer: the machine is built for every configuration a
@@ -395,9 +394,9 @@ static int machine(struct build *bd)
 	uint32_t n = bd->tp * bd->pp * bd->dp, gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	uint32_t nodes = (n + gpn - 1) / gpn;
 	double eff = step_gemm_efficiency(x->c, hw, x->job.precision);
-	double pcie = mdl_pcie_bandwidth(hw->gpu.host_link_gen, hw->gpu.host_link_lanes);
-	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : pcie;
-	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : pcie;
+	double link = mdl_host_link_bandwidth(&hw->gpu);
+	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : link;
+	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : link;
 	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
 	double intra = intra_bandwidth(hw);
 	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;

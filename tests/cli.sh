@@ -153,7 +153,7 @@ fi
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
 expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
 expect 0 "did you mean 'num_hidden_layers'" simulate --model "$tmp/typo.json" --seq 512
-expect 3 "h100-sxm h100-pcie" simulate --model 8b --seq 512 --gpu h100
+expect 3 "h100-sxm h100-pcie h100-nvl" simulate --model 8b --seq 512 --gpu h100
 # a person's terminal: plan's text fits 120 columns (--wide shows every column)
 "$bin" plan --model 70b --seq 4096 --deadline 1h >"$tmp/plan.txt" 2>&1
 if awk 'length($0) > 120 { bad = 1 } END { exit bad }' "$tmp/plan.txt"; then

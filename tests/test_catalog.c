@@ -5,14 +5,16 @@
 #include <unistd.h>
 
 #include "../model/catalog.h"
+#include "../model/hw.h"
 #include "../model/file.h"
 #include "tests.h"
 
 static void catalogs_load_with_the_required_entries(void)
 {
-	static const char *gpus[] = {"a100-40g", "a100-80g", "h100-sxm", "h100-pcie", "h200",
-				     "b200", "l40s", "rtx4090", "rtx6000ada", "rtx4000ada",
-				     "rtx-a6000", "v100-32g", "mi300x"};
+	static const char *gpus[] = {"a100-40g", "a100-80g", "h100-sxm",   "h100-pcie",  "h100-nvl",
+				     "h200",	 "gh200",    "b200",	   "l40s",	 "l4",
+				     "rtx4090",	 "rtx5090",  "rtx6000ada", "rtx4000ada", "rtx-a6000",
+				     "v100-32g", "mi300x"};
 	static const char *flash[] = {"aidaptiv-ai100e", "pm1743", "micron-7450", "d7-p5510",
 				      "samsung-990pro", "generic-gen4", "generic-gen5"};
 	char err[512];
@@ -26,9 +28,14 @@ static void catalogs_load_with_the_required_entries(void)
 		CU_ASSERT_EQUAL(cfg_flash_get(flash[i], &f, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(cfg_host_get("hgx-8gpu", &h, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(cfg_host_get("workstation-4gpu", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(cfg_host_get("gh200-node", &h, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(cfg_gpu_get("H100-SXM", &g, err, sizeof err), 0); /* case-insensitive */
 	CU_ASSERT_DOUBLE_EQUAL(g.memory, 81559.0 * 1048576, 1);
 	CU_ASSERT_DOUBLE_EQUAL(g.bf16_flops, 989.4e12, 1e6);
+	/* a PCIe GPU's host link is its PCIe generation; the GH200's is NVLink-C2C */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_host_link_bandwidth(&g), mdl_pcie_bandwidth(5, 16), 1);
+	CU_ASSERT_EQUAL(cfg_gpu_get("gh200", &g, err, sizeof err), 0);
+	CU_ASSERT(mdl_host_link_bandwidth(&g) > 6 * mdl_pcie_bandwidth(5, 16));
 }
 
 static void every_catalog_value_names_its_source(void)

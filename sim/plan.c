@@ -409,19 +409,18 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 						break;
 					}
 					fits++;
-					/* the drives: fewest that hold it, and a full bay */
+					/* the drives: from the fewest that hold it, doubling, to a
+					 * full bay (the default count is simulated already) */
 					if (o.peak_flash > 0 && !s->req->flash_fixed) {
 						uint32_t few = (uint32_t)ceil(o.peak_flash /
 									      hw.flash.capacity);
 						uint32_t bays = (uint32_t)hw.host.flash_bays;
 						struct sim_option x;
-						if (few >= 1 && few < hw.flash_count) {
-							hw.flash_count = few;
-							if (host_one(s, pol, counts[i], mbs[b], &hw, &x))
-								return -1;
-						}
-						if (bays > base->flash_count) {
-							hw.flash_count = bays;
+						for (uint32_t c = few ? few : 1; c <= bays;
+						     c = c * 2 > bays && c < bays ? bays : c * 2) {
+							if (c == base->flash_count)
+								continue;
+							hw.flash_count = c;
 							if (host_one(s, pol, counts[i], mbs[b], &hw, &x))
 								return -1;
 						}

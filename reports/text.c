@@ -116,8 +116,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%sflash      %u x %s (%s each) for tiered options\n", pre,
 			hw->flash_count, hw->flash.name, B(hw->flash.capacity));
 	else
-		fprintf(fp, "%sflash      %s (%s each) for tiered options: %u, and from the fewest that "
-			    "hold the state doubling to a full bay of %.0f\n",
+		fprintf(fp, "%sflash      %s (%s each) for tiered options: %u; also the fewest that hold "
+			    "the state, doubling to %.0f bays\n",
 			pre, hw->flash.name, B(hw->flash.capacity), hw->flash_count,
 			hw->host.flash_bays);
 	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, the DRAM it needs "

@@ -229,7 +229,8 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	double sbh = sb * (double)a->hidden, sbv = sb * (double)a->vocab;
 
 	/* final norm input and lm_head input; logits in compute precision; the loss upcasts to
-	 * fp32 and log_softmax keeps its fp32 output (HF LlamaForCausalLM: logits.float()).
+	 * fp32 and log_softmax keeps its fp32 output (HF LlamaForCausalLM: logits.float()); the
+	 * chunked-output loss keeps the same, each chunk's log-probabilities saved.
 	 * The vocabulary dimension is split by Megatron's vocab-parallel lm_head.
 	 * Chunked: Liger-Kernel's fused linear cross-entropy takes tokens in chunks of
 	 * BT / ceil(V / H), so one chunk's logits hold about BT x H values, in the compute dtype and
@@ -238,6 +239,33 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	if (j->loss == MDL_LOSS_CHUNKED)
 		return 2.0 * e * sbh / (sp ? t : 1.0) + (e + 4.0) * sbh / t;
 	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t;
+}
+
+/*
+ * The unchunked loss's backward: nll_loss's backward materialises a dense fp32 gradient of the
+ * log-probabilities, and log_softmax's backward a second one for its input, both of the
+ * logits' shape, while the saved log-probabilities are still alive (PyTorch
+ * tools/autograd/derivatives.yaml: _log_softmax_backward_data(grad, result, ...); the loss
+ * runs in fp32 after transformers' ForCausalLMLoss logits.float(), as torchtitan's
+ * cross_entropy_loss pred.float()). 8 bytes per logit element, split by a vocab-parallel head.
+ * torchtune's CEWithChunkedOutputLoss does the same one of its num_output_chunks = 8 chunks at a
+ * time (torchtune/modules/loss/ce_chunked_output_loss.py).
+ */
+#define TORCHTUNE_OUTPUT_CHUNKS 8.0
+double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+{
+	double sbv = (double)j->seq * (double)j->micro_batch * (double)a->vocab;
+	double b = 8.0 * sbv / (tp ? (double)tp : 1.0);
+
+	switch (j->loss) {
+	case MDL_LOSS_CHUNKED:
+		return 0.0;
+	case MDL_LOSS_CHUNKED_OUTPUT:
+		return b / TORCHTUNE_OUTPUT_CHUNKS;
+	case MDL_LOSS_FULL:
+		break;
+	}
+	return b;
 }
 
 double mdl_act_total(const struct mdl_arch *a, const struct mdl_job *j)

@@ -266,7 +266,7 @@ static const char *const optimizer_names[] = {"adamw", "adamw8bit", "sgd", "lion
 					      NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
-static const char *const loss_names[] = {"full", "chunked", NULL};
+static const char *const loss_names[] = {"full", "chunked", "chunked-output", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 
 const char *mdl_method_name(enum mdl_method m)

@@ -31,10 +31,12 @@ enum mdl_optimizer { MDL_ADAMW, MDL_ADAMW8BIT, MDL_SGD, MDL_LION, MDL_ADAFACTOR 
 enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL, MDL_RC_OP };
 enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER };
 /* The loss: full materialises the b x s x vocab logits and their fp32 upcast (Hugging Face
- * LlamaForCausalLM); chunked fuses lm_head and cross-entropy over chunks of tokens so no full
- * logits exist (Liger-Kernel's fused linear cross-entropy; torchtune and aiDAPTIV avoid the full
- * logits too). */
-enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED };
+ * LlamaForCausalLM, torchtitan); chunked fuses lm_head and cross-entropy over chunks of tokens
+ * so no full logits exist (Liger-Kernel's fused linear cross-entropy, torchtune's
+ * LinearCrossEntropyLoss; aiDAPTIV avoids the full logits too); chunked-output keeps the full
+ * logits but upcasts and differentiates them a chunk at a time (torchtune's
+ * CEWithChunkedOutputLoss). */
+enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT };
 /* Gradients kept in the parameters' dtype (PyTorch, DeepSpeed, Hugging Face) or accumulated and
  * reduced in fp32 main grads (Megatron's --accumulate-allreduce-grads-in-fp32, the 18 bytes per
  * parameter of Korthikanti et al. 2022, fig. 1). */

@@ -101,8 +101,9 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);
 	if (first)
 		mem->activations += (double)embed_flight * mdl_act_embed(a, j, l->tp, l->sp);
-	if (last)
-		mem->activations += mdl_act_head(a, j, l->tp, l->sp);
+	if (last) /* the loss's backward transient tops what is saved at the forward's end */
+		mem->activations += mdl_act_head(a, j, l->tp, l->sp) +
+				    mdl_act_head_backward(a, j, l->tp);
 
 	mem->other = MDL_CUDA_CONTEXT_BYTES;
 	if (l->zero == 3 && l->dp > 1) {

@@ -58,8 +58,9 @@ static const struct opt table[] = {
 	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,
 	 "gradients in the parameters' dtype (param) or fp32 main grads as Megatron keeps them"},
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,
-	 "full | chunked (fused lm_head + cross-entropy, no full logits) | auto (chunked for "
-	 "tiered and tiered-dram, full otherwise)"},
+	 "full | chunked (fused lm_head + cross-entropy, no full logits) | chunked-output "
+	 "(torchtune: full logits, loss a chunk at a time) | auto (chunked for tiered and "
+	 "tiered-dram, full otherwise)"},
 	{"tokens", O_REAL, OFF(tokens), 1, TP_MAX_TOKENS, "100M", false, "tokens", P,
 	 "training tokens for the runtime (k, M, B suffixes)"},
 	{"epochs", O_REAL, OFF(epochs), 0, 1e6, "0", false, "", P,

@@ -83,6 +83,7 @@ struct build {
 	struct mdl_states L, E, H; /* one layer, embedding, head: whole */
 	struct mdl_flops F;
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
+	double act_head_bwd; /* the loss backward's transient beyond act_head */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double hbm_bw;
@@ -843,8 +844,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* the head's backward runs first and frees the logits before the block's layers
 		 * are recomputed: they never coexist with the recompute's working set */
 		double head = s->head && b == nb - 1 ? bd->act_head : 0;
-		if (head > 0)
-			TRY(mem(bd, c, pool, CAT_A, -head, ENG_AT_START));
+		if (head > 0) { /* the loss's gradients stand on the saved logits for a moment */
+			TRY(mem(bd, c, pool, CAT_A, bd->act_head_bwd, ENG_AT_START));
+			TRY(mem(bd, c, pool, CAT_A, -(head + bd->act_head_bwd), ENG_AT_START));
+		}
 		TRY(mem(bd, c, pool, CAT_A, -(saved - head), ENG_AT_END));
 		if (transient) {
 			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
@@ -1123,6 +1126,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				   : bd->act_work;
 	bd->act_embed = mdl_act_embed(a, &x->job, bd->tp, l->sp);
 	bd->act_head = mdl_act_head(a, &x->job, bd->tp, l->sp);
+	bd->act_head_bwd = mdl_act_head_backward(a, &x->job, bd->tp);
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 		       (double)x->job.micro_batch * (double)a->hidden;
 

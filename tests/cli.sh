@@ -92,6 +92,15 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --format json lacks the 70B params, 16 B/param or an option kind"
 fi
+# the drive search: besides the default 4, counts from the fewest that hold the state doubling
+# to the host's 8 bays, so 2-drive options can reach the front
+if grep -q '"flash_drives":[[:space:]]*2[,}]' "$tmp/p.json" &&
+	grep -q '"flash_drives":[[:space:]]*8[,}]' "$tmp/p.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan did not search 2 and 8 drives per node"
+fi
 
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help

@@ -199,11 +199,14 @@ static void offload_gradient_buffers_stay_bounded(void)
 	eng_free(f.eng);
 }
 
-/* The chunked loss (fused lm_head + cross-entropy) keeps no b x s x V logits: the GPU peak, at
- * the end of the forward without recompute (every activation and the head live), falls by the
- * logits in bf16 and their fp32 upcast, less one chunk of about b x s x hidden values in both:
- * 6 B x 4096 x (128256 - 4096) = 3.05 GB for Llama-3.1-8B at 4k tokens. tiered chooses it
- * unless --loss says otherwise. */
+/* The chunked loss (fused lm_head + cross-entropy) keeps no b x s x V logits: the GPU peak, as
+ * the loss's backward starts without recompute (every activation and the head live), falls by
+ * the logits in bf16, their fp32 log-probabilities and the loss backward's two fp32 gradients,
+ * less one chunk of about b x s x hidden values in bf16 and fp32:
+ * 4096 x (14 B x 128256 - 6 B x 4096) = 7.25 GB for Llama-3.1-8B at 4k tokens. torchtune's
+ * chunked-output loss keeps the logits and takes the gradients one of 8 chunks at a time:
+ * 7 B x 4096 x 128256 below the full loss. tiered chooses the chunked loss unless --loss says
+ * otherwise. */
 static void chunked_loss_drops_the_logits(void)
 {
 	struct fx f;
@@ -218,7 +221,10 @@ static void chunked_loss_drops_the_logits(void)
 	CU_ASSERT_EQUAL(f.o.loss, MDL_LOSS_FULL);
 	f.w.job.loss = MDL_LOSS_CHUNKED;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	ASSERT_NEAR_REL(full - f.o.peak_gpu, 6.0 * 4096 * (128256 - 4096), 0.01);
+	ASSERT_NEAR_REL(full - f.o.peak_gpu, 4096.0 * (14.0 * 128256 - 6.0 * 4096), 0.01);
+	f.w.job.loss = MDL_LOSS_CHUNKED_OUTPUT;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(full - f.o.peak_gpu, 7.0 * 4096 * 128256, 0.01);
 	f.w.job.recompute = MDL_RC_FULL;
 	f.c.recompute_fixed = false;
 	f.w.job.loss = MDL_LOSS_FULL;

@@ -32,7 +32,8 @@ DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
 MODEL_SRC    := model/units.c model/file.c model/catalog.c model/hw.c \
                 model/arch.c model/job.c model/act.c model/layout.c
 SIM_SRC      := sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_offload.c \
-                sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c sim/inputs.c sim/grid.c
+                sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c sim/dsconfig.c sim/inputs.c \
+                sim/grid.c
 REPORTS_SRC  := reports/text.c reports/json.c reports/trace.c reports/report_dir.c
 VALIDATE_SRC := validate/fit.c validate/calibrate.c validate/validate.c validate/regress.c
 CLI_SRC      := cli/main.c cli/cmd_plan.c cli/cmd_simulate.c cli/cmd_sweep.c cli/cmd_catalog.c \
@@ -180,7 +181,7 @@ check-valgrind: $(BIN)/tierplan
 	$(Q)sh tests/valgrind.sh $(BIN)/tierplan
 
 # --- fuzzing (clang + libFuzzer from Debian's libclang-rt) ------------------------------------
-FUZZ_TARGETS := config catalog units cli grid scenarios trace profile
+FUZZ_TARGETS := config catalog units cli grid scenarios trace profile deepspeed
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

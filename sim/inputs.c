@@ -170,6 +170,21 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 					     "parallelism (--sequence-parallel yes)"),
 		       EXIT_INVALID;
 	c->grad_accum = sim_plan_micro_batches(w, c->layout.dp);
+	c->reduce_bucket = (double)o->reduce_bucket;
+	if (o->ds.reduce_bucket_auto && !tp_opts_given(o, "reduce-bucket"))
+		/* transformers' integrations/deepspeed.py fills "auto" with hidden_size^2 */
+		c->reduce_bucket = (double)(w->arch.hidden * w->arch.hidden);
+	/* DeepSpeed asserts train_batch_size = micro-batch x accumulation x data-parallel ranks */
+	uint64_t tbs = o->ds.train_batch_size, got = w->job.micro_batch * c->grad_accum * dp;
+	if (tbs && tbs != got)
+		return snprintf(err, errlen,
+				"%s: train_batch_size %llu is not micro-batch %llu x accumulation "
+				"%llu x %llu data-parallel ranks = %llu",
+				o->deepspeed, (unsigned long long)tbs,
+				(unsigned long long)w->job.micro_batch,
+				(unsigned long long)c->grad_accum, (unsigned long long)dp,
+				(unsigned long long)got),
+		       EXIT_INVALID;
 	return 0;
 }
 

@@ -132,6 +132,12 @@ static const struct opt table[] = {
 	 "optimizer_in_bwd; policy gpu, one GPU, no gradient accumulation)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
+	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", S,
+	 "each of the two buckets offloaded gradients leave the GPU through (DeepSpeed's "
+	 "reduce_bucket_size)"},
+	{"deepspeed", O_STR, OFF(deepspeed), 0, 0, NULL, false, "file", S,
+	 "a DeepSpeed ds_config.json: its ZeRO stage, offload targets, batch, precision and "
+	 "optimizer become the flags above (notes on stderr say which keys were used or ignored)"},
 	{"trace", O_STR, OFF(trace), 0, 0, NULL, false, "file", S,
 	 "write a Chrome trace event file (open in Perfetto or chrome://tracing)"},
 	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json|csv|md", PC,
@@ -232,6 +238,43 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 	return -3;
 }
 
+/* A --deepspeed config's flags go in as if typed, unless the command line gave the same flag
+ * another value: that contradiction is refused (-3). */
+static int deepspeed(int cmd, const char *path, const char **vals, struct tp_opts *o, char *err,
+		     size_t errlen)
+{
+	if (tp_ds_read(path, &o->ds, err, errlen) < 0)
+		return -3;
+	for (int i = 0; i < o->ds.n; i++) {
+		const struct opt *op = find(cmd, o->ds.set[i].flag);
+		int k = (int)(op - table);
+		if (!op)
+			continue;
+		if (vals[k]) { /* both: the same value, resolved, or a contradiction */
+			struct tp_opts a, b;
+			char e2[256];
+			memset(&a, 0, sizeof a);
+			memset(&b, 0, sizeof b);
+			if (set(op, vals[k], &a, e2, sizeof e2) == 0 &&
+			    set(op, o->ds.set[i].value, &b, e2, sizeof e2) == 0 &&
+			    (op->type == O_STR
+				     ? strcmp(*(const char **)((char *)&a + op->off),
+					      *(const char **)((char *)&b + op->off)) == 0
+				     : memcmp((char *)&a + op->off, (char *)&b + op->off,
+					      op->type == O_COUNT ? sizeof(uint64_t)
+					      : op->type == O_ENUM ? sizeof(int)
+								   : sizeof(double)) == 0))
+				continue;
+			snprintf(err, errlen, "--%s %s contradicts %s: %s gives --%s %s", op->name,
+				 vals[k], path, o->ds.set[i].key, op->name, o->ds.set[i].value);
+			return -3;
+		}
+		vals[k] = o->ds.set[i].value;
+		o->given |= 1ull << k;
+	}
+	return 0;
+}
+
 int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, char *err,
 		  size_t errlen)
 {
@@ -286,6 +329,10 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 		o->help = true;
 		return 0;
 	}
+	const struct opt *dsop = find(cmd, "deepspeed");
+	if (dsop && vals[dsop - table] && (rc = deepspeed(cmd, vals[dsop - table], vals, o, err,
+							   errlen)) < 0)
+		return rc;
 	for (int k = 0; k < NOPTS; k++) {
 		const struct opt *op = &table[k];
 		if (!(op->cmds & cmd))

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dsconfig.h"
+
 /*
  * Status codes. The resolvers here, sim_run's callers in validate/ and the commands return them,
  * and bin/tierplan exits with them (DESIGN.md): 0 ok, 1 infeasible or a check failed, 2 usage,
@@ -46,7 +48,7 @@ struct tp_opts {
 	bool force;
 	bool wide; /* plan/compare text: every column */
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
-	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave;
+	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave, reduce_bucket;
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	double gpu_headroom; /* fraction of each GPU's memory kept free */
@@ -56,8 +58,10 @@ struct tp_opts {
 	int grad_dtype;
 	unsigned lora_targets;
 	bool help;
-	/* which options the user gave, by table index */
+	/* which options the user gave, by table index (a --deepspeed config's count as given) */
 	uint64_t given;
+	const char *deepspeed; /* --deepspeed FILE: its flags are in ds, its notes too */
+	struct tp_ds ds;
 };
 
 /* Parses argv[first..argc) for command cmd (a CMD_* bit). 0 ok, -2 usage, -3 bad value. */

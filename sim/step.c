@@ -887,7 +887,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			 * backward while the other goes down, as the double buffer does) */
 			double down = gb;
 			double per_param = bd->L.gradients_bytes / fmax(1.0, (double)bd->L.trainable_params);
-			double budget = GRAD_BUCKETS * GRAD_BUCKET_ELEMENTS * per_param;
+			double bucket = x->c->reduce_bucket > 0 ? x->c->reduce_bucket
+								 : GRAD_BUCKET_ELEMENTS;
+			double budget = GRAD_BUCKETS * bucket * per_param;
 			uint32_t inflight = gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
 			TRY(dep(bd, ring_back(s->d2h_ring, s->nd2h, inflight), c));
 			TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));

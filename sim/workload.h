@@ -67,6 +67,9 @@ struct sim_config {
 	 * optimizer_in_bwd, PyTorch's register_post_accumulate_grad_hook); policy gpu, one GPU
 	 * per replica and no gradient accumulation, as torchtune requires */
 	bool opt_in_bwd;
+	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
+	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
+	double reduce_bucket;
 };
 
 /*

@@ -102,6 +102,45 @@ else
 	echo "FAIL: plan did not search 2 and 8 drives per node"
 fi
 
+# --deepspeed: a ds_config.json becomes the flags it means; every key is used or explained;
+# what DeepSpeed refuses or the command line contradicts exits 3 naming the key
+ds=tests/deepspeed
+dsrun() { # dsrun CONFIG PATTERN...: exit 0 and each pattern on stdout or stderr
+	f=$1
+	shift
+	"$bin" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$ds/$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	ok=$([ "$rc" -eq 0 ] && echo 1 || echo 0)
+	for p in "$@"; do grep -q -- "$p" "$tmp/out" "$tmp/err" || ok=0; done
+	if [ "$ok" -eq 1 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: simulate --deepspeed $f -> exit $rc, missing one of: $*"
+	fi
+}
+dsrun zero-offload.json "policy zero-offload" "precision fp32" "ignored zero_optimization.contiguous_gradients"
+dsrun zero-infinity.json "policy zero-infinity" "reduce-bucket 10000000" "offload_param.nvme_path (the drives are --flash)"
+dsrun hf-zero3-offload.json "policy zero3-offload" "left train_micro_batch_size_per_gpu = auto" \
+	"hidden size squared" "ignored scheduler" "optimizer adamw"
+printf '{"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}}' >"$tmp/ds-p2.json"
+printf '{"zero_optimization": {"stage": 1, "offload_optimizer": {"device": "nvme"}}}' >"$tmp/ds-nvme1.json"
+printf '{"fp16": {"enabled": true}, "bf16": {"enabled": true}}' >"$tmp/ds-both.json"
+printf '{"zero_optimization": {"stage": "three"}}' >"$tmp/ds-stage.json"
+printf '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}' >"$tmp/ds-tbs.json"
+printf '{"optimizer": {"type": "Shampoo"}}' >"$tmp/ds-opt.json"
+printf '{"zero_optimisation": {"stage": 3}}' >"$tmp/ds-typo.json"
+expect 3 "offload_param needs stage 3" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-p2.json"
+expect 3 "nvme needs stage 3" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-nvme1.json"
+expect 3 "both true" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-both.json"
+expect 3 "zero_optimization.stage must be a whole number" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-stage.json"
+expect 3 "train_batch_size 64 is not micro-batch 4 x accumulation 4 x 2" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-tbs.json"
+expect 3 "Shampoo" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-opt.json"
+expect 3 "contradicts" simulate --model 8b --seq 1024 --policy gpu --deepspeed "$ds/zero-offload.json"
+expect 0 "did you mean zero_optimization" simulate --model qwen2.5-0.5b --seq 1024 --deepspeed "$tmp/ds-typo.json"
+expect 0 "" simulate --model 8b --seq 1024 --policy zero-offload --deepspeed "$ds/zero-offload.json"
+expect 3 "cannot open" simulate --model 8b --seq 1024 --deepspeed "$tmp/none.json"
+
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help
 expect 3 "policy" simulate --model 8b --seq 1024 --policy nope

@@ -1,0 +1,499 @@
+/* dsconfig — see dsconfig.h. One walk over the config; every key ends up used or explained. */
+#include "dsconfig.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/catalog.h"
+#include "../model/file.h"
+
+#define DS_MAX_BYTES (1u << 20) /* a ds_config is a few hundred bytes; 1 MiB is anything real */
+
+/* Keys tierplan reads no cost from, and why (DeepSpeed configuration reference). */
+static const struct {
+	const char *key, *why;
+} ignored[] = {
+	{"scheduler", "the learning-rate schedule changes neither time nor memory"},
+	{"gradient_clipping", "not modelled: one pass over the gradients, small beside the step"},
+	{"steps_per_print", "logging"},
+	{"wall_clock_breakdown", "logging"},
+	{"dump_state", "logging"},
+	{"tensorboard", "logging"},
+	{"wandb", "logging"},
+	{"csv_monitor", "logging"},
+	{"comet", "logging"},
+	{"flops_profiler", "logging"},
+	{"comms_logger", "logging"},
+	{"aio", "the drive array's rate comes from the catalog or a calibrated profile (--profile), "
+		"whose fio jobs use the same block size and queue depth"},
+	{"activation_checkpointing",
+	 "recompute comes from --recompute (the model's gradient checkpointing), and the policy "
+	 "places the checkpoints (cpu_checkpointing) where they run fastest"},
+	{"zero_allow_untested_optimizer", "a permission, not a cost"},
+	{"zero_force_ds_cpu_optimizer", "a permission, not a cost"},
+	{"communication_data_type", "not modelled: collectives move the gradients' dtype"},
+	{"prescale_gradients", "not modelled"},
+	{"gradient_predivide_factor", "not modelled"},
+	{"sparse_gradients", "not modelled"},
+	{"data_types", "not modelled: gradients accumulate in the parameters' dtype (--grad-dtype)"},
+	{"amp", "not modelled: use --precision"},
+	{"checkpoint", "checkpoint saving is outside the step"},
+	{"compression_training", "not modelled"},
+	{"data_efficiency", "not modelled"},
+	{"curriculum_learning", "not modelled"},
+	{"elasticity", "not modelled"},
+	{"autotuning", "not modelled"},
+	{"pipeline", "pipeline parallelism comes from --pp"},
+	{"train_batch_size", ""}, /* read below; listed so it is not "unknown" */
+	{"train_micro_batch_size_per_gpu", ""},
+	{"gradient_accumulation_steps", ""},
+	{"fp16", ""},
+	{"bf16", ""},
+	{"bfloat16", ""},
+	{"zero_optimization", ""},
+	{"optimizer", ""},
+};
+
+/* zero_optimization keys tierplan holds at DeepSpeed's defaults or does not model. */
+static const struct {
+	const char *key, *why;
+} zero_ignored[] = {
+	{"overlap_comm", ""},
+	{"contiguous_gradients", "not modelled: fragmentation is the allocator's slack"},
+	{"reduce_scatter", "gradients are reduce-scattered, as DeepSpeed's default"},
+	{"allgather_partitions", "as DeepSpeed's default (all-gather)"},
+	{"reduce_bucket_size", ""},
+	{"allgather_bucket_size", "not modelled: all-gathers move whole layers"},
+	{"stage3_prefetch_bucket_size", "ZeRO-3 gathers one layer ahead (--prefetch)"},
+	{"stage3_max_live_parameters", "ZeRO-3 gathers one layer ahead (--prefetch)"},
+	{"stage3_max_reuse_distance", "not modelled"},
+	{"stage3_param_persistence_threshold", "not modelled: small parameters are sharded too"},
+	{"stage3_gather_16bit_weights_on_model_save", "checkpoint saving is outside the step"},
+	{"stage3_gather_fp16_weights_on_model_save", "checkpoint saving is outside the step"},
+	{"sub_group_size", "not modelled: the optimizer updates the whole shard"},
+	{"round_robin_gradients", "not modelled"},
+	{"elastic_checkpoint", "checkpoint saving is outside the step"},
+	{"ignore_unused_parameters", "not modelled"},
+	{"legacy_stage1", "not modelled"},
+	{"load_from_fp32_weights", "checkpoint loading is outside the step"},
+	{"memory_efficient_linear", "not modelled"},
+	{"zero_hpz_partition_size", "not modelled (ZeRO++)"},
+	{"zero_quantized_weights", "not modelled (ZeRO++)"},
+	{"zero_quantized_gradients", "not modelled (ZeRO++)"},
+	{"mics_shard_size", "not modelled (MiCS)"},
+	{"stage", ""},
+	{"offload_optimizer", ""},
+	{"offload_param", ""},
+	{"cpu_offload", ""},
+	{"cpu_offload_params", ""},
+};
+
+static const struct {
+	const char *key, *why;
+} offload_ignored[] = {
+	{"nvme_path", "the drives are --flash"},
+	{"pin_memory", "transfers are modelled through pinned buffers"},
+	{"buffer_count", "not modelled: --prefetch sets the weight buffers"},
+	{"buffer_size", "not modelled"},
+	{"max_in_cpu", "not modelled"},
+	{"fast_init", "initialisation is outside the step"},
+	{"ratio", "not modelled: the whole optimizer state is offloaded (ZeRO++ partial offload)"},
+	{"device", ""},
+};
+
+struct walk {
+	struct tp_ds *ds;
+	const char *origin;
+	char *err;
+	size_t errlen;
+};
+
+static void note(struct tp_ds *ds, const char *fmt, ...)
+{
+	size_t n = strlen(ds->notes);
+	va_list ap;
+
+	if (n + 2 >= sizeof ds->notes)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ds->notes + n, sizeof ds->notes - n - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(ds->notes);
+	ds->notes[n] = '\n';
+	ds->notes[n + 1] = '\0';
+}
+
+static int bad(struct walk *w, const char *key, const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	snprintf(w->err, w->errlen, "deepspeed config '%s': %s %s", w->origin, key, why);
+	return -1;
+}
+
+/* Records flag = value from key, and says so. */
+static void set(struct tp_ds *ds, const char *flag, const char *key, const char *value)
+{
+	if (ds->n == TP_DS_MAX_FLAGS)
+		return;
+	ds->set[ds->n].flag = flag;
+	snprintf(ds->set[ds->n].value, sizeof ds->set[ds->n].value, "%s", value);
+	snprintf(ds->set[ds->n].key, sizeof ds->set[ds->n].key, "%s", key);
+	ds->n++;
+	note(ds, "used %s -> --%s %s", key, flag, value);
+}
+
+static bool is_auto(const cJSON *v)
+{
+	return cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0;
+}
+
+/* A whole number from lo to hi, or "auto" (*v untouched, returns 1). 0 set, -1 bad. */
+static int count(struct walk *w, const cJSON *it, const char *key, double lo, double hi,
+		 uint64_t *v)
+{
+	if (is_auto(it)) {
+		note(w->ds, "left %s = auto to the command line (Hugging Face fills it)", key);
+		return 1;
+	}
+	if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
+	    it->valuedouble < lo || it->valuedouble > hi)
+		return bad(w, key, "must be a whole number from %.0f to %.0f or \"auto\"", lo, hi);
+	*v = (uint64_t)it->valuedouble;
+	return 0;
+}
+
+/* The "enabled" of an fp16/bf16 section: 1 true, 0 false or auto (auto noted), -1 bad. */
+static int enabled(struct walk *w, const cJSON *sec, const char *key)
+{
+	char k[64];
+	const cJSON *en = cJSON_GetObjectItemCaseSensitive(sec, "enabled");
+
+	snprintf(k, sizeof k, "%s.enabled", key);
+	if (!cJSON_IsObject(sec))
+		return bad(w, key, "must be an object");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, sec)
+	{
+		if (strcmp(it->string, "enabled") != 0)
+			note(w->ds, "ignored %s.%s (loss scaling and casting: no time or memory)",
+			     key, it->string);
+	}
+	if (!en || cJSON_IsFalse(en))
+		return 0;
+	if (is_auto(en)) {
+		note(w->ds, "left %s = auto to --precision", k);
+		return 0;
+	}
+	if (!cJSON_IsTrue(en))
+		return bad(w, k, "must be true, false or \"auto\"");
+	return 1;
+}
+
+/* An offload section's device: "none", "cpu" or "nvme" (0, 1, 2); -1 bad. */
+static int device(struct walk *w, const cJSON *sec, const char *key)
+{
+	char k[96];
+	const cJSON *it;
+
+	if (!sec || cJSON_IsNull(sec))
+		return 0;
+	if (!cJSON_IsObject(sec))
+		return bad(w, key, "must be an object");
+	cJSON_ArrayForEach(it, sec)
+	{
+		bool known = false;
+		for (size_t i = 0; i < sizeof offload_ignored / sizeof offload_ignored[0]; i++)
+			if (strcmp(it->string, offload_ignored[i].key) == 0) {
+				known = true;
+				if (*offload_ignored[i].why)
+					note(w->ds, "ignored %s.%s (%s)", key, it->string,
+					     offload_ignored[i].why);
+			}
+		if (!known)
+			note(w->ds, "ignored %s.%s (not a key of DeepSpeed's offload section)", key,
+			     it->string);
+	}
+	snprintf(k, sizeof k, "%s.device", key);
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(sec, "device");
+	if (!d || cJSON_IsNull(d))
+		return 0;
+	if (!cJSON_IsString(d))
+		return bad(w, k, "must be \"none\", \"cpu\" or \"nvme\"");
+	if (strcmp(d->valuestring, "none") == 0)
+		return 0;
+	if (strcmp(d->valuestring, "cpu") == 0)
+		return 1;
+	if (strcmp(d->valuestring, "nvme") == 0)
+		return 2;
+	return bad(w, k, "must be \"none\", \"cpu\" or \"nvme\", got \"%.20s\"", d->valuestring);
+}
+
+static const char *const dev_names[] = {"the GPU", "DRAM", "NVMe"};
+
+/* zero_optimization: the stage and offload targets become the policy (and --zero). */
+static int zero(struct walk *w, const cJSON *z)
+{
+	struct tp_ds *ds = w->ds;
+	uint64_t stage = 0;
+	const cJSON *it;
+
+	if (z && !cJSON_IsObject(z))
+		return bad(w, "zero_optimization", "must be an object");
+	cJSON_ArrayForEach(it, z)
+	{
+		bool known = false;
+		for (size_t i = 0; i < sizeof zero_ignored / sizeof zero_ignored[0]; i++)
+			if (strcmp(it->string, zero_ignored[i].key) == 0) {
+				known = true;
+				if (*zero_ignored[i].why)
+					note(ds, "ignored zero_optimization.%s (%s)", it->string,
+					     zero_ignored[i].why);
+			}
+		if (!known)
+			note(ds, "ignored zero_optimization.%s (not a key tierplan knows)",
+			     it->string);
+	}
+	it = cJSON_GetObjectItemCaseSensitive(z, "stage");
+	if (it && count(w, it, "zero_optimization.stage", 0, 3, &stage) < 0)
+		return -1;
+	/* overlap_comm false: the reduction waits for backward (DeepSpeed's default is false for
+	 * stages 1-2 and true for stage 3; only a stated value is used) */
+	it = cJSON_GetObjectItemCaseSensitive(z, "overlap_comm");
+	if (it && !is_auto(it)) {
+		if (!cJSON_IsBool(it))
+			return bad(w, "zero_optimization.overlap_comm", "must be true or false");
+		set(ds, "overlap-grad-reduce", "zero_optimization.overlap_comm",
+		    cJSON_IsTrue(it) ? "yes" : "no");
+	}
+	it = cJSON_GetObjectItemCaseSensitive(z, "reduce_bucket_size");
+	uint64_t rb = 0;
+	if (is_auto(it)) {
+		ds->reduce_bucket_auto = true;
+		note(ds, "resolved zero_optimization.reduce_bucket_size auto as transformers does: "
+			 "hidden size squared");
+	} else if (it && count(w, it, "zero_optimization.reduce_bucket_size", 1e5, 1e10, &rb)) {
+		return -1;
+	} else if (rb) {
+		char b[24];
+		snprintf(b, sizeof b, "%llu", (unsigned long long)rb);
+		set(ds, "reduce-bucket", "zero_optimization.reduce_bucket_size", b);
+	}
+	int opt = device(w, cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer"),
+			 "zero_optimization.offload_optimizer");
+	int par = device(w, cJSON_GetObjectItemCaseSensitive(z, "offload_param"),
+			 "zero_optimization.offload_param");
+	if (opt < 0 || par < 0)
+		return -1;
+	/* the flags before offload_optimizer/offload_param (DeepSpeed 0.3-0.5) */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(z, "cpu_offload")) && !opt)
+		opt = 1;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(z, "cpu_offload_params")) && !par)
+		par = 1;
+	if (par && stage < 3)
+		return bad(w, "zero_optimization.offload_param",
+			   "needs stage 3 (the config has stage %llu)", (unsigned long long)stage);
+	if (opt == 2 && stage < 3)
+		return bad(w, "zero_optimization.offload_optimizer.device",
+			   "nvme needs stage 3 (the config has stage %llu)",
+			   (unsigned long long)stage);
+	char v[8];
+	if (!opt && !par) {
+		set(ds, "policy", "zero_optimization", "gpu");
+		snprintf(v, sizeof v, "%llu", (unsigned long long)stage);
+		set(ds, "zero", "zero_optimization.stage", v);
+		return 0;
+	}
+	if (stage < 3) {
+		if (stage < 2)
+			note(ds, "simulated stage %llu with CPU offload as ZeRO-Offload's stage 2 "
+				 "(gradients reduce-scattered to their owners)",
+			     (unsigned long long)stage);
+		set(ds, "policy", "zero_optimization.offload_optimizer", "zero-offload");
+		return 0;
+	}
+	if (par == 2 || opt == 2) {
+		if (par != 2 || opt != 2)
+			note(ds, "simulated as ZeRO-Infinity, parameters and optimizer state on NVMe "
+				 "(this config keeps parameters on %s and optimizer state on %s)",
+			     dev_names[par], dev_names[opt]);
+		set(ds, "policy", "zero_optimization.offload_param", "zero-infinity");
+		return 0;
+	}
+	if (par != 1 || opt != 1)
+		note(ds, "simulated as ZeRO-3 CPU offload of parameters and optimizer state (this "
+			 "config keeps parameters on %s and optimizer state on %s)",
+		     dev_names[par], dev_names[opt]);
+	set(ds, "policy", par ? "zero_optimization.offload_param"
+			      : "zero_optimization.offload_optimizer",
+	    "zero3-offload");
+	return 0;
+}
+
+/* optimizer.type, case-insensitive as DeepSpeed compares it. */
+static int optimizer(struct walk *w, const cJSON *o)
+{
+	static const struct {
+		const char *type, *as, *why;
+	} types[] = {
+		{"adam", "adamw", ""},
+		{"adamw", "adamw", ""},
+		{"fusedadam", "adamw", ""},
+		{"cpuadam", "adamw", ""},
+		{"lamb", "adamw", "two fp32 moments per parameter, as AdamW"},
+		{"onebitadam", "adamw", "two fp32 moments, as AdamW; its compressed communication "
+					"is not modelled"},
+		{"zerooneadam", "adamw", "two fp32 moments, as AdamW; its compressed communication "
+					 "is not modelled"},
+		{"onebitlamb", "adamw", "two fp32 moments, as AdamW; its compressed communication "
+					"is not modelled"},
+		{"lion", "lion", ""},
+		{"adagrad", "sgd", "one fp32 state per parameter, as SGD with momentum"},
+		{"sgd", "sgd", ""},
+	};
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type"), *it;
+	char low[32];
+
+	if (!cJSON_IsObject(o))
+		return bad(w, "optimizer", "must be an object");
+	cJSON_ArrayForEach(it, o)
+	{
+		if (strcmp(it->string, "type") != 0)
+			note(w->ds, "ignored optimizer.%s (hyperparameters: no time or memory)",
+			     it->string);
+	}
+	if (!t || is_auto(t))
+		return 0;
+	if (!cJSON_IsString(t))
+		return bad(w, "optimizer.type", "must be a string");
+	size_t n = 0;
+	for (const char *p = t->valuestring; *p && n + 1 < sizeof low; p++)
+		low[n++] = (char)tolower((unsigned char)*p);
+	low[n] = '\0';
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (strcmp(low, types[i].type) == 0) {
+			if (*types[i].why)
+				note(w->ds, "counted optimizer.type %s as %s: %s", t->valuestring,
+				     types[i].as, types[i].why);
+			set(w->ds, "optimizer", "optimizer.type", types[i].as);
+			return 0;
+		}
+	return bad(w, "optimizer.type",
+		   "\"%.30s\" is not one tierplan models (Adam, AdamW, Lamb, OneBitAdam, Lion, "
+		   "Adagrad, SGD)",
+		   t->valuestring);
+}
+
+int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *err,
+		size_t errlen)
+{
+	struct walk w = {ds, origin, err, errlen};
+	cJSON *root = cJSON_Parse(json);
+	const cJSON *it;
+	int rc = -1;
+
+	memset(ds, 0, sizeof *ds);
+	if (!cJSON_IsObject(root)) {
+		snprintf(err, errlen, "deepspeed config '%s': not a JSON object", origin);
+		goto out;
+	}
+	cJSON_ArrayForEach(it, root)
+	{
+		const char *names[sizeof ignored / sizeof ignored[0]];
+		bool known = false;
+		for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
+			names[i] = ignored[i].key;
+			if (strcmp(it->string, ignored[i].key) == 0) {
+				known = true;
+				if (*ignored[i].why)
+					note(ds, "ignored %s (%s)", it->string, ignored[i].why);
+			}
+		}
+		if (!known) {
+			const char *near = cfg_did_you_mean(it->string, names,
+							    (int)(sizeof names / sizeof names[0]));
+			note(ds, "ignored %.60s (not a DeepSpeed key tierplan knows%s%s%s)",
+			     it->string, near ? "; did you mean " : "", near ? near : "",
+			     near ? "?" : "");
+		}
+	}
+	/* batch: micro-batch and accumulation become flags; the global size is checked (or,
+	 * without the accumulation, becomes --global-batch) */
+	uint64_t micro = 0, accum = 0, total = 0;
+	char v[32];
+	if ((it = cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu")) &&
+	    count(&w, it, "train_micro_batch_size_per_gpu", 1, 65536, &micro) < 0)
+		goto out;
+	if ((it = cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps")) &&
+	    count(&w, it, "gradient_accumulation_steps", 1, 1e6, &accum) < 0)
+		goto out;
+	if ((it = cJSON_GetObjectItemCaseSensitive(root, "train_batch_size")) &&
+	    count(&w, it, "train_batch_size", 1, 1e9, &total) < 0)
+		goto out;
+	if (micro) {
+		snprintf(v, sizeof v, "%llu", (unsigned long long)micro);
+		set(ds, "batch", "train_micro_batch_size_per_gpu", v);
+	}
+	if (accum) {
+		snprintf(v, sizeof v, "%llu", (unsigned long long)accum);
+		set(ds, "grad-accum", "gradient_accumulation_steps", v);
+	}
+	if (total && accum) {
+		ds->train_batch_size = total; /* micro x accumulation x data-parallel ranks */
+		note(ds, "checks train_batch_size %llu against micro-batch x accumulation x "
+			 "data-parallel ranks",
+		     (unsigned long long)total);
+	} else if (total) {
+		snprintf(v, sizeof v, "%llu", (unsigned long long)total);
+		set(ds, "global-batch", "train_batch_size", v);
+	}
+	/* precision: fp16 and bf16 exclude each other; neither is fp32 */
+	const cJSON *f16 = cJSON_GetObjectItemCaseSensitive(root, "fp16");
+	const cJSON *b16 = cJSON_GetObjectItemCaseSensitive(root, "bf16");
+	const cJSON *b16b = cJSON_GetObjectItemCaseSensitive(root, "bfloat16");
+	int ef = f16 ? enabled(&w, f16, "fp16") : 0;
+	int eb = b16 ? enabled(&w, b16, "bf16") : b16b ? enabled(&w, b16b, "bfloat16") : 0;
+	if (ef < 0 || eb < 0)
+		goto out;
+	if (ef && eb) {
+		bad(&w, "fp16.enabled", "and bf16.enabled are both true: DeepSpeed takes one");
+		goto out;
+	}
+	bool auto_prec = (f16 && is_auto(cJSON_GetObjectItemCaseSensitive(f16, "enabled"))) ||
+			 (b16 && is_auto(cJSON_GetObjectItemCaseSensitive(b16, "enabled")));
+	if (ef || eb)
+		set(ds, "precision", ef ? "fp16.enabled" : "bf16.enabled",
+		    ef ? "fp16-mixed" : "bf16-mixed");
+	else if (!auto_prec)
+		set(ds, "precision", "fp16 and bf16 (neither enabled)", "fp32");
+	if (zero(&w, cJSON_GetObjectItemCaseSensitive(root, "zero_optimization")))
+		goto out;
+	if ((it = cJSON_GetObjectItemCaseSensitive(root, "optimizer")) && optimizer(&w, it))
+		goto out;
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+int tp_ds_read(const char *path, struct tp_ds *ds, char *err, size_t errlen)
+{
+	char *text = cfg_read_file(path, "deepspeed config", DS_MAX_BYTES, err, errlen);
+	int rc;
+
+	if (!text)
+		return -1;
+	rc = tp_ds_parse(text, path, ds, err, errlen);
+	free(text);
+	return rc;
+}

@@ -125,6 +125,21 @@ static int run(int argc, char **argv, bool compare)
 			     o.loss < 0,
 			     o.wide};
 	int wrc = o.report ? rpt_plan_report(o.report, o.force, &r, err, sizeof err) : 0;
+	if (!wrc && o.emit) {
+		int idx = tp_opts_given(&o, "option") ? (int)o.option : p->rec_best;
+		if (idx < 0) {
+			rc = cli_fail(EXIT_INFEASIBLE, cmd, "--emit: no option fits, nothing to emit");
+			goto out;
+		}
+		wrc = rpt_plan_emit(o.emit, o.force, &r, idx, err, sizeof err);
+		if (!wrc)
+			fprintf(stderr, "tierplan %s: wrote option %d to %s (README.md, launch.sh%s)\n",
+				cmd, idx, o.emit,
+				strcmp(p->options[idx].policy, "gpu") &&
+						strstr(p->options[idx].policy, "zero")
+					? ", ds_config.json"
+					: "");
+	}
 	if (wrc) {
 		rc = cli_fail(cli_out_code(wrc), cmd, err);
 		goto out;

@@ -74,10 +74,12 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r);
 struct rpt_file {
 	FILE *fp;
 	struct cfg_out out;
+	const char *what; /* the option messages name ("--report", "--emit") */
 };
-int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, char *err, size_t errlen);
+int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, const char *what,
+		  char *err, size_t errlen);
 int rpt_file_close(struct rpt_file *f, char *err, size_t errlen);
-int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen);
+int rpt_dir_prepare(const char *dir, bool force, const char *what, char *err, size_t errlen);
 int rpt_gnuplot(const char *dir, const char *script, const char *term, const char *out, char *err,
 		size_t errlen);
 void rpt_gnuplot_preamble(FILE *fp, const char *title, const char *xlabel, const char *ylabel);
@@ -93,6 +95,10 @@ void rpt_json_string(FILE *fp, const char *s);
  * scripts, drawn by gnuplot. DIR is created; a non-empty DIR that holds no tierplan report needs
  * force. Files are written to temporary names and renamed. 0 ok, else CFG_OUT_REFUSED or
  * CFG_OUT_IO with err. */
+/* plan --emit DIR: ds_config.json or Megatron arguments, launch.sh and README.md for option idx
+ * (emit.c). 0 or a CFG_OUT_* code with err. */
+int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx, char *err,
+		  size_t errlen);
 int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char *err,
 		    size_t errlen);
 

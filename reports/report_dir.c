@@ -28,15 +28,17 @@
 
 #define MARKER ".tierplan-report"
 
-int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, char *err, size_t errlen)
+int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, const char *what,
+		  char *err, size_t errlen)
 {
 	char path[4200];
 
+	f->what = what;
 	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-		snprintf(err, errlen, "--report: path too long");
+		snprintf(err, errlen, "%s: path too long", what);
 		return CFG_OUT_REFUSED;
 	}
-	int rc = cfg_out_open(&f->out, path, "--report", err, errlen);
+	int rc = cfg_out_open(&f->out, path, what, err, errlen);
 	f->fp = f->out.fp;
 	return rc;
 }
@@ -44,19 +46,19 @@ int rpt_file_open(struct rpt_file *f, const char *dir, const char *name, char *e
 int rpt_file_close(struct rpt_file *f, char *err, size_t errlen)
 {
 	f->fp = NULL;
-	return cfg_out_close(&f->out, "--report", err, errlen);
+	return cfg_out_close(&f->out, f->what, err, errlen);
 }
 
 /* DIR exists (created here) and is ours to write into. */
-int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen)
+int rpt_dir_prepare(const char *dir, bool force, const char *what, char *err, size_t errlen)
 {
 	struct stat st;
 
 	if (lstat(dir, &st) != 0) {
-		if (cfg_mkdirs(dir, 0777, "--report", err, errlen))
+		if (cfg_mkdirs(dir, 0777, what, err, errlen))
 			return CFG_OUT_REFUSED;
 	} else if (!S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "--report: '%s' exists and is not a directory", dir);
+		snprintf(err, errlen, "%s: '%s' exists and is not a directory", what, dir);
 		return CFG_OUT_REFUSED;
 	} else {
 		char marker[4200];
@@ -65,7 +67,7 @@ int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen)
 		struct dirent *de;
 		bool empty = true;
 		if (!d) {
-			snprintf(err, errlen, "--report: cannot read directory '%s': %s", dir,
+			snprintf(err, errlen, "%s: cannot read directory '%s': %s", what, dir,
 				 strerror(errno));
 			return CFG_OUT_IO;
 		}
@@ -74,14 +76,14 @@ int rpt_dir_prepare(const char *dir, bool force, char *err, size_t errlen)
 				empty = false;
 		closedir(d);
 		if (!empty && lstat(marker, &st) != 0 && !force) {
-			snprintf(err, errlen, "--report: '%s' is not empty and holds no tierplan report "
+			snprintf(err, errlen, "%s: '%s' is not empty and holds no tierplan report "
 					      "(pass --force to write into it)",
-				 dir);
+				 what, dir);
 			return CFG_OUT_REFUSED;
 		}
 	}
 	struct rpt_file m;
-	int rc = rpt_file_open(&m, dir, MARKER, err, errlen);
+	int rc = rpt_file_open(&m, dir, MARKER, what, err, errlen);
 	if (rc)
 		return rc;
 	fprintf(m.fp, "tierplan %s report directory\n", TIERPLAN_VERSION);
@@ -227,7 +229,7 @@ static int chart_memory(const char *dir, const struct sim_plan *p, double capaci
 	struct rpt_file d, g;
 	int rc, clipped = 0;
 	double cap = capacity / 1073741824.0;
-	if ((rc = rpt_file_open(&d, dir, "memory.dat", err, errlen)))
+	if ((rc = rpt_file_open(&d, dir, "memory.dat", "--report", err, errlen)))
 		return rc;
 	fprintf(d.fp, "# option label weights gradients optimizer activations other (GiB per GPU)\n");
 	for (int i = 0; i < p->noptions; i++) {
@@ -249,7 +251,7 @@ static int chart_memory(const char *dir, const struct sim_plan *p, double capaci
 			m->other / 1073741824.0);
 		clipped += m->total > 2 * capacity;
 	}
-	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "memory.gp", err, errlen)))
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "memory.gp", "--report", err, errlen)))
 		return rc;
 	char title[160];
 	snprintf(title, sizeof title, "GPU memory per option at its peak%s",
@@ -293,7 +295,7 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 {
 	struct rpt_file d, g;
 	int rc;
-	if ((rc = rpt_file_open(&d, dir, "cost_runtime.dat", err, errlen)))
+	if ((rc = rpt_file_open(&d, dir, "cost_runtime.dat", "--report", err, errlen)))
 		return rc;
 	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind label (block 0 gpu-only, 1 host "
 		      "tiers; label only on the cost-runtime front and the recommendations)\n");
@@ -312,7 +314,7 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 		}
 		fprintf(d.fp, "\n\n");
 	}
-	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "cost_runtime.gp", err, errlen)))
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "cost_runtime.gp", "--report", err, errlen)))
 		return rc;
 	rpt_gnuplot_preamble(g.fp,
 			     front ? "Owned cost against runtime (labelled: the cost-runtime front and "
@@ -331,14 +333,14 @@ static int chart_power(const char *dir, const struct sim_plan *p, char *err, siz
 {
 	struct rpt_file d, g;
 	int rc;
-	if ((rc = rpt_file_open(&d, dir, "power.dat", err, errlen)))
+	if ((rc = rpt_file_open(&d, dir, "power.dat", "--report", err, errlen)))
 		return rc;
 	fprintf(d.fp, "# option label peak_node_kw peak_facility_kw\n");
 	for (int i = 0; i < p->noptions; i++)
 		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.4f %.4f\n", i, i, kind_name(&p->options[i]),
 			p->options[i].gpus, p->options[i].peak_power_watts / 1e3,
 			p->options[i].peak_power_facility_watts / 1e3);
-	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "power.gp", err, errlen)))
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "power.gp", "--report", err, errlen)))
 		return rc;
 	rpt_gnuplot_preamble(g.fp, "Peak power per option", "option", "kW");
 	fprintf(g.fp, "set style data histograms\nset style histogram clustered gap 1\n"
@@ -373,7 +375,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 	}
 	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true, true};
 	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || (rc = rpt_file_open(&d, dir, "occupancy.dat",
-									     err, errlen)))
+									     "--report", err, errlen)))
 		goto out;
 	fprintf(d.fp, "# one block per pool: time_s GiB (the pool's bytes for all GPUs it stands "
 		      "for); %s, the simulated micro-batches only, without the step's teardown\n",
@@ -408,7 +410,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 		fprintf(d.fp, "\n\n");
 		shown++;
 	}
-	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "occupancy.gp", err, errlen)))
+	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "occupancy.gp", "--report", err, errlen)))
 		goto out;
 	char title[256];
 	snprintf(title, sizeof title,
@@ -462,7 +464,7 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	const struct sim_plan *p = r->plan;
 	int n = 0, rc;
 
-	if ((rc = rpt_dir_prepare(dir, force, err, errlen)) || (rc = chart_memory(dir, p, r->hw->gpu.memory, err, errlen)) ||
+	if ((rc = rpt_dir_prepare(dir, force, "--report", err, errlen)) || (rc = chart_memory(dir, p, r->hw->gpu.memory, err, errlen)) ||
 	    (rc = chart_cost(dir, p, !r->req->counts, err, errlen)) ||
 	    (rc = chart_power(dir, p, err, errlen)))
 		return rc;
@@ -484,7 +486,7 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	}
 
 	struct rpt_file md, html;
-	if ((rc = rpt_file_open(&md, dir, "report.md", err, errlen)))
+	if ((rc = rpt_file_open(&md, dir, "report.md", "--report", err, errlen)))
 		return rc;
 	rpt_plan_md(md.fp, r);
 	fprintf(md.fp, "\n## Charts\n\n");
@@ -494,7 +496,7 @@ int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char 
 	fprintf(md.fp, "Data behind the charts: `*.dat`; gnuplot scripts: `*.gp` "
 		       "(`gnuplot -e \"term='svg'; out='memory.svg'\" memory.gp`).\n");
 	if ((rc = rpt_file_close(&md, err, errlen)) ||
-	    (rc = rpt_file_open(&html, dir, "report.html", err, errlen)))
+	    (rc = rpt_file_open(&html, dir, "report.html", "--report", err, errlen)))
 		return rc;
 	size_t nlen = strlen(r->model_name);
 	fprintf(html.fp, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierplan %s: ",

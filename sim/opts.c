@@ -82,6 +82,11 @@ static const struct opt table[] = {
 	 "most the job may cost (owned); 0 = none"},
 	{"report", O_STR, OFF(report), 0, 0, NULL, false, "dir", PC,
 	 "write report.md, report.html and the charts (gnuplot) into DIR"},
+	{"emit", O_STR, OFF(emit), 0, 0, NULL, false, "dir", CMD_PLAN,
+	 "write what to run for the recommended option (or --option N) into DIR: ds_config.json "
+	 "or Megatron-LM arguments, launch.sh, and README.md with the prediction to check"},
+	{"option", O_COUNT, OFF(option), 0, 63, NULL, false, "index", CMD_PLAN,
+	 "with --emit: the option of the table to emit (default: the recommendation)"},
 	{"force", O_FLAG, OFF(force), 0, 0, NULL, false, "", PC,
 	 "let --report write into a non-empty directory that is not a tierplan report"},
 	{"wide", O_FLAG, OFF(wide), 0, 0, NULL, false, "", PC,

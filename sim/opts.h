@@ -39,7 +39,8 @@ enum {
 
 struct tp_opts {
 	const char *model, *gpu, *host, *flash, *format, *policy, *trace, *prices;
-	const char *objective, *report, *gpu_list, *profile;
+	const char *objective, *report, *gpu_list, *profile, *emit;
+	uint64_t option; /* plan --emit: the option's index (--option), else the recommendation */
 	const char *sequence_parallel; /* yes | no | auto */
 	const char *overlap_grad_reduce; /* yes | no */
 	const char *tp_comm_overlap;     /* yes | no */

@@ -141,6 +141,40 @@ expect 0 "did you mean zero_optimization" simulate --model qwen2.5-0.5b --seq 10
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-offload --deepspeed "$ds/zero-offload.json"
 expect 3 "cannot open" simulate --model 8b --seq 1024 --deepspeed "$tmp/none.json"
 
+# plan --emit: what to run for an option, and the round trip — the README's simulate line
+# (ds_config.json included) reproduces the planned step time
+"$bin" plan --model 70b --seq 4096 >"$tmp/plan.txt" 2>/dev/null
+abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+for pol in zero3-offload zero-infinity; do
+	idx=$(awk -v p="$pol" '$3 == p {print $1; exit}' "$tmp/plan.txt")
+	em="$tmp/emit-$pol"
+	"$bin" plan --model 70b --seq 4096 --emit "$em" --option "$idx" >/dev/null 2>"$tmp/err"
+	want=$(sed -n 's/^| step | \([0-9.]*\) s |$/\1/p' "$em/README.md" 2>/dev/null)
+	line=$(sed -n 's/^tierplan simulate //p' "$em/README.md" 2>/dev/null)
+	# shellcheck disable=SC2086
+	got=$(cd "$em" 2>/dev/null && "$abs" simulate $line --format json 2>/dev/null |
+		sed -n 's/.*"step_seconds":[[:space:]]*\([0-9.e+]*\).*/\1/p' | head -1)
+	got=$(awk -v g="$got" 'BEGIN {printf "%.2f", g}')
+	if [ -n "$idx" ] && [ -s "$em/ds_config.json" ] && [ -s "$em/launch.sh" ] &&
+		grep -q '"device": "' "$em/ds_config.json" && [ -n "$want" ] && [ "$want" = "$got" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: plan --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
+	fi
+done
+"$bin" plan --model 70b --seq 4096 --emit "$tmp/emit-best" >/dev/null 2>&1
+if grep -q -- "--tensor-model-parallel-size" "$tmp/emit-best/launch.sh" &&
+	grep -q "^tierplan simulate .*--policy gpu" "$tmp/emit-best/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit of the GPU-only recommendation lacks Megatron's arguments"
+fi
+expect 3 "--option: 60 is not an option" plan --model 70b --seq 4096 --emit "$tmp/emit-x" --option 60
+mkdir -p "$tmp/emit-foreign" && printf 'mine' >"$tmp/emit-foreign/keep"
+expect 3 "--emit: .* is not empty" plan --model 70b --seq 4096 --emit "$tmp/emit-foreign"
+
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help
 expect 3 "policy" simulate --model 8b --seq 1024 --policy nope

@@ -436,7 +436,7 @@ static int report(const char *dir, bool force, const struct vcase *cs, int nc,
 {
 	int rc;
 
-	if ((rc = rpt_dir_prepare(dir, force, err, errlen)))
+	if ((rc = rpt_dir_prepare(dir, force, "--report", err, errlen)))
 		return rc;
 	/* category names are checked at load (valid_category): they are safe in file names */
 	for (int k = 0; k < ncat; k++) {
@@ -446,7 +446,7 @@ static int report(const char *dir, bool force, const struct vcase *cs, int nc,
 		snprintf(dat, sizeof dat, "validate_%.31s.dat", cats[k].name);
 		snprintf(gp, sizeof gp, "validate_%.31s.gp", cats[k].name);
 		snprintf(svg, sizeof svg, "validate_%.31s.svg", cats[k].name);
-		if ((rc = rpt_file_open(&d, dir, dat, err, errlen)))
+		if ((rc = rpt_file_open(&d, dir, dat, "--report", err, errlen)))
 			return rc;
 		fprintf(d.fp, "# measured predicted (case units) counted id\n");
 		for (int i = 0; i < nc; i++) {
@@ -461,7 +461,7 @@ static int report(const char *dir, bool force, const struct vcase *cs, int nc,
 			fputc('\n', d.fp);
 		}
 		if ((rc = rpt_file_close(&d, err, errlen)) ||
-		    (rc = rpt_file_open(&g, dir, gp, err, errlen)))
+		    (rc = rpt_file_open(&g, dir, gp, "--report", err, errlen)))
 			return rc;
 		snprintf(title, sizeof title, "%.31s: predicted against measured (MAPE %.1f %%)",
 			 cats[k].name, 100 * cats[k].mape);

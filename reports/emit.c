@@ -1,0 +1,282 @@
+/*
+ * emit — `plan --emit DIR`: what to run for one option of a plan.
+ *
+ * For a DeepSpeed option (zero-offload, zero3-offload, zero-infinity, or the gpu policy without
+ * tensor or pipeline parallelism): ds_config.json with the option's ZeRO stage, offload
+ * targets, micro-batch, accumulation, precision and optimizer, the reduce bucket and, for NVMe,
+ * the aio settings tierplan's fio jobs measure with. For a Megatron layout (tp or pp > 1):
+ * Megatron-LM's arguments. Either way launch.sh with the node and GPU counts, and README.md with
+ * the prediction (step time, throughput, memory per tier, runtime, cost), the assumptions and
+ * the `tierplan simulate` line that reproduces it, so a real run can be checked against it.
+ * The aiDAPTIV-style tiered policies have no public configuration format: README.md only.
+ *
+ * Files are written as report_dir writes them (a temporary renamed on close; the directory is
+ * created, and a non-empty one must hold a tierplan report unless --force). Returns 0 or a
+ * CFG_OUT_* code with err.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../model/catalog.h"
+#include "report.h"
+
+/* The option's DeepSpeed ZeRO stage and offload devices; false for a Megatron layout or a
+ * policy DeepSpeed does not run. */
+static bool deepspeed_of(const struct sim_option *o, int *stage, const char **opt,
+			 const char **par)
+{
+	*opt = *par = NULL;
+	if (!strcmp(o->policy, "zero-offload")) {
+		*stage = 2;
+		*opt = "cpu";
+	} else if (!strcmp(o->policy, "zero3-offload")) {
+		*stage = 3;
+		*opt = *par = "cpu";
+	} else if (!strcmp(o->policy, "zero-infinity")) {
+		*stage = 3;
+		*opt = *par = "nvme";
+	} else if (!strcmp(o->policy, "gpu") && o->layout.tp == 1 && o->layout.pp == 1) {
+		*stage = (int)o->layout.zero;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static const char *optimizer_type(enum mdl_optimizer opt)
+{
+	switch (opt) {
+	case MDL_ADAMW:
+	case MDL_ADAMW8BIT:
+		return "AdamW";
+	case MDL_LION:
+		return "Lion";
+	case MDL_SGD:
+		return "SGD";
+	case MDL_ADAFACTOR:
+		return NULL;
+	}
+	return NULL;
+}
+
+static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int stage,
+		      const char *opt, const char *par)
+{
+	const struct sim_workload *w = r->w;
+	enum mdl_precision p = w->job.precision;
+	const char *ot = optimizer_type(w->job.optimizer);
+
+	fprintf(fp, "{\n");
+	fprintf(fp, "  \"train_micro_batch_size_per_gpu\": %llu,\n",
+		(unsigned long long)o->micro_batch);
+	fprintf(fp, "  \"gradient_accumulation_steps\": %llu,\n", (unsigned long long)o->grad_accum);
+	fprintf(fp, "  \"train_batch_size\": %llu,\n",
+		(unsigned long long)(o->micro_batch * o->grad_accum * o->layout.dp));
+	fprintf(fp, "  \"bf16\": {\"enabled\": %s},\n",
+		p == MDL_BF16_MIXED || p == MDL_BF16 ? "true" : "false");
+	fprintf(fp, "  \"fp16\": {\"enabled\": %s},\n", p == MDL_FP16_MIXED ? "true" : "false");
+	if (ot)
+		fprintf(fp, "  \"optimizer\": {\"type\": \"%s\"},\n", ot);
+	fprintf(fp, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
+	if (opt)
+		fprintf(fp, "    \"offload_optimizer\": {\"device\": \"%s\"%s, \"pin_memory\": true},\n",
+			opt, !strcmp(opt, "nvme") ? ", \"nvme_path\": \"/local_nvme\"" : "");
+	if (par)
+		fprintf(fp, "    \"offload_param\": {\"device\": \"%s\"%s, \"pin_memory\": true},\n",
+			par, !strcmp(par, "nvme") ? ", \"nvme_path\": \"/local_nvme\"" : "");
+	/* DeepSpeed's default bucket, which the simulation used */
+	fprintf(fp, "    \"reduce_bucket_size\": 500000000,\n");
+	fprintf(fp, "    \"overlap_comm\": true\n  }");
+	if (par && !strcmp(par, "nvme"))
+		/* the settings calibrate's fio jobs measure the drives with (--bs=1M --iodepth=32) */
+		fprintf(fp, ",\n  \"aio\": {\"block_size\": 1048576, \"queue_depth\": 32, "
+			    "\"single_submit\": false, \"overlap_events\": true}");
+	fprintf(fp, "\n}\n");
+}
+
+/* Megatron-LM's arguments for a GPU-only layout. */
+static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_option *o)
+{
+	const struct mdl_arch *a = &r->w->arch;
+	const struct mdl_layout *l = &o->layout;
+	enum mdl_precision p = r->w->job.precision;
+
+	fprintf(fp, " \\\n  --tensor-model-parallel-size %u --pipeline-model-parallel-size %u", l->tp,
+		l->pp);
+	if (l->vp > 1)
+		fprintf(fp, " \\\n  --num-layers-per-virtual-pipeline-stage %llu",
+			(unsigned long long)(a->layers / (l->pp * l->vp)));
+	if (l->sp)
+		fprintf(fp, " \\\n  --sequence-parallel");
+	if (l->zero >= 1)
+		fprintf(fp, " \\\n  --use-distributed-optimizer");
+	fprintf(fp, " \\\n  --micro-batch-size %llu --global-batch-size %llu --seq-length %llu",
+		(unsigned long long)o->micro_batch, (unsigned long long)o->sequences_per_step,
+		(unsigned long long)r->w->job.seq);
+	fprintf(fp, " \\\n  --num-layers %llu --hidden-size %llu --ffn-hidden-size %llu "
+		    "--num-attention-heads %llu",
+		(unsigned long long)a->layers, (unsigned long long)a->hidden,
+		(unsigned long long)a->intermediate, (unsigned long long)a->heads);
+	if (a->kv_heads != a->heads)
+		fprintf(fp, " \\\n  --group-query-attention --num-query-groups %llu",
+			(unsigned long long)a->kv_heads);
+	if (p == MDL_BF16_MIXED || p == MDL_BF16)
+		fprintf(fp, " \\\n  --bf16");
+	else if (p == MDL_FP16_MIXED)
+		fprintf(fp, " \\\n  --fp16");
+	if (o->recompute == MDL_RC_FULL)
+		fprintf(fp, " \\\n  --recompute-granularity full --recompute-method uniform "
+			    "--recompute-num-layers 1");
+	else if (o->recompute == MDL_RC_SELECTIVE)
+		fprintf(fp, " \\\n  --recompute-granularity selective");
+	if (r->w->job.grad_dtype == MDL_GRAD_FP32)
+		fprintf(fp, " \\\n  --accumulate-allreduce-grads-in-fp32");
+	fprintf(fp, " \\\n  --overlap-grad-reduce\n");
+}
+
+/* The `tierplan simulate` flags that reproduce option o (the DeepSpeed ones come from the
+ * emitted config). */
+static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_option *o,
+			  bool ds)
+{
+	const struct sim_workload *w = r->w;
+	const struct mdl_hw *hw = r->hw;
+
+	/* the catalog's name where it names the same file, else the file */
+	char path[4096], name[96], e[256];
+	bool named = cfg_model_resolve(r->model_name, path, sizeof path, name, sizeof name, e,
+				       sizeof e) == 0 &&
+		     strcmp(path, r->model_path) == 0;
+	fprintf(fp, "tierplan simulate --model %s --seq %llu --gpus %u --gpu %s --host %s",
+		named ? r->model_name : r->model_path, (unsigned long long)w->job.seq, o->gpus,
+		hw->gpu.name, hw->host.name);
+	if (w->job.method != MDL_FULL) {
+		char t[64];
+		fprintf(fp, " --method %s --lora-rank %u --lora-targets %s",
+			mdl_method_name(w->job.method), w->job.lora_rank,
+			mdl_targets_str(w->job.lora_targets, t, sizeof t));
+	}
+	fprintf(fp, " --attention %s --recompute %s --loss %s --dram %.0fGiB",
+		mdl_attention_name(w->job.attention), mdl_recompute_name(o->recompute),
+		mdl_loss_name(o->loss), o->dram / 1073741824.0);
+	if (o->flash_count)
+		fprintf(fp, " --flash %s:%u", hw->flash.name, o->flash_count);
+	fprintf(fp, " --tokens %.0f", w->tokens);
+	if (hw->prof.file[0])
+		fprintf(fp, " --profile %s", hw->prof.file);
+	if (ds) {
+		fprintf(fp, " --deepspeed ds_config.json\n");
+		return;
+	}
+	fprintf(fp, " --policy %s --tp %u --pp %u --zero %u --interleave %u --sequence-parallel %s "
+		    "--batch %llu --grad-accum %llu --precision %s --optimizer %s\n",
+		o->policy, o->layout.tp, o->layout.pp, o->layout.zero,
+		o->layout.vp ? o->layout.vp : 1, o->layout.sp ? "yes" : "no",
+		(unsigned long long)o->micro_batch, (unsigned long long)o->grad_accum,
+		mdl_precision_name(w->job.precision), mdl_optimizer_name(w->job.optimizer));
+}
+
+static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int idx,
+		   bool ds, bool megatron)
+{
+	double gib = 1073741824.0;
+
+	fprintf(fp, "# %s on %u x %s: option %d of tierplan's plan\n\n", r->model_name, o->gpus,
+		r->hw->gpu.name, idx);
+	fprintf(fp, "%s, micro-batch %llu, %llu micro-batches per step (%llu sequences of %llu "
+		    "tokens), recompute %s, %s loss.\n\n",
+		o->name, (unsigned long long)o->micro_batch, (unsigned long long)o->grad_accum,
+		(unsigned long long)o->sequences_per_step, (unsigned long long)r->w->job.seq,
+		mdl_recompute_name(o->recompute), mdl_loss_name(o->loss));
+	fprintf(fp, "## Predicted\n\n| quantity | value |\n|---|---|\n");
+	fprintf(fp, "| step | %.2f s |\n| throughput | %.0f tokens/s |\n", o->step_seconds,
+		o->tokens_per_second);
+	fprintf(fp, "| GPU memory peak | %.1f GiB per GPU |\n", o->peak_gpu / gib);
+	fprintf(fp, "| DRAM peak | %.1f GiB per node (%.0f GiB bought) |\n", o->peak_dram / gib,
+		o->dram / gib);
+	fprintf(fp, "| flash peak | %.1f GiB per node on %u drives |\n", o->peak_flash / gib,
+		o->flash_count);
+	fprintf(fp, "| runtime | %.2f h for %.3g tokens |\n", o->runtime_seconds / 3600.0,
+		r->w->tokens);
+	fprintf(fp, "| peak power | %.2f kW |\n| cost | $%.2f owned, $%.2f cloud |\n\n",
+		o->peak_power_watts / 1000.0, o->cost_total, o->cost_cloud);
+	fprintf(fp, "## Run\n\n");
+	if (ds)
+		fprintf(fp, "`ds_config.json` holds the ZeRO stage, offloads, batch and precision; "
+			    "`launch.sh` starts it with DeepSpeed's launcher. Put your training "
+			    "script in place of `train.py` (a Hugging Face Trainer script takes "
+			    "`--deepspeed ds_config.json` as well), point `nvme_path` at the drives, "
+			    "and keep gradient checkpointing %s.\n\n",
+			o->recompute == MDL_RC_NONE ? "off" : "on");
+	else if (megatron)
+		fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "
+			    "tokenizer and optimizer arguments.\n\n");
+	else
+		fprintf(fp, "The %s policy models an aiDAPTIV+-style middleware, which is configured "
+			    "through its vendor's tools: there is no public configuration file to "
+			    "write. The prediction below is what to check a run against.\n\n",
+			o->policy);
+	fprintf(fp, "## Check the prediction\n\nCompare the logged step time and "
+		    "`torch.cuda.max_memory_allocated()` with the table above. To re-run the "
+		    "prediction (add `--trace step.json` for the timeline):\n\n```sh\n");
+	simulate_line(fp, r, o, ds);
+	fprintf(fp, "```\n\nAssumptions: GEMMs at the GPU's sustained rate (a calibrated profile "
+		    "replaces the catalog's figures), the host and drives of the plan's inputs, "
+		    "and everything `tierplan plan` prints under \"inputs\".\n");
+}
+
+int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx, char *err,
+		  size_t errlen)
+{
+	const struct sim_plan *p = r->plan;
+	struct rpt_file f;
+	int rc, stage;
+	const char *opt, *par;
+
+	if (idx < 0 || idx >= p->noptions) {
+		snprintf(err, errlen, "--option: %d is not an option of this plan (0 to %d)", idx,
+			 p->noptions - 1);
+		return CFG_OUT_REFUSED;
+	}
+	const struct sim_option *o = &p->options[idx];
+	if (!o->fits) {
+		snprintf(err, errlen, "--option %d does not fit: nothing to emit", idx);
+		return CFG_OUT_REFUSED;
+	}
+	if ((rc = rpt_dir_prepare(dir, force, "--emit", err, errlen)))
+		return rc;
+	bool ds = deepspeed_of(o, &stage, &opt, &par);
+	bool megatron = !ds && !strcmp(o->policy, "gpu");
+	uint32_t per = r->hw->gpus_per_node ? r->hw->gpus_per_node : 1;
+	uint32_t nodes = o->nodes ? o->nodes : 1, here = o->gpus < per ? o->gpus : per;
+
+	if (ds) {
+		if ((rc = rpt_file_open(&f, dir, "ds_config.json", "--emit", err, errlen)))
+			return rc;
+		ds_config(f.fp, r, o, stage, opt, par);
+		if ((rc = rpt_file_close(&f, err, errlen)))
+			return rc;
+	}
+	if (ds || megatron) {
+		if ((rc = rpt_file_open(&f, dir, "launch.sh", "--emit", err, errlen)))
+			return rc;
+		fprintf(f.fp, "#!/bin/sh\n# %s: %u GPU%s on %u node%s (tierplan plan --emit)\n",
+			o->name, o->gpus, o->gpus == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s");
+		if (ds)
+			fprintf(f.fp, "deepspeed --num_nodes %u --num_gpus %u train.py --deepspeed "
+				      "ds_config.json\n",
+				nodes, here);
+		else {
+			fprintf(f.fp, "torchrun --nnodes %u --nproc-per-node %u pretrain_gpt.py", nodes,
+				here);
+			megatron_args(f.fp, r, o);
+		}
+		if ((rc = rpt_file_close(&f, err, errlen)))
+			return rc;
+	}
+	if ((rc = rpt_file_open(&f, dir, "README.md", "--emit", err, errlen)))
+		return rc;
+	readme(f.fp, r, o, idx, ds, megatron);
+	return rpt_file_close(&f, err, errlen);
+}

@@ -61,13 +61,6 @@ int cmd_simulate(int argc, char **argv)
 		goto out;
 	}
 	tp_warn_inputs("simulate", &o, w, &hw);
-	/* what the DeepSpeed config became, key by key */
-	for (const char *p = o.deepspeed ? o.ds.notes : ""; *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		fprintf(stderr, "tierplan simulate: %s: %.*s\n", o.deepspeed, len, p);
-		p += len + (nl != NULL);
-	}
 	if (c.layout.zero > 0 && c.layout.dp == 1)
 		fprintf(stderr, "tierplan simulate: note: --zero %u has no effect with one "
 				"data-parallel rank\n", c.layout.zero);

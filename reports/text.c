@@ -120,6 +120,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			    "the state, doubling to %.0f bays\n",
 			pre, hw->flash.name, B(hw->flash.capacity), hw->flash_count,
 			hw->host.flash_bays);
+	if (r->req->policy && r->req->zero >= 0 && !strcmp(r->req->policy, "gpu"))
+		fprintf(fp, "%sdeepspeed  the config's ZeRO stage %d, data parallelism only\n", pre,
+			r->req->zero);
+	else if (r->req->policy)
+		fprintf(fp, "%sdeepspeed  the config's policy only: %s\n", pre, r->req->policy);
 	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, the DRAM it needs "
 		    "(%s doubling)\n%s           and the drives it uses; power counts that "
 		    "hardware\n",
@@ -221,15 +226,21 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	} else {
 		fprintf(fp, "  best      nothing fits\n");
 	}
+	const char *only = r->req->policy; /* --deepspeed kept the search to one policy */
 	if (p->rec_gpu_only >= 0) {
 		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only], asked);
 		why_gpus(fp, r, &p->options[p->rec_gpu_only]);
-	} else
+	} else if (only && strcmp(only, "gpu"))
+		fprintf(fp, "  gpu-only  not searched: --deepspeed keeps to %s\n", only);
+	else
 		fprintf(fp, "  gpu-only  none fits %s\n",
 			r->hw->host.network_per_gpu > 0 ? "within --max-gpus"
 							 : "on one node of this host (it has no network)");
 	if (p->rec_tiered >= 0)
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
+	else if (only && !strcmp(only, "gpu"))
+		fprintf(fp, "  tiered    not searched: --deepspeed keeps to the GPU (ZeRO without "
+			    "offload)\n");
 	else
 		fprintf(fp, "  tiered    none fits this host's DRAM and flash\n");
 	tradeoff(fp, p);

@@ -195,6 +195,13 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 		fprintf(stderr, "tierplan %s: warning: %s\n", cmd, hw->prof.warning);
 	if (w->arch.warning[0])
 		fprintf(stderr, "tierplan %s: warning: %s\n", cmd, w->arch.warning);
+	/* what a DeepSpeed config became, key by key */
+	for (const char *p = o->deepspeed ? o->ds.notes : ""; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(stderr, "tierplan %s: %s: %.*s\n", cmd, o->deepspeed, len, p);
+		p += len + (nl != NULL);
+	}
 	if (o->seq > w->arch.positions)
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);

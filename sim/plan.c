@@ -166,10 +166,12 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	int rc = 0;
 
 	*found = false;
-	for (uint32_t tp = 1; tp <= hw->gpus_per_node && tp <= n; tp *= 2) {
+	bool ds = s->req->policy != NULL; /* DeepSpeed alone: data parallelism, its one stage */
+	for (uint32_t tp = 1; tp <= (ds ? 1 : hw->gpus_per_node) && tp <= n; tp *= 2) {
 		if (n % tp || w->arch.heads % tp || w->arch.kv_heads % tp)
 			continue;
-		for (uint32_t pp = 1; pp <= w->arch.layers && pp <= SIM_MAX_PP && tp * pp <= n;
+		for (uint32_t pp = 1; pp <= (ds ? 1 : w->arch.layers) && pp <= SIM_MAX_PP &&
+				      tp * pp <= n;
 		     pp++) {
 			if ((n / tp) % pp || w->arch.layers % pp)
 				continue;
@@ -182,7 +184,10 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			int nmb = micro_sizes(s, dp, mbs);
 			for (int b = 0; b < nmb; b++)
 				for (uint32_t zero = 0; zero <= (dp == 1 ? 0u : pp > 1 ? 1u : 3u);
-				     zero++)
+				     zero++) {
+					if (ds && s->req->zero >= 0 && dp > 1 &&
+					    zero != (uint32_t)s->req->zero)
+						continue;
 					for (int r = 0; r < 3; r++) {
 						if (s->req->recompute_fixed && rcs[r] != w->job.recompute)
 							continue;
@@ -227,6 +232,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 							}
 						}
 					}
+				}
 		}
 	}
 	qsort(c, nc, sizeof *c, by_bound);
@@ -274,6 +280,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 
 static int gpu_only(struct search *s)
 {
+	if (s->req->policy && strcmp(s->req->policy, "gpu") != 0)
+		return 0; /* --deepspeed chose an offload policy */
 	const struct sim_plan_req *req = s->req;
 	uint32_t gpn = s->hw->gpus_per_node;
 	struct sim_option closest = {0};
@@ -379,6 +387,8 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 	}
 	for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
 		const struct sim_policy *pol = sim_policy_find(pols[p]);
+		if (s->req->policy && strcmp(s->req->policy, pols[p]) != 0)
+			continue; /* --deepspeed chose another */
 		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
 			continue;
 		for (int i = 0; i < nn; i++) {

@@ -58,6 +58,10 @@ struct sim_plan_req {
 	enum sim_objective objective;
 	double deadline;      /* seconds of runtime, 0 = none */
 	double budget;        /* USD owned cost, 0 = none */
+	/* --deepspeed: only this policy (NULL: all); for "gpu" only ZeRO stage zero, and data
+	 * parallelism alone (DeepSpeed without Megatron has no tensor or pipeline parallelism) */
+	const char *policy;
+	int zero;
 	/* compare: exactly these GPU counts (no search over counts), else NULL */
 	const uint32_t *counts;
 	int ncounts;

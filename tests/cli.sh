@@ -141,6 +141,26 @@ expect 0 "did you mean zero_optimization" simulate --model qwen2.5-0.5b --seq 10
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-offload --deepspeed "$ds/zero-offload.json"
 expect 3 "cannot open" simulate --model 8b --seq 1024 --deepspeed "$tmp/none.json"
 
+# plan --deepspeed: the search keeps to the config's policy (and for ZeRO without offload to its
+# stage, data parallelism alone)
+"$bin" plan --model 70b --seq 4096 --deepspeed "$ds/hf-zero3-offload.json" >"$tmp/out" 2>/dev/null
+if grep -q "policy only: zero3-offload" "$tmp/out" && grep -q "gpu-only  not searched" "$tmp/out" &&
+	! awk '$1 ~ /^[0-9]+$/ && $3 != "zero3-offload"' "$tmp/out" | grep -q .; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --deepspeed hf-zero3-offload.json searched other policies"
+fi
+printf '{"zero_optimization": {"stage": 3}, "bf16": {"enabled": true}}' >"$tmp/ds-z3.json"
+"$bin" plan --model 8b --seq 4096 --deepspeed "$tmp/ds-z3.json" >"$tmp/out" 2>/dev/null
+if grep -q "ZeRO stage 3, data parallelism only" "$tmp/out" &&
+	! awk '$1 ~ /^[0-9]+$/ && ($3 != "tp1" || $4 != "pp1")' "$tmp/out" | grep -q .; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --deepspeed with ZeRO-3 searched tensor or pipeline parallelism"
+fi
+
 # plan --emit: what to run for an option, and the round trip — the README's simulate line
 # (ds_config.json included) reproduces the planned step time
 "$bin" plan --model 70b --seq 4096 >"$tmp/plan.txt" 2>/dev/null

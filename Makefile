@@ -35,7 +35,8 @@ SIM_SRC      := sim/engine.c sim/step.c sim/sim.c sim/pol_gpu.c sim/pol_zero_off
                 sim/pol_zero_infinity.c sim/pol_tiered.c sim/plan.c sim/opts.c sim/dsconfig.c sim/inputs.c \
                 sim/grid.c
 REPORTS_SRC  := reports/text.c reports/json.c reports/trace.c reports/report_dir.c reports/emit.c
-VALIDATE_SRC := validate/fit.c validate/calibrate.c validate/validate.c validate/regress.c
+VALIDATE_SRC := validate/fit.c validate/calibrate.c validate/validate.c validate/regress.c \
+                validate/runlog.c
 CLI_SRC      := cli/main.c cli/cmd_plan.c cli/cmd_simulate.c cli/cmd_sweep.c cli/cmd_catalog.c \
                 cli/cmd_validate.c cli/cmd_calibrate.c
 # the library: everything but the command line

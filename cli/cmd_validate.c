@@ -9,6 +9,7 @@
 int cmd_validate(int argc, char **argv)
 {
 	struct val_validate_opts o = {0};
+	struct val_run_opts run = {0};
 	const char *format = "text";
 	char err[512];
 
@@ -17,17 +18,32 @@ int cmd_validate(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf(
 			    "usage: tierplan validate [--traces DIR]... [--thresholds FILE] "
-			    "[--format text|json] [--report DIR [--force]]\n\n"
+			    "[--format text|json] [--report DIR [--force]]\n"
+			    "       tierplan validate --run LOG [--smi CSV] --out FILE [--id NAME] "
+			    "-- SIMULATE FLAGS\n\n"
 			    "Replays recorded measurements (default: traces/published and "
 			    "traces/calibration) through the simulator and\nprints predicted "
 			    "against measured per category with each category's MAPE; exit 1 when "
 			    "a\ncategory exceeds its threshold (default: "
-			    "validate/thresholds.json).\n");
+			    "validate/thresholds.json).\n\n"
+			    "--run records a training run of your own: the step time (Megatron-LM's "
+			    "elapsed time per\niteration, DeepSpeed's RunningAvgSamplesPerSec, the "
+			    "Trainer's train_steps_per_second, torchtune's\ntokens_per_second_per_gpu) "
+			    "and peak memory (max allocated; or the largest memory.used of an\n"
+			    "nvidia-smi CSV given with --smi) of LOG, with the simulate flags after "
+			    "--, as cases of\ncategory user_runs in FILE (merged by id, default the "
+			    "log's name); it prints measured against\npredicted. Replay them with "
+			    "--traces DIR.\n");
 			return EXIT_OK;
 		}
 		if (!strcmp(a, "--force")) {
 			o.force = true;
 			continue;
+		}
+		if (!strcmp(a, "--")) { /* the simulate flags of a --run */
+			run.flags = argv + i + 1;
+			run.nflags = argc - i - 1;
+			break;
 		}
 		if (i + 1 >= argc) {
 			snprintf(err, sizeof err, "%s: unknown option or missing value", a);
@@ -42,6 +58,14 @@ int cmd_validate(int argc, char **argv)
 			format = v;
 		else if (!strcmp(a, "--report"))
 			o.report = v;
+		else if (!strcmp(a, "--run"))
+			run.log = v;
+		else if (!strcmp(a, "--smi"))
+			run.smi = v;
+		else if (!strcmp(a, "--out"))
+			run.out = v;
+		else if (!strcmp(a, "--id"))
+			run.id = v;
 		else {
 			snprintf(err, sizeof err, "unknown option '%s'", a);
 			return cli_fail(EXIT_USAGE, "validate", err);
@@ -50,6 +74,18 @@ int cmd_validate(int argc, char **argv)
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		return cli_fail(EXIT_INVALID, "validate",
 				"--format: unknown format (allowed: text, json)");
+	if (run.log || run.flags) {
+		if (!run.log || !run.out || !run.nflags)
+			return cli_fail(EXIT_USAGE, "validate",
+					"--run LOG needs --out FILE and the run's simulate flags after "
+					"--");
+		if (!run.id) { /* the log's file name */
+			const char *b = strrchr(run.log, '/');
+			run.id = b ? b + 1 : run.log;
+		}
+		int rc = val_record_run(&run, stdout, err, sizeof err);
+		return rc == EXIT_OK ? rc : cli_fail(rc, "validate", err);
+	}
 	o.json = !strcmp(format, "json");
 	int rc = val_validate(&o, stdout, stderr, err, sizeof err);
 	return rc == EXIT_OK || rc == EXIT_INFEASIBLE ? rc : cli_fail(rc, "validate", err);

@@ -195,6 +195,46 @@ expect 3 "--option: 60 is not an option" plan --model 70b --seq 4096 --emit "$tm
 mkdir -p "$tmp/emit-foreign" && printf 'mine' >"$tmp/emit-foreign/keep"
 expect 3 "--emit: .* is not empty" plan --model 70b --seq 4096 --emit "$tmp/emit-foreign"
 
+# validate --run: a run's log becomes recorded cases (merged by id), measured values parsed as
+# each framework prints them
+runs=tests/runs
+vrun() { # vrun PATTERN... -- validate args: exit 0 and each pattern in the output
+	pats=""
+	while [ "$1" != "--" ]; do pats="$pats|$1"; shift; done
+	shift
+	"$bin" validate "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	ok=$([ "$rc" -eq 0 ] && echo 1 || echo 0)
+	IFS='|'
+	for p in ${pats#|}; do grep -q -- "$p" "$tmp/out" || ok=0; done
+	unset IFS
+	if [ "$ok" -eq 1 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: validate $* -> exit $rc: $(head -c 300 "$tmp/err")"
+	fi
+}
+vrun "measured      7.402 s" "measured      69.18 GiB" "recorded 2 cases" -- --run "$runs/megatron.log" \
+	--out "$tmp/runs.json" -- --model 70b --seq 4096 --gpus 64 --tp 4 --pp 2 --interleave 8 --zero 1
+vrun "measured      577.6 s" "measured      53.01 GiB" -- --run "$runs/deepspeed.log" --out "$tmp/runs.json" \
+	-- --model 70b --seq 4096 --gpus 4 --deepspeed "$ds/hf-zero3-offload.json" --batch 4 --grad-accum 8
+vrun "measured       72.9 GiB" -- --run "$runs/megatron.log" --smi "$runs/nvidia-smi.csv" --out "$tmp/runs.json" \
+	-- --model 70b --seq 4096 --gpus 64 --tp 4 --pp 2 --interleave 8 --zero 1
+if [ "$(grep -c '"id"' "$tmp/runs.json")" -eq 4 ] && grep -q '"category":[[:space:]]*"user_runs"' "$tmp/runs.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: validate --run did not merge its cases by id into one user_runs file"
+fi
+mkdir -p "$tmp/rt" && cp "$tmp/runs.json" "$tmp/rt/"
+vrun "user_runs" "megatron.log step" -- --traces "$tmp/rt"
+printf 'nothing to see\n' >"$tmp/empty.log"
+expect 3 "no step time, throughput or memory" validate --run "$tmp/empty.log" --out "$tmp/x.json" -- --model 8b --seq 1024
+expect 3 "not a trace file of user runs" validate --run "$runs/megatron.log" --out traces/published/params.json -- --model 8b --seq 1024
+expect 2 "needs --out FILE" validate --run "$runs/megatron.log" -- --model 8b --seq 1024
+expect 2 "--seq is required" validate --run "$runs/megatron.log" --out "$tmp/x.json" -- --model 8b
+
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help
 expect 3 "policy" simulate --model 8b --seq 1024 --policy nope

@@ -31,6 +31,18 @@ struct val_validate_opts {
  * to run on log. EXIT_INFEASIBLE when a category passes its threshold or an A/B case failed. */
 int val_validate(const struct val_validate_opts *o, FILE *out, FILE *log, char *err, size_t errlen);
 
+/* validate --run LOG: a training run's log (and an nvidia-smi CSV) with the simulate flags
+ * that describe it, recorded as cases of category user_runs in out (runlog.c). */
+struct val_run_opts {
+	const char *log, *smi, *out, *id;
+	char **flags; /* simulate flags after "--": --flag value pairs */
+	int nflags;
+};
+/* Parses the log, predicts the run once (checking the flags), prints measured against
+ * predicted on out, and writes the cases into ro->out (merged by id into an existing file of
+ * user runs). EXIT_OK, or the exit code with err naming the file or flag. */
+int val_record_run(const struct val_run_opts *ro, FILE *out, char *err, size_t errlen);
+
 /* Reads one file of recorded cases (or a calibration profile) without predicting: the checks
  * validate makes before it runs anything. 0 ok with the case count, -1 + err (fuzzing, tests). */
 int val_trace_check(const char *text, const char *path, int *ncases, char *err, size_t errlen);

@@ -32,8 +32,19 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	double moe = a->experts ? (double)a->moe_layers / (double)a->layers : 0.0;
 	int n = 0;
 
+	/* torch.compile's min-cut partitioner (torch/_functorch/partitioners.py,
+	 * min_cut_rematerialization_partition, the default for compiled training graphs; Horace He,
+	 * "Min-cut optimal recomputation", dev-discuss.pytorch.org 2022) saves a norm's input and
+	 * its fp32 reciprocal RMS and recomputes the normalised output in backward, and likewise
+	 * recomputes the MLP's activation and product from the projections' outputs: fusible
+	 * memory-bound ops are cheaper to redo than to keep. Their outputs are neither saved nor
+	 * written out, which also removes their traffic from the memory-bound kernels. */
+	bool fused = j->compile;
 	item(out, &n, "input_norm.input", e * sbh / rep, false);
-	item(out, &n, "qkv_proj.input", e * sbh / rep, false);
+	if (fused)
+		item(out, &n, "input_norm.rstd", 4.0 * sb / rep, false);
+	else
+		item(out, &n, "qkv_proj.input", e * sbh / rep, false);
 	if (a->kv_lora_rank) {
 		/* MLA's down-projections are replicated under TP (Megatron's linear_q_down_proj,
 		 * linear_kv_down_proj): the compressed query and key-value, each kept as its norm's
@@ -66,7 +77,10 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		item(out, &n, "post_attention_norm.input", e * sbh / rep, false);
 	int first_mlp = n; /* the attention half comes first, the MLP half from its norm on */
 	item(out, &n, "mlp_norm.input", e * sbh / rep, false);
-	item(out, &n, "mlp.input", e * sbh / rep, false);
+	if (fused)
+		item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
+	else
+		item(out, &n, "mlp.input", e * sbh / rep, false);
 	if (a->experts) {
 		/* router logits kept in fp32 for the softmax; each token's hidden state gathered
 		 * into and weighted out of k experts (HF MixtralSparseMoeBlock), in the layers that
@@ -78,12 +92,15 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->gated_mlp) {
 		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product */
 		item(out, &n, "mlp.gate_out", e * I / t, false);
-		item(out, &n, "mlp.act_out", e * I / t, false);
+		if (!fused)
+			item(out, &n, "mlp.act_out", e * I / t, false);
 		item(out, &n, "mlp.up_out", e * I / t, false);
-		item(out, &n, "down_proj.input", e * I / t, false);
+		if (!fused)
+			item(out, &n, "down_proj.input", e * I / t, false);
 	} else {
 		item(out, &n, "mlp.fc_out", e * I / t, false);
-		item(out, &n, "down_proj.input", e * I / t, false);
+		if (!fused)
+			item(out, &n, "down_proj.input", e * I / t, false);
 	}
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);

@@ -55,6 +55,9 @@ struct mdl_job {
 	enum mdl_loss loss;   /* last, so that positional initialisers default to full */
 	enum mdl_grad_dtype grad_dtype;
 	double lora_dropout;  /* PEFT's lora_dropout probability; 0 = none (nn.Identity) */
+	/* torch.compile: the min-cut partitioner saves the inputs of norms and pointwise ops and
+	 * recomputes their outputs in backward (act.c) */
+	bool compile;
 };
 
 /* Whole-model, unsharded model-state bytes. */

@@ -57,6 +57,10 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.micro_batch = o->batch,
 		.lora_dropout = o->lora_dropout,
 	};
+	if (strcmp(o->compile, "yes") && strcmp(o->compile, "no"))
+		return snprintf(err, errlen, "--compile: '%s' (allowed: yes, no)", o->compile),
+		       EXIT_INVALID;
+	w->job.compile = o->compile[0] == 'y';
 	if (tp_opts_given(o, "grad-accum") && tp_opts_given(o, "global-batch")) {
 		return snprintf(err, errlen, "give --grad-accum or --global-batch, not both"), EXIT_USAGE;
 	}

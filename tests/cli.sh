@@ -235,6 +235,7 @@ expect 3 "not a trace file of user runs" validate --run "$runs/megatron.log" --o
 expect 2 "needs --out FILE" validate --run "$runs/megatron.log" -- --model 8b --seq 1024
 expect 2 "--seq is required" validate --run "$runs/megatron.log" --out "$tmp/x.json" -- --model 8b
 
+expect 3 "--compile: 'maybe'" simulate --model 8b --seq 1024 --compile maybe
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help
 expect 3 "policy" simulate --model 8b --seq 1024 --policy nope

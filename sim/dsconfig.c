@@ -15,10 +15,13 @@
 
 #define DS_MAX_BYTES (1u << 20) /* a ds_config is a few hundred bytes; 1 MiB is anything real */
 
-/* Keys tierplan reads no cost from, and why (DeepSpeed configuration reference). */
-static const struct {
+/* A key of a config section and why tierplan takes no cost from it ("" when it reads it). */
+struct reason {
 	const char *key, *why;
-} ignored[] = {
+};
+
+/* Keys tierplan reads no cost from, and why (DeepSpeed configuration reference). */
+static const struct reason ignored[] = {
 	{"scheduler", "the learning-rate schedule changes neither time nor memory"},
 	{"gradient_clipping", "not modelled: one pass over the gradients, small beside the step"},
 	{"steps_per_print", "logging"},
@@ -61,9 +64,7 @@ static const struct {
 };
 
 /* zero_optimization keys tierplan holds at DeepSpeed's defaults or does not model. */
-static const struct {
-	const char *key, *why;
-} zero_ignored[] = {
+static const struct reason zero_ignored[] = {
 	{"overlap_comm", ""},
 	{"contiguous_gradients", "not modelled: fragmentation is the allocator's slack"},
 	{"reduce_scatter", "gradients are reduce-scattered, as DeepSpeed's default"},
@@ -94,9 +95,7 @@ static const struct {
 	{"cpu_offload_params", ""},
 };
 
-static const struct {
-	const char *key, *why;
-} offload_ignored[] = {
+static const struct reason offload_ignored[] = {
 	{"nvme_path", "the drives are --flash"},
 	{"pin_memory", "transfers are modelled through pinned buffers"},
 	{"buffer_count", "not modelled: --prefetch sets the weight buffers"},
@@ -127,6 +126,32 @@ static void note(struct tp_ds *ds, const char *fmt, ...)
 	n = strlen(ds->notes);
 	ds->notes[n] = '\n';
 	ds->notes[n + 1] = '\0';
+}
+
+/* Notes every key of obj (a section named prefix) that table says tierplan does not read, or
+ * does not know: then "not a key of" what, with the nearest known key. */
+static void explain(struct tp_ds *ds, const char *prefix, const cJSON *obj,
+		    const struct reason *table, size_t n, const char *what)
+{
+	const char *names[64];
+	const cJSON *it;
+
+	for (size_t i = 0; i < n && i < 64; i++)
+		names[i] = table[i].key;
+	cJSON_ArrayForEach(it, obj)
+	{
+		size_t i = 0;
+		while (i < n && strcmp(it->string, table[i].key) != 0)
+			i++;
+		if (i < n) {
+			if (*table[i].why)
+				note(ds, "ignored %s%s (%s)", prefix, it->string, table[i].why);
+			continue;
+		}
+		const char *near = cfg_did_you_mean(it->string, names, (int)(n < 64 ? n : 64));
+		note(ds, "ignored %s%.60s (not %s%s%s%s)", prefix, it->string, what,
+		     near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
+	}
 }
 
 static int bad(struct walk *w, const char *key, const char *fmt, ...)
@@ -204,26 +229,14 @@ static int enabled(struct walk *w, const cJSON *sec, const char *key)
 static int device(struct walk *w, const cJSON *sec, const char *key)
 {
 	char k[96];
-	const cJSON *it;
 
 	if (!sec || cJSON_IsNull(sec))
 		return 0;
 	if (!cJSON_IsObject(sec))
 		return bad(w, key, "must be an object");
-	cJSON_ArrayForEach(it, sec)
-	{
-		bool known = false;
-		for (size_t i = 0; i < sizeof offload_ignored / sizeof offload_ignored[0]; i++)
-			if (strcmp(it->string, offload_ignored[i].key) == 0) {
-				known = true;
-				if (*offload_ignored[i].why)
-					note(w->ds, "ignored %s.%s (%s)", key, it->string,
-					     offload_ignored[i].why);
-			}
-		if (!known)
-			note(w->ds, "ignored %s.%s (not a key of DeepSpeed's offload section)", key,
-			     it->string);
-	}
+	snprintf(k, sizeof k, "%s.", key);
+	explain(w->ds, k, sec, offload_ignored, sizeof offload_ignored / sizeof offload_ignored[0],
+		"a key of DeepSpeed's offload section");
 	snprintf(k, sizeof k, "%s.device", key);
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(sec, "device");
 	if (!d || cJSON_IsNull(d))
@@ -250,20 +263,8 @@ static int zero(struct walk *w, const cJSON *z)
 
 	if (z && !cJSON_IsObject(z))
 		return bad(w, "zero_optimization", "must be an object");
-	cJSON_ArrayForEach(it, z)
-	{
-		bool known = false;
-		for (size_t i = 0; i < sizeof zero_ignored / sizeof zero_ignored[0]; i++)
-			if (strcmp(it->string, zero_ignored[i].key) == 0) {
-				known = true;
-				if (*zero_ignored[i].why)
-					note(ds, "ignored zero_optimization.%s (%s)", it->string,
-					     zero_ignored[i].why);
-			}
-		if (!known)
-			note(ds, "ignored zero_optimization.%s (not a key tierplan knows)",
-			     it->string);
-	}
+	explain(ds, "zero_optimization.", z, zero_ignored,
+		sizeof zero_ignored / sizeof zero_ignored[0], "a key tierplan knows");
 	it = cJSON_GetObjectItemCaseSensitive(z, "stage");
 	if (it && count(w, it, "zero_optimization.stage", 0, 3, &stage) < 0)
 		return -1;
@@ -407,26 +408,8 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 		snprintf(err, errlen, "deepspeed config '%s': not a JSON object", origin);
 		goto out;
 	}
-	cJSON_ArrayForEach(it, root)
-	{
-		const char *names[sizeof ignored / sizeof ignored[0]];
-		bool known = false;
-		for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
-			names[i] = ignored[i].key;
-			if (strcmp(it->string, ignored[i].key) == 0) {
-				known = true;
-				if (*ignored[i].why)
-					note(ds, "ignored %s (%s)", it->string, ignored[i].why);
-			}
-		}
-		if (!known) {
-			const char *near = cfg_did_you_mean(it->string, names,
-							    (int)(sizeof names / sizeof names[0]));
-			note(ds, "ignored %.60s (not a DeepSpeed key tierplan knows%s%s%s)",
-			     it->string, near ? "; did you mean " : "", near ? near : "",
-			     near ? "?" : "");
-		}
-	}
+	explain(ds, "", root, ignored, sizeof ignored / sizeof ignored[0],
+		"a DeepSpeed key tierplan knows");
 	/* batch: micro-batch and accumulation become flags; the global size is checked (or,
 	 * without the accumulation, becomes --global-batch) */
 	uint64_t micro = 0, accum = 0, total = 0;

@@ -77,7 +77,7 @@ static const struct reason zero_ignored[] = {
 	{"stage3_param_persistence_threshold", "not modelled: small parameters are sharded too"},
 	{"stage3_gather_16bit_weights_on_model_save", "checkpoint saving is outside the step"},
 	{"stage3_gather_fp16_weights_on_model_save", "checkpoint saving is outside the step"},
-	{"sub_group_size", "not modelled: the optimizer updates the whole shard"},
+	{"sub_group_size", ""},
 	{"round_robin_gradients", "not modelled"},
 	{"elastic_checkpoint", "checkpoint saving is outside the step"},
 	{"ignore_unused_parameters", "not modelled"},
@@ -276,6 +276,16 @@ static int zero(struct walk *w, const cJSON *z)
 			return bad(w, "zero_optimization.overlap_comm", "must be true or false");
 		set(ds, "overlap-grad-reduce", "zero_optimization.overlap_comm",
 		    cJSON_IsTrue(it) ? "yes" : "no");
+	}
+	it = cJSON_GetObjectItemCaseSensitive(z, "sub_group_size");
+	uint64_t sg = 0;
+	if (it && !is_auto(it)) {
+		if (count(w, it, "zero_optimization.sub_group_size", 1e5, 1e12, &sg))
+			return -1;
+		ds->sub_group_size = (double)sg;
+		note(ds, "used zero_optimization.sub_group_size %llu: the gradients of one "
+			 "sub-group go to fp32 at the ZeRO-3 step",
+		     (unsigned long long)sg);
 	}
 	it = cJSON_GetObjectItemCaseSensitive(z, "reduce_bucket_size");
 	uint64_t rb = 0;

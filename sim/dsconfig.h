@@ -35,6 +35,7 @@ struct tp_ds {
 	int n;
 	uint64_t train_batch_size; /* 0 = not set; checked against micro x accumulation x dp */
 	bool reduce_bucket_auto;   /* reduce_bucket_size "auto": hidden^2, as transformers fills it */
+	double sub_group_size;     /* zero_optimization.sub_group_size; 0 = DeepSpeed's 1e9 */
 	char notes[3072];	   /* "used ...", "ignored ... (why)" lines, '\n' separated */
 };
 

@@ -249,6 +249,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		cw.job.recompute = c[i].rc;
 		cw.job.micro_batch = c[i].mb;
 		struct sim_config cf = {c[i].l, c[i].m, sim_policy_find("gpu"), 0, 0, true};
+		cf.deepspeed = s->req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen)) {
 			rc = -1;
 			break;

@@ -57,6 +57,14 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
 #define GRAD_BUCKET_ELEMENTS 5e8
 #define GRAD_BUCKETS 2
 /*
+ * DeepSpeed's ZeRO-3 on the GPU (deepspeed/runtime/zero/stage3.py): with contiguous_gradients
+ * (default true) it allocates a reduce bucket of reduce_bucket_size elements in the model
+ * dtype for the whole run (__ipg_bucket_flat_buffer), and at the step it converts the gradients
+ * of one optimizer sub-group of sub_group_size elements (default 1e9) to fp32
+ * (_prepare_fp32_grad_for_sub_group) [A: DeepSpeed source and config docs].
+ */
+#define DS_SUB_GROUP_ELEMENTS 1e9
+/*
  * GPU power while only its copy engines or links are busy: "near idle" (calibration-power-cost
  * 2.5: a GPU waiting on PCIe/NVMe draws about its idle power, 115 W for an H200); we add 10 % of
  * the idle-to-TDP range for the copy engines and HBM traffic [U until calibrate measures it].
@@ -955,6 +963,18 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	return 0;
 }
 
+/* DeepSpeed's ZeRO-3 without offload, across data-parallel ranks: its buffers apply. */
+static bool ds_zero3(const struct build *bd)
+{
+	const struct step_ctx *x = bd->x;
+	return x->c->deepspeed && x->pl.update == UPD_GPU && x->c->layout.zero == 3 && bd->dp > 1;
+}
+
+static double ds_bucket(const struct sim_config *c)
+{
+	return c->reduce_bucket > 0 ? c->reduce_bucket : GRAD_BUCKET_ELEMENTS;
+}
+
 /* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
 static int update(struct build *bd, uint32_t g)
 {
@@ -976,6 +996,12 @@ static int update(struct build *bd, uint32_t g)
 		int u = task(bd, "adamw", mc->s_comp[g], shard, 0, 1, &mc->hbm[g], &sc);
 		if (u < 0 || dep(bd, s->last_bwd_comm, u))
 			return -1;
+		if (ds_zero3(bd)) { /* one sub-group's gradients in fp32 while it steps */
+			double sg = x->c->sub_group > 0 ? x->c->sub_group : DS_SUB_GROUP_ELEMENTS;
+			double b = 4.0 * fmin(sg, shard);
+			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, b, ENG_AT_START));
+			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -b, ENG_AT_END));
+		}
 		s->last_update = u;
 		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1) {
 			int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
@@ -1042,6 +1068,10 @@ static int resident(struct build *bd)
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
 				TRY(mem(bd, t[i], pool, CAT_G, sign * gr, when[i]));
 				TRY(mem(bd, t[i], pool, CAT_O, sign * o, when[i]));
+				if (ds_zero3(bd)) /* DeepSpeed's reduce bucket */
+					TRY(mem(bd, t[i], pool, CAT_G,
+						sign * ds_bucket(x->c) * mdl_job_act_bytes(&x->job),
+						when[i]));
 			} else if (pl->fetch == FETCH_RESIDENT) {
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
 			}

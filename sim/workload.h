@@ -70,6 +70,12 @@ struct sim_config {
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
 	double reduce_bucket;
+	/* the run is DeepSpeed's (--deepspeed): under ZeRO-3 without offload it keeps a reduce
+	 * bucket of reduce_bucket elements for the step (contiguous_gradients) and converts the
+	 * gradients of one optimizer sub-group (sub_group elements; 0 = DeepSpeed's 1e9) to fp32
+	 * at the step */
+	bool deepspeed;
+	double sub_group;
 };
 
 /*

@@ -209,6 +209,10 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "`--deepspeed ds_config.json` as well), point `nvme_path` at the drives, "
 			    "and keep gradient checkpointing %s.\n\n",
 			o->recompute == MDL_RC_NONE ? "off" : "on");
+	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero == 3 && o->layout.dp > 1)
+		fprintf(fp, "The plan priced ZeRO-3 as FSDP runs it; under DeepSpeed the GPU also "
+			    "holds its reduce bucket (1 GB at reduce_bucket_size 5e8), which the "
+			    "simulate line below, reading ds_config.json, includes.\n\n");
 	else if (megatron)
 		fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "
 			    "tokenizer and optimizer arguments.\n\n");

@@ -50,7 +50,8 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 		cfg_fmt_usd(o->purchase_usd, s[5], 32),
 		o->fabric_usd > 0 ? " (network fabric included)" : "",
 		cfg_fmt_usd(o->facility_usd, fac, sizeof fac));
-	fprintf(fp, "  %-9s $%.3g owned / $%.3g cloud per million tokens\n", "",
+	/* three significant digits, kept when they are zeros ($0.300, not $0.3) */
+	fprintf(fp, "  %-9s $%#.3g owned / $%#.3g cloud per million tokens\n", "",
 		o->usd_per_mtok_owned, o->usd_per_mtok_cloud);
 	if (asked && o->sequences_per_step != asked)
 		fprintf(fp, "  %-9s trains %llu sequences per step, not the %llu asked: whole "

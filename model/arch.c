@@ -176,7 +176,8 @@ static void misspelled(const cJSON *root, const struct family *f, struct mdl_arc
 {
 	const char *read[] = {"vocab_size",	     f->k_hidden,	    f->k_layers,
 			      f->k_heads,	     f->k_inter,	    f->k_pos,
-			      "tie_word_embeddings", "num_key_value_heads", "head_dim",
+			      "tie_word_embeddings", "num_key_value_heads",
+			      f->kv_lora ? NULL : "head_dim", /* MLA derives it */
 			      "attention_bias",	     "mlp_bias",	    "num_local_experts",
 			      "num_experts_per_tok", f->k_attn_drop,	    f->k_resid_drop,
 			      f->k_embd_drop};

@@ -137,6 +137,20 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->weights_bytes += (double)nlayers * layer_frozen + wb * (double)outer_params;
 }
 
+void mdl_job_expert_states(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
+			   struct mdl_states *s)
+{
+	struct mdl_arch e = *a; /* the same model with only its routed experts' tensors */
+	int n = 0;
+
+	for (int i = 0; i < a->nlayer; i++)
+		if (a->layer[i].copies > 1)
+			e.layer[n++] = a->layer[i];
+	e.nlayer = n;
+	e.nouter = 0;
+	mdl_job_states_part(&e, j, nlayers, false, false, s);
+}
+
 void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_states *s)
 {
 	mdl_job_states_part(a, j, a->layers, true, true, s);

@@ -73,6 +73,10 @@ void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct md
  * final norm and lm_head (a pipeline stage). */
 void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
 			 bool embed, bool head, struct mdl_states *s);
+/* The model states of the routed experts alone (tensors stored in more than one copy) in
+ * nlayers decoder layers: what expert parallelism divides. */
+void mdl_job_expert_states(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
+			   struct mdl_states *s);
 
 /* Trainable parameters (all for full fine-tuning; adapters for LoRA/QLoRA). */
 uint64_t mdl_job_trainable(const struct mdl_arch *a, const struct mdl_job *j);

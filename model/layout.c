@@ -44,6 +44,14 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "zero stage %u is not one of 0, 1, 2, 3", l->zero);
 		return -1;
 	}
+	uint32_t ep = mdl_layout_ep(l);
+	if (ep > 1 && (!a->experts || a->experts % ep || l->dp % ep)) {
+		snprintf(err, errlen,
+			 "ep %u must divide the model's %u routed experts and dp %u (a dense model "
+			 "has none to split)",
+			 ep, a->experts, l->dp);
+		return -1;
+	}
 	/* DeepSpeed's pipeline engine asserts "ZeRO-2 and ZeRO-3 are incompatible with pipeline
 	 * parallelism" (deepspeed/runtime/pipe/engine.py); Megatron's distributed optimizer shards
 	 * only optimizer state (stage 1) under PP */
@@ -54,6 +62,20 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		return -1;
 	}
 	return 0;
+}
+
+void mdl_ep_shard(uint32_t zero, uint32_t dp, uint32_t ep, const struct mdl_states *all,
+		  const struct mdl_states *experts, double tp, double *weights, double *grads,
+		  double *opt)
+{
+	double e = ep > 1 ? (double)ep : 1.0;
+	double w = all->weights_bytes, g = all->gradients_bytes, o = all->optimizer_bytes;
+	double we = experts->weights_bytes, ge = experts->gradients_bytes,
+	       oe = experts->optimizer_bytes;
+
+	*weights = (zero >= 3 ? w / dp : w - we + we / e) / tp;
+	*grads = (zero >= 2 ? g / dp : g - ge + ge / e) / tp;
+	*opt = (zero >= 1 ? o / dp : o - oe + oe / e) / tp;
 }
 
 void mdl_zero_shard(uint32_t zero, uint32_t dp, double *weights, double *grads, double *opt)
@@ -89,11 +111,11 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 		layers_flight = (double)in_flight * (double)nl;
 	}
 
+	struct mdl_states ex;
 	mdl_job_states_part(a, j, nl, first || head_copy, last, &s);
-	mem->weights = s.weights_bytes / l->tp;
-	mem->gradients = s.gradients_bytes / l->tp;
-	mem->optimizer = s.optimizer_bytes / l->tp;
-	mdl_zero_shard(l->zero, l->dp, &mem->weights, &mem->gradients, &mem->optimizer);
+	mdl_job_expert_states(a, j, nl, &ex);
+	mdl_ep_shard(l->zero, l->dp, mdl_layout_ep(l), &s, &ex, l->tp, &mem->weights,
+		     &mem->gradients, &mem->optimizer);
 
 	mem->layer_activations = layers_flight * mdl_act_layer_saved(a, j, l->tp, l->sp);
 	mem->activations = mem->layer_activations;

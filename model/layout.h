@@ -34,7 +34,16 @@ struct mdl_layout {
 	uint32_t zero; /* 0..3 */
 	bool sp;       /* sequence parallel (only meaningful with tp > 1) */
 	uint32_t vp;   /* virtual pipeline stages per GPU (interleaved 1F1B); 0 or 1 = none */
+	/* expert parallelism: each rank of a data-parallel group of ep holds experts / ep of every
+	 * MoE layer and tokens reach their experts by all-to-all (Megatron-Core's
+	 * --expert-model-parallel-size, carved out of data parallelism); 0 or 1 = none */
+	uint32_t ep;
 };
+
+static inline uint32_t mdl_layout_ep(const struct mdl_layout *l)
+{
+	return l->ep > 1 ? l->ep : 1;
+}
 
 /* The virtual stages per GPU, 1 when the layout does not interleave. */
 static inline uint32_t mdl_layout_vp(const struct mdl_layout *l)
@@ -68,5 +77,13 @@ void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
 
 /* ZeRO sharding of whole-model state bytes over dp ranks (the paper's Table 1 arithmetic). */
 void mdl_zero_shard(uint32_t zero, uint32_t dp, double *weights, double *grads, double *opt);
+
+/* Per-GPU weights, gradients and optimizer bytes of a stage whose (tp-split) states are all and
+ * whose routed experts' share of them is experts: what ZeRO shards is all / dp (expert state is
+ * sharded over the dp / ep ranks that hold the same experts), the rest keeps the dense part
+ * whole and experts / ep. */
+void mdl_ep_shard(uint32_t zero, uint32_t dp, uint32_t ep, const struct mdl_states *all,
+		  const struct mdl_states *experts, double tp, double *weights, double *grads,
+		  double *opt);
 
 #endif

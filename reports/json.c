@@ -32,6 +32,7 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	cJSON_AddNumberToObject(lay, "zero", l->zero);
 	cJSON_AddBoolToObject(lay, "sequence_parallel", l->sp);
 	cJSON_AddNumberToObject(lay, "interleave", mdl_layout_vp(l));
+	cJSON_AddNumberToObject(lay, "ep", mdl_layout_ep(l));
 }
 
 /* The fields a plan option and a simulate result share. */

@@ -22,13 +22,16 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 
 	if (mdl_layout_vp(&o->layout) > 1)
 		snprintf(v, sizeof v, " vp%u", o->layout.vp);
+	char e[16] = "";
+	if (mdl_layout_ep(&o->layout) > 1)
+		snprintf(e, sizeof e, " ep%u", o->layout.ep);
 	if (o->kind == SIM_TIERED)
 		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", o->policy, o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
 			 o->flash_count, o->flash_count > 1 ? " drives" : o->flash_count ? " drive" : "");
 	else
-		snprintf(buf, n, "tp%u pp%u%s dp%u zero%u", o->layout.tp, o->layout.pp, v,
-			 o->layout.dp, o->layout.zero);
+		snprintf(buf, n, "tp%u pp%u%s dp%u%s zero%u", o->layout.tp, o->layout.pp, v,
+			 o->layout.dp, e, o->layout.zero);
 }
 
 static void summary_line(FILE *fp, const char *label, const struct sim_option *o, uint64_t asked)

@@ -155,6 +155,12 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		       EXIT_INVALID;
 	}
 	c->layout.dp = (uint32_t)dp;
+	c->layout.ep = (uint32_t)o->ep;
+	if (o->ep > 1 && strcmp(c->policy->name, "gpu") != 0)
+		return snprintf(err, errlen, "--ep %llu: expert parallelism is modelled for policy "
+					     "gpu only",
+				(unsigned long long)o->ep),
+		       EXIT_INVALID;
 	if (!strcmp(o->sequence_parallel, "yes") || !strcmp(o->sequence_parallel, "no"))
 		c->layout.sp = o->sequence_parallel[0] == 'y' && o->tp > 1; /* no effect at tp 1 */
 	else if (strcmp(o->sequence_parallel, "auto"))

@@ -125,6 +125,9 @@ static const struct opt table[] = {
 	 "data-parallel degree; 0 = gpus / (tp x pp)"},
 	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
 	 "ZeRO stage over the data-parallel ranks (gpu policy)"},
+	{"ep", O_COUNT, OFF(ep), 1, 4096, "1", false, "ranks", S,
+	 "expert parallelism: data-parallel ranks that split each MoE layer's experts, tokens "
+	 "exchanged by all-to-all (Megatron-Core --expert-model-parallel-size; policy gpu)"},
 	{"interleave", O_COUNT, OFF(interleave), 1, 64, "1", false, "stages", S,
 	 "virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = none"},
 	{"sequence-parallel", O_STR, OFF(sequence_parallel), 0, 0, "auto", false, "yes|no", S,

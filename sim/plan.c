@@ -167,6 +167,11 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 
 	*found = false;
 	bool ds = s->req->policy != NULL; /* DeepSpeed alone: data parallelism, its one stage */
+	/* the routed experts' share of the trainable parameters (what expert parallelism splits) */
+	struct mdl_states ex;
+	mdl_job_expert_states(&w->arch, &w->job, w->arch.layers, &ex);
+	double ex_share = (double)ex.trainable_params /
+			  fmax(1.0, (double)mdl_job_trainable(&w->arch, &w->job));
 	for (uint32_t tp = 1; tp <= (ds ? 1 : hw->gpus_per_node) && tp <= n; tp *= 2) {
 		if (n % tp || w->arch.heads % tp || w->arch.kv_heads % tp)
 			continue;
@@ -216,21 +221,44 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 							      (hw->prof.hbm_bandwidth > 0
 								       ? hw->prof.hbm_bandwidth
 								       : hw->gpu.hbm_bandwidth);
-						for (int v = 0; v < nvp; v++) {
-							struct mdl_layout l = {tp, pp, dp, zero, tp > 1,
-									       vps[v]};
-							struct mdl_gpu_memory gm;
-							mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
-							double bound =
-								((double)m + (pp - 1.0) / vps[v]) * stage +
-								adam;
-							struct cand x = {l, rcs[r], mbs[b], m,
-									 bound / tokens, gm.total};
-							if (add_cand(s, &c, &nc, &cap, &x)) {
-								free(c);
-								return -1;
+						/* MoE: also the widest expert parallelism whose
+						 * all-to-all stays in the node, and the widest */
+						uint32_t eps[3] = {1, 1, 1}, nep = 1;
+						for (int wide = 0; wide < 2; wide++)
+							for (uint32_t d = dp;
+							     !ds && w->arch.experts && d > 1; d--)
+								if (dp % d == 0 &&
+								    w->arch.experts % d == 0 &&
+								    (wide ||
+								     tp * d <= hw->gpus_per_node)) {
+									if (d != eps[nep - 1])
+										eps[nep++] = d;
+									break;
+								}
+						for (uint32_t e = 0; e < nep; e++)
+							for (int v = 0; v < nvp; v++) {
+								struct mdl_layout l = {tp,	pp,	dp,
+										       zero,	tp > 1, vps[v],
+										       eps[e]};
+								struct mdl_gpu_memory gm;
+								mdl_layout_memory(&w->arch, &cw.job, &l, m,
+										  &gm);
+								/* a GPU steps experts / ep unless ZeRO
+								 * shards the optimizer anyway */
+								double a = zero ? adam
+										: adam * (1.0 - ex_share *
+											 (1.0 - 1.0 / eps[e]));
+								double bound = ((double)m +
+										(pp - 1.0) / vps[v]) *
+										       stage +
+									       a;
+								struct cand x = {l, rcs[r], mbs[b], m,
+										 bound / tokens, gm.total};
+								if (add_cand(s, &c, &nc, &cap, &x)) {
+									free(c);
+									return -1;
+								}
 							}
-						}
 					}
 				}
 		}

@@ -227,12 +227,15 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	if (o->peak_flash > fcap)
 		overflow(o, "flash", o->peak_flash, fcap);
 
+	char epn[16] = "";
+	if (mdl_layout_ep(l) > 1)
+		snprintf(epn, sizeof epn, " ep%u", l->ep);
 	if (o->kind == SIM_GPU_ONLY && mdl_layout_vp(l) > 1)
-		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u vp%u dp%u zero%u", o->gpus,
-			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->vp, l->dp, l->zero);
+		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u vp%u dp%u%s zero%u", o->gpus,
+			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->vp, l->dp, epn, l->zero);
 	else if (o->kind == SIM_GPU_ONLY)
-		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u dp%u zero%u", o->gpus,
-			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->dp, l->zero);
+		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u dp%u%s zero%u", o->gpus,
+			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->dp, epn, l->zero);
 	else if (o->peak_flash > 0)
 		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM + %ux %s (%s)", o->gpus,
 			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b),

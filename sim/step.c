@@ -75,6 +75,7 @@ struct stage {
 	uint32_t layers, nb;          /* layers of one chunk (all of them without interleaving) */
 	bool embed, head;             /* the chunk being built holds the embedding / the head */
 	struct mdl_states st;         /* the stage's model state, whole (before TP/ZeRO) */
+	struct mdl_states ex;         /* its routed experts' part (expert parallelism splits it) */
 	int comp_ring[16];            /* recent compute tasks, for the prefetch limit */
 	uint32_t ncomp;
 	int h2d_ring[16];
@@ -92,6 +93,9 @@ struct build {
 	struct mdl_flops F;
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
 	double act_head_bwd; /* the loss backward's transient beyond act_head */
+	uint32_t ep;         /* expert-parallel ranks (1: none) */
+	double a2a;          /* bytes one GPU sends and receives in one expert all-to-all, per
+			      * all-to-all of a layer pass (dispatch or combine) x MoE share */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double hbm_bw;
@@ -255,6 +259,29 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 	int np = on_link(mc, g, mc->tp_link[g], 1, path, sc, 0);
 	np = on_link(mc, g, mc->net_link[g], (float)(wout / win), path, sc, np);
 	return task(bd, name, stream, win, lin + lout, np, path, sc);
+}
+
+/*
+ * An expert all-to-all of `bytes` (each rank sends (ep - 1)/ep of them) over the ep ranks that
+ * split the experts, tp apart in Megatron's rank order: within the node while tp x ep fits in
+ * it, else the share bound for other nodes crosses the NIC while the rest crosses NVLink, the
+ * slower of the two setting the time (as dp_coll).
+ */
+static int ep_alltoall(struct build *bd, uint32_t g, int stream, double bytes)
+{
+	struct step_machine *mc = &bd->x->mc;
+	uint32_t gpn = bd->x->hw->gpus_per_node ? bd->x->hw->gpus_per_node : 1;
+	uint32_t in = gpn / bd->tp ? gpn / bd->tp : 1, ep = bd->ep;
+	if (ep <= in)
+		return collective(bd, g, "ep all-to-all", stream, mc->tp_link[g], false, bytes, ep,
+				  bd->tp_bw, mc->tp_alpha);
+	double win = bytes * (in - 1) / ep, wout = bytes * (double)(ep - in) / ep;
+	int path[4];
+	float sc[4];
+	int np = on_link(mc, g, mc->net_link[g], 1, path, sc, 0);
+	if (win > 0) /* peers in the node too */
+		np = on_link(mc, g, mc->tp_link[g], (float)(win / wout), path, sc, np);
+	return task(bd, "ep all-to-all", stream, wout, (ep - 1) * ALPHA_INTER, np, path, sc);
 }
 
 /*
@@ -690,6 +717,14 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 			return -1;
 		*tp_task = t;
 	}
+	if (bd->ep > 1 && tp_allreduces > 0) {
+		/* the MoE layers' dispatch and combine, two per layer pass as the TP all-reduces
+		 * are, on the compute path (the experts wait for their tokens) */
+		int t = ep_alltoall(bd, g, mc->s_comp[g], tp_allreduces * bd->a2a);
+		if (t < 0 || dep(bd, *tp_task, t))
+			return -1;
+		*tp_task = t;
+	}
 	return c;
 }
 
@@ -983,15 +1018,19 @@ static int update(struct build *bd, uint32_t g)
 	struct step_machine *mc = &x->mc;
 	struct stage *s = &bd->sg[g];
 	const struct mdl_layout *l = &x->c->layout;
-	double w = s->st.weights_bytes / bd->tp, o = s->st.optimizer_bytes / bd->tp;
+	double keep = 1.0 - 1.0 / bd->ep; /* the experts other ranks hold */
+	double w = (s->st.weights_bytes - keep * s->ex.weights_bytes) / bd->tp;
+	double o = s->st.optimizer_bytes / bd->tp;
 	double params = (double)s->st.trainable_params / bd->tp;
+	double local = ((double)s->st.trainable_params - keep * (double)s->ex.trainable_params) /
+		       bd->tp;
 
 	if (pl->update == UPD_GPU && x->c->opt_in_bwd) {
 		s->last_update = s->last_bwd_comm; /* stepped block by block in backward */
 		return 0;
 	}
 	if (pl->update == UPD_GPU) {
-		double shard = l->zero >= 1 ? params / bd->dp : params;
+		double shard = l->zero >= 1 ? params / bd->dp : local;
 		float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
 		int u = task(bd, "adamw", mc->s_comp[g], shard, 0, 1, &mc->hbm[g], &sc);
 		if (u < 0 || dep(bd, s->last_bwd_comm, u))
@@ -1061,8 +1100,10 @@ static int resident(struct build *bd)
 			double o = s->st.optimizer_bytes / bd->tp;
 			int pool = mc->gpu_pool[g];
 			if (pl->update == UPD_GPU) {
-				/* ZeRO-3 keeps the weight shard; gathered layers come and go */
-				mdl_zero_shard(l->zero, bd->dp, &w, &gr, &o);
+				/* ZeRO-3 keeps the weight shard; gathered layers come and go; expert
+				 * parallelism keeps experts / ep of what ZeRO does not shard */
+				mdl_ep_shard(l->zero, bd->dp, bd->ep, &s->st, &s->ex, bd->tp, &w, &gr,
+					     &o);
 				if (x->c->opt_in_bwd)
 					gr = 0; /* per block, in backward */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
@@ -1136,6 +1177,23 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		return -1;
 	}
 	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
+	bd->ep = mdl_layout_ep(l);
+	if (bd->ep > 1) {
+		/* a GPU holds experts / ep of each layer: per-layer weights, gradients, optimizer
+		 * state and parameters shrink by that part; ZeRO shards what it shards over dp */
+		struct mdl_states lx;
+		double keep = 1.0 - 1.0 / bd->ep;
+		mdl_job_expert_states(a, &x->job, 1, &lx);
+		bd->L.weights_bytes -= keep * lx.weights_bytes;
+		bd->L.gradients_bytes -= keep * lx.gradients_bytes;
+		bd->L.optimizer_bytes -= keep * lx.optimizer_bytes;
+		bd->L.trainable_params -= (uint64_t)(keep * (double)lx.trainable_params);
+		/* each token's hidden state to k experts and back: the MoE layers' share */
+		double tokens = (double)x->job.seq * (double)x->job.micro_batch /
+				(l->sp ? (double)bd->tp : 1.0);
+		bd->a2a = (double)mdl_job_act_bytes(&x->job) * tokens * (double)a->hidden *
+			  a->experts_per_tok * (double)a->moe_layers / (double)a->layers;
+	}
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
 	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw, x->job.precision),
@@ -1177,6 +1235,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				: chunk;
 		s->last_update = s->last_bwd_comm = -1;
 		mdl_job_states_part(a, &x->job, per, g == 0, g == bd->pp - 1, &s->st);
+		mdl_job_expert_states(a, &x->job, per, &s->ex);
 	}
 
 	/* Micro-batches simulated: without PP three (first, steady, last); with PP enough for

@@ -236,6 +236,9 @@ expect 2 "needs --out FILE" validate --run "$runs/megatron.log" -- --model 8b --
 expect 2 "--seq is required" validate --run "$runs/megatron.log" --out "$tmp/x.json" -- --model 8b
 
 expect 3 "--compile: 'maybe'" simulate --model 8b --seq 1024 --compile maybe
+expect 3 "ep 2 must divide" simulate --model 8b --seq 1024 --gpus 2 --ep 2
+expect 3 "policy gpu only" simulate --model qwen3-30b-a3b --seq 1024 --gpus 2 --ep 2 --policy zero3-offload
+expect 0 "" simulate --model qwen3-30b-a3b --seq 1024 --gpus 8 --ep 8 --zero 1
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help
 expect 3 "policy" simulate --model 8b --seq 1024 --policy nope

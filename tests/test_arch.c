@@ -292,6 +292,9 @@ static void misspelled_keys_warn(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "'num_hidden_layers'"));
 	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("llama-3.1-8b.json"), &a, err, sizeof err), 0);
 	CU_ASSERT_STRING_EQUAL(a.warning, "");
+	/* MLA derives head_dim: DeepSeek's v_head_dim is not a misspelling of it */
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("deepseek-v3.json"), &a, err, sizeof err), 0);
+	CU_ASSERT_STRING_EQUAL(a.warning, "");
 }
 
 int suite_arch(void)

@@ -891,6 +891,32 @@ static void deepspeed_zero3_keeps_its_reduce_bucket(void)
 	eng_free(f.eng);
 }
 
+/* Expert parallelism over the 8 data-parallel ranks without ZeRO: each GPU keeps the dense
+ * part whole and 1/8 of Qwen3-30B-A3B's experts, so the peak falls by 7/8 of the experts'
+ * weights, gradients and optimizer state (16 B per parameter), and the all-to-alls take time. */
+static void expert_parallelism_splits_the_experts(void)
+{
+	struct fx f;
+	struct mdl_states ex;
+	setup(&f, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.c.layout = (struct mdl_layout){1, 1, 8, 0, false, 1, 1};
+	f.c.grad_accum = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double one = f.o.peak_gpu, t1 = f.o.step_seconds;
+	f.c.layout.ep = 8;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
+	double all = ex.weights_bytes + ex.gradients_bytes + ex.optimizer_bytes;
+	CU_ASSERT_DOUBLE_EQUAL(all / (double)ex.trainable_params, 16.0, 1e-9);
+	ASSERT_NEAR_REL(one - f.o.peak_gpu, 7.0 / 8.0 * all, 0.01);
+	CU_ASSERT(f.o.step_seconds != t1);
+	char err[256];
+	f.c.layout.ep = 3; /* 128 experts and 8 ranks: 3 divides neither */
+	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ep 3"));
+	eng_free(f.eng);
+}
+
 int suite_sim(void)
 {
 	static const struct test_case cases[] = {
@@ -902,6 +928,7 @@ int suite_sim(void)
 		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"deepspeed zero3 keeps its reduce bucket", deepspeed_zero3_keeps_its_reduce_bucket},
+		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},

@@ -260,8 +260,14 @@ static int deepspeed(int cmd, const char *path, const char **vals, struct tp_opt
 	for (int i = 0; i < o->ds.n; i++) {
 		const struct opt *op = find(cmd, o->ds.set[i].flag);
 		int k = (int)(op - table);
-		if (!op)
+		if (!op) { /* plan reads policy and zero itself; the rest are simulate's */
+			size_t n = strlen(o->ds.notes);
+			if (strcmp(o->ds.set[i].flag, "policy") && strcmp(o->ds.set[i].flag, "zero"))
+				snprintf(o->ds.notes + n, sizeof o->ds.notes - n,
+					 "kept --%s at its default: this command has no such flag\n",
+					 o->ds.set[i].flag);
 			continue;
+		}
 		if (vals[k]) { /* both: the same value, resolved, or a contradiction */
 			struct tp_opts a, b;
 			char e2[256];

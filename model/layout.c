@@ -12,9 +12,9 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "tp, pp and dp must each be at least 1");
 		return -1;
 	}
-	if ((uint64_t)l->tp * l->pp * l->dp != gpus) {
-		snprintf(err, errlen, "tp %u x pp %u x dp %u = %llu, not the %llu GPUs", l->tp, l->pp,
-			 l->dp, (unsigned long long)l->tp * l->pp * l->dp,
+	if (mdl_layout_gpus(l) != gpus) {
+		snprintf(err, errlen, "tp %u x cp %u x pp %u x dp %u = %llu, not the %llu GPUs", l->tp,
+			 mdl_layout_cp(l), l->pp, l->dp, (unsigned long long)mdl_layout_gpus(l),
 			 (unsigned long long)gpus);
 		return -1;
 	}
@@ -114,8 +114,9 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	struct mdl_states ex;
 	mdl_job_states_part(a, j, nl, first || head_copy, last, &s);
 	mdl_job_expert_states(a, j, nl, &ex);
-	mdl_ep_shard(l->zero, l->dp, mdl_layout_ep(l), &s, &ex, l->tp, &mem->weights,
-		     &mem->gradients, &mem->optimizer);
+	/* ZeRO and the distributed optimizer shard over the data- and context-parallel ranks */
+	mdl_ep_shard(l->zero, l->dp * mdl_layout_cp(l), mdl_layout_ep(l), &s, &ex, l->tp,
+		     &mem->weights, &mem->gradients, &mem->optimizer);
 
 	mem->layer_activations = layers_flight * mdl_act_layer_saved(a, j, l->tp, l->sp);
 	mem->activations = mem->layer_activations;
@@ -126,6 +127,10 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	if (last) /* the loss's backward transient tops what is saved at the forward's end */
 		mem->activations += mdl_act_head(a, j, l->tp, l->sp) +
 				    mdl_act_head_backward(a, j, l->tp);
+	/* context parallelism: every activation of a GPU is its 1/cp of the tokens (the
+	 * attention scores too: its queries against all keys) */
+	mem->layer_activations /= mdl_layout_cp(l);
+	mem->activations /= mdl_layout_cp(l);
 
 	mem->other = MDL_CUDA_CONTEXT_BYTES;
 	if (l->zero == 3 && l->dp > 1) {

@@ -38,11 +38,26 @@ struct mdl_layout {
 	 * MoE layer and tokens reach their experts by all-to-all (Megatron-Core's
 	 * --expert-model-parallel-size, carved out of data parallelism); 0 or 1 = none */
 	uint32_t ep;
+	/* context parallelism: cp GPUs split every sequence, each holding 1/cp of its tokens and
+	 * exchanging keys and values around a ring for attention (Megatron-Core's
+	 * --context-parallel-size); 0 or 1 = none */
+	uint32_t cp;
 };
 
 static inline uint32_t mdl_layout_ep(const struct mdl_layout *l)
 {
 	return l->ep > 1 ? l->ep : 1;
+}
+
+static inline uint32_t mdl_layout_cp(const struct mdl_layout *l)
+{
+	return l->cp > 1 ? l->cp : 1;
+}
+
+/* The GPUs of a layout: tp x cp x pp x dp. */
+static inline uint64_t mdl_layout_gpus(const struct mdl_layout *l)
+{
+	return (uint64_t)l->tp * l->pp * l->dp * mdl_layout_cp(l);
 }
 
 /* The virtual stages per GPU, 1 when the layout does not interleave. */

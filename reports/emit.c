@@ -37,7 +37,7 @@ static bool deepspeed_of(const struct sim_option *o, int *stage, const char **op
 		*stage = 3;
 		*opt = *par = "nvme";
 	} else if (!strcmp(o->policy, "gpu") && o->layout.tp == 1 && o->layout.pp == 1 &&
-		   mdl_layout_ep(&o->layout) == 1) {
+		   mdl_layout_ep(&o->layout) == 1 && mdl_layout_cp(&o->layout) == 1) {
 		*stage = (int)o->layout.zero;
 	} else {
 		return false;
@@ -127,6 +127,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			a->experts, a->experts_per_tok, (unsigned long long)a->moe_intermediate);
 	if (mdl_layout_ep(l) > 1)
 		fprintf(fp, " \\\n  --expert-model-parallel-size %u", l->ep);
+	if (mdl_layout_cp(l) > 1)
+		fprintf(fp, " \\\n  --context-parallel-size %u", l->cp);
 	if (p == MDL_BF16_MIXED || p == MDL_BF16)
 		fprintf(fp, " \\\n  --bf16");
 	else if (p == MDL_FP16_MIXED)
@@ -175,10 +177,10 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --deepspeed ds_config.json\n");
 		return;
 	}
-	fprintf(fp, " --policy %s --tp %u --pp %u --zero %u --interleave %u --ep %u "
+	fprintf(fp, " --policy %s --tp %u --pp %u --cp %u --zero %u --interleave %u --ep %u "
 		    "--sequence-parallel %s --batch %llu --grad-accum %llu --precision %s "
 		    "--optimizer %s\n",
-		o->policy, o->layout.tp, o->layout.pp, o->layout.zero,
+		o->policy, o->layout.tp, o->layout.pp, mdl_layout_cp(&o->layout), o->layout.zero,
 		o->layout.vp ? o->layout.vp : 1, mdl_layout_ep(&o->layout), o->layout.sp ? "yes" : "no",
 		(unsigned long long)o->micro_batch, (unsigned long long)o->grad_accum,
 		mdl_precision_name(w->job.precision), mdl_optimizer_name(w->job.optimizer));

@@ -33,6 +33,7 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	cJSON_AddBoolToObject(lay, "sequence_parallel", l->sp);
 	cJSON_AddNumberToObject(lay, "interleave", mdl_layout_vp(l));
 	cJSON_AddNumberToObject(lay, "ep", mdl_layout_ep(l));
+	cJSON_AddNumberToObject(lay, "cp", mdl_layout_cp(l));
 }
 
 /* The fields a plan option and a simulate result share. */

@@ -22,9 +22,12 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 
 	if (mdl_layout_vp(&o->layout) > 1)
 		snprintf(v, sizeof v, " vp%u", o->layout.vp);
-	char e[16] = "";
-	if (mdl_layout_ep(&o->layout) > 1)
-		snprintf(e, sizeof e, " ep%u", o->layout.ep);
+	char e[32] = "";
+	if (mdl_layout_cp(&o->layout) > 1 || mdl_layout_ep(&o->layout) > 1)
+		snprintf(e, sizeof e, "%s%.0u%s%.0u", mdl_layout_cp(&o->layout) > 1 ? " cp" : "",
+			 mdl_layout_cp(&o->layout) > 1 ? o->layout.cp : 0,
+			 mdl_layout_ep(&o->layout) > 1 ? " ep" : "",
+			 mdl_layout_ep(&o->layout) > 1 ? o->layout.ep : 0);
 	if (o->kind == SIM_TIERED)
 		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", o->policy, o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",

@@ -129,7 +129,7 @@ static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t 
 int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen)
 {
-	uint64_t tpp = o->tp * o->pp, dp = o->dp;
+	uint64_t tpp = o->tp * o->pp * o->cp, dp = o->dp;
 
 	*c = (struct sim_config){{(uint32_t)o->tp, (uint32_t)o->pp, 1, (uint32_t)o->zero, o->tp > 1,
 				  (uint32_t)o->interleave},
@@ -145,17 +145,34 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		       EXIT_INVALID;
 	if (dp == 0) {
 		if (o->gpus % tpp)
-			return snprintf(err, errlen, "--gpus %llu is not a multiple of --tp x --pp = %llu",
+			return snprintf(err, errlen,
+					"--gpus %llu is not a multiple of --tp x --pp x --cp = %llu",
 					(unsigned long long)o->gpus, (unsigned long long)tpp),
 			       EXIT_INVALID;
 		dp = o->gpus / tpp;
 	} else if (tp_opts_given(o, "gpus") && dp * tpp != o->gpus) {
-		return snprintf(err, errlen, "--gpus %llu differs from --tp x --pp x --dp = %llu",
+		return snprintf(err, errlen, "--gpus %llu differs from --tp x --pp x --cp x --dp = %llu",
 				(unsigned long long)o->gpus, (unsigned long long)(dp * tpp)),
 		       EXIT_INVALID;
 	}
 	c->layout.dp = (uint32_t)dp;
 	c->layout.ep = (uint32_t)o->ep;
+	c->layout.cp = (uint32_t)o->cp;
+	if (o->cp > 1 && strcmp(c->policy->name, "gpu") != 0)
+		return snprintf(err, errlen, "--cp %llu: context parallelism is modelled for policy "
+					     "gpu only",
+				(unsigned long long)o->cp),
+		       EXIT_INVALID;
+	if (o->cp > 1 && o->zero >= 2)
+		return snprintf(err, errlen, "--cp %llu runs with Megatron's distributed optimizer: "
+					     "--zero 0 or 1",
+				(unsigned long long)o->cp),
+		       EXIT_INVALID;
+	/* Megatron-Core splits each sequence into 2 x cp chunks for causal load balance */
+	if (o->cp > 1 && o->seq % (2 * o->cp))
+		return snprintf(err, errlen, "--cp %llu needs --seq a multiple of 2 x cp = %llu",
+				(unsigned long long)o->cp, (unsigned long long)(2 * o->cp)),
+		       EXIT_INVALID;
 	if (o->ep > 1 && strcmp(c->policy->name, "gpu") != 0)
 		return snprintf(err, errlen, "--ep %llu: expert parallelism is modelled for policy "
 					     "gpu only",

@@ -125,6 +125,9 @@ static const struct opt table[] = {
 	 "data-parallel degree; 0 = gpus / (tp x pp)"},
 	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
 	 "ZeRO stage over the data-parallel ranks (gpu policy)"},
+	{"cp", O_COUNT, OFF(cp), 1, 64, "1", false, "ranks", S,
+	 "context parallelism: GPUs that split each sequence, exchanging keys and values around a "
+	 "ring for attention (Megatron-Core --context-parallel-size; policy gpu)"},
 	{"ep", O_COUNT, OFF(ep), 1, 4096, "1", false, "ranks", S,
 	 "expert parallelism: data-parallel ranks that split each MoE layer's experts, tokens "
 	 "exchanged by all-to-all (Megatron-Core --expert-model-parallel-size; policy gpu)"},

@@ -50,7 +50,7 @@ struct tp_opts {
 	bool force;
 	bool wide; /* plan/compare text: every column */
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
-	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave, reduce_bucket, ep;
+	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave, reduce_bucket, ep, cp;
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	double gpu_headroom; /* fraction of each GPU's memory kept free */

@@ -162,7 +162,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->policy = x->c->policy->name;
 	o->kind = x->c->policy->kind;
 	o->layout = *l;
-	o->gpus = l->tp * l->pp * l->dp;
+	o->gpus = (uint32_t)mdl_layout_gpus(l);
 	o->nodes = (o->gpus + gpn - 1) / gpn;
 	o->recompute = x->job.recompute;
 	o->loss = x->job.loss;
@@ -227,9 +227,11 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	if (o->peak_flash > fcap)
 		overflow(o, "flash", o->peak_flash, fcap);
 
-	char epn[16] = "";
-	if (mdl_layout_ep(l) > 1)
-		snprintf(epn, sizeof epn, " ep%u", l->ep);
+	char epn[32] = "";
+	if (mdl_layout_cp(l) > 1 || mdl_layout_ep(l) > 1)
+		snprintf(epn, sizeof epn, "%s%.0u%s%.0u", mdl_layout_cp(l) > 1 ? " cp" : "",
+			 mdl_layout_cp(l) > 1 ? l->cp : 0, mdl_layout_ep(l) > 1 ? " ep" : "",
+			 mdl_layout_ep(l) > 1 ? l->ep : 0);
 	if (o->kind == SIM_GPU_ONLY && mdl_layout_vp(l) > 1)
 		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u vp%u dp%u%s zero%u", o->gpus,
 			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->vp, l->dp, epn, l->zero);
@@ -315,7 +317,7 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 		return -1;
 	}
 	if (mdl_layout_check(&w->arch, &c->layout,
-			     (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp, err, errlen))
+			     mdl_layout_gpus(&c->layout), err, errlen))
 		return -1;
 	if (c->opt_in_bwd && (c->policy->kind != SIM_GPU_ONLY || c->grad_accum > 1 ||
 			      c->layout.tp > 1 || c->layout.pp > 1)) {
@@ -341,7 +343,7 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 		return -1;
 	}
 	/* a host without a network is one node: no silent cluster of workstations over PCIe */
-	uint64_t gpus = (uint64_t)c->layout.tp * c->layout.pp * c->layout.dp;
+	uint64_t gpus = mdl_layout_gpus(&c->layout);
 	if (!(hw->host.network_per_gpu > 0) && gpus > hw->gpus_per_node) {
 		snprintf(err, errlen,
 			 "host %s is a single node (network_per_gpu 0): at most %u GPUs, not %llu "

@@ -94,6 +94,9 @@ struct build {
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
 	double act_head_bwd; /* the loss backward's transient beyond act_head */
 	uint32_t ep;         /* expert-parallel ranks (1: none) */
+	uint32_t cp;         /* context-parallel ranks (1: none) */
+	double kv;           /* bytes of one layer's keys and values for the whole sequence, per
+			      * TP rank: what a context-parallel ring passes around */
 	double a2a;          /* bytes one GPU sends and receives in one expert all-to-all, per
 			      * all-to-all of a layer pass (dispatch or combine) x MoE share */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
@@ -262,26 +265,28 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 }
 
 /*
- * An expert all-to-all of `bytes` (each rank sends (ep - 1)/ep of them) over the ep ranks that
- * split the experts, tp apart in Megatron's rank order: within the node while tp x ep fits in
- * it, else the share bound for other nodes crosses the NIC while the rest crosses NVLink, the
+ * An exchange of `bytes` among n ranks, tp apart in Megatron's rank order, where each rank
+ * sends (n - 1)/n of them to the others: the experts' all-to-all (n = ep) and the
+ * context-parallel ring of keys and values (n = cp). Within the node while tp x n fits in it;
+ * else the share bound for other nodes crosses the NIC while the rest crosses NVLink, the
  * slower of the two setting the time (as dp_coll).
  */
-static int ep_alltoall(struct build *bd, uint32_t g, int stream, double bytes)
+static int group_exchange(struct build *bd, uint32_t g, const char *name, int stream,
+			  double bytes, uint32_t n)
 {
 	struct step_machine *mc = &bd->x->mc;
 	uint32_t gpn = bd->x->hw->gpus_per_node ? bd->x->hw->gpus_per_node : 1;
-	uint32_t in = gpn / bd->tp ? gpn / bd->tp : 1, ep = bd->ep;
-	if (ep <= in)
-		return collective(bd, g, "ep all-to-all", stream, mc->tp_link[g], false, bytes, ep,
-				  bd->tp_bw, mc->tp_alpha);
-	double win = bytes * (in - 1) / ep, wout = bytes * (double)(ep - in) / ep;
+	uint32_t in = gpn / bd->tp ? gpn / bd->tp : 1;
+	if (n <= in)
+		return collective(bd, g, name, stream, mc->tp_link[g], false, bytes, n, bd->tp_bw,
+				  mc->tp_alpha);
+	double win = bytes * (in - 1) / n, wout = bytes * (double)(n - in) / n;
 	int path[4];
 	float sc[4];
 	int np = on_link(mc, g, mc->net_link[g], 1, path, sc, 0);
 	if (win > 0) /* peers in the node too */
 		np = on_link(mc, g, mc->tp_link[g], (float)(win / wout), path, sc, np);
-	return task(bd, "ep all-to-all", stream, wout, (ep - 1) * ALPHA_INTER, np, path, sc);
+	return task(bd, name, stream, wout, (n - 1) * ALPHA_INTER, np, path, sc);
 }
 
 /*
@@ -427,7 +432,8 @@ static int machine(struct build *bd)
 	const struct mdl_hw *hw = x->hw;
 	struct step_machine *mc = &x->mc;
 	struct eng *e = x->e;
-	uint32_t n = bd->tp * bd->pp * bd->dp, gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
+	uint32_t n = bd->tp * bd->cp * bd->pp * bd->dp;
+	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	uint32_t nodes = (n + gpn - 1) / gpn;
 	double eff = step_gemm_efficiency(x->c, hw, x->job.precision);
 	double link = mdl_host_link_bandwidth(&hw->gpu);
@@ -442,7 +448,8 @@ static int machine(struct build *bd)
 	 * RankGenerator "tp-cp-ep-dp-pp"; DeepSpeed's PipeModelDataParallelTopology likewise): a
 	 * DP group keeps gpn / tp of its ranks in each node, and consecutive pipeline stages sit
 	 * tp x dp ranks apart, in other nodes once the layout spans more than one. */
-	uint32_t per_node = bd->tp >= gpn ? 1 : gpn / bd->tp;
+	uint32_t tcp = bd->tp * bd->cp; /* context-parallel ranks sit next to the TP ranks */
+	uint32_t per_node = tcp >= gpn ? 1 : gpn / tcp;
 	bool pp_inter = n > gpn;
 	bd->dp_in = bd->dp < per_node ? bd->dp : per_node;
 	bd->dp_nodes = (bd->dp + bd->dp_in - 1) / bd->dp_in;
@@ -508,6 +515,8 @@ static int machine(struct build *bd)
 		STREAM(s_p2p, "p2p");
 		if (x->c->tp_comm_overlap)
 			STREAM(s_tp, "tp collectives");
+		if (mdl_layout_cp(&x->c->layout) > 1)
+			STREAM(s_cp, "cp ring");
 		STREAM(s_h2d, "copy h2d");
 		STREAM(s_d2h, "copy d2h");
 		gpu_name(name, g, "hbm");
@@ -686,7 +695,8 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
  * C.1: 44 % of peak at 1.7B, 52 % at 530B-1T).
  */
 static int compute(struct build *bd, uint32_t g, struct stage *s, const char *name,
-		   double flops, double membytes, double tp_allreduces, int after, int *tp_task)
+		   double flops, double membytes, double tp_allreduces, double kv_passes, int after,
+		   int *tp_task)
 {
 	struct step_machine *mc = &bd->x->mc;
 	/* the memory-bound kernels between the GEMMs run serially on the same stream: their bytes
@@ -720,10 +730,22 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	if (bd->ep > 1 && tp_allreduces > 0) {
 		/* the MoE layers' dispatch and combine, two per layer pass as the TP all-reduces
 		 * are, on the compute path (the experts wait for their tokens) */
-		int t = ep_alltoall(bd, g, mc->s_comp[g], tp_allreduces * bd->a2a);
+		int t = group_exchange(bd, g, "ep all-to-all", mc->s_comp[g],
+				       tp_allreduces * bd->a2a, bd->ep);
 		if (t < 0 || dep(bd, *tp_task, t))
 			return -1;
 		*tp_task = t;
+	}
+	if (bd->cp > 1 && kv_passes > 0) {
+		/* context parallelism: the keys and values go round the ring while attention
+		 * computes on the blocks already there (Megatron-Core's p2p ring, overlapped), so
+		 * the block takes the longer of the two */
+		int t = group_exchange(bd, g, "cp ring keys/values", mc->s_cp[g],
+				       kv_passes * bd->kv, bd->cp);
+		int j = task(bd, "cp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
+		if (t < 0 || j < 0 || dep(bd, after, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
+			return -1;
+		*tp_task = j;
 	}
 	return c;
 }
@@ -760,8 +782,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals) */
-		int end, c = compute(bd, g, s, "forward", flops, lb * 2.0 * bd->act_all, 2.0 * lb, f,
-				     &end);
+		int end, c = compute(bd, g, s, "forward", flops, lb * 2.0 * bd->act_all, 2.0 * lb, lb,
+				     f, &end);
 		if (c < 0)
 			return -1;
 		if (b == 0)
@@ -873,13 +895,18 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			int lim = ring_back(s->comp_ring, s->ncomp, 1);
 			TRY(dep(bd, lim, ck));
 		}
+		/* context parallelism: the backward passes keys and values round again and their
+		 * gradients back; a recompute that runs attention again passes them once more */
+		bool kv_again = x->job.recompute == MDL_RC_FULL ||
+				x->job.recompute == MDL_RC_SELECTIVE;
 		double flops = lb * (bd->F.layer_bwd_exec + bd->F.layer_recompute_exec) +
 			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
 		double rc_mem = 2.0 * rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
-				     (2.0 + rc_ar) * lb, f, &end);
+				     (2.0 + rc_ar) * lb, lb * (2.0 + (kv_again ? 1.0 : 0.0)), f,
+				     &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
 		if (i == 0)
@@ -1030,7 +1057,8 @@ static int update(struct build *bd, uint32_t g)
 		return 0;
 	}
 	if (pl->update == UPD_GPU) {
-		double shard = l->zero >= 1 ? params / bd->dp : local;
+		/* the distributed optimizer shards over the data- and context-parallel ranks */
+		double shard = l->zero >= 1 ? params / (bd->dp * bd->cp) : local;
 		float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
 		int u = task(bd, "adamw", mc->s_comp[g], shard, 0, 1, &mc->hbm[g], &sc);
 		if (u < 0 || dep(bd, s->last_bwd_comm, u))
@@ -1102,8 +1130,8 @@ static int resident(struct build *bd)
 			if (pl->update == UPD_GPU) {
 				/* ZeRO-3 keeps the weight shard; gathered layers come and go; expert
 				 * parallelism keeps experts / ep of what ZeRO does not shard */
-				mdl_ep_shard(l->zero, bd->dp, bd->ep, &s->st, &s->ex, bd->tp, &w, &gr,
-					     &o);
+				mdl_ep_shard(l->zero, bd->dp * bd->cp, bd->ep, &s->st, &s->ex, bd->tp,
+					     &w, &gr, &o);
 				if (x->c->opt_in_bwd)
 					gr = 0; /* per block, in backward */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
@@ -1219,6 +1247,23 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->act_head_bwd = mdl_act_head_backward(a, &x->job, bd->tp);
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 		       (double)x->job.micro_batch * (double)a->hidden;
+	bd->cp = mdl_layout_cp(l);
+	if (bd->cp > 1) {
+		/* a GPU holds 1/cp of each sequence's tokens (Megatron-Core's load-balanced causal
+		 * chunks): its GEMMs, its share of the attention scores (its queries against all
+		 * keys), its activations, the boundary it sends and its loss are 1/cp of the
+		 * sequence's; the keys and values of the whole sequence go round the ring */
+		double c = bd->cp;
+		struct mdl_flops *f = &bd->F;
+		f->layer_fwd /= c, f->layer_bwd /= c, f->layer_recompute /= c;
+		f->head_fwd /= c, f->head_bwd /= c;
+		f->layer_fwd_exec /= c, f->layer_bwd_exec /= c, f->layer_recompute_exec /= c;
+		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c;
+		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
+		bd->act_embed /= c, bd->act_head /= c, bd->act_head_bwd /= c, bd->boundary /= c;
+		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
+			 (double)x->job.micro_batch * (double)(a->kv_heads * a->head_dim) / bd->tp;
+	}
 
 	if (machine(bd))
 		goto out;

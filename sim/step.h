@@ -74,6 +74,7 @@ struct step_machine {
 	int dram, nvme_rd, nvme_wr, cpu, sw_h2d, sw_d2h; /* sw: PCIe switch uplink, -1 none */
 	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_p2p[SIM_MAX_PP], s_h2d[SIM_MAX_PP];
 	int s_d2h[SIM_MAX_PP], s_tp[SIM_MAX_PP]; /* s_tp: only with tp_comm_overlap */
+	int s_cp[SIM_MAX_PP];                    /* only with context parallelism */
 	int s_cpu, s_nvme, s_ckpt; /* CPU optimizer, NVMe weight reads, checkpoint I/O */
 	int gpu_pool[SIM_MAX_PP], dram_pool, flash_pool;
 	uint32_t k;          /* GPUs per node in use: the representative's share of node resources */

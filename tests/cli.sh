@@ -239,6 +239,10 @@ expect 3 "--compile: 'maybe'" simulate --model 8b --seq 1024 --compile maybe
 expect 3 "ep 2 must divide" simulate --model 8b --seq 1024 --gpus 2 --ep 2
 expect 3 "policy gpu only" simulate --model qwen3-30b-a3b --seq 1024 --gpus 2 --ep 2 --policy zero3-offload
 expect 0 "" simulate --model qwen3-30b-a3b --seq 1024 --gpus 8 --ep 8 --zero 1
+expect 3 "cp 4 needs --seq a multiple of 2 x cp" simulate --model 8b --seq 1020 --gpus 4 --cp 4
+expect 3 "zero 0 or 1" simulate --model 8b --seq 4096 --gpus 4 --cp 4 --zero 3
+expect 3 "multiple of --tp x --pp x --cp" simulate --model 8b --seq 4096 --gpus 6 --cp 4
+expect 0 "" simulate --model 8b --seq 32768 --gpus 8 --cp 8 --zero 1
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help
 expect 3 "policy" simulate --model 8b --seq 1024 --policy nope

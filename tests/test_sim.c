@@ -917,6 +917,26 @@ static void expert_parallelism_splits_the_experts(void)
 	eng_free(f.eng);
 }
 
+/* Context parallelism over 4 GPUs of one node: each holds a quarter of the sequence, so its
+ * GEMMs and attention take a quarter of one GPU's time while the keys and values go round the
+ * ring underneath (NVLink), and its activations are a quarter; the weights stay whole. */
+static void context_parallelism_splits_the_sequence(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 16384;
+	f.w.job.method = MDL_LORA; /* a small optimizer step, so the step is the layers */
+	f.c.grad_accum = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double t1 = f.o.step_seconds, act1 = f.o.gpu_mem.activations;
+	f.c.layout.cp = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL(f.o.gpus, 4);
+	ASSERT_NEAR_REL(4.0 * f.o.step_seconds, t1, 0.03);
+	ASSERT_NEAR_REL(4.0 * f.o.gpu_mem.activations, act1, 1e-9);
+	eng_free(f.eng);
+}
+
 int suite_sim(void)
 {
 	static const struct test_case cases[] = {
@@ -929,6 +949,7 @@ int suite_sim(void)
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"deepspeed zero3 keeps its reduce bucket", deepspeed_zero3_keeps_its_reduce_bucket},
 		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
+		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},

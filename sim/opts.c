@@ -122,7 +122,7 @@ static const struct opt table[] = {
 	{"tp", O_COUNT, OFF(tp), 1, 64, "1", false, "", S, "tensor-parallel degree"},
 	{"pp", O_COUNT, OFF(pp), 1, 64, "1", false, "", S, "pipeline-parallel stages"},
 	{"dp", O_COUNT, OFF(dp), 0, 65536, "0", false, "", S,
-	 "data-parallel degree; 0 = gpus / (tp x pp)"},
+	 "data-parallel degree; 0 = gpus / (tp x pp x cp)"},
 	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
 	 "ZeRO stage over the data-parallel ranks (gpu policy)"},
 	{"cp", O_COUNT, OFF(cp), 1, 64, "1", false, "ranks", S,

@@ -75,6 +75,11 @@ static double per_token(const struct sim_option *o)
 	return o->step_seconds / o->tokens_per_step;
 }
 
+/* Context parallelism is searched from this sequence length up: below it the keys and values
+ * a ring passes outweigh what splitting the sequence saves (Megatron-Core's long-context
+ * recipes start CP at 16k-32k tokens) [U: a search bound, not a model constant] */
+#define CP_MIN_SEQ 16384
+
 struct cand {
 	struct mdl_layout l;
 	enum mdl_recompute rc;
@@ -180,7 +185,14 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		     pp++) {
 			if ((n / tp) % pp || w->arch.layers % pp)
 				continue;
-			uint32_t dp = n / (tp * pp);
+			uint32_t dp_all = n / (tp * pp);
+			/* long sequences: also context parallelism inside the node, its ranks
+			 * taken from data parallelism */
+			for (uint32_t cp = 1; cp <= dp_all; cp *= 2) {
+			if (cp > 1 && (ds || dp_all % cp || w->job.seq < CP_MIN_SEQ ||
+				       w->job.seq % (2 * cp) || tp * cp > hw->gpus_per_node))
+				continue;
+			uint32_t dp = dp_all / cp;
 			/* every option trains the global batch asked: more data-parallel ranks
 			 * than sequences would change the recipe */
 			if (!w->grad_accum && dp > w->global_batch)
@@ -188,8 +200,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			uint64_t mbs[MICRO_SIZES];
 			int nmb = micro_sizes(s, dp, mbs);
 			for (int b = 0; b < nmb; b++)
-				for (uint32_t zero = 0; zero <= (dp == 1 ? 0u : pp > 1 ? 1u : 3u);
-				     zero++) {
+				for (uint32_t zero = 0;
+				     zero <= (dp * cp == 1 ? 0u : pp > 1 || cp > 1 ? 1u : 3u); zero++) {
 					if (ds && s->req->zero >= 0 && dp > 1 &&
 					    zero != (uint32_t)s->req->zero)
 						continue;
@@ -207,16 +219,17 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 						 * spread over the stages), the pipeline's bubble
 						 * ((pp - 1)/vp stage times), and AdamW over the
 						 * GPU's shard at HBM speed */
-						struct mdl_layout l0 = {tp, pp, dp, zero, tp > 1, 1};
+						struct mdl_layout l0 = {tp, pp, dp, zero, tp > 1, 1, 1, cp};
 						struct mdl_flops fl;
 						mdl_job_flops(&w->arch, &cw.job, &fl);
 						double stage =
 							step_stage_floor(&w->arch, &cw.job, &l0, hw,
 									 eff) +
-							(fl.head_fwd + fl.head_bwd) / (tp * pp) / peak;
+							(fl.head_fwd + fl.head_bwd) / (tp * pp * cp) /
+								peak;
 						double shard = (double)mdl_job_trainable(&w->arch,
 											 &cw.job) /
-							       (tp * pp) / (zero ? dp : 1);
+							       (tp * pp) / (zero ? dp * cp : 1);
 						double adam = shard * SIM_ADAM_BYTES_PER_PARAM /
 							      (hw->prof.hbm_bandwidth > 0
 								       ? hw->prof.hbm_bandwidth
@@ -237,9 +250,9 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 								}
 						for (uint32_t e = 0; e < nep; e++)
 							for (int v = 0; v < nvp; v++) {
-								struct mdl_layout l = {tp,	pp,	dp,
-										       zero,	tp > 1, vps[v],
-										       eps[e]};
+								struct mdl_layout l = {tp,     pp,     dp,
+										       zero,   tp > 1, vps[v],
+										       eps[e], cp};
 								struct mdl_gpu_memory gm;
 								mdl_layout_memory(&w->arch, &cw.job, &l, m,
 										  &gm);
@@ -261,6 +274,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 							}
 					}
 				}
+			}
 		}
 	}
 	qsort(c, nc, sizeof *c, by_bound);

@@ -586,7 +586,7 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	}
 	double layer = flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm +
 		       ars * (lat + wire / intra_bandwidth(hw));
-	return (double)a->layers / l->pp * layer;
+	return (double)a->layers / l->pp * layer / mdl_layout_cp(l); /* its 1/cp of the tokens */
 }
 
 /* ---- the step ---- */

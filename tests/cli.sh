@@ -243,6 +243,14 @@ expect 3 "cp 4 needs --seq a multiple of 2 x cp" simulate --model 8b --seq 1020 
 expect 3 "zero 0 or 1" simulate --model 8b --seq 4096 --gpus 4 --cp 4 --zero 3
 expect 3 "multiple of --tp x --pp x --cp" simulate --model 8b --seq 4096 --gpus 6 --cp 4
 expect 0 "" simulate --model 8b --seq 32768 --gpus 8 --cp 8 --zero 1
+# plan searches context parallelism for long sequences
+"$bin" plan --model 8b --seq 131072 --global-batch 8 >"$tmp/out" 2>/dev/null
+if grep -q " cp[0-9]" "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan at 128k tokens tried no context parallelism"
+fi
 # simulate: the DESIGN.md keys, a valid Chrome trace, errors naming the flag
 expect 0 "" simulate --help
 expect 3 "policy" simulate --model 8b --seq 1024 --policy nope

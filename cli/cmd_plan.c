@@ -140,14 +140,11 @@ static int run(int argc, char **argv, bool compare)
 			rc = cli_fail(EXIT_INFEASIBLE, cmd, "--emit: no option fits, nothing to emit");
 			goto out;
 		}
-		wrc = rpt_plan_emit(o.emit, o.force, &r, idx, err, sizeof err);
+		char files[64];
+		wrc = rpt_plan_emit(o.emit, o.force, &r, idx, files, sizeof files, err, sizeof err);
 		if (!wrc)
-			fprintf(stderr, "tierplan %s: wrote option %d to %s (README.md, launch.sh%s)\n",
-				cmd, idx, o.emit,
-				strcmp(p->options[idx].policy, "gpu") &&
-						strstr(p->options[idx].policy, "zero")
-					? ", ds_config.json"
-					: "");
+			fprintf(stderr, "tierplan %s: wrote option %d to %s (%s)\n", cmd, idx, o.emit,
+				files);
 	}
 	if (wrc) {
 		rc = cli_fail(cli_out_code(wrc), cmd, err);

@@ -64,18 +64,29 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 	return 0;
 }
 
+void mdl_ep_local(const struct mdl_states *all, const struct mdl_states *experts, uint32_t ep,
+		  struct mdl_states *local)
+{
+	double away = ep > 1 ? 1.0 - 1.0 / ep : 0.0; /* the share other ranks hold */
+
+	*local = *all;
+	local->params -= (uint64_t)(away * (double)experts->params);
+	local->trainable_params -= (uint64_t)(away * (double)experts->trainable_params);
+	local->weights_bytes -= away * experts->weights_bytes;
+	local->gradients_bytes -= away * experts->gradients_bytes;
+	local->optimizer_bytes -= away * experts->optimizer_bytes;
+}
+
 void mdl_ep_shard(uint32_t zero, uint32_t dp, uint32_t ep, const struct mdl_states *all,
 		  const struct mdl_states *experts, double tp, double *weights, double *grads,
 		  double *opt)
 {
-	double e = ep > 1 ? (double)ep : 1.0;
-	double w = all->weights_bytes, g = all->gradients_bytes, o = all->optimizer_bytes;
-	double we = experts->weights_bytes, ge = experts->gradients_bytes,
-	       oe = experts->optimizer_bytes;
+	struct mdl_states loc;
 
-	*weights = (zero >= 3 ? w / dp : w - we + we / e) / tp;
-	*grads = (zero >= 2 ? g / dp : g - ge + ge / e) / tp;
-	*opt = (zero >= 1 ? o / dp : o - oe + oe / e) / tp;
+	mdl_ep_local(all, experts, ep, &loc);
+	*weights = (zero >= 3 ? all->weights_bytes / dp : loc.weights_bytes) / tp;
+	*grads = (zero >= 2 ? all->gradients_bytes / dp : loc.gradients_bytes) / tp;
+	*opt = (zero >= 1 ? all->optimizer_bytes / dp : loc.optimizer_bytes) / tp;
 }
 
 void mdl_zero_shard(uint32_t zero, uint32_t dp, double *weights, double *grads, double *opt)

@@ -93,6 +93,11 @@ void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
 /* ZeRO sharding of whole-model state bytes over dp ranks (the paper's Table 1 arithmetic). */
 void mdl_zero_shard(uint32_t zero, uint32_t dp, double *weights, double *grads, double *opt);
 
+/* The states one GPU of an expert-parallel group keeps before ZeRO: the dense part of all whole,
+ * its experts / ep of experts (params, bytes of weights, gradients and optimizer). */
+void mdl_ep_local(const struct mdl_states *all, const struct mdl_states *experts, uint32_t ep,
+		  struct mdl_states *local);
+
 /* Per-GPU weights, gradients and optimizer bytes of a stage whose (tp-split) states are all and
  * whose routed experts' share of them is experts: what ZeRO shards is all / dp (expert state is
  * sharded over the dp / ep ranks that hold the same experts), the rest keeps the dense part

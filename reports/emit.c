@@ -239,8 +239,8 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 		    "and everything `tierplan plan` prints under \"inputs\".\n");
 }
 
-int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx, char *err,
-		  size_t errlen)
+int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx, char *files,
+		  size_t nfiles, char *err, size_t errlen)
 {
 	const struct sim_plan *p = r->plan;
 	struct rpt_file f;
@@ -288,6 +288,8 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 		if ((rc = rpt_file_close(&f, err, errlen)))
 			return rc;
 	}
+	snprintf(files, nfiles, "README.md%s%s", ds || megatron ? ", launch.sh" : "",
+		 ds ? ", ds_config.json" : "");
 	if ((rc = rpt_file_open(&f, dir, "README.md", "--emit", err, errlen)))
 		return rc;
 	readme(f.fp, r, o, idx, ds, megatron);

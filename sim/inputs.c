@@ -31,6 +31,14 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	return 0;
 }
 
+static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen)
+{
+	if (strcmp(v, "yes") && strcmp(v, "no"))
+		return snprintf(err, errlen, "%s: '%s' (allowed: yes, no)", flag, v), -1;
+	*yes = v[0] == 'y';
+	return 0;
+}
+
 int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw,
 	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen,
 	      char *err, size_t errlen)
@@ -57,10 +65,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.micro_batch = o->batch,
 		.lora_dropout = o->lora_dropout,
 	};
-	if (strcmp(o->compile, "yes") && strcmp(o->compile, "no"))
-		return snprintf(err, errlen, "--compile: '%s' (allowed: yes, no)", o->compile),
-		       EXIT_INVALID;
-	w->job.compile = o->compile[0] == 'y';
+	if (yes_no("--compile", o->compile, &w->job.compile, err, errlen))
+		return EXIT_INVALID;
 	if (tp_opts_given(o, "grad-accum") && tp_opts_given(o, "global-batch")) {
 		return snprintf(err, errlen, "give --grad-accum or --global-batch, not both"), EXIT_USAGE;
 	}
@@ -118,14 +124,6 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 }
 
 /* A yes|no flag's value into *yes; -1 naming the flag and the allowed values. */
-static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen)
-{
-	if (strcmp(v, "yes") && strcmp(v, "no"))
-		return snprintf(err, errlen, "%s: '%s' (allowed: yes, no)", flag, v), -1;
-	*yes = v[0] == 'y';
-	return 0;
-}
-
 int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen)
 {
@@ -158,10 +156,12 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	c->layout.dp = (uint32_t)dp;
 	c->layout.ep = (uint32_t)o->ep;
 	c->layout.cp = (uint32_t)o->cp;
-	if (o->cp > 1 && strcmp(c->policy->name, "gpu") != 0)
-		return snprintf(err, errlen, "--cp %llu: context parallelism is modelled for policy "
-					     "gpu only",
-				(unsigned long long)o->cp),
+	/* context and expert parallelism are Megatron-Core's: modelled for the gpu policy */
+	if ((o->cp > 1 || o->ep > 1) && strcmp(c->policy->name, "gpu") != 0)
+		return snprintf(err, errlen, "--%s %llu: %s parallelism is modelled for policy gpu only",
+				o->cp > 1 ? "cp" : "ep",
+				(unsigned long long)(o->cp > 1 ? o->cp : o->ep),
+				o->cp > 1 ? "context" : "expert"),
 		       EXIT_INVALID;
 	if (o->cp > 1 && o->zero >= 2)
 		return snprintf(err, errlen, "--cp %llu runs with Megatron's distributed optimizer: "
@@ -172,11 +172,6 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	if (o->cp > 1 && o->seq % (2 * o->cp))
 		return snprintf(err, errlen, "--cp %llu needs --seq a multiple of 2 x cp = %llu",
 				(unsigned long long)o->cp, (unsigned long long)(2 * o->cp)),
-		       EXIT_INVALID;
-	if (o->ep > 1 && strcmp(c->policy->name, "gpu") != 0)
-		return snprintf(err, errlen, "--ep %llu: expert parallelism is modelled for policy "
-					     "gpu only",
-				(unsigned long long)o->ep),
 		       EXIT_INVALID;
 	if (!strcmp(o->sequence_parallel, "yes") || !strcmp(o->sequence_parallel, "no"))
 		c->layout.sp = o->sequence_parallel[0] == 'y' && o->tp > 1; /* no effect at tp 1 */

@@ -153,25 +153,123 @@ static int interleaves(const struct mdl_arch *a, uint32_t pp, uint64_t m, uint32
 	return n;
 }
 
+static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL};
+
+/* Whether cp context-parallel ranks can come out of dp_all data-parallel ranks: only for long
+ * sequences (CP_MIN_SEQ), inside a node, in Megatron-Core's 2 x cp chunks, not under
+ * DeepSpeed alone. cp 1 always can. */
+static bool cp_allowed(const struct search *s, uint32_t tp, uint32_t dp_all, uint32_t cp)
+{
+	uint64_t seq = s->w->job.seq;
+	return cp == 1 || (!s->req->policy && dp_all % cp == 0 && seq >= CP_MIN_SEQ &&
+			   seq % (2 * cp) == 0 && tp * cp <= s->hw->gpus_per_node);
+}
+
+/* The expert-parallel degrees to try over dp ranks: 1, and for a MoE model the widest whose
+ * all-to-all stays in the node and the widest. Returns how many (1 to 3) are in eps. */
+static int ep_choices(const struct search *s, uint32_t tp, uint32_t dp, uint32_t eps[3])
+{
+	int n = 1;
+
+	eps[0] = 1;
+	for (int wide = 0; wide < 2 && !s->req->policy && s->w->arch.experts; wide++)
+		for (uint32_t d = dp; d > 1; d--)
+			if (dp % d == 0 && s->w->arch.experts % d == 0 &&
+			    (wide || tp * d <= s->hw->gpus_per_node)) {
+				if (d != eps[n - 1])
+					eps[n++] = d;
+				break;
+			}
+	return n;
+}
+
+/* The candidates of one tp x pp x cp split over dp data-parallel ranks: each micro-batch size,
+ * ZeRO stage, recompute mode, expert-parallel degree and interleaving, with the time per token
+ * no schedule can beat and the analytic memory. 0 ok, -1 out of memory. */
+static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp, uint32_t dp,
+			double ex_share, struct cand **c, size_t *nc, size_t *cap)
+{
+	const struct sim_workload *w = s->w;
+	const struct mdl_hw *hw = s->hw;
+	struct sim_workload cw = *w;
+	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
+	double peak = eff * hw->gpu.bf16_flops;
+	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
+	bool ds = s->req->policy != NULL; /* DeepSpeed alone: its one ZeRO stage */
+	uint64_t mbs[MICRO_SIZES];
+	uint32_t eps[3];
+	int nep = ep_choices(s, tp, dp, eps);
+
+	/* every option trains the global batch asked: more data-parallel ranks than sequences
+	 * would change the recipe */
+	if (!w->grad_accum && dp > w->global_batch)
+		return 0;
+	int nmb = micro_sizes(s, dp, mbs);
+	/* ZeRO-2/3 run without pipeline or context parallelism (Megatron's distributed optimizer
+	 * is stage 1) */
+	uint32_t zmax = dp * cp == 1 ? 0u : pp > 1 || cp > 1 ? 1u : 3u;
+	for (int b = 0; b < nmb; b++)
+		for (uint32_t zero = 0; zero <= zmax; zero++) {
+			if (ds && s->req->zero >= 0 && dp > 1 && zero != (uint32_t)s->req->zero)
+				continue;
+			for (int r = 0; r < 3; r++) {
+				if (s->req->recompute_fixed && rcs[r] != w->job.recompute)
+					continue;
+				cw.job.recompute = rcs[r];
+				cw.job.micro_batch = mbs[b];
+				uint64_t m = sim_plan_micro_batches(&cw, dp);
+				uint32_t vps[8];
+				int nvp = interleaves(&w->arch, pp, m, vps);
+				double tokens = (double)m * dp * mbs[b] * w->job.seq;
+				/* no schedule beats: every micro-batch's stage time on the compute
+				 * stream (the head's share spread over the stages), the pipeline's
+				 * bubble ((pp - 1)/vp stage times), and AdamW over the GPU's shard at
+				 * HBM speed (experts / ep of it unless ZeRO shards the optimizer) */
+				struct mdl_layout l0 = {tp, pp, dp, zero, tp > 1, 1, 1, cp};
+				struct mdl_flops fl;
+				mdl_job_flops(&w->arch, &cw.job, &fl);
+				double stage = step_stage_floor(&w->arch, &cw.job, &l0, hw, eff) +
+					       (fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak;
+				double shard = (double)mdl_job_trainable(&w->arch, &cw.job) / (tp * pp) /
+					       (zero ? dp * cp : 1);
+				double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
+				for (int e = 0; e < nep; e++)
+					for (int v = 0; v < nvp; v++) {
+						struct mdl_layout l = {tp,	pp,	dp,	 zero,
+								       tp > 1, vps[v], eps[e], cp};
+						struct mdl_gpu_memory gm;
+						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
+						double a = zero ? adam
+								: adam * (1.0 - ex_share *
+									       (1.0 - 1.0 / eps[e]));
+						double bound =
+							((double)m + (pp - 1.0) / vps[v]) * stage + a;
+						struct cand x = {l, rcs[r], mbs[b], m, bound / tokens,
+								 gm.total};
+						if (add_cand(s, c, nc, cap, &x))
+							return -1;
+					}
+			}
+		}
+	return 0;
+}
+
 /*
  * The fastest fitting GPU-only layout on exactly n GPUs, kept in the pool; *found says whether
  * one fits. A miss with the smallest GPU peak goes to *closest.
  */
 static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_option *closest)
 {
-	static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL};
 	const struct sim_workload *w = s->w;
 	const struct mdl_hw *hw = s->hw;
 	struct sim_workload cw = *w;
 	struct sim_option o, best;
 	struct cand *c = NULL;
 	size_t nc = 0, cap = 0;
-	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
-	double peak = eff * hw->gpu.bf16_flops;
 	int rc = 0;
 
 	*found = false;
-	bool ds = s->req->policy != NULL; /* DeepSpeed alone: data parallelism, its one stage */
+	bool ds = s->req->policy != NULL; /* DeepSpeed alone: data parallelism */
 	/* the routed experts' share of the trainable parameters (what expert parallelism splits) */
 	struct mdl_states ex;
 	mdl_job_expert_states(&w->arch, &w->job, w->arch.layers, &ex);
@@ -186,95 +284,12 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			if ((n / tp) % pp || w->arch.layers % pp)
 				continue;
 			uint32_t dp_all = n / (tp * pp);
-			/* long sequences: also context parallelism inside the node, its ranks
-			 * taken from data parallelism */
-			for (uint32_t cp = 1; cp <= dp_all; cp *= 2) {
-			if (cp > 1 && (ds || dp_all % cp || w->job.seq < CP_MIN_SEQ ||
-				       w->job.seq % (2 * cp) || tp * cp > hw->gpus_per_node))
-				continue;
-			uint32_t dp = dp_all / cp;
-			/* every option trains the global batch asked: more data-parallel ranks
-			 * than sequences would change the recipe */
-			if (!w->grad_accum && dp > w->global_batch)
-				continue;
-			uint64_t mbs[MICRO_SIZES];
-			int nmb = micro_sizes(s, dp, mbs);
-			for (int b = 0; b < nmb; b++)
-				for (uint32_t zero = 0;
-				     zero <= (dp * cp == 1 ? 0u : pp > 1 || cp > 1 ? 1u : 3u); zero++) {
-					if (ds && s->req->zero >= 0 && dp > 1 &&
-					    zero != (uint32_t)s->req->zero)
-						continue;
-					for (int r = 0; r < 3; r++) {
-						if (s->req->recompute_fixed && rcs[r] != w->job.recompute)
-							continue;
-						cw.job.recompute = rcs[r];
-						cw.job.micro_batch = mbs[b];
-						uint64_t m = sim_plan_micro_batches(&cw, dp);
-						uint32_t vps[8];
-						int nvp = interleaves(&w->arch, pp, m, vps);
-						double tokens = (double)m * dp * mbs[b] * w->job.seq;
-						/* no schedule beats: every micro-batch's stage
-						 * time on the compute stream (the head's share
-						 * spread over the stages), the pipeline's bubble
-						 * ((pp - 1)/vp stage times), and AdamW over the
-						 * GPU's shard at HBM speed */
-						struct mdl_layout l0 = {tp, pp, dp, zero, tp > 1, 1, 1, cp};
-						struct mdl_flops fl;
-						mdl_job_flops(&w->arch, &cw.job, &fl);
-						double stage =
-							step_stage_floor(&w->arch, &cw.job, &l0, hw,
-									 eff) +
-							(fl.head_fwd + fl.head_bwd) / (tp * pp * cp) /
-								peak;
-						double shard = (double)mdl_job_trainable(&w->arch,
-											 &cw.job) /
-							       (tp * pp) / (zero ? dp * cp : 1);
-						double adam = shard * SIM_ADAM_BYTES_PER_PARAM /
-							      (hw->prof.hbm_bandwidth > 0
-								       ? hw->prof.hbm_bandwidth
-								       : hw->gpu.hbm_bandwidth);
-						/* MoE: also the widest expert parallelism whose
-						 * all-to-all stays in the node, and the widest */
-						uint32_t eps[3] = {1, 1, 1}, nep = 1;
-						for (int wide = 0; wide < 2; wide++)
-							for (uint32_t d = dp;
-							     !ds && w->arch.experts && d > 1; d--)
-								if (dp % d == 0 &&
-								    w->arch.experts % d == 0 &&
-								    (wide ||
-								     tp * d <= hw->gpus_per_node)) {
-									if (d != eps[nep - 1])
-										eps[nep++] = d;
-									break;
-								}
-						for (uint32_t e = 0; e < nep; e++)
-							for (int v = 0; v < nvp; v++) {
-								struct mdl_layout l = {tp,     pp,     dp,
-										       zero,   tp > 1, vps[v],
-										       eps[e], cp};
-								struct mdl_gpu_memory gm;
-								mdl_layout_memory(&w->arch, &cw.job, &l, m,
-										  &gm);
-								/* a GPU steps experts / ep unless ZeRO
-								 * shards the optimizer anyway */
-								double a = zero ? adam
-										: adam * (1.0 - ex_share *
-											 (1.0 - 1.0 / eps[e]));
-								double bound = ((double)m +
-										(pp - 1.0) / vps[v]) *
-										       stage +
-									       a;
-								struct cand x = {l, rcs[r], mbs[b], m,
-										 bound / tokens, gm.total};
-								if (add_cand(s, &c, &nc, &cap, &x)) {
-									free(c);
-									return -1;
-								}
-							}
-					}
+			for (uint32_t cp = 1; cp <= dp_all; cp *= 2)
+				if (cp_allowed(s, tp, dp_all, cp) &&
+				    layout_cands(s, tp, pp, cp, dp_all / cp, ex_share, &c, &nc, &cap)) {
+					free(c);
+					return -1;
 				}
-			}
 		}
 	}
 	qsort(c, nc, sizeof *c, by_bound);
@@ -390,6 +405,12 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 	return o->fits ? keep(&s->pool, o, s->err, s->errlen) : 0;
 }
 
+/* The drive count after c on the ladder to a full bay: doubling, the bay count last. */
+static uint32_t next_drives(uint32_t c, uint32_t bays)
+{
+	return c < bays && 2 * c > bays ? bays : 2 * c;
+}
+
 static int host_tiers(struct search *s, struct sim_option *closest)
 {
 	static const char *const pols[] = {"tiered",	 "tiered-dram", "zero-infinity",
@@ -470,7 +491,7 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 						uint32_t bays = (uint32_t)hw.host.flash_bays;
 						struct sim_option x;
 						for (uint32_t c = few ? few : 1; c <= bays;
-						     c = c * 2 > bays && c < bays ? bays : c * 2) {
+						     c = next_drives(c, bays)) {
 							if (c == base->flash_count)
 								continue;
 							hw.flash_count = c;

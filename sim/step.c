@@ -64,6 +64,12 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  * (_prepare_fp32_grad_for_sub_group) [A: DeepSpeed source and config docs].
  */
 #define DS_SUB_GROUP_ELEMENTS 1e9
+
+/* Elements of one gradient reduce bucket: --reduce-bucket, else DeepSpeed's default. */
+static double reduce_bucket(const struct sim_config *c)
+{
+	return c->reduce_bucket > 0 ? c->reduce_bucket : GRAD_BUCKET_ELEMENTS;
+}
 /*
  * GPU power while only its copy engines or links are busy: "near idle" (calibration-power-cost
  * 2.5: a GPU waiting on PCIe/NVMe draws about its idle power, 115 W for an H200); we add 10 % of
@@ -957,9 +963,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			 * backward while the other goes down, as the double buffer does) */
 			double down = gb;
 			double per_param = bd->L.gradients_bytes / fmax(1.0, (double)bd->L.trainable_params);
-			double bucket = x->c->reduce_bucket > 0 ? x->c->reduce_bucket
-								 : GRAD_BUCKET_ELEMENTS;
-			double budget = GRAD_BUCKETS * bucket * per_param;
+			double budget = GRAD_BUCKETS * reduce_bucket(x->c) * per_param;
 			uint32_t inflight = gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
 			TRY(dep(bd, ring_back(s->d2h_ring, s->nd2h, inflight), c));
 			TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
@@ -1032,11 +1036,6 @@ static bool ds_zero3(const struct build *bd)
 	return x->c->deepspeed && x->pl.update == UPD_GPU && x->c->layout.zero == 3 && bd->dp > 1;
 }
 
-static double ds_bucket(const struct sim_config *c)
-{
-	return c->reduce_bucket > 0 ? c->reduce_bucket : GRAD_BUCKET_ELEMENTS;
-}
-
 /* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
 static int update(struct build *bd, uint32_t g)
 {
@@ -1045,12 +1044,11 @@ static int update(struct build *bd, uint32_t g)
 	struct step_machine *mc = &x->mc;
 	struct stage *s = &bd->sg[g];
 	const struct mdl_layout *l = &x->c->layout;
-	double keep = 1.0 - 1.0 / bd->ep; /* the experts other ranks hold */
-	double w = (s->st.weights_bytes - keep * s->ex.weights_bytes) / bd->tp;
-	double o = s->st.optimizer_bytes / bd->tp;
+	struct mdl_states loc; /* what this GPU keeps of its experts */
+	mdl_ep_local(&s->st, &s->ex, bd->ep, &loc);
+	double w = loc.weights_bytes / bd->tp, o = s->st.optimizer_bytes / bd->tp;
 	double params = (double)s->st.trainable_params / bd->tp;
-	double local = ((double)s->st.trainable_params - keep * (double)s->ex.trainable_params) /
-		       bd->tp;
+	double local = (double)loc.trainable_params / bd->tp;
 
 	if (pl->update == UPD_GPU && x->c->opt_in_bwd) {
 		s->last_update = s->last_bwd_comm; /* stepped block by block in backward */
@@ -1139,7 +1137,7 @@ static int resident(struct build *bd)
 				TRY(mem(bd, t[i], pool, CAT_O, sign * o, when[i]));
 				if (ds_zero3(bd)) /* DeepSpeed's reduce bucket */
 					TRY(mem(bd, t[i], pool, CAT_G,
-						sign * ds_bucket(x->c) * mdl_job_act_bytes(&x->job),
+						sign * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job),
 						when[i]));
 			} else if (pl->fetch == FETCH_RESIDENT) {
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
@@ -1209,13 +1207,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	if (bd->ep > 1) {
 		/* a GPU holds experts / ep of each layer: per-layer weights, gradients, optimizer
 		 * state and parameters shrink by that part; ZeRO shards what it shards over dp */
-		struct mdl_states lx;
-		double keep = 1.0 - 1.0 / bd->ep;
+		struct mdl_states lx, whole = bd->L;
 		mdl_job_expert_states(a, &x->job, 1, &lx);
-		bd->L.weights_bytes -= keep * lx.weights_bytes;
-		bd->L.gradients_bytes -= keep * lx.gradients_bytes;
-		bd->L.optimizer_bytes -= keep * lx.optimizer_bytes;
-		bd->L.trainable_params -= (uint64_t)(keep * (double)lx.trainable_params);
+		mdl_ep_local(&whole, &lx, bd->ep, &bd->L);
 		/* each token's hidden state to k experts and back: the MoE layers' share */
 		double tokens = (double)x->job.seq * (double)x->job.micro_batch /
 				(l->sp ? (double)bd->tp : 1.0);

@@ -144,6 +144,9 @@ static const struct opt table[] = {
 	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", S,
 	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
 	 "optimizer_in_bwd; policy gpu, one GPU, no gradient accumulation)"},
+	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,
+	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
+	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", S,

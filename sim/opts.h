@@ -45,6 +45,7 @@ struct tp_opts {
 	const char *overlap_grad_reduce; /* yes | no */
 	const char *tp_comm_overlap;     /* yes | no */
 	const char *optimizer_in_backward; /* yes | no */
+	const char *activation_offload;    /* yes | no */
 	const char *compile;               /* yes | no */
 	double deadline, budget;
 	bool force;

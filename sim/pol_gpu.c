@@ -7,7 +7,8 @@
  * weights before its forward and again before its backward, prefetching one layer ahead. Tensor
  * parallelism (Megatron) adds synchronous all-reduces per layer; pipeline parallelism runs 1F1B.
  * The update runs on the GPU at HBM speed over the optimizer shard; stages 1-2 then all-gather
- * the updated weights.
+ * the updated weights. With --activation-offload the activations kept for backward alone go to
+ * DRAM and back over PCIe (torchtune's activation offloading).
  */
 #include "step.h"
 
@@ -17,7 +18,7 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	(void)err;
 	(void)errlen;
 	x->pl.fetch = x->c->layout.zero == 3 && x->c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
-	x->pl.ckpt = W_GPU;
+	x->pl.ckpt = x->c->act_offload ? W_DRAM : W_GPU;
 	x->pl.grads = GRADS_LOCAL;
 	x->pl.update = UPD_GPU;
 	return 0;

@@ -215,8 +215,11 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->peak_dram = eng_pool_at(e, mc->dram_pool)->peak * (double)mc->k;
 	o->peak_flash = mc->flash_pool >= 0 ? eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k
 					    : 0;
-	if (o->kind == SIM_GPU_ONLY)
-		o->peak_dram = o->peak_flash = 0;
+	if (o->kind == SIM_GPU_ONLY) { /* DRAM only for offloaded activations */
+		o->peak_flash = 0;
+		if (!x->c->act_offload)
+			o->peak_dram = 0;
+	}
 
 	o->fits = true;
 	if (o->peak_gpu > hw->gpu.memory)
@@ -327,6 +330,13 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			 "requires");
 		return -1;
 	}
+	if (c->act_offload && c->policy->kind != SIM_GPU_ONLY) {
+		snprintf(err, errlen,
+			 "--activation-offload yes is for policy gpu: policy %s places the "
+			 "activation checkpoints itself",
+			 c->policy->name);
+		return -1;
+	}
 	if (w->job.precision == MDL_FP8 && !(hw->gpu.fp8_flops > 0)) {
 		snprintf(err, errlen,
 			 "gpu %s: no FP8 tensor-core rate (fp8_flops); --precision fp8 needs Hopper, "
@@ -408,7 +418,8 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	bool flash = o->peak_flash > 0;
 	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	double hosts = o->gpus < gpn ? (double)o->gpus / gpn : (double)o->nodes;
-	o->dram = sim_dram_bought(hw, o->kind == SIM_GPU_ONLY ? STEP_DRAM_RESERVE : o->peak_dram);
+	o->dram = sim_dram_bought(hw, o->kind == SIM_GPU_ONLY ? STEP_DRAM_RESERVE + o->peak_dram
+							      : o->peak_dram);
 	double dram_w = hw->host.dram_power_per_gb * o->dram / 1e9 * o->nodes;
 	o->peak_power_watts += dram_w;
 	o->energy_joules_per_step += dram_w * o->step_seconds;

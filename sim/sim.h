@@ -55,7 +55,6 @@ struct sim_option {
 	double step_seconds, tokens_per_step, tokens_per_second, steps, runtime_seconds;
 	double model_tflops_per_gpu;
 	double mfu; /* model FLOPs per second per GPU over its dense bf16 peak */
-	double t_compute, t_comm, t_pcie, t_flash, t_cpu; /* per step, seconds, before overlap */
 
 	double peak_power_watts, avg_power_watts, energy_kwh;
 	double cost_capex, cost_energy, cost_cloud, cost_total;

@@ -90,6 +90,7 @@ struct stage {
 	uint32_t nd2h;
 	int last_update;              /* last task of the stage's update */
 	int last_bwd_comm;            /* last gradient reduction or copy of its last backward */
+	int last_ckpt_down;           /* last checkpoint copied off the GPU (to DRAM or flash) */
 };
 
 struct build {
@@ -766,7 +767,8 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_backward)
 {
 	const struct step_ctx *x = bd->x;
-	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST || x->c->opt_in_bwd ||
+	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST ||
+		       x->pl.ckpt != W_GPU || x->c->opt_in_bwd ||
 		       (bd->dp > 1 && !x->c->no_grad_overlap &&
 			(x->c->layout.zero >= 2 || last_backward));
 	return overlap ? s->nb : 1;
@@ -808,20 +810,26 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
 		if (x->pl.ckpt != W_GPU) {
-			int o = host_copy(bd, g, false, "d2h checkpoint", saved);
+			/* the head's tensors stay: the loss uses them at once (DeepSpeed's
+			 * cpu_checkpointing moves checkpoints only; torchtune runs the output
+			 * layer under a NoOpManager) */
+			double off = saved - head;
+			int o = host_copy(bd, g, false, "d2h checkpoint", off);
 			if (o < 0 || dep(bd, c, o) ||
-			    mem(bd, o, mc->dram_pool, CAT_A, saved, ENG_AT_START) ||
-			    mem(bd, o, pool, CAT_A, -saved, ENG_AT_END))
+			    mem(bd, o, mc->dram_pool, CAT_A, off, ENG_AT_START) ||
+			    mem(bd, o, pool, CAT_A, -off, ENG_AT_END))
 				return -1;
+			s->last_ckpt_down = o;
 			if (x->pl.ckpt == W_FLASH && mc->nvme_wr >= 0) {
 				/* on to the drives: the DRAM copy is only staging */
 				int wpath[2] = {mc->nvme_wr, mc->dram};
-				int w = task(bd, "flash write checkpoint", mc->s_ckpt, saved,
+				int w = task(bd, "flash write checkpoint", mc->s_ckpt, off,
 					     x->hw->flash.latency, 2, wpath, NULL);
 				if (w < 0 || dep(bd, o, w) ||
-				    mem(bd, w, mc->flash_pool, CAT_A, saved, ENG_AT_START) ||
-				    mem(bd, w, mc->dram_pool, CAT_A, -saved, ENG_AT_END))
+				    mem(bd, w, mc->flash_pool, CAT_A, off, ENG_AT_START) ||
+				    mem(bd, w, mc->dram_pool, CAT_A, -off, ENG_AT_END))
 					return -1;
+				s->last_ckpt_down = w;
 			}
 		}
 		prev = end;
@@ -882,24 +890,34 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb);
 		double gb = block_grads(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb), ck = -1;
+		/* the head's backward runs first and frees the logits before the block's layers
+		 * are recomputed: they never coexist with the recompute's working set */
+		double head = s->head && b == nb - 1 ? bd->act_head : 0;
 		if (pl->ckpt != W_GPU) {
 			int rd = -1;
+			double off = saved - head; /* what forward moved off the GPU */
 			if (pl->ckpt == W_FLASH && mc->nvme_rd >= 0) {
 				/* read back into DRAM staging two blocks ahead of its backward */
 				int rpath[2] = {mc->nvme_rd, mc->dram};
-				rd = task(bd, "flash read checkpoint", mc->s_ckpt, saved,
+				rd = task(bd, "flash read checkpoint", mc->s_ckpt, off,
 					  x->hw->flash.latency, 2, rpath, NULL);
-				if (rd < 0 || mem(bd, rd, mc->dram_pool, CAT_A, saved, ENG_AT_START) ||
-				    mem(bd, rd, mc->flash_pool, CAT_A, -saved, ENG_AT_END) ||
-				    dep(bd, ring_back(s->comp_ring, s->ncomp, 2), rd))
+				if (rd < 0 || mem(bd, rd, mc->dram_pool, CAT_A, off, ENG_AT_START) ||
+				    mem(bd, rd, mc->flash_pool, CAT_A, -off, ENG_AT_END) ||
+				    dep(bd, ring_back(s->comp_ring, s->ncomp, 3), rd) ||
+				    dep(bd, s->last_ckpt_down, rd))
 					return -1;
 			}
-			ck = host_copy(bd, g, true, "h2d checkpoint", saved);
-			if (ck < 0 || mem(bd, ck, pool, CAT_A, saved, ENG_AT_START) ||
-			    mem(bd, ck, mc->dram_pool, CAT_A, -saved, ENG_AT_END) || dep(bd, rd, ck))
+			ck = host_copy(bd, g, true, "h2d checkpoint", off);
+			if (ck < 0 || mem(bd, ck, pool, CAT_A, off, ENG_AT_START) ||
+			    mem(bd, ck, mc->dram_pool, CAT_A, -off, ENG_AT_END) || dep(bd, rd, ck))
 				return -1;
-			int lim = ring_back(s->comp_ring, s->ncomp, 1);
+			/* up one block ahead, while the block before it in backward computes, and
+			 * never before it went down (the copies of a stage run in order, so the
+			 * last one down covers this block's) */
+			int lim = ring_back(s->comp_ring, s->ncomp, 2);
 			TRY(dep(bd, lim, ck));
+			if (rd < 0)
+				TRY(dep(bd, s->last_ckpt_down, ck));
 		}
 		/* context parallelism: the backward passes keys and values round again and their
 		 * gradients back; a recompute that runs attention again passes them once more */
@@ -917,9 +935,6 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			return -1;
 		if (i == 0)
 			bd->b_first[cell(bd, k, ch, g)] = c;
-		/* the head's backward runs first and frees the logits before the block's layers
-		 * are recomputed: they never coexist with the recompute's working set */
-		double head = s->head && b == nb - 1 ? bd->act_head : 0;
 		if (head > 0) { /* the loss's gradients stand on the saved logits for a moment */
 			TRY(mem(bd, c, pool, CAT_A, bd->act_head_bwd, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -(head + bd->act_head_bwd), ENG_AT_START));
@@ -1272,7 +1287,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		s->nb = x->pl.fetch == FETCH_RESIDENT && chunk > STEP_BLOCKS && !x->c->opt_in_bwd
 				? STEP_BLOCKS
 				: chunk;
-		s->last_update = s->last_bwd_comm = -1;
+		s->last_update = s->last_bwd_comm = s->last_ckpt_down = -1;
 		mdl_job_states_part(a, &x->job, per, g == 0, g == bd->pp - 1, &s->st);
 		mdl_job_expert_states(a, &x->job, per, &s->ex);
 	}

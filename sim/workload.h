@@ -67,6 +67,11 @@ struct sim_config {
 	 * optimizer_in_bwd, PyTorch's register_post_accumulate_grad_hook); policy gpu, one GPU
 	 * per replica and no gradient accumulation, as torchtune requires */
 	bool opt_in_bwd;
+	/* --activation-offload yes: the activations forward keeps for backward (with recompute,
+	 * the checkpoints) go to pinned DRAM on the copy stream as each block finishes and come
+	 * back one block ahead of its backward (torchtune's OffloadActivations, a
+	 * saved_tensors_hooks context on its own CUDA stream); policy gpu */
+	bool act_offload;
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
 	double reduce_bucket;

@@ -137,6 +137,24 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->weights_bytes += (double)nlayers * layer_frozen + wb * (double)outer_params;
 }
 
+double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	if (j->method != MDL_QLORA)
+		return 0;
+	/* bitsandbytes autograd/_functions.py MatMul4Bit: forward runs linear(A,
+	 * dequantize_4bit(B)), backward matmul(grad_output, dequantize_4bit(B)); the dequantise
+	 * kernel reads the NF4 blocks with their constants and writes the compute-dtype weight,
+	 * which the GEMM then reads as any bf16 weight (counted in its rate) */
+	double per = NF4_BYTES + mdl_job_weight_bytes(j), bytes = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (t->matmul && t->cols > 1) /* what mdl_job_states_part quantises */
+			bytes += (double)(t->rows * t->cols * t->copies) * mdl_tensor_share(a, t) *
+				 per;
+	}
+	return bytes;
+}
+
 void mdl_job_expert_states(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
 			   struct mdl_states *s)
 {

@@ -111,6 +111,12 @@ double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j)
  * causal flash kernel skips (mdl_flops *_exec); what the step's compute time is made of. */
 double mdl_job_executed_flops(const struct mdl_arch *a, const struct mdl_job *j);
 
+/* HBM bytes one decoder layer moves, per pass that uses its weights, to dequantise its
+ * quantised base weights (QLoRA; 0 otherwise): bitsandbytes' MatMul4Bit dequantises each NF4
+ * weight to the compute dtype before the GEMM in forward and again for the input gradient in
+ * backward, reading the 4-bit blocks and writing a compute-dtype copy. */
+double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j);
+
 /* Bytes of one activation element: 2 for 16-bit compute, 4 for fp32. */
 unsigned mdl_job_act_bytes(const struct mdl_job *j);
 

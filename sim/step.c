@@ -108,6 +108,7 @@ struct build {
 			      * all-to-all of a layer pass (dispatch or combine) x MoE share */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
+	double dequant; /* HBM bytes a layer pass moves dequantising its base weights, per GPU */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
 	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
@@ -584,7 +585,8 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
 	double rc_mem =
 		2.0 * rematerialised(j->recompute, all, mdl_act_layer_saved(a, j, l->tp, l->sp));
-	double bytes = 6.0 * all + rc_mem;
+	double bytes = 6.0 * all + rc_mem +
+		       mdl_job_dequant_bytes(a, j) / l->tp * (j->recompute == MDL_RC_FULL ? 3.0 : 2.0);
 	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
 	if (l->tp > 1) {
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
@@ -790,8 +792,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals) */
-		int end, c = compute(bd, g, s, "forward", flops, lb * 2.0 * bd->act_all, 2.0 * lb, lb,
-				     f, &end);
+		int end, c = compute(bd, g, s, "forward", flops, lb * (2.0 * bd->act_all + bd->dequant),
+				     2.0 * lb, lb, f, &end);
 		if (c < 0)
 			return -1;
 		if (b == 0)
@@ -928,6 +930,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
 		double rc_mem = 2.0 * rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
+		/* quantised weights: dequantised again for the input gradient, and for a full
+		 * recompute's forward (op and selective recompute re-run few or no weight GEMMs:
+		 * not counted) */
+		rc_mem += bd->dequant * (x->job.recompute == MDL_RC_FULL ? 2.0 : 1.0);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
 				     (2.0 + rc_ar) * lb, lb * (2.0 + (kv_again ? 1.0 : 0.0)), f,
 				     &end);
@@ -1241,6 +1247,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * (full recompute half by half: the larger half); activation gradients are not counted in
 	 * any mode */
 	bd->act_all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	bd->dequant = mdl_job_dequant_bytes(a, &x->job) / bd->tp;
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
 			      : rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */

@@ -68,6 +68,11 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
 	ASSERT_NEAR_REL(s.weights_bytes, want, 1e-3);
 	CU_ASSERT(s.trainable_params > 0 && s.trainable_params < c.params / 100);
 	CU_ASSERT_DOUBLE_EQUAL(s.optimizer_bytes, 12.0 * s.trainable_params, 1);
+	/* each pass dequantises the linear weights of a layer: 4.127 bits read, 2 bytes written;
+	 * Llama-2-7B: 4 x 4096^2 + 3 x 4096 x 11008 = 202,375,168 per layer */
+	ASSERT_NEAR_REL(mdl_job_dequant_bytes(&a, &j), 202375168.0 * (2 + 0.5 + 0.127 / 8), 1e-3);
+	j.method = MDL_LORA;
+	CU_ASSERT_EQUAL(mdl_job_dequant_bytes(&a, &j), 0);
 }
 
 /* GPT layer with dropout, eager attention: s b h (34 + 5 a s / h) (Korthikanti et al. 2022) */

@@ -955,11 +955,19 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* gradients */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
+			/* ZeRO-2/3 keeps a gradient shard; the block's whole gradients exist from
+			 * its backward until their reduce-scatter has run (PyTorch FSDP's
+			 * post-backward hook reduce-scatters them and frees the unsharded ones;
+			 * DeepSpeed copies them into its reduce bucket instead, counted there) */
+			bool unsharded = zero_rs && bd->dp > 1 && !x->c->opt_in_bwd && !x->c->deepspeed;
+			if (unsharded)
+				TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
 				int r = dp_coll(bd, g, mc->s_comm[g],
 						zero_rs ? "reduce-scatter grads" : "all-reduce grads",
 						!zero_rs, gb);
-				if (r < 0 || dep(bd, end, r))
+				if (r < 0 || dep(bd, end, r) ||
+				    (unsharded && mem(bd, r, pool, CAT_G, -gb, ENG_AT_END)))
 					return -1;
 				s->last_bwd_comm = r;
 			}
@@ -1037,7 +1045,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		int r = dp_coll(bd, g, mc->s_comp[g],
 				zero_rs ? "reduce-scatter grads" : "all-reduce grads", !zero_rs,
 				chunk_grads);
-		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], r))
+		bool unsharded = zero_rs && bd->dp > 1 && !x->c->opt_in_bwd && !x->c->deepspeed;
+		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], r) ||
+		    (unsharded && mem(bd, r, pool, CAT_G, -chunk_grads, ENG_AT_END)))
 			return -1;
 		s->last_bwd_comm = r;
 	}

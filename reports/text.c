@@ -555,10 +555,11 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
 	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s, %s "
-		    "loss)\n",
+		    "loss%s)\n",
 		cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
 		(unsigned long long)o->micro_batch, (unsigned long long)r->w->job.seq,
-		mdl_recompute_name(o->recompute), mdl_loss_name(o->loss));
+		mdl_recompute_name(o->recompute), mdl_loss_name(o->loss),
+		o->ckpt_in_dram > 0 ? ", activations kept in DRAM" : "");
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
 		o->tokens_per_second, o->model_tflops_per_gpu);
 	fprintf(fp, "  fits         %s%s%s\n", o->fits ? "yes" : "no", o->fits ? "" : ": ",

@@ -78,6 +78,8 @@ expect 0 "" plan --model 8b --seq 4096 --optimizer adamw8bit --recompute selecti
 expect 0 "" simulate --model 8b --seq 4096 --gpus 8 --zero 3 --recompute op
 expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --policy tiered --recompute op
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
+expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
+expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
 expect 3 "no FP8" simulate --model 8b --seq 2048 --precision fp8 --gpu a100-80g
 expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
 expect 0 "" models

@@ -652,8 +652,12 @@ static double block_saved(const struct build *bd, const struct stage *s, uint32_
 }
 
 /* Fetches a block's weights onto GPU g; returns the task after which they are there (or -1
- * when resident). Allocates the GPU buffer at the start, the compute frees it. */
-static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
+ * when resident). Allocates the GPU buffer at the start, the compute frees it. turnaround: the
+ * first block of a backward that follows its forward at once, the block forward used last;
+ * it is fetched again only after that forward released it, so the two copies never coexist
+ * (FSDP issues the first backward all-gather from the backward hook, after forward; DeepSpeed
+ * keeps the block within stage3_max_reuse_distance instead, one copy either way). */
+static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, bool turnaround)
 {
 	struct step_ctx *x = bd->x;
 	struct step_machine *mc = &x->mc;
@@ -662,7 +666,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb)
 
 	if (pl->fetch == FETCH_RESIDENT)
 		return -1;
-	int limit = ring_back(s->comp_ring, s->ncomp, D);
+	int limit = ring_back(s->comp_ring, s->ncomp, turnaround ? 1 : D);
 	if (pl->fetch == FETCH_GATHER) {
 		int t = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, wb);
 		if (t < 0 || dep(bd, limit, t) || mem(bd, t, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START))
@@ -788,7 +792,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 	for (uint32_t b = 0; b < nb; b++) {
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
-		int f = fetch(bd, g, s, wb);
+		int f = fetch(bd, g, s, wb, false);
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals) */
@@ -891,7 +895,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb);
 		double gb = block_grads(bd, s, b, lb, nb);
-		int f = fetch(bd, g, s, wb), ck = -1;
+		int f = fetch(bd, g, s, wb, i == 0 && bd->pp == 1 && bd->vp == 1), ck = -1;
 		/* the head's backward runs first and frees the logits before the block's layers
 		 * are recomputed: they never coexist with the recompute's working set */
 		double head = s->head && b == nb - 1 ? bd->act_head : 0;

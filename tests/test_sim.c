@@ -437,6 +437,29 @@ static void fsdp_gradients_are_whole_until_reduced(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-3 / FSDP at the turn from forward to backward: the last block (the last layer and the
+ * lm_head) is gathered again only after forward released it (FSDP's first backward all-gather
+ * comes from the backward hook), so one copy exists. Llama-3.1-8B LoRA on 8 GPUs with the
+ * chunked loss peaks in the loss with the bf16 shard (all weights / 8), the lm_head
+ * (525,336,576 x 2 B) and two layers with their adapters gathered (the last, and the one
+ * backward prefetches), not the last block twice. */
+static void fsdp_gathers_the_last_block_once(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.method = MDL_LORA;
+	f.w.job.loss = MDL_LOSS_CHUNKED;
+	f.c.loss_fixed = f.c.recompute_fixed = true;
+	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct mdl_states all, layer;
+	mdl_job_states(&f.w.arch, &f.w.job, &all);
+	mdl_job_states_part(&f.w.arch, &f.w.job, 1, false, false, &layer);
+	double want = all.weights_bytes / 8 + 525336576.0 * 2 + 2 * layer.weights_bytes;
+	ASSERT_NEAR_REL(f.o.gpu_mem.weights, want * (1 + SIM_ALLOC_SLACK), 0.001);
+	eng_free(f.eng);
+}
+
 /* The head's backward runs before the last layers are recomputed, so its logits (b s V in the
  * compute dtype and fp32) never sit beside a layer's recompute working set: a 10B GPT-2 with
  * full recompute and eager attention on a V100 (DeepSpeed's ZeRO-Offload tutorial run) peaks at
@@ -1043,6 +1066,7 @@ int suite_sim(void)
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},
 		{"QLoRA dequantises on every pass", qlora_dequantises_on_every_pass},
 		{"FSDP gradients are whole until reduced", fsdp_gradients_are_whole_until_reduced},
+		{"FSDP gathers the last block once", fsdp_gathers_the_last_block_once},
 		{"checkpoints and head placement", checkpoints_and_head_placement},
 		{"sequence parallelism splits activations", sequence_parallel_splits_activations},
 		{"tiered checkpoints go to flash on small cards",

@@ -657,11 +657,14 @@ static int share(struct eng *e)
 		}
 		if (best < 0)
 			break;
-		/* the bottleneck's unfixed flows take its level: its own list names them */
-		const struct eng_resource *bs = &e->res[best];
-		for (uint32_t j = 0; j < bs->nfl; j++) {
-			struct flow *k = &e->active[e->tasks[bs->fl[j]].fslot];
+		for (uint32_t i = 0; i < e->ncomp; i++) {
+			struct flow *k = &e->active[e->comp[i]];
 			if (k->next >= 0)
+				continue;
+			bool through = false;
+			for (int r = 0; r < k->nres; r++)
+				through |= k->res[r] == best;
+			if (!through)
 				continue;
 			k->next = lvl;
 			left--;

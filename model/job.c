@@ -155,6 +155,28 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
 	return bytes;
 }
 
+/* TE's cast_transpose: a 16-bit element read, its FP8 copy and FP8 transpose written
+ * (transformer_engine/common/transpose/cast_transpose.cu; the FP8 GEMMs of Hopper take TN
+ * operands only, so forward saves the transposed input for the weight gradient) [A: TE source] */
+#define FP8_CAST_BYTES (2.0 + 1.0 + 1.0)
+
+void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
+		       struct mdl_fp8_casts *c)
+{
+	*c = (struct mdl_fp8_casts){0, 0, 0};
+	if (j->precision != MDL_FP8)
+		return;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || t->cols <= 1)
+			continue;
+		double share = mdl_tensor_share(a, t), pass = (double)t->active * share;
+		c->fwd_per_token += FP8_CAST_BYTES * (double)t->rows * pass;
+		c->bwd_per_token += FP8_CAST_BYTES * (double)t->cols * pass;
+		c->weights += FP8_CAST_BYTES * (double)(t->rows * t->cols * t->copies) * share;
+	}
+}
+
 void mdl_job_expert_states(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
 			   struct mdl_states *s)
 {

@@ -117,6 +117,18 @@ double mdl_job_executed_flops(const struct mdl_arch *a, const struct mdl_job *j)
  * backward, reading the 4-bit blocks and writing a compute-dtype copy. */
 double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j);
 
+/* HBM bytes Transformer Engine's FP8 casts move for one decoder layer (0 unless --precision
+ * fp8): each linear's input cast to FP8 with its transpose in forward, its weight likewise
+ * (every micro-batch), its output gradient likewise in backward (TE's cast_transpose: the
+ * 16-bit tensor read, FP8 data and FP8 transpose written, 2 + 1 + 1 bytes per element, as
+ * Hopper's FP8 GEMMs take only the TN layout). Per token through the layer in forward and in
+ * backward, and per micro-batch for the weights. */
+struct mdl_fp8_casts {
+	double fwd_per_token, bwd_per_token, weights;
+};
+void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
+		       struct mdl_fp8_casts *c);
+
 /* Bytes of one activation element: 2 for 16-bit compute, 4 for fp32. */
 unsigned mdl_job_act_bytes(const struct mdl_job *j);
 

@@ -109,6 +109,7 @@ struct build {
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double dequant; /* HBM bytes a layer pass moves dequantising its base weights, per GPU */
+	double fp8_fwd, fp8_bwd; /* HBM bytes of a layer's FP8 casts in forward / backward, per GPU */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
 	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
@@ -381,8 +382,8 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	/* FP8: the linear layers' GEMMs (everything of a layer but its attention core; the lm_head
 	 * stays in bf16, as torchao's float8 filter_fqns ["output"] and Transformer Engine recipes
 	 * keep it) run at the FP8 peak, taken at the same share as the bf16 peak [U: no FP8
-	 * training measurement in the reference set]; the casts are fused into the preceding norm
-	 * and activation kernels (Transformer Engine's LayerNormLinear, LayerNormMLP) */
+	 * training measurement in the reference set]; the casts to FP8 are memory-bound traffic
+	 * (mdl_job_fp8_casts, added where the passes' bytes are) */
 	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0) {
 		double keep = hw->gpu.bf16_flops / hw->gpu.fp8_flops, c = f->attn_core_fwd_exec;
 		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
@@ -585,8 +586,13 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
 	double rc_mem =
 		2.0 * rematerialised(j->recompute, all, mdl_act_layer_saved(a, j, l->tp, l->sp));
+	struct mdl_fp8_casts fc;
+	mdl_job_fp8_casts(a, j, &fc);
+	double tok = (double)j->seq * (double)j->micro_batch, again = j->recompute == MDL_RC_FULL;
 	double bytes = 6.0 * all + rc_mem +
-		       mdl_job_dequant_bytes(a, j) / l->tp * (j->recompute == MDL_RC_FULL ? 3.0 : 2.0);
+		       mdl_job_dequant_bytes(a, j) / l->tp * (again ? 3.0 : 2.0) +
+		       ((tok * fc.fwd_per_token + fc.weights) * (1 + again) + tok * fc.bwd_per_token) /
+			       l->tp;
 	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
 	if (l->tp > 1) {
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
@@ -796,8 +802,9 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals) */
-		int end, c = compute(bd, g, s, "forward", flops, lb * (2.0 * bd->act_all + bd->dequant),
-				     2.0 * lb, lb, f, &end);
+		int end, c = compute(bd, g, s, "forward", flops,
+				     lb * (2.0 * bd->act_all + bd->dequant + bd->fp8_fwd), 2.0 * lb, lb,
+				     f, &end);
 		if (c < 0)
 			return -1;
 		if (b == 0)
@@ -938,6 +945,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		 * recompute's forward (op and selective recompute re-run few or no weight GEMMs:
 		 * not counted) */
 		rc_mem += bd->dequant * (x->job.recompute == MDL_RC_FULL ? 2.0 : 1.0);
+		/* FP8: the output gradients' casts, and a full recompute's forward casts again */
+		rc_mem += bd->fp8_bwd + (x->job.recompute == MDL_RC_FULL ? bd->fp8_fwd : 0);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
 				     (2.0 + rc_ar) * lb, lb * (2.0 + (kv_again ? 1.0 : 0.0)), f,
 				     &end);
@@ -1278,6 +1287,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 		       (double)x->job.micro_batch * (double)a->hidden;
 	bd->cp = mdl_layout_cp(l);
+	struct mdl_fp8_casts fc;
+	mdl_job_fp8_casts(a, &x->job, &fc);
+	double cast_tokens = (double)x->job.seq * (double)x->job.micro_batch / bd->cp;
+	bd->fp8_fwd = (cast_tokens * fc.fwd_per_token + fc.weights) / bd->tp;
+	bd->fp8_bwd = cast_tokens * fc.bwd_per_token / bd->tp;
 	if (bd->cp > 1) {
 		/* a GPU holds 1/cp of each sequence's tokens (Megatron-Core's load-balanced causal
 		 * chunks): its GEMMs, its share of the attention scores (its queries against all

@@ -75,6 +75,25 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
 	CU_ASSERT_EQUAL(mdl_job_dequant_bytes(&a, &j), 0);
 }
 
+/* Transformer Engine's FP8 casts for Llama-3.1-8B's layer: 4 B per element (2 read, 1 FP8
+ * written, 1 FP8 transpose written) of each linear's input in forward (q, k, v, o, gate, up take
+ * 4096 features, down 14336: 38,912 per token), of its output gradient in backward (4096 + 1024 +
+ * 1024 + 4096 + 2 x 14336 + 4096 = 43,008) and of its weights (218,103,808); nothing in bf16. */
+static void fp8_casts_follow_transformer_engine(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_FP8, .optimizer = MDL_ADAMW};
+	struct mdl_fp8_casts c;
+
+	mdl_job_fp8_casts(&a, &j, &c);
+	CU_ASSERT_DOUBLE_EQUAL(c.fwd_per_token, 4.0 * 38912, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.bwd_per_token, 4.0 * 43008, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.weights, 4.0 * 218103808, 1);
+	j.precision = MDL_BF16_MIXED;
+	mdl_job_fp8_casts(&a, &j, &c);
+	CU_ASSERT(c.fwd_per_token == 0 && c.bwd_per_token == 0 && c.weights == 0);
+}
+
 /* GPT layer with dropout, eager attention: s b h (34 + 5 a s / h) (Korthikanti et al. 2022) */
 static void gpt_layer_saves_korthikanti_bytes(void)
 {
@@ -257,6 +276,7 @@ int suite_job(void)
 		{"qlora_base_weights_are_nf4_with_double_quantisation",
 		 qlora_base_weights_are_nf4_with_double_quantisation},
 		{"gpt_layer_saves_korthikanti_bytes", gpt_layer_saves_korthikanti_bytes},
+		{"fp8_casts_follow_transformer_engine", fp8_casts_follow_transformer_engine},
 		{"flash_attention_removes_the_quadratic_term",
 		 flash_attention_removes_the_quadratic_term},
 		{"logits_and_fp32_loss_are_counted", logits_and_fp32_loss_are_counted},

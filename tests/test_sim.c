@@ -50,6 +50,15 @@ static int run(struct fx *f, const char *policy)
 	return rc;
 }
 
+/* Llama-3.1-8B on one H100 of an HGX node with the chunked loss and full recompute, both fixed:
+ * the base of the framework-mechanism tests below. */
+static void setup_8b_chunked(struct fx *f)
+{
+	setup(f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f->w.job.loss = MDL_LOSS_CHUNKED;
+	f->c.loss_fixed = f->c.recompute_fixed = true;
+}
+
 /* Bytes the memory-bound kernels of one layer move in a forward and backward without
  * recompute: every activation of the inventory written and read (2x), its gradient written and
  * read and the saved value read again in backward (4x). */
@@ -335,10 +344,8 @@ static void shared_links_make_scaling_sublinear(void)
 static void optimizer_in_backward_frees_gradients(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	setup_8b_chunked(&f);
 	f.w.job.seq = 2048;
-	f.w.job.loss = MDL_LOSS_CHUNKED;
-	f.c.loss_fixed = f.c.recompute_fixed = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double grads = f.o.gpu_mem.gradients, step = f.o.step_seconds, peak = f.o.peak_gpu;
 	ASSERT_NEAR_REL(grads, 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK), 0.01);
@@ -366,10 +373,8 @@ static void optimizer_in_backward_frees_gradients(void)
 static void activation_offload_moves_checkpoints(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	setup_8b_chunked(&f);
 	f.w.job.micro_batch = 2;
-	f.w.job.loss = MDL_LOSS_CHUNKED;
-	f.c.loss_fixed = f.c.recompute_fixed = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double act = f.o.gpu_mem.activations, step = f.o.step_seconds;
 	CU_ASSERT_EQUAL(f.o.peak_dram, 0);
@@ -403,11 +408,9 @@ static void activation_offload_moves_checkpoints(void)
 static void qlora_dequantises_on_every_pass(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	setup_8b_chunked(&f);
 	f.w.job.method = MDL_LORA;
 	f.w.job.seq = 2048;
-	f.w.job.loss = MDL_LOSS_CHUNKED;
-	f.c.loss_fixed = f.c.recompute_fixed = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double lora = f.o.step_seconds;
 	f.w.job.method = MDL_QLORA;
@@ -425,10 +428,8 @@ static void qlora_dequantises_on_every_pass(void)
 static void fsdp_gradients_are_whole_until_reduced(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	setup_8b_chunked(&f);
 	f.w.job.seq = 512;
-	f.w.job.loss = MDL_LOSS_CHUNKED;
-	f.c.loss_fixed = f.c.recompute_fixed = true;
 	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false};
 	f.c.no_grad_overlap = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
@@ -450,10 +451,8 @@ static void fsdp_gradients_are_whole_until_reduced(void)
 static void fsdp_gathers_the_last_block_once(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	setup_8b_chunked(&f);
 	f.w.job.method = MDL_LORA;
-	f.w.job.loss = MDL_LOSS_CHUNKED;
-	f.c.loss_fixed = f.c.recompute_fixed = true;
 	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	struct mdl_states all, layer;

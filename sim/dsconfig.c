@@ -36,8 +36,9 @@ static const struct reason ignored[] = {
 	{"aio", "the drive array's rate comes from the catalog or a calibrated profile (--profile), "
 		"whose fio jobs use the same block size and queue depth"},
 	{"activation_checkpointing",
-	 "recompute comes from --recompute (the model's gradient checkpointing), and the policy "
-	 "places the checkpoints (cpu_checkpointing) where they run fastest"},
+	 "recompute comes from --recompute (the model's gradient checkpointing); cpu_checkpointing "
+	 "acts only through deepspeed.checkpointing (Megatron-DeepSpeed): --activation-offload yes "
+	 "says it under ZeRO without offload, the offload policies place checkpoints themselves"},
 	{"zero_allow_untested_optimizer", "a permission, not a cost"},
 	{"zero_force_ds_cpu_optimizer", "a permission, not a cost"},
 	{"communication_data_type", "not modelled: collectives move the gradients' dtype"},

@@ -23,7 +23,7 @@ struct reason {
 /* Keys tierplan reads no cost from, and why (DeepSpeed configuration reference). */
 static const struct reason ignored[] = {
 	{"scheduler", "the learning-rate schedule changes neither time nor memory"},
-	{"gradient_clipping", "not modelled: one pass over the gradients, small beside the step"},
+	{"gradient_clipping", ""}, /* read below */
 	{"steps_per_print", "logging"},
 	{"wall_clock_breakdown", "logging"},
 	{"dump_state", "logging"},
@@ -472,6 +472,19 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 		set(ds, "precision", "fp16 and bf16 (neither enabled)", "fp32");
 	if (zero(&w, cJSON_GetObjectItemCaseSensitive(root, "zero_optimization")))
 		goto out;
+	/* gradient_clipping: a norm above 0 clips; DeepSpeed's default, 0, does not */
+	it = cJSON_GetObjectItemCaseSensitive(root, "gradient_clipping");
+	if (!it) {
+		set(ds, "clip-grad", "gradient_clipping (absent: DeepSpeed's default 0)", "no");
+	} else if (is_auto(it)) {
+		note(ds, "left gradient_clipping = auto to --clip-grad (Hugging Face fills it from "
+			 "max_grad_norm)");
+	} else if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0)) {
+		bad(&w, "gradient_clipping", "must be a number >= 0 or \"auto\"");
+		goto out;
+	} else {
+		set(ds, "clip-grad", "gradient_clipping", it->valuedouble > 0 ? "yes" : "no");
+	}
 	if ((it = cJSON_GetObjectItemCaseSensitive(root, "optimizer")) && optimizer(&w, it))
 		goto out;
 	rc = 0;

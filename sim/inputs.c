@@ -184,7 +184,8 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	    yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
 	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
-	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen))
+	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
+	    yes_no("--clip-grad", o->clip_grad, &c->clip_grad, err, errlen))
 		return EXIT_INVALID;
 	c->no_grad_overlap = !overlap_grad;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */

@@ -144,6 +144,10 @@ static const struct opt table[] = {
 	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", S,
 	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
 	 "optimizer_in_bwd; policy gpu, one GPU, no gradient accumulation)"},
+	{"clip-grad", O_STR, OFF(clip_grad), 0, 0, "yes", false, "yes|no", S,
+	 "clip the gradients' global norm before the optimizer step, as Hugging Face's Trainer "
+	 "(max_grad_norm 1.0), torchtitan and Megatron do by default: a norm pass and a scaling "
+	 "pass over the GPU's gradients"},
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},

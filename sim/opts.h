@@ -46,6 +46,7 @@ struct tp_opts {
 	const char *tp_comm_overlap;     /* yes | no */
 	const char *optimizer_in_backward; /* yes | no */
 	const char *activation_offload;    /* yes | no */
+	const char *clip_grad;             /* yes | no */
 	const char *compile;               /* yes | no */
 	double deadline, budget;
 	bool force;

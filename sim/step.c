@@ -1101,9 +1101,29 @@ static int update(struct build *bd, uint32_t g)
 	if (pl->update == UPD_GPU) {
 		/* the distributed optimizer shards over the data- and context-parallel ranks */
 		double shard = l->zero >= 1 ? params / (bd->dp * bd->cp) : local;
+		int clip = -1;
+		if (x->c->clip_grad) {
+			/* clip_grad_norm_: the norm reads the gradients this GPU steps, a scalar
+			 * all-reduce over every rank combines the norms, the scaling reads and
+			 * writes them (3 passes through HBM) */
+			double gb = s->st.gradients_bytes / bd->tp / (l->zero >= 1 ? bd->dp * bd->cp : 1);
+			uint32_t n = bd->tp * bd->cp * bd->pp * bd->dp;
+			double wire, lat = 0;
+			if (n > 1)
+				coll_cost(true, 4, n, bd->net_bw,
+					  n > (x->hw->gpus_per_node ? x->hw->gpus_per_node : 1)
+						  ? ALPHA_INTER
+						  : ALPHA_INTRA,
+					  &wire, &lat);
+			float three = 3;
+			clip = task(bd, "grad norm and clip", mc->s_comp[g], gb, lat, 1, &mc->hbm[g],
+				    &three);
+			if (clip < 0 || dep(bd, s->last_bwd_comm, clip))
+				return -1;
+		}
 		float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
 		int u = task(bd, "adamw", mc->s_comp[g], shard, 0, 1, &mc->hbm[g], &sc);
-		if (u < 0 || dep(bd, s->last_bwd_comm, u))
+		if (u < 0 || dep(bd, s->last_bwd_comm, u) || dep(bd, clip, u))
 			return -1;
 		if (ds_zero3(bd)) { /* one sub-group's gradients in fp32 while it steps */
 			double sg = x->c->sub_group > 0 ? x->c->sub_group : DS_SUB_GROUP_ELEMENTS;

@@ -124,7 +124,12 @@ dsrun() { # dsrun CONFIG PATTERN...: exit 0 and each pattern on stdout or stderr
 dsrun zero-offload.json "policy zero-offload" "precision fp32" "ignored zero_optimization.contiguous_gradients"
 dsrun zero-infinity.json "policy zero-infinity" "reduce-bucket 10000000" "offload_param.nvme_path (the drives are --flash)"
 dsrun hf-zero3-offload.json "policy zero3-offload" "left train_micro_batch_size_per_gpu = auto" \
-	"hidden size squared" "ignored scheduler" "optimizer adamw"
+	"hidden size squared" "ignored scheduler" "optimizer adamw" "left gradient_clipping = auto"
+dsrun zero-offload.json "gradient_clipping (absent: DeepSpeed's default 0) -> --clip-grad no"
+printf '{"zero_optimization": {"stage": 3}, "gradient_clipping": 1.0}' >"$tmp/ds-clip.json"
+expect 0 "used gradient_clipping -> --clip-grad yes" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-clip.json"
+printf '{"gradient_clipping": "max"}' >"$tmp/ds-clipbad.json"
+expect 3 "gradient_clipping must be a number" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-clipbad.json"
 printf '{"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}}' >"$tmp/ds-p2.json"
 printf '{"zero_optimization": {"stage": 1, "offload_optimizer": {"device": "nvme"}}}' >"$tmp/ds-nvme1.json"
 printf '{"fp16": {"enabled": true}, "bf16": {"enabled": true}}' >"$tmp/ds-both.json"

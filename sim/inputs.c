@@ -179,14 +179,15 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		return snprintf(err, errlen, "--sequence-parallel: '%s' (allowed: yes, no, auto)",
 				o->sequence_parallel),
 		       EXIT_INVALID;
-	bool overlap_grad;
+	bool overlap_grad, clip;
 	if (yes_no("--overlap-grad-reduce", o->overlap_grad_reduce, &overlap_grad, err, errlen) ||
 	    yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
 	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
 	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
-	    yes_no("--clip-grad", o->clip_grad, &c->clip_grad, err, errlen))
+	    yes_no("--clip-grad", o->clip_grad, &clip, err, errlen))
 		return EXIT_INVALID;
+	c->no_clip_grad = !clip;
 	c->no_grad_overlap = !overlap_grad;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */
 	if (c->tp_comm_overlap && !c->layout.sp)

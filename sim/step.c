@@ -1102,7 +1102,7 @@ static int update(struct build *bd, uint32_t g)
 		/* the distributed optimizer shards over the data- and context-parallel ranks */
 		double shard = l->zero >= 1 ? params / (bd->dp * bd->cp) : local;
 		int clip = -1;
-		if (x->c->clip_grad) {
+		if (!x->c->no_clip_grad) {
 			/* clip_grad_norm_: the norm reads the gradients this GPU steps, a scalar
 			 * all-reduce over every rank combines the norms, the scaling reads and
 			 * writes them (3 passes through HBM) */

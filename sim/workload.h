@@ -72,11 +72,12 @@ struct sim_config {
 	 * back one block ahead of its backward (torchtune's OffloadActivations, a
 	 * saved_tensors_hooks context on its own CUDA stream); policy gpu */
 	bool act_offload;
-	/* --clip-grad yes (default): torch.nn.utils.clip_grad_norm_ before a GPU optimizer step:
-	 * a foreach norm reads the GPU's gradients, a scalar all-reduce combines the norms, a
-	 * foreach multiply reads and writes them (the multiply runs whatever the coefficient,
-	 * to avoid a host sync) */
-	bool clip_grad;
+	/* --clip-grad no: no torch.nn.utils.clip_grad_norm_ before a GPU optimizer step; by
+	 * default (false, so every caller's zeroed config agrees with the command line) a foreach
+	 * norm reads the GPU's gradients, a scalar all-reduce combines the norms, a foreach
+	 * multiply reads and writes them (it runs whatever the coefficient, to avoid a host
+	 * sync) */
+	bool no_clip_grad;
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
 	double reduce_bucket;

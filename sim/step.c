@@ -886,6 +886,17 @@ static int host_update(struct build *bd, double params, double read_flash, doubl
 	return u;
 }
 
+/* ZeRO-2/3 keeps a gradient shard; a block's whole gradients exist from its backward until their
+ * reduce-scatter has run (PyTorch FSDP's post-backward hook reduce-scatters them and frees the
+ * unsharded ones; DeepSpeed copies them into its reduce bucket instead, counted there; an
+ * optimizer stepped in backward frees them itself). */
+static bool whole_grads_until_reduced(const struct build *bd)
+{
+	const struct step_ctx *x = bd->x;
+	return (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->dp > 1 && !x->c->opt_in_bwd &&
+	       !x->c->deepspeed;
+}
+
 static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool last)
 {
 	struct step_ctx *x = bd->x;
@@ -968,11 +979,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* gradients */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
-			/* ZeRO-2/3 keeps a gradient shard; the block's whole gradients exist from
-			 * its backward until their reduce-scatter has run (PyTorch FSDP's
-			 * post-backward hook reduce-scatters them and frees the unsharded ones;
-			 * DeepSpeed copies them into its reduce bucket instead, counted there) */
-			bool unsharded = zero_rs && bd->dp > 1 && !x->c->opt_in_bwd && !x->c->deepspeed;
+			bool unsharded = whole_grads_until_reduced(bd);
 			if (unsharded)
 				TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
@@ -1058,9 +1065,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		int r = dp_coll(bd, g, mc->s_comp[g],
 				zero_rs ? "reduce-scatter grads" : "all-reduce grads", !zero_rs,
 				chunk_grads);
-		bool unsharded = zero_rs && bd->dp > 1 && !x->c->opt_in_bwd && !x->c->deepspeed;
 		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], r) ||
-		    (unsharded && mem(bd, r, pool, CAT_G, -chunk_grads, ENG_AT_END)))
+		    (whole_grads_until_reduced(bd) && mem(bd, r, pool, CAT_G, -chunk_grads, ENG_AT_END)))
 			return -1;
 		s->last_bwd_comm = r;
 	}

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../reports/report.h"
 #include "../model/catalog.h"
@@ -94,6 +95,8 @@ static int run(int argc, char **argv, bool compare)
 	}
 	tp_warn_inputs(cmd, &o, w, &hw);
 	req.max_gpus = (uint32_t)o.max_gpus;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	req.threads = cpus > 1 ? (uint32_t)(cpus < 64 ? cpus : 64) : 1;
 	req.recompute_fixed = o.recompute >= 0;
 	req.loss_fixed = o.loss >= 0;
 	req.batch_fixed = tp_opts_given(&o, "batch");

@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,114 @@ static uint32_t next_drives(uint32_t c, uint32_t bays)
 	return c < bays && 2 * c > bays ? bays : 2 * c;
 }
 
+/* The host-tier configurations of one policy on n GPUs: micro-batch sizes, DRAM sizes and
+ * drive counts, each stopping where the larger ones cannot fit or cannot help. Fitting options
+ * go to s->pool, the closest miss to *closest. */
+static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n,
+		      const double *drams, int nd, struct sim_option *closest)
+{
+	const struct mdl_hw *base = s->hw;
+	uint64_t mbs[MICRO_SIZES];
+	int nmb = micro_sizes(s, n, mbs);
+	bool gpu_full = false; /* a smaller micro-batch overflowed the GPU */
+	for (int b = 0; b < nmb && !gpu_full; b++) {
+		int fits = 0;
+		for (int d = 0; d < nd && fits < 2; d++) {
+			struct mdl_hw hw = *base;
+			struct sim_option o;
+			hw.dram = drams[d];
+			if (host_one(s, pol, n, mbs[b], &hw, &o))
+				return -1;
+			if (!o.fits) {
+				if (!closest->gpus || o.peak_gpu < closest->peak_gpu)
+					*closest = o;
+				if (strncmp(o.overflow, "dram", 4) == 0) {
+					/* more DRAM may fit: skip the sizes below what this run
+					 * asked for */
+					while (d + 1 < nd && drams[d + 1] < o.peak_dram)
+						d++;
+					continue;
+				}
+				/* a GPU too small for this micro-batch is too small for the
+				 * larger ones (sizes ascend) */
+				gpu_full = strncmp(o.overflow, "gpu", 3) == 0;
+				break;
+			}
+			fits++;
+			/* the drives: from the fewest that hold it, doubling, to a full bay (the
+			 * default count is simulated already) */
+			if (o.peak_flash > 0 && !s->req->flash_fixed) {
+				uint32_t few = (uint32_t)ceil(o.peak_flash / hw.flash.capacity);
+				uint32_t bays = (uint32_t)hw.host.flash_bays;
+				struct sim_option x;
+				for (uint32_t c = few ? few : 1; c <= bays; c = next_drives(c, bays)) {
+					if (c == base->flash_count)
+						continue;
+					hw.flash_count = c;
+					if (host_one(s, pol, n, mbs[b], &hw, &x))
+						return -1;
+				}
+			}
+			/* more DRAM helps only the tiered policies, and only when they spilled to
+			 * flash */
+			if (strncmp(pol->name, "tiered", 6) != 0 || o.peak_flash == 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* One (policy, GPU count) of the host-tier search, run on a worker with its own engine; its
+ * options, closest miss and count merge into the search in task order, so the result does not
+ * depend on the thread count. */
+struct host_task {
+	const struct sim_policy *pol;
+	uint32_t n;
+	struct pool kept;
+	struct sim_option closest;
+	uint64_t count;
+	int rc;
+	char err[512];
+};
+
+struct host_work {
+	const struct search *s;
+	const double *drams;
+	int nd;
+	struct host_task *t;
+	size_t nt;
+	size_t next; /* atomic */
+};
+
+static void *host_worker(void *arg)
+{
+	struct host_work *hw = arg;
+	struct eng *e = eng_new();
+	if (e)
+		eng_keep_history(e, false);
+	for (;;) {
+		size_t i = __atomic_fetch_add(&hw->next, 1, __ATOMIC_RELAXED);
+		if (i >= hw->nt)
+			break;
+		struct host_task *t = &hw->t[i];
+		if (!e) {
+			t->rc = -1;
+			snprintf(t->err, sizeof t->err, "out of memory");
+			continue;
+		}
+		struct search ts = *hw->s; /* read-only inputs; its own engine, pool and count */
+		ts.eng = e;
+		ts.pool = (struct pool){0};
+		ts.count = &t->count;
+		ts.err = t->err;
+		ts.errlen = sizeof t->err;
+		t->rc = host_count(&ts, t->pol, t->n, hw->drams, hw->nd, &t->closest);
+		t->kept = ts.pool;
+	}
+	eng_free(e);
+	return NULL;
+}
+
 static int host_tiers(struct search *s, struct sim_option *closest)
 {
 	static const char *const pols[] = {"tiered",	 "tiered-dram", "zero-infinity",
@@ -449,65 +558,43 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 				drams[j - 1] = t;
 			}
 	}
+	struct host_task t[5 * 16];
+	size_t nt = 0;
 	for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
-		const struct sim_policy *pol = sim_policy_find(pols[p]);
 		if (s->req->policy && strcmp(s->req->policy, pols[p]) != 0)
 			continue; /* --deepspeed chose another */
 		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
 			continue;
-		for (int i = 0; i < nn; i++) {
-			uint64_t mbs[MICRO_SIZES];
-			int nmb = micro_sizes(s, counts[i], mbs);
-			bool gpu_full = false; /* a smaller micro-batch overflowed the GPU */
-			for (int b = 0; b < nmb && !gpu_full; b++) {
-				int fits = 0;
-				for (int d = 0; d < nd && fits < 2; d++) {
-					struct mdl_hw hw = *base;
-					struct sim_option o;
-					hw.dram = drams[d];
-					if (host_one(s, pol, counts[i], mbs[b], &hw, &o))
-						return -1;
-					if (!o.fits) {
-						if (!closest->gpus || o.peak_gpu < closest->peak_gpu)
-							*closest = o;
-						if (strncmp(o.overflow, "dram", 4) == 0) {
-							/* more DRAM may fit: skip the sizes below
-							 * what this run asked for */
-							while (d + 1 < nd && drams[d + 1] < o.peak_dram)
-								d++;
-							continue;
-						}
-						/* a GPU too small for this micro-batch is too small
-						 * for the larger ones (sizes ascend) */
-						gpu_full = strncmp(o.overflow, "gpu", 3) == 0;
-						break;
-					}
-					fits++;
-					/* the drives: from the fewest that hold it, doubling, to a
-					 * full bay (the default count is simulated already) */
-					if (o.peak_flash > 0 && !s->req->flash_fixed) {
-						uint32_t few = (uint32_t)ceil(o.peak_flash /
-									      hw.flash.capacity);
-						uint32_t bays = (uint32_t)hw.host.flash_bays;
-						struct sim_option x;
-						for (uint32_t c = few ? few : 1; c <= bays;
-						     c = next_drives(c, bays)) {
-							if (c == base->flash_count)
-								continue;
-							hw.flash_count = c;
-							if (host_one(s, pol, counts[i], mbs[b], &hw, &x))
-								return -1;
-						}
-					}
-					/* more DRAM helps only the tiered policies, and only when
-					 * they spilled to flash */
-					if (strncmp(pols[p], "tiered", 6) != 0 || o.peak_flash == 0)
-						break;
-				}
-			}
-		}
+		for (int i = 0; i < nn; i++)
+			t[nt++] = (struct host_task){.pol = sim_policy_find(pols[p]), .n = counts[i]};
 	}
-	return 0;
+	struct host_work work = {s, drams, nd, t, nt, 0};
+	uint32_t nthreads = s->req->threads > 1 ? s->req->threads : 1;
+	if (nthreads > nt)
+		nthreads = (uint32_t)nt;
+	pthread_t tid[64];
+	uint32_t started = 0;
+	for (uint32_t i = 1; i < nthreads && i < 64; i++) /* the caller is worker 0 */
+		if (pthread_create(&tid[started], NULL, host_worker, &work) == 0)
+			started++;
+	host_worker(&work);
+	for (uint32_t i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	int rc = 0;
+	for (size_t i = 0; i < nt; i++) {
+		*s->count += t[i].count;
+		if (rc == 0 && t[i].rc) {
+			snprintf(s->err, s->errlen, "%s", t[i].err);
+			rc = -1;
+		}
+		for (size_t k = 0; rc == 0 && k < t[i].kept.n; k++)
+			rc = keep(&s->pool, &t[i].kept.v[k], s->err, s->errlen);
+		if (t[i].closest.gpus &&
+		    (!closest->gpus || t[i].closest.peak_gpu < closest->peak_gpu))
+			*closest = t[i].closest;
+		free(t[i].kept.v);
+	}
+	return rc;
 }
 
 static bool feasible(const struct sim_option *o, const struct sim_plan_req *r)

@@ -50,6 +50,8 @@ struct sim_plan {
 
 struct sim_plan_req {
 	uint32_t max_gpus;    /* search bound for GPU-only */
+	uint32_t threads;     /* workers for the host-tier search (0 or 1: the caller alone); the
+			       * result does not depend on it */
 	bool recompute_fixed; /* the user chose --recompute */
 	bool loss_fixed;      /* the user chose --loss */
 	bool batch_fixed;     /* the user chose --batch */

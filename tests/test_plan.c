@@ -101,12 +101,43 @@ static void the_smallest_fitting_gpu_count_is_chosen(void)
 	free(p);
 }
 
+/* The host-tier search runs its (policy, GPU count) tasks on workers and merges them in task
+ * order: three workers give the plan one worker gives, option for option, and the same count of
+ * configurations simulated. */
+static void the_plan_does_not_depend_on_threads(void)
+{
+	struct fixture f;
+	struct sim_plan *one = calloc(1, sizeof *one), *three = calloc(1, sizeof *three);
+	char err[256];
+
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.req.threads = 1;
+	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, one, err, sizeof err), 0);
+	f.req.threads = 3;
+	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, three, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(one->layouts_evaluated, three->layouts_evaluated);
+	CU_ASSERT_EQUAL_FATAL(one->noptions, three->noptions);
+	CU_ASSERT_EQUAL(one->rec_best, three->rec_best);
+	CU_ASSERT_EQUAL(one->rec_tiered, three->rec_tiered);
+	for (int i = 0; i < one->noptions; i++) {
+		CU_ASSERT_STRING_EQUAL(one->options[i].policy, three->options[i].policy);
+		CU_ASSERT_EQUAL(one->options[i].gpus, three->options[i].gpus);
+		CU_ASSERT_EQUAL(one->options[i].flash_count, three->options[i].flash_count);
+		CU_ASSERT_DOUBLE_EQUAL(one->options[i].step_seconds, three->options[i].step_seconds,
+				       0);
+		CU_ASSERT_DOUBLE_EQUAL(one->options[i].cost_total, three->options[i].cost_total, 0);
+	}
+	free(one);
+	free(three);
+}
+
 int suite_plan(void)
 {
 	static const struct test_case c[] = {
 		{"plan_70b_finds_gpu_only_and_tiered_options",
 		 plan_70b_finds_gpu_only_and_tiered_options},
 		{"the_smallest_fitting_gpu_count_is_chosen", the_smallest_fitting_gpu_count_is_chosen},
+		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},
 	};
 	return add_suite("plan", c, (int)(sizeof c / sizeof c[0]));
 }

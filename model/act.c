@@ -255,6 +255,12 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * b x s x V outlives a chunk (liger_kernel/ops/fused_linear_cross_entropy.py) [A]. */
 	if (j->loss == MDL_LOSS_CHUNKED)
 		return 2.0 * e * sbh / (sp ? t : 1.0) + (e + 4.0) * sbh / t;
+	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
+	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
+	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
+	 * mdl_act_layer_items) */
+	if (j->compile)
+		return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb;
 	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t;
 }
 
@@ -272,7 +278,9 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
 	double sbv = (double)j->seq * (double)j->micro_batch * (double)a->vocab;
-	double b = 8.0 * sbv / (tp ? (double)tp : 1.0);
+	/* compiled, one fused kernel writes the logits' gradient in the compute dtype */
+	double b = (j->compile ? (double)mdl_job_act_bytes(j) : 8.0) * sbv /
+		   (tp ? (double)tp : 1.0);
 
 	switch (j->loss) {
 	case MDL_LOSS_CHUNKED:

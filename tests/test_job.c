@@ -162,6 +162,15 @@ static void logits_and_fp32_loss_are_counted(void)
 			    .micro_batch = 2};
 	double sbv = 2048.0 * 2 * (double)a.vocab, sbh = 2048.0 * 2 * (double)a.hidden;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * sbv + 4 * sbh, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 8 * sbv, 1);
+	/* compiled: the bf16 logits and one fp32 log-sum-exp per token (4096 of them) are kept,
+	 * and the backward writes one bf16 gradient of the logits; with torchtune's chunked
+	 * output, one of its 8 chunks at a time */
+	j.compile = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * 4096.0 + 4 * sbh, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv, 1);
+	j.loss = MDL_LOSS_CHUNKED_OUTPUT;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv / 8, 1);
 }
 
 static void model_flops_follow_megatron_convention(void)

@@ -96,7 +96,7 @@ static int run(int argc, char **argv, bool compare)
 	tp_warn_inputs(cmd, &o, w, &hw);
 	req.max_gpus = (uint32_t)o.max_gpus;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	req.threads = cpus > 1 ? (uint32_t)(cpus < 64 ? cpus : 64) : 1;
+	req.threads = cpus > 1 ? (uint32_t)cpus : 1; /* the search bounds it */
 	req.recompute_fixed = o.recompute >= 0;
 	req.loss_fixed = o.loss >= 0;
 	req.batch_fixed = tp_opts_given(&o, "batch");

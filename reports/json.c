@@ -56,7 +56,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 		cJSON_AddStringToObject(j, "overflow", o->overflow);
 	pk = cJSON_AddObjectToObject(j, "peak_bytes");
 	cJSON_AddItemToObject(pk, "gpu", num(o->peak_gpu));
-	if (o->kind == SIM_TIERED || o->peak_dram > 0) { /* gpu: offloaded activations */
+	if (rpt_shows_dram(o)) {
 		cJSON_AddItemToObject(pk, "dram", num(o->peak_dram));
 		cJSON_AddItemToObject(pk, "flash", num(o->peak_flash));
 	} else {

@@ -19,6 +19,13 @@
 #include "../model/file.h"
 #include "../sim/plan.h"
 
+/* Whether an option has a DRAM figure to report: the host-tier options, and a GPU-only one
+ * whose activations go to DRAM (--activation-offload). */
+static inline bool rpt_shows_dram(const struct sim_option *o)
+{
+	return o->kind == SIM_TIERED || o->peak_dram > 0;
+}
+
 #define TIERPLAN_VERSION "0.1.0"
 #define TIERPLAN_SCHEMA_VERSION 1
 

@@ -319,7 +319,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 				"%11s %6.2f%%\n",
 				i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
 				(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
-				B(o->peak_gpu), o->kind == SIM_TIERED || o->peak_dram > 0 ? B(o->peak_dram) : "-",
+				B(o->peak_gpu), rpt_shows_dram(o) ? B(o->peak_dram) : "-",
 				o->kind == SIM_TIERED ? B(o->peak_flash) : "-",
 				cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
 				cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
@@ -375,7 +375,7 @@ static void option_cells(const struct rpt_plan *r, int i, char cell[OPT_COLS][96
 	snprintf(cell[5], 96, "%s", mdl_recompute_name(o->recompute));
 	snprintf(cell[6], 96, "%s", o->fits ? "yes" : "no");
 	snprintf(cell[7], 96, "%s", B(o->peak_gpu));
-	snprintf(cell[8], 96, "%s", o->kind == SIM_TIERED || o->peak_dram > 0 ? B(o->peak_dram) : "-");
+	snprintf(cell[8], 96, "%s", rpt_shows_dram(o) ? B(o->peak_dram) : "-");
 	snprintf(cell[9], 96, "%s", o->kind == SIM_TIERED ? B(o->peak_flash) : "-");
 	snprintf(cell[10], 96, "%.3f", o->step_seconds);
 	snprintf(cell[11], 96, "%.0f", o->tokens_per_second);

@@ -71,6 +71,14 @@ static int keep(struct pool *p, const struct sim_option *o, char *err, size_t er
 	return 0;
 }
 
+/* Keeps o as the closest miss when it needs less GPU memory than the one so far (the first of
+ * equals stays). */
+static void closer(struct sim_option *closest, const struct sim_option *o)
+{
+	if (!closest->gpus || o->peak_gpu < closest->peak_gpu)
+		*closest = *o;
+}
+
 static double per_token(const struct sim_option *o)
 {
 	return o->step_seconds / o->tokens_per_step;
@@ -317,8 +325,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			best = o;
 			*found = true;
 		}
-		if (!o.fits && (closest->gpus == 0 || o.peak_gpu < closest->peak_gpu))
-			*closest = o;
+		if (!o.fits)
+			closer(closest, &o);
 	}
 	/* nothing fits: the layout that comes closest says what overflows, and by how much */
 	if (rc == 0 && !*found && nc) {
@@ -327,8 +335,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		struct sim_config cf = {c[least].l, c[least].m, sim_policy_find("gpu"), 0, 0, true};
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen))
 			rc = -1;
-		else if (closest->gpus == 0 || o.peak_gpu < closest->peak_gpu)
-			*closest = o;
+		else
+			closer(closest, &o);
 		(*s->count)++;
 	}
 	free(c);
@@ -431,8 +439,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			if (host_one(s, pol, n, mbs[b], &hw, &o))
 				return -1;
 			if (!o.fits) {
-				if (!closest->gpus || o.peak_gpu < closest->peak_gpu)
-					*closest = o;
+				closer(closest, &o);
 				if (strncmp(o.overflow, "dram", 4) == 0) {
 					/* more DRAM may fit: skip the sizes below what this run
 					 * asked for */
@@ -481,6 +488,9 @@ struct host_task {
 	int rc;
 	char err[512];
 };
+
+/* Workers of the host-tier search at most (a bound on threads, not a model constant). */
+#define PLAN_MAX_WORKERS 64
 
 struct host_work {
 	const struct search *s;
@@ -558,7 +568,7 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 				drams[j - 1] = t;
 			}
 	}
-	struct host_task t[5 * 16];
+	struct host_task t[sizeof pols / sizeof pols[0] * 16];
 	size_t nt = 0;
 	for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
 		if (s->req->policy && strcmp(s->req->policy, pols[p]) != 0)
@@ -572,9 +582,9 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 	uint32_t nthreads = s->req->threads > 1 ? s->req->threads : 1;
 	if (nthreads > nt)
 		nthreads = (uint32_t)nt;
-	pthread_t tid[64];
+	pthread_t tid[PLAN_MAX_WORKERS];
 	uint32_t started = 0;
-	for (uint32_t i = 1; i < nthreads && i < 64; i++) /* the caller is worker 0 */
+	for (uint32_t i = 1; i < nthreads && i < PLAN_MAX_WORKERS; i++) /* the caller is worker 0 */
 		if (pthread_create(&tid[started], NULL, host_worker, &work) == 0)
 			started++;
 	host_worker(&work);
@@ -589,9 +599,8 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 		}
 		for (size_t k = 0; rc == 0 && k < t[i].kept.n; k++)
 			rc = keep(&s->pool, &t[i].kept.v[k], s->err, s->errlen);
-		if (t[i].closest.gpus &&
-		    (!closest->gpus || t[i].closest.peak_gpu < closest->peak_gpu))
-			*closest = t[i].closest;
+		if (t[i].closest.gpus)
+			closer(closest, &t[i].closest);
 		free(t[i].kept.v);
 	}
 	return rc;

@@ -572,6 +572,17 @@ static int machine(struct build *bd)
 	return 0;
 }
 
+/* HBM bytes of one layer's FP8 casts per GPU (mdl_job_fp8_casts; 0 unless fp8) in its forward
+ * and its backward, for `tokens` tokens split over tp ranks. */
+static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, double tokens,
+			    uint32_t tp, double *fwd, double *bwd)
+{
+	struct mdl_fp8_casts fc;
+	mdl_job_fp8_casts(a, j, &fc);
+	*fwd = (tokens * fc.fwd_per_token + fc.weights) / tp;
+	*bwd = tokens * fc.bwd_per_token / tp;
+}
+
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff)
 {
@@ -586,13 +597,11 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
 	double rc_mem =
 		2.0 * rematerialised(j->recompute, all, mdl_act_layer_saved(a, j, l->tp, l->sp));
-	struct mdl_fp8_casts fc;
-	mdl_job_fp8_casts(a, j, &fc);
-	double tok = (double)j->seq * (double)j->micro_batch, again = j->recompute == MDL_RC_FULL;
+	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
+	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, &cast_fwd, &cast_bwd);
 	double bytes = 6.0 * all + rc_mem +
 		       mdl_job_dequant_bytes(a, j) / l->tp * (again ? 3.0 : 2.0) +
-		       ((tok * fc.fwd_per_token + fc.weights) * (1 + again) + tok * fc.bwd_per_token) /
-			       l->tp;
+		       cast_fwd * (1 + again) + cast_bwd;
 	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
 	if (l->tp > 1) {
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
@@ -1114,12 +1123,10 @@ static int update(struct build *bd, uint32_t g)
 			 * writes them (3 passes through HBM) */
 			double gb = s->st.gradients_bytes / bd->tp / (l->zero >= 1 ? bd->dp * bd->cp : 1);
 			uint32_t n = bd->tp * bd->cp * bd->pp * bd->dp;
+			uint32_t gpn = x->hw->gpus_per_node ? x->hw->gpus_per_node : 1;
 			double wire, lat = 0;
 			if (n > 1)
-				coll_cost(true, 4, n, bd->net_bw,
-					  n > (x->hw->gpus_per_node ? x->hw->gpus_per_node : 1)
-						  ? ALPHA_INTER
-						  : ALPHA_INTRA,
+				coll_cost(true, 4, n, bd->net_bw, n > gpn ? ALPHA_INTER : ALPHA_INTRA,
 					  &wire, &lat);
 			float three = 3;
 			clip = task(bd, "grad norm and clip", mc->s_comp[g], gb, lat, 1, &mc->hbm[g],
@@ -1313,11 +1320,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 		       (double)x->job.micro_batch * (double)a->hidden;
 	bd->cp = mdl_layout_cp(l);
-	struct mdl_fp8_casts fc;
-	mdl_job_fp8_casts(a, &x->job, &fc);
-	double cast_tokens = (double)x->job.seq * (double)x->job.micro_batch / bd->cp;
-	bd->fp8_fwd = (cast_tokens * fc.fwd_per_token + fc.weights) / bd->tp;
-	bd->fp8_bwd = cast_tokens * fc.bwd_per_token / bd->tp;
+	fp8_layer_casts(a, &x->job, (double)x->job.seq * (double)x->job.micro_batch / bd->cp,
+			bd->tp, &bd->fp8_fwd, &bd->fp8_bwd);
 	if (bd->cp > 1) {
 		/* a GPU holds 1/cp of each sequence's tokens (Megatron-Core's load-balanced causal
 		 * chunks): its GEMMs, its share of the attention scores (its queries against all

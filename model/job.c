@@ -1,6 +1,7 @@
 /* job — see job.h. */
 #include "job.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -153,6 +154,78 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
 				 per;
 	}
 	return bytes;
+}
+
+/*
+ * Kernel launches, counted from the Hugging Face decoder layer as eager PyTorch runs it
+ * (transformers models/llama/modeling_llama.py; PEFT tuners/lora/layer.py; bitsandbytes
+ * MatMul4Bit) [B: counted from the source]:
+ *  - a linear: one GEMM (addmm when it has a bias); each expert's linears are launched for the
+ *    tokens routed to it (MixtralSparseMoeBlock loops over the experts), plus the router's
+ *    softmax, top-k, normalisation and one-hot (4) and each expert's index, scale and
+ *    index_add (3);
+ *  - LlamaRMSNorm: to(fp32), pow, mean, add eps, rsqrt, mul, to(dtype), mul weight = 8;
+ *    LayerNorm one fused kernel; a q/k norm is two more of the layer's norm;
+ *  - rotary: q*cos, neg, cat, *sin, add, for q and for k = 10 (learned positions: none);
+ *  - attention core: SDPA/flash one kernel, repeat_kv's two copies under GQA, the output's
+ *    transpose-contiguous one; eager: QK^T, mask add, fp32 upcast, softmax, downcast, dropout
+ *    when attention dropout is set, AV, contiguous = 7 or 8;
+ *  - MLP activation (and the gate's product): 1 or 2; the two residual adds, and their dropouts
+ *    when set;
+ *  - LoRA: A, B, the scaling and the add per adapted linear, and lora_dropout when set;
+ *    QLoRA: one dequantise per quantised linear in forward, one more in backward.
+ * torch.compile fuses everything but the GEMMs and attention into about one kernel per
+ * norm-to-GEMM region: the linears, the core, and a fused kernel per norm, for the rotary pair,
+ * for the activation, and per LoRA for its scaling and add after its two GEMMs [D: Inductor's
+ * pointwise/reduction fusion]. Backward: autograd records one node
+ * per differentiable forward op and each launches about two kernels (a linear: input and
+ * weight gradient; a pointwise op: its gradient and the accumulation) [D: estimate], less the
+ * weight gradients of frozen linears.
+ */
+void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_launches *k)
+{
+	double linears = 0, frozen = 0, adapted = 0, quantised = 0, experts = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || t->cols <= 1)
+			continue;
+		double n = (double)t->copies * mdl_tensor_share(a, t);
+		linears += n;
+		if (j->method != MDL_FULL)
+			frozen += n;
+		if (is_adapted(j, t))
+			adapted += n;
+		if (j->method == MDL_QLORA)
+			quantised += n;
+		if (t->copies > 1)
+			experts = fmax(experts, n);
+	}
+	double moe_layers = a->experts ? (a->moe_layers ? (double)a->moe_layers / a->layers : 1) : 0;
+	double routing = moe_layers * 4 + 3 * experts;
+	double norms = (double)a->norms_per_layer + (a->qk_norm ? 2 : 0);
+	bool gqa = a->kv_heads && a->kv_heads < a->heads;
+	double dropout = j->lora_dropout > 0 ? 1 : 0;
+	double fwd, core;
+	if (j->compile) {
+		core = 1;
+		fwd = linears + core + norms + (a->learned_positions ? 0 : 1) + 1 + routing +
+		      adapted * (3 + dropout);
+	} else {
+		double lora = adapted * (4 + dropout);
+		core = j->attention == MDL_ATTN_FLASH ? 1 + (gqa ? 2 : 0) + 1
+						      : 7 + (a->attn_dropout > 0 ? 1 : 0);
+		fwd = linears + norms * (a->norm_bias ? 1 : 8) + (a->learned_positions ? 0 : 10) +
+		      core + (a->gated_mlp ? 2 : 1) + 2 * (a->resid_dropout > 0 ? 2 : 1) +
+		      routing + lora;
+	}
+	fwd += quantised;
+	k->fwd = fwd;
+	k->bwd = 2 * (fwd - quantised) - frozen + quantised;
+	/* a full (or per-op) recompute runs the forward again; Megatron's selective recompute
+	 * the attention core only */
+	k->recompute = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP ? fwd
+		       : j->recompute == MDL_RC_SELECTIVE				? core
+										: 0;
 }
 
 /* TE's cast_transpose: a 16-bit element read, its FP8 copy and FP8 transpose written

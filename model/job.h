@@ -111,6 +111,14 @@ double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j)
  * causal flash kernel skips (mdl_flops *_exec); what the step's compute time is made of. */
 double mdl_job_executed_flops(const struct mdl_arch *a, const struct mdl_job *j);
 
+/* Kernel launches of the mean decoder layer in one micro-batch: its forward, its backward, and
+ * the forward a recompute runs again inside backward (0 without one). What the host must issue
+ * one by one, whatever the kernels' sizes. */
+struct mdl_launches {
+	double fwd, bwd, recompute;
+};
+void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_launches *k);
+
 /* HBM bytes one decoder layer moves, per pass that uses its weights, to dequantise its
  * quantised base weights (QLoRA; 0 otherwise): bitsandbytes' MatMul4Bit dequantises each NF4
  * weight to the compute dtype before the GEMM in forward and again for the input gradient in

@@ -44,6 +44,19 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  */
 #define ALPHA_INTRA 1e-6
 #define ALPHA_INTER 5e-6
+/*
+ * The host issues a layer's kernels one at a time and the GPU cannot run ahead of it, so a block
+ * takes at least its launches (mdl_job_launches) times the host's cost per launch. Eager PyTorch
+ * pays Python, the binding, autograd's recording, the ATen dispatcher and cudaLaunchKernel for
+ * each op: "~5-25 us of CPU-side work per op" (jiahuanglin.xyz, "From PyTorch op to kernel
+ * launch", per-layer cost table) [C]; forward at 10 us. Backward runs in autograd's C++ engine
+ * without Python: the dispatcher and the launch, 3-8 us in the same table [C]: 5 us. A compiled
+ * graph calls its kernels from generated code: the launch, 1-3 us [C]: 3 us. Large layers never
+ * notice; short sequences, small micro-batches and LoRA's many small kernels do.
+ */
+#define ISSUE_EAGER_FWD 10e-6
+#define ISSUE_EAGER_BWD 5e-6
+#define ISSUE_COMPILED 3e-6
 /* Optimizer state chunks pipelined NVMe -> DRAM -> CPU Adam -> NVMe after backward (ZeRO-
  * Infinity sub-groups, published.md 9.2 "processed in chunks") [A: mechanism; count ours]. */
 #define UPDATE_CHUNKS 8
@@ -109,6 +122,7 @@ struct build {
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double dequant; /* HBM bytes a layer pass moves dequantising its base weights, per GPU */
+	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fp8_fwd, fp8_bwd; /* HBM bytes of a layer's FP8 casts in forward / backward, per GPU */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
@@ -723,15 +737,17 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, bool 
  * C.1: 44 % of peak at 1.7B, 52 % at 530B-1T).
  */
 static int compute(struct build *bd, uint32_t g, struct stage *s, const char *name,
-		   double flops, double membytes, double tp_allreduces, double kv_passes, int after,
-		   int *tp_task)
+		   double flops, double membytes, double issue, double tp_allreduces,
+		   double kv_passes, int after, int *tp_task)
 {
 	struct step_machine *mc = &bd->x->mc;
 	/* the memory-bound kernels between the GEMMs run serially on the same stream: their bytes
 	 * become FLOP-equivalents at the ratio of the two rates, exact while the compute stream
-	 * is the only user of this GPU's compute (it is) */
-	double mem_eq = membytes * eng_resource_at(bd->x->e, mc->sm[g])->capacity / bd->hbm_bw;
-	int c = task(bd, name, mc->s_comp[g], flops / bd->tp + mem_eq, 0, 1, &mc->sm[g], NULL);
+	 * is the only user of this GPU's compute (it is); and the block lasts at least as long as
+	 * the host takes to launch its kernels (issue seconds) */
+	double cap = eng_resource_at(bd->x->e, mc->sm[g])->capacity;
+	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw, issue * cap);
+	int c = task(bd, name, mc->s_comp[g], work, 0, 1, &mc->sm[g], NULL);
 	if (c < 0 || dep(bd, after, c))
 		return -1;
 	s->comp_ring[s->ncomp++ % 16] = c;
@@ -812,8 +828,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals) */
 		int end, c = compute(bd, g, s, "forward", flops,
-				     lb * (2.0 * bd->act_all + bd->dequant + bd->fp8_fwd), 2.0 * lb, lb,
-				     f, &end);
+				     lb * (2.0 * bd->act_all + bd->dequant + bd->fp8_fwd),
+				     lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
 		if (c < 0)
 			return -1;
 		if (b == 0)
@@ -968,7 +984,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* FP8: the output gradients' casts, and a full recompute's forward casts again */
 		rc_mem += bd->fp8_bwd + (x->job.recompute == MDL_RC_FULL ? bd->fp8_fwd : 0);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
-				     (2.0 + rc_ar) * lb, lb * (2.0 + (kv_again ? 1.0 : 0.0)), f,
+				     lb * bd->issue_bwd, (2.0 + rc_ar) * lb, lb * (2.0 + (kv_again ? 1.0 : 0.0)), f,
 				     &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
@@ -1304,6 +1320,13 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * any mode */
 	bd->act_all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
 	bd->dequant = mdl_job_dequant_bytes(a, &x->job) / bd->tp;
+	struct mdl_launches kl;
+	mdl_job_launches(a, &x->job, &kl);
+	bool compiled = x->job.compile;
+	bd->issue_fwd = kl.fwd * (compiled ? ISSUE_COMPILED : ISSUE_EAGER_FWD);
+	/* checkpointing re-runs the Python forward inside backward */
+	bd->issue_bwd = compiled ? (kl.bwd + kl.recompute) * ISSUE_COMPILED
+				 : kl.bwd * ISSUE_EAGER_BWD + kl.recompute * ISSUE_EAGER_FWD;
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
 			      : rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */

@@ -266,6 +266,34 @@ static void compile_recomputes_norms_and_pointwise(void)
 			       2048.0 * (2 * 2 * 4096 + 2 * 2 * 14336 - 2 * 4), 1);
 }
 
+/* Launches of Llama-3.1-8B's layer, counted by hand from modeling_llama.py: 7 linears, two
+ * RMSNorms of 8 kernels, rotary 10, SDPA 1 + repeat_kv 2 (GQA 32/8) + contiguous 1, SiLU and
+ * the gate's product 2, two residual adds = 41; LoRA on q and v adds A, B, scale, add each. */
+static void launches_follow_the_eager_layer(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
+			    .attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
+	struct mdl_launches k;
+	mdl_job_launches(&a, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.bwd, 82, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.recompute, 0, 1e-9);
+	/* LoRA: 8 more in forward; backward skips the 7 frozen weight gradients */
+	j.method = MDL_LORA, j.lora_rank = 8, j.lora_targets = MDL_T_Q | MDL_T_V;
+	j.recompute = MDL_RC_FULL;
+	mdl_job_launches(&a, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 49, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.bwd, 2 * 49 - 7, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.recompute, 49, 1e-9);
+	/* compiled: 7 linears, the core, 2 norms, rotary, activation, and per adapter A, B and
+	 * the fused scale-add */
+	j.compile = true;
+	mdl_job_launches(&a, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 7 + 1 + 2 + 1 + 1 + 2 * 3, 1e-9);
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -294,6 +322,7 @@ int suite_job(void)
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
 		{"compile_recomputes_norms_and_pointwise", compile_recomputes_norms_and_pointwise},
+		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},
 		{"enum_names_parse_with_allowed_values_listed",
 		 enum_names_parse_with_allowed_values_listed},
 	};

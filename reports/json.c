@@ -251,6 +251,7 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	x = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddItemToObject(x, "configurations_evaluated", num((double)p->layouts_evaluated));
 	cJSON_AddItemToObject(x, "fitting", num((double)p->fitting));
+	cJSON_AddItemToObject(x, "configurations_pruned", num((double)p->layouts_pruned));
 
 	emit(fp, root);
 }

@@ -147,6 +147,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (hw->gpu.flash_attention > 0)
 		fprintf(fp, ", flash attention at %.0f %%", hw->gpu.flash_attention * 100);
 	fputc('\n', fp);
+	fprintf(fp, "%ssearch     %llu configurations simulated; %llu more pruned by a bound (could "
+		    "not win or fit)\n",
+		pre, (unsigned long long)r->plan->layouts_evaluated,
+		(unsigned long long)r->plan->layouts_pruned);
 	if (hw->prof.file[0])
 		fprintf(fp, "%sprofile    %s (measured links, DRAM, CPU Adam, drives override the "
 			    "catalog)\n",

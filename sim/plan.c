@@ -110,7 +110,7 @@ struct search {
 	const struct sim_econ *e;
 	const struct sim_plan_req *req;
 	struct pool pool;
-	uint64_t *count;
+	uint64_t *count, *pruned;
 	char *err;
 	size_t errlen;
 	uint32_t fewest; /* the fewest GPUs a GPU-only layout fit on, 0 none */
@@ -307,11 +307,15 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		if (c[i].mem < c[least].mem)
 			least = i;
 	for (size_t i = 0; i < nc; i++) {
-		if (*found && c[i].bound >= per_token(&best))
+		if (*found && c[i].bound >= per_token(&best)) {
+			*s->pruned += nc - i;
 			break;
+		}
 		/* past the analytic memory bound: not simulated (the closest miss is below) */
-		if (c[i].mem > 1.1 * hw->gpu.memory)
+		if (c[i].mem > 1.1 * hw->gpu.memory) {
+			(*s->pruned)++;
 			continue;
+		}
 		cw.job.recompute = c[i].rc;
 		cw.job.micro_batch = c[i].mb;
 		struct sim_config cf = {c[i].l, c[i].m, sim_policy_find("gpu"), 0, 0, true};
@@ -430,12 +434,17 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 	uint64_t mbs[MICRO_SIZES];
 	int nmb = micro_sizes(s, n, mbs);
 	bool gpu_full = false; /* a smaller micro-batch overflowed the GPU */
-	for (int b = 0; b < nmb && !gpu_full; b++) {
-		int fits = 0;
+	for (int b = 0; b < nmb; b++) {
+		if (gpu_full) { /* the larger micro-batches overflow it too */
+			*s->pruned += (uint64_t)nd;
+			continue;
+		}
+		int fits = 0, ran = 0;
 		for (int d = 0; d < nd && fits < 2; d++) {
 			struct mdl_hw hw = *base;
 			struct sim_option o;
 			hw.dram = drams[d];
+			ran++;
 			if (host_one(s, pol, n, mbs[b], &hw, &o))
 				return -1;
 			if (!o.fits) {
@@ -472,6 +481,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			if (strncmp(pol->name, "tiered", 6) != 0 || o.peak_flash == 0)
 				break;
 		}
+		*s->pruned += (uint64_t)(nd - ran); /* DRAM sizes that could not fit or help */
 	}
 	return 0;
 }
@@ -484,7 +494,7 @@ struct host_task {
 	uint32_t n;
 	struct pool kept;
 	struct sim_option closest;
-	uint64_t count;
+	uint64_t count, pruned;
 	int rc;
 	char err[512];
 };
@@ -521,6 +531,7 @@ static void *host_worker(void *arg)
 		ts.eng = e;
 		ts.pool = (struct pool){0};
 		ts.count = &t->count;
+		ts.pruned = &t->pruned;
 		ts.err = t->err;
 		ts.errlen = sizeof t->err;
 		t->rc = host_count(&ts, t->pol, t->n, hw->drams, hw->nd, &t->closest);
@@ -593,6 +604,7 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 	int rc = 0;
 	for (size_t i = 0; i < nt; i++) {
 		*s->count += t[i].count;
+		*s->pruned += t[i].pruned;
 		if (rc == 0 && t[i].rc) {
 			snprintf(s->err, s->errlen, "%s", t[i].err);
 			rc = -1;
@@ -755,7 +767,15 @@ static void select_options(struct search *s, struct sim_plan *p)
 int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const struct sim_econ *e,
 		 const struct sim_plan_req *req, struct sim_plan *p, char *err, size_t errlen)
 {
-	struct search s = {eng_new(), w, hw, e, req, {0}, &p->layouts_evaluated, err, errlen};
+	struct search s = {.eng = eng_new(),
+			   .w = w,
+			   .hw = hw,
+			   .e = e,
+			   .req = req,
+			   .count = &p->layouts_evaluated,
+			   .pruned = &p->layouts_pruned,
+			   .err = err,
+			   .errlen = errlen};
 	struct sim_option closest = {0};
 	int rc = -1;
 

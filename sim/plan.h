@@ -46,6 +46,9 @@ struct sim_plan {
 	 * needs; GPUs beyond it buy speed, not capacity */
 	uint32_t gpus_for_memory;
 	uint64_t layouts_evaluated, fitting;
+	/* candidates never simulated: a bound (the fastest schedule, the analytic memory, a smaller
+	 * micro-batch or DRAM size that already overflowed the GPU or fit) says they cannot win */
+	uint64_t layouts_pruned;
 };
 
 struct sim_plan_req {

@@ -102,8 +102,8 @@ static void the_smallest_fitting_gpu_count_is_chosen(void)
 }
 
 /* The host-tier search runs its (policy, GPU count) tasks on workers and merges them in task
- * order: three workers give the plan one worker gives, option for option, and the same count of
- * configurations simulated. */
+ * order: three workers give the plan one worker gives, option for option, and the same counts of
+ * configurations simulated and pruned. */
 static void the_plan_does_not_depend_on_threads(void)
 {
 	struct fixture f;
@@ -116,6 +116,9 @@ static void the_plan_does_not_depend_on_threads(void)
 	f.req.threads = 3;
 	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, three, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(one->layouts_evaluated, three->layouts_evaluated);
+	/* the search reports what its bounds spared it, the same on any number of workers */
+	CU_ASSERT(one->layouts_pruned > one->layouts_evaluated);
+	CU_ASSERT_EQUAL(one->layouts_pruned, three->layouts_pruned);
 	CU_ASSERT_EQUAL_FATAL(one->noptions, three->noptions);
 	CU_ASSERT_EQUAL(one->rec_best, three->rec_best);
 	CU_ASSERT_EQUAL(one->rec_tiered, three->rec_tiered);

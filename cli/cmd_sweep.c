@@ -314,6 +314,8 @@ int cmd_sweep(int argc, char **argv)
 		if (write_row(fd, mem, &rowbuf, &rowlen))
 			goto write_failed;
 	}
+	/* every point reads the same catalogs and config: once, not a stat per point per file */
+	cfg_freeze_stamps();
 	for (uint64_t done = 0; done < count;) {
 		struct job j = {&g, first + done, count - done < chunk ? count - done : chunk, rows,
 				0};

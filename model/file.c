@@ -106,10 +106,21 @@ void cfg_list_free(char **names, int n)
 	free(names);
 }
 
+static bool stamps_frozen; /* written before any worker thread exists, read-only after */
+
+void cfg_freeze_stamps(void)
+{
+	stamps_frozen = true;
+}
+
 int cfg_file_stamp(const char *path, struct cfg_stamp *s)
 {
 	struct stat st;
 
+	if (stamps_frozen) {
+		*s = (struct cfg_stamp){0};
+		return 0;
+	}
 	if (stat(path, &st) != 0)
 		return -1;
 	*s = (struct cfg_stamp){(unsigned long long)st.st_dev, (unsigned long long)st.st_ino,

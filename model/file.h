@@ -40,6 +40,10 @@ struct cfg_stamp {
 };
 /* 0 and the stamp, -1 when path cannot be stat'ed. */
 int cfg_file_stamp(const char *path, struct cfg_stamp *s);
+/* From now on the inputs this process read stay what they were: every stamp reads as the same
+ * (zero) one, so the memos of catalogs and configs answer by name without a stat per lookup. A
+ * sweep calls it once, before its workers start, as it reads its inputs once; never undone. */
+void cfg_freeze_stamps(void);
 
 /* An output file being written: fp is where to write. */
 struct cfg_out {

@@ -58,8 +58,10 @@ static double optimizer_bytes_per_param(const struct mdl_job *j)
 
 	switch (j->optimizer) {
 	case MDL_ADAMW:
+	case MDL_PAGED_ADAMW:
 		return master + 2 * state;
 	case MDL_ADAMW8BIT:
+	case MDL_PAGED_ADAMW8BIT:
 		return master + 2 * ADAM8_STATE_BYTES;
 	case MDL_SGD:
 	case MDL_LION:
@@ -389,8 +391,9 @@ double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j)
 static const char *const method_names[] = {"full", "lora", "qlora", NULL};
 static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed", "fp32", "fp8",
 					      NULL};
-static const char *const optimizer_names[] = {"adamw", "adamw8bit", "sgd", "lion", "adafactor",
-					      NULL};
+static const char *const optimizer_names[] = {"adamw",	  "adamw8bit",	 "sgd",
+					      "lion",	  "adafactor",	 "paged-adamw",
+					      "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const loss_names[] = {"full", "chunked", "chunked-output", NULL};

@@ -24,7 +24,23 @@ enum mdl_method { MDL_FULL, MDL_LORA, MDL_QLORA };
 /* fp8: the linear layers' GEMMs in FP8 (Transformer Engine, torchao float8) with bf16 weights,
  * activations and attention and fp32 master weights and optimizer state, as bf16-mixed */
 enum mdl_precision { MDL_BF16_MIXED, MDL_BF16, MDL_FP16_MIXED, MDL_FP32, MDL_FP8 };
-enum mdl_optimizer { MDL_ADAMW, MDL_ADAMW8BIT, MDL_SGD, MDL_LION, MDL_ADAFACTOR };
+/* paged-*: bitsandbytes' PagedAdamW / PagedAdamW8bit (Hugging Face optim paged_adamw_32bit /
+ * paged_adamw_8bit; torchtune's 8B single-device full fine-tune): the states of adamw / adamw8bit
+ * in CUDA unified memory, which the driver evicts to host DRAM when the GPU runs short */
+enum mdl_optimizer {
+	MDL_ADAMW,
+	MDL_ADAMW8BIT,
+	MDL_SGD,
+	MDL_LION,
+	MDL_ADAFACTOR,
+	MDL_PAGED_ADAMW,
+	MDL_PAGED_ADAMW8BIT
+};
+/* Whether the optimizer keeps its states in pageable unified memory (the paged-* ones). */
+static inline bool mdl_optimizer_paged(enum mdl_optimizer o)
+{
+	return o == MDL_PAGED_ADAMW || o == MDL_PAGED_ADAMW8BIT;
+}
 /* none; selective: Korthikanti's attention core; full: each layer from its input; op:
  * torchtitan's per-op selective checkpointing (the outputs of every other matmul and of the
  * attention kernel kept, the rest recomputed) */

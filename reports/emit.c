@@ -50,6 +50,8 @@ static const char *optimizer_type(enum mdl_optimizer opt)
 	switch (opt) {
 	case MDL_ADAMW:
 	case MDL_ADAMW8BIT:
+	case MDL_PAGED_ADAMW:
+	case MDL_PAGED_ADAMW8BIT:
 		return "AdamW";
 	case MDL_LION:
 		return "Lion";

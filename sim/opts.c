@@ -49,7 +49,7 @@ static const struct opt table[] = {
 	{"lora-targets", O_TARGETS, OFF(lora_targets), 0, 0, "all", false, "list", P,
 	 "adapted projections: q,k,v,o,gate,up,down or all"},
 	{"optimizer", O_ENUM, OFF(optimizer), 0, 0, "adamw", false, "optimizer", P,
-	 "adamw | adamw8bit | sgd | lion | adafactor"},
+	 "adamw | adamw8bit | sgd | lion | adafactor | paged-adamw | paged-adamw8bit"},
 	{"precision", O_ENUM, OFF(precision), 0, 0, "bf16-mixed", false, "precision", P,
 	 "bf16-mixed | bf16 | fp16-mixed | fp32 | fp8 (linear layers' GEMMs at the FP8 rate, the "
 	 "rest as bf16-mixed)"},

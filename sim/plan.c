@@ -253,8 +253,14 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 									       (1.0 - 1.0 / eps[e]));
 						double bound =
 							((double)m + (pp - 1.0) / vps[v]) * stage + a;
+						/* a paged optimizer's states give way to the
+						 * rest (sim_run pages them out) */
+						double mem = gm.total -
+							     (mdl_optimizer_paged(w->job.optimizer)
+								      ? gm.optimizer
+								      : 0);
 						struct cand x = {l, rcs[r], mbs[b], m, bound / tokens,
-								 gm.total};
+								 mem};
 						if (add_cand(s, c, nc, cap, &x))
 							return -1;
 					}

@@ -215,9 +215,9 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->peak_dram = eng_pool_at(e, mc->dram_pool)->peak * (double)mc->k;
 	o->peak_flash = mc->flash_pool >= 0 ? eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k
 					    : 0;
-	if (o->kind == SIM_GPU_ONLY) { /* DRAM only for offloaded activations */
+	if (o->kind == SIM_GPU_ONLY) { /* DRAM only for offloaded activations, paged states */
 		o->peak_flash = 0;
-		if (!x->c->act_offload)
+		if (!x->c->act_offload && !(x->pl.opt_paged > 0))
 			o->peak_dram = 0;
 	}
 
@@ -262,6 +262,26 @@ static int candidates(const struct sim_config *c)
 	return c->policy->variants * (c->recompute_fixed || c->policy->own_recompute ? 1 : N_AUTO_RC);
 }
 
+/* Builds and runs the step of x's placement and collects its option. */
+static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option *o, char *err,
+		    size_t errlen)
+{
+	eng_reset(x->e);
+	if (step_build(x, err, errlen))
+		return -1;
+	if (x->mb_end[0] >= 0 && (eng_mark(x->e, x->mb_end[0]) < 0 ||
+				  eng_mark(x->e, x->mb_end[1]) < 0)) {
+		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+		return -1;
+	}
+	if (eng_run(x->e, st)) {
+		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+		return -1;
+	}
+	collect(x, st, o);
+	return 0;
+}
+
 static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *err, size_t errlen)
 {
 	struct eng_stats st;
@@ -287,19 +307,17 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 	int rc = c->policy->place(x, v, err, errlen);
 	if (rc)
 		return rc; /* -1 error, 1 variant not applicable */
-	eng_reset(x->e);
-	if (step_build(x, err, errlen))
+	if (simulate(x, &st, o, err, errlen))
 		return -1;
-	if (x->mb_end[0] >= 0 && (eng_mark(x->e, x->mb_end[0]) < 0 ||
-				  eng_mark(x->e, x->mb_end[1]) < 0)) {
-		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
-		return -1;
+	/* a paged optimizer stepped on the GPU leaves in host DRAM what the GPU cannot hold at
+	 * its peak: the states are static, so moving that much out lowers the peak by as much */
+	if (!o->fits && mdl_optimizer_paged(x->job.optimizer) && x->pl.update == UPD_GPU &&
+	    o->gpu_mem.optimizer > 0 && !strncmp(o->overflow, "gpu", 3)) {
+		double out = o->peak_gpu - x->hw->gpu.memory + 1048576.0; /* a MiB clear of the edge */
+		x->pl.opt_paged = fmin(1.0, out / o->gpu_mem.optimizer);
+		if (simulate(x, &st, o, err, errlen))
+			return -1;
 	}
-	if (eng_run(x->e, &st)) {
-		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
-		return -1;
-	}
-	collect(x, &st, o);
 	return 0;
 }
 

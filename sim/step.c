@@ -911,6 +911,40 @@ static int host_update(struct build *bd, double params, double read_flash, doubl
 	return u;
 }
 
+/*
+ * A GPU update over optimizer bytes opt whose paged share lives in host DRAM: bitsandbytes'
+ * paged optimizers prefetch their unified-memory states before stepping (Optimizer8bit.step:
+ * page_mng.prefetch_all, cudaMemPrefetchAsync) and the driver writes the dirty pages back when
+ * the next pass needs the room, so the update waits for the share up and the share goes down
+ * after it, both over PCIe [B: bitsandbytes source]. The pages cycle tensor by tensor: the GPU
+ * never holds the whole share at once (no pool effect). Returns the update task; *last the
+ * task after which its states are home again.
+ */
+static int paged_update(struct build *bd, uint32_t g, const char *name, double params,
+			double opt, int after, int *last)
+{
+	struct step_machine *mc = &bd->x->mc;
+	double paged = opt * bd->x->pl.opt_paged;
+	int up = -1;
+	if (paged > 0) {
+		up = host_copy(bd, g, true, "h2d paged optimizer", paged);
+		if (up < 0 || dep(bd, after, up))
+			return -1;
+	}
+	float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
+	int u = task(bd, name, mc->s_comp[g], params, 0, 1, &mc->hbm[g], &sc);
+	if (u < 0 || dep(bd, after, u) || dep(bd, up, u))
+		return -1;
+	*last = u;
+	if (paged > 0) {
+		int down = host_copy(bd, g, false, "d2h paged optimizer", paged);
+		if (down < 0 || dep(bd, u, down))
+			return -1;
+		*last = down;
+	}
+	return u;
+}
+
 /* ZeRO-2/3 keeps a gradient shard; a block's whole gradients exist from its backward until their
  * reduce-scatter has run (PyTorch FSDP's post-backward hook reduce-scatters them and frees the
  * unsharded ones; DeepSpeed copies them into its reduce bucket instead, counted there; an
@@ -1020,16 +1054,17 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			if (x->c->opt_in_bwd) {
 				/* the block's gradients exist only until its optimizer step, which
 				 * runs on the compute stream as backward reaches it */
-				float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
 				double shard = block_trainable(bd, s, b, lb, nb) /
 					       (x->c->layout.zero >= 1 ? bd->dp : 1);
-				int u = task(bd, "adamw (in backward)", mc->s_comp[g], shard, 0, 1,
-					     &mc->hbm[g], &sc);
-				if (u < 0 || dep(bd, end, u) || dep(bd, s->last_bwd_comm, u) ||
+				double per = bd->L.optimizer_bytes /
+					     fmax(1.0, (double)bd->L.trainable_params);
+				int home, u = paged_update(bd, g, "adamw (in backward)", shard,
+							   shard * per, s->last_bwd_comm, &home);
+				if (u < 0 || dep(bd, end, u) ||
 				    mem(bd, c, pool, CAT_G, gb, ENG_AT_START) ||
 				    mem(bd, u, pool, CAT_G, -gb, ENG_AT_END))
 					return -1;
-				s->last_bwd_comm = u;
+				s->last_bwd_comm = home;
 			}
 		} else {
 			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down; at
@@ -1150,9 +1185,9 @@ static int update(struct build *bd, uint32_t g)
 			if (clip < 0 || dep(bd, s->last_bwd_comm, clip))
 				return -1;
 		}
-		float sc = (float)SIM_ADAM_BYTES_PER_PARAM;
-		int u = task(bd, "adamw", mc->s_comp[g], shard, 0, 1, &mc->hbm[g], &sc);
-		if (u < 0 || dep(bd, s->last_bwd_comm, u) || dep(bd, clip, u))
+		double opt = s->st.optimizer_bytes / bd->tp / (l->zero >= 1 ? bd->dp * bd->cp : 1);
+		int home, u = paged_update(bd, g, "adamw", shard, opt, s->last_bwd_comm, &home);
+		if (u < 0 || dep(bd, clip, u))
 			return -1;
 		if (ds_zero3(bd)) { /* one sub-group's gradients in fp32 while it steps */
 			double sg = x->c->sub_group > 0 ? x->c->sub_group : DS_SUB_GROUP_ELEMENTS;
@@ -1160,10 +1195,10 @@ static int update(struct build *bd, uint32_t g)
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, b, ENG_AT_START));
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -b, ENG_AT_END));
 		}
-		s->last_update = u;
+		s->last_update = home;
 		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1) {
 			int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
-			if (ag < 0 || dep(bd, u, ag))
+			if (ag < 0 || dep(bd, u, ag) || dep(bd, home, ag))
 				return -1;
 			s->last_update = ag;
 		}
@@ -1227,7 +1262,10 @@ static int resident(struct build *bd)
 					gr = 0; /* per block, in backward */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
 				TRY(mem(bd, t[i], pool, CAT_G, sign * gr, when[i]));
-				TRY(mem(bd, t[i], pool, CAT_O, sign * o, when[i]));
+				TRY(mem(bd, t[i], pool, CAT_O, sign * o * (1 - pl->opt_paged),
+					when[i]));
+				TRY(mem(bd, t[i], mc->dram_pool, CAT_O, sign * o * pl->opt_paged,
+					when[i]));
 				if (ds_zero3(bd)) /* DeepSpeed's reduce bucket */
 					TRY(mem(bd, t[i], pool, CAT_G,
 						sign * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job),

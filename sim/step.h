@@ -58,6 +58,8 @@ struct step_place {
 				    * back-propagated one half at a time (MLP, then attention
 				    * recomputed again): the working set is the larger half */
 	double dram_fixed;         /* pinned buffers and other DRAM the policy keeps, per node */
+	double opt_paged;          /* a paged optimizer's states stepped on the GPU: the fraction
+				    * the driver keeps in host DRAM (sim_run finds it) */
 };
 
 /* A GPU-to-GPU link that is no resource of its own: the GPU has no NVLink-class fabric and peer

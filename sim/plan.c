@@ -192,6 +192,30 @@ static int ep_choices(const struct search *s, uint32_t tp, uint32_t dp, uint32_t
 	return n;
 }
 
+double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
+		      const struct mdl_layout *l, uint64_t m, double ex_share)
+{
+	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
+	double peak = eff * hw->gpu.bf16_flops;
+	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
+	uint32_t tp = l->tp, pp = l->pp, cp = mdl_layout_cp(l), dp = l->dp;
+	/* no schedule beats: every micro-batch's stage time on the compute stream (the head's
+	 * share spread over the stages), the pipeline's bubble ((pp - 1)/vp stage times), and
+	 * AdamW over the GPU's shard at HBM speed (experts / ep of it unless ZeRO shards the
+	 * optimizer) */
+	struct mdl_layout l0 = {tp, pp, dp, l->zero, tp > 1, 1, 1, cp};
+	struct mdl_flops fl;
+	mdl_job_flops(&w->arch, &w->job, &fl);
+	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff) +
+		       (fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak;
+	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
+		       (l->zero ? dp * cp : 1);
+	double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
+	if (!l->zero)
+		adam *= 1.0 - ex_share * (1.0 - 1.0 / mdl_layout_ep(l));
+	return ((double)m + (pp - 1.0) / mdl_layout_vp(l)) * stage + adam;
+}
+
 /* The candidates of one tp x pp x cp split over dp data-parallel ranks: each micro-batch size,
  * ZeRO stage, recompute mode, expert-parallel degree and interleaving, with the time per token
  * no schedule can beat and the analytic memory. 0 ok, -1 out of memory. */
@@ -201,9 +225,6 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 	const struct sim_workload *w = s->w;
 	const struct mdl_hw *hw = s->hw;
 	struct sim_workload cw = *w;
-	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
-	double peak = eff * hw->gpu.bf16_flops;
-	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
 	bool ds = s->req->policy != NULL; /* DeepSpeed alone: its one ZeRO stage */
 	uint64_t mbs[MICRO_SIZES];
 	uint32_t eps[3];
@@ -230,29 +251,13 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 				uint32_t vps[8];
 				int nvp = interleaves(&w->arch, pp, m, vps);
 				double tokens = (double)m * dp * mbs[b] * w->job.seq;
-				/* no schedule beats: every micro-batch's stage time on the compute
-				 * stream (the head's share spread over the stages), the pipeline's
-				 * bubble ((pp - 1)/vp stage times), and AdamW over the GPU's shard at
-				 * HBM speed (experts / ep of it unless ZeRO shards the optimizer) */
-				struct mdl_layout l0 = {tp, pp, dp, zero, tp > 1, 1, 1, cp};
-				struct mdl_flops fl;
-				mdl_job_flops(&w->arch, &cw.job, &fl);
-				double stage = step_stage_floor(&w->arch, &cw.job, &l0, hw, eff) +
-					       (fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak;
-				double shard = (double)mdl_job_trainable(&w->arch, &cw.job) / (tp * pp) /
-					       (zero ? dp * cp : 1);
-				double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
 				for (int e = 0; e < nep; e++)
 					for (int v = 0; v < nvp; v++) {
 						struct mdl_layout l = {tp,	pp,	dp,	 zero,
 								       tp > 1, vps[v], eps[e], cp};
 						struct mdl_gpu_memory gm;
 						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
-						double a = zero ? adam
-								: adam * (1.0 - ex_share *
-									       (1.0 - 1.0 / eps[e]));
-						double bound =
-							((double)m + (pp - 1.0) / vps[v]) * stage + a;
+						double bound = sim_plan_bound(&cw, hw, &l, m, ex_share);
 						/* a paged optimizer's states give way to the
 						 * rest (sim_run pages them out) */
 						double mem = gm.total -

@@ -248,17 +248,20 @@ static int on_link(const struct step_machine *mc, uint32_t g, int link, float sc
 	return n;
 }
 
+/* count back-to-back collectives of `bytes` each as one task: each pays its own steps'
+ * latency (a block's layers issue theirs one by one). */
 static int collective(struct build *bd, uint32_t g, const char *name, int stream, int link,
-		      bool allreduce, double bytes, uint32_t n, double bw, double alpha)
+		      bool allreduce, double count, double bytes, uint32_t n, double bw,
+		      double alpha)
 {
-	if (n <= 1 || bytes <= 0)
+	if (n <= 1 || bytes <= 0 || count <= 0)
 		return task(bd, name, stream, 0, 0, 0, NULL, NULL);
 	double wire, lat;
 	int path[3];
 	float sc[3];
 	coll_cost(allreduce, bytes, n, bw, alpha, &wire, &lat);
 	int np = on_link(&bd->x->mc, g, link, 1, path, sc, 0);
-	return task(bd, name, stream, wire, lat, np, path, sc);
+	return task(bd, name, stream, count * wire, count * lat, np, path, sc);
 }
 
 /*
@@ -274,7 +277,7 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 {
 	struct step_machine *mc = &bd->x->mc;
 	if (bd->dp_in <= 1 || bd->dp_nodes <= 1 || bytes <= 0)
-		return collective(bd, g, name, stream, mc->dp_link[g], allreduce, bytes, bd->dp,
+		return collective(bd, g, name, stream, mc->dp_link[g], allreduce, 1, bytes, bd->dp,
 				  bd->dp_bw, mc->dp_alpha);
 	double win, lin, wout, lout;
 	coll_cost(allreduce, bytes, bd->dp_in, bd->tp_bw, ALPHA_INTRA, &win, &lin);
@@ -295,21 +298,21 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
  * slower of the two setting the time (as dp_coll).
  */
 static int group_exchange(struct build *bd, uint32_t g, const char *name, int stream,
-			  double bytes, uint32_t n)
+			  double count, double bytes, uint32_t n)
 {
 	struct step_machine *mc = &bd->x->mc;
 	uint32_t gpn = bd->x->hw->gpus_per_node ? bd->x->hw->gpus_per_node : 1;
 	uint32_t in = gpn / bd->tp ? gpn / bd->tp : 1;
 	if (n <= in)
-		return collective(bd, g, name, stream, mc->tp_link[g], false, bytes, n, bd->tp_bw,
-				  mc->tp_alpha);
+		return collective(bd, g, name, stream, mc->tp_link[g], false, count, bytes, n,
+				  bd->tp_bw, mc->tp_alpha);
 	double win = bytes * (in - 1) / n, wout = bytes * (double)(n - in) / n;
 	int path[4];
 	float sc[4];
 	int np = on_link(mc, g, mc->net_link[g], 1, path, sc, 0);
 	if (win > 0) /* peers in the node too */
 		np = on_link(mc, g, mc->tp_link[g], (float)(win / wout), path, sc, np);
-	return task(bd, name, stream, wout, (n - 1) * ALPHA_INTER, np, path, sc);
+	return task(bd, name, stream, count * wout, count * (n - 1) * ALPHA_INTER, np, path, sc);
 }
 
 /*
@@ -758,7 +761,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		 * consume them (Transformer Engine userbuffers), so the block takes the longer of
 		 * the two; the compute stream waits for the collectives before the next block */
 		int t = collective(bd, g, "tp collectives (overlapped)", mc->s_tp[g],
-				   mc->tp_link[g], true, tp_allreduces * bd->boundary, bd->tp,
+				   mc->tp_link[g], true, tp_allreduces, bd->boundary, bd->tp,
 				   bd->tp_bw, mc->tp_alpha);
 		int j = task(bd, "tp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (t < 0 || j < 0 || dep(bd, after, t) || dep(bd, t, j))
@@ -766,7 +769,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		*tp_task = j;
 	} else if (bd->tp > 1 && tp_allreduces > 0) {
 		int t = collective(bd, g, "tp all-reduce", mc->s_comp[g], mc->tp_link[g], true,
-				   tp_allreduces * bd->boundary, bd->tp, bd->tp_bw, mc->tp_alpha);
+				   tp_allreduces, bd->boundary, bd->tp, bd->tp_bw, mc->tp_alpha);
 		if (t < 0 || dep(bd, c, t))
 			return -1;
 		*tp_task = t;
@@ -774,8 +777,8 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	if (bd->ep > 1 && tp_allreduces > 0) {
 		/* the MoE layers' dispatch and combine, two per layer pass as the TP all-reduces
 		 * are, on the compute path (the experts wait for their tokens) */
-		int t = group_exchange(bd, g, "ep all-to-all", mc->s_comp[g],
-				       tp_allreduces * bd->a2a, bd->ep);
+		int t = group_exchange(bd, g, "ep all-to-all", mc->s_comp[g], tp_allreduces,
+				       bd->a2a, bd->ep);
 		if (t < 0 || dep(bd, *tp_task, t))
 			return -1;
 		*tp_task = t;
@@ -784,8 +787,8 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		/* context parallelism: the keys and values go round the ring while attention
 		 * computes on the blocks already there (Megatron-Core's p2p ring, overlapped), so
 		 * the block takes the longer of the two */
-		int t = group_exchange(bd, g, "cp ring keys/values", mc->s_cp[g],
-				       kv_passes * bd->kv, bd->cp);
+		int t = group_exchange(bd, g, "cp ring keys/values", mc->s_cp[g], kv_passes,
+				       bd->kv, bd->cp);
 		int j = task(bd, "cp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (t < 0 || j < 0 || dep(bd, after, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
 			return -1;

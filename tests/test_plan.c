@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/engine.h"
 #include "../sim/plan.h"
 #include "tests.h"
 
@@ -134,6 +135,68 @@ static void the_plan_does_not_depend_on_threads(void)
 	free(three);
 }
 
+/* The search stops at the first candidate whose bound cannot beat the best simulated one, so
+ * the bound must never exceed what the simulation gives. Over layouts of an 8-GPU node (TP,
+ * PP with and without interleaving, ZeRO 0-3, expert parallelism, recompute none and full,
+ * micro-batches 1 and 2) for a dense and a MoE model: bound <= simulated step, fitting or not. */
+static void the_pruning_bound_never_exceeds_the_step(void)
+{
+	static const char *const models[] = {"llama-3.1-8b.json", "mixtral-8x7b-v0.1.json"};
+	char err[256];
+	int checked = 0;
+
+	for (int mi = 0; mi < 2; mi++) {
+		struct fixture f;
+		setup(&f, models[mi], "h100-sxm", "hgx-8gpu", "pm1743", 4);
+		f.w.job.seq = 2048;
+		struct eng *e = eng_new();
+		struct mdl_states ex;
+		mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
+		double ex_share = (double)ex.trainable_params /
+				  fmax(1.0, (double)mdl_job_trainable(&f.w.arch, &f.w.job));
+		for (uint32_t tp = 1; tp <= 8; tp *= 2)
+			for (uint32_t pp = 1; pp <= 4; pp *= 2)
+				for (uint32_t zero = 0; zero <= (pp > 1 ? 1u : 3u); zero++)
+					for (int rc = 0; rc < 2; rc++)
+						for (uint64_t mb = 1; mb <= 2; mb++) {
+							uint32_t dp = 8 / (tp * pp);
+							if (dp < 1 || f.w.arch.layers % pp)
+								continue;
+							uint32_t vp = pp > 1 ? 2 : 1;
+							uint32_t ep = f.w.arch.experts && dp > 1 ? dp : 1;
+							struct sim_workload w = f.w;
+							w.job.micro_batch = mb;
+							w.job.recompute = rc ? MDL_RC_FULL : MDL_RC_NONE;
+							uint64_t m = sim_plan_micro_batches(&w, dp);
+							if (vp > 1 && m % pp)
+								vp = 1;
+							struct mdl_layout l = {tp, pp, dp, zero, tp > 1,
+									       vp, ep, 1};
+							struct sim_config c = {
+								l, m, sim_policy_find("gpu"), 0, 0, true};
+							struct sim_option o;
+							if (sim_run(e, &w, &f.hw, &f.e, &c, &o, err,
+								    sizeof err))
+								continue; /* a layout the model refuses */
+							double b = sim_plan_bound(&w, &f.hw, &l, m,
+										  ex_share);
+							if (!(b <= o.step_seconds * (1 + 1e-9)))
+								fprintf(stderr,
+									"\n%s tp%u pp%u vp%u dp%u ep%u "
+									"zero%u rc%d mb%llu: bound %g > "
+									"step %g\n",
+									models[mi], tp, pp, vp, dp, ep,
+									zero, rc,
+									(unsigned long long)mb, b,
+									o.step_seconds);
+							CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
+							checked++;
+						}
+		eng_free(e);
+	}
+	CU_ASSERT(checked > 40);
+}
+
 int suite_plan(void)
 {
 	static const struct test_case c[] = {
@@ -141,6 +204,8 @@ int suite_plan(void)
 		 plan_70b_finds_gpu_only_and_tiered_options},
 		{"the_smallest_fitting_gpu_count_is_chosen", the_smallest_fitting_gpu_count_is_chosen},
 		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},
+		{"the_pruning_bound_never_exceeds_the_step",
+		 the_pruning_bound_never_exceeds_the_step},
 	};
 	return add_suite("plan", c, (int)(sizeof c / sizeof c[0]));
 }

@@ -213,7 +213,9 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
 	if (!l->zero)
 		adam *= 1.0 - ex_share * (1.0 - 1.0 / mdl_layout_ep(l));
-	return ((double)m + (pp - 1.0) / mdl_layout_vp(l)) * stage + adam;
+	double compute = ((double)m + (pp - 1.0) / mdl_layout_vp(l)) * stage + adam;
+	/* the collective stream cannot finish before its own data-parallel traffic */
+	return fmax(compute, step_dp_floor(&w->arch, &w->job, l, hw, m));
 }
 
 /* The candidates of one tp x pp x cp split over dp data-parallel ranks: each micro-batch size,

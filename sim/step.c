@@ -129,6 +129,7 @@ struct build {
 	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
 	double tp_bw, dp_bw, pp_bw, net_bw;
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
+	int *b_done; /* [cell]: after a micro-batch's backward and its collectives and copies */
 	int setup, done;
 	char *err;
 	size_t errlen;
@@ -628,6 +629,53 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double layer = flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm +
 		       ars * (lat + wire / intra_bandwidth(hw));
 	return (double)a->layers / l->pp * layer / mdl_layout_cp(l); /* its 1/cp of the tokens */
+}
+
+/* One uncontended data-parallel collective of `bytes` per GPU, as dp_coll times it. */
+static double dp_coll_seconds(bool allreduce, double bytes, uint32_t dp, uint32_t dp_in,
+			      uint32_t dp_nodes, double intra, double net)
+{
+	double wire, lat, wout, lout;
+	if (dp_in <= 1 || dp_nodes <= 1) {
+		coll_cost(allreduce, bytes, dp, dp_nodes > 1 ? net : intra,
+			  dp_nodes > 1 ? ALPHA_INTER : ALPHA_INTRA, &wire, &lat);
+		return wire / (dp_nodes > 1 ? net : intra) + lat;
+	}
+	coll_cost(allreduce, bytes, dp_in, intra, ALPHA_INTRA, &wire, &lat);
+	coll_cost(allreduce, bytes / dp_in, dp_nodes, net, ALPHA_INTER, &wout, &lout);
+	return fmax(wire / intra, wout / net) + lat + lout;
+}
+
+double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
+		     const struct mdl_layout *l, const struct mdl_hw *hw, uint64_t m)
+{
+	uint32_t dp = l->dp, tp = l->tp;
+	if (dp <= 1 || mdl_layout_ep(l) > 1 || mdl_layout_cp(l) > 1)
+		return 0;
+	/* the same ranks and links as machine() */
+	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
+	uint32_t per_node = tp >= gpn ? 1 : gpn / tp;
+	uint32_t dp_in = dp < per_node ? dp : per_node;
+	uint32_t dp_nodes = (dp + dp_in - 1) / dp_in;
+	double intra = intra_bandwidth(hw);
+	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
+	/* a stage's decoder layers only (its embedding or head would add) */
+	struct mdl_states st;
+	mdl_job_states_part(a, j, a->layers / l->pp, false, false, &st);
+	double w = st.weights_bytes / tp, g = st.gradients_bytes / tp;
+	double ar = dp_coll_seconds(true, g, dp, dp_in, dp_nodes, intra, net);
+	double rs = dp_coll_seconds(false, g, dp, dp_in, dp_nodes, intra, net);
+	double ag = dp_coll_seconds(false, w, dp, dp_in, dp_nodes, intra, net);
+	switch (l->zero) {
+	case 0:
+		return ar;
+	case 1:
+		return ar + ag;
+	case 2:
+		return (double)m * rs + ag;
+	default: /* every micro-batch gathers the weights (at least once) and reduce-scatters */
+		return (double)m * (rs + ag);
+	}
 }
 
 /* ---- the step ---- */
@@ -1139,6 +1187,13 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			return -1;
 		bd->b_send[cell(bd, k, ch, g)] = t;
 	}
+	/* the micro-batch is done when its compute and what it queued on the other streams are:
+	 * the steady period is measured between two of these, so a collective or copy stream
+	 * slower than the compute sets it (its backlog grows by the difference every micro-batch) */
+	int d = task(bd, "micro-batch done", -1, 0, 0, 0, NULL, NULL);
+	if (d < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], d) || dep(bd, s->last_bwd_comm, d))
+		return -1;
+	bd->b_done[cell(bd, k, ch, g)] = d;
 	return 0;
 }
 
@@ -1429,7 +1484,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	uint64_t cap = bd->vp > 1 ? 3ull * bd->pp : bd->pp > 1 ? bd->pp + 4ull : 3;
 	x->built = x->m <= cap ? x->m : cap;
 	size_t cells = (size_t)x->built * bd->vp * bd->pp;
-	bd->f_first = malloc(cells * 5 * sizeof(int));
+	bd->f_first = malloc(cells * 6 * sizeof(int));
 	if (!bd->f_first) {
 		snprintf(err, errlen, "simulator: out of memory");
 		goto out;
@@ -1438,7 +1493,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->b_first = bd->f_send + cells;
 	bd->b_last = bd->b_first + cells;
 	bd->b_send = bd->b_last + cells;
-	for (size_t i = 0; i < cells * 5; i++)
+	bd->b_done = bd->b_send + cells;
+	for (size_t i = 0; i < cells * 6; i++)
 		bd->f_first[i] = -1;
 
 	bd->setup = task(bd, "setup", -1, 0, 0, 0, NULL, NULL);
@@ -1505,13 +1561,13 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
 	x->mb_span = 1;
 	if (M < x->m) {
-		/* backward ends of stage 0 one steady period apart: without PP two consecutive
+		/* micro-batch ends of stage 0 one steady period apart: without PP two consecutive
 		 * micro-batches; with PP its 3rd and 4th (after the first has drained the pipeline's
 		 * fill); interleaved, the first micro-batches of the 1st and 2nd groups, pp apart */
 		uint64_t k0 = bd->vp > 1 ? 0 : bd->pp > 1 ? 2 : 0;
 		x->mb_span = bd->vp > 1 ? bd->pp : 1;
-		x->mb_end[0] = bd->b_last[cell(bd, k0, 0, 0)];
-		x->mb_end[1] = bd->b_last[cell(bd, k0 + x->mb_span, 0, 0)];
+		x->mb_end[0] = bd->b_done[cell(bd, k0, 0, 0)];
+		x->mb_end[1] = bd->b_done[cell(bd, k0 + x->mb_span, 0, 0)];
 	}
 	rc = 0;
 out:

@@ -125,6 +125,13 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff);
 
+/* Seconds the data-parallel collectives of one step keep a GPU's collective stream busy under
+ * the gpu policy with m micro-batches (gradient all-reduce or reduce-scatters, ZeRO's weight
+ * all-gathers), each at its uncontended duration and with one latency per pass: the step lasts
+ * at least this long. 0 where it does not bound (expert or context parallelism, one rank). */
+double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
+		     const struct mdl_layout *l, const struct mdl_hw *hw, uint64_t m);
+
 /* Builds the machine and the step for the context's placement. 0 ok, -1 + err. */
 int step_build(struct step_ctx *x, char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
 
 #include "../sim/engine.h"
 #include "../sim/plan.h"
+#include "../sim/step.h"
 #include "tests.h"
 
 struct fixture {
@@ -136,19 +137,30 @@ static void the_plan_does_not_depend_on_threads(void)
 }
 
 /* The search stops at the first candidate whose bound cannot beat the best simulated one, so
- * the bound must never exceed what the simulation gives. Over layouts of an 8-GPU node (TP,
- * PP with and without interleaving, ZeRO 0-3, expert parallelism, recompute none and full,
- * micro-batches 1 and 2) for a dense and a MoE model: bound <= simulated step, fitting or not. */
+ * the bound must never exceed what the simulation gives. Over layouts (TP, PP with and without
+ * interleaving, ZeRO 0-3, expert parallelism, recompute none and full, micro-batches 1 and 2)
+ * of a dense and a MoE model on one 8-GPU node and of LoRA 8B and full 70B on four nodes, where
+ * the data-parallel traffic sets the bound: bound <= simulated step, fitting or not. */
 static void the_pruning_bound_never_exceeds_the_step(void)
 {
-	static const char *const models[] = {"llama-3.1-8b.json", "mixtral-8x7b-v0.1.json"};
+	static const struct {
+		const char *model;
+		uint32_t gpus;
+		enum mdl_method method;
+	} runs[] = {{"llama-3.1-8b.json", 8, MDL_FULL},
+		    {"mixtral-8x7b-v0.1.json", 8, MDL_FULL},
+		    {"llama-3.1-8b.json", 32, MDL_LORA},
+		    {"llama-3.1-70b.json", 32, MDL_FULL}};
 	char err[256];
-	int checked = 0;
+	int checked = 0, by_comm = 0;
 
-	for (int mi = 0; mi < 2; mi++) {
+	for (int mi = 0; mi < 4; mi++) {
 		struct fixture f;
-		setup(&f, models[mi], "h100-sxm", "hgx-8gpu", "pm1743", 4);
+		const char *const *models = &runs[mi].model; /* for the message below */
+		uint32_t N = runs[mi].gpus;
+		setup(&f, runs[mi].model, "h100-sxm", "hgx-8gpu", "pm1743", 4);
 		f.w.job.seq = 2048;
+		f.w.job.method = runs[mi].method;
 		struct eng *e = eng_new();
 		struct mdl_states ex;
 		mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
@@ -159,7 +171,7 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 				for (uint32_t zero = 0; zero <= (pp > 1 ? 1u : 3u); zero++)
 					for (int rc = 0; rc < 2; rc++)
 						for (uint64_t mb = 1; mb <= 2; mb++) {
-							uint32_t dp = 8 / (tp * pp);
+							uint32_t dp = N / (tp * pp);
 							if (dp < 1 || f.w.arch.layers % pp)
 								continue;
 							uint32_t vp = pp > 1 ? 2 : 1;
@@ -184,17 +196,20 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 								fprintf(stderr,
 									"\n%s tp%u pp%u vp%u dp%u ep%u "
 									"zero%u rc%d mb%llu: bound %g > "
-									"step %g\n",
-									models[mi], tp, pp, vp, dp, ep,
+									"step %g (dp %g)\n",
+									models[0], tp, pp, vp, dp, ep,
 									zero, rc,
 									(unsigned long long)mb, b,
-									o.step_seconds);
+									o.step_seconds, step_dp_floor(&w.arch, &w.job, &l, &f.hw, m));
 							CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
 							checked++;
+							by_comm += step_dp_floor(&w.arch, &w.job, &l,
+										 &f.hw, m) == b;
 						}
 		eng_free(e);
 	}
-	CU_ASSERT(checked > 40);
+	CU_ASSERT(checked > 100);
+	CU_ASSERT(by_comm > 0); /* the data-parallel traffic sets some of the bounds */
 }
 
 int suite_plan(void)

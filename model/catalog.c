@@ -39,6 +39,9 @@ static const struct field gpu_fields[] = {
 	G(gpu_link, CFG_U_RATE, 0, 1e15, 1, "GPU-GPU bandwidth, both directions; 0 = none"),
 	G(gemm_mamf, CFG_U_COUNT, 0, 1, 0,
 	  "best-shape bf16 matmul rate over the dense peak (MAMF); 0 = unknown"),
+	G(gemm_sustained, CFG_U_COUNT, 0, 1, 0,
+	  "a training step's GEMM rate over the dense peak, where a source publishes it; 0 = "
+	  "from the MAMF"),
 	G(flash_attention, CFG_U_COUNT, 0, 1, 0,
 	  "FlashAttention-2 rate over the dense peak; 0 = as the GEMMs"),
 };

@@ -388,6 +388,7 @@ double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 	/* a profile's GEMM rate is a benchmark's, as the MAMF is: the step sustains the same
 	 * share of it (issue 19: what calibrate does not time stays a stated derating) */
 	return hw->prof.gemm_efficiency > 0 ? GEMM_MAMF_SHARE * hw->prof.gemm_efficiency
+	       : hw->gpu.gemm_sustained > 0 ? hw->gpu.gemm_sustained
 	       : hw->gpu.gemm_mamf > 0	    ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf
 					    : SIM_GEMM_EFFICIENCY;
 }

@@ -846,8 +846,9 @@ static void tp_comm_overlap_hides_the_collectives(void)
 }
 
 /* The GEMM rate: 0.65 of the A100's peak is 0.748 of its MAMF (86.9 %); an H100 (MAMF 80.3 %)
- * gets 0.748 x 0.803 = 0.601, a GPU without a published MAMF 0.65; a calibrated profile's
- * measured GEMM takes the MAMF's place, and the configuration's own figure overrides all. */
+ * gets 0.748 x 0.803 = 0.601, a GPU with a published sustained rate that rate (V100: 0.56), a
+ * GPU with neither 0.65; a calibrated profile's measured GEMM takes the MAMF's place, and the
+ * configuration's own figure overrides all. */
 static void gemm_rate_follows_the_mamf(void)
 {
 	struct mdl_hw hw;
@@ -865,6 +866,10 @@ static void gemm_rate_follows_the_mamf(void)
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx4090", &hw.gpu, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), SIM_GEMM_EFFICIENCY,
 			       1e-12);
+	/* a published sustained training rate is used as it is: the V100's 70 of 125 TFLOPS */
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("v100-32g", &hw.gpu, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_FP16_MIXED), 0.56, 1e-12);
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx4090", &hw.gpu, err, sizeof err), 0);
 	/* calibrate's GEMM is a benchmark, as the MAMF is: the step sustains 0.748 of it */
 	hw.prof.gemm_efficiency = 0.7;
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), 0.65 / 0.869 * 0.7,

@@ -203,7 +203,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	 * share spread over the stages), the pipeline's bubble ((pp - 1)/vp stage times), and
 	 * AdamW over the GPU's shard at HBM speed (experts / ep of it unless ZeRO shards the
 	 * optimizer) */
-	struct mdl_layout l0 = {tp, pp, dp, l->zero, tp > 1, 1, 1, cp};
+	struct mdl_layout l0 = {tp, pp, dp, l->zero, tp > 1, 1, mdl_layout_ep(l), cp};
 	struct mdl_flops fl;
 	mdl_job_flops(&w->arch, &w->job, &fl);
 	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff) +

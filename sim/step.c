@@ -629,6 +629,16 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	}
 	double layer = flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm +
 		       ars * (lat + wire / intra_bandwidth(hw));
+	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
+	 * the TP all-reduces and on the same stream (compute()) */
+	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1, ep = mdl_layout_ep(l);
+	if (ep > 1 && a->experts && mdl_layout_cp(l) == 1 && ep <= (gpn / l->tp ? gpn / l->tp : 1)) {
+		double tokens = (double)j->seq * (double)j->micro_batch / (l->sp ? l->tp : 1);
+		double x = (double)mdl_job_act_bytes(j) * tokens * (double)a->hidden *
+			   a->experts_per_tok * (double)a->moe_layers / (double)a->layers;
+		coll_cost(false, x, ep, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
+		layer += ars * (lat + wire / intra_bandwidth(hw));
+	}
 	return (double)a->layers / l->pp * layer / mdl_layout_cp(l); /* its 1/cp of the tokens */
 }
 

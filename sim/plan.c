@@ -206,8 +206,8 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	struct mdl_layout l0 = {tp, pp, dp, l->zero, tp > 1, 1, mdl_layout_ep(l), cp};
 	struct mdl_flops fl;
 	mdl_job_flops(&w->arch, &w->job, &fl);
-	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff) +
-		       (fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak;
+	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff,
+					(fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak);
 	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
 		       (l->zero ? dp * cp : 1);
 	double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;

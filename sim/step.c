@@ -602,11 +602,25 @@ static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, d
 	*bwd = tokens * fc.bwd_per_token / tp;
 }
 
+/* Host seconds to launch one decoder layer's forward kernels and its backward's (with the
+ * forward a recompute runs again). */
+static void layer_issue(const struct mdl_arch *a, const struct mdl_job *j, double *fwd,
+			double *bwd)
+{
+	struct mdl_launches kl;
+	mdl_job_launches(a, j, &kl);
+	*fwd = kl.fwd * (j->compile ? ISSUE_COMPILED : ISSUE_EAGER_FWD);
+	/* checkpointing re-runs the Python forward inside backward */
+	*bwd = j->compile ? (kl.bwd + kl.recompute) * ISSUE_COMPILED
+			  : kl.bwd * ISSUE_EAGER_BWD + kl.recompute * ISSUE_EAGER_FWD;
+}
+
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
-			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff)
+			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
+			double extra)
 {
 	struct mdl_flops f;
-	double wire = 0, lat = 0;
+	double wire = 0, lat = 0, cp = mdl_layout_cp(l), nl = (double)a->layers / l->pp;
 	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
 
 	step_layer_flops(a, j, hw, gemm_eff, &f);
@@ -621,25 +635,29 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double bytes = 6.0 * all + rc_mem +
 		       mdl_job_dequant_bytes(a, j) / l->tp * (again ? 3.0 : 2.0) +
 		       cast_fwd * (1 + again) + cast_bwd;
-	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
+	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0), comm = 0;
 	if (l->tp > 1) {
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
 				  (double)j->micro_batch * (double)a->hidden;
 		coll_cost(true, boundary, l->tp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
+		comm += ars * (lat + wire / intra_bandwidth(hw));
 	}
-	double layer = flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm +
-		       ars * (lat + wire / intra_bandwidth(hw));
 	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
 	 * the TP all-reduces and on the same stream (compute()) */
 	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1, ep = mdl_layout_ep(l);
-	if (ep > 1 && a->experts && mdl_layout_cp(l) == 1 && ep <= (gpn / l->tp ? gpn / l->tp : 1)) {
+	if (ep > 1 && a->experts && cp == 1 && ep <= (gpn / l->tp ? gpn / l->tp : 1)) {
 		double tokens = (double)j->seq * (double)j->micro_batch / (l->sp ? l->tp : 1);
 		double x = (double)mdl_job_act_bytes(j) * tokens * (double)a->hidden *
 			   a->experts_per_tok * (double)a->moe_layers / (double)a->layers;
 		coll_cost(false, x, ep, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
-		layer += ars * (lat + wire / intra_bandwidth(hw));
+		comm += ars * (lat + wire / intra_bandwidth(hw));
 	}
-	return (double)a->layers / l->pp * layer / mdl_layout_cp(l); /* its 1/cp of the tokens */
+	/* a GPU computes its 1/cp of the tokens, but launches every kernel; the compute blocks
+	 * last at least the host's launches (compute()) */
+	double issue_fwd, issue_bwd;
+	layer_issue(a, j, &issue_fwd, &issue_bwd);
+	double gpu = nl * (flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm) / cp + extra;
+	return fmax(gpu, nl * (issue_fwd + issue_bwd)) + nl * comm / cp;
 }
 
 /* One uncontended data-parallel collective of `bytes` per GPU, as dp_coll times it. */
@@ -661,7 +679,7 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		     const struct mdl_layout *l, const struct mdl_hw *hw, uint64_t m)
 {
 	uint32_t dp = l->dp, tp = l->tp;
-	if (dp <= 1 || mdl_layout_ep(l) > 1 || mdl_layout_cp(l) > 1)
+	if (dp <= 1 || mdl_layout_cp(l) > 1)
 		return 0;
 	/* the same ranks and links as machine() */
 	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
@@ -670,9 +688,12 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	uint32_t dp_nodes = (dp + dp_in - 1) / dp_in;
 	double intra = intra_bandwidth(hw);
 	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
-	/* a stage's decoder layers only (its embedding or head would add) */
-	struct mdl_states st;
-	mdl_job_states_part(a, j, a->layers / l->pp, false, false, &st);
+	/* a stage's decoder layers only (its embedding or head would add), of which a GPU keeps
+	 * experts / ep under expert parallelism */
+	struct mdl_states whole, ex, st;
+	mdl_job_states_part(a, j, a->layers / l->pp, false, false, &whole);
+	mdl_job_expert_states(a, j, a->layers / l->pp, &ex);
+	mdl_ep_local(&whole, &ex, mdl_layout_ep(l), &st);
 	double w = st.weights_bytes / tp, g = st.gradients_bytes / tp;
 	double ar = dp_coll_seconds(true, g, dp, dp_in, dp_nodes, intra, net);
 	double rs = dp_coll_seconds(false, g, dp, dp_in, dp_nodes, intra, net);
@@ -1427,13 +1448,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * any mode */
 	bd->act_all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
 	bd->dequant = mdl_job_dequant_bytes(a, &x->job) / bd->tp;
-	struct mdl_launches kl;
-	mdl_job_launches(a, &x->job, &kl);
-	bool compiled = x->job.compile;
-	bd->issue_fwd = kl.fwd * (compiled ? ISSUE_COMPILED : ISSUE_EAGER_FWD);
-	/* checkpointing re-runs the Python forward inside backward */
-	bd->issue_bwd = compiled ? (kl.bwd + kl.recompute) * ISSUE_COMPILED
-				 : kl.bwd * ISSUE_EAGER_BWD + kl.recompute * ISSUE_EAGER_FWD;
+	layer_issue(a, &x->job, &bd->issue_fwd, &bd->issue_bwd);
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
 			      : rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */

@@ -119,16 +119,19 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		      double gemm_eff, struct mdl_flops *f);
 
 /* Seconds one micro-batch keeps one pipeline stage's compute stream busy, without the
- * embedding, the head and anything a policy moves: the GEMMs at gemm_eff of the dense peak, the
- * memory-bound traffic at HBM speed and the synchronous TP all-reduces. The builder's tasks take
- * at least this long, so it is a floor a search can prune with. */
+ * embedding, the head and anything a policy moves: the GEMMs at gemm_eff of the dense peak and
+ * the memory-bound traffic at HBM speed (or the host's kernel launches, if longer), the
+ * synchronous TP all-reduces and the experts' all-to-alls within a node. extra: more GPU seconds
+ * in the same compute blocks (the head's share). The builder's tasks take at least this long,
+ * so it is a floor a search can prune with. */
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
-			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff);
+			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
+			double extra);
 
 /* Seconds the data-parallel collectives of one step keep a GPU's collective stream busy under
  * the gpu policy with m micro-batches (gradient all-reduce or reduce-scatters, ZeRO's weight
  * all-gathers), each at its uncontended duration and with one latency per pass: the step lasts
- * at least this long. 0 where it does not bound (expert or context parallelism, one rank). */
+ * at least this long. 0 where it does not bound (context parallelism, one rank). */
 double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		     const struct mdl_layout *l, const struct mdl_hw *hw, uint64_t m);
 

@@ -1028,6 +1028,15 @@ static int paged_update(struct build *bd, uint32_t g, const char *name, double p
 	return u;
 }
 
+/* The two micro-batches of stage 0 whose ends are one steady period apart (k0 and k0 + span):
+ * without PP two consecutive ones; with PP its 3rd and 4th (after the first has drained the
+ * pipeline's fill); interleaved, the first micro-batches of the 1st and 2nd groups, pp apart. */
+static void steady_marks(const struct build *bd, uint64_t *k0, uint64_t *span)
+{
+	*k0 = bd->vp > 1 ? 0 : bd->pp > 1 ? 2 : 0;
+	*span = bd->vp > 1 ? bd->pp : 1;
+}
+
 /* ZeRO-2/3 keeps a gradient shard; a block's whole gradients exist from its backward until their
  * reduce-scatter has run (PyTorch FSDP's post-backward hook reduce-scatters them and frees the
  * unsharded ones; DeepSpeed copies them into its reduce bucket instead, counted there; an
@@ -1220,12 +1229,18 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		bd->b_send[cell(bd, k, ch, g)] = t;
 	}
 	/* the micro-batch is done when its compute and what it queued on the other streams are:
-	 * the steady period is measured between two of these, so a collective or copy stream
-	 * slower than the compute sets it (its backlog grows by the difference every micro-batch) */
-	int d = task(bd, "micro-batch done", -1, 0, 0, 0, NULL, NULL);
-	if (d < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], d) || dep(bd, s->last_bwd_comm, d))
-		return -1;
-	bd->b_done[cell(bd, k, ch, g)] = d;
+	 * the steady period is measured between two of these (stage 0's, steady_marks()), so a
+	 * collective or copy stream slower than the compute sets it (its backlog grows by the
+	 * difference every micro-batch) */
+	uint64_t k0, span;
+	steady_marks(bd, &k0, &span);
+	if (g == 0 && ch == 0 && (k == k0 || k == k0 + span)) {
+		int d = task(bd, "micro-batch done", -1, 0, 0, 0, NULL, NULL);
+		if (d < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], d) ||
+		    dep(bd, s->last_bwd_comm, d))
+			return -1;
+		bd->b_done[cell(bd, k, ch, g)] = d;
+	}
 	return 0;
 }
 
@@ -1587,13 +1602,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
 	x->mb_span = 1;
 	if (M < x->m) {
-		/* micro-batch ends of stage 0 one steady period apart: without PP two consecutive
-		 * micro-batches; with PP its 3rd and 4th (after the first has drained the pipeline's
-		 * fill); interleaved, the first micro-batches of the 1st and 2nd groups, pp apart */
-		uint64_t k0 = bd->vp > 1 ? 0 : bd->pp > 1 ? 2 : 0;
-		x->mb_span = bd->vp > 1 ? bd->pp : 1;
+		uint64_t k0, span;
+		steady_marks(bd, &k0, &span);
+		x->mb_span = span;
 		x->mb_end[0] = bd->b_done[cell(bd, k0, 0, 0)];
-		x->mb_end[1] = bd->b_done[cell(bd, k0 + x->mb_span, 0, 0)];
+		x->mb_end[1] = bd->b_done[cell(bd, k0 + span, 0, 0)];
 	}
 	rc = 0;
 out:

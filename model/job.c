@@ -179,10 +179,9 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
  * torch.compile fuses everything but the GEMMs and attention into about one kernel per
  * norm-to-GEMM region: the linears, the core, and a fused kernel per norm, for the rotary pair,
  * for the activation, and per LoRA for its scaling and add after its two GEMMs [D: Inductor's
- * pointwise/reduction fusion]. Backward: autograd records one node
- * per differentiable forward op and each launches about two kernels (a linear: input and
- * weight gradient; a pointwise op: its gradient and the accumulation) [D: estimate], less the
- * weight gradients of frozen linears.
+ * pointwise/reduction fusion]. Backward: autograd records one node per differentiable forward op
+ * and each launches about two kernels (a linear: input and weight gradient; a pointwise op: its
+ * gradient and the accumulation) [D: estimate], less the weight gradients of frozen linears.
  */
 void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_launches *k)
 {
@@ -225,9 +224,11 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 	k->bwd = 2 * (fwd - quantised) - frozen + quantised;
 	/* a full (or per-op) recompute runs the forward again; Megatron's selective recompute
 	 * the attention core only */
-	k->recompute = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP ? fwd
-		       : j->recompute == MDL_RC_SELECTIVE				? core
-										: 0;
+	k->recompute = 0;
+	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
+		k->recompute = fwd;
+	else if (j->recompute == MDL_RC_SELECTIVE)
+		k->recompute = core;
 }
 
 /* TE's cast_transpose: a 16-bit element read, its FP8 copy and FP8 transpose written
@@ -391,9 +392,8 @@ double mdl_job_hardware_flops(const struct mdl_arch *a, const struct mdl_job *j)
 static const char *const method_names[] = {"full", "lora", "qlora", NULL};
 static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed", "fp32", "fp8",
 					      NULL};
-static const char *const optimizer_names[] = {"adamw",	  "adamw8bit",	 "sgd",
-					      "lion",	  "adafactor",	 "paged-adamw",
-					      "paged-adamw8bit", NULL};
+static const char *const optimizer_names[] = {
+	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const loss_names[] = {"full", "chunked", "chunked-output", NULL};

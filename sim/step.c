@@ -127,7 +127,7 @@ struct build {
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
 	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
-	double tp_bw, dp_bw, pp_bw, net_bw;
+	double tp_bw, pp_bw, net_bw;
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int *b_done; /* [cell]: after a micro-batch's backward and its collectives and copies */
 	int setup, done;
@@ -216,6 +216,46 @@ static void coll_cost(bool allreduce, double bytes, uint32_t n, double bw, doubl
 	}
 }
 
+/* The link TP collectives use within a node: NVLink at half its bidirectional figure, else
+ * the host link (PCIe). */
+static double intra_bandwidth(const struct mdl_hw *hw)
+{
+	return hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : mdl_host_link_bandwidth(&hw->gpu);
+}
+
+/* Each GPU's share of its node's network; a host without one stays within a node. */
+static double net_bandwidth(const struct mdl_hw *hw)
+{
+	return hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra_bandwidth(hw);
+}
+
+/* Ranks of a group whose members sit `apart` ranks apart that share a node (at least 1). */
+static uint32_t ranks_in_node(const struct mdl_hw *hw, uint32_t apart)
+{
+	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
+	return apart >= gpn ? 1 : gpn / apart;
+}
+
+/* Ranks in Megatron's order, tensor fastest, then context, data, pipeline (Megatron-LM's
+ * RankGenerator "tp-cp-ep-dp-pp"; DeepSpeed's PipeModelDataParallelTopology likewise): a DP
+ * group of dp keeps *dp_in of its ranks in each of *dp_nodes nodes. */
+static void dp_ranks(const struct mdl_hw *hw, uint32_t tcp, uint32_t dp, uint32_t *dp_in,
+		     uint32_t *dp_nodes)
+{
+	uint32_t per_node = ranks_in_node(hw, tcp);
+	*dp_in = dp < per_node ? dp : per_node;
+	*dp_nodes = (dp + *dp_in - 1) / *dp_in;
+}
+
+/* Bytes one expert dispatch (or combine) moves per GPU: each token's hidden state to its k
+ * experts, the MoE layers' share of a layer. */
+static double a2a_bytes(const struct mdl_arch *a, const struct mdl_job *j, uint32_t tp, bool sp)
+{
+	double tokens = (double)j->seq * (double)j->micro_batch / (sp ? (double)tp : 1.0);
+	return (double)mdl_job_act_bytes(j) * tokens * (double)a->hidden * a->experts_per_tok *
+	       (double)a->moe_layers / (double)a->layers;
+}
+
 /* Appends res to a flow's path with its scale; a resource already there takes the scale on
  * top (a flow lists each resource once). Returns the new path length. */
 static int path_add(int *path, float *sc, int n, int res, float scale)
@@ -273,22 +313,44 @@ static int collective(struct build *bd, uint32_t g, const char *name, int stream
  * bytes, pipelined, so the slower of the two sets the time (2D all-reduce: Jia et al. 2018,
  * arXiv 1807.11205, sec. 3.3; NCCL's ring and tree over multiple rails).
  */
+/* A data-parallel collective of `bytes` per GPU over dp ranks, dp_in in each of dp_nodes nodes:
+ * *win bytes over the intra-node link (intra), *wout over each GPU's NIC (net), *lat seconds of
+ * steps. Flat within one node or with one rank per node (only one of the two), else
+ * hierarchical (dp_coll). */
+static void dp_cost(bool allreduce, double bytes, uint32_t dp, uint32_t dp_in, uint32_t dp_nodes,
+		    double intra, double net, double *win, double *wout, double *lat)
+{
+	double lout = 0;
+	*win = *wout = 0;
+	if (dp_in <= 1 || dp_nodes <= 1) {
+		bool out = dp_nodes > 1;
+		coll_cost(allreduce, bytes, dp, out ? net : intra, out ? ALPHA_INTER : ALPHA_INTRA,
+			  out ? wout : win, lat);
+		return;
+	}
+	coll_cost(allreduce, bytes, dp_in, intra, ALPHA_INTRA, win, lat);
+	coll_cost(allreduce, bytes / dp_in, dp_nodes, net, ALPHA_INTER, wout, &lout);
+	*lat += lout;
+}
+
 static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, bool allreduce,
 		   double bytes)
 {
 	struct step_machine *mc = &bd->x->mc;
-	if (bd->dp_in <= 1 || bd->dp_nodes <= 1 || bytes <= 0)
-		return collective(bd, g, name, stream, mc->dp_link[g], allreduce, 1, bytes, bd->dp,
-				  bd->dp_bw, mc->dp_alpha);
-	double win, lin, wout, lout;
-	coll_cost(allreduce, bytes, bd->dp_in, bd->tp_bw, ALPHA_INTRA, &win, &lin);
-	coll_cost(allreduce, bytes / bd->dp_in, bd->dp_nodes, bd->net_bw, ALPHA_INTER, &wout,
-		  &lout);
+	if (bd->dp <= 1 || bytes <= 0)
+		return task(bd, name, stream, 0, 0, 0, NULL, NULL);
+	double win, wout, lat;
+	dp_cost(allreduce, bytes, bd->dp, bd->dp_in, bd->dp_nodes, bd->tp_bw, bd->net_bw, &win,
+		&wout, &lat);
 	int path[4];
 	float sc[4];
-	int np = on_link(mc, g, mc->tp_link[g], 1, path, sc, 0);
-	np = on_link(mc, g, mc->net_link[g], (float)(wout / win), path, sc, np);
-	return task(bd, name, stream, win, lin + lout, np, path, sc);
+	int np = 0;
+	if (win > 0)
+		np = on_link(mc, g, mc->tp_link[g], 1, path, sc, np);
+	if (wout > 0) /* beside the intra-node part, the NIC carries its share of the bytes */
+		np = on_link(mc, g, mc->net_link[g], win > 0 ? (float)(wout / win) : 1, path, sc,
+			     np);
+	return task(bd, name, stream, win > 0 ? win : wout, lat, np, path, sc);
 }
 
 /*
@@ -302,8 +364,7 @@ static int group_exchange(struct build *bd, uint32_t g, const char *name, int st
 			  double count, double bytes, uint32_t n)
 {
 	struct step_machine *mc = &bd->x->mc;
-	uint32_t gpn = bd->x->hw->gpus_per_node ? bd->x->hw->gpus_per_node : 1;
-	uint32_t in = gpn / bd->tp ? gpn / bd->tp : 1;
+	uint32_t in = ranks_in_node(bd->x->hw, bd->tp);
 	if (n <= in)
 		return collective(bd, g, name, stream, mc->tp_link[g], false, count, bytes, n,
 				  bd->tp_bw, mc->tp_alpha);
@@ -423,13 +484,6 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	f->attn_half_fwd_exec += extra;
 }
 
-/* The link TP collectives use within a node: NVLink at half its bidirectional figure, else
- * the host link (PCIe). */
-static double intra_bandwidth(const struct mdl_hw *hw)
-{
-	return hw->gpu.gpu_link > 0 ? hw->gpu.gpu_link / 2.0 : mdl_host_link_bandwidth(&hw->gpu);
-}
-
 /* "gpu<g> <label>" into an ENG_NAME buffer: the machine is built for every configuration a
  * search simulates, and snprintf showed up in the profile. */
 static void gpu_name(char *dst, uint32_t g, const char *label)
@@ -468,27 +522,19 @@ static int machine(struct build *bd)
 	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : link;
 	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : link;
 	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
-	double intra = intra_bandwidth(hw);
-	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
+	double intra = intra_bandwidth(hw), net = net_bandwidth(hw);
 	char name[ENG_NAME];
 
-	/* Ranks in Megatron's order, tensor fastest, then data, then pipeline (Megatron-LM's
-	 * RankGenerator "tp-cp-ep-dp-pp"; DeepSpeed's PipeModelDataParallelTopology likewise): a
-	 * DP group keeps gpn / tp of its ranks in each node, and consecutive pipeline stages sit
-	 * tp x dp ranks apart, in other nodes once the layout spans more than one. */
-	uint32_t tcp = bd->tp * bd->cp; /* context-parallel ranks sit next to the TP ranks */
-	uint32_t per_node = tcp >= gpn ? 1 : gpn / tcp;
+	/* the DP group's ranks per node (dp_ranks); consecutive pipeline stages sit tp x cp x dp
+	 * ranks apart, in other nodes once the layout spans more than one */
 	bool pp_inter = n > gpn;
-	bd->dp_in = bd->dp < per_node ? bd->dp : per_node;
-	bd->dp_nodes = (bd->dp + bd->dp_in - 1) / bd->dp_in;
+	dp_ranks(hw, bd->tp * bd->cp, bd->dp, &bd->dp_in, &bd->dp_nodes);
 	mc->k = n < gpn ? n : gpn;
 	bd->tp_bw = intra;
 	bd->net_bw = net;
 	bd->pp_bw = pp_inter ? net : intra;
-	bd->dp_bw = bd->dp_nodes > 1 ? net : intra;
 	mc->tp_alpha = ALPHA_INTRA;
 	mc->pp_alpha = pp_inter ? ALPHA_INTER : ALPHA_INTRA;
-	mc->dp_alpha = bd->dp_nodes > 1 ? ALPHA_INTER : ALPHA_INTRA;
 
 	/* the node's base draw (its share when the layout uses part of one); the DRAM's draw is
 	 * added by sim_run for the size the option buys */
@@ -530,7 +576,6 @@ static int machine(struct build *bd)
 		mc->tp_link[g] = nvl;
 		mc->net_link[g] = nt;
 		mc->pp_link[g] = pp_inter ? nt : nvl;
-		mc->dp_link[g] = bd->dp_nodes > 1 ? nt : nvl;
 #define STREAM(field, label)                                                                       \
 	do {                                                                                       \
 		gpu_name(name, g, label);                                 \
@@ -644,12 +689,10 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	}
 	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
 	 * the TP all-reduces and on the same stream (compute()) */
-	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1, ep = mdl_layout_ep(l);
-	if (ep > 1 && a->experts && cp == 1 && ep <= (gpn / l->tp ? gpn / l->tp : 1)) {
-		double tokens = (double)j->seq * (double)j->micro_batch / (l->sp ? l->tp : 1);
-		double x = (double)mdl_job_act_bytes(j) * tokens * (double)a->hidden *
-			   a->experts_per_tok * (double)a->moe_layers / (double)a->layers;
-		coll_cost(false, x, ep, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
+	uint32_t ep = mdl_layout_ep(l);
+	if (ep > 1 && a->experts && cp == 1 && ep <= ranks_in_node(hw, l->tp)) {
+		coll_cost(false, a2a_bytes(a, j, l->tp, l->sp), ep, intra_bandwidth(hw),
+			  ALPHA_INTRA, &wire, &lat);
 		comm += ars * (lat + wire / intra_bandwidth(hw));
 	}
 	/* a GPU computes its 1/cp of the tokens, but launches every kernel; the compute blocks
@@ -660,19 +703,13 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	return fmax(gpu, nl * (issue_fwd + issue_bwd)) + nl * comm / cp;
 }
 
-/* One uncontended data-parallel collective of `bytes` per GPU, as dp_coll times it. */
+/* One uncontended data-parallel collective of `bytes` per GPU, as dp_coll runs it. */
 static double dp_coll_seconds(bool allreduce, double bytes, uint32_t dp, uint32_t dp_in,
 			      uint32_t dp_nodes, double intra, double net)
 {
-	double wire, lat, wout, lout;
-	if (dp_in <= 1 || dp_nodes <= 1) {
-		coll_cost(allreduce, bytes, dp, dp_nodes > 1 ? net : intra,
-			  dp_nodes > 1 ? ALPHA_INTER : ALPHA_INTRA, &wire, &lat);
-		return wire / (dp_nodes > 1 ? net : intra) + lat;
-	}
-	coll_cost(allreduce, bytes, dp_in, intra, ALPHA_INTRA, &wire, &lat);
-	coll_cost(allreduce, bytes / dp_in, dp_nodes, net, ALPHA_INTER, &wout, &lout);
-	return fmax(wire / intra, wout / net) + lat + lout;
+	double win, wout, lat;
+	dp_cost(allreduce, bytes, dp, dp_in, dp_nodes, intra, net, &win, &wout, &lat);
+	return fmax(win / intra, wout / net) + lat;
 }
 
 double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
@@ -681,13 +718,9 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	uint32_t dp = l->dp, tp = l->tp;
 	if (dp <= 1 || mdl_layout_cp(l) > 1)
 		return 0;
-	/* the same ranks and links as machine() */
-	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
-	uint32_t per_node = tp >= gpn ? 1 : gpn / tp;
-	uint32_t dp_in = dp < per_node ? dp : per_node;
-	uint32_t dp_nodes = (dp + dp_in - 1) / dp_in;
-	double intra = intra_bandwidth(hw);
-	double net = hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra;
+	uint32_t dp_in, dp_nodes;
+	dp_ranks(hw, tp, dp, &dp_in, &dp_nodes);
+	double intra = intra_bandwidth(hw), net = net_bandwidth(hw);
 	/* a stage's decoder layers only (its embedding or head would add), of which a GPU keeps
 	 * experts / ep under expert parallelism */
 	struct mdl_states whole, ex, st;
@@ -1110,8 +1143,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* FP8: the output gradients' casts, and a full recompute's forward casts again */
 		rc_mem += bd->fp8_bwd + (x->job.recompute == MDL_RC_FULL ? bd->fp8_fwd : 0);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
-				     lb * bd->issue_bwd, (2.0 + rc_ar) * lb, lb * (2.0 + (kv_again ? 1.0 : 0.0)), f,
-				     &end);
+				     lb * bd->issue_bwd, (2.0 + rc_ar) * lb,
+				     lb * (2.0 + (kv_again ? 1.0 : 0.0)), f, &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
 		if (i == 0)
@@ -1446,11 +1479,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		struct mdl_states lx, whole = bd->L;
 		mdl_job_expert_states(a, &x->job, 1, &lx);
 		mdl_ep_local(&whole, &lx, bd->ep, &bd->L);
-		/* each token's hidden state to k experts and back: the MoE layers' share */
-		double tokens = (double)x->job.seq * (double)x->job.micro_batch /
-				(l->sp ? (double)bd->tp : 1.0);
-		bd->a2a = (double)mdl_job_act_bytes(&x->job) * tokens * (double)a->hidden *
-			  a->experts_per_tok * (double)a->moe_layers / (double)a->layers;
+		bd->a2a = a2a_bytes(a, &x->job, bd->tp, l->sp);
 	}
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);

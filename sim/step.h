@@ -71,8 +71,8 @@ struct step_machine {
 	int sm[SIM_MAX_PP], hbm[SIM_MAX_PP], h2d[SIM_MAX_PP], d2h[SIM_MAX_PP];
 	int pcie_pair[SIM_MAX_PP]; /* both directions together, when a profile measured less than
 				    * their sum; -1 none */
-	int tp_link[SIM_MAX_PP], dp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP], net_link[SIM_MAX_PP];
-	/* tp/dp/pp links: LINK_PCIE when the GPU has no GPU-to-GPU fabric */
+	int tp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP], net_link[SIM_MAX_PP];
+	/* tp/pp links: LINK_PCIE when the GPU has no GPU-to-GPU fabric */
 	int dram, nvme_rd, nvme_wr, cpu, sw_h2d, sw_d2h; /* sw: PCIe switch uplink, -1 none */
 	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_p2p[SIM_MAX_PP], s_h2d[SIM_MAX_PP];
 	int s_d2h[SIM_MAX_PP], s_tp[SIM_MAX_PP]; /* s_tp: only with tp_comm_overlap */
@@ -80,7 +80,7 @@ struct step_machine {
 	int s_cpu, s_nvme, s_ckpt; /* CPU optimizer, NVMe weight reads, checkpoint I/O */
 	int gpu_pool[SIM_MAX_PP], dram_pool, flash_pool;
 	uint32_t k;          /* GPUs per node in use: the representative's share of node resources */
-	double tp_alpha, dp_alpha, pp_alpha; /* collective step latency, s */
+	double tp_alpha, pp_alpha; /* collective step latency, s */
 };
 
 struct step_ctx {

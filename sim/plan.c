@@ -197,7 +197,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 {
 	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
 	double peak = eff * hw->gpu.bf16_flops;
-	double hbm = hw->prof.hbm_bandwidth > 0 ? hw->prof.hbm_bandwidth : hw->gpu.hbm_bandwidth;
+	double hbm = step_hbm_rate(hw);
 	uint32_t tp = l->tp, pp = l->pp, cp = mdl_layout_cp(l), dp = l->dp;
 	/* no schedule beats: every micro-batch's stage time on the compute stream (the head's
 	 * share spread over the stages), the pipeline's bubble ((pp - 1)/vp stage times), and

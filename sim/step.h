@@ -106,11 +106,15 @@ int step_ckpt_variant(struct step_ctx *x, int v);
 int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen);
 
 /* The GEMM efficiency a configuration runs at, as a share of the dense bf16 peak: its own; in
- * fp32, SIM_GEMM_EFFICIENCY of the fp32 peak; else 0.748 (the share a training step's GEMMs
+ * fp32, SIM_GEMM_EFFICIENCY of the fp32 peak; else 0.81 (the share a training step's GEMMs
  * sustain of a benchmark GEMM) of the profile's measured rate or of the GPU's published MAMF;
  * else SIM_GEMM_EFFICIENCY. c may be NULL. */
 double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 			    enum mdl_precision p);
+
+/* Bytes/s the memory-bound kernels stream through device memory: the profile's measured rate,
+ * else the catalog's. */
+double step_hbm_rate(const struct mdl_hw *hw);
 
 /* One micro-batch's FLOPs (mdl_job_flops) with the *_exec figures in FLOP-equivalents at the
  * GEMM rate gemm_eff: a flash-attention core at the GPU's flash_attention rate counts

@@ -291,12 +291,14 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 	x->job = x->w->job;
 	if (candidates(c) > c->policy->variants && i / c->policy->variants < N_AUTO_RC - 1) {
 		/* a lighter recompute is worth simulating only if the checkpoints of one micro-batch
-		 * on the first stage (a lower bound of what it keeps) fit the GPU at all; full
-		 * recompute, the last resort, always runs */
+		 * on the first stage (a lower bound of what it keeps: a context-parallel rank keeps
+		 * 1/cp of the sequence's) fit the GPU at all; full recompute, the last resort,
+		 * always runs */
 		const struct mdl_layout *l = &c->layout;
 		x->job.recompute = auto_rc[i / c->policy->variants];
 		double kept = (double)x->w->arch.layers / l->pp *
-			      mdl_act_layer_saved(&x->w->arch, &x->job, l->tp, l->sp);
+			      mdl_act_layer_saved(&x->w->arch, &x->job, l->tp, l->sp) /
+			      mdl_layout_cp(l);
 		if (kept > x->hw->gpu.memory)
 			return 1;
 	} else if (candidates(c) > c->policy->variants) {

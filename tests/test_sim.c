@@ -1123,6 +1123,21 @@ static void context_parallelism_splits_the_sequence(void)
 	CU_ASSERT_EQUAL(f.o.gpus, 4);
 	ASSERT_NEAR_REL(4.0 * f.o.step_seconds, t1, 0.03);
 	ASSERT_NEAR_REL(4.0 * f.o.gpu_mem.activations, act1, 1e-9);
+	/* --recompute auto takes the fastest mode that fits: at 65,536 tokens one micro-batch
+	 * keeps ~5 GB per layer without recompute, ~170 GB for 32 layers, far past one GPU,
+	 * but each of 8 context-parallel ranks keeps 1/8 of it, so no recompute fits and wins
+	 * (the pre-check once measured the whole sequence and left only full recompute) */
+	f.w.job.seq = 65536;
+	f.c.layout.cp = 8;
+	f.c.grad_accum = 1;
+	f.w.job.recompute = MDL_RC_NONE;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT(f.o.fits);
+	double none = f.o.step_seconds;
+	f.c.recompute_fixed = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL(f.o.recompute, MDL_RC_NONE);
+	ASSERT_NEAR_REL(f.o.step_seconds, none, 1e-9);
 	eng_free(f.eng);
 }
 

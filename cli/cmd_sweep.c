@@ -175,6 +175,8 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 		cJSON_AddNumberToObject(j, "model_tflops_per_gpu", o->model_tflops_per_gpu);
 		pk = cJSON_AddObjectToObject(j, "peak_bytes");
 		cJSON_AddNumberToObject(pk, "gpu", o->peak_gpu);
+		cJSON_AddNumberToObject(pk, "gpu_reserved", o->peak_gpu_reserved);
+		cJSON_AddNumberToObject(pk, "gpu_allocated", o->peak_gpu_allocated);
 		cJSON_AddNumberToObject(pk, "dram", o->peak_dram);
 		cJSON_AddNumberToObject(pk, "flash", o->peak_flash);
 		cJSON_AddNumberToObject(j, "peak_power_watts", o->peak_power_watts);

@@ -56,6 +56,8 @@ static void add_result(cJSON *j, const struct sim_option *o)
 		cJSON_AddStringToObject(j, "overflow", o->overflow);
 	pk = cJSON_AddObjectToObject(j, "peak_bytes");
 	cJSON_AddItemToObject(pk, "gpu", num(o->peak_gpu));
+	cJSON_AddItemToObject(pk, "gpu_reserved", num(o->peak_gpu_reserved));
+	cJSON_AddItemToObject(pk, "gpu_allocated", num(o->peak_gpu_allocated));
 	if (rpt_shows_dram(o)) {
 		cJSON_AddItemToObject(pk, "dram", num(o->peak_dram));
 		cJSON_AddItemToObject(pk, "flash", num(o->peak_flash));

@@ -571,6 +571,10 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	fprintf(fp, "  peak memory  GPU %s per GPU, DRAM %s per node, flash %s per node\n",
 		cfg_fmt_bytes(o->peak_gpu, s[1], 32), cfg_fmt_bytes(o->peak_dram, s[2], 32),
 		cfg_fmt_bytes(o->peak_flash, s[3], 32));
+	/* what a training log prints: PyTorch's allocator counts without the CUDA context */
+	fprintf(fp, "               PyTorch max_memory_reserved %s, max_memory_allocated %s\n",
+		cfg_fmt_bytes(o->peak_gpu_reserved, s[1], 32),
+		cfg_fmt_bytes(o->peak_gpu_allocated, s[2], 32));
 	fprintf(fp, "  power        peak %s, average %s, %.0f kJ per step\n",
 		cfg_fmt_watts(o->peak_power_watts, s[4], 32),
 		cfg_fmt_watts(o->avg_power_watts, s[5], 32), o->energy_joules_per_step / 1e3);

@@ -204,13 +204,18 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 			o->gpu_mem.stage = g;
 		}
 	}
+	/* the pool holds the CUDA context for the whole step (step.c): the allocator's peak is
+	 * the rest, its reserve that plus the slack, and the device holds both */
 	double slack = 1 + SIM_ALLOC_SLACK;
+	o->peak_gpu_allocated = worst->peak - MDL_CUDA_CONTEXT_BYTES;
+	o->peak_gpu_reserved = o->peak_gpu_allocated * slack;
 	o->gpu_mem.weights = worst->peak_cat[0] * slack;
 	o->gpu_mem.gradients = worst->peak_cat[1] * slack;
 	o->gpu_mem.optimizer = worst->peak_cat[2] * slack;
 	o->gpu_mem.activations = worst->peak_cat[3] * slack;
-	o->gpu_mem.other = worst->peak_cat[4] * slack;
-	o->gpu_mem.total = worst->peak * slack;
+	o->gpu_mem.other = (worst->peak_cat[4] - MDL_CUDA_CONTEXT_BYTES) * slack +
+			   MDL_CUDA_CONTEXT_BYTES;
+	o->gpu_mem.total = o->peak_gpu_reserved + MDL_CUDA_CONTEXT_BYTES;
 	o->peak_gpu = o->gpu_mem.total;
 	o->peak_dram = eng_pool_at(e, mc->dram_pool)->peak * (double)mc->k;
 	o->peak_flash = mc->flash_pool >= 0 ? eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k

@@ -51,6 +51,11 @@ struct sim_option {
 
 	struct mdl_gpu_memory gpu_mem; /* per GPU */
 	double peak_gpu, peak_dram, peak_flash; /* bytes: per GPU, per node, per node */
+	/* the GPU peak as PyTorch's allocator counts it, without the CUDA context: tensors
+	 * (torch.cuda.max_memory_allocated, what LitGPT and torchtune print) and the cached
+	 * blocks holding them (max_memory_reserved); peak_gpu = reserved + context is what the
+	 * device must hold (nvidia-smi's figure) */
+	double peak_gpu_allocated, peak_gpu_reserved;
 
 	double step_seconds, tokens_per_step, tokens_per_second, steps, runtime_seconds;
 	double model_tflops_per_gpu;
@@ -96,8 +101,8 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 
 /*
  * PyTorch caching allocator: reserved over allocated bytes, 6.27 / 6.21 GiB after model init in
- * torchtune's e2e_flow tutorial (published.md B.3) [B]: the GPU peak is the pool's peak plus
- * this fraction.
+ * torchtune's e2e_flow tutorial (published.md B.3) [B]: the allocator reserves the tensors' peak
+ * plus this fraction; the CUDA context sits outside it.
  */
 #define SIM_ALLOC_SLACK (6.27 / 6.21 - 1.0)
 /* The smallest server DRAM size an option buys; sizes double from it (DDR5 servers, as the

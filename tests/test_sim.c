@@ -94,6 +94,10 @@ static void compute_bound_step_is_its_compute_time(void)
 	double adam = 494032768.0 * 28 / (0.88 * f.hw.gpu.hbm_bandwidth);
 	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
 	CU_ASSERT(f.o.fits);
+	/* the GPU peak three ways: the tensors (PyTorch's max_memory_allocated), the allocator's
+	 * reserve (0.97 % more), the device (plus the 1,343 MB CUDA context) */
+	ASSERT_NEAR_REL(f.o.peak_gpu_reserved, f.o.peak_gpu_allocated * 6.27 / 6.21, 1e-12);
+	ASSERT_NEAR_REL(f.o.peak_gpu, f.o.peak_gpu_reserved + 1343e6, 1e-12);
 	/* extrapolating the steady micro-batch agrees with simulating all of them */
 	f.c.grad_accum = 40;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);

@@ -10,8 +10,9 @@
  * - torchtune (training/_distributed.py log_memory_stats and the recipes' metric logger):
  *   "tokens_per_second_per_gpu:X" and "peak_memory_alloc:Y" (GiB).
  * Step times take the median of the logged intervals after the first (warm-up); memory the
- * largest report. An nvidia-smi CSV (--query-gpu=memory.used --format=csv) gives the largest
- * memory.used instead, which counts the CUDA context and the allocator's cache as the
+ * largest report, compared with the simulator's max_memory_allocated figure (all three print
+ * PyTorch's allocated peak). An nvidia-smi CSV (--query-gpu=memory.used --format=csv) gives the
+ * largest memory.used instead, which counts the CUDA context and the allocator's cache as the
  * simulator's GPU peak does. The case keeps the simulate flags the user gives after "--", is
  * predicted once to check them, and is written (merged by id) into a trace file of category
  * user_runs that `tierplan validate --traces DIR` replays.
@@ -274,12 +275,16 @@ int val_record_run(const struct val_run_opts *ro, FILE *out, char *err, size_t e
 		added++;
 	}
 	if (!isnan(m.peak_bytes)) {
+		/* nvidia-smi sees the device (CUDA context included); the logs print PyTorch's
+		 * max allocated, which does not */
+		double p = ro->smi ? o.peak_gpu : o.peak_gpu_allocated;
 		snprintf(id, sizeof id, "%s memory", ro->id);
-		merge(cases, make_case(id, ro->smi ? "nvidia-smi memory.used" : src, "peak_gpu_bytes",
+		merge(cases, make_case(id, ro->smi ? "nvidia-smi memory.used" : src,
+				       ro->smi ? "peak_gpu_bytes" : "peak_gpu_allocated_bytes",
 				       m.peak_bytes / 1073741824.0, "GiB", flags));
 		fprintf(out, "  %-40s measured %10.4g GiB    predicted %10.4g GiB  %+6.1f %%\n", id,
-			m.peak_bytes / 1073741824.0, o.peak_gpu / 1073741824.0,
-			100.0 * (o.peak_gpu - m.peak_bytes) / m.peak_bytes);
+			m.peak_bytes / 1073741824.0, p / 1073741824.0,
+			100.0 * (p - m.peak_bytes) / m.peak_bytes);
 		added++;
 	}
 	char *json = cJSON_Print(root);

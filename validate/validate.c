@@ -97,6 +97,10 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 		c->predicted = (double)mdl_job_trainable(&w.arch, &w.job);
 	else if (!strcmp(q, "peak_gpu_bytes"))
 		c->predicted = o.peak_gpu;
+	else if (!strcmp(q, "peak_gpu_reserved_bytes"))
+		c->predicted = o.peak_gpu_reserved;
+	else if (!strcmp(q, "peak_gpu_allocated_bytes"))
+		c->predicted = o.peak_gpu_allocated;
 	else if (!strcmp(q, "peak_dram_bytes"))
 		c->predicted = o.peak_dram;
 	else if (!strcmp(q, "host_state_bytes"))

@@ -39,6 +39,8 @@ static const struct field gpu_fields[] = {
 	G(gpu_link, CFG_U_RATE, 0, 1e15, 1, "GPU-GPU bandwidth, both directions; 0 = none"),
 	G(gemm_mamf, CFG_U_COUNT, 0, 1, 0,
 	  "best-shape bf16 matmul rate over the dense peak (MAMF); 0 = unknown"),
+	G(gemm_mamf_fp8, CFG_U_COUNT, 0, 1, 0,
+	  "best-shape FP8 matmul rate over the FP8 peak; 0 = the bf16 share (gemm_mamf)"),
 	G(gemm_sustained, CFG_U_COUNT, 0, 1, 0,
 	  "a training step's GEMM rate over the dense peak, where a source publishes it; 0 = "
 	  "from the MAMF"),

@@ -34,6 +34,7 @@ struct cfg_gpu {
 			       * PCIe of host_link_gen x host_link_lanes */
 	double gpu_link;      /* bytes/s, both directions, per GPU; 0 = none */
 	double gemm_mamf;     /* best-shape bf16 matmul rate over bf16_flops; 0 = unknown */
+	double gemm_mamf_fp8; /* best-shape FP8 matmul rate over fp8_flops; 0 = gemm_mamf's share */
 	double gemm_sustained; /* a published sustained training GEMM rate over bf16_flops (what
 				* the step runs at, unlike the MAMF's best shape); 0 = none */
 	double flash_attention; /* FlashAttention-2's rate over bf16_flops; 0 = as the GEMMs */

@@ -480,11 +480,16 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	bool core_again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
 	/* FP8: the linear layers' GEMMs (everything of a layer but its attention core; the lm_head
 	 * stays in bf16, as torchao's float8 filter_fqns ["output"] and Transformer Engine recipes
-	 * keep it) run at the FP8 peak, taken at the same share as the bf16 peak [U: no FP8
-	 * training measurement in the reference set]; the casts to FP8 are memory-bound traffic
+	 * keep it) run at the FP8 peak, at the share of it the GPU's best FP8 GEMM reaches over
+	 * what its best bf16 GEMM reaches of the bf16 peak (gemm_mamf_fp8 / gemm_mamf; the same
+	 * share where the catalog has no FP8 figure); the casts to FP8 are memory-bound traffic
 	 * (mdl_job_fp8_casts, added where the passes' bytes are) */
 	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0) {
-		double keep = hw->gpu.bf16_flops / hw->gpu.fp8_flops, c = f->attn_core_fwd_exec;
+		double share = hw->gpu.gemm_mamf_fp8 > 0 && hw->gpu.gemm_mamf > 0
+				       ? hw->gpu.gemm_mamf_fp8 / hw->gpu.gemm_mamf
+				       : 1.0;
+		double keep = hw->gpu.bf16_flops / (share * hw->gpu.fp8_flops),
+		       c = f->attn_core_fwd_exec;
 		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
 		f->layer_bwd_exec = 2 * c + keep * (f->layer_bwd_exec - 2 * c);
 		double rc = core_again ? c : 0;

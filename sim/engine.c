@@ -193,9 +193,13 @@ const char *eng_error(const struct eng *e)
 	return e->err;
 }
 
+/* A name, cut to ENG_NAME - 1 bytes (every configuration names its resources and streams:
+ * snprintf showed up at 5 % of a search's profile). */
 static void copy_name(char *dst, const char *src)
 {
-	snprintf(dst, ENG_NAME, "%s", src ? src : "");
+	size_t n = src ? strnlen(src, ENG_NAME - 1) : 0;
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
 }
 
 int eng_resource(struct eng *e, const char *name, double capacity, const char *unit)

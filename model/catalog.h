@@ -38,6 +38,7 @@ struct cfg_gpu {
 	double gemm_sustained; /* a published sustained training GEMM rate over bf16_flops (what
 				* the step runs at, unlike the MAMF's best shape); 0 = none */
 	double flash_attention; /* FlashAttention-2's rate over bf16_flops; 0 = as the GEMMs */
+	double flash_attention_bwd; /* its backward's rate over bf16_flops; 0 = as its forward */
 	double price;         /* USD */
 	double cloud_per_hour; /* USD per GPU-hour */
 };

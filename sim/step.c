@@ -497,12 +497,15 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
 	}
 	/* a fused flash-attention kernel runs at its own rate (FlashAttention-2 reaches less of
-	 * the peak than cuBLAS on Hopper): its FLOPs count as the GEMM-rate equivalents */
+	 * the peak than cuBLAS on Hopper), its backward (twice the forward's FLOPs) at its own
+	 * where the catalog has one: its FLOPs count as the GEMM-rate equivalents */
 	if (j->attention != MDL_ATTN_FLASH || !(hw->gpu.flash_attention > 0))
 		return;
+	double fa_bwd = hw->gpu.flash_attention_bwd > 0 ? hw->gpu.flash_attention_bwd
+						       : hw->gpu.flash_attention;
 	double extra = (gemm_eff / hw->gpu.flash_attention - 1) * f->attn_core_fwd_exec;
 	f->layer_fwd_exec += extra;
-	f->layer_bwd_exec += 2 * extra;
+	f->layer_bwd_exec += 2 * (gemm_eff / fa_bwd - 1) * f->attn_core_fwd_exec;
 	if (core_again)
 		f->layer_recompute_exec += extra;
 	f->attn_half_fwd_exec += extra;

@@ -1205,7 +1205,16 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			chunk_grads += gb;
 			if (x->c->opt_in_bwd) {
 				/* the block's gradients exist only until its optimizer step, which
-				 * runs on the compute stream as backward reaches it */
+				 * runs on the compute stream as backward reaches it. A tied embedding
+				 * is one parameter used by the head (first in backward) and the
+				 * embedding (last): its gradient starts at the head and is stepped
+				 * only after the embedding added to it, as the per-parameter hook
+				 * fires once all of a tensor's gradients are accumulated (PyTorch
+				 * docs, Tensor.register_post_accumulate_grad_hook) */
+				double tie = x->w->arch.tied && s->embed && s->head
+						     ? bd->E.gradients_bytes / bd->tp
+						     : 0;
+				double up = gb + (i == 0 ? tie : 0) - (b == 0 ? tie : 0);
 				double shard = block_trainable(bd, s, b, lb, nb) /
 					       (x->c->layout.zero >= 1 ? bd->dp : 1);
 				double per = bd->L.optimizer_bytes /
@@ -1213,7 +1222,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				int home, u = paged_update(bd, g, "adamw (in backward)", shard,
 							   shard * per, s->last_bwd_comm, &home);
 				if (u < 0 || dep(bd, end, u) ||
-				    mem(bd, c, pool, CAT_G, gb, ENG_AT_START) ||
+				    mem(bd, c, pool, CAT_G, up, ENG_AT_START) ||
 				    mem(bd, u, pool, CAT_G, -gb, ENG_AT_END))
 					return -1;
 				s->last_bwd_comm = home;

@@ -367,6 +367,23 @@ static void optimizer_in_backward_frees_gradients(void)
 	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--grad-accum 1"));
 	eng_free(f.eng);
+
+	/* a tied embedding is one parameter, used by the head first in backward and by the
+	 * embedding last: its gradient (Qwen2.5-0.5B: 151,936 x 896 x 2 B = 272 MB) stays from
+	 * the head's backward until the embedding's, so at the peak of backward (its start, where
+	 * the head's and the first layer's tensors stand) the gradients are it and one layer's */
+	setup(&f, "qwen2.5-0.5b.json", "a100-80g", "hgx-8gpu", "pm1743", 4);
+	f.w.job.precision = MDL_BF16;
+	f.w.job.micro_batch = 2;
+	f.w.job.loss = MDL_LOSS_CHUNKED;
+	f.c.grad_accum = 1;
+	f.c.opt_in_bwd = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct mdl_counts n;
+	mdl_arch_counts(&f.w.arch, &n);
+	ASSERT_NEAR_REL(f.o.gpu_mem.gradients,
+			(151936.0 * 896 + (double)n.layer_params) * 2 * (1 + SIM_ALLOC_SLACK), 0.01);
+	eng_free(f.eng);
 }
 
 /* torchtune's activation offloading: with full recompute the checkpoints (each layer's input,

@@ -1187,12 +1187,20 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		}
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
-		/* gradients */
+		/* gradients. A tied embedding is one parameter used by the head, first in
+		 * backward, and by the embedding, last: where gradients come and go per block its
+		 * gradient stands from the one to the other (FSDP and ZeRO reduce it once, after
+		 * the embedding's backward; the optimizer-in-backward hook fires once all of a
+		 * tensor's gradients are accumulated: PyTorch docs,
+		 * Tensor.register_post_accumulate_grad_hook) */
+		double tie = x->w->arch.tied && s->embed && s->head ? bd->E.gradients_bytes / bd->tp
+								     : 0;
+		double up = gb + (i == 0 ? tie : 0) - (b == 0 ? tie : 0);
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
 			bool unsharded = whole_grads_until_reduced(bd);
 			if (unsharded)
-				TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
+				TRY(mem(bd, c, pool, CAT_G, up, ENG_AT_START));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
 				int r = dp_coll(bd, g, mc->s_comm[g],
 						zero_rs ? "reduce-scatter grads" : "all-reduce grads",
@@ -1205,16 +1213,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			chunk_grads += gb;
 			if (x->c->opt_in_bwd) {
 				/* the block's gradients exist only until its optimizer step, which
-				 * runs on the compute stream as backward reaches it. A tied embedding
-				 * is one parameter used by the head (first in backward) and the
-				 * embedding (last): its gradient starts at the head and is stepped
-				 * only after the embedding added to it, as the per-parameter hook
-				 * fires once all of a tensor's gradients are accumulated (PyTorch
-				 * docs, Tensor.register_post_accumulate_grad_hook) */
-				double tie = x->w->arch.tied && s->embed && s->head
-						     ? bd->E.gradients_bytes / bd->tp
-						     : 0;
-				double up = gb + (i == 0 ? tie : 0) - (b == 0 ? tie : 0);
+				 * runs on the compute stream as backward reaches it (a tied
+				 * embedding's from the head's backward to the embedding's) */
 				double shard = block_trainable(bd, s, b, lb, nb) /
 					       (x->c->layout.zero >= 1 ? bd->dp : 1);
 				double per = bd->L.optimizer_bytes /

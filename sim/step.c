@@ -20,11 +20,12 @@ const double SIM_GEMM_EFFICIENCY = 0.65;
 /*
  * The share of a GPU's maximum achievable matmul rate (MAMF, configs/gpus.json gemm_mamf: the
  * best-shape benchmark GEMM) that a training step's GEMMs sustain, once the memory-bound kernels
- * between them run at HBM_ACHIEVABLE and the TP collectives at NVLINK_ACHIEVABLE: the least
- * squares fit over the 14 A100 Megatron step times of traces/published/gpu_throughput.json
- * (Narayanan et al. 2021, Korthikanti et al. 2022 Table 5) [D: fit, flat within 0.4 points of
- * MAPE from 0.78 to 0.82]. A100: 0.81 x 0.869 (stas00/ml-engineering MAMF table: 271.2 of 312
- * TFLOPS) = 0.70 of peak; H100: 0.81 x 0.803 = 0.65.
+ * between them run at HBM_ACHIEVABLE and the TP collectives at NVLINK_ACHIEVABLE: calibrated
+ * on the 15 A100 Megatron runs of traces/published/gpu_throughput.json (Narayanan et al. 2021's
+ * table, Korthikanti et al. 2022's Table 5), whose mean error stays within 0.4 points of its
+ * minimum from 0.78 to 0.82; 0.81 is the point of that range where Table 5 comes out best
+ * [D: calibration, not a measurement]. A100: 0.81 x 0.869 (stas00/ml-engineering MAMF table:
+ * 271.2 of 312 TFLOPS) = 0.70 of peak; H100: 0.81 x 0.803 = 0.65.
  */
 #define GEMM_MAMF_SHARE 0.81
 /*

@@ -205,17 +205,21 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 		}
 	}
 	/* the pool holds the CUDA context for the whole step (step.c): the allocator's peak is
-	 * the rest, its reserve that plus the slack, and the device holds both */
+	 * the rest, its reserve that plus the slack, and the device holds both. A paged
+	 * optimizer's states live in CUDA managed memory, outside PyTorch's allocator
+	 * (bitsandbytes get_paged: cudaMallocManaged through its cget_managed_ptr): the device
+	 * holds the resident part, the allocator's figures leave it out */
 	double slack = 1 + SIM_ALLOC_SLACK;
-	o->peak_gpu_allocated = worst->peak - MDL_CUDA_CONTEXT_BYTES;
+	double managed = mdl_optimizer_paged(x->job.optimizer) ? worst->peak_cat[2] : 0;
+	o->peak_gpu_allocated = worst->peak - MDL_CUDA_CONTEXT_BYTES - managed;
 	o->peak_gpu_reserved = o->peak_gpu_allocated * slack;
 	o->gpu_mem.weights = worst->peak_cat[0] * slack;
 	o->gpu_mem.gradients = worst->peak_cat[1] * slack;
-	o->gpu_mem.optimizer = worst->peak_cat[2] * slack;
+	o->gpu_mem.optimizer = worst->peak_cat[2] * (managed > 0 ? 1 : slack);
 	o->gpu_mem.activations = worst->peak_cat[3] * slack;
 	o->gpu_mem.other = (worst->peak_cat[4] - MDL_CUDA_CONTEXT_BYTES) * slack +
 			   MDL_CUDA_CONTEXT_BYTES;
-	o->gpu_mem.total = o->peak_gpu_reserved + MDL_CUDA_CONTEXT_BYTES;
+	o->gpu_mem.total = o->peak_gpu_reserved + managed + MDL_CUDA_CONTEXT_BYTES;
 	o->peak_gpu = o->gpu_mem.total;
 	o->peak_dram = eng_pool_at(e, mc->dram_pool)->peak * (double)mc->k;
 	o->peak_flash = mc->flash_pool >= 0 ? eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k

@@ -53,8 +53,9 @@ struct sim_option {
 	double peak_gpu, peak_dram, peak_flash; /* bytes: per GPU, per node, per node */
 	/* the GPU peak as PyTorch's allocator counts it, without the CUDA context: tensors
 	 * (torch.cuda.max_memory_allocated, what LitGPT and torchtune print) and the cached
-	 * blocks holding them (max_memory_reserved); peak_gpu = reserved + context is what the
-	 * device must hold (nvidia-smi's figure) */
+	 * blocks holding them (max_memory_reserved), both without a paged optimizer's states
+	 * (CUDA managed memory); peak_gpu = reserved + those states + context is what the device
+	 * must hold (nvidia-smi's figure) */
 	double peak_gpu_allocated, peak_gpu_reserved;
 
 	double step_seconds, tokens_per_step, tokens_per_second, steps, runtime_seconds;

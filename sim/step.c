@@ -474,6 +474,13 @@ double step_hbm_rate(const struct mdl_hw *hw)
 					  : HBM_ACHIEVABLE * hw->gpu.hbm_bandwidth;
 }
 
+double step_fp8_share(const struct mdl_hw *hw)
+{
+	return hw->gpu.gemm_mamf_fp8 > 0 && hw->gpu.gemm_mamf > 0
+		       ? hw->gpu.gemm_mamf_fp8 / hw->gpu.gemm_mamf
+		       : 1.0;
+}
+
 void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
 		      double gemm_eff, struct mdl_flops *f)
 {
@@ -486,10 +493,7 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	 * share where the catalog has no FP8 figure); the casts to FP8 are memory-bound traffic
 	 * (mdl_job_fp8_casts, added where the passes' bytes are) */
 	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0) {
-		double share = hw->gpu.gemm_mamf_fp8 > 0 && hw->gpu.gemm_mamf > 0
-				       ? hw->gpu.gemm_mamf_fp8 / hw->gpu.gemm_mamf
-				       : 1.0;
-		double keep = hw->gpu.bf16_flops / (share * hw->gpu.fp8_flops),
+		double keep = hw->gpu.bf16_flops / (step_fp8_share(hw) * hw->gpu.fp8_flops),
 		       c = f->attn_core_fwd_exec;
 		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
 		f->layer_bwd_exec = 2 * c + keep * (f->layer_bwd_exec - 2 * c);

@@ -113,8 +113,12 @@ double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 			    enum mdl_precision p);
 
 /* Bytes/s the memory-bound kernels stream through device memory: the profile's measured rate,
- * else the catalog's. */
+ * else HBM_ACHIEVABLE (0.88) of the catalog's. */
 double step_hbm_rate(const struct mdl_hw *hw);
+
+/* How the share of the FP8 peak an FP8 GEMM reaches compares with the share of the bf16 peak a
+ * bf16 GEMM reaches: gemm_mamf_fp8 / gemm_mamf where the catalog has both, else 1. */
+double step_fp8_share(const struct mdl_hw *hw);
 
 /* One micro-batch's FLOPs (mdl_job_flops) with the *_exec figures in FLOP-equivalents at the
  * GEMM rate gemm_eff: a flash-attention core at the GPU's flash_attention rate counts

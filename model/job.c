@@ -182,15 +182,23 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
  * pointwise/reduction fusion]. Backward: autograd records one node per differentiable forward op
  * and each launches about two kernels (a linear: input and weight gradient; a pointwise op: its
  * gradient and the accumulation) [D: estimate], less the weight gradients of frozen linears.
+ * Matrix kernels: a linear's GEMM in forward, its input and weight gradients in backward (a
+ * frozen one the input gradient only), LoRA's A and B likewise; the attention core's one fused
+ * kernel each way (flash: FlashAttention-2's forward and backward kernels), or eager's QK^T and
+ * AV, and their four gradients [B: counted from the source]. Per-op recompute runs again the
+ * matmuls whose outputs it did not keep (mdl_op_sac_recomputed), selective the attention core.
  */
 void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_launches *k)
 {
-	double linears = 0, frozen = 0, adapted = 0, quantised = 0, experts = 0;
+	double linears = 0, frozen = 0, adapted = 0, quantised = 0, experts = 0, op_again = 0;
+	int nmm = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
 		if (!t->matmul || t->cols <= 1)
 			continue;
 		double n = (double)t->copies * mdl_tensor_share(a, t);
+		if (t->copies > 1 || nmm++ % 2 == 1)
+			op_again += n;
 		linears += n;
 		if (j->method != MDL_FULL)
 			frozen += n;
@@ -229,6 +237,15 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 		k->recompute = fwd;
 	else if (j->recompute == MDL_RC_SELECTIVE)
 		k->recompute = core;
+
+	bool flash = j->attention == MDL_ATTN_FLASH;
+	double mm_core = flash ? 1 : 2;
+	k->mm_fwd = linears + 2 * adapted + mm_core;
+	k->mm_bwd = 2 * linears - frozen + 4 * adapted + (flash ? 1 : 4);
+	k->mm_recompute = j->recompute == MDL_RC_FULL	   ? k->mm_fwd
+			  : j->recompute == MDL_RC_OP	   ? op_again
+			  : j->recompute == MDL_RC_SELECTIVE ? mm_core
+							     : 0;
 }
 
 /* TE's cast_transpose: a 16-bit element read, its FP8 copy and FP8 transpose written

@@ -129,9 +129,11 @@ double mdl_job_executed_flops(const struct mdl_arch *a, const struct mdl_job *j)
 
 /* Kernel launches of the mean decoder layer in one micro-batch: its forward, its backward, and
  * the forward a recompute runs again inside backward (0 without one). What the host must issue
- * one by one, whatever the kernels' sizes. */
+ * one by one, whatever the kernels' sizes. mm_*: of those, the matrix kernels (a linear's GEMMs,
+ * LoRA's, the attention core's), each of which costs the GPU a fixed time on top of its FLOPs. */
 struct mdl_launches {
 	double fwd, bwd, recompute;
+	double mm_fwd, mm_bwd, mm_recompute;
 };
 void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_launches *k);
 

@@ -29,6 +29,17 @@
 #include "workload.h"
 
 #define STEP_BLOCKS 8
+/*
+ * GPU time a matrix kernel (GEMM, fused attention) costs beyond its FLOPs at the MAMF rate:
+ * the fill and drain of its tile pipeline and its last partial wave. Fitting t = t0 + F / R to
+ * the bf16 GEMMs XLA measured for its cost model (openxla/xla
+ * xla/service/gpu/model/matmul_interpolator_data.h: 375 shapes each on H100 (sm_90) and B200
+ * (sm_100), b x m x n x k from 256 to 4 x 4096^3) gives t0 = 6.2-7.2 us on both, with R within
+ * 1.5 % of the H100's MAMF; 8 % rms error on shapes of 8 GFLOP and up [B: our fit to XLA's
+ * measurements]. It is why the same GEMM share of the MAMF leaves a faster GPU, or thinner TP
+ * shards, further from its peak. Seconds.
+ */
+#define STEP_MATMUL_FIXED 6.5e-6
 /* Bytes of DRAM per node kept back for the OS, the framework and pinned-allocation slack when a
  * policy keeps state on the host; a placeholder until calibrate measures it [U]. */
 #define STEP_DRAM_RESERVE (32.0 * 1073741824.0)

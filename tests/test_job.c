@@ -284,6 +284,19 @@ static void launches_follow_the_eager_layer(void)
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.bwd, 82, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.recompute, 0, 1e-9);
+	/* matrix kernels: 7 GEMMs and the flash forward; 14 gradient GEMMs and the flash
+	 * backward */
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 8, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_bwd, 15, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_recompute, 0, 1e-9);
+	/* per-op recompute runs again the matmuls whose outputs it does not keep: every other
+	 * one of q, k, v, o, gate, up, down (k, o, up); selective the attention core */
+	j.recompute = MDL_RC_OP;
+	mdl_job_launches(&a, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_recompute, 3, 1e-9);
+	j.recompute = MDL_RC_SELECTIVE;
+	mdl_job_launches(&a, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_recompute, 1, 1e-9);
 	/* LoRA: 8 more in forward; backward skips the 7 frozen weight gradients */
 	j.method = MDL_LORA, j.lora_rank = 8, j.lora_targets = MDL_T_Q | MDL_T_V;
 	j.recompute = MDL_RC_FULL;
@@ -291,6 +304,11 @@ static void launches_follow_the_eager_layer(void)
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 49, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.bwd, 2 * 49 - 7, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.recompute, 49, 1e-9);
+	/* LoRA's A and B: 4 more GEMMs forward, their 8 gradients backward; the frozen 7 have
+	 * input gradients only */
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 7 + 4 + 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_bwd, 7 + 8 + 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_recompute, 12, 1e-9);
 	/* compiled: 7 linears, the core, 2 norms, rotary, activation, and per adapter A, B and
 	 * the fused scale-add */
 	j.compile = true;

@@ -108,9 +108,10 @@ struct mdl_flops {
 	/* the attention half's forward as executed (q, k, v, o projections and the core): what a
 	 * layer recomputed half by half runs once more */
 	double attn_half_fwd_exec;
-	/* of the *_exec figures, the attention core's (QK^T and attention x V) forward; its
-	 * backward executes twice that, a recompute (full or selective) once more */
-	double attn_core_fwd_exec;
+	/* of the *_exec figures, the attention core's (QK^T and attention x V) forward, and its
+	 * backward: twice the forward, 2.5 times for flash attention, which recomputes the
+	 * scores; a recompute (full or selective) runs the forward once more */
+	double attn_core_fwd_exec, attn_core_bwd_exec;
 };
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f);
 

@@ -499,13 +499,14 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		double keep = hw->gpu.bf16_flops / (step_fp8_share(hw) * hw->gpu.fp8_flops),
 		       c = f->attn_core_fwd_exec;
 		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
-		f->layer_bwd_exec = 2 * c + keep * (f->layer_bwd_exec - 2 * c);
+		double cb = f->attn_core_bwd_exec;
+		f->layer_bwd_exec = cb + keep * (f->layer_bwd_exec - cb);
 		double rc = core_again ? c : 0;
 		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
 		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
 	}
 	/* a fused flash-attention kernel runs at its own rate (FlashAttention-2 reaches less of
-	 * the peak than cuBLAS on Hopper), its backward (twice the forward's FLOPs) at its own
+	 * the peak than cuBLAS on Hopper), its backward (2.5 times the forward's FLOPs) at its own
 	 * where the catalog has one: its FLOPs count as the GEMM-rate equivalents */
 	if (j->attention != MDL_ATTN_FLASH || !(hw->gpu.flash_attention > 0))
 		return;
@@ -513,7 +514,7 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 						       : hw->gpu.flash_attention;
 	double extra = (gemm_eff / hw->gpu.flash_attention - 1) * f->attn_core_fwd_exec;
 	f->layer_fwd_exec += extra;
-	f->layer_bwd_exec += 2 * (gemm_eff / fa_bwd - 1) * f->attn_core_fwd_exec;
+	f->layer_bwd_exec += (gemm_eff / fa_bwd - 1) * f->attn_core_bwd_exec;
 	if (core_again)
 		f->layer_recompute_exec += extra;
 	f->attn_half_fwd_exec += extra;
@@ -1573,7 +1574,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		f->layer_fwd /= c, f->layer_bwd /= c, f->layer_recompute /= c;
 		f->head_fwd /= c, f->head_bwd /= c;
 		f->layer_fwd_exec /= c, f->layer_bwd_exec /= c, f->layer_recompute_exec /= c;
-		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c;
+		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c, f->attn_core_bwd_exec /= c;
 		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
 		bd->act_embed /= c, bd->act_head /= c, bd->act_head_bwd /= c, bd->boundary /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *

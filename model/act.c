@@ -201,7 +201,7 @@ static double op_sac_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 		     (row_parallel(x) ? rep : t);
 	}
 	b += e * sb * (double)(a->heads * a->v_head_dim) / t; /* the attention kernel's output */
-	if (j->attention == MDL_ATTN_FLASH)
+	if (mdl_attn_fused(j->attention))
 		b += 4.0 * sb * (double)a->heads / t;
 	else
 		b += e * (double)j->micro_batch * (double)a->heads * (double)j->seq * (double)j->seq / t;

@@ -48,6 +48,10 @@ static const struct field gpu_fields[] = {
 	  "FlashAttention-2 rate over the dense peak; 0 = as the GEMMs"),
 	G(flash_attention_bwd, CFG_U_COUNT, 0, 1, 0,
 	  "FlashAttention-2's backward rate over the dense peak; 0 = as its forward"),
+	G(cudnn_attention, CFG_U_COUNT, 0, 1, 0,
+	  "cuDNN's fused attention rate over the dense peak; 0 = as FlashAttention-2's"),
+	G(cudnn_attention_bwd, CFG_U_COUNT, 0, 1, 0,
+	  "cuDNN's fused attention backward rate over the dense peak; 0 = as its forward"),
 };
 static const struct field gpu_price_fields[] = {
 	G(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),

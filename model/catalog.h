@@ -39,6 +39,8 @@ struct cfg_gpu {
 				* the step runs at, unlike the MAMF's best shape); 0 = none */
 	double flash_attention; /* FlashAttention-2's rate over bf16_flops; 0 = as the GEMMs */
 	double flash_attention_bwd; /* its backward's rate over bf16_flops; 0 = as its forward */
+	double cudnn_attention;     /* cuDNN's fused attention over bf16_flops; 0 = as flash's */
+	double cudnn_attention_bwd; /* its backward's rate; 0 = as its forward */
 	double price;         /* USD */
 	double cloud_per_hour; /* USD per GPU-hour */
 };

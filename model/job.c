@@ -221,7 +221,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 		      adapted * (3 + dropout);
 	} else {
 		double lora = adapted * (4 + dropout);
-		core = j->attention == MDL_ATTN_FLASH ? 1 + (gqa ? 2 : 0) + 1
+		core = mdl_attn_fused(j->attention) ? 1 + (gqa ? 2 : 0) + 1
 						      : 7 + (a->attn_dropout > 0 ? 1 : 0);
 		fwd = linears + norms * (a->norm_bias ? 1 : 8) + (a->learned_positions ? 0 : 10) +
 		      core + (a->gated_mlp ? 2 : 1) + 2 * (a->resid_dropout > 0 ? 2 : 1) +
@@ -238,7 +238,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 	else if (j->recompute == MDL_RC_SELECTIVE)
 		k->recompute = core;
 
-	bool flash = j->attention == MDL_ATTN_FLASH;
+	bool flash = mdl_attn_fused(j->attention);
 	double mm_core = flash ? 1 : 2;
 	k->mm_fwd = linears + 2 * adapted + mm_core;
 	k->mm_bwd = 2 * linears - frozen + 4 * adapted + (flash ? 1 : 4);
@@ -363,7 +363,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	 * (Dao 2023, sec. 3.1.1), so it executes about half of the attention FLOPs; the eager
 	 * kernel computes all of s^2 and masks. The recomputed attention (full or selective) is
 	 * skipped alike. */
-	double skip = j->attention == MDL_ATTN_FLASH ? attn * (1.0 - flash_share(a, j->seq)) : 0;
+	double skip = mdl_attn_fused(j->attention) ? attn * (1.0 - flash_share(a, j->seq)) : 0;
 	f->attn_half_fwd_exec = 2.0 * tokens * mdl_arch_attn_proj_params(a) + attn - skip;
 	f->attn_core_fwd_exec = attn - skip;
 	/* FlashAttention's backward recomputes the scores (QK^T) before its four gradient
@@ -371,7 +371,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	 * benchmarks count the rates the catalog quotes (Dao-AILab/flash-attention
 	 * benchmarks/benchmark_flash_attention.py, flops(): bwd = 2.5 x fwd) [A: source]; the
 	 * eager backward reads the saved scores, twice the forward */
-	double rescore = j->attention == MDL_ATTN_FLASH ? 0.5 * (attn - skip) : 0;
+	double rescore = mdl_attn_fused(j->attention) ? 0.5 * (attn - skip) : 0;
 	f->attn_core_bwd_exec = 2.0 * (attn - skip) + rescore;
 	f->layer_fwd_exec = f->layer_fwd - skip;
 	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip + rescore;
@@ -419,7 +419,7 @@ static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed"
 static const char *const optimizer_names[] = {
 	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
-static const char *const attention_names[] = {"flash", "eager", NULL};
+static const char *const attention_names[] = {"flash", "eager", "cudnn", NULL};
 static const char *const loss_names[] = {"full", "chunked", "chunked-output", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 

@@ -45,7 +45,14 @@ static inline bool mdl_optimizer_paged(enum mdl_optimizer o)
  * torchtitan's per-op selective checkpointing (the outputs of every other matmul and of the
  * attention kernel kept, the rest recomputed) */
 enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL, MDL_RC_OP };
-enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER };
+/* The attention core: a fused flash kernel (FlashAttention-2's, as flash-attn and PyTorch's SDPA
+ * run it; or cuDNN's, which Transformer Engine prefers on Hopper and later: NeMo, Megatron-Core)
+ * keeps no s^2 scores and skips the causal mask's upper blocks; eager materialises the scores. */
+enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER, MDL_ATTN_CUDNN };
+static inline bool mdl_attn_fused(enum mdl_attention a)
+{
+	return a != MDL_ATTN_EAGER;
+}
 /* The loss: full materialises the b x s x vocab logits and their fp32 upcast (Hugging Face
  * LlamaForCausalLM, torchtitan); chunked fuses lm_head and cross-entropy over chunks of tokens
  * so no full logits exist (Liger-Kernel's fused linear cross-entropy, torchtune's

@@ -477,6 +477,18 @@ double step_hbm_rate(const struct mdl_hw *hw)
 					  : HBM_ACHIEVABLE * hw->gpu.hbm_bandwidth;
 }
 
+bool step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, double *fwd,
+			  double *bwd)
+{
+	const struct cfg_gpu *g = &hw->gpu;
+	bool cudnn = a == MDL_ATTN_CUDNN && g->cudnn_attention > 0;
+	*fwd = cudnn ? g->cudnn_attention : g->flash_attention;
+	*bwd = cudnn ? g->cudnn_attention_bwd : g->flash_attention_bwd;
+	if (!(*bwd > 0))
+		*bwd = *fwd;
+	return mdl_attn_fused(a) && *fwd > 0;
+}
+
 double step_fp8_share(const struct mdl_hw *hw)
 {
 	return hw->gpu.gemm_mamf_fp8 > 0 && hw->gpu.gemm_mamf > 0
@@ -505,14 +517,13 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
 		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
 	}
-	/* a fused flash-attention kernel runs at its own rate (FlashAttention-2 reaches less of
-	 * the peak than cuBLAS on Hopper), its backward (2.5 times the forward's FLOPs) at its own
-	 * where the catalog has one: its FLOPs count as the GEMM-rate equivalents */
-	if (j->attention != MDL_ATTN_FLASH || !(hw->gpu.flash_attention > 0))
+	/* a fused attention kernel runs at its own rate (FlashAttention-2 reaches less of the peak
+	 * than cuBLAS on Hopper), its backward (2.5 times the forward's FLOPs) at its own where the
+	 * catalog has one: its FLOPs count as the GEMM-rate equivalents */
+	double fa_fwd, fa_bwd;
+	if (!step_attention_rates(hw, j->attention, &fa_fwd, &fa_bwd))
 		return;
-	double fa_bwd = hw->gpu.flash_attention_bwd > 0 ? hw->gpu.flash_attention_bwd
-						       : hw->gpu.flash_attention;
-	double extra = (gemm_eff / hw->gpu.flash_attention - 1) * f->attn_core_fwd_exec;
+	double extra = (gemm_eff / fa_fwd - 1) * f->attn_core_fwd_exec;
 	f->layer_fwd_exec += extra;
 	f->layer_bwd_exec += (gemm_eff / fa_bwd - 1) * f->attn_core_bwd_exec;
 	if (core_again)

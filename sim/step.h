@@ -131,6 +131,13 @@ double step_hbm_rate(const struct mdl_hw *hw);
  * bf16 GEMM reaches: gemm_mamf_fp8 / gemm_mamf where the catalog has both, else 1. */
 double step_fp8_share(const struct mdl_hw *hw);
 
+/* The attention kernel's forward and backward rates over the dense bf16 peak: cuDNN's where the
+ * job runs it and the catalog has its rate, else FlashAttention-2's; a backward without its own
+ * rate runs at the forward's. False (rates unset) for eager attention or a GPU without them: its
+ * FLOPs then run at the GEMM rate. */
+bool step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, double *fwd,
+			  double *bwd);
+
 /* One micro-batch's FLOPs (mdl_job_flops) with the *_exec figures in FLOP-equivalents at the
  * GEMM rate gemm_eff: a flash-attention core at the GPU's flash_attention rate counts
  * gemm_eff / flash_attention of its FLOPs. */

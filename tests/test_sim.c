@@ -105,6 +105,15 @@ static void compute_bound_step_is_its_compute_time(void)
 	 * reserve (0.97 % more), the device (plus the 1,343 MB CUDA context) */
 	ASSERT_NEAR_REL(f.o.peak_gpu_reserved, f.o.peak_gpu_allocated * 6.27 / 6.21, 1e-12);
 	ASSERT_NEAR_REL(f.o.peak_gpu, f.o.peak_gpu_reserved + 1343e6, 1e-12);
+	/* cuDNN's fused attention: flash's FLOPs (the causal half, the scores again in backward) at
+	 * its own rates on the H100, 53 % forward and 51 % backward (FlashAttention-3's figures) */
+	f.w.job.attention = MDL_ATTN_CUDNN;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double cudnn_s = attn / 3.5 / (0.53 * f.hw.gpu.bf16_flops) +
+			 attn * 2.5 / 3.5 / (0.51 * f.hw.gpu.bf16_flops);
+	ASSERT_NEAR_REL(f.o.step_seconds, compute - 4 * attn_s + 4 * cudnn_s + adam, 0.01);
+	CU_ASSERT(cudnn_s < 0.7 * attn_s);
+	f.w.job.attention = MDL_ATTN_FLASH;
 	/* extrapolating the steady micro-batch agrees with simulating all of them */
 	f.c.grad_accum = 40;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);

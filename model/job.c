@@ -49,11 +49,16 @@ static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor 
  * moment with beta1 = None; Shazeer & Stern 2018, arXiv 1804.04235), fp32 in the HF
  * implementation; its per-tensor size is added by the caller.
  */
+double mdl_job_state_bytes(const struct mdl_job *j)
+{
+	return j->precision == MDL_BF16 ? 2.0 : 4.0;
+}
+
 static double optimizer_bytes_per_param(const struct mdl_job *j)
 {
 	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
 		     j->precision == MDL_FP8;
-	double state = j->precision == MDL_BF16 ? 2.0 : 4.0;
+	double state = mdl_job_state_bytes(j);
 	double master = mixed ? 4.0 : 0.0;
 
 	switch (j->optimizer) {

@@ -89,6 +89,10 @@ struct mdl_states {
 	double weights_bytes, gradients_bytes, optimizer_bytes;
 };
 
+/* Bytes of one element of an optimizer state (AdamW's m or v): the parameters' dtype in pure
+ * bf16, else fp32. */
+double mdl_job_state_bytes(const struct mdl_job *j);
+
 /* Model-state bytes of the job on this architecture. */
 void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_states *s);
 

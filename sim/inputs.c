@@ -185,7 +185,8 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
 	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
-	    yes_no("--clip-grad", o->clip_grad, &clip, err, errlen))
+	    yes_no("--clip-grad", o->clip_grad, &clip, err, errlen) ||
+	    yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen))
 		return EXIT_INVALID;
 	c->no_clip_grad = !clip;
 	c->no_grad_overlap = !overlap_grad;

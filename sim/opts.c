@@ -149,6 +149,11 @@ static const struct opt table[] = {
 	 "clip the gradients' global norm before the optimizer step, as Hugging Face's Trainer "
 	 "(max_grad_norm 1.0), torchtitan and Megatron do by default: a norm pass and a scaling "
 	 "pass over the GPU's gradients"},
+	{"foreach-optimizer", O_STR, OFF(foreach_optimizer), 0, 0, "no", false, "yes|no", S,
+	 "AdamW as PyTorch's multi-tensor path runs it, torch.optim.AdamW's default without "
+	 "fused=True (Hugging Face Trainer's adamw_torch, Lightning): eight passes over the states, "
+	 "3x the fused kernel's HBM traffic, and a temporary copy of the second moment at the step "
+	 "(no: one fused kernel, as DeepSpeed, Megatron, torchtune and torchtitan run)"},
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},

@@ -47,6 +47,7 @@ struct tp_opts {
 	const char *optimizer_in_backward; /* yes | no */
 	const char *activation_offload;    /* yes | no */
 	const char *clip_grad;             /* yes | no */
+	const char *foreach_optimizer;     /* yes | no */
 	const char *compile;               /* yes | no */
 	double deadline, budget;
 	bool force;

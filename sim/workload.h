@@ -78,6 +78,11 @@ struct sim_config {
 	 * multiply reads and writes them (it runs whatever the coefficient, to avoid a host
 	 * sync) */
 	bool no_clip_grad;
+	/* --foreach-optimizer yes: a GPU AdamW step runs PyTorch's _multi_tensor_adam (the
+	 * default of torch.optim.AdamW on CUDA without fused=True) instead of one fused kernel:
+	 * SIM_FOREACH_ADAM_PASSES times the traffic, and its sqrt of the second moment is a new
+	 * tensor list, a temporary as large as that state */
+	bool opt_foreach;
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
 	double reduce_bucket;
@@ -96,6 +101,14 @@ struct sim_config {
  * is memory bound on GPUs and CPUs alike.
  */
 #define SIM_ADAM_BYTES_PER_PARAM 28.0
+/*
+ * PyTorch's multi-tensor AdamW (torch/optim/adam.py _multi_tensor_adam, decoupled weight decay)
+ * runs eight elementwise passes where the fused kernel runs one: mul_(params), lerp_(exp_avg,
+ * grad), mul_(exp_avg_sq), addcmul_(exp_avg_sq, grad, grad), sqrt(exp_avg_sq) into a new list,
+ * div_ and add_ on it, addcdiv_(params, exp_avg, it): 8 + 12 + 8 + 16 + 8 + 8 + 8 + 16 = 84 B per
+ * fp32 parameter read and written, 3x the fused kernel's 28 [A: counted from the source].
+ */
+#define SIM_FOREACH_ADAM_PASSES 3.0
 
 /* Sustained fraction of dense peak (see step.c for its sources). */
 extern const double SIM_GEMM_EFFICIENCY;

@@ -141,6 +141,8 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 		else if (!strcmp(k, "gemm_flops")) /* the rate on real layer shapes, as a fraction
 						    * of the catalog GPU's dense peak */
 			hw->prof.gemm_efficiency = fmin(v / hw->gpu.bf16_flops, 1.0);
+		else if (!strcmp(k, "matmul_fixed_s"))
+			hw->prof.matmul_fixed = v;
 		/* other fitted figures (latencies) are informative */
 	}
 	/* the CUDA figures belong to the GPU they were measured on: never a 4090's links and GEMM

@@ -151,7 +151,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 										  : "flash",
 			fa_fwd * 100, fa_bwd * 100);
 	fprintf(fp, "\n%s           and %.1f us per matrix kernel beyond its FLOPs (its fill and drain)",
-		pre, STEP_MATMUL_FIXED * 1e6);
+		pre, step_matmul_fixed(hw) * 1e6);
 	if (j->precision == MDL_FP8 && hw->gpu.gemm_mamf_fp8 > 0)
 		fprintf(fp, "\n%s           the linear layers' FP8 GEMMs at %.0f %% of the FP8 peak", pre,
 			step_gemm_efficiency(NULL, hw, j->precision) * step_fp8_share(hw) * 100);

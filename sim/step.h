@@ -131,6 +131,10 @@ double step_hbm_rate(const struct mdl_hw *hw);
  * bf16 GEMM reaches: gemm_mamf_fp8 / gemm_mamf where the catalog has both, else 1. */
 double step_fp8_share(const struct mdl_hw *hw);
 
+/* Seconds a matrix kernel costs beyond its FLOPs: the profile's fitted figure (calibrate's GEMM
+ * test at two token counts), else STEP_MATMUL_FIXED. */
+double step_matmul_fixed(const struct mdl_hw *hw);
+
 /* The attention kernel's forward and backward rates over the dense bf16 peak: cuDNN's where the
  * job runs it and the catalog has its rate, else FlashAttention-2's; a backward without its own
  * rate runs at the forward's. False (rates unset) for eager attention or a GPU without them: its

@@ -459,6 +459,17 @@ assert abs(x["balanced_predicted"] - 0.010) < 1e-6, x
 assert abs(x["balanced_prediction_error"] - (0.010 / 0.0115 - 1)) < 1e-6, x
 ' "$tmp/f-tier.json"; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL: calibrate's tiering predictions: $(cat "$tmp/tier.err")"; fi
+# the GEMM test's two token counts give the rate and each kernel's fixed time (synthetic: 7 us +
+# F / 700 TFLOPS over Llama-3.1-8B's layer, 21 kernels)
+fake gemm2.sh 'echo "{\"test\": \"$1\", \"status\": \"ok\", \"samples\": [686814983152101], \"extra\": {\"tokens\": 4096, \"hidden\": 4096, \"kv\": 1024, \"intermediate\": 14336, \"kernels\": 21, \"small_tokens\": 512, \"small_samples\": [606807333938078.6]}}"'
+"$bin" calibrate --quick --tests cuda_gemm_bf16 --cuda-helper "$tmp/gemm2.sh" --out "$tmp/f-gemm2.json" >/dev/null 2>&1
+if python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["fitted"]
+assert abs(f["gemm_flops"] / 700e12 - 1) < 1e-6, f
+assert abs(f["matmul_fixed_s"] / 7e-6 - 1) < 1e-6, f
+' "$tmp/f-gemm2.json"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL: calibrate's GEMM fit: $(cat "$tmp/f-gemm2.json" | head -c 600)"; fi
 expect 3 "RTX 4090, not a h100-sxm" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/f-4090.json"
 expect 0 "" simulate --model 8b --seq 1024 --policy tiered --gpu rtx4090 --host workstation-4gpu --profile "$tmp/f-4090.json"
 expect 1 "was measured on" simulate --model 8b --seq 2048 --profile traces/calibration/dev-vm-2core-cpu-only.json

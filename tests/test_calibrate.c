@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../model/hw.h"
+#include "../sim/step.h"
 #include "../validate/calibrate.h"
 #include "tests.h"
 
@@ -43,6 +44,37 @@ static void tiering_prediction_overlaps_copy_and_compute(void)
 	CU_ASSERT_EQUAL(cal_predict_tiering(L, 50e6, 10e12, 0, 0, 1e15), 0);
 }
 
+/* The helper's layer GEMMs (Llama-3.1-8B's: 218,103,808 parameters, 21 kernels) timed at 4096
+ * and 512 tokens on a GPU whose kernels take 7 us + F / 700 TFLOPS: the two-point fit returns
+ * both, and the profile carries them into the step. One timing, or a pair that would need a
+ * negative fixed time, keeps the simulator's 6.5 us and nets it out of the rate. */
+static void gemm_fit_separates_rate_and_fixed_time(void)
+{
+	double P = 218103808.0, F[2] = {6 * 4096 * P, 6 * 512 * P}, rate[2], r = 0, fixed = 0;
+	for (int i = 0; i < 2; i++)
+		rate[i] = F[i] / (21 * 7e-6 + F[i] / 700e12);
+	CU_ASSERT_EQUAL(cal_fit_gemm(F, rate, 21, &r, &fixed), 0);
+	ASSERT_NEAR_REL(r, 700e12, 1e-9);
+	ASSERT_NEAR_REL(fixed, 7e-6, 1e-9);
+	double one[2] = {F[0], 0};
+	CU_ASSERT_EQUAL(cal_fit_gemm(one, rate, 21, &r, &fixed), 1);
+	CU_ASSERT_DOUBLE_EQUAL(fixed, 6.5e-6, 1e-15);
+	ASSERT_NEAR_REL(r, F[0] / (F[0] / rate[0] - 21 * 6.5e-6), 1e-12);
+	double odd[2] = {rate[0], rate[0] * 1.2}; /* the small shape faster: no fixed time fits */
+	CU_ASSERT_EQUAL(cal_fit_gemm(F, odd, 21, &r, &fixed), 1);
+	CU_ASSERT_DOUBLE_EQUAL(fixed, 6.5e-6, 1e-15);
+
+	struct mdl_hw hw;
+	char err[256];
+	memset(&hw, 0, sizeof hw);
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("h100-sxm", &hw.gpu, err, sizeof err), 0);
+	const char *prof = "{\"fitted\": {\"gemm_flops\": 700e12, \"matmul_fixed_s\": 7e-6}}";
+	CU_ASSERT_EQUAL_FATAL(mdl_profile_parse(prof, "p.json", &hw, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(step_matmul_fixed(&hw), 7e-6, 1e-18);
+	memset(&hw.prof, 0, sizeof hw.prof);
+	CU_ASSERT_DOUBLE_EQUAL(step_matmul_fixed(&hw), 6.5e-6, 1e-18);
+}
+
 /* A profile's measured pair of directions caps them together; a GPU with one copy engine
  * (asyncEngineCount 1) moves one direction at a time, so without that measurement the pair gets
  * the one-direction rate. */
@@ -71,6 +103,7 @@ int suite_calibrate(void)
 		{"tiering prediction overlaps copy and compute",
 		 tiering_prediction_overlaps_copy_and_compute},
 		{"profile caps the pair of directions", profile_caps_the_pair_of_directions},
+		{"gemm fit separates rate and fixed time", gemm_fit_separates_rate_and_fixed_time},
 	};
 	return add_suite("calibrate", cases, sizeof cases / sizeof cases[0]);
 }

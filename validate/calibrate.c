@@ -25,6 +25,7 @@
 #include "../sim/engine.h"
 #include "../model/file.h"
 #include "../sim/sim.h"
+#include "../sim/step.h"
 #include "../model/units.h"
 
 #define MAX_SAMPLES 32
@@ -642,6 +643,51 @@ static void machine(cJSON *m)
 	}
 }
 
+/* A cJSON number member, or 0. */
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/*
+ * The GEMM rate and the fixed time per matrix kernel (cal_fit_gemm) from the helper's layer
+ * GEMMs: 6 x tokens x params FLOPs per pass set, 21 kernels (seven linears, three passes), at its
+ * token count and, where it timed one, at a smaller one. The measured rate stays beside the fit
+ * in the test's record.
+ */
+static void gemm_fit(cJSON *fit, cJSON *rec, const cJSON *extra, double rate)
+{
+	double h = num(extra, "hidden"), kv = num(extra, "kv"), in = num(extra, "intermediate");
+	double params = 2 * h * h + 2 * h * kv + 3 * h * in;
+	double flops[2] = {6 * num(extra, "tokens") * params, 6 * num(extra, "small_tokens") * params};
+	double rates[2] = {rate, 0}, r, fixed;
+	const cJSON *small = cJSON_GetObjectItemCaseSensitive(extra, "small_samples");
+	double sv[64];
+	int ns = 0;
+	for (const cJSON *it = cJSON_IsArray(small) ? small->child : NULL; it && ns < 64;
+	     it = it->next)
+		if (cJSON_IsNumber(it) && it->valuedouble > 0)
+			sv[ns++] = it->valuedouble;
+	if (ns)
+		rates[1] = median(sv, ns);
+	if (!(flops[0] > 0)) { /* a helper that did not say its shape: the rate as measured */
+		cJSON_AddNumberToObject(fit, "gemm_flops", rate);
+		return;
+	}
+	bool both = cal_fit_gemm(flops, rates, 21, &r, &fixed) == 0;
+	cJSON_AddNumberToObject(fit, "gemm_flops", r);
+	if (both)
+		cJSON_AddNumberToObject(fit, "matmul_fixed_s", fixed);
+	cJSON_AddNumberToObject(rec, "fit_gemm_flops", r);
+	cJSON_AddNumberToObject(rec, "fit_matmul_fixed_s", fixed);
+	char how[96];
+	snprintf(how, sizeof how, "rate net of the simulator's %.1f us per kernel",
+		 STEP_MATMUL_FIXED * 1e6);
+	cJSON_AddStringToObject(rec, "fit_gemm_method",
+				both ? "t = 21 x fixed + F / rate through both token counts" : how);
+}
+
 static int write_profile(const char *out, const struct result *rs, int n, const struct cal_opts *o,
 			 double tier_pred, double bal_pred, char *err, size_t errlen)
 {
@@ -725,7 +771,7 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 		else if (!strcmp(r->test, "cuda_d2d"))
 			cJSON_AddNumberToObject(fit, "hbm_bandwidth", v);
 		else if (!strcmp(r->test, "cuda_gemm_bf16"))
-			cJSON_AddNumberToObject(fit, "gemm_flops", v);
+			gemm_fit(fit, x, r->extra, v);
 		else if (!strcmp(r->test, "cuda_tiering")) {
 			if (tier_pred > 0) {
 				cJSON_AddNumberToObject(x, "predicted", tier_pred);

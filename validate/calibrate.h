@@ -31,6 +31,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The GEMM rate and each matrix kernel's fixed time from the same `kernels` GEMMs timed at two
+ * token counts (flops[i] FLOPs at rate[i] FLOP/s): t = kernels x fixed + F / R through both
+ * points. A pair that gives no positive rate, or a fixed time outside (0, 50 us] (noise, or one
+ * timing only: flops[1] = 0), keeps the simulator's fixed time (STEP_MATMUL_FIXED) and takes the
+ * rate net of it from the first timing. Returns 0 when both figures are fitted, 1 for the
+ * fallback. */
+int cal_fit_gemm(const double flops[2], const double rate[2], int kernels, double *r, double *fixed);
+
 /* Fits t(S) = latency + S / bandwidth to n (size, time) points by weighted least squares
  * (weights 1/t^2); r2 is the weighted coefficient of determination. Leaves the outputs alone
  * when fewer than two points or a degenerate system. */

@@ -3,7 +3,31 @@
 #include <stdint.h>
 
 #include "../sim/engine.h"
+#include "../sim/step.h"
 #include "calibrate.h"
+
+/* The largest fixed time per matrix kernel the GEMM fit believes: XLA's H100 and B200 timings
+ * give 6-7 us (STEP_MATMUL_FIXED); anything far above is noise in a small timing [U: a bound]. */
+#define GEMM_FIXED_MAX 50e-6
+
+int cal_fit_gemm(const double flops[2], const double rate[2], int kernels, double *r, double *fixed)
+{
+	double t0 = flops[0] / rate[0];
+	if (flops[1] > 0 && rate[1] > 0 && flops[1] < flops[0] && kernels > 0) {
+		double t1 = flops[1] / rate[1];
+		double R = (flops[0] - flops[1]) / (t0 - t1);
+		double f = (t0 - flops[0] / R) / kernels;
+		if (R > 0 && f > 0 && f <= GEMM_FIXED_MAX) {
+			*r = R;
+			*fixed = f;
+			return 0;
+		}
+	}
+	*fixed = STEP_MATMUL_FIXED;
+	double net = t0 - kernels * STEP_MATMUL_FIXED;
+	*r = net > 0 ? flops[0] / net : rate[0];
+	return 1;
+}
 
 void cal_fit_link(const double *size, const double *t, int n, double *latency, double *bandwidth,
 		  double *r2)

@@ -15,7 +15,8 @@
  *   cuda_gemm_bf16      cublasGemmEx, bf16 inputs, fp32 accumulate, the forward (TN), input-
  *                       gradient (NN) and weight-gradient (NT) GEMMs of a GQA decoder layer
  *                       (Llama-3.1-8B, 4096 tokens) on random operands, >= 1 s warm-up, ~200 ms
- *                       samples: FLOP/s
+ *                       samples: FLOP/s; again at 512 tokens ("small_samples"), from which
+ *                       calibrate fits each kernel's fixed time
  *   cuda_tiering        the tiered policy's data path: for each layer its weights stream from
  *                       pinned host memory into one of two device buffers on a copy stream while
  *                       the compute stream runs the previous layer's GEMMs; reports seconds per
@@ -446,11 +447,25 @@ static double one_layer(layer_bufs &b, const layer_shape &L, cudaStream_t s, cud
 	return ms * 1e-3;
 }
 
+/* Five samples of the layer's GEMMs at L's token count, each ~`seconds` long: FLOP/s. */
+static std::vector<double> gemm_samples(layer_bufs &b, const layer_shape &L, cudaStream_t s,
+					cudaEvent_t e0, cudaEvent_t e1, double seconds, int *reps)
+{
+	double once = one_layer(b, L, s, e0, e1, 1);
+	*reps = (int)(seconds / once) + 1;
+	std::vector<double> v;
+	for (int k = 0; k < 5; k++)
+		v.push_back(6.0 * L.tokens * layer_params(L) * *reps / one_layer(b, L, s, e0, e1, *reps));
+	return v;
+}
+
 /*
- * The layer's forward, input-gradient and weight-gradient GEMMs (6 x tokens x params FLOPs) on
- * random operands, after at least 1 s of warm-up (clocks and power settle), in samples of about
- * 200 ms (50 ms with --quick). What this does not time (attention, the memory-bound kernels,
- * the gaps between kernels) stays the simulator's separate terms.
+ * The layer's forward, input-gradient and weight-gradient GEMMs (6 x tokens x params FLOPs, 21
+ * kernels) on random operands, after at least 1 s of warm-up (clocks and power settle), in
+ * samples of about 200 ms (50 ms with --quick); then again at 512 tokens, where each kernel's
+ * fixed time weighs more, so that calibrate can fit t = 21 x fixed + F / rate. What this does
+ * not time (attention, the memory-bound kernels, the gaps between kernels) stays the
+ * simulator's separate terms.
  */
 static void gemm(bool quick)
 {
@@ -470,22 +485,24 @@ static void gemm(bool quick)
 	CB(cublasSetStream(b.h, s));
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	double warm = 0, once = 0;
-	while (warm < 1.0) { /* warm-up by time */
-		once = one_layer(b, L, s, e0, e1, 1);
-		warm += once;
-	}
-	int reps = (int)((quick ? 0.05 : 0.2) / once) + 1;
-	std::vector<double> samples;
-	for (int k = 0; k < 5; k++)
-		samples.push_back(6.0 * L.tokens * layer_params(L) * reps /
-				  one_layer(b, L, s, e0, e1, reps));
+	for (double warm = 0; warm < 1.0;) /* warm-up by time */
+		warm += one_layer(b, L, s, e0, e1, 1);
+	int reps, small_reps;
+	std::vector<double> samples = gemm_samples(b, L, s, e0, e1, quick ? 0.05 : 0.2, &reps);
+	layer_shape S = L;
+	S.tokens = 512; /* the same buffers hold it: fewer rows */
+	one_layer(b, S, s, e0, e1, 8); /* warm-up at the new shape */
+	std::vector<double> small =
+		gemm_samples(b, S, s, e0, e1, quick ? 0.05 : 0.2, &small_reps);
 	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"kv\": %d, \"intermediate\": %d, "
-	       "\"passes\": \"forward TN, dgrad NN, wgrad NT\", \"operands\": \"random normal x "
-	       "0.02\", \"reps_per_sample\": %d, \"dtype\": \"bf16, fp32 accumulate\"}}\n",
-	       L.tokens, L.hid, L.kv, L.inter, reps);
+	       "\"passes\": \"forward TN, dgrad NN, wgrad NT\", \"kernels\": 21, \"operands\": "
+	       "\"random normal x 0.02\", \"reps_per_sample\": %d, \"dtype\": \"bf16, fp32 "
+	       "accumulate\", \"small_tokens\": %d, \"small_reps_per_sample\": %d",
+	       L.tokens, L.hid, L.kv, L.inter, reps, S.tokens, small_reps);
+	print_array("small_samples", small);
+	printf("}}\n");
 	CB(cublasDestroy(b.h));
 	CK(cudaFree(b.W[0]));
 	CK(cudaFree(b.X));

@@ -366,6 +366,13 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			 c->policy->name);
 		return -1;
 	}
+	if (c->opt_foreach && (c->policy->kind != SIM_GPU_ONLY || w->job.optimizer != MDL_ADAMW)) {
+		snprintf(err, errlen,
+			 "--foreach-optimizer yes is PyTorch's AdamW stepped on the GPU: policy gpu and "
+			 "--optimizer adamw (got %s, %s)",
+			 c->policy->name, mdl_optimizer_name(w->job.optimizer));
+		return -1;
+	}
 	if (w->job.precision == MDL_FP8 && !(hw->gpu.fp8_flops > 0)) {
 		snprintf(err, errlen,
 			 "gpu %s: no FP8 tensor-core rate (fp8_flops); --precision fp8 needs Hopper, "

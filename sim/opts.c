@@ -151,7 +151,8 @@ static const struct opt table[] = {
 	 "pass over the GPU's gradients"},
 	{"foreach-optimizer", O_STR, OFF(foreach_optimizer), 0, 0, "no", false, "yes|no", S,
 	 "AdamW as PyTorch's multi-tensor path runs it, torch.optim.AdamW's default without "
-	 "fused=True (Hugging Face Trainer's adamw_torch, Lightning): eight passes over the states, "
+	 "fused=True (Hugging Face Trainer's adamw_torch, its default before PyTorch 2.8; "
+	 "Lightning): eight passes over the states, "
 	 "3x the fused kernel's HBM traffic, and a temporary copy of the second moment at the step "
 	 "(no: one fused kernel, as DeepSpeed, Megatron, torchtune and torchtitan run)"},
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,

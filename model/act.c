@@ -169,15 +169,18 @@ static bool op_sac_mm(const struct mdl_tensor *t)
 	return t->matmul && t->copies <= 1;
 }
 
+bool mdl_op_sac_reruns(const struct mdl_tensor *t, int *k)
+{
+	return !op_sac_mm(t) || (*k)++ % 2 == 1;
+}
+
 double mdl_op_sac_recomputed(const struct mdl_arch *a)
 {
 	double p = 0;
 	int k = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		if (!t->matmul)
-			continue;
-		if (!op_sac_mm(t) || k++ % 2 == 1)
+		if (t->matmul && mdl_op_sac_reruns(t, &k))
 			p += (double)t->rows * (double)t->cols * t->active * mdl_tensor_share(a, t);
 	}
 	return p;

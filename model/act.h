@@ -44,6 +44,9 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
  * The parameters of the layer's matmuls whose outputs are recomputed (x tokens x 2 = the
  * recompute's FLOPs). */
 double mdl_op_sac_recomputed(const struct mdl_arch *a);
+/* Whether the policy runs matmul t again, for the layer's matmuls taken in order (k counts the
+ * dense ones seen, from 0). */
+bool mdl_op_sac_reruns(const struct mdl_tensor *t, int *k);
 
 /* Bytes one layer keeps between its forward and backward under the job's recompute mode. */
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

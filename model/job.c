@@ -39,6 +39,11 @@ static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor 
 	return is_adapted(j, t) ? (uint64_t)j->lora_rank * (t->rows + t->cols) * t->copies : 0;
 }
 
+double mdl_job_state_bytes(const struct mdl_job *j)
+{
+	return j->precision == MDL_BF16 ? 2.0 : 4.0;
+}
+
 /*
  * Optimizer bytes per trainable parameter beyond weights and gradients.
  * Mixed precision keeps an fp32 master copy (4 B) and fp32 states: AdamW m and v = 8 B, total 12
@@ -49,11 +54,6 @@ static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor 
  * moment with beta1 = None; Shazeer & Stern 2018, arXiv 1804.04235), fp32 in the HF
  * implementation; its per-tensor size is added by the caller.
  */
-double mdl_job_state_bytes(const struct mdl_job *j)
-{
-	return j->precision == MDL_BF16 ? 2.0 : 4.0;
-}
-
 static double optimizer_bytes_per_param(const struct mdl_job *j)
 {
 	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
@@ -202,7 +202,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 		if (!t->matmul || t->cols <= 1)
 			continue;
 		double n = (double)t->copies * mdl_tensor_share(a, t);
-		if (t->copies > 1 || nmm++ % 2 == 1)
+		if (mdl_op_sac_reruns(t, &nmm))
 			op_again += n;
 		linears += n;
 		if (j->method != MDL_FULL)
@@ -243,10 +243,10 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 	else if (j->recompute == MDL_RC_SELECTIVE)
 		k->recompute = core;
 
-	bool flash = mdl_attn_fused(j->attention);
-	double mm_core = flash ? 1 : 2;
+	bool fused = mdl_attn_fused(j->attention);
+	double mm_core = fused ? 1 : 2;
 	k->mm_fwd = linears + 2 * adapted + mm_core;
-	k->mm_bwd = 2 * linears - frozen + 4 * adapted + (flash ? 1 : 4);
+	k->mm_bwd = 2 * linears - frozen + 4 * adapted + (fused ? 1 : 4);
 	k->mm_recompute = j->recompute == MDL_RC_FULL	   ? k->mm_fwd
 			  : j->recompute == MDL_RC_OP	   ? op_again
 			  : j->recompute == MDL_RC_SELECTIVE ? mm_core

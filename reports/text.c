@@ -145,11 +145,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			mdl_peak_flops(&hw->gpu, fp32) * 100,
 		fp32 ? "fp32 (no tensor cores)" : "dense bf16");
 	double fa_fwd, fa_bwd;
-	if (step_attention_rates(hw, j->attention, &fa_fwd, &fa_bwd))
-		fprintf(fp, ", %s attention at %.0f %% (backward %.0f %%)",
-			j->attention == MDL_ATTN_CUDNN && hw->gpu.cudnn_attention > 0 ? "cuDNN"
-										  : "flash",
-			fa_fwd * 100, fa_bwd * 100);
+	const char *kernel = step_attention_rates(hw, j->attention, &fa_fwd, &fa_bwd);
+	if (kernel)
+		fprintf(fp, ", %s attention at %.0f %% (backward %.0f %%)", kernel, fa_fwd * 100,
+			fa_bwd * 100);
 	fprintf(fp, "\n%s           and %.1f us per matrix kernel beyond its FLOPs (its fill and drain)",
 		pre, step_matmul_fixed(hw) * 1e6);
 	if (j->precision == MDL_FP8 && hw->gpu.gemm_mamf_fp8 > 0)

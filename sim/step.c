@@ -477,8 +477,8 @@ double step_hbm_rate(const struct mdl_hw *hw)
 					  : HBM_ACHIEVABLE * hw->gpu.hbm_bandwidth;
 }
 
-bool step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, double *fwd,
-			  double *bwd)
+const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, double *fwd,
+				 double *bwd)
 {
 	const struct cfg_gpu *g = &hw->gpu;
 	bool cudnn = a == MDL_ATTN_CUDNN && g->cudnn_attention > 0;
@@ -486,7 +486,7 @@ bool step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, double 
 	*bwd = cudnn ? g->cudnn_attention_bwd : g->flash_attention_bwd;
 	if (!(*bwd > 0))
 		*bwd = *fwd;
-	return mdl_attn_fused(a) && *fwd > 0;
+	return mdl_attn_fused(a) && *fwd > 0 ? (cudnn ? "cuDNN" : "flash") : NULL;
 }
 
 double step_fp8_share(const struct mdl_hw *hw)

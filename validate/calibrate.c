@@ -652,40 +652,42 @@ static double num(const cJSON *o, const char *k)
 
 /*
  * The GEMM rate and the fixed time per matrix kernel (cal_fit_gemm) from the helper's layer
- * GEMMs: 6 x tokens x params FLOPs per pass set, 21 kernels (seven linears, three passes), at its
- * token count and, where it timed one, at a smaller one. The measured rate stays beside the fit
- * in the test's record.
+ * GEMMs: 6 x tokens x params FLOPs per pass set (the layer's seven linears, whose shapes the
+ * helper reports), its kernels per pass set ("kernels"), at its token count and, where it timed
+ * one, at a smaller one. The measured rate stays beside the fit in the test's record.
  */
 static void gemm_fit(cJSON *fit, cJSON *rec, const cJSON *extra, double rate)
 {
 	double h = num(extra, "hidden"), kv = num(extra, "kv"), in = num(extra, "intermediate");
 	double params = 2 * h * h + 2 * h * kv + 3 * h * in;
 	double flops[2] = {6 * num(extra, "tokens") * params, 6 * num(extra, "small_tokens") * params};
-	double rates[2] = {rate, 0}, r, fixed;
-	const cJSON *small = cJSON_GetObjectItemCaseSensitive(extra, "small_samples");
-	double sv[64];
+	double rates[2] = {rate, 0}, r, fixed, sv[MAX_SAMPLES];
+	int kernels = (int)num(extra, "kernels");
+	const cJSON *small = cJSON_GetObjectItemCaseSensitive(extra, "small_samples"), *it;
 	int ns = 0;
-	for (const cJSON *it = cJSON_IsArray(small) ? small->child : NULL; it && ns < 64;
-	     it = it->next)
-		if (cJSON_IsNumber(it) && it->valuedouble > 0)
+	if (positives(small, MAX_SAMPLES) > 0) {
+		cJSON_ArrayForEach(it, small)
 			sv[ns++] = it->valuedouble;
-	if (ns)
 		rates[1] = median(sv, ns);
-	if (!(flops[0] > 0)) { /* a helper that did not say its shape: the rate as measured */
+	}
+	if (!(flops[0] > 0) || kernels < 1) { /* a helper that did not say its shape: as measured */
 		cJSON_AddNumberToObject(fit, "gemm_flops", rate);
 		return;
 	}
-	bool both = cal_fit_gemm(flops, rates, 21, &r, &fixed) == 0;
+	bool both = cal_fit_gemm(flops, rates, kernels, &r, &fixed) == 0;
 	cJSON_AddNumberToObject(fit, "gemm_flops", r);
 	if (both)
 		cJSON_AddNumberToObject(fit, "matmul_fixed_s", fixed);
 	cJSON_AddNumberToObject(rec, "fit_gemm_flops", r);
 	cJSON_AddNumberToObject(rec, "fit_matmul_fixed_s", fixed);
 	char how[96];
-	snprintf(how, sizeof how, "rate net of the simulator's %.1f us per kernel",
-		 STEP_MATMUL_FIXED * 1e6);
-	cJSON_AddStringToObject(rec, "fit_gemm_method",
-				both ? "t = 21 x fixed + F / rate through both token counts" : how);
+	if (both)
+		snprintf(how, sizeof how, "t = %d x fixed + F / rate through both token counts",
+			 kernels);
+	else
+		snprintf(how, sizeof how, "rate net of the simulator's %.1f us per kernel",
+			 STEP_MATMUL_FIXED * 1e6);
+	cJSON_AddStringToObject(rec, "fit_gemm_method", how);
 }
 
 static int write_profile(const char *out, const struct result *rs, int n, const struct cal_opts *o,

@@ -12,11 +12,14 @@ enum { TASK_WAIT, TASK_QUEUED, TASK_LATENT, TASK_RUN, TASK_DONE };
  * both before anything starts (starts wait in a FIFO, see eng_run). */
 enum { EV_FLOW, EV_ACT };
 
+/* Ordered by (t, order): order is the priority (EV_FLOW, EV_ACT) in the top bit above the
+ * sequence number, so one comparison of two words ranks priority, then FIFO. */
 struct ev {
 	uint64_t t;
-	uint64_t seq;
-	uint32_t kind, id, ver; /* ver: the flow version a completion was computed for */
+	uint64_t order;
+	uint32_t id, ver; /* ver: the flow version a completion was computed for */
 };
+#define EV_KIND(v) ((uint32_t)((v).order >> 63))
 
 /* A running task's share of the resources, kept dense for the loops every event runs. */
 struct flow {
@@ -363,18 +366,14 @@ int eng_mark(struct eng *e, int task)
 
 static bool ev_less(const struct ev *a, const struct ev *b)
 {
-	if (a->t != b->t)
-		return a->t < b->t;
-	if (a->kind != b->kind)
-		return a->kind < b->kind;
-	return a->seq < b->seq;
+	return a->t < b->t || (a->t == b->t && a->order < b->order);
 }
 
 static int push(struct eng *e, uint64_t t, uint32_t kind, uint32_t id, uint32_t ver)
 {
 	if (GROW(e->heap, e->nheap, e->capheap))
 		return fail(e, "event queue: out of memory");
-	struct ev v = {t, e->seq++, kind, id, ver};
+	struct ev v = {t, (uint64_t)kind << 63 | e->seq++, id, ver};
 	uint32_t i = e->nheap++;
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
@@ -940,11 +939,11 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	for (;;) {
 		if (e->nheap && e->heap[0].t == e->now) {
 			struct ev v = pop(e);
-			if (v.kind == EV_FLOW && (e->tasks[v.id].state != TASK_RUN ||
+			if (EV_KIND(v) == EV_FLOW && (e->tasks[v.id].state != TASK_RUN ||
 						  e->tasks[v.id].fver != v.ver))
 				continue; /* superseded by a later rate change: not an event */
 			e->events++;
-			if (v.kind == EV_ACT ? activate(e, v.id) : finish_flow(e, v.id))
+			if (EV_KIND(v) == EV_ACT ? activate(e, v.id) : finish_flow(e, v.id))
 				return -1;
 			continue;
 		}

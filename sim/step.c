@@ -222,7 +222,9 @@ static void coll_cost(bool allreduce, double bytes, uint32_t n, double bw, doubl
 	double N = n;
 	if (allreduce) {
 		double ring_w = 2 * (N - 1) / N * bytes, ring_l = 2 * (N - 1) * alpha;
-		double tree_w = 2 * bytes, tree_l = 2 * ceil(log2(N)) * alpha;
+		/* ceil(log2 n) in integers: the tree's depth (libm's log2 was a profile hotspot) */
+		double depth = n > 1 ? 32 - __builtin_clz(n - 1) : 0;
+		double tree_w = 2 * bytes, tree_l = 2 * depth * alpha;
 		bool ring = ring_l + ring_w / bw <= tree_l + tree_w / bw;
 		*wire = ring ? ring_w : tree_w;
 		*lat = ring ? ring_l : tree_l;

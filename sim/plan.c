@@ -446,9 +446,11 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 	const struct mdl_hw *base = s->hw;
 	uint64_t mbs[MICRO_SIZES];
 	int nmb = micro_sizes(s, n, mbs);
-	bool gpu_full = false; /* a smaller micro-batch overflowed the GPU */
+	/* A GPU, or the host's largest DRAM, too small for one micro-batch is too small for the
+	 * larger ones (sizes ascend; what a placement needs of either grows with the tokens) */
+	bool full = false;
 	for (int b = 0; b < nmb; b++) {
-		if (gpu_full) { /* the larger micro-batches overflow it too */
+		if (full) {
 			*s->pruned += (uint64_t)nd;
 			continue;
 		}
@@ -467,11 +469,10 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 					 * asked for */
 					while (d + 1 < nd && drams[d + 1] < o.peak_dram)
 						d++;
+					full = d + 1 == nd && !fits;
 					continue;
 				}
-				/* a GPU too small for this micro-batch is too small for the
-				 * larger ones (sizes ascend) */
-				gpu_full = strncmp(o.overflow, "gpu", 3) == 0;
+				full = strncmp(o.overflow, "gpu", 3) == 0;
 				break;
 			}
 			fits++;
@@ -499,7 +500,8 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 	return 0;
 }
 
-/* One (policy, GPU count) of the host-tier search, run on a worker with its own engine; its
+/* One task of the search, run on a worker with its own engine: the GPU-only search (pol NULL;
+ * the longest, so the first taken), or one (policy, GPU count) of the host-tier search. Its
  * options, closest miss and count merge into the search in task order, so the result does not
  * depend on the thread count. */
 struct host_task {
@@ -508,11 +510,12 @@ struct host_task {
 	struct pool kept;
 	struct sim_option closest;
 	uint64_t count, pruned;
+	uint32_t fewest; /* the GPU-only task's search.fewest */
 	int rc;
 	char err[512];
 };
 
-/* Workers of the host-tier search at most (a bound on threads, not a model constant). */
+/* Workers of the search at most (a bound on threads, not a model constant). */
 #define PLAN_MAX_WORKERS 64
 
 struct host_work {
@@ -528,7 +531,7 @@ static void *host_worker(void *arg)
 {
 	struct host_work *hw = arg;
 	struct eng *e = eng_new();
-	if (e)
+	if (e) /* the search reads peaks; reports re-simulate */
 		eng_keep_history(e, false);
 	for (;;) {
 		size_t i = __atomic_fetch_add(&hw->next, 1, __ATOMIC_RELAXED);
@@ -547,14 +550,17 @@ static void *host_worker(void *arg)
 		ts.pruned = &t->pruned;
 		ts.err = t->err;
 		ts.errlen = sizeof t->err;
-		t->rc = host_count(&ts, t->pol, t->n, hw->drams, hw->nd, &t->closest);
+		t->rc = t->pol ? host_count(&ts, t->pol, t->n, hw->drams, hw->nd, &t->closest)
+			       : gpu_only(&ts);
+		t->fewest = ts.fewest;
 		t->kept = ts.pool;
 	}
 	eng_free(e);
 	return NULL;
 }
 
-static int host_tiers(struct search *s, struct sim_option *closest)
+/* The GPU-only and the host-tier searches, on req->threads workers. */
+static int search_all(struct search *s, struct sim_option *closest)
 {
 	static const char *const pols[] = {"tiered",	 "tiered-dram", "zero-infinity",
 					   "zero3-offload", "zero-offload"};
@@ -592,8 +598,9 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 				drams[j - 1] = t;
 			}
 	}
-	struct host_task t[sizeof pols / sizeof pols[0] * 16];
-	size_t nt = 0;
+	struct host_task t[1 + sizeof pols / sizeof pols[0] * 16];
+	size_t nt = 1;
+	t[0] = (struct host_task){.pol = NULL};
 	for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
 		if (s->req->policy && strcmp(s->req->policy, pols[p]) != 0)
 			continue; /* --deepspeed chose another */
@@ -618,6 +625,8 @@ static int host_tiers(struct search *s, struct sim_option *closest)
 	for (size_t i = 0; i < nt; i++) {
 		*s->count += t[i].count;
 		*s->pruned += t[i].pruned;
+		if (!t[i].pol)
+			s->fewest = t[i].fewest;
 		if (rc == 0 && t[i].rc) {
 			snprintf(s->err, s->errlen, "%s", t[i].err);
 			rc = -1;
@@ -780,8 +789,7 @@ static void select_options(struct search *s, struct sim_plan *p)
 int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const struct sim_econ *e,
 		 const struct sim_plan_req *req, struct sim_plan *p, char *err, size_t errlen)
 {
-	struct search s = {.eng = eng_new(),
-			   .w = w,
+	struct search s = {.w = w,
 			   .hw = hw,
 			   .e = e,
 			   .req = req,
@@ -797,16 +805,11 @@ int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const st
 	mdl_job_states(&w->arch, &w->job, &p->states);
 	p->activations_bytes = mdl_act_total(&w->arch, &w->job);
 	p->other_bytes = MDL_CUDA_CONTEXT_BYTES;
-	if (!s.eng) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	eng_keep_history(s.eng, false); /* the search reads peaks; reports re-simulate */
 	if (!w->grad_accum && !w->global_batch) {
 		snprintf(err, errlen, "the global batch must be at least 1 sequence");
 		goto out;
 	}
-	if (gpu_only(&s) || host_tiers(&s, &closest))
+	if (search_all(&s, &closest))
 		goto out;
 	bool any_host = false;
 	for (size_t i = 0; i < s.pool.n; i++)
@@ -818,6 +821,5 @@ int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const st
 out:
 	p->gpus_for_memory = s.fewest;
 	free(s.pool.v);
-	eng_free(s.eng);
 	return rc;
 }

@@ -14,7 +14,8 @@
  * up to the host's slots, micro-batch 1, 2, 4, 8, DRAM from the smallest size that holds the job up
  * to the host's maximum (unless --dram fixes it), and the drives: the given count, and when the
  * option keeps state on flash and --flash gave no count, the fewest drives that hold it and a
- * full bay.
+ * full bay. A GPU, or the largest DRAM, too small for a micro-batch is too small for the
+ * larger ones (what a placement needs of both grows with the tokens): those are not simulated.
  * Every option trains the same global batch (sequences per optimizer step), so all take the
  * same optimizer steps and differ only in speed, cost and power.
  *
@@ -53,8 +54,9 @@ struct sim_plan {
 
 struct sim_plan_req {
 	uint32_t max_gpus;    /* search bound for GPU-only */
-	uint32_t threads;     /* workers for the host-tier search (0 or 1: the caller alone); the
-			       * result does not depend on it */
+	uint32_t threads;     /* workers for the search (0 or 1: the caller alone): the GPU-only
+			       * search and each (policy, GPU count) of the host-tier search are
+			       * tasks; the result does not depend on it */
 	bool recompute_fixed; /* the user chose --recompute */
 	bool loss_fixed;      /* the user chose --loss */
 	bool batch_fixed;     /* the user chose --batch */

@@ -64,6 +64,7 @@ struct device {
 struct node {
 	char name[ENG_NAME];
 	double base, copies, watts;
+	double peak; /* the largest draw so far */
 	uint32_t hist_n, hist_cap;
 	struct eng_sample *hist;
 };
@@ -113,7 +114,7 @@ struct eng {
 	uint64_t now, seq, events, t_energy;
 	uint32_t gen;
 	bool dirty, power_full; /* rates changed / power needs a full recount */
-	bool no_history;        /* pools keep peaks only */
+	bool no_history;        /* pools and nodes keep peaks only */
 	double energy;
 	char err[160];
 };
@@ -457,7 +458,9 @@ static int sample_nodes(struct eng *e)
 {
 	for (uint32_t n = 0; n < e->nnodes; n++) {
 		struct node *o = &e->nodes[n];
-		if (o->hist_n && o->hist[o->hist_n - 1].value == o->watts)
+		if (o->watts > o->peak)
+			o->peak = o->watts;
+		if (e->no_history || (o->hist_n && o->hist[o->hist_n - 1].value == o->watts))
 			continue;
 		if (sample(e, &o->hist, &o->hist_n, &o->hist_cap, o->watts))
 			return -1;
@@ -756,7 +759,7 @@ static int complete(struct eng *e, uint32_t id)
 	struct eng_task *t = &e->tasks[id];
 	t->state = TASK_DONE;
 	t->t_end = e->now;
-	if (apply_effects(e, t, ENG_AT_END))
+	if (t->neff && apply_effects(e, t, ENG_AT_END))
 		return -1;
 	for (uint32_t m = 0; m < e->nmarks; m++)
 		if ((uint32_t)e->marks[m] == id)
@@ -852,7 +855,10 @@ static int schedule(struct eng *e, struct flow *f)
 {
 	if (f->next == f->rate)
 		return 0;
-	flow_catch_up(e, f);
+	if (f->rate > 0)
+		flow_catch_up(e, f);
+	else /* a flow that has not started moves nothing until now */
+		f->t_upd = e->now;
 	f->rate = f->next;
 	double ns = f->rate > 0 ? ceil(f->remaining / f->rate * 1e9) : 1e18;
 	if (!(ns < 1e18))
@@ -922,7 +928,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			return -1;
 	}
 	for (uint32_t n = 0; n < e->nnodes; n++)
-		e->nodes[n].hist_n = 0;
+		e->nodes[n].hist_n = 0, e->nodes[n].peak = 0;
 	if (update_power(e))
 		return -1;
 
@@ -952,7 +958,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			struct eng_task *t = &e->tasks[id];
 			e->events++;
 			t->t_start = e->now;
-			if (apply_effects(e, t, ENG_AT_START))
+			if (t->neff && apply_effects(e, t, ENG_AT_START))
 				return -1;
 			if (t->latency_ns) {
 				t->state = TASK_LATENT;
@@ -983,8 +989,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		st->energy_j = e->energy;
 		st->peak_power_w = 0;
 		for (uint32_t n = 0; n < e->nnodes; n++)
-			for (uint32_t h = 0; h < e->nodes[n].hist_n; h++)
-				st->peak_power_w = fmax(st->peak_power_w, e->nodes[n].hist[h].value);
+			st->peak_power_w = fmax(st->peak_power_w, e->nodes[n].peak);
 	}
 	return 0;
 }

@@ -101,8 +101,8 @@ struct eng *eng_new(void);
 void eng_free(struct eng *e);
 /* Forgets the graph, resources and pools, keeping the allocations for reuse. */
 void eng_reset(struct eng *e);
-/* Whether pools record every change (default) or only their peaks: a search that reads peaks
- * alone saves the histories' cost. Power histories are always kept (peak power needs them). */
+/* Whether pools and power nodes record every change (default) or only their peaks: a search
+ * that reads peaks alone saves the histories' cost. */
 void eng_keep_history(struct eng *e, bool keep);
 const char *eng_error(const struct eng *e);
 

@@ -407,6 +407,13 @@ static struct ev pop(struct eng *e)
 	return top;
 }
 
+/* A completion computed for a rate the flow no longer has (or a flow no longer running). */
+static bool stale(const struct eng *e, const struct ev *v)
+{
+	return EV_KIND(*v) == EV_FLOW &&
+	       (e->tasks[v->id].state != TASK_RUN || e->tasks[v->id].fver != v->ver);
+}
+
 /* ---- histories ---- */
 
 static int sample(struct eng *e, struct eng_sample **h, uint32_t *n, uint32_t *cap, double v)
@@ -945,8 +952,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	for (;;) {
 		if (e->nheap && e->heap[0].t == e->now) {
 			struct ev v = pop(e);
-			if (EV_KIND(v) == EV_FLOW && (e->tasks[v.id].state != TASK_RUN ||
-						  e->tasks[v.id].fver != v.ver))
+			if (stale(e, &v))
 				continue; /* superseded by a later rate change: not an event */
 			e->events++;
 			if (EV_KIND(v) == EV_ACT ? activate(e, v.id) : finish_flow(e, v.id))
@@ -972,6 +978,10 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		e->qhead = e->nq = 0;
 		if (settle(e))
 			return -1;
+		/* completions a later rate change superseded are not events: dropped here, a
+		 * stale one left last would move the clock past the end of the run */
+		while (e->nheap && stale(e, &e->heap[0]))
+			pop(e);
 		if (!e->nheap)
 			break;
 		e->now = e->heap[0].t;

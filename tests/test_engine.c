@@ -48,7 +48,8 @@ static void max_min_sharing_matches_hand_solution(void)
 /*
  * Rates change when a flow ends: two 10-unit flows on a 2/s link run at 1 each; a third flow of
  * 30 on the same link joins at t=0 too. All at 2/3: the 10s end at 15 s, the 30 has 20 left and
- * runs alone at 2: ends at 25 s.
+ * runs alone at 2: ends at 25 s, and so does the run (its first completion, at 45 s for 2/3,
+ * was superseded and is no event).
  */
 static void rates_are_recomputed_when_flows_end(void)
 {
@@ -62,6 +63,7 @@ static void rates_are_recomputed_when_flows_end(void)
 	CU_ASSERT_EQUAL(eng_task_at(e, x)->t_end, (uint64_t)(15 * NS));
 	CU_ASSERT_EQUAL(eng_task_at(e, y)->t_end, (uint64_t)(15 * NS));
 	CU_ASSERT_EQUAL(eng_task_at(e, z)->t_end, (uint64_t)(25 * NS));
+	CU_ASSERT_EQUAL(st.end_ns, (uint64_t)(25 * NS));
 	ASSERT_NEAR_REL(eng_resource_at(e, l)->work, 50, 1e-9);
 	eng_free(e);
 }

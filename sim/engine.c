@@ -24,7 +24,7 @@ struct ev {
 /* A running task's share of the resources, kept dense for the loops every event runs. */
 struct flow {
 	uint32_t task, mark; /* mark: sharing generation that took it into a component */
-	uint8_t nres;
+	uint8_t nres, share; /* share: the task's capacity-only entries (bit per entry) */
 	int16_t res[ENG_PATH];
 	float scale[ENG_PATH];
 	double remaining;  /* as of t_upd */
@@ -325,6 +325,24 @@ int eng_task(struct eng *e, const char *name, int stream, double work, uint64_t 
 	return (int)e->ntasks++;
 }
 
+int eng_task_share(struct eng *e, int task, int res, float scale)
+{
+	if (task < 0 || (uint32_t)task >= e->ntasks || res < 0 || (uint32_t)res >= e->nres ||
+	    !(scale > 0))
+		return fail(e, "share: bad task %d, resource %d or scale", task, res);
+	struct eng_task *t = &e->tasks[task];
+	if (t->nres >= ENG_PATH)
+		return fail(e, "task %s: its path is full", t->name);
+	for (int i = 0; i < t->nres; i++)
+		if (t->res[i] == res)
+			return fail(e, "task %s: resource %d is already on its path", t->name, res);
+	t->res[t->nres] = (int16_t)res;
+	t->scale[t->nres] = scale;
+	t->share |= (uint8_t)(1u << t->nres);
+	t->nres++;
+	return 0;
+}
+
 int eng_dep(struct eng *e, int before, int after)
 {
 	if (before < 0 || after < 0 || (uint32_t)before >= e->ntasks ||
@@ -547,7 +565,8 @@ static void flow_catch_up(struct eng *e, struct flow *f)
 		done = f->remaining;
 	f->remaining -= done;
 	for (int r = 0; r < f->nres; r++)
-		e->res[f->res[r]].work += done * f->scale[r];
+		if (!(f->share >> r & 1))
+			e->res[f->res[r]].work += done * f->scale[r];
 	f->t_upd = e->now;
 }
 
@@ -797,6 +816,7 @@ static int activate(struct eng *e, uint32_t id)
 	struct flow *f = &e->active[e->nactive++];
 	f->task = id;
 	f->nres = t->nres;
+	f->share = t->share;
 	memcpy(f->res, t->res, sizeof f->res);
 	memcpy(f->scale, t->scale, sizeof f->scale);
 	f->remaining = t->work;
@@ -820,7 +840,7 @@ static int activate(struct eng *e, uint32_t id)
 	for (int r = 0; r < t->nres; r++) {
 		if (res_add(e, &e->res[t->res[r]], id) || (!alone && seed(e, t->res[r])))
 			return -1;
-		if (e->res[t->res[r]].nflows++ == 0)
+		if (!(t->share >> r & 1) && e->res[t->res[r]].nflows++ == 0)
 			res_turn(e, &e->res[t->res[r]], true);
 	}
 	if (alone) {
@@ -839,13 +859,14 @@ static int finish_flow(struct eng *e, uint32_t id)
 	struct eng_task *t = &e->tasks[id];
 	struct flow *f = &e->active[t->fslot];
 	for (int r = 0; r < f->nres; r++)
-		e->res[f->res[r]].work += f->remaining * f->scale[r];
+		if (!(f->share >> r & 1))
+			e->res[f->res[r]].work += f->remaining * f->scale[r];
 	for (int r = 0; r < f->nres; r++) {
 		res_del(&e->res[f->res[r]], id);
 		/* flows left on the resource may speed up; an empty one changes nobody's share */
 		if (e->res[f->res[r]].nfl && seed(e, f->res[r]))
 			return -1;
-		if (--e->res[f->res[r]].nflows == 0)
+		if (!(f->share >> r & 1) && --e->res[f->res[r]].nflows == 0)
 			res_turn(e, &e->res[f->res[r]], false);
 	}
 	uint32_t slot = t->fslot;

@@ -8,7 +8,8 @@
  * resource per unit of work). Concurrent tasks share every resource max-min fairly (progressive
  * filling, weighted by the scales): a task runs at the largest rate no bottleneck on its path
  * denies it, and rates are recomputed whenever a task starts or ends. A task takes latency +
- * work / rate, at the rates it is given over time.
+ * work / rate, at the rates it is given over time. A path entry may be a share of capacity only
+ * (eng_task_share): it competes for the resource without making it busy.
  * Streams are in-order queues (a CUDA stream, a CPU thread pool): a task on a stream starts when
  * its dependencies are done and every task submitted to the stream before it has finished.
  * Memory pools (GPU HBM, host DRAM, flash) have a capacity and a history: a task's effects add or
@@ -21,7 +22,7 @@
  * completions before starts at the same instant, FIFO among ties, so identical inputs give
  * identical outputs. A task's rate is > 0 while it runs; every byte a task adds is counted in
  * its pool's history; the work integrated on a resource equals the work of the tasks that
- * crossed it (scaled).
+ * crossed it (scaled; capacity shares excluded).
  *
  * Failure. Builders return -1 (and the engine keeps an error message) on a bad id, a zero or
  * negative capacity, or allocation failure; eng_run() returns -1 when the graph deadlocks (a
@@ -48,7 +49,7 @@ struct eng_resource {
 	double work;      /* units delivered (integrated rate x time) */
 	double level;     /* scratch: remaining capacity while filling */
 	double weight;    /* scratch: sum of unfixed flows' scales */
-	uint32_t nflows;  /* active tasks on it */
+	uint32_t nflows;  /* active tasks that make it busy (not its capacity shares) */
 	uint32_t unfixed; /* scratch: active tasks whose rate is not yet fixed */
 	uint32_t mark;    /* scratch: recompute generation */
 	int32_t dev;      /* the power device with a state on it, -1 none, -2 several */
@@ -78,6 +79,7 @@ struct eng_task {
 	int32_t stream;   /* -1: starts as soon as its dependencies are done */
 	int32_t tag;      /* caller's label (micro-batch, layer...), unused by the engine */
 	uint8_t nres, state;
+	uint8_t share;      /* bit r: path entry r takes capacity only (eng_task_share) */
 	int16_t res[ENG_PATH];
 	float scale[ENG_PATH];
 	double work;        /* units on the path (scaled per resource) */
@@ -119,6 +121,13 @@ int eng_device_state(struct eng *e, int dev, int res, double watts);
 /* Adds a task; returns its id. Path resources and scales; work 0 = a pure delay of latency. */
 int eng_task(struct eng *e, const char *name, int stream, double work, uint64_t latency_ns,
 	     int nres, const int *res, const float *scale);
+/* Adds `res` to a task's path as a share of its capacity only: while the task runs it takes
+ * rate x scale of the resource in the max-min sharing, as any path entry does, but the
+ * resource does not turn busy for it (utilisation, device power) and is not credited its work.
+ * What it models: a kernel occupying part of another engine's units, as a collective's CTAs
+ * hold SMs beside the compute. 0 ok, -1 for a full path, a resource already on it, or a bad
+ * id or scale. */
+int eng_task_share(struct eng *e, int task, int res, float scale);
 int eng_dep(struct eng *e, int before, int after);
 /* Adds (bytes > 0) or releases (bytes < 0) pool bytes of a category (0..ENG_CATS-1) when the
  * task starts or ends. */

@@ -175,6 +175,43 @@ static void power_follows_device_states(void)
 	eng_free(e);
 }
 
+/*
+ * A capacity share, solved by hand: a compute of 100 units on an SM of 100/s beside a 10-byte
+ * transfer on a 10 B/s link that also takes 2 SM units per byte (a collective's CTAs holding a
+ * fifth of the SMs at link rate). The link binds the transfer at 10 B/s, which takes 20 of the
+ * SM; the compute runs at 80 for 1 s, then alone at 100 for its last 20: it ends at 1.2 s. The
+ * share neither makes the SM busy nor counts as its work: busy 1.2 s, work 100; the GPU draws
+ * its 300 W for those 1.2 s. Alone, the transfer leaves the SM idle (50 W for 1 s).
+ */
+static void capacity_shares_slow_compute_without_making_it_busy(void)
+{
+	for (int alone = 0; alone < 2; alone++) {
+		struct eng *e = eng_new();
+		struct eng_stats st;
+		int sm = eng_resource(e, "sm", 100, "FLOP"), link = eng_resource(e, "link", 10, "B");
+		int node = eng_node(e, "node", 0, 1);
+		int gpu = eng_device(e, node, "gpu", 50, 1);
+		eng_device_state(e, gpu, sm, 300);
+		int c = alone ? -1 : eng_task(e, "compute", -1, 100, 0, 1, &sm, NULL);
+		int x = eng_task(e, "all-gather", -1, 10, 0, 1, &link, NULL);
+		CU_ASSERT_EQUAL_FATAL(eng_task_share(e, x, sm, 2), 0);
+		CU_ASSERT_EQUAL(eng_task_share(e, x, sm, 2), -1); /* once per path */
+		CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+		CU_ASSERT_EQUAL(eng_task_at(e, x)->t_end, (uint64_t)(1 * NS));
+		if (alone) {
+			CU_ASSERT_EQUAL(eng_resource_at(e, sm)->busy_ns, 0);
+			ASSERT_NEAR_REL(st.energy_j, 50, 1e-9);
+		} else {
+			CU_ASSERT_EQUAL(eng_task_at(e, c)->t_end, (uint64_t)(1.2 * NS));
+			ASSERT_NEAR_REL(eng_resource_at(e, sm)->busy_ns, 1.2 * NS, 1e-9);
+			ASSERT_NEAR_REL(eng_resource_at(e, sm)->work, 100, 1e-9);
+			ASSERT_NEAR_REL(st.energy_j, 300 * 1.2, 1e-9);
+		}
+		ASSERT_NEAR_REL(eng_resource_at(e, link)->work, 10, 1e-9);
+		eng_free(e);
+	}
+}
+
 /* Conservation on a random graph: every byte allocated is freed, the work integrated on each
  * resource equals the work of the tasks that crossed it. */
 static void random_graph_conserves_bytes_and_work(void)
@@ -256,6 +293,8 @@ int suite_engine(void)
 		{"runs are deterministic", runs_are_deterministic},
 		{"pools: peaks, history, free before alloc", pools_record_peaks_and_free_before_alloc},
 		{"power follows device states", power_follows_device_states},
+		{"capacity shares slow compute without making it busy",
+		 capacity_shares_slow_compute_without_making_it_busy},
 		{"random graph conserves bytes and work", random_graph_conserves_bytes_and_work},
 		{"cycles are reported", cycles_are_reported},
 		{"marks snapshot counters", marks_snapshot_counters},

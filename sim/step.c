@@ -59,6 +59,23 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
 #define ALPHA_INTRA 1e-6
 #define ALPHA_INTER 5e-6
 /*
+ * An NCCL collective runs as a kernel whose CTAs hold SMs while it moves data, so the compute
+ * it overlaps runs slower: "overlapping computation and communication can result in an average
+ * computational slowdown of 18.9 %, with a maximum of 40.0 %" (Characterizing Compute-
+ * Communication Overlap in GPU-Accelerated Distributed Deep Learning, arXiv 2507.03114:
+ * GPT and LLaMA on 4 A100, H100, MI250 and MI210) [B]: compute 1.189x as long is compute at
+ * 1 - 1/1.189 = 15.9 % less of the SMs [D]. An all-gather beside a GEMM on an H100 holds 24
+ * of its 132 SMs, 18 % (NVIDIA developer forums, "Compute-communication overlap causes severe
+ * GEMM performance degradation", 2025) [C]. A data-parallel collective (what
+ * FSDP, ZeRO and Megatron's distributed optimizer overlap with compute) takes that share of its
+ * GPU's compute while it runs at its link's rate (eng_task_share). Not the point-to-point
+ * traffic of pipeline sends and Megatron-Core's context-parallel ring (NCCL send/recv, a CTA or
+ * two per peer), nor collectives that run alone on the compute stream (tensor- and
+ * expert-parallel: nothing overlaps them). Transformer Engine's overlapped tensor-parallel
+ * collectives run with an SM count of their own, which no source here states: none taken.
+ */
+#define COLL_SM_SHARE (1.0 - 1.0 / 1.189)
+/*
  * The host issues a layer's kernels one at a time and the GPU cannot run ahead of it, so a block
  * takes at least its launches (mdl_job_launches) times the host's cost per launch. Eager PyTorch
  * pays Python, the binding, autograd's recording, the ATen dispatcher and cudaLaunchKernel for
@@ -308,6 +325,22 @@ static int on_link(const struct step_machine *mc, uint32_t g, int link, float sc
 	return n;
 }
 
+/* Task t, a collective of GPU g, takes COLL_SM_SHARE of g's compute while it runs at the
+ * rate its path allows alone (a path already full keeps none). Returns t, or -1. */
+static int sm_share(struct build *bd, uint32_t g, int t)
+{
+	struct eng *e = bd->x->e;
+	const struct eng_task *k = t >= 0 ? eng_task_at(e, t) : NULL;
+	if (!k || k->work <= 0 || k->nres >= ENG_PATH)
+		return t;
+	double rate = INFINITY;
+	for (int r = 0; r < k->nres; r++)
+		rate = fmin(rate, eng_resource_at(e, k->res[r])->capacity / k->scale[r]);
+	int sm = bd->x->mc.sm[g];
+	double share = COLL_SM_SHARE * eng_resource_at(e, sm)->capacity / rate;
+	return eng_task_share(e, t, sm, (float)share) ? eerr(bd) : t;
+}
+
 /* count back-to-back collectives of `bytes` each as one task: each pays its own steps'
  * latency (a block's layers issue theirs one by one). */
 static int collective(struct build *bd, uint32_t g, const char *name, int stream, int link,
@@ -369,7 +402,7 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 	if (wout > 0) /* beside the intra-node part, the NIC carries its share of the bytes */
 		np = on_link(mc, g, mc->net_link[g], win > 0 ? (float)(wout / win) : 1, path, sc,
 			     np);
-	return task(bd, name, stream, win > 0 ? win : wout, lat, np, path, sc);
+	return sm_share(bd, g, task(bd, name, stream, win > 0 ? win : wout, lat, np, path, sc));
 }
 
 /*

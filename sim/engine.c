@@ -12,14 +12,18 @@ enum { TASK_WAIT, TASK_QUEUED, TASK_LATENT, TASK_RUN, TASK_DONE };
  * both before anything starts (starts wait in a FIFO, see eng_run). */
 enum { EV_FLOW, EV_ACT };
 
-/* Ordered by (t, order): order is the priority (EV_FLOW, EV_ACT) in the top bit above the
- * sequence number, so one comparison of two words ranks priority, then FIFO. */
+/* Ordered by (t, key): the key holds the priority (EV_FLOW, EV_ACT) in its top bit, the
+ * sequence number below it and the task in its low 32 bits, so one comparison of two words
+ * ranks priority, then FIFO (sequence numbers are unique: the task never decides). A flow's
+ * completion is current while the task's fseq still names its sequence number. */
 struct ev {
 	uint64_t t;
-	uint64_t order;
-	uint32_t id, ver; /* ver: the flow version a completion was computed for */
+	uint64_t key;
 };
-#define EV_KIND(v) ((uint32_t)((v).order >> 63))
+#define EV_SEQ_MAX (1u << 31)
+#define EV_KIND(v) ((uint32_t)((v).key >> 63))
+#define EV_SEQ(v) ((uint32_t)((v).key >> 32) & (EV_SEQ_MAX - 1))
+#define EV_TASK(v) ((uint32_t)(v).key)
 
 /* A running task's share of the resources, kept dense for the loops every event runs. */
 struct flow {
@@ -385,14 +389,19 @@ int eng_mark(struct eng *e, int task)
 
 static bool ev_less(const struct ev *a, const struct ev *b)
 {
-	return a->t < b->t || (a->t == b->t && a->order < b->order);
+	return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
-static int push(struct eng *e, uint64_t t, uint32_t kind, uint32_t id, uint32_t ver)
+/* Queues an event; its sequence number goes to *seq when asked. */
+static int push(struct eng *e, uint64_t t, uint32_t kind, uint32_t id, uint32_t *seq)
 {
 	if (GROW(e->heap, e->nheap, e->capheap))
 		return fail(e, "event queue: out of memory");
-	struct ev v = {t, (uint64_t)kind << 63 | e->seq++, id, ver};
+	if (e->seq >= EV_SEQ_MAX)
+		return fail(e, "event queue: more than %u events in one run", EV_SEQ_MAX);
+	if (seq)
+		*seq = (uint32_t)e->seq;
+	struct ev v = {t, (uint64_t)kind << 63 | e->seq++ << 32 | id};
 	uint32_t i = e->nheap++;
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
@@ -428,8 +437,8 @@ static struct ev pop(struct eng *e)
 /* A completion computed for a rate the flow no longer has (or a flow no longer running). */
 static bool stale(const struct eng *e, const struct ev *v)
 {
-	return EV_KIND(*v) == EV_FLOW &&
-	       (e->tasks[v->id].state != TASK_RUN || e->tasks[v->id].fver != v->ver);
+	const struct eng_task *t = &e->tasks[EV_TASK(*v)];
+	return EV_KIND(*v) == EV_FLOW && (t->state != TASK_RUN || t->fver != EV_SEQ(*v));
 }
 
 /* ---- histories ---- */
@@ -825,7 +834,7 @@ static int activate(struct eng *e, uint32_t id)
 	f->mark = 0;
 	f->next = -1;
 	t->fslot = e->nactive - 1;
-	t->fver++;
+	t->fver = UINT32_MAX; /* no completion queued yet */
 	/* alone on every resource of its path: its rate is its tightest capacity and no other
 	 * flow's share changes, so no component needs filling (most flows: each GPU's compute,
 	 * its own links) */
@@ -894,8 +903,7 @@ static int schedule(struct eng *e, struct flow *f)
 			       "second): reduce --seq or --batch",
 			    e->tasks[f->task].name, f->remaining, f->rate);
 	struct eng_task *t = &e->tasks[f->task];
-	t->fver++;
-	return push(e, e->now + (ns < 1 ? 1 : (uint64_t)ns), EV_FLOW, f->task, t->fver);
+	return push(e, e->now + (ns < 1 ? 1 : (uint64_t)ns), EV_FLOW, f->task, &t->fver);
 }
 
 /* After the events of one instant: new rates for the changed components and the flows that
@@ -946,7 +954,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	}
 	e->gen = 0;
 	for (uint32_t i = 0; i < e->ntasks; i++)
-		e->tasks[i].fver = 0;
+		e->tasks[i].fver = UINT32_MAX;
 	for (uint32_t p = 0; p < e->npools; p++) {
 		e->pools[p].cur = e->pools[p].peak = 0;
 		memset(e->pools[p].cur_cat, 0, sizeof e->pools[p].cur_cat);
@@ -976,7 +984,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			if (stale(e, &v))
 				continue; /* superseded by a later rate change: not an event */
 			e->events++;
-			if (EV_KIND(v) == EV_ACT ? activate(e, v.id) : finish_flow(e, v.id))
+			if (EV_KIND(v) == EV_ACT ? activate(e, EV_TASK(v)) : finish_flow(e, EV_TASK(v)))
 				return -1;
 			continue;
 		}
@@ -989,7 +997,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 				return -1;
 			if (t->latency_ns) {
 				t->state = TASK_LATENT;
-				if (push(e, e->now + t->latency_ns, EV_ACT, id, 0))
+				if (push(e, e->now + t->latency_ns, EV_ACT, id, NULL))
 					return -1;
 			} else if (activate(e, id)) {
 				return -1;

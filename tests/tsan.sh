@@ -1,7 +1,7 @@
 #!/bin/sh
 # tsan.sh — sweep on several threads under ThreadSanitizer: catalogs, prices and the configs
 # directory are read concurrently by every worker, and nothing they share may be written; then
-# plan, whose host-tier search runs on one worker per online CPU.
+# plan, whose GPU-only and host-tier searches run as tasks on one worker per online CPU.
 # Usage: sh tests/tsan.sh build/tsan/bin/tierplan (from the repository root)
 bin=$1
 tmp=$(mktemp -d)
@@ -24,9 +24,9 @@ if [ "$rc" -ne 0 ] || [ "$rows" -ne 36 ] || grep -q "cannot open" "$tmp/out.csv"
 	exit 1
 fi
 if ! "$bin" plan --model 8b --seq 2048 --gpu rtx4090 --host workstation-4gpu >"$tmp/plan" 2>"$tmp/err"; then
-	echo "tsan: plan's host-tier search: exit $?"
+	echo "tsan: plan's search: exit $?"
 	head -c 3000 "$tmp/err"
 	echo "tsan: 1 passed, 1 failed"
 	exit 1
 fi
-echo "tsan: 2 passed, 0 failed (36 points on 4 threads; plan's host tiers on $(nproc) workers; no data race)"
+echo "tsan: 2 passed, 0 failed (36 points on 4 threads; plan's searches on $(nproc) workers; no data race)"

@@ -438,7 +438,7 @@ static struct ev pop(struct eng *e)
 static bool stale(const struct eng *e, const struct ev *v)
 {
 	const struct eng_task *t = &e->tasks[EV_TASK(*v)];
-	return EV_KIND(*v) == EV_FLOW && (t->state != TASK_RUN || t->fver != EV_SEQ(*v));
+	return EV_KIND(*v) == EV_FLOW && (t->state != TASK_RUN || t->fseq != EV_SEQ(*v));
 }
 
 /* ---- histories ---- */
@@ -834,7 +834,7 @@ static int activate(struct eng *e, uint32_t id)
 	f->mark = 0;
 	f->next = -1;
 	t->fslot = e->nactive - 1;
-	t->fver = UINT32_MAX; /* no completion queued yet */
+	t->fseq = UINT32_MAX; /* no completion queued yet */
 	/* alone on every resource of its path: its rate is its tightest capacity and no other
 	 * flow's share changes, so no component needs filling (most flows: each GPU's compute,
 	 * its own links) */
@@ -903,7 +903,7 @@ static int schedule(struct eng *e, struct flow *f)
 			       "second): reduce --seq or --batch",
 			    e->tasks[f->task].name, f->remaining, f->rate);
 	struct eng_task *t = &e->tasks[f->task];
-	return push(e, e->now + (ns < 1 ? 1 : (uint64_t)ns), EV_FLOW, f->task, &t->fver);
+	return push(e, e->now + (ns < 1 ? 1 : (uint64_t)ns), EV_FLOW, f->task, &t->fseq);
 }
 
 /* After the events of one instant: new rates for the changed components and the flows that
@@ -954,7 +954,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	}
 	e->gen = 0;
 	for (uint32_t i = 0; i < e->ntasks; i++)
-		e->tasks[i].fver = UINT32_MAX;
+		e->tasks[i].fseq = UINT32_MAX;
 	for (uint32_t p = 0; p < e->npools; p++) {
 		e->pools[p].cur = e->pools[p].peak = 0;
 		memset(e->pools[p].cur_cat, 0, sizeof e->pools[p].cur_cat);
@@ -963,8 +963,10 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		if (sample(e, &e->pools[p].hist, &e->pools[p].hist_n, &e->pools[p].hist_cap, 0))
 			return -1;
 	}
-	for (uint32_t n = 0; n < e->nnodes; n++)
-		e->nodes[n].hist_n = 0, e->nodes[n].peak = 0;
+	for (uint32_t n = 0; n < e->nnodes; n++) {
+		e->nodes[n].hist_n = 0;
+		e->nodes[n].peak = 0;
+	}
 	if (update_power(e))
 		return -1;
 

@@ -88,7 +88,7 @@ struct eng_task {
 	uint32_t succ;      /* head of the successor edge list, or UINT32_MAX */
 	uint32_t eff, neff; /* memory effects: [eff, eff + neff) */
 	uint64_t t_ready, t_start, t_end;
-	uint32_t fslot, fver; /* engine-internal: its running flow and the sequence number of
+	uint32_t fslot, fseq; /* engine-internal: its running flow and the sequence number of
 			       * that flow's current completion event */
 };
 

@@ -66,9 +66,9 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  * GPT and LLaMA on 4 A100, H100, MI250 and MI210) [B]: compute 1.189x as long is compute at
  * 1 - 1/1.189 = 15.9 % less of the SMs [D]. An all-gather beside a GEMM on an H100 holds 24
  * of its 132 SMs, 18 % (NVIDIA developer forums, "Compute-communication overlap causes severe
- * GEMM performance degradation", 2025) [C]. A data-parallel collective (what
- * FSDP, ZeRO and Megatron's distributed optimizer overlap with compute) takes that share of its
- * GPU's compute while it runs at its link's rate (eng_task_share). Not the point-to-point
+ * GEMM performance degradation", 2025) [C]. A data-parallel collective (what FSDP, ZeRO and
+ * Megatron's distributed optimizer overlap with compute) takes that share of its GPU's compute
+ * while it runs at its link's rate (eng_task_share). Not the point-to-point
  * traffic of pipeline sends and Megatron-Core's context-parallel ring (NCCL send/recv, a CTA or
  * two per peer), nor collectives that run alone on the compute stream (tensor- and
  * expert-parallel: nothing overlaps them). Transformer Engine's overlapped tensor-parallel

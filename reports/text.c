@@ -315,6 +315,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  %-2s %4s %-26s %2s %-4s %9s %9s %6s %9s %9s %8s %9s %6s\n", "#",
 			"GPUs", "layout", "mb", "rc", "GPU peak", "DRAM", "drives", "step", "runtime",
 			"power", "owned", "wear");
+	bool over = false;
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
 		char lay[96], s[7][32], drv[16];
@@ -328,7 +329,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		if (r->wide)
 			fprintf(fp,
 				"  %-2d %-8s %5u %-44s %2llu %-9s %9s %9s %9s %9s %8.0f %8s %8s %9s %9s "
-				"%11s %6.2f%%\n",
+				"%11s %6.2f%%%s\n",
 				i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
 				(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
 				B(o->peak_gpu), rpt_shows_dram(o) ? B(o->peak_dram) : "-",
@@ -337,19 +338,26 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 				cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
 				cfg_fmt_watts(o->peak_power_watts, s[2], 32),
 				cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32),
-				cfg_fmt_usd(o->purchase_usd, s[5], 32), 100 * o->flash_life_fraction);
+				cfg_fmt_usd(o->purchase_usd, s[5], 32), 100 * o->flash_life_fraction,
+				o->flash_over_rating ? "!" : "");
 		else
-			fprintf(fp, "  %-2d %4u %-26.26s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%\n",
+			fprintf(fp, "  %-2d %4u %-26.26s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%%s\n",
 				i, o->gpus, lay, (unsigned long long)o->micro_batch,
 				o->recompute == MDL_RC_SELECTIVE ? "sel" : mdl_recompute_name(o->recompute),
 				B(o->peak_gpu), B(o->dram), o->flash_count ? drv : "-",
 				cfg_fmt_seconds(o->step_seconds, s[0], 32),
 				cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
 				cfg_fmt_watts(o->peak_power_watts, s[2], 32),
-				cfg_fmt_usd(o->cost_total, s[3], 32), 100 * o->flash_life_fraction);
+				cfg_fmt_usd(o->cost_total, s[3], 32), 100 * o->flash_life_fraction,
+				o->flash_over_rating ? "!" : "");
 		if (!o->fits)
 			fprintf(fp, "     DOES NOT FIT: %s\n", o->overflow);
+		over |= o->flash_over_rating;
 	}
+	if (over)
+		fprintf(fp, "  ! writes its drives faster than their rated drive writes per day: the "
+			    "recommendation\n    takes such an option only when none within the rating "
+			    "meets --deadline and --budget\n");
 
 	double states = p->states.weights_bytes + p->states.gradients_bytes +
 			p->states.optimizer_bytes;

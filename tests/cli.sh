@@ -94,6 +94,16 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --format json lacks the 70B params, 16 B/param or an option kind"
 fi
+# the text table marks exactly the options the JSON says wear their drives past the rating
+"$bin" plan --model 70b --seq 4096 >"$tmp/p.txt" 2>/dev/null
+marked=$(grep -c '%!$' "$tmp/p.txt")
+over=$(grep -c '"flash_over_rating":[[:space:]]*true' "$tmp/p.json")
+if [ "$marked" -eq "$over" ] && [ "$over" -gt 0 ] && grep -q '^  ! writes its drives' "$tmp/p.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan marks $marked options over the drives' rating, the JSON $over"
+fi
 # the drive search: besides the default 4, counts from the fewest that hold the state doubling
 # to the host's 8 bays, so 2-drive options can reach the front
 if grep -q '"flash_drives":[[:space:]]*2[,}]' "$tmp/p.json" &&

@@ -94,6 +94,7 @@ static cJSON *option_json(const struct sim_option *o)
 	cJSON_AddItemToObject(j, "energy_kwh", num(o->energy_kwh));
 	c = cJSON_AddObjectToObject(j, "cost_usd");
 	cJSON_AddItemToObject(c, "capex", num(o->cost_capex));
+	cJSON_AddItemToObject(c, "flash_wear", num(o->cost_flash_wear));
 	cJSON_AddItemToObject(c, "energy", num(o->cost_energy));
 	cJSON_AddItemToObject(c, "cloud", num(o->cost_cloud));
 	cJSON_AddItemToObject(c, "total", num(o->cost_total));

@@ -34,8 +34,8 @@ static double flash_endurance_bytes(const struct cfg_flash *f)
 /* Runtime, energy, cost and wear from step time and power; shared by both kinds. */
 /*
  * Runtime, energy, cost and wear from step time and power. Owned: capex (GPUs, hosts, DRAM,
- * drives) amortised over the job's runtime plus energy x PUE x price (calibration-power-cost.md
- * 3.4). Rented: GPU-hours at the cloud rate, which pays for a standard host; a host-tier option
+ * drives) amortised over the job's runtime, drives by their writes where those wear them out
+ * sooner, plus energy x PUE x price (calibration-power-cost.md 3.4). Rented: GPU-hours at the cloud rate, which pays for a standard host; a host-tier option
  * also rents its DRAM and drives (tier_capex), priced at the GPU's own rent-to-own ratio (its
  * cloud rate over its price amortised over the same lifetime) since clouds list no $/GB-hour
  * for attached DRAM [D].
@@ -59,7 +59,18 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	o->fabric_usd = o->nodes > 1 ? INTERCONNECT_OVERHEAD * capex : 0;
 	capex += o->fabric_usd;
 	o->purchase_usd = capex;
-	o->cost_capex = capex * o->runtime_seconds / (e->amortize_years * YEAR_SECONDS);
+	double life = o->runtime_seconds / (e->amortize_years * YEAR_SECONDS);
+	o->cost_capex = capex * life;
+	o->flash_bytes_written = o->flash_bytes_written_per_step * o->steps;
+	o->flash_life_fraction =
+		flash_drives ? o->flash_bytes_written /
+				       (flash_drives * flash_endurance_bytes(&hw->flash))
+			     : 0;
+	/* A drive written faster than its rating outlasts neither: the writes use up its rated
+	 * endurance before the amortisation period ends, and the job pays the share of the drive
+	 * it used, the larger of its time and its writes (a consumable's accounting) [D]. */
+	o->cost_flash_wear = flash_drives * hw->flash.price * fmax(0, o->flash_life_fraction - life);
+	o->cost_capex += o->cost_flash_wear;
 	o->cost_energy = o->energy_kwh * e->pue * e->usd_per_kwh;
 	o->cost_cloud = o->gpus * hw->gpu.cloud_per_hour * hours;
 	if (tier_capex > 0 && hw->gpu.price > 0) {
@@ -73,11 +84,6 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 	o->usd_per_mtok_owned = mtok > 0 ? o->cost_total / mtok : 0;
 	o->usd_per_mtok_cloud = mtok > 0 ? o->cost_cloud / mtok : 0;
 
-	o->flash_bytes_written = o->flash_bytes_written_per_step * o->steps;
-	o->flash_life_fraction =
-		flash_drives ? o->flash_bytes_written /
-				       (flash_drives * flash_endurance_bytes(&hw->flash))
-			     : 0;
 	o->peak_power_facility_watts = o->peak_power_watts * e->pue;
 	o->facility_usd = o->peak_power_facility_watts * FACILITY_USD_PER_W;
 	/* drive writes per day while the job runs, against the rating (DWPD, or TBW spread over

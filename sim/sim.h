@@ -64,6 +64,8 @@ struct sim_option {
 
 	double peak_power_watts, avg_power_watts, energy_kwh;
 	double cost_capex, cost_energy, cost_cloud, cost_total;
+	double cost_flash_wear;      /* of cost_capex: drives written past their rating within the
+				      * amortisation period, the share of their endurance used */
 	double purchase_usd;         /* the hardware the option buys: GPUs, host share, DRAM, drives,
 				      * and beyond one node the network fabric (fabric_usd) */
 	double fabric_usd;           /* of purchase_usd: NICs, switch ports, cables */

@@ -991,6 +991,30 @@ static void one_accounting_rule(void)
 			capex * f.o.runtime_seconds / (3 * 365.0 * 86400.0), 1e-6);
 	eng_free(f.eng);
 
+	/* drives written faster than their rating are paid by the share of their endurance the
+	 * job uses, not by its share of their three-year life: aiDAPTIV's placement writes 8B's
+	 * optimizer state every step to four 1-DWPD PM1743s */
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 1024;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	struct sim_option worn = f.o;
+	double life = worn.runtime_seconds / (3 * 365.0 * 86400.0);
+	double endurance = 1.0 * f.hw.flash.capacity * 365.0 * 5; /* 1 DWPD over 5 years */
+	ASSERT_NEAR_REL(worn.flash_life_fraction,
+			worn.flash_bytes_written_per_step * worn.steps / (4 * endurance), 1e-9);
+	CU_ASSERT(worn.flash_over_rating && worn.flash_life_fraction > life);
+	ASSERT_NEAR_REL(worn.cost_flash_wear,
+			4 * f.hw.flash.price * (worn.flash_life_fraction - life), 1e-9);
+	/* the same run on drives rated for a thousand times the writes: same time and drives, no
+	 * wear charge, and the capex less by exactly the charge */
+	f.hw.flash.dwpd *= 1000;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.step_seconds, worn.step_seconds, 0);
+	CU_ASSERT(!f.o.flash_over_rating);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.cost_flash_wear, 0, 0);
+	ASSERT_NEAR_REL(f.o.cost_capex + worn.cost_flash_wear, worn.cost_capex, 1e-9);
+	eng_free(f.eng);
+
 	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.c.grad_accum = 16;
 	f.c.layout = (struct mdl_layout){4, 16, 1, 0, true, 1};

@@ -5,6 +5,40 @@
 
 #include "act.h"
 
+bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool *ends)
+{
+	uint64_t chunks = (uint64_t)pp * (vp > 1 ? vp : 1);
+	*ends = false;
+	if (chunks == 0)
+		return false;
+	if (a->layers % chunks == 0)
+		return true;
+	/* the embedding and the loss as a layer each: only across stages, and every end chunk keeps
+	 * a layer (Megatron-Core's account-for-embedding/loss split) */
+	*ends = pp > 1 && (a->layers + 2) % chunks == 0 && (a->layers + 2) / chunks >= 2;
+	return *ends;
+}
+
+uint32_t mdl_layout_chunk_layers(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p,
+				 uint32_t c)
+{
+	uint32_t vp = mdl_layout_vp(l);
+	bool ends;
+	if (!mdl_layout_splits(a, l->pp, vp, &ends))
+		return 0;
+	uint64_t chunks = (uint64_t)l->pp * vp;
+	uint32_t k = (uint32_t)((a->layers + (ends ? 2 : 0)) / chunks);
+	return k - (ends && p == 0 && c == 0) - (ends && p == l->pp - 1 && c == vp - 1);
+}
+
+uint64_t mdl_layout_stage_layers(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p)
+{
+	uint64_t n = 0;
+	for (uint32_t c = 0; c < mdl_layout_vp(l); c++)
+		n += mdl_layout_chunk_layers(a, l, p, c);
+	return n;
+}
+
 int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint64_t gpus,
 		     char *err, size_t errlen)
 {
@@ -25,19 +59,19 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 			 l->tp, (unsigned long long)a->heads, (unsigned long long)a->kv_heads);
 		return -1;
 	}
-	if (a->layers % l->pp) {
-		snprintf(err, errlen, "pp %u does not divide the model's %llu layers", l->pp,
-			 (unsigned long long)a->layers);
-		return -1;
-	}
 	uint32_t vp = mdl_layout_vp(l);
 	if (vp > 1 && l->pp < 2) {
 		snprintf(err, errlen, "interleave %u needs pipeline parallelism (pp at least 2)", vp);
 		return -1;
 	}
-	if (a->layers % ((uint64_t)l->pp * vp)) {
-		snprintf(err, errlen, "pp %u x interleave %u does not divide the model's %llu layers",
-			 l->pp, vp, (unsigned long long)a->layers);
+	bool ends;
+	if (!mdl_layout_splits(a, l->pp, vp, &ends)) {
+		snprintf(err, errlen,
+			 "pp %u x interleave %u divides neither the model's %llu layers nor %llu (the "
+			 "layers with the embedding and the loss counted as one each, leaving each end "
+			 "a layer)",
+			 l->pp, vp, (unsigned long long)a->layers,
+			 (unsigned long long)a->layers + 2);
 		return -1;
 	}
 	if (l->zero > 3) {
@@ -103,7 +137,7 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 			 const struct mdl_layout *l, uint64_t m, uint32_t p,
 			 struct mdl_gpu_memory *mem)
 {
-	uint64_t nl = a->layers / l->pp;
+	uint64_t nl = mdl_layout_stage_layers(a, l, p);
 	bool first = p == 0, last = p == l->pp - 1;
 	/* a tied head needs the embedding matrix on the last stage as well */
 	bool head_copy = last && (!first) && a->tied;
@@ -163,8 +197,15 @@ void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	if (m < 1)
 		m = 1;
 	stage_memory(a, j, l, m, 0, mem);
-	if (l->pp > 1) {
-		stage_memory(a, j, l, m, l->pp - 1, &cur);
+	/* the last stage holds the head; under an ends split the second holds a layer more than
+	 * the first and one micro-batch less */
+	bool ends;
+	mdl_layout_splits(a, l->pp, mdl_layout_vp(l), &ends);
+	uint32_t more[2] = {ends && l->pp > 2 ? 1 : 0, l->pp - 1};
+	for (int i = 0; i < 2; i++) {
+		if (more[i] == 0)
+			continue;
+		stage_memory(a, j, l, m, more[i], &cur);
 		if (cur.total > mem->total)
 			*mem = cur;
 	}

@@ -2,7 +2,12 @@
  * layout — what each GPU holds under tensor, pipeline and data parallelism with ZeRO.
  *
  * TP (Megatron) splits every layer's weights and most activations t ways; sequence parallelism
- * also splits the norms, dropouts and layer inputs. PP splits the layers into equal stages; the
+ * also splits the norms, dropouts and layer inputs. PP splits the layers into equal stages, or,
+ * where pp x vp divides the layers plus two and not the layers, as Megatron-Core's
+ * --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split do: the
+ * embedding and the loss count as a layer each, so the first chunk of the first stage and the
+ * last chunk of the last stage hold one layer fewer (NeMo's Llama 3.1 405B recipe: 126 layers
+ * on pp 8 x vp 2, chunks of 8 with 7 at the ends); the
  * first stage also holds the embeddings, the last the final norm, lm_head (a tied head keeps a
  * copy of the embedding there, as Megatron does) and the logits. Under the 1F1B schedule stage p
  * keeps activations for min(pp - p, m) micro-batches in flight (Narayanan et al. 2021, sec. 2.2).
@@ -81,6 +86,17 @@ struct mdl_gpu_memory {
  * (Hugging Face transformers docs, "Model training anatomy"; published.md B.7).
  */
 #define MDL_CUDA_CONTEXT_BYTES 1343e6
+
+/* Whether pp stages of vp chunks split the layers: evenly (*ends false), or with the embedding
+ * and the loss counted as layers (*ends true: the end chunks one layer lighter, each keeping
+ * one at least). */
+bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool *ends);
+
+/* Layers of chunk c of stage p, and of the whole stage (its vp chunks); the layout must split
+ * the layers (mdl_layout_check). */
+uint32_t mdl_layout_chunk_layers(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p,
+				 uint32_t c);
+uint64_t mdl_layout_stage_layers(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p);
 
 /* Checks that tp * pp * dp == gpus and that the degrees divide the model. 0 ok, -1 with err. */
 int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint64_t gpus,

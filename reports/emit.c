@@ -107,7 +107,14 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 
 	fprintf(fp, " \\\n  --tensor-model-parallel-size %u --pipeline-model-parallel-size %u", l->tp,
 		l->pp);
-	if (l->vp > 1)
+	bool ends;
+	mdl_layout_splits(a, l->pp, mdl_layout_vp(l), &ends);
+	if (ends) /* the end chunks a layer lighter: the embedding and the loss count as one */
+		fprintf(fp, " \\\n  --account-for-embedding-in-pipeline-split "
+			    "--account-for-loss-in-pipeline-split");
+	if (l->vp > 1 && ends)
+		fprintf(fp, " \\\n  --num-virtual-stages-per-pipeline-rank %u", l->vp);
+	else if (l->vp > 1)
 		fprintf(fp, " \\\n  --num-layers-per-virtual-pipeline-stage %llu",
 			(unsigned long long)(a->layers / (l->pp * l->vp)));
 	if (l->sp)

@@ -311,7 +311,7 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 		 * always runs */
 		const struct mdl_layout *l = &c->layout;
 		x->job.recompute = auto_rc[i / c->policy->variants];
-		double kept = (double)x->w->arch.layers / l->pp *
+		double kept = (double)mdl_layout_stage_layers(&x->w->arch, l, 0) *
 			      mdl_act_layer_saved(&x->w->arch, &x->job, l->tp, l->sp) /
 			      mdl_layout_cp(l);
 		if (kept > x->hw->gpu.memory)

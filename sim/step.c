@@ -174,12 +174,20 @@ static size_t cell(const struct build *bd, uint64_t k, uint32_t c, uint32_t g)
 	return ((size_t)k * bd->vp + c) * bd->pp + g;
 }
 
-/* Points the stage's embed / head flags at chunk c: the embedding sits on chunk 0 of the first
- * stage, the head on the last chunk of the last stage. */
+/* Points stage g at chunk c: its layers and blocks, and the embed / head flags (the embedding
+ * sits on chunk 0 of the first stage, the head on the last chunk of the last stage). Resident
+ * weights move in at most STEP_BLOCKS blocks; an optimizer stepped in backward frees gradients
+ * layer by layer, so it goes layer by layer. */
 static void enter_chunk(struct build *bd, uint32_t g, uint32_t c)
 {
-	bd->sg[g].embed = g == 0 && c == 0;
-	bd->sg[g].head = g == bd->pp - 1 && c == bd->vp - 1;
+	const struct step_ctx *x = bd->x;
+	struct stage *s = &bd->sg[g];
+	s->layers = mdl_layout_chunk_layers(&x->w->arch, &x->c->layout, g, c);
+	s->nb = x->pl.fetch == FETCH_RESIDENT && s->layers > STEP_BLOCKS && !x->c->opt_in_bwd
+			? STEP_BLOCKS
+			: s->layers;
+	s->embed = g == 0 && c == 0;
+	s->head = g == bd->pp - 1 && c == bd->vp - 1;
 }
 
 static int eerr(struct build *b)
@@ -1565,9 +1573,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->pp = l->pp;
 	bd->dp = l->dp;
 	bd->vp = mdl_layout_vp(l);
-	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || a->layers % ((uint64_t)bd->pp * bd->vp)) {
+	bool ends;
+	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_splits(a, bd->pp, bd->vp, &ends)) {
 		snprintf(err, errlen,
-			 "--pp %u x --interleave %u must divide the %llu layers (pp at most %d)",
+			 "--pp %u x --interleave %u must divide the %llu layers, or the layers plus "
+			 "the embedding and the loss (pp at most %d)",
 			 bd->pp, bd->vp, (unsigned long long)a->layers, SIM_MAX_PP);
 		free(bd);
 		return -1;
@@ -1645,15 +1655,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		goto out;
 	bd->hbm_bw = eng_resource_at(x->e, x->mc.hbm[0])->capacity;
 
-	uint32_t per = (uint32_t)(a->layers / bd->pp), chunk = per / bd->vp;
 	for (uint32_t g = 0; g < bd->pp; g++) {
 		struct stage *s = &bd->sg[g];
-		s->layers = chunk;
-		/* resident weights move in at most STEP_BLOCKS blocks; an optimizer stepped in
-		 * backward frees gradients layer by layer, so it goes layer by layer */
-		s->nb = x->pl.fetch == FETCH_RESIDENT && chunk > STEP_BLOCKS && !x->c->opt_in_bwd
-				? STEP_BLOCKS
-				: chunk;
+		uint64_t per = mdl_layout_stage_layers(a, l, g);
 		s->last_update = s->last_bwd_comm = s->last_ckpt_down = -1;
 		mdl_job_states_part(a, &x->job, per, g == 0, g == bd->pp - 1, &s->st);
 		mdl_job_expert_states(a, &x->job, per, &s->ex);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../model/act.h"
 #include "../model/layout.h"
 #include "tests.h"
 
@@ -151,6 +152,62 @@ static void layouts_that_do_not_divide_are_rejected(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not the 16 GPUs"));
 }
 
+/*
+ * Megatron-Core's account-for-embedding/loss split (NeMo's Llama 3.1 405B recipe): 126 layers
+ * plus the embedding and the loss are 128 units, so pp 8 x vp 2 gives chunks of 8 with 7 on
+ * the first chunk of the first stage and the last chunk of the last; pp 4 gives 31, 32, 32,
+ * 31. Where neither the layers nor the layers plus two divide, or an end chunk would be left
+ * without a layer, the layout is refused.
+ */
+static void pipeline_ends_split_counts_embedding_and_loss(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	bool ends;
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("llama-3.1-405b.json"), &a, err, sizeof err),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(a.layers, 126);
+	struct mdl_layout l82 = {8, 8, 1, 1, true, 2}, l4 = {1, 4, 1, 0, false, 1};
+	CU_ASSERT(mdl_layout_splits(&a, 8, 2, &ends) && ends);
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l82, 64, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(mdl_layout_chunk_layers(&a, &l82, 0, 0), 7);
+	CU_ASSERT_EQUAL(mdl_layout_chunk_layers(&a, &l82, 0, 1), 8);
+	CU_ASSERT_EQUAL(mdl_layout_chunk_layers(&a, &l82, 3, 0), 8);
+	CU_ASSERT_EQUAL(mdl_layout_chunk_layers(&a, &l82, 7, 0), 8);
+	CU_ASSERT_EQUAL(mdl_layout_chunk_layers(&a, &l82, 7, 1), 7);
+	uint64_t sum = 0;
+	for (uint32_t p = 0; p < 8; p++)
+		sum += mdl_layout_stage_layers(&a, &l82, p);
+	CU_ASSERT_EQUAL(sum, 126);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l4, 0), 31);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l4, 1), 32);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l4, 3), 31);
+	/* an even split stays even: 126 on pp 2 x vp 3 is 21 a chunk */
+	CU_ASSERT(mdl_layout_splits(&a, 2, 3, &ends) && !ends);
+	/* 126 and 128 on pp 5; 128 on 64 x 2 leaves the end chunks no layer; one stage never */
+	struct mdl_layout l5 = {1, 5, 1, 0, false, 1}, l642 = {1, 64, 1, 0, false, 2};
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l5, 5, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "divides neither"));
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l642, 64, err, sizeof err), -1);
+	/* odd counts split too: 127 layers on pp 3 are 42, 43, 42 */
+	a.layers = 127;
+	struct mdl_layout l3 = {1, 3, 1, 0, false, 1};
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l3, 3, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l3, 0), 42);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l3, 1), 43);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l3, 2), 42);
+
+	/* the first stage keeps pp micro-batches of its 15 layers (pp 8: 16 on the others) */
+	a.layers = 126;
+	struct mdl_job j = job70;
+	struct mdl_layout l8 = {1, 8, 1, 0, false, 1};
+	struct mdl_gpu_memory m;
+	j.recompute = MDL_RC_NONE;
+	mdl_layout_memory(&a, &j, &l8, 16, &m);
+	CU_ASSERT_EQUAL(m.stage, 0);
+	ASSERT_NEAR_REL(m.layer_activations, 8 * 15 * mdl_act_layer_saved(&a, &j, 1, false), 1e-12);
+}
+
 int suite_layout(void)
 {
 	static const struct test_case c[] = {
@@ -161,6 +218,8 @@ int suite_layout(void)
 		{"layouts_that_do_not_divide_are_rejected", layouts_that_do_not_divide_are_rejected},
 		{"korthikanti_figure1_activations", korthikanti_figure1_activations},
 		{"interleaving_holds_more_activations", interleaving_holds_more_activations},
+		{"pipeline_ends_split_counts_embedding_and_loss",
+		 pipeline_ends_split_counts_embedding_and_loss},
 	};
 	return add_suite("layout", c, (int)(sizeof c / sizeof c[0]));
 }

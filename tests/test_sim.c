@@ -815,6 +815,27 @@ static void pipeline_bubble_follows_1f1b(void)
 	eng_free(f.eng);
 }
 
+/* Pipeline stages split with the embedding and the loss counted as layers (Megatron-Core's
+ * account-for-embedding/loss split): 30 layers on 4 stages are 7, 8, 8, 7, so the last stage
+ * runs 7 layers and the head, one layer less than 32 layers' even split, and that is the
+ * steady period each micro-batch past the simulated ones adds. */
+static void pipeline_ends_split_lightens_the_end_stages(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.arch.layers = f.w.arch.sliding_layers = 30;
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.grad_accum = 8;
+	f.c.layout = (struct mdl_layout){1, 4, 1, 0, false};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double t8 = f.o.step_seconds, stage, head;
+	f.c.grad_accum = 40;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	stage_time(&f, 7, &stage, &head);
+	ASSERT_NEAR_REL(f.o.step_seconds - t8, 32 * (stage + head), 0.01);
+	eng_free(f.eng);
+}
+
 /* Interleaved 1F1B (Narayanan et al. 2021, sec. 2.2.2): vp virtual stages per GPU cut the
  * bubble to (pp - 1)/vp stage times, (m + (pp - 1)/vp) in all; the micro-batches must come in
  * groups of pp. */
@@ -1287,6 +1308,8 @@ int suite_sim(void)
 		{"GEMM rate follows the MAMF", gemm_rate_follows_the_mamf},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"one accounting rule", one_accounting_rule},
+		{"pipeline ends split lightens the end stages",
+		 pipeline_ends_split_lightens_the_end_stages},
 		{"policy errors name the flag", policy_errors_name_the_flag},
 		{"calibration set errors", calibration_set_errors},
 	};

@@ -31,14 +31,14 @@ static double flash_endurance_bytes(const struct cfg_flash *f)
  * 3.1) [A]; shown beside the hardware, not amortised into the job's cost. */
 #define FACILITY_USD_PER_W 5.0
 
-/* Runtime, energy, cost and wear from step time and power; shared by both kinds. */
 /*
- * Runtime, energy, cost and wear from step time and power. Owned: capex (GPUs, hosts, DRAM,
- * drives) amortised over the job's runtime, drives by their writes where those wear them out
- * sooner, plus energy x PUE x price (calibration-power-cost.md 3.4). Rented: GPU-hours at the cloud rate, which pays for a standard host; a host-tier option
- * also rents its DRAM and drives (tier_capex), priced at the GPU's own rent-to-own ratio (its
- * cloud rate over its price amortised over the same lifetime) since clouds list no $/GB-hour
- * for attached DRAM [D].
+ * Runtime, energy, cost and wear from step time and power; shared by both kinds. Owned: capex
+ * (GPUs, hosts, DRAM, drives) amortised over the job's runtime, drives by their writes where
+ * those wear them out sooner, plus energy x PUE x price (calibration-power-cost.md 3.4).
+ * Rented: GPU-hours at the cloud rate, which pays for a standard host; a host-tier option also
+ * rents its DRAM and drives (tier_capex), priced at the GPU's own rent-to-own ratio (its cloud
+ * rate over its price amortised over the same lifetime) since clouds list no $/GB-hour for
+ * attached DRAM [D].
  */
 static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const struct sim_econ *e,
 		   struct sim_option *o, double node_capex, double tier_capex, uint32_t flash_drives)
@@ -66,9 +66,9 @@ static void finish(const struct sim_workload *w, const struct mdl_hw *hw, const 
 		flash_drives ? o->flash_bytes_written /
 				       (flash_drives * flash_endurance_bytes(&hw->flash))
 			     : 0;
-	/* A drive written faster than its rating outlasts neither: the writes use up its rated
-	 * endurance before the amortisation period ends, and the job pays the share of the drive
-	 * it used, the larger of its time and its writes (a consumable's accounting) [D]. */
+	/* A drive written faster than its rating wears out before the amortisation period ends:
+	 * the job pays the share of the drive it used, the larger of its share of the drive's life
+	 * and its share of the drive's rated writes (a consumable's accounting) [D]. */
 	o->cost_flash_wear = flash_drives * hw->flash.price * fmax(0, o->flash_life_fraction - life);
 	o->cost_capex += o->cost_flash_wear;
 	o->cost_energy = o->energy_kwh * e->pue * e->usd_per_kwh;

@@ -64,10 +64,12 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 			    "micro-batches on each of its %u data-parallel ranks\n",
 			"", (unsigned long long)o->sequences_per_step, (unsigned long long)asked,
 			o->layout.dp);
-	if (o->flash_over_rating)
+	if (o->flash_over_rating) {
+		char wear[32];
 		fprintf(fp, "  %-9s warning: writes %.1f drive writes per day, above the drives' "
-			    "rating\n",
-			"", o->flash_dwpd);
+			    "rating; %s of its owned cost is their wear\n",
+			"", o->flash_dwpd, cfg_fmt_usd(o->cost_flash_wear, wear, sizeof wear));
+	}
 }
 
 static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)

@@ -104,6 +104,14 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan marks $marked options over the drives' rating, the JSON $over"
 fi
+# a recommended option that wears its drives past the rating says what the wear costs
+"$bin" plan --model 671b --seq 4096 >"$tmp/p671.txt" 2>/dev/null
+if grep -q "warning: writes [0-9.]* drive writes per day, above the drives' rating; \$[0-9,.]* of its owned cost is their wear" "$tmp/p671.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan 671b's tiered recommendation does not say what its drives' wear costs"
+fi
 # the drive search: besides the default 4, counts from the fewest that hold the state doubling
 # to the host's 8 bays, so 2-drive options can reach the front
 if grep -q '"flash_drives":[[:space:]]*2[,}]' "$tmp/p.json" &&

@@ -7,6 +7,9 @@
 
 bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool *ends)
 {
+	bool unused;
+	if (!ends)
+		ends = &unused;
 	uint64_t chunks = (uint64_t)pp * (vp > 1 ? vp : 1);
 	*ends = false;
 	if (chunks == 0)
@@ -64,8 +67,7 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "interleave %u needs pipeline parallelism (pp at least 2)", vp);
 		return -1;
 	}
-	bool ends;
-	if (!mdl_layout_splits(a, l->pp, vp, &ends)) {
+	if (!mdl_layout_splits(a, l->pp, vp, NULL)) {
 		snprintf(err, errlen,
 			 "pp %u x interleave %u divides neither the model's %llu layers nor %llu (the "
 			 "layers with the embedding and the loss counted as one each, leaving each end "

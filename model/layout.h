@@ -89,7 +89,7 @@ struct mdl_gpu_memory {
 
 /* Whether pp stages of vp chunks split the layers: evenly (*ends false), or with the embedding
  * and the loss counted as layers (*ends true: the end chunks one layer lighter, each keeping
- * one at least). */
+ * one at least). ends may be NULL. */
 bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool *ends);
 
 /* Layers of chunk c of stage p, and of the whole stage (its vp chunks); the layout must split

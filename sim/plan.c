@@ -154,12 +154,11 @@ static int add_cand(struct search *s, struct cand **c, size_t *nc, size_t *cap,
 static int interleaves(const struct mdl_arch *a, uint32_t pp, uint64_t m, uint32_t *vp)
 {
 	int n = 0;
-	bool ends;
 	vp[n++] = 1;
 	if (pp < 2 || m % pp)
 		return n;
 	for (uint32_t v = 2; v <= 8; v++)
-		if (mdl_layout_splits(a, pp, v, &ends))
+		if (mdl_layout_splits(a, pp, v, NULL))
 			vp[n++] = v;
 	return n;
 }
@@ -305,8 +304,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		for (uint32_t pp = 1; pp <= (ds ? 1 : w->arch.layers) && pp <= SIM_MAX_PP &&
 				      tp * pp <= n;
 		     pp++) {
-			bool ends;
-			if ((n / tp) % pp || !mdl_layout_splits(&w->arch, pp, 1, &ends))
+			if ((n / tp) % pp || !mdl_layout_splits(&w->arch, pp, 1, NULL))
 				continue;
 			uint32_t dp_all = n / (tp * pp);
 			for (uint32_t cp = 1; cp <= dp_all; cp *= 2)

@@ -1573,8 +1573,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->pp = l->pp;
 	bd->dp = l->dp;
 	bd->vp = mdl_layout_vp(l);
-	bool ends;
-	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_splits(a, bd->pp, bd->vp, &ends)) {
+	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_splits(a, bd->pp, bd->vp, NULL)) {
 		snprintf(err, errlen,
 			 "--pp %u x --interleave %u must divide the %llu layers, or the layers plus "
 			 "the embedding and the loss (pp at most %d)",

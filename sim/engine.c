@@ -33,6 +33,7 @@ struct flow {
 	float scale[ENG_PATH];
 	double remaining;  /* as of t_upd */
 	double rate, next; /* current rate; the one share() just computed */
+	double top;        /* the largest rate its path allows: min of capacity / scale */
 	uint64_t t_upd;
 };
 
@@ -602,6 +603,23 @@ static int seed(struct eng *e, int16_t r)
 	return 0;
 }
 
+/*
+ * A resource binds only while two or more running flows, each at the largest rate its path allows
+ * (its top), would together ask for more than its capacity; until then it denies no flow anything, so
+ * sharing leaves it out: host DRAM, which every copy and CPU update crosses, mostly links nothing.
+ * Leaving out resources that cannot bind, and bounding each flow by its top instead, gives the
+ * same max-min fair rates: every allocation the full problem allows respects the tops, and the
+ * relaxed problem's fair allocation already fits the resources left out. Declaring a resource
+ * binding costs time, never correctness, hence the margin against rounding in the demand sums.
+ */
+#define BIND_MARGIN 1e-9
+
+static bool binds(const struct eng_resource *s)
+{
+	/* a flow alone on a resource runs at most at its capacity already (its top) */
+	return s->nfl > 1 && s->demand > s->capacity * (1.0 - BIND_MARGIN);
+}
+
 /* Takes a resource into the component being shared (once per generation). */
 static int take_res(struct eng *e, uint32_t r)
 {
@@ -618,8 +636,38 @@ static int take_res(struct eng *e, uint32_t r)
 	return 0;
 }
 
+/* Takes a running flow into the component, and the resources on its path that bind. */
+static int take_flow(struct eng *e, uint32_t slot)
+{
+	struct flow *k = &e->active[slot];
+	if (k->mark == e->gen)
+		return 0;
+	k->mark = e->gen;
+	if (GROW(e->comp, e->ncomp, e->capcomp))
+		return fail(e, "out of memory");
+	e->comp[e->ncomp++] = slot;
+	for (int r = 0; r < k->nres; r++)
+		if (binds(&e->res[k->res[r]]) && take_res(e, (uint32_t)k->res[r]))
+			return -1;
+	return 0;
+}
+
+/* Fixes flow k at rate v: its share leaves the binding resources of the component. */
+static void fix(struct eng *e, struct flow *k, double v)
+{
+	k->next = v;
+	for (int r = 0; r < k->nres; r++) {
+		struct eng_resource *s = &e->res[k->res[r]];
+		if (s->mark != e->gen)
+			continue;
+		s->level -= v * k->scale[r];
+		s->weight -= k->scale[r];
+		s->unfixed--;
+	}
+}
+
 /*
- * Max-min fair rates by progressive filling. Components of flows linked by shared resources
+ * Max-min fair rates by progressive filling. Components of flows linked by binding resources
  * are independent, so only the components of the resources whose flows changed are filled
  * again; the other flows keep their rates (their next stays equal to their rate).
  */
@@ -627,65 +675,43 @@ static int share(struct eng *e)
 {
 	e->gen++;
 	e->ntouched = e->ncomp = 0;
+	/* a seed's flows are shared again; the component grows through it while it binds */
 	for (uint32_t i = 0; i < e->nseeds; i++) {
-		e->res[e->seeds[i]].seed = 0;
-		if (take_res(e, e->seeds[i]))
-			return -1;
+		struct eng_resource *s = &e->res[e->seeds[i]];
+		s->seed = 0;
+		if (binds(s)) {
+			if (take_res(e, e->seeds[i]))
+				return -1;
+			continue;
+		}
+		for (uint32_t j = 0; j < s->nfl; j++)
+			if (take_flow(e, e->tasks[s->fl[j]].fslot))
+				return -1;
 	}
 	e->nseeds = 0;
-	/* grow the component: flows on its resources, their resources, and so on */
+	/* grow the component: flows on its resources, their binding resources, and so on */
 	for (uint32_t q = 0; q < e->ntouched; q++) {
 		const struct eng_resource *s = &e->res[e->touched[q]];
-		for (uint32_t j = 0; j < s->nfl; j++) {
-			uint32_t slot = e->tasks[s->fl[j]].fslot;
-			struct flow *k = &e->active[slot];
-			if (k->mark == e->gen)
-				continue;
-			k->mark = e->gen;
-			if (GROW(e->comp, e->ncomp, e->capcomp))
-				return fail(e, "out of memory");
-			e->comp[e->ncomp++] = slot;
-			for (int r = 0; r < k->nres; r++)
-				if (take_res(e, (uint32_t)k->res[r]))
-					return -1;
-		}
+		for (uint32_t j = 0; j < s->nfl; j++)
+			if (take_flow(e, e->tasks[s->fl[j]].fslot))
+				return -1;
 	}
 	for (uint32_t i = 0; i < e->ncomp; i++) {
 		struct flow *k = &e->active[e->comp[i]];
 		k->next = -1;
 		for (int r = 0; r < k->nres; r++) {
 			struct eng_resource *s = &e->res[k->res[r]];
+			if (s->mark != e->gen)
+				continue;
 			s->weight += k->scale[r];
 			s->unfixed++;
 		}
 	}
-	uint32_t left = e->ncomp;
-	/* a task alone on every resource of its path runs at its tightest capacity: most tasks
-	 * (each GPU's compute, its own links) need no filling */
-	for (uint32_t i = 0; i < e->ncomp; i++) {
-		struct flow *k = &e->active[e->comp[i]];
-		bool alone = true;
-		double rate = INFINITY;
-		for (int r = 0; r < k->nres && alone; r++) {
-			const struct eng_resource *s = &e->res[k->res[r]];
-			alone = s->unfixed == 1;
-			double cap = s->capacity / k->scale[r];
-			rate = cap < rate ? cap : rate;
-		}
-		if (!alone)
-			continue;
-		k->next = rate;
-		left--;
-		for (int r = 0; r < k->nres; r++) {
-			struct eng_resource *s = &e->res[k->res[r]];
-			s->level -= rate * k->scale[r];
-			s->weight -= k->scale[r];
-			s->unfixed = 0;
-		}
-	}
-	while (left) {
+	/* the rate rises for every unfixed flow together; each stops at its top or where a
+	 * resource on its path runs full, whichever comes first */
+	for (uint32_t left = e->ncomp; left;) {
 		int best = -1;
-		double lvl = INFINITY;
+		double lvl = INFINITY, top = INFINITY;
 		for (uint32_t r = 0; r < e->ntouched; r++) {
 			struct eng_resource *s = &e->res[e->touched[r]];
 			if (!s->unfixed)
@@ -696,26 +722,28 @@ static int share(struct eng *e)
 				best = (int)e->touched[r];
 			}
 		}
-		if (best < 0)
-			break;
+		for (uint32_t i = 0; i < e->ncomp; i++) {
+			const struct flow *k = &e->active[e->comp[i]];
+			if (k->next < 0 && k->top < top)
+				top = k->top;
+		}
 		for (uint32_t i = 0; i < e->ncomp; i++) {
 			struct flow *k = &e->active[e->comp[i]];
 			if (k->next >= 0)
 				continue;
 			bool through = false;
-			for (int r = 0; r < k->nres; r++)
-				through |= k->res[r] == best;
+			if (top <= lvl)
+				through = k->top <= top;
+			else
+				for (int r = 0; r < k->nres; r++)
+					through |= k->res[r] == best;
 			if (!through)
 				continue;
-			k->next = lvl;
+			fix(e, k, top <= lvl ? top : lvl);
 			left--;
-			for (int r = 0; r < k->nres; r++) {
-				struct eng_resource *s = &e->res[k->res[r]];
-				s->level -= lvl * k->scale[r];
-				s->weight -= k->scale[r];
-				s->unfixed--;
-			}
 		}
+		if (best < 0 && !(top < INFINITY))
+			break;
 	}
 	return 0;
 }
@@ -835,22 +863,28 @@ static int activate(struct eng *e, uint32_t id)
 	f->next = -1;
 	t->fslot = e->nactive - 1;
 	t->fseq = UINT32_MAX; /* no completion queued yet */
-	/* alone on every resource of its path: its rate is its tightest capacity and no other
-	 * flow's share changes, so no component needs filling (most flows: each GPU's compute,
-	 * its own links) */
-	bool alone = true;
+	/* its top, then its share of each resource's demand: where none binds it runs at its top
+	 * and no other flow's rate changes, so no component needs filling (most flows: each GPU's
+	 * compute, its own links, copies through DRAM that has room for all of them) */
 	double rate = INFINITY;
 	for (int r = 0; r < t->nres; r++) {
-		const struct eng_resource *x = &e->res[t->res[r]];
-		alone &= x->nfl == 0 && !x->seed;
-		double cap = x->capacity / t->scale[r];
+		double cap = e->res[t->res[r]].capacity / t->scale[r];
 		rate = cap < rate ? cap : rate;
 	}
+	f->top = rate;
+	bool alone = true;
 	for (int r = 0; r < t->nres; r++) {
-		if (res_add(e, &e->res[t->res[r]], id) || (!alone && seed(e, t->res[r])))
+		struct eng_resource *x = &e->res[t->res[r]];
+		x->demand += t->scale[r] * rate;
+		if (res_add(e, x, id))
 			return -1;
-		if (!(t->share >> r & 1) && e->res[t->res[r]].nflows++ == 0)
-			res_turn(e, &e->res[t->res[r]], true);
+		if (binds(x)) {
+			alone = false;
+			if (seed(e, t->res[r]))
+				return -1;
+		}
+		if (!(t->share >> r & 1) && x->nflows++ == 0)
+			res_turn(e, x, true);
 	}
 	if (alone) {
 		f->next = rate;
@@ -871,12 +905,16 @@ static int finish_flow(struct eng *e, uint32_t id)
 		if (!(f->share >> r & 1))
 			e->res[f->res[r]].work += f->remaining * f->scale[r];
 	for (int r = 0; r < f->nres; r++) {
-		res_del(&e->res[f->res[r]], id);
-		/* flows left on the resource may speed up; an empty one changes nobody's share */
-		if (e->res[f->res[r]].nfl && seed(e, f->res[r]))
+		struct eng_resource *x = &e->res[f->res[r]];
+		bool bound = binds(x);
+		res_del(x, id);
+		x->demand = x->nfl ? x->demand - f->scale[r] * f->top : 0;
+		/* flows left on a resource that bound may speed up; one that did not bind changes
+		 * nobody's rate */
+		if (bound && x->nfl && seed(e, f->res[r]))
 			return -1;
-		if (!(f->share >> r & 1) && --e->res[f->res[r]].nflows == 0)
-			res_turn(e, &e->res[f->res[r]], false);
+		if (!(f->share >> r & 1) && --x->nflows == 0)
+			res_turn(e, x, false);
 	}
 	uint32_t slot = t->fslot;
 	e->active[slot] = e->active[--e->nactive];
@@ -913,7 +951,8 @@ static int settle(struct eng *e)
 	if (!e->dirty)
 		return 0;
 	e->dirty = false;
-	if (share(e))
+	e->ncomp = 0;
+	if (e->nseeds && share(e))
 		return -1;
 	for (uint32_t i = 0; i < e->ncomp; i++)
 		if (schedule(e, &e->active[e->comp[i]]))
@@ -951,6 +990,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	for (uint32_t r = 0; r < e->nres; r++) {
 		e->res[r].busy_ns = e->res[r].work = 0;
 		e->res[r].nflows = e->res[r].nfl = e->res[r].seed = e->res[r].mark = 0;
+		e->res[r].demand = 0;
 	}
 	e->gen = 0;
 	for (uint32_t i = 0; i < e->ntasks; i++)

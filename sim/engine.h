@@ -56,6 +56,7 @@ struct eng_resource {
 	uint64_t busy_since; /* when it last turned busy */
 	uint32_t *fl, nfl, capfl; /* engine-internal: the running tasks on it */
 	uint32_t seed;    /* engine-internal: its flows changed since the last sharing */
+	double demand;    /* engine-internal: its running flows' tops x scales (see binds()) */
 };
 
 struct eng_pool {

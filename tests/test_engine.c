@@ -46,6 +46,32 @@ static void max_min_sharing_matches_hand_solution(void)
 }
 
 /*
+ * A resource shared by flows limited elsewhere binds only when their tops exceed it. Links A
+ * (10/s) and B (6/s) both cross hub H; f1 moves 20 units over A+H, f2 12 over B+H. With H at
+ * 20/s the tops (10 + 6) fit: each runs at its link's rate and both end at 2 s. With H at 14/s
+ * the rate rises for both to 6, where B is full (f2 fixed); f1 rises on to H's remaining 8 (A
+ * has room for 10). f2 ends at 12 / 6 = 2 s, when f1 has 4 left, now alone on H at A's 10/s:
+ * 0.4 s more, 2.4 s.
+ */
+static void a_shared_resource_binds_only_when_tops_exceed_it(void)
+{
+	for (int tight = 0; tight < 2; tight++) {
+		struct eng *e = eng_new();
+		struct eng_stats st;
+		int a = eng_resource(e, "A", 10, "B"), b = eng_resource(e, "B", 6, "B");
+		int h = eng_resource(e, "H", tight ? 14 : 20, "B");
+		int ah[2] = {a, h}, bh[2] = {b, h};
+		int f1 = eng_task(e, "f1", -1, 20, 0, 2, ah, NULL);
+		int f2 = eng_task(e, "f2", -1, 12, 0, 2, bh, NULL);
+		CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+		CU_ASSERT_EQUAL(eng_task_at(e, f1)->t_end, (uint64_t)((tight ? 2.4 : 2) * NS));
+		CU_ASSERT_EQUAL(eng_task_at(e, f2)->t_end, (uint64_t)(2 * NS));
+		ASSERT_NEAR_REL(eng_resource_at(e, h)->work, 32, 1e-9);
+		eng_free(e);
+	}
+}
+
+/*
  * Rates change when a flow ends: two 10-unit flows on a 2/s link run at 1 each; a third flow of
  * 30 on the same link joins at t=0 too. All at 2/3: the 10s end at 15 s, the 30 has 20 left and
  * runs alone at 2: ends at 25 s, and so does the run (its first completion, at 45 s for 2/3,
@@ -286,6 +312,8 @@ int suite_engine(void)
 		{"single transfer = latency + bytes/bandwidth",
 		 single_transfer_takes_latency_plus_bytes_over_bandwidth},
 		{"max-min sharing matches the hand solution", max_min_sharing_matches_hand_solution},
+		{"a shared resource binds only when its flows' tops exceed it",
+		 a_shared_resource_binds_only_when_tops_exceed_it},
 		{"rates recomputed when flows end", rates_are_recomputed_when_flows_end},
 		{"scaled paths bind on the tighter resource",
 		 scaled_paths_bind_on_the_tighter_resource},

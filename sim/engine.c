@@ -780,7 +780,6 @@ static int enqueue(struct eng *e, uint32_t id)
 static int ready(struct eng *e, uint32_t id)
 {
 	struct eng_task *t = &e->tasks[id];
-	t->t_ready = e->now;
 	if (t->stream >= 0)
 		return try_stream(e, t->stream);
 	t->state = TASK_QUEUED;

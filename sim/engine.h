@@ -76,21 +76,21 @@ struct eng_sample {
 };
 
 struct eng_task {
-	const char *name; /* not copied: a string literal or one the caller keeps alive */
-	int32_t stream;   /* -1: starts as soon as its dependencies are done */
-	int32_t tag;      /* caller's label (micro-batch, layer...), unused by the engine */
+	/* what the events read, first and together */
 	uint8_t nres, state;
 	uint8_t share;      /* bit r: path entry r takes capacity only (eng_task_share) */
+	uint32_t ndeps;     /* dependencies not yet done */
+	int32_t stream;     /* -1: starts as soon as its dependencies are done */
+	uint32_t succ;      /* head of the successor edge list, or UINT32_MAX */
+	uint32_t eff, neff; /* memory effects: [eff, eff + neff) */
+	uint32_t fslot, fseq; /* engine-internal: its running flow and the sequence number of
+			       * that flow's current completion event */
 	int16_t res[ENG_PATH];
 	float scale[ENG_PATH];
 	double work;        /* units on the path (scaled per resource) */
 	uint64_t latency_ns;
-	uint32_t ndeps;     /* dependencies not yet done */
-	uint32_t succ;      /* head of the successor edge list, or UINT32_MAX */
-	uint32_t eff, neff; /* memory effects: [eff, eff + neff) */
-	uint64_t t_ready, t_start, t_end;
-	uint32_t fslot, fseq; /* engine-internal: its running flow and the sequence number of
-			       * that flow's current completion event */
+	const char *name; /* not copied: a string literal or one the caller keeps alive */
+	uint64_t t_start, t_end;
 };
 
 struct eng_stats {

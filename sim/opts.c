@@ -57,8 +57,9 @@ static const struct opt table[] = {
 	 "none | selective (Megatron's attention core) | full | op (torchtitan's per-op SAC: every "
 	 "other matmul output kept) | auto (the fastest that fits of none, selective, full)"},
 	{"attention", O_ENUM, OFF(attention), 0, 0, "flash", false, "attention", P,
-	 "flash (FlashAttention-2: flash-attn, PyTorch SDPA) | cudnn (cuDNN's fused attention, "
-	 "Transformer Engine's choice on Hopper and later: NeMo, Megatron-Core) | eager"},
+	 "flash (FlashAttention-2: flash-attn, PyTorch SDPA before 2.11; no Blackwell kernels) | "
+	 "cudnn (cuDNN's fused attention: Transformer Engine's choice on Hopper and later, NeMo, "
+	 "Megatron-Core; PyTorch 2.11's SDPA on H100 and B200) | eager"},
 	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,
 	 "gradients in the parameters' dtype (param) or fp32 main grads as Megatron keeps them"},
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,

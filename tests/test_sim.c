@@ -943,6 +943,32 @@ static void tp_comm_overlap_hides_the_collectives(void)
 	eng_free(f.eng);
 }
 
+/* The attention kernel's rates: on the H100 FlashAttention-2 at 35 % forward and 32 % backward,
+ * cuDNN at 53 % and 51 % (FlashAttention-3's figures); on the B200 FlashAttention-2, which has no
+ * Blackwell kernels, at 17.3 % and 13.75 %, cuDNN 9.13 at 49.8 % and 40.3 % (NVIDIA's cuDNN SDPA
+ * benchmark); the A100 has no backward figure, so its backward runs at the forward's 61 %;
+ * cuDNN asked of a GPU without a cuDNN figure runs FlashAttention-2's. */
+static void attention_rates_follow_kernel_and_gpu(void)
+{
+	static const struct {
+		const char *gpu;
+		enum mdl_attention a;
+		double fwd, bwd;
+	} want[] = {{"h100-sxm", MDL_ATTN_FLASH, 0.35, 0.32}, {"h100-sxm", MDL_ATTN_CUDNN, 0.53, 0.51},
+		    {"b200", MDL_ATTN_FLASH, 0.173, 0.1375},   {"b200", MDL_ATTN_CUDNN, 0.498, 0.403},
+		    {"a100-80g", MDL_ATTN_FLASH, 0.61, 0.61},  {"a100-80g", MDL_ATTN_CUDNN, 0.61, 0.61}};
+	struct mdl_hw hw;
+	char err[256];
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		double fwd, bwd;
+		memset(&hw, 0, sizeof hw);
+		CU_ASSERT_EQUAL_FATAL(cfg_gpu_get(want[i].gpu, &hw.gpu, err, sizeof err), 0);
+		CU_ASSERT_PTR_NOT_NULL(step_attention_rates(&hw, want[i].a, &fwd, &bwd));
+		CU_ASSERT_DOUBLE_EQUAL(fwd, want[i].fwd, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(bwd, want[i].bwd, 1e-12);
+	}
+}
+
 /* The GEMM rate: 0.81 of the MAMF, so 0.81 x 0.869 = 0.704 of the A100's peak and
  * 0.81 x 0.803 = 0.650 of the H100's, a GPU with a published sustained rate that rate (V100: 0.56), a
  * GPU with neither 0.65; a calibrated profile's measured GEMM takes the MAMF's place, and the
@@ -1306,6 +1332,7 @@ int suite_sim(void)
 		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
 		{"pipeline sends carry the TP slice", pipeline_sends_carry_the_tp_slice},
 		{"GEMM rate follows the MAMF", gemm_rate_follows_the_mamf},
+		{"attention rates follow the kernel and the GPU", attention_rates_follow_kernel_and_gpu},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"one accounting rule", one_accounting_rule},
 		{"pipeline ends split lightens the end stages",

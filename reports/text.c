@@ -153,6 +153,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			fa_bwd * 100);
 	fprintf(fp, "\n%s           and %.1f us per matrix kernel beyond its FLOPs (its fill and drain)",
 		pre, step_matmul_fixed(hw) * 1e6);
+	/* FlashAttention-2 far behind the GPU's cuDNN attention (the B200: no Blackwell kernels):
+	 * the user may be running the faster one without saying so */
+	double cu_fwd, cu_bwd;
+	if (j->attention == MDL_ATTN_FLASH && hw->gpu.cudnn_attention > 0 &&
+	    step_attention_rates(hw, MDL_ATTN_CUDNN, &cu_fwd, &cu_bwd) &&
+	    cu_fwd + cu_bwd > 2 * (fa_fwd + fa_bwd))
+		fprintf(fp, "\n%s           cuDNN's attention runs at %.0f %% (backward %.0f %%) on this GPU: "
+			    "--attention cudnn",
+			pre, cu_fwd * 100, cu_bwd * 100);
 	if (j->precision == MDL_FP8 && hw->gpu.gemm_mamf_fp8 > 0)
 		fprintf(fp, "\n%s           the linear layers' FP8 GEMMs at %.0f %% of the FP8 peak", pre,
 			step_gemm_efficiency(NULL, hw, j->precision) * step_fp8_share(hw) * 100);

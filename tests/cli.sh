@@ -112,6 +112,15 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan 671b's tiered recommendation does not say what its drives' wear costs"
 fi
+# FlashAttention-2 far behind the GPU's cuDNN attention (B200) is pointed out; on the H100 not
+"$bin" plan --model 8b --seq 2048 --gpu b200 >"$tmp/pb.txt" 2>/dev/null
+if grep -q "cuDNN's attention runs at 50 % (backward 40 %) on this GPU: --attention cudnn" \
+	"$tmp/pb.txt" && ! grep -q "cuDNN's attention runs" "$tmp/p.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan on a B200 does not point to --attention cudnn (or the H100 plan does)"
+fi
 # the drive search: besides the default 4, counts from the fewest that hold the state doubling
 # to the host's 8 bays, so 2-drive options can reach the front
 if grep -q '"flash_drives":[[:space:]]*2[,}]' "$tmp/p.json" &&

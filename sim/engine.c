@@ -652,6 +652,15 @@ static int take_flow(struct eng *e, uint32_t slot)
 	return 0;
 }
 
+/* Takes the running flows of resource s into the component. */
+static int take_flows(struct eng *e, const struct eng_resource *s)
+{
+	for (uint32_t j = 0; j < s->nfl; j++)
+		if (take_flow(e, e->tasks[s->fl[j]].fslot))
+			return -1;
+	return 0;
+}
+
 /* Fixes flow k at rate v: its share leaves the binding resources of the component. */
 static void fix(struct eng *e, struct flow *k, double v)
 {
@@ -679,23 +688,14 @@ static int share(struct eng *e)
 	for (uint32_t i = 0; i < e->nseeds; i++) {
 		struct eng_resource *s = &e->res[e->seeds[i]];
 		s->seed = 0;
-		if (binds(s)) {
-			if (take_res(e, e->seeds[i]))
-				return -1;
-			continue;
-		}
-		for (uint32_t j = 0; j < s->nfl; j++)
-			if (take_flow(e, e->tasks[s->fl[j]].fslot))
-				return -1;
+		if (binds(s) ? take_res(e, e->seeds[i]) : take_flows(e, s))
+			return -1;
 	}
 	e->nseeds = 0;
 	/* grow the component: flows on its resources, their binding resources, and so on */
-	for (uint32_t q = 0; q < e->ntouched; q++) {
-		const struct eng_resource *s = &e->res[e->touched[q]];
-		for (uint32_t j = 0; j < s->nfl; j++)
-			if (take_flow(e, e->tasks[s->fl[j]].fslot))
-				return -1;
-	}
+	for (uint32_t q = 0; q < e->ntouched; q++)
+		if (take_flows(e, &e->res[e->touched[q]]))
+			return -1;
 	for (uint32_t i = 0; i < e->ncomp; i++) {
 		struct flow *k = &e->active[e->comp[i]];
 		k->next = -1;
@@ -727,19 +727,17 @@ static int share(struct eng *e)
 			if (k->next < 0 && k->top < top)
 				top = k->top;
 		}
+		bool by_top = top <= lvl; /* flows reach their tops before any resource runs full */
 		for (uint32_t i = 0; i < e->ncomp; i++) {
 			struct flow *k = &e->active[e->comp[i]];
 			if (k->next >= 0)
 				continue;
-			bool through = false;
-			if (top <= lvl)
-				through = k->top <= top;
-			else
-				for (int r = 0; r < k->nres; r++)
-					through |= k->res[r] == best;
+			bool through = by_top && k->top <= top;
+			for (int r = 0; r < k->nres && !by_top; r++)
+				through |= k->res[r] == best;
 			if (!through)
 				continue;
-			fix(e, k, top <= lvl ? top : lvl);
+			fix(e, k, by_top ? top : lvl);
 			left--;
 		}
 		if (best < 0 && !(top < INFINITY))

@@ -66,6 +66,25 @@ struct device {
 	struct state st[4];
 };
 
+/* A registered fold (eng_fold) and what the run found. */
+struct fold {
+	uint32_t a, b, before, after;
+	uint64_t copies;
+	uint8_t seen;     /* probes captured: 0, 1 (a), 2 (b) */
+	bool bad;         /* not periodic, or captured out of order */
+	uint32_t cap[2];  /* the captures of a and b */
+	size_t sig, nsig; /* a's signature in sigbuf */
+};
+
+/* The counters at a fold probe: per resource work and busy time (capwork), per pool its level
+ * and the peak since the previous capture, each with categories (cappool). */
+struct capture {
+	uint64_t t, events;
+	double energy;
+};
+/* int64s a capture keeps per pool: level, its categories, peak, its categories */
+#define CAP_POOL (2 * (1 + ENG_CATS))
+
 struct node {
 	char name[ENG_NAME];
 	double base, copies, watts;
@@ -115,6 +134,23 @@ struct eng {
 	uint32_t nmarks;
 	double *snapbuf;
 	size_t snapcap;
+
+	struct fold folds[ENG_FOLDS];
+	uint32_t nfolds;
+	int32_t fold_open;      /* the fold whose a was captured and b not yet, -1 none */
+	uint32_t started_lo, started_hi; /* ids of the tasks started while a fold is open */
+	uint32_t pending[2 * ENG_FOLDS], npending; /* folds whose probe started this instant */
+	struct capture caps[2 * ENG_FOLDS];
+	uint32_t ncaps;
+	double *capwork; /* per capture: each resource's work, then busy time */
+	int64_t *cappool;
+	size_t capwork_n, cappool_n;
+	uint64_t *sigbuf; /* signatures (fold_sign) */
+	size_t nsigbuf, capsigbuf;
+	struct ev *evtmp; /* scratch: the pending events, sorted */
+	uint32_t capevtmp;
+	uint64_t fold_failed;
+	bool fold_stop; /* a fold was found not periodic: the run stops there */
 
 	uint64_t now, seq, events, t_energy;
 	uint32_t gen;
@@ -182,6 +218,10 @@ void eng_free(struct eng *e)
 	free(e->startq);
 	free(e->pdirty);
 	free(e->snapbuf);
+	free(e->capwork);
+	free(e->cappool);
+	free(e->sigbuf);
+	free(e->evtmp);
 	free(e);
 }
 
@@ -189,12 +229,19 @@ void eng_reset(struct eng *e)
 {
 	e->nres = e->npools = e->nstreams = e->nnodes = e->ndevs = 0;
 	e->ntasks = e->neffs = e->nedges = e->nheap = e->nactive = e->ntouched = e->nmarks = 0;
+	e->nfolds = 0;
+	e->fold_failed = 0;
 	e->err[0] = '\0';
 }
 
 void eng_keep_history(struct eng *e, bool keep)
 {
 	e->no_history = !keep;
+}
+
+bool eng_keeps_history(const struct eng *e)
+{
+	return !e->no_history;
 }
 
 const char *eng_error(const struct eng *e)
@@ -472,6 +519,10 @@ static int apply_effects(struct eng *e, struct eng_task *t, int when)
 			p->peak = p->cur;
 			p->peak_ns = e->now;
 			memcpy(p->peak_cat, p->cur_cat, sizeof p->peak_cat);
+		}
+		if (p->cur > p->seg_peak) {
+			p->seg_peak = p->cur;
+			memcpy(p->seg_cat, p->cur_cat, sizeof p->seg_cat);
 		}
 		if (!e->no_history && sample(e, &p->hist, &p->hist_n, &p->hist_cap, (double)p->cur))
 			return -1;
@@ -812,6 +863,284 @@ static void snapshot(struct eng *e, int m)
 		s->work[r] = x->work;
 	}
 	s->taken = true;
+	s->ncap = e->ncaps;
+}
+
+
+/* ---- folds ---- */
+
+int eng_fold(struct eng *e, int a, int b, uint32_t before, uint32_t after, uint64_t copies)
+{
+	if (a < 0 || b <= a || (uint32_t)b >= e->ntasks || e->nfolds >= ENG_FOLDS ||
+	    e->tasks[a].probe || e->tasks[b].probe)
+		return fail(e, "fold: bad probes or too many folds");
+	struct fold *f = &e->folds[e->nfolds];
+	*f = (struct fold){(uint32_t)a, (uint32_t)b, before, after, copies, 0, false, {0, 0}, 0, 0};
+	e->tasks[a].probe = e->tasks[b].probe = (uint8_t)(e->nfolds + 1);
+	return (int)e->nfolds++;
+}
+
+uint64_t eng_fold_failed(const struct eng *e)
+{
+	return e->fold_failed;
+}
+
+static int sig_put(struct eng *e, uint64_t v)
+{
+	if (e->nsigbuf == e->capsigbuf) {
+		size_t cap = e->capsigbuf ? 2 * e->capsigbuf : 1024;
+		uint64_t *q = realloc(e->sigbuf, cap * sizeof *q);
+		if (!q)
+			return fail(e, "out of memory");
+		e->sigbuf = q;
+		e->capsigbuf = cap;
+	}
+	e->sigbuf[e->nsigbuf++] = v;
+	return 0;
+}
+
+static uint64_t bits(double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	return u;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	return ev_less(a, b) ? -1 : ev_less(b, a) ? 1 : 0;
+}
+
+/*
+ * Appends to sigbuf what steers the run from now on, task ids relative to base, for fold f's
+ * window [base - before, base + after); *ok false when a live task lies outside it. Streams whose
+ * next task lies outside the window name it absolutely: nothing ran on them in between.
+ */
+static int fold_sign(struct eng *e, const struct fold *f, uint32_t base, bool *ok)
+{
+	int64_t lo = (int64_t)base - f->before, hi = (int64_t)base + f->after;
+#define IN(id) ((int64_t)(id) >= lo && (int64_t)(id) < hi)
+#define PUT(v)                                                                                     \
+	do {                                                                                       \
+		if (sig_put(e, (uint64_t)(v)))                                                     \
+			return -1;                                                                 \
+	} while (0)
+	*ok = lo >= 0 && hi <= (int64_t)e->ntasks;
+	if (!*ok)
+		return 0;
+	PUT(e->nactive);
+	for (uint32_t i = 0; i < e->nactive; i++) {
+		const struct flow *k = &e->active[i];
+		if (!IN(k->task))
+			return *ok = false, 0;
+		PUT(k->task - base);
+		PUT(bits(k->remaining));
+		PUT(bits(k->rate));
+		PUT(bits(k->next));
+		PUT(e->now - k->t_upd);
+	}
+	uint32_t n = 0;
+	if (e->nheap > e->capevtmp) {
+		struct ev *q = realloc(e->evtmp, e->nheap * sizeof *q);
+		if (!q)
+			return fail(e, "out of memory");
+		e->evtmp = q;
+		e->capevtmp = e->nheap;
+	}
+	for (uint32_t i = 0; i < e->nheap; i++)
+		if (!stale(e, &e->heap[i]))
+			e->evtmp[n++] = e->heap[i];
+	qsort(e->evtmp, n, sizeof *e->evtmp, ev_cmp);
+	PUT(n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!IN(EV_TASK(e->evtmp[i])))
+			return *ok = false, 0;
+		PUT(e->evtmp[i].t - e->now);
+		PUT(EV_KIND(e->evtmp[i]));
+		PUT(EV_TASK(e->evtmp[i]) - base);
+	}
+	for (uint32_t r = 0; r < e->nres; r++) {
+		const struct eng_resource *x = &e->res[r];
+		PUT(x->nfl);
+		PUT(x->nflows);
+		PUT(bits(x->demand));
+		for (uint32_t j = 0; j < x->nfl; j++)
+			PUT(x->fl[j] - base); /* running: in the window, checked above */
+	}
+	for (uint32_t q = 0; q < e->nstreams; q++) {
+		const struct stream *st = &e->streams[q];
+		PUT(st->busy);
+		uint32_t id = st->head < st->n ? st->q[st->head] : UINT32_MAX;
+		PUT(id == UINT32_MAX ? 0 : IN(id) ? 1 : 2);
+		PUT(IN(id) ? id - base : id);
+	}
+	for (int64_t id = lo; id < hi; id++) {
+		PUT(e->tasks[id].state);
+		PUT(e->tasks[id].ndeps);
+	}
+	return 0;
+#undef IN
+#undef PUT
+}
+
+/* The counters and pool levels at a probe, into capture e->ncaps. */
+static int fold_counters(struct eng *e)
+{
+	uint32_t c = e->ncaps;
+	size_t nr = 2 * (size_t)e->nres, np = CAP_POOL * (size_t)e->npools;
+	if ((c + 1) * nr > e->capwork_n) {
+		size_t n = 2 * ENG_FOLDS * nr;
+		double *q = realloc(e->capwork, n * sizeof *q);
+		if (!q)
+			return fail(e, "out of memory");
+		e->capwork = q;
+		e->capwork_n = n;
+	}
+	if ((c + 1) * np > e->cappool_n) {
+		size_t n = 2 * ENG_FOLDS * np;
+		int64_t *q = realloc(e->cappool, n * sizeof *q);
+		if (!q)
+			return fail(e, "out of memory");
+		e->cappool = q;
+		e->cappool_n = n;
+	}
+	accrue_energy(e);
+	e->caps[c] = (struct capture){e->now, e->events, e->energy};
+	double *w = e->capwork + c * nr, *busy = w + e->nres;
+	for (uint32_t r = 0; r < e->nres; r++) {
+		const struct eng_resource *x = &e->res[r];
+		w[r] = x->work;
+		busy[r] = x->busy_ns + (x->nflows ? (double)(e->now - x->busy_since) : 0);
+	}
+	/* the running flows' work since their last update, without touching them */
+	for (uint32_t i = 0; i < e->nactive; i++) {
+		const struct flow *k = &e->active[i];
+		double done = fmin(k->rate * (double)(e->now - k->t_upd) * 1e-9, k->remaining);
+		for (int r = 0; r < k->nres; r++)
+			if (!(k->share >> r & 1))
+				w[k->res[r]] += done * k->scale[r];
+	}
+	int64_t *pv = e->cappool + c * np;
+	for (uint32_t p = 0; p < e->npools; p++, pv += CAP_POOL) {
+		struct eng_pool *x = &e->pools[p];
+		pv[0] = x->cur;
+		memcpy(pv + 1, x->cur_cat, sizeof x->cur_cat);
+		pv[1 + ENG_CATS] = x->seg_peak;
+		memcpy(pv + 2 + ENG_CATS, x->seg_cat, sizeof x->seg_cat);
+		x->seg_peak = x->cur;
+		memcpy(x->seg_cat, x->cur_cat, sizeof x->seg_cat);
+	}
+	e->ncaps++;
+	return 0;
+}
+
+/* Fold fi's probe started this instant: its capture and, at b, the comparison with a's. */
+static int fold_capture(struct eng *e, uint32_t fi)
+{
+	struct fold *f = &e->folds[fi];
+	bool ok = true;
+	if (f->bad)
+		return 0;
+	if (e->ncaps >= 2 * ENG_FOLDS || f->seen >= 2 ||
+	    (f->seen == 0 ? e->fold_open >= 0 : e->fold_open != (int32_t)fi)) {
+		f->bad = e->fold_stop = true; /* out of order */
+		e->fold_open = -1;
+		return 0;
+	}
+	f->cap[f->seen] = e->ncaps;
+	if (fold_counters(e))
+		return -1;
+	if (f->seen == 0) {
+		f->sig = e->nsigbuf;
+		if (fold_sign(e, f, f->a, &ok))
+			return -1;
+		f->nsig = e->nsigbuf - f->sig;
+		f->bad = !ok;
+		e->fold_stop = !ok;
+		e->fold_open = ok ? (int32_t)fi : -1;
+		e->started_lo = f->a;
+		e->started_hi = f->a;
+		f->seen = 1;
+		return 0;
+	}
+	size_t at = e->nsigbuf;
+	if (fold_sign(e, f, f->b, &ok))
+		return -1;
+	f->bad = !ok || e->nsigbuf - at != f->nsig ||
+		 memcmp(e->sigbuf + at, e->sigbuf + f->sig, f->nsig * sizeof *e->sigbuf) != 0 ||
+		 (int64_t)e->started_lo < (int64_t)f->a - f->before ||
+		 (int64_t)e->started_hi >= (int64_t)f->b + f->after;
+	e->nsigbuf = at;
+	e->fold_open = -1;
+	e->fold_stop = f->bad;
+	f->seen = 2;
+	return 0;
+}
+
+/* Every fold periodic: the left-out periods added to the run's results (see engine.h). */
+static void unfold(struct eng *e)
+{
+	size_t nr = 2 * (size_t)e->nres, np = CAP_POOL * (size_t)e->npools;
+	for (uint32_t i = 0; i < e->nfolds; i++) {
+		const struct fold *f = &e->folds[i];
+		const struct capture *A = &e->caps[f->cap[0]], *B = &e->caps[f->cap[1]];
+		double q = (double)f->copies;
+		const double *wa = e->capwork + f->cap[0] * nr, *wb = e->capwork + f->cap[1] * nr;
+		uint64_t dt = f->copies * (B->t - A->t);
+		double de = q * (B->energy - A->energy);
+		e->now += dt;
+		e->energy += de;
+		e->events += f->copies * (B->events - A->events);
+		for (uint32_t r = 0; r < e->nres; r++) {
+			e->res[r].work += q * (wb[r] - wa[r]);
+			e->res[r].busy_ns += q * (wb[e->nres + r] - wa[e->nres + r]);
+		}
+		for (uint32_t m = 0; m < e->nmarks; m++) {
+			struct eng_snapshot *s = &e->snaps[m];
+			if (!s->taken || s->ncap <= f->cap[1])
+				continue;
+			s->t_ns += dt;
+			s->energy_j += de;
+			for (uint32_t r = 0; r < e->nres; r++) {
+				s->work[r] += q * (wb[r] - wa[r]);
+				s->busy_ns[r] += q * (wb[e->nres + r] - wa[e->nres + r]);
+			}
+		}
+	}
+	/* pools: the run's intervals between captures, each at the net bytes the copies before it
+	 * added; a fold's period also at its last copy's */
+	for (uint32_t p = 0; p < e->npools; p++) {
+		struct eng_pool *x = &e->pools[p];
+		int64_t off[1 + ENG_CATS] = {0}, best = INT64_MIN, best_cat[ENG_CATS] = {0};
+		for (uint32_t k = 0; k <= e->ncaps; k++) {
+			const int64_t *pv = k < e->ncaps ? e->cappool + k * np + p * CAP_POOL : NULL;
+			int64_t pk = pv ? pv[1 + ENG_CATS] : x->seg_peak;
+			const int64_t *pc = pv ? pv + 2 + ENG_CATS : x->seg_cat;
+			const struct fold *f = NULL; /* the fold whose period ends at capture k */
+			for (uint32_t i = 0; i < e->nfolds && pv; i++)
+				if (e->folds[i].cap[1] == k)
+					f = &e->folds[i];
+			int64_t net[1 + ENG_CATS] = {0};
+			if (f) {
+				const int64_t *a = e->cappool + f->cap[0] * np + p * CAP_POOL;
+				for (int c = 0; c <= ENG_CATS; c++)
+					net[c] = (int64_t)f->copies * (pv[c] - a[c]);
+			}
+			int64_t extra = net[0] > 0 ? net[0] : 0;
+			if (pk + off[0] + extra > best) {
+				best = pk + off[0] + extra;
+				for (int c = 0; c < ENG_CATS; c++)
+					best_cat[c] = pc[c] + off[1 + c] + (extra ? net[1 + c] : 0);
+			}
+			for (int c = 0; c <= ENG_CATS; c++)
+				off[c] += net[c];
+		}
+		x->peak = best;
+		memcpy(x->peak_cat, best_cat, sizeof best_cat);
+		x->cur += off[0];
+		for (int c = 0; c < ENG_CATS; c++)
+			x->cur_cat[c] += off[1 + c];
+	}
 }
 
 static int complete(struct eng *e, uint32_t id)
@@ -992,8 +1321,18 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->gen = 0;
 	for (uint32_t i = 0; i < e->ntasks; i++)
 		e->tasks[i].fseq = UINT32_MAX;
+	e->ncaps = e->npending = 0;
+	e->nsigbuf = 0;
+	e->fold_open = -1;
+	e->fold_failed = 0;
+	e->fold_stop = false;
+	for (uint32_t i = 0; i < e->nfolds; i++) {
+		e->folds[i].seen = 0;
+		e->folds[i].bad = false;
+	}
 	for (uint32_t p = 0; p < e->npools; p++) {
-		e->pools[p].cur = e->pools[p].peak = 0;
+		e->pools[p].cur = e->pools[p].peak = e->pools[p].seg_peak = 0;
+		memset(e->pools[p].seg_cat, 0, sizeof e->pools[p].seg_cat);
 		memset(e->pools[p].cur_cat, 0, sizeof e->pools[p].cur_cat);
 		memset(e->pools[p].peak_cat, 0, sizeof e->pools[p].peak_cat);
 		e->pools[p].hist_n = 0;
@@ -1032,6 +1371,12 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			struct eng_task *t = &e->tasks[id];
 			e->events++;
 			t->t_start = e->now;
+			if (e->fold_open >= 0) {
+				e->started_lo = id < e->started_lo ? id : e->started_lo;
+				e->started_hi = id > e->started_hi ? id : e->started_hi;
+			}
+			if (t->probe)
+				e->pending[e->npending++] = t->probe - 1u; /* each probe starts once */
 			if (t->neff && apply_effects(e, t, ENG_AT_START))
 				return -1;
 			if (t->latency_ns) {
@@ -1046,6 +1391,12 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		e->qhead = e->nq = 0;
 		if (settle(e))
 			return -1;
+		for (uint32_t i = 0; i < e->npending; i++)
+			if (fold_capture(e, e->pending[i]))
+				return -1;
+		e->npending = 0;
+		if (e->fold_stop)
+			break; /* the run stands for nothing now: the caller runs again */
 		/* completions a later rate change superseded are not events: dropped here, a
 		 * stale one left last would move the clock past the end of the run */
 		while (e->nheap && stale(e, &e->heap[0]))
@@ -1055,10 +1406,15 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		e->now = e->heap[0].t;
 	}
 	accrue_energy(e);
-	for (uint32_t i = 0; i < e->ntasks; i++)
+	for (uint32_t i = 0; i < e->nfolds; i++)
+		if (e->folds[i].bad || (!e->fold_stop && e->folds[i].seen != 2))
+			e->fold_failed |= 1ull << i;
+	for (uint32_t i = 0; i < e->ntasks && !e->fold_stop; i++)
 		if (e->tasks[i].state != TASK_DONE)
 			return fail(e, "deadlock: task %u (%s) never ran", i,
 				    e->tasks[i].name ? e->tasks[i].name : "?");
+	if (e->nfolds && !e->fold_failed)
+		unfold(e);
 
 	if (st) {
 		st->events = e->events;

@@ -66,6 +66,8 @@ struct eng_pool {
 	int64_t cur, peak; /* bytes, unscaled */
 	uint64_t peak_ns;
 	int64_t cur_cat[ENG_CATS], peak_cat[ENG_CATS]; /* by category; peak_cat at the peak */
+	int64_t seg_peak, seg_cat[ENG_CATS]; /* engine-internal: the peak since the last fold
+					      * capture, and its categories */
 	uint32_t hist_n, hist_cap;
 	struct eng_sample *hist; /* (t, bytes) after each change, unscaled */
 };
@@ -79,6 +81,7 @@ struct eng_task {
 	/* what the events read, first and together */
 	uint8_t nres, state;
 	uint8_t share;      /* bit r: path entry r takes capacity only (eng_task_share) */
+	uint8_t probe;      /* engine-internal: 1 + the fold whose probe it is, 0 none */
 	uint32_t ndeps;     /* dependencies not yet done */
 	int32_t stream;     /* -1: starts as soon as its dependencies are done */
 	uint32_t succ;      /* head of the successor edge list, or UINT32_MAX */
@@ -94,7 +97,7 @@ struct eng_task {
 };
 
 struct eng_stats {
-	uint64_t events, tasks, end_ns;
+	uint64_t events, tasks, end_ns; /* with the folds' left-out periods (eng_fold) */
 	double energy_j;      /* all nodes, joules */
 	double peak_power_w;  /* largest per-node total (all nodes are identical when symmetric) */
 };
@@ -162,9 +165,45 @@ struct eng_snapshot {
 	double energy_j;
 	double *busy_ns, *work; /* per resource, valid after eng_run */
 	bool taken;
+	uint32_t ncap; /* engine-internal: fold captures before it */
 };
 /* Marks a task; returns the mark index (0..ENG_MARKS-1) or -1. */
 int eng_mark(struct eng *e, int task);
 const struct eng_snapshot *eng_snapshot_at(const struct eng *e, int mark);
+
+/*
+ * Folds: a run that stands for a longer graph whose middle repeats (identical layers), exactly.
+ *
+ * The caller builds a pass with `copies` repetitions of its middle left out and names two
+ * probes one repetition apart in what it built: a, a task of the last repetition before the gap,
+ * and b, the same task of the first after it (b - a tasks later, the same tasks in between as
+ * after b). The engine captures its state at the end of the instant each probe starts. The pass
+ * is periodic when the two captures agree once b's is shifted back by b - a ids and by the time
+ * between them: every running flow (in order: its remaining work, rate and last update), every
+ * pending event (in order), each resource's running tasks and demand, each stream's head, and
+ * the state and unmet dependencies of every task in [a - before, a + after) — with every live
+ * task, and every task started between the probes, inside those windows. Memory pools do not
+ * steer the engine, so their levels are not compared. A deterministic engine in a periodic
+ * state runs each left-out repetition as it ran the one between the probes, so eng_run adds
+ * `copies` of that period: to the time, energy and events, each resource's work and busy time,
+ * the snapshots of marks reached after b, and the pools (levels after b move by the period's net
+ * bytes times copies; the peak of copy c is the period's peak plus c times its net bytes).
+ *
+ * Folds must be captured in order (a1 < b1 <= a2 < b2 ...). Where a fold is not periodic the
+ * run stops (its results stand for nothing) and eng_fold_failed names it: the caller builds that
+ * pass whole and runs again. Task times (eng_task_at), histories and a pool's peak_ns are those
+ * of the run as built: a caller that reads them folds nothing.
+ *
+ * What the comparison cannot see is the caller's part: the graph left out must be copies of
+ * the period between the probes, and the window must reach every task that can run beside a
+ * probe, with the graph built alike that far on both sides of the gap (step.c, fold_edge).
+ */
+#define ENG_FOLDS 32
+/* Registers a fold; returns its index, or -1 (bad task, a == b or b < a, too many folds). */
+int eng_fold(struct eng *e, int a, int b, uint32_t before, uint32_t after, uint64_t copies);
+/* After eng_run: bit i set when fold i was not periodic (the run stopped there). */
+uint64_t eng_fold_failed(const struct eng *e);
+/* Whether pools and nodes keep histories (eng_keep_history). */
+bool eng_keeps_history(const struct eng *e);
 
 #endif

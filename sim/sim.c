@@ -281,17 +281,33 @@ static int candidates(const struct sim_config *c)
 static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option *o, char *err,
 		    size_t errlen)
 {
-	eng_reset(x->e);
-	if (step_build(x, err, errlen))
-		return -1;
-	if (x->mb_end[0] >= 0 && (eng_mark(x->e, x->mb_end[0]) < 0 ||
-				  eng_mark(x->e, x->mb_end[1]) < 0)) {
-		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
-		return -1;
-	}
-	if (eng_run(x->e, st)) {
-		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
-		return -1;
+	/* passes the engine found not periodic are built whole, and the step run again */
+	for (x->fold_off = 0;;) {
+		eng_reset(x->e);
+		x->nfold = 0;
+		x->fold_bwd = 0;
+		if (step_build(x, err, errlen))
+			return -1;
+		if (x->mb_end[0] >= 0 && (eng_mark(x->e, x->mb_end[0]) < 0 ||
+					  eng_mark(x->e, x->mb_end[1]) < 0)) {
+			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+			return -1;
+		}
+		if (eng_run(x->e, st)) {
+			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+			return -1;
+		}
+		uint64_t bad = eng_fold_failed(x->e);
+		if (!bad)
+			break;
+		/* the run stopped at the first pass that was not; the same passes of the later
+		 * micro-batches repeat its placement, so they are built whole too */
+		for (uint32_t i = 0; i < x->nfold; i++)
+			if (bad >> i & 1)
+				for (uint32_t j = i; j < x->nfold; j++)
+					if ((x->fold_bwd >> x->fold_seg[j] & 1) ==
+					    (x->fold_bwd >> x->fold_seg[i] & 1))
+						x->fold_off |= 1ull << x->fold_seg[j];
 	}
 	collect(x, st, o);
 	return 0;

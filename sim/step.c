@@ -163,6 +163,8 @@ struct build {
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int *b_done; /* [cell]: after a micro-batch's backward and its collectives and copies */
 	int setup, done;
+	uint32_t nseg; /* foldable passes built so far (fold_gap) */
+	uint32_t edge; /* blocks a folded pass keeps at each end (fold_edge) */
 	char *err;
 	size_t errlen;
 	struct stage sg[]; /* the layout's pp stages, allocated with the build */
@@ -1029,6 +1031,84 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 	return overlap ? s->nb : 1;
 }
 
+/* Gradient copies of gb bytes a block may have in flight to the host before backward waits: the
+ * buckets' worth (GRAD_BUCKETS x reduce_bucket), at least two, at most the ring's 16. */
+static uint32_t grads_inflight(const struct build *bd, double gb)
+{
+	double per_param = bd->L.gradients_bytes / fmax(1.0, (double)bd->L.trainable_params);
+	double budget = GRAD_BUCKETS * reduce_bucket(bd->x->c) * per_param;
+	return gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
+}
+
+/*
+ * Folding (engine.h, eng_fold). A pass over per-layer blocks keeps fold_edge() blocks at each
+ * end and leaves its middle out: the engine checks that the pass runs periodically across the gap
+ * and adds the left-out blocks' time, energy, work and memory, exactly. Only where the run's
+ * histories are not kept (a search reads peaks and totals), for one stage without interleaving
+ * (a pipeline's stages are built one after another, so its live tasks are not near each other
+ * in the graph), and not for the passes the caller found not periodic (x->fold_off). Returns
+ * the blocks left out, 0 for none; *seg numbers the foldable passes in build order.
+ */
+#define FOLD_EDGE 6     /* blocks kept at each end at least: the ramp-up before the period
+			 * settles, and the window the engine compares after the gap [U: a cost, not
+			 * a model constant: a pass whose ramp is longer is rebuilt whole] */
+#define FOLD_MIN_GAP 4  /* fewer left out saves less than a rebuild costs [U] */
+
+/* How far a block reaches in build order, in blocks: back, to the tasks it waits for (the
+ * prefetch depth, the gradient copies in flight, the checkpoint reads' three); ahead, to the
+ * tasks that may run while it computes (a weight read waits for the copy up prefetch blocks
+ * earlier, which waits for the compute prefetch blocks before that: twice the depth). */
+static void fold_reach(const struct build *bd, uint32_t *back, uint32_t *ahead)
+{
+	const struct step_place *pl = &bd->x->pl;
+	uint32_t d = pl->prefetch > 3 ? pl->prefetch : 3;
+	*back = d;
+	if (pl->grads == GRADS_HOST) {
+		uint32_t f = grads_inflight(bd, bd->L.gradients_bytes / bd->tp);
+		*back = f > *back ? f : *back;
+	}
+	*ahead = 2 * d + 1;
+}
+
+/* Blocks a folded pass keeps at each end: FOLD_EDGE, and enough that the engine's window (the
+ * reach each way, and one block) lies inside the pass on both sides of the gap: every block after
+ * the gap then depends on, and runs beside, blocks of its own pass as in the whole graph, and the
+ * next pass's first blocks reach back into this pass's last ones only. */
+static uint32_t fold_edge(const struct build *bd)
+{
+	uint32_t back, ahead;
+	fold_reach(bd, &back, &ahead);
+	uint32_t e = (back > ahead ? back : ahead) + 2;
+	return e > FOLD_EDGE ? e : FOLD_EDGE;
+}
+
+static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, uint32_t *seg)
+{
+	struct step_ctx *x = bd->x;
+	if (eng_keeps_history(x->e) || bd->pp != 1 || bd->vp != 1 || nb != s->layers ||
+	    nb < 2 * bd->edge + FOLD_MIN_GAP)
+		return 0;
+	*seg = bd->nseg++;
+	if (*seg >= 64 || (x->fold_off >> *seg & 1) || x->nfold >= ENG_FOLDS)
+		return 0;
+	return nb - 2 * bd->edge;
+}
+
+/* The fold of a pass whose probes (the compute of the last block before the gap and of the
+ * first after it) are a and b: the engine compares the blocks within reach (fold_reach). */
+static int fold_register(struct build *bd, int a, int b, uint32_t gap, uint32_t seg,
+			 bool backward)
+{
+	uint32_t per = (uint32_t)(b - a), back, ahead;
+	fold_reach(bd, &back, &ahead);
+	if (eng_fold(bd->x->e, a, b, (back + 1) * per, (ahead + 1) * per, gap) < 0)
+		return eerr(bd);
+	bd->x->fold_seg[bd->x->nfold++] = (uint8_t)seg;
+	if (backward)
+		bd->x->fold_bwd |= 1ull << seg;
+	return 0;
+}
+
 static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 {
 	struct step_ctx *x = bd->x;
@@ -1037,8 +1117,12 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 	int pool = mc->gpu_pool[g], prev = -1;
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
-	uint32_t nb = blocks(bd, s, false);
+	uint32_t nb = blocks(bd, s, false), seg = 0;
+	uint32_t gap = fold_gap(bd, s, nb, &seg);
+	int probe[2] = {-1, -1};
 	for (uint32_t b = 0; b < nb; b++) {
+		if (gap && b == bd->edge)
+			b += gap;
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb, false);
@@ -1052,6 +1136,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			return -1;
 		if (b == 0)
 			bd->f_first[cell(bd, k, ch, g)] = c;
+		if (gap && (b == bd->edge - 1 || b == bd->edge + gap))
+			probe[b != bd->edge - 1] = c;
 		double saved = block_saved(bd, s, b, lb, nb);
 		/* the head runs after the block's layers have released their working set: its
 		 * logits appear at the end */
@@ -1090,6 +1176,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		}
 		prev = end;
 	}
+	if (gap && fold_register(bd, probe[0], probe[1], gap, seg, false))
+		return -1;
 	if (g + 1 < bd->pp || ch + 1 < bd->vp) {
 		int t = p2p_send(bd, g, "p2p send activations");
 		if (t < 0 || dep(bd, prev, t))
@@ -1200,8 +1288,15 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	double rc_ar = x->job.recompute == MDL_RC_FULL ? 2 : 0, chunk_grads = 0;
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
-	uint32_t nb = blocks(bd, s, last);
+	uint32_t nb = blocks(bd, s, last), seg = 0;
+	/* the last backward of a step whose CPU optimizer runs behind it is left whole: the
+	 * updates queue up when the CPU is slower than backward, and a growing queue is not
+	 * periodic (the engine would find that out; this saves it the trial run) */
+	uint32_t gap = last && pl->update == UPD_CPU_OVERLAP ? 0 : fold_gap(bd, s, nb, &seg);
+	int probe[2] = {-1, -1};
 	for (uint32_t i = 0; i < nb; i++) {
+		if (gap && i == bd->edge)
+			i += gap;
 		uint32_t b = nb - 1 - i;
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb);
@@ -1258,6 +1353,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			return -1;
 		if (i == 0)
 			bd->b_first[cell(bd, k, ch, g)] = c;
+		if (gap && (i == bd->edge - 1 || i == bd->edge + gap))
+			probe[i != bd->edge - 1] = c;
 		if (head > 0) { /* the loss's gradients stand on the saved logits for a moment */
 			TRY(mem(bd, c, pool, CAT_A, bd->act_head_bwd, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -(head + bd->act_head_bwd), ENG_AT_START));
@@ -1292,7 +1389,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					return -1;
 				s->last_bwd_comm = r;
 			}
-			chunk_grads += gb;
+			/* the blocks a fold leaves out have theirs too */
+			chunk_grads += gb * (gap && i == bd->edge + gap ? gap + 1.0 : 1.0);
 			if (x->c->opt_in_bwd) {
 				/* the block's gradients exist only until its optimizer step, which
 				 * runs on the compute stream as backward reaches it (a tied
@@ -1314,10 +1412,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			 * most the buckets' worth in flight, and at least two blocks (one filled by
 			 * backward while the other goes down, as the double buffer does) */
 			double down = gb;
-			double per_param = bd->L.gradients_bytes / fmax(1.0, (double)bd->L.trainable_params);
-			double budget = GRAD_BUCKETS * reduce_bucket(x->c) * per_param;
-			uint32_t inflight = gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
-			TRY(dep(bd, ring_back(s->d2h_ring, s->nd2h, inflight), c));
+			TRY(dep(bd, ring_back(s->d2h_ring, s->nd2h, grads_inflight(bd, gb)), c));
 			TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 			int r = -1;
 			if (zero_rs && bd->dp > 1) {
@@ -1360,6 +1455,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		if (i == nb - 1)
 			bd->b_last[cell(bd, k, ch, g)] = end;
 	}
+	if (gap && fold_register(bd, probe[0], probe[1], gap, seg, true))
+		return -1;
 	if (pl->grads == GRADS_LOCAL && x->c->no_grad_overlap &&
 	    (x->c->layout.zero >= 2 || last)) {
 		/* not overlapped: one reduction of the chunk's gradients after its backward, on
@@ -1652,6 +1749,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 
 	if (machine(bd))
 		goto out;
+	bd->edge = fold_edge(bd);
 	bd->hbm_bw = eng_resource_at(x->e, x->mc.hbm[0])->capacity;
 
 	for (uint32_t g = 0; g < bd->pp; g++) {

@@ -19,6 +19,9 @@
  * simulates three (the first, one steady one, the last, which carries the gradient reduction
  * and update), with PP pp + 4 (1F1B warm-up, steady phase, cool-down), and the caller repeats
  * one steady period for the rest (engine marks on two consecutive backward ends of stage 0).
+ * Within a pass the layers are identical too: where no history is kept (a search), a single
+ * stage's per-layer passes are built with their middle left out and the engine adds it back
+ * where it finds the pass periodic (eng_fold), exactly; a pass it does not is built whole.
  *
  * Failure: -1 with a message (engine errors, impossible placement).
  */
@@ -105,6 +108,10 @@ struct step_ctx {
 	uint64_t m, built;        /* micro-batches per step, micro-batches simulated */
 	int mb_end[3];            /* last compute task of two steady micro-batches when built < m */
 	uint64_t mb_span;         /* micro-batches from mb_end[0] to mb_end[1]: 1, or pp interleaved */
+	uint64_t fold_off;        /* passes (bit: the foldable passes in build order) built whole */
+	uint32_t nfold;           /* folds the build registered (eng_fold) */
+	uint8_t fold_seg[ENG_FOLDS]; /* the pass of each */
+	uint64_t fold_bwd;        /* the foldable passes that are backward passes (bit: as fold_off) */
 	bool force;               /* no variant applied: place anyway, to report what overflows */
 };
 

@@ -306,6 +306,87 @@ static void marks_snapshot_counters(void)
 	eng_free(e);
 }
 
+/*
+ * Folding, solved by hand. A pass of n blocks: each copies its weights up (1 B at 1 B/s, on a
+ * copy stream, at most two blocks ahead of the compute) and computes (2 FLOP at 1 FLOP/s),
+ * keeping 10 bytes until a release after the last block; the GPU draws 100 W while it computes.
+ * The computes run back to back after the first copy: n = 20 ends at 1 + 2 x 20 = 41 s, with
+ * 4,000 J and a 200-byte peak. Built with blocks 4..15 left out and a fold over the gap it
+ * gives the same, exactly. With a write-back per block (3 s on a disk of its own, nothing
+ * throttling it) the write-backs queue up by a second a block: not periodic, so the fold is
+ * refused and the run says which.
+ */
+static int fold_pass(struct eng *e, uint32_t n, uint32_t lo, uint32_t hi, bool writeback,
+		     int *last)
+{
+	int link = eng_resource(e, "link", 1, "B"), sm = eng_resource(e, "sm", 1, "FLOP");
+	int disk = eng_resource(e, "disk", 1, "B");
+	int up = eng_stream(e, "copy"), comp = eng_stream(e, "comp"), wb = eng_stream(e, "wb");
+	int pool = eng_pool(e, "gpu", 1e6, 1);
+	int node = eng_node(e, "node", 0, 1);
+	eng_device_state(e, eng_device(e, node, "gpu", 0, 1), sm, 100);
+	int ring[64], nc = 0, probe[2] = {-1, -1};
+	for (uint32_t j = 0; j < n; j++) {
+		if (j >= lo && j < hi)
+			continue;
+		int c = eng_task(e, "copy", up, 1, 0, 1, &link, NULL);
+		int k = eng_task(e, "compute", comp, 2, 0, 1, &sm, NULL);
+		eng_dep(e, c, k);
+		if (nc >= 2)
+			eng_dep(e, ring[nc - 2], c);
+		eng_effect(e, k, pool, 0, 10, ENG_AT_START);
+		if (writeback)
+			eng_dep(e, k, eng_task(e, "write back", wb, 3, 0, 1, &disk, NULL));
+		ring[nc++] = k;
+		if (hi > lo && (j == lo - 1 || j == hi))
+			probe[j == hi] = k;
+	}
+	*last = eng_task(e, "release", -1, 0, 0, 0, NULL, NULL);
+	eng_dep(e, ring[nc - 1], *last);
+	eng_effect(e, *last, pool, 0, -10 * (int64_t)n, ENG_AT_START);
+	if (hi == lo)
+		return 0;
+	uint32_t per = (uint32_t)(probe[1] - probe[0]);
+	return eng_fold(e, probe[0], probe[1], 3 * per, 3 * per, hi - lo);
+}
+
+static void folds_add_the_left_out_periods(void)
+{
+	for (int wb = 0; wb < 2; wb++) {
+		struct eng_stats whole, folded;
+		struct eng *e = eng_new();
+		int last;
+		eng_keep_history(e, false);
+		CU_ASSERT_EQUAL_FATAL(fold_pass(e, 20, 0, 0, wb, &last), 0);
+		int m = eng_mark(e, last);
+		CU_ASSERT_EQUAL_FATAL(eng_run(e, &whole), 0);
+		uint64_t t_mark = eng_snapshot_at(e, m)->t_ns;
+		eng_reset(e);
+		CU_ASSERT_EQUAL_FATAL(fold_pass(e, 20, 4, 16, wb, &last), 0);
+		m = eng_mark(e, last);
+		CU_ASSERT_EQUAL_FATAL(eng_run(e, &folded), 0);
+		if (wb) {
+			/* 20 write-backs of 3 s after the first compute ends at 3 s */
+			CU_ASSERT_EQUAL(whole.end_ns, (uint64_t)(63 * NS));
+			CU_ASSERT_EQUAL(eng_fold_failed(e), 1u);
+			eng_free(e);
+			continue;
+		}
+		CU_ASSERT_EQUAL(eng_fold_failed(e), 0u);
+		CU_ASSERT_EQUAL(whole.end_ns, (uint64_t)(41 * NS));
+		CU_ASSERT_EQUAL(folded.end_ns, whole.end_ns);
+		CU_ASSERT_EQUAL(folded.events, whole.events);
+		ASSERT_NEAR_REL(whole.energy_j, 4000, 1e-9);
+		ASSERT_NEAR_REL(folded.energy_j, whole.energy_j, 1e-12);
+		CU_ASSERT_EQUAL(eng_pool_at(e, 0)->peak, 200);
+		CU_ASSERT_EQUAL(eng_pool_at(e, 0)->cur, 0);
+		CU_ASSERT_EQUAL(eng_snapshot_at(e, m)->t_ns, t_mark);
+		ASSERT_NEAR_REL(eng_resource_at(e, 1)->work, 40, 1e-12);
+		ASSERT_NEAR_REL(eng_resource_at(e, 1)->busy_ns, 40 * NS, 1e-12);
+		eng_free(e);
+	}
+}
+
 int suite_engine(void)
 {
 	static const struct test_case cases[] = {
@@ -326,6 +407,7 @@ int suite_engine(void)
 		{"random graph conserves bytes and work", random_graph_conserves_bytes_and_work},
 		{"cycles are reported", cycles_are_reported},
 		{"marks snapshot counters", marks_snapshot_counters},
+		{"folds add the left-out periods", folds_add_the_left_out_periods},
 	};
 	return add_suite("engine", cases, sizeof cases / sizeof cases[0]);
 }

@@ -1297,6 +1297,62 @@ static void context_parallelism_splits_the_sequence(void)
 	eng_free(f.eng);
 }
 
+/*
+ * Folded steps equal whole ones. A search's engine keeps no histories, so the builder leaves
+ * the middle of each per-layer pass out and the engine adds it back where the pass is periodic
+ * (engine.h, eng_fold). The same configurations on an engine that keeps histories run every
+ * layer: step time, peaks and events agree exactly, energy and flash writes to rounding. The
+ * cases fold different passes: host-tier streaming with checkpoints on flash (405B, three
+ * micro-batches), ZeRO-Infinity with a deep prefetch (the reach the gap must leave), ZeRO-3
+ * gathers over 8 GPUs, and 405B at 8k tokens on two GPUs with two drives, whose forward passes
+ * are not periodic (the checkpoint writes to the two drives do not keep step with the compute):
+ * the engine refuses those folds, the forwards are built whole and the backwards still fold.
+ */
+static void folded_steps_equal_whole_ones(void)
+{
+	static const struct {
+		const char *model, *policy;
+		uint64_t seq, mb, accum;
+		uint32_t dp, drives, prefetch, zero;
+		double dram_gib; /* 0: the host's */
+	} cases[] = {
+		{"llama-3.1-405b.json", "tiered", 4096, 2, 3, 1, 4, 0, 3, 0},
+		{"llama-3.1-70b.json", "zero-infinity", 4096, 4, 3, 1, 8, 8, 3, 0},
+		{"llama-3.1-70b.json", "gpu", 4096, 1, 3, 8, 4, 0, 3, 0},
+		{"llama-3.1-405b.json", "tiered", 8192, 2, 3, 2, 2, 0, 3, 256},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fx f;
+		struct sim_option whole;
+		setup(&f, cases[i].model, "h100-sxm", "hgx-8gpu", "pm1743", cases[i].drives);
+		f.w.job.seq = cases[i].seq;
+		f.w.job.micro_batch = cases[i].mb;
+		f.c.grad_accum = cases[i].accum;
+		if (cases[i].dram_gib > 0)
+			f.hw.dram = cases[i].dram_gib * 1073741824.0;
+		f.c.layout.dp = cases[i].dp;
+		f.c.layout.zero = cases[i].zero;
+		f.c.prefetch = cases[i].prefetch;
+		CU_ASSERT_EQUAL_FATAL(run(&f, cases[i].policy), 0);
+		whole = f.o;
+		int tasks = eng_ntasks(f.eng);
+		eng_keep_history(f.eng, false);
+		CU_ASSERT_EQUAL_FATAL(run(&f, cases[i].policy), 0);
+		CU_ASSERT(eng_ntasks(f.eng) < tasks); /* some pass did fold */
+		CU_ASSERT_EQUAL(f.o.step_seconds, whole.step_seconds);
+		CU_ASSERT_EQUAL(f.o.peak_gpu, whole.peak_gpu);
+		CU_ASSERT_EQUAL(f.o.peak_dram, whole.peak_dram);
+		CU_ASSERT_EQUAL(f.o.peak_flash, whole.peak_flash);
+		CU_ASSERT_EQUAL(f.o.gpu_mem.activations, whole.gpu_mem.activations);
+		CU_ASSERT_EQUAL(f.o.events, whole.events);
+		CU_ASSERT_EQUAL(f.o.peak_power_watts, whole.peak_power_watts);
+		ASSERT_NEAR_REL(f.o.energy_joules_per_step, whole.energy_joules_per_step, 1e-12);
+		ASSERT_NEAR_REL(f.o.flash_bytes_written_per_step, whole.flash_bytes_written_per_step,
+				1e-12);
+		eng_free(f.eng);
+	}
+}
+
 int suite_sim(void)
 {
 	static const struct test_case cases[] = {
@@ -1311,6 +1367,7 @@ int suite_sim(void)
 		{"deepspeed zero3 keeps its reduce bucket", deepspeed_zero3_keeps_its_reduce_bucket},
 		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
+		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},

@@ -148,7 +148,7 @@ struct eng {
 	uint64_t *sigbuf; /* signatures (fold_sign) */
 	size_t nsigbuf, capsigbuf;
 	struct ev *evtmp; /* scratch: the pending events, sorted */
-	uint32_t capevtmp;
+	size_t capevtmp;
 	uint64_t fold_failed;
 	bool fold_stop; /* a fold was found not periodic: the run stops there */
 
@@ -885,16 +885,25 @@ uint64_t eng_fold_failed(const struct eng *e)
 	return e->fold_failed;
 }
 
+/* Grows *p to hold need elements of size bytes (at least). 0 ok, -1 out of memory. */
+static int reserve(struct eng *e, void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	void *q = realloc(*p, need * size);
+	if (!q)
+		return fail(e, "out of memory");
+	*p = q;
+	*cap = need;
+	return 0;
+}
+
 static int sig_put(struct eng *e, uint64_t v)
 {
-	if (e->nsigbuf == e->capsigbuf) {
-		size_t cap = e->capsigbuf ? 2 * e->capsigbuf : 1024;
-		uint64_t *q = realloc(e->sigbuf, cap * sizeof *q);
-		if (!q)
-			return fail(e, "out of memory");
-		e->sigbuf = q;
-		e->capsigbuf = cap;
-	}
+	if (e->nsigbuf == e->capsigbuf &&
+	    reserve(e, (void **)&e->sigbuf, &e->capsigbuf, e->capsigbuf ? 2 * e->capsigbuf : 1024,
+		    sizeof *e->sigbuf))
+		return -1;
 	e->sigbuf[e->nsigbuf++] = v;
 	return 0;
 }
@@ -940,13 +949,8 @@ static int fold_sign(struct eng *e, const struct fold *f, uint32_t base, bool *o
 		PUT(e->now - k->t_upd);
 	}
 	uint32_t n = 0;
-	if (e->nheap > e->capevtmp) {
-		struct ev *q = realloc(e->evtmp, e->nheap * sizeof *q);
-		if (!q)
-			return fail(e, "out of memory");
-		e->evtmp = q;
-		e->capevtmp = e->nheap;
-	}
+	if (reserve(e, (void **)&e->evtmp, &e->capevtmp, e->nheap, sizeof *e->evtmp))
+		return -1;
 	for (uint32_t i = 0; i < e->nheap; i++)
 		if (!stale(e, &e->heap[i]))
 			e->evtmp[n++] = e->heap[i];
@@ -988,22 +992,9 @@ static int fold_counters(struct eng *e)
 {
 	uint32_t c = e->ncaps;
 	size_t nr = 2 * (size_t)e->nres, np = CAP_POOL * (size_t)e->npools;
-	if ((c + 1) * nr > e->capwork_n) {
-		size_t n = 2 * ENG_FOLDS * nr;
-		double *q = realloc(e->capwork, n * sizeof *q);
-		if (!q)
-			return fail(e, "out of memory");
-		e->capwork = q;
-		e->capwork_n = n;
-	}
-	if ((c + 1) * np > e->cappool_n) {
-		size_t n = 2 * ENG_FOLDS * np;
-		int64_t *q = realloc(e->cappool, n * sizeof *q);
-		if (!q)
-			return fail(e, "out of memory");
-		e->cappool = q;
-		e->cappool_n = n;
-	}
+	if (reserve(e, (void **)&e->capwork, &e->capwork_n, 2 * ENG_FOLDS * nr, sizeof *e->capwork) ||
+	    reserve(e, (void **)&e->cappool, &e->cappool_n, 2 * ENG_FOLDS * np, sizeof *e->cappool))
+		return -1;
 	accrue_energy(e);
 	e->caps[c] = (struct capture){e->now, e->events, e->energy};
 	double *w = e->capwork + c * nr, *busy = w + e->nres;

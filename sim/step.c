@@ -1289,10 +1289,13 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
 	uint32_t nb = blocks(bd, s, last), seg = 0;
-	/* the last backward of a step whose CPU optimizer runs behind it is left whole: the
-	 * updates queue up when the CPU is slower than backward, and a growing queue is not
+	/* the last backward is left whole where per-block host work follows it that nothing
+	 * throttles (the CPU optimizer running behind it, or the gradients' writes to flash):
+	 * that work queues up when it is slower than backward, and a growing queue is not
 	 * periodic (the engine would find that out; this saves it the trial run) */
-	uint32_t gap = last && pl->update == UPD_CPU_OVERLAP ? 0 : fold_gap(bd, s, nb, &seg);
+	bool trails = pl->grads == GRADS_HOST &&
+		      (pl->update == UPD_CPU_OVERLAP || pl->grads_on_flash > 0);
+	uint32_t gap = last && trails ? 0 : fold_gap(bd, s, nb, &seg);
 	int probe[2] = {-1, -1};
 	for (uint32_t i = 0; i < nb; i++) {
 		if (gap && i == bd->edge)

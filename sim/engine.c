@@ -866,7 +866,6 @@ static void snapshot(struct eng *e, int m)
 	s->ncap = e->ncaps;
 }
 
-
 /* ---- folds ---- */
 
 int eng_fold(struct eng *e, int a, int b, uint32_t before, uint32_t after, uint64_t copies)

@@ -7,8 +7,9 @@
  * before its backward, from the same buffer). Every GPU trains on its own micro-batches (data
  * parallel) and streams the whole model; gradients go down to DRAM per layer. In the last
  * micro-batch each layer's optimizer state is read from flash, updated by CPU AdamW and written
- * back as soon as its gradients arrive, overlapping the rest of the backward (Fuyou / Ratel
- * "active gradient offloading", published.md 9.4).
+ * back as soon as its gradients arrive, overlapping the rest of the backward, with the next
+ * layer's state read and the previous one's written while a layer steps, so the CPU and the
+ * drives work at once (Fuyou / Ratel "active gradient offloading", published.md 9.4).
  *
  * Two placements, two policies:
  *   tiered       what aiDAPTIV+ does: the fp32 master weights, both Adam moments and the fp32

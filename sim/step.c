@@ -135,6 +135,8 @@ struct stage {
 	int last_update;              /* last task of the stage's update */
 	int last_bwd_comm;            /* last gradient reduction or copy of its last backward */
 	int last_ckpt_down;           /* last checkpoint copied off the GPU (to DRAM or flash) */
+	int opt_step[2], opt_write[2]; /* a pipelined host update's last two steps and writes */
+	uint32_t nopt;                /* its updates so far: slot nopt % 2 holds the one two back */
 };
 
 struct build {
@@ -219,6 +221,16 @@ static int dep(struct build *bd, int before, int after)
 	if (before < 0 || after < 0)
 		return 0;
 	return eng_dep(bd->x->e, before, after) ? eerr(bd) : 0;
+}
+
+/* A transfer of `bytes` between the drives and DRAM staging on `stream`, in the drives' shared
+ * budget; -1 with the error set. */
+static int flash_io(struct build *bd, const char *name, int stream, double bytes, bool read)
+{
+	const struct step_machine *mc = &bd->x->mc;
+	int path[3] = {read ? mc->nvme_rd : mc->nvme_wr, mc->nvme, mc->dram};
+	float sc[3] = {1, read ? 1 : mc->nvme_write_cost, 1};
+	return task(bd, name, stream, bytes, bd->x->hw->flash.latency, 3, path, sc);
 }
 
 /* Past this a pool's 64-bit byte count could overflow: 2^62 bytes, 4.6 EB. */
@@ -708,17 +720,25 @@ static int machine(struct build *bd)
 	TRY(mc->cpu = eng_resource(e, "host cpu adam",
 				   hw->host.cpu_cores * hw->host.cpu_adam_rate_per_core / k, "param"));
 	TRY(mc->s_cpu = eng_stream(e, "host cpu optimizer"));
+	TRY(mc->s_opt_rd = eng_stream(e, "host optimizer reads"));
+	TRY(mc->s_opt_wr = eng_stream(e, "host optimizer writes"));
 	TRY(mc->s_nvme = eng_stream(e, "host nvme weights"));
 	TRY(mc->s_ckpt = eng_stream(e, "host nvme checkpoints"));
 	TRY(mc->dram_pool = eng_pool(e, "host dram", hw->dram, k));
 	int cpu = eng_device(e, node, "cpu", hw->host.cpu_idle_power, 1);
 	TRY(cpu);
 	TRY(eng_device_state(e, cpu, mc->cpu, hw->host.cpu_power));
-	mc->nvme_rd = mc->nvme_wr = mc->flash_pool = -1;
+	mc->nvme_rd = mc->nvme_wr = mc->nvme = mc->flash_pool = -1;
 	if (hw->flash_count > 0) {
 		double rd = mdl_flash_bandwidth(hw, true), wr = mdl_flash_bandwidth(hw, false);
 		TRY(mc->nvme_rd = eng_resource(e, "flash read", rd / k, "B"));
 		TRY(mc->nvme_wr = eng_resource(e, "flash write", wr / k, "B"));
+		/* One budget for both directions: the controller and the NAND dies serve reads and
+		 * writes in turn, so reading at r and writing at w together need r/R + w/W <= 1 (the
+		 * SSD term of the Fuyou/Ratel overlap model, published.md 9.4) [D]; PCIe itself is
+		 * full duplex and is not what limits a drive. */
+		TRY(mc->nvme = eng_resource(e, "flash drives", rd / k, "B read"));
+		mc->nvme_write_cost = (float)(rd / wr);
 		TRY(mc->flash_pool = eng_pool(e, "flash", hw->flash_count * hw->flash.capacity, k));
 		int ssd = eng_device(e, node, "flash", hw->flash_count * hw->flash.idle_power, 1);
 		TRY(ssd);
@@ -925,9 +945,8 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, bool 
 	double share = pl->shard_stream ? wb / bd->dp : wb;
 	int rd = -1;
 	if (pl->weights_on_flash > 0 && mc->nvme_rd >= 0) {
-		int path[2] = {mc->nvme_rd, mc->dram};
-		rd = task(bd, "flash read weights", mc->s_nvme, share * pl->weights_on_flash,
-			  x->hw->flash.latency, 2, path, NULL);
+		rd = flash_io(bd, "flash read weights", mc->s_nvme, share * pl->weights_on_flash,
+			      true);
 		int lim = ring_back(s->h2d_ring, s->nh2d, D);
 		if (rd < 0 || dep(bd, lim, rd) ||
 		    mem(bd, rd, mc->dram_pool, CAT_W, share * pl->weights_on_flash, ENG_AT_START))
@@ -1164,9 +1183,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			s->last_ckpt_down = o;
 			if (x->pl.ckpt == W_FLASH && mc->nvme_wr >= 0) {
 				/* on to the drives: the DRAM copy is only staging */
-				int wpath[2] = {mc->nvme_wr, mc->dram};
-				int w = task(bd, "flash write checkpoint", mc->s_ckpt, off,
-					     x->hw->flash.latency, 2, wpath, NULL);
+				int w = flash_io(bd, "flash write checkpoint", mc->s_ckpt, off, false);
 				if (w < 0 || dep(bd, o, w) ||
 				    mem(bd, w, mc->flash_pool, CAT_A, off, ENG_AT_START) ||
 				    mem(bd, w, mc->dram_pool, CAT_A, -off, ENG_AT_END))
@@ -1187,34 +1204,46 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 	return 0;
 }
 
-/* Host-side optimizer work on a share of parameters: [flash read] -> CPU AdamW -> [flash write].
- * Returns the last task. */
-static int host_update(struct build *bd, double params, double read_flash, double write_flash,
-		       int after)
+/*
+ * Host-side optimizer work on a share of parameters: [flash read] -> CPU AdamW -> [flash write].
+ * Serial, each share is read, stepped and written before the next is read, all on the CPU
+ * optimizer stream: DeepSpeed's optimizer swapper without pipeline_read / pipeline_write (both
+ * false by default, offload_config.py; calibration-power-cost.md 4.5). Pipelined, reads and
+ * writes run on streams of their own: the next share is read while this one steps and the
+ * previous one is written, through two staging buffers each way (the step of share n waits for
+ * the write of share n-2, the read of share n for the step of share n-2), so the CPU and the
+ * drives are busy at once: DeepSpeed's pipelined swapper, and the overlap Fuyou and Ratel build
+ * (published.md 9.4). A pipelined read may start after `ahead`. Returns the last task.
+ */
+static int host_update(struct build *bd, struct stage *s, double params, double read_flash,
+		       double write_flash, int after, int ahead, bool pipe)
 {
 	struct step_machine *mc = &bd->x->mc;
-	int rd = -1, wr = -1;
+	int rd = -1, wr = -1, slot = (int)(s->nopt % 2);
+	int back = pipe ? s->opt_step[slot] : -1, back_wr = pipe ? s->opt_write[slot] : -1;
 	if (read_flash > 0 && mc->nvme_rd >= 0) {
-		int path[2] = {mc->nvme_rd, mc->dram};
-		rd = task(bd, "flash read optimizer", mc->s_cpu, read_flash,
-			  bd->x->hw->flash.latency, 2, path, NULL);
-		if (rd < 0 || dep(bd, after, rd))
+		rd = flash_io(bd, "flash read optimizer", pipe ? mc->s_opt_rd : mc->s_cpu,
+			      read_flash, true);
+		if (rd < 0 || dep(bd, pipe ? ahead : after, rd) || dep(bd, back, rd))
 			return -1;
 	}
 	int path[2] = {mc->cpu, mc->dram};
 	float sc[2] = {1, (float)SIM_ADAM_BYTES_PER_PARAM};
 	int u = task(bd, "cpu adamw", mc->s_cpu, params, 0, 2, path, sc);
-	if (u < 0 || dep(bd, after, u) || dep(bd, rd, u))
+	if (u < 0 || dep(bd, after, u) || dep(bd, rd, u) || dep(bd, back_wr, u))
 		return -1;
 	if (write_flash > 0 && mc->nvme_wr >= 0) {
-		int wpath[2] = {mc->nvme_wr, mc->dram};
-		wr = task(bd, "flash write optimizer", mc->s_cpu, write_flash,
-			  bd->x->hw->flash.latency, 2, wpath, NULL);
+		wr = flash_io(bd, "flash write optimizer", pipe ? mc->s_opt_wr : mc->s_cpu,
+			      write_flash, false);
 		if (wr < 0 || dep(bd, u, wr))
 			return -1;
-		return wr;
 	}
-	return u;
+	if (pipe) {
+		s->opt_step[slot] = u;
+		s->opt_write[slot] = wr >= 0 ? wr : u;
+		s->nopt++;
+	}
+	return wr >= 0 ? wr : u;
 }
 
 /*
@@ -1313,9 +1342,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			double off = saved - head; /* what forward moved off the GPU */
 			if (pl->ckpt == W_FLASH && mc->nvme_rd >= 0) {
 				/* read back into DRAM staging two blocks ahead of its backward */
-				int rpath[2] = {mc->nvme_rd, mc->dram};
-				rd = task(bd, "flash read checkpoint", mc->s_ckpt, off,
-					  x->hw->flash.latency, 2, rpath, NULL);
+				rd = flash_io(bd, "flash read checkpoint", mc->s_ckpt, off, true);
 				if (rd < 0 || mem(bd, rd, mc->dram_pool, CAT_A, off, ENG_AT_START) ||
 				    mem(bd, rd, mc->flash_pool, CAT_A, -off, ENG_AT_END) ||
 				    dep(bd, ring_back(s->comp_ring, s->ncomp, 3), rd) ||
@@ -1433,10 +1460,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			double params = block_trainable(bd, s, b, lb, nb) / bd->dp;
 			if (last && pl->grads_on_flash > 0 && pl->update != UPD_CPU_OVERLAP &&
 			    mc->nvme_wr >= 0) {
-				int wpath[2] = {mc->nvme_wr, mc->dram};
-				int w = task(bd, "flash write grads", mc->s_cpu,
-					     params * HOST_GRAD_BYTES * pl->grads_on_flash,
-					     x->hw->flash.latency, 2, wpath, NULL);
+				int w = flash_io(bd, "flash write grads", mc->s_cpu,
+						 params * HOST_GRAD_BYTES * pl->grads_on_flash, false);
 				if (w < 0 || dep(bd, d, w))
 					return -1;
 				s->last_bwd_comm = w;
@@ -1449,7 +1474,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				double wr = opt * pl->opt_on_flash +
 					    wb / bd->dp * pl->weights_on_flash *
 						    (params > 0 ? 1 : 0);
-				int u = host_update(bd, params, rd, wr, d);
+				/* its state read while the block before it in backward computes */
+				int u = host_update(bd, s, params, rd, wr, d,
+						    ring_back(s->comp_ring, s->ncomp, 3), true);
 				if (u < 0)
 					return -1;
 				s->last_update = u;
@@ -1562,7 +1589,7 @@ static int update(struct build *bd, uint32_t g)
 	}
 	if (pl->update == UPD_CPU_OVERLAP)
 		return 0;
-	/* after backward: chunks pipelined NVMe -> CPU -> NVMe */
+	/* after backward, in chunks: NVMe -> CPU -> NVMe */
 	double share = params / bd->dp;
 	double opt = o / bd->dp;
 	int last = -1;
@@ -1570,7 +1597,8 @@ static int update(struct build *bd, uint32_t g)
 		double rd = (opt * pl->opt_on_flash + share * HOST_GRAD_BYTES * pl->grads_on_flash) /
 			    UPDATE_CHUNKS;
 		double wr = opt * pl->opt_on_flash / UPDATE_CHUNKS;
-		last = host_update(bd, share / UPDATE_CHUNKS, rd, wr, s->last_bwd_comm);
+		last = host_update(bd, s, share / UPDATE_CHUNKS, rd, wr, s->last_bwd_comm,
+				   s->last_bwd_comm, pl->opt_pipeline);
 		if (last < 0)
 			return -1;
 	}
@@ -1759,6 +1787,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		struct stage *s = &bd->sg[g];
 		uint64_t per = mdl_layout_stage_layers(a, l, g);
 		s->last_update = s->last_bwd_comm = s->last_ckpt_down = -1;
+		s->opt_step[0] = s->opt_step[1] = s->opt_write[0] = s->opt_write[1] = -1;
 		mdl_job_states_part(a, &x->job, per, g == 0, g == bd->pp - 1, &s->st);
 		mdl_job_expert_states(a, &x->job, per, &s->ex);
 	}

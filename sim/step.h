@@ -67,6 +67,9 @@ struct step_place {
 	double grads_on_flash;     /* host gradients: fraction written to flash */
 	enum step_update update;
 	double opt_on_flash;       /* host optimizer state: fraction on flash */
+	bool opt_pipeline;         /* UPD_CPU_AFTER: its flash reads and writes pipelined with the
+				    * CPU steps (DeepSpeed pipeline_read / pipeline_write);
+				    * UPD_CPU_OVERLAP always is */
 	uint32_t prefetch;         /* weight buffers on the GPU (>= 2) */
 	bool half_layers;          /* under full recompute, each layer is recomputed and
 				    * back-propagated one half at a time (MLP, then attention
@@ -88,10 +91,13 @@ struct step_machine {
 	int tp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP], net_link[SIM_MAX_PP];
 	/* tp/pp links: LINK_PCIE when the GPU has no GPU-to-GPU fabric */
 	int dram, nvme_rd, nvme_wr, cpu, sw_h2d, sw_d2h; /* sw: PCIe switch uplink, -1 none */
+	int nvme;             /* the drives' one time budget for reads and writes, -1 none */
+	float nvme_write_cost; /* a written byte's share of it against a read byte's */
 	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_p2p[SIM_MAX_PP], s_h2d[SIM_MAX_PP];
 	int s_d2h[SIM_MAX_PP], s_tp[SIM_MAX_PP]; /* s_tp: only with tp_comm_overlap */
 	int s_cp[SIM_MAX_PP];                    /* only with context parallelism */
 	int s_cpu, s_nvme, s_ckpt; /* CPU optimizer, NVMe weight reads, checkpoint I/O */
+	int s_opt_rd, s_opt_wr;    /* a pipelined host update's state reads and writes */
 	int gpu_pool[SIM_MAX_PP], dram_pool, flash_pool;
 	uint32_t k;          /* GPUs per node in use: the representative's share of node resources */
 	double tp_alpha, pp_alpha; /* collective step latency, s */

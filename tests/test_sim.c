@@ -351,6 +351,31 @@ static void tiered_state_traffic_shapes(void)
 	eng_free(f.eng);
 }
 
+/* tiered's update at batch 1 (Llama-3.1-70B, 12,000 tokens, one RTX 6000 Ada, two AI100E): each
+ * layer's state (fp32 master, m, v: 12 B/param, plus its fp32 gradients) is read from flash,
+ * stepped by CPU AdamW and written back, the CPU and the drives busy at once (Fuyou/Ratel,
+ * published.md 9.4), so the step is near forward + max(CPU, drives) and far below their sum,
+ * what one serial stream gives. The drives serve both directions from one budget: reading r
+ * and writing w bytes takes at least r/R + w/W, not the larger of the two. */
+static void tiered_update_overlaps_cpu_and_drives(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "rtx6000ada", "workstation-4gpu", "aidaptiv-ai100e", 2);
+	f.w.job.seq = 12000;
+	f.w.job.micro_batch = 1;
+	f.hw.dram = 512 * 1073741824.0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.fits);
+	double wr = f.o.flash_bytes_written_per_step; /* the state, 12 B/param */
+	ASSERT_NEAR_REL(wr, 70553706496.0 * 12, 0.01);
+	double rd = wr * 16 / 12; /* and its fp32 gradients, 4 B/param */
+	double drives = rd / mdl_flash_bandwidth(&f.hw, true) + wr / mdl_flash_bandwidth(&f.hw, false);
+	double cpu = 70553706496.0 / (f.hw.host.cpu_cores * f.hw.host.cpu_adam_rate_per_core);
+	CU_ASSERT(f.o.step_seconds > drives);		/* one budget, both directions */
+	CU_ASSERT(f.o.step_seconds < 0.75 * (drives + cpu)); /* not one after the other */
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -1369,6 +1394,7 @@ int suite_sim(void)
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
+		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},

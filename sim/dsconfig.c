@@ -105,6 +105,8 @@ static const struct reason offload_ignored[] = {
 	{"fast_init", "initialisation is outside the step"},
 	{"ratio", "not modelled: the whole optimizer state is offloaded (ZeRO++ partial offload)"},
 	{"device", ""},
+	{"pipeline_read", ""},
+	{"pipeline_write", ""},
 };
 
 struct walk {
@@ -255,6 +257,28 @@ static int device(struct walk *w, const cJSON *sec, const char *key)
 
 static const char *const dev_names[] = {"the GPU", "DRAM", "NVMe"};
 
+/* offload_optimizer.pipeline_read / pipeline_write, where the optimizer state is swapped to
+ * NVMe: the tiles' reads ahead and writes behind (offload_config.py). 0, or -1 bad. */
+static int swap(struct walk *w, const cJSON *z)
+{
+	const cJSON *os = cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer");
+	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(os, "pipeline_read");
+	const cJSON *pw = cJSON_GetObjectItemCaseSensitive(os, "pipeline_write");
+	if (pr && !cJSON_IsBool(pr))
+		return bad(w, "zero_optimization.offload_optimizer.pipeline_read",
+			   "must be true or false");
+	if (pw && !cJSON_IsBool(pw))
+		return bad(w, "zero_optimization.offload_optimizer.pipeline_write",
+			   "must be true or false");
+	bool r = cJSON_IsTrue(pr), wr = cJSON_IsTrue(pw);
+	if (r || wr)
+		set(w->ds, "swap-pipeline",
+		    r ? "zero_optimization.offload_optimizer.pipeline_read"
+		      : "zero_optimization.offload_optimizer.pipeline_write",
+		    r && wr ? "both" : r ? "read" : "write");
+	return 0;
+}
+
 /* zero_optimization: the stage and offload targets become the policy (and --zero). */
 static int zero(struct walk *w, const cJSON *z)
 {
@@ -326,6 +350,14 @@ static int zero(struct walk *w, const cJSON *z)
 		set(ds, "zero", "zero_optimization.stage", v);
 		return 0;
 	}
+	const cJSON *os = cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer");
+	if (par != 2 && opt != 2)
+		for (int i = 0; i < 2; i++)
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				    os, i ? "pipeline_write" : "pipeline_read")))
+				note(ds, "ignored zero_optimization.offload_optimizer.%s (nothing is "
+					 "swapped to NVMe)",
+				     i ? "pipeline_write" : "pipeline_read");
 	if (stage < 3) {
 		if (stage < 2)
 			note(ds, "simulated stage %llu with CPU offload as ZeRO-Offload's stage 2 "
@@ -335,6 +367,8 @@ static int zero(struct walk *w, const cJSON *z)
 		return 0;
 	}
 	if (par == 2 || opt == 2) {
+		if (swap(w, z))
+			return -1;
 		if (par != 2 || opt != 2)
 			note(ds, "simulated as ZeRO-Infinity, parameters and optimizer state on NVMe "
 				 "(this config keeps parameters on %s and optimizer state on %s)",

@@ -189,6 +189,13 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	    yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen))
 		return EXIT_INVALID;
 	c->no_clip_grad = !clip;
+	const char *sp = o->swap_pipeline;
+	if (strcmp(sp, "none") && strcmp(sp, "read") && strcmp(sp, "write") && strcmp(sp, "both"))
+		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
+				sp),
+		       EXIT_INVALID;
+	c->swap_read_ahead = !strcmp(sp, "read") || !strcmp(sp, "both");
+	c->swap_write_behind = !strcmp(sp, "write") || !strcmp(sp, "both");
 	c->no_grad_overlap = !overlap_grad;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */
 	if (c->tp_comm_overlap && !c->layout.sp)

@@ -156,6 +156,11 @@ static const struct opt table[] = {
 	 "Lightning): eight passes over the states, "
 	 "3x the fused kernel's HBM traffic, and a temporary copy of the second moment at the step "
 	 "(no: one fused kernel, as DeepSpeed, Megatron, torchtune and torchtitan run)"},
+	{"swap-pipeline", O_STR, OFF(swap_pipeline), 0, 0, "none", false, "none|read|write|both", S,
+	 "ZeRO-Infinity's optimizer swapper: read the next tile from the drives while one steps on "
+	 "the CPU (read), write the previous one meanwhile (write), or both (DeepSpeed's "
+	 "offload_optimizer pipeline_read / pipeline_write; none, DeepSpeed's default: read, step "
+	 "and write one after the other; policy zero-infinity)"},
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},

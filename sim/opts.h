@@ -48,6 +48,7 @@ struct tp_opts {
 	const char *activation_offload;    /* yes | no */
 	const char *clip_grad;             /* yes | no */
 	const char *foreach_optimizer;     /* yes | no */
+	const char *swap_pipeline;         /* none | read | write | both */
 	const char *compile;               /* yes | no */
 	double deadline, budget;
 	bool force;

@@ -56,6 +56,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.ckpt = variants[v].ckpt;
 	x->pl.grads = GRADS_HOST;
 	x->pl.update = UPD_CPU_OVERLAP;
+	x->pl.pipe_read = x->pl.pipe_write = true;
 	/* aiDAPTIV partitions the states over the ranks (its cache footprint is per rank,
 	 * published.md 1.3): each GPU streams its shard and the layer is all-gathered */
 	x->pl.shard_stream = mode == FILL_CACHE;

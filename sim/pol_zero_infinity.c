@@ -28,8 +28,6 @@
 #include "step.h"
 
 #define AIO_BUFFERS (8 * 1e9)
-/* DeepSpeed ZeRO-3 "sub_group_size" default, 1e9 parameters (DeepSpeed config docs) [A] */
-#define SUB_GROUP_PARAMS 1e9
 /* bytes per parameter of a sub-group in flight: 16-18 B (published.md 9.5) [D] */
 #define SUB_GROUP_BYTES 18.0
 /* pinned-allocation overhead: "≈ x2 per MemAscend" (published.md 9.5; arXiv 2505.23254) [C] */
@@ -57,6 +55,8 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.grads_on_flash = on_flash;
 	x->pl.update = UPD_CPU_AFTER;
 	x->pl.opt_on_flash = on_flash;
+	x->pl.pipe_read = x->c->swap_read_ahead && t == ON_NVME;
+	x->pl.pipe_write = x->c->swap_write_behind && t == ON_NVME;
 	if (t == ON_CPU) {
 		/* the pinned fp16 parameters counted once more: the allocation overhead over the
 		 * pool that holds them */
@@ -66,7 +66,8 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		return 0;
 	}
 	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / x->c->layout.dp;
-	double staging = fmin(SUB_GROUP_PARAMS, shard) * SUB_GROUP_BYTES * x->c->layout.dp;
+	double sg = x->c->sub_group > 0 ? x->c->sub_group : STEP_SUB_GROUP;
+	double staging = fmin(sg, shard) * SUB_GROUP_BYTES * x->c->layout.dp;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * (AIO_BUFFERS + staging);
 	return 0;
 }

@@ -381,6 +381,14 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			 "requires");
 		return -1;
 	}
+	if ((c->swap_read_ahead || c->swap_write_behind) &&
+	    strcmp(c->policy->name, "zero-infinity") != 0) {
+		snprintf(err, errlen,
+			 "--swap-pipeline pipelines ZeRO-Infinity's optimizer swaps to flash: policy "
+			 "zero-infinity (got %s)",
+			 c->policy->name);
+		return -1;
+	}
 	if (c->act_offload && c->policy->kind != SIM_GPU_ONLY) {
 		snprintf(err, errlen,
 			 "--activation-offload yes is for policy gpu: policy %s places the "

@@ -88,9 +88,11 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
 #define ISSUE_EAGER_FWD 10e-6
 #define ISSUE_EAGER_BWD 5e-6
 #define ISSUE_COMPILED 3e-6
-/* Optimizer state chunks pipelined NVMe -> DRAM -> CPU Adam -> NVMe after backward (ZeRO-
- * Infinity sub-groups, published.md 9.2 "processed in chunks") [A: mechanism; count ours]. */
-#define UPDATE_CHUNKS 8
+/* A host update after backward steps the rank's partition in DeepSpeed's sub-groups (tiles,
+ * published.md 9.2 "processed in chunks"); past this many it is simulated in this many equal
+ * tiles (a bound on tasks, not a model constant: only the pipeline's fill and drain, one tile
+ * each, depend on the count). */
+#define UPDATE_TILES_MAX 64
 /*
  * Gradients copied to the host leave the GPU through reduce buckets: DeepSpeed's
  * reduce_bucket_size defaults to 5e8 elements (DeepSpeed config docs, "reduce_bucket_size") and
@@ -104,10 +106,9 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  * DeepSpeed's ZeRO-3 on the GPU (deepspeed/runtime/zero/stage3.py): with contiguous_gradients
  * (default true) it allocates a reduce bucket of reduce_bucket_size elements in the model
  * dtype for the whole run (__ipg_bucket_flat_buffer), and at the step it converts the gradients
- * of one optimizer sub-group of sub_group_size elements (default 1e9) to fp32
+ * of one optimizer sub-group of sub_group_size elements (STEP_SUB_GROUP by default) to fp32
  * (_prepare_fp32_grad_for_sub_group) [A: DeepSpeed source and config docs].
  */
-#define DS_SUB_GROUP_ELEMENTS 1e9
 
 /* Elements of one gradient reduce bucket: --reduce-bucket, else DeepSpeed's default. */
 static double reduce_bucket(const struct sim_config *c)
@@ -1205,44 +1206,45 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 }
 
 /*
- * Host-side optimizer work on a share of parameters: [flash read] -> CPU AdamW -> [flash write].
- * Serial, each share is read, stepped and written before the next is read, all on the CPU
- * optimizer stream: DeepSpeed's optimizer swapper without pipeline_read / pipeline_write (both
- * false by default, offload_config.py; calibration-power-cost.md 4.5). Pipelined, reads and
- * writes run on streams of their own: the next share is read while this one steps and the
- * previous one is written, through two staging buffers each way (the step of share n waits for
- * the write of share n-2, the read of share n for the step of share n-2), so the CPU and the
- * drives are busy at once: DeepSpeed's pipelined swapper, and the overlap Fuyou and Ratel build
- * (published.md 9.4). A pipelined read may start after `ahead`. Returns the last task.
+ * Host-side optimizer work on a share (tile) of parameters: [flash read] -> CPU AdamW -> [flash
+ * write]. Serial, each tile is read, stepped and written before the next is read, all on the
+ * CPU optimizer stream: DeepSpeed's optimizer swapper without pipeline_read / pipeline_write
+ * (both false by default, offload_config.py; calibration-power-cost.md 4.5). pipe_read: reads
+ * run on a stream of their own, the next tile's beside this one's step (the read of tile n
+ * waits for the step of tile n-2: two read buffers); pipe_write: writes likewise, the previous
+ * tile's beside this one's step (the step of tile n waits for the write of tile n-2). With both
+ * the CPU and the drives are busy at once: DeepSpeed's pipelined swapper, and the overlap
+ * Fuyou and Ratel build (published.md 9.4). A read ahead may start after `ahead`. Returns the
+ * last task.
  */
 static int host_update(struct build *bd, struct stage *s, double params, double read_flash,
-		       double write_flash, int after, int ahead, bool pipe)
+		       double write_flash, int after, int ahead)
 {
 	struct step_machine *mc = &bd->x->mc;
+	const struct step_place *pl = &bd->x->pl;
 	int rd = -1, wr = -1, slot = (int)(s->nopt % 2);
-	int back = pipe ? s->opt_step[slot] : -1, back_wr = pipe ? s->opt_write[slot] : -1;
 	if (read_flash > 0 && mc->nvme_rd >= 0) {
-		rd = flash_io(bd, "flash read optimizer", pipe ? mc->s_opt_rd : mc->s_cpu,
+		rd = flash_io(bd, "flash read optimizer", pl->pipe_read ? mc->s_opt_rd : mc->s_cpu,
 			      read_flash, true);
-		if (rd < 0 || dep(bd, pipe ? ahead : after, rd) || dep(bd, back, rd))
+		if (rd < 0 || dep(bd, pl->pipe_read ? ahead : after, rd) ||
+		    (pl->pipe_read && dep(bd, s->opt_step[slot], rd)))
 			return -1;
 	}
 	int path[2] = {mc->cpu, mc->dram};
 	float sc[2] = {1, (float)SIM_ADAM_BYTES_PER_PARAM};
 	int u = task(bd, "cpu adamw", mc->s_cpu, params, 0, 2, path, sc);
-	if (u < 0 || dep(bd, after, u) || dep(bd, rd, u) || dep(bd, back_wr, u))
+	if (u < 0 || dep(bd, after, u) || dep(bd, rd, u) ||
+	    (pl->pipe_write && dep(bd, s->opt_write[slot], u)))
 		return -1;
 	if (write_flash > 0 && mc->nvme_wr >= 0) {
-		wr = flash_io(bd, "flash write optimizer", pipe ? mc->s_opt_wr : mc->s_cpu,
+		wr = flash_io(bd, "flash write optimizer", pl->pipe_write ? mc->s_opt_wr : mc->s_cpu,
 			      write_flash, false);
 		if (wr < 0 || dep(bd, u, wr))
 			return -1;
 	}
-	if (pipe) {
-		s->opt_step[slot] = u;
-		s->opt_write[slot] = wr >= 0 ? wr : u;
-		s->nopt++;
-	}
+	s->opt_step[slot] = u;
+	s->opt_write[slot] = wr >= 0 ? wr : u;
+	s->nopt++;
 	return wr >= 0 ? wr : u;
 }
 
@@ -1476,7 +1478,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 						    (params > 0 ? 1 : 0);
 				/* its state read while the block before it in backward computes */
 				int u = host_update(bd, s, params, rd, wr, d,
-						    ring_back(s->comp_ring, s->ncomp, 3), true);
+						    ring_back(s->comp_ring, s->ncomp, 3));
 				if (u < 0)
 					return -1;
 				s->last_update = u;
@@ -1573,7 +1575,7 @@ static int update(struct build *bd, uint32_t g)
 		if (u < 0 || dep(bd, clip, u))
 			return -1;
 		if (ds_zero3(bd)) { /* one sub-group's gradients in fp32 while it steps */
-			double sg = x->c->sub_group > 0 ? x->c->sub_group : DS_SUB_GROUP_ELEMENTS;
+			double sg = x->c->sub_group > 0 ? x->c->sub_group : STEP_SUB_GROUP;
 			double b = 4.0 * fmin(sg, shard);
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, b, ENG_AT_START));
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -b, ENG_AT_END));
@@ -1589,16 +1591,16 @@ static int update(struct build *bd, uint32_t g)
 	}
 	if (pl->update == UPD_CPU_OVERLAP)
 		return 0;
-	/* after backward, in chunks: NVMe -> CPU -> NVMe */
+	/* after backward, tile by tile: NVMe -> CPU -> NVMe */
 	double share = params / bd->dp;
 	double opt = o / bd->dp;
-	int last = -1;
-	for (int c = 0; c < UPDATE_CHUNKS; c++) {
+	double sg = x->c->sub_group > 0 ? x->c->sub_group : STEP_SUB_GROUP;
+	int last = -1, n = (int)fmin(UPDATE_TILES_MAX, fmax(1, ceil(share / sg)));
+	for (int c = 0; c < n; c++) {
 		double rd = (opt * pl->opt_on_flash + share * HOST_GRAD_BYTES * pl->grads_on_flash) /
-			    UPDATE_CHUNKS;
-		double wr = opt * pl->opt_on_flash / UPDATE_CHUNKS;
-		last = host_update(bd, s, share / UPDATE_CHUNKS, rd, wr, s->last_bwd_comm,
-				   s->last_bwd_comm, pl->opt_pipeline);
+			    n;
+		double wr = opt * pl->opt_on_flash / n;
+		last = host_update(bd, s, share / n, rd, wr, s->last_bwd_comm, s->last_bwd_comm);
 		if (last < 0)
 			return -1;
 	}

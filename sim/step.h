@@ -46,6 +46,9 @@
 /* Bytes of DRAM per node kept back for the OS, the framework and pinned-allocation slack when a
  * policy keeps state on the host; a placeholder until calibrate measures it [U]. */
 #define STEP_DRAM_RESERVE (32.0 * 1073741824.0)
+/* DeepSpeed ZeRO-3's sub_group_size default, 1e9 elements: the optimizer steps its partition in
+ * sub-groups (tiles) of this many parameters (DeepSpeed config docs) [A]. */
+#define STEP_SUB_GROUP 1e9
 /* fp32 gradients a host-side optimizer keeps per trainable parameter: DeepSpeed holds them in
  * fp32 on the CPU or NVMe (Smart-Infinity Table I: backward writes 4 B/param, published.md
  * 9.3) [A]. */
@@ -67,9 +70,9 @@ struct step_place {
 	double grads_on_flash;     /* host gradients: fraction written to flash */
 	enum step_update update;
 	double opt_on_flash;       /* host optimizer state: fraction on flash */
-	bool opt_pipeline;         /* UPD_CPU_AFTER: its flash reads and writes pipelined with the
-				    * CPU steps (DeepSpeed pipeline_read / pipeline_write);
-				    * UPD_CPU_OVERLAP always is */
+	bool pipe_read, pipe_write; /* UPD_CPU_AFTER: the next tile's flash read, the previous
+				     * one's write, beside a tile's CPU step (DeepSpeed's
+				     * pipeline_read / pipeline_write); UPD_CPU_OVERLAP does both */
 	uint32_t prefetch;         /* weight buffers on the GPU (>= 2) */
 	bool half_layers;          /* under full recompute, each layer is recomputed and
 				    * back-propagated one half at a time (MLP, then attention

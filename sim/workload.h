@@ -83,6 +83,10 @@ struct sim_config {
 	 * SIM_FOREACH_ADAM_PASSES times the traffic, and its sqrt of the second moment is a new
 	 * tensor list, a temporary as large as that state */
 	bool opt_foreach;
+	/* --swap-pipeline read|write|both: ZeRO-Infinity's optimizer swapper reads the next tile
+	 * while a tile steps (pipeline_read), writes the previous one (pipeline_write); by default
+	 * neither, as DeepSpeed's */
+	bool swap_read_ahead, swap_write_behind;
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
 	double reduce_bucket;

@@ -376,6 +376,40 @@ static void tiered_update_overlaps_cpu_and_drives(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-Infinity's optimizer swapper after backward (Llama-3.1-8B, one H100, two PM1743, one
+ * micro-batch; 8 CPU cores so the CPU's 8.03e9 / (8 x 27e6) = 37 s and the drives' update
+ * traffic, 12 B/param of state written and 16 B/param read, are alike): serial by default,
+ * each sub-group read, stepped and written before the next; --swap-pipeline both (DeepSpeed's
+ * pipeline_read and pipeline_write) hides the smaller of the two behind the larger, less one
+ * tile's fill and drain (1e9-parameter tiles: 9 of them). Reading ahead alone hides little:
+ * its reads take the drives from the serial write the next step waits for. */
+static void zero_infinity_swap_pipeline(void)
+{
+	struct fx f;
+	double step[4];
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 2);
+	f.w.job.seq = 2048;
+	f.hw.host.cpu_cores = 8;
+	for (int i = 0; i < 4; i++) {
+		f.c.swap_read_ahead = i & 1;
+		f.c.swap_write_behind = i & 2;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+		step[i] = f.o.step_seconds;
+	}
+	double p = 8030261248.0;
+	double cpu = p / (8 * f.hw.host.cpu_adam_rate_per_core);
+	double drives = 16 * p / mdl_flash_bandwidth(&f.hw, true) +
+			12 * p / mdl_flash_bandwidth(&f.hw, false);
+	double hidden = step[0] - step[3], most = fmin(cpu, drives);
+	CU_ASSERT(hidden > most * (1 - 2.0 / 9));
+	CU_ASSERT(hidden < most * 1.01);
+	CU_ASSERT(step[1] < step[0] - 0.05 * most && step[1] > step[3]); /* reads ahead only */
+	/* a policy without a swapper refuses it */
+	CU_ASSERT_EQUAL(run(&f, "tiered"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "zero-infinity"));
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -1395,6 +1429,7 @@ int suite_sim(void)
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
+		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},

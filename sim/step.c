@@ -136,6 +136,8 @@ struct stage {
 	int last_update;              /* last task of the stage's update */
 	int last_bwd_comm;            /* last gradient reduction or copy of its last backward */
 	int last_ckpt_down;           /* last checkpoint copied off the GPU (to DRAM or flash) */
+	int ck_down[16], ck_write[16]; /* checkpoints' copies off the GPU and writes to flash */
+	uint32_t nck;
 	int opt_step[2], opt_write[2]; /* a pipelined host update's last two steps and writes */
 	uint32_t nopt;                /* its updates so far: slot nopt % 2 holds the one two back */
 };
@@ -1154,6 +1156,14 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
 		if (c < 0)
 			return -1;
+		/* checkpoints bound for flash leave through two DRAM staging buffers (the room
+		 * the policies keep for them): a block's copy down waits for the write of the one
+		 * two before it, and its forward for the copy down of the one two before, so the
+		 * GPU holds at most two blocks' checkpoints waiting to leave, and forward runs at
+		 * the drives' pace when they are slower */
+		bool staged = x->pl.ckpt == W_FLASH && mc->nvme_wr >= 0;
+		if (staged && dep(bd, ring_back(s->ck_down, s->nck, 2), c))
+			return -1;
 		if (b == 0)
 			bd->f_first[cell(bd, k, ch, g)] = c;
 		if (gap && (b == bd->edge - 1 || b == bd->edge + gap))
@@ -1178,6 +1188,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			double off = saved - head;
 			int o = host_copy(bd, g, false, "d2h checkpoint", off);
 			if (o < 0 || dep(bd, c, o) ||
+			    (staged && dep(bd, ring_back(s->ck_write, s->nck, 2), o)) ||
 			    mem(bd, o, mc->dram_pool, CAT_A, off, ENG_AT_START) ||
 			    mem(bd, o, pool, CAT_A, -off, ENG_AT_END))
 				return -1;
@@ -1190,6 +1201,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 				    mem(bd, w, mc->dram_pool, CAT_A, -off, ENG_AT_END))
 					return -1;
 				s->last_ckpt_down = w;
+				s->ck_down[s->nck % 16] = o;
+				s->ck_write[s->nck++ % 16] = w;
 			}
 		}
 		prev = end;

@@ -410,6 +410,33 @@ static void zero_infinity_swap_pipeline(void)
 	eng_free(f.eng);
 }
 
+/* Checkpoints bound for flash leave through two DRAM staging buffers (what tiered reserves for
+ * them): when the drives write slower than forward makes checkpoints (Llama-3.1-70B, 4 x H100,
+ * 8 x 8192 tokens each, 86 GB of checkpoints per GPU and micro-batch: on neither the GPU nor
+ * 256 GiB of DRAM, so on flash), forward waits for them instead of piling them up in DRAM, so
+ * one drive needs no more DRAM than eight, and no more GPU memory, only more time. */
+static void checkpoints_to_flash_are_staged(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 8);
+	f.w.job.seq = 8192;
+	f.w.job.micro_batch = 8;
+	f.c.layout.dp = 4;
+	f.c.grad_accum = 4;
+	f.hw.dram = 256 * 1073741824.0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.fits);
+	double dram8 = f.o.peak_dram, gpu8 = f.o.peak_gpu, step8 = f.o.step_seconds;
+	CU_ASSERT(f.o.peak_flash > 70553706496.0 * 16 + 4 * 80e9); /* states and checkpoints */
+	f.hw.flash_count = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.fits);
+	ASSERT_NEAR_REL(f.o.peak_dram, dram8, 0.01);
+	ASSERT_NEAR_REL(f.o.peak_gpu, gpu8, 0.01);
+	CU_ASSERT(f.o.step_seconds > 2 * step8);
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -1430,6 +1457,7 @@ int suite_sim(void)
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},
+		{"checkpoints to flash go through two staging buffers", checkpoints_to_flash_are_staged},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},

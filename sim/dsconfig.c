@@ -257,25 +257,27 @@ static int device(struct walk *w, const cJSON *sec, const char *key)
 
 static const char *const dev_names[] = {"the GPU", "DRAM", "NVMe"};
 
-/* offload_optimizer.pipeline_read / pipeline_write, where the optimizer state is swapped to
- * NVMe: the tiles' reads ahead and writes behind (offload_config.py). 0, or -1 bad. */
-static int swap(struct walk *w, const cJSON *z)
+/* offload_optimizer.pipeline_read / pipeline_write: the optimizer swapper's reads ahead and
+ * writes behind (offload_config.py), used where the optimizer state is swapped to NVMe (nvme),
+ * noted as ignored elsewhere. 0, or -1 bad. */
+static int swap(struct walk *w, const cJSON *z, bool nvme)
 {
+	static const char *const keys[2] = {"pipeline_read", "pipeline_write"};
 	const cJSON *os = cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer");
-	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(os, "pipeline_read");
-	const cJSON *pw = cJSON_GetObjectItemCaseSensitive(os, "pipeline_write");
-	if (pr && !cJSON_IsBool(pr))
-		return bad(w, "zero_optimization.offload_optimizer.pipeline_read",
-			   "must be true or false");
-	if (pw && !cJSON_IsBool(pw))
-		return bad(w, "zero_optimization.offload_optimizer.pipeline_write",
-			   "must be true or false");
-	bool r = cJSON_IsTrue(pr), wr = cJSON_IsTrue(pw);
-	if (r || wr)
-		set(w->ds, "swap-pipeline",
-		    r ? "zero_optimization.offload_optimizer.pipeline_read"
-		      : "zero_optimization.offload_optimizer.pipeline_write",
-		    r && wr ? "both" : r ? "read" : "write");
+	bool on[2];
+	char k[2][64];
+	for (int i = 0; i < 2; i++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(os, keys[i]);
+		snprintf(k[i], sizeof k[i], "zero_optimization.offload_optimizer.%s", keys[i]);
+		if (it && !cJSON_IsBool(it))
+			return bad(w, k[i], "must be true or false");
+		on[i] = cJSON_IsTrue(it);
+		if (on[i] && !nvme)
+			note(w->ds, "ignored %s (nothing is swapped to NVMe)", k[i]);
+	}
+	if (nvme && (on[0] || on[1]))
+		set(w->ds, "swap-pipeline", k[on[0] ? 0 : 1],
+		    on[0] && on[1] ? "both" : on[0] ? "read" : "write");
 	return 0;
 }
 
@@ -350,14 +352,8 @@ static int zero(struct walk *w, const cJSON *z)
 		set(ds, "zero", "zero_optimization.stage", v);
 		return 0;
 	}
-	const cJSON *os = cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer");
-	if (par != 2 && opt != 2)
-		for (int i = 0; i < 2; i++)
-			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-				    os, i ? "pipeline_write" : "pipeline_read")))
-				note(ds, "ignored zero_optimization.offload_optimizer.%s (nothing is "
-					 "swapped to NVMe)",
-				     i ? "pipeline_write" : "pipeline_read");
+	if (swap(w, z, par == 2 || opt == 2))
+		return -1;
 	if (stage < 3) {
 		if (stage < 2)
 			note(ds, "simulated stage %llu with CPU offload as ZeRO-Offload's stage 2 "
@@ -367,8 +363,6 @@ static int zero(struct walk *w, const cJSON *z)
 		return 0;
 	}
 	if (par == 2 || opt == 2) {
-		if (swap(w, z))
-			return -1;
 		if (par != 2 || opt != 2)
 			note(ds, "simulated as ZeRO-Infinity, parameters and optimizer state on NVMe "
 				 "(this config keeps parameters on %s and optimizer state on %s)",

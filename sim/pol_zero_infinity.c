@@ -66,8 +66,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		return 0;
 	}
 	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / x->c->layout.dp;
-	double sg = x->c->sub_group > 0 ? x->c->sub_group : STEP_SUB_GROUP;
-	double staging = fmin(sg, shard) * SUB_GROUP_BYTES * x->c->layout.dp;
+	double staging = fmin(step_sub_group(x->c), shard) * SUB_GROUP_BYTES * x->c->layout.dp;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * (AIO_BUFFERS + staging);
 	return 0;
 }

@@ -110,6 +110,11 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  * (_prepare_fp32_grad_for_sub_group) [A: DeepSpeed source and config docs].
  */
 
+double step_sub_group(const struct sim_config *c)
+{
+	return c->sub_group > 0 ? c->sub_group : STEP_SUB_GROUP;
+}
+
 /* Elements of one gradient reduce bucket: --reduce-bucket, else DeepSpeed's default. */
 static double reduce_bucket(const struct sim_config *c)
 {
@@ -1193,7 +1198,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			    mem(bd, o, pool, CAT_A, -off, ENG_AT_END))
 				return -1;
 			s->last_ckpt_down = o;
-			if (x->pl.ckpt == W_FLASH && mc->nvme_wr >= 0) {
+			if (staged) {
 				/* on to the drives: the DRAM copy is only staging */
 				int w = flash_io(bd, "flash write checkpoint", mc->s_ckpt, off, false);
 				if (w < 0 || dep(bd, o, w) ||
@@ -1588,7 +1593,7 @@ static int update(struct build *bd, uint32_t g)
 		if (u < 0 || dep(bd, clip, u))
 			return -1;
 		if (ds_zero3(bd)) { /* one sub-group's gradients in fp32 while it steps */
-			double sg = x->c->sub_group > 0 ? x->c->sub_group : STEP_SUB_GROUP;
+			double sg = step_sub_group(x->c);
 			double b = 4.0 * fmin(sg, shard);
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, b, ENG_AT_START));
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -b, ENG_AT_END));
@@ -1607,7 +1612,7 @@ static int update(struct build *bd, uint32_t g)
 	/* after backward, tile by tile: NVMe -> CPU -> NVMe */
 	double share = params / bd->dp;
 	double opt = o / bd->dp;
-	double sg = x->c->sub_group > 0 ? x->c->sub_group : STEP_SUB_GROUP;
+	double sg = step_sub_group(x->c);
 	int last = -1, n = (int)fmin(UPDATE_TILES_MAX, fmax(1, ceil(share / sg)));
 	for (int c = 0; c < n; c++) {
 		double rd = (opt * pl->opt_on_flash + share * HOST_GRAD_BYTES * pl->grads_on_flash) /

@@ -183,5 +183,8 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 
 /* Builds the machine and the step for the context's placement. 0 ok, -1 + err. */
 int step_build(struct step_ctx *x, char *err, size_t errlen);
+/* Parameters of one DeepSpeed optimizer sub-group: the config's sub_group_size, else
+ * STEP_SUB_GROUP. */
+double step_sub_group(const struct sim_config *c);
 
 #endif

@@ -1234,6 +1234,13 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
  * the CPU and the drives are busy at once: DeepSpeed's pipelined swapper, and the overlap
  * Fuyou and Ratel build (published.md 9.4). A read ahead may start after `ahead`. Returns the
  * last task.
+ *
+ * DRAM: a tile here is a whole block (tiered) or sub-group (ZeRO-Infinity) for the timing, but
+ * the state streams through pinned buffers far smaller than that, so the tiles in flight charge
+ * no DRAM pool: ZeRO-Infinity's buffers are allocated once (pol_zero_infinity's dram_fixed), and
+ * tiered's lie within STEP_DRAM_RESERVE. Charging four whole layers instead (two read ahead,
+ * two written behind) would make Phison's verified 70B configuration, 2 x RTX 4000 Ada with
+ * 128 GB of DRAM (published.md 1.4d, 9.5), need 131 GiB: it does not stage at layer size.
  */
 static int host_update(struct build *bd, struct stage *s, double params, double read_flash,
 		       double write_flash, int after, int ahead)

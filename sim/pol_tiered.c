@@ -78,6 +78,11 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double staging = n * (x->pl.prefetch * layer.weights_bytes +
 			      (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
 						     : 0));
+	/* and the last backward's gradients waiting for the CPU optimizer, per GPU its shard of
+	 * a layer's (cache placement: reduce-scattered) or the whole (DRAM-first), in that many
+	 * buffers (step.c) */
+	double down = layer.gradients_bytes / (mode == FILL_CACHE ? n : 1);
+	staging += n * step_grads_inflight(x->c, &layer, layer.gradients_bytes) * down;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will

@@ -145,6 +145,8 @@ struct stage {
 	uint32_t nck;
 	int opt_step[2], opt_write[2]; /* a pipelined host update's last two steps and writes */
 	uint32_t nopt;                /* its updates so far: slot nopt % 2 holds the one two back */
+	int hg_ring[16];              /* last backward: what took each block's host gradients */
+	uint32_t nhg;
 };
 
 struct build {
@@ -1060,11 +1062,17 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 
 /* Gradient copies of gb bytes a block may have in flight to the host before backward waits: the
  * buckets' worth (GRAD_BUCKETS x reduce_bucket), at least two, at most the ring's 16. */
+uint32_t step_grads_inflight(const struct sim_config *c, const struct mdl_states *layer,
+			     double gb)
+{
+	double per_param = layer->gradients_bytes / fmax(1.0, (double)layer->trainable_params);
+	double budget = GRAD_BUCKETS * reduce_bucket(c) * per_param;
+	return gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
+}
+
 static uint32_t grads_inflight(const struct build *bd, double gb)
 {
-	double per_param = bd->L.gradients_bytes / fmax(1.0, (double)bd->L.trainable_params);
-	double budget = GRAD_BUCKETS * reduce_bucket(bd->x->c) * per_param;
-	return gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
+	return step_grads_inflight(bd->x->c, &bd->L, gb);
 }
 
 /*
@@ -1345,13 +1353,15 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
 	uint32_t nb = blocks(bd, s, last), seg = 0;
-	/* the last backward is left whole where per-block host work follows it that nothing
-	 * throttles (the CPU optimizer running behind it, or the gradients' writes to flash):
-	 * that work queues up when it is slower than backward, and a growing queue is not
-	 * periodic (the engine would find that out; this saves it the trial run) */
-	bool trails = pl->grads == GRADS_HOST &&
-		      (pl->update == UPD_CPU_OVERLAP || pl->grads_on_flash > 0);
-	uint32_t gap = last && trails ? 0 : fold_gap(bd, s, nb, &seg);
+	/* the last backward is left whole where the host takes each block's gradients (the CPU
+	 * optimizer, or their writes to flash): when the host is the slower, backward waits for
+	 * it, and the host's reads and writes share the drives in a pattern that does not repeat
+	 * block by block (405B tiered on 8 H100: the CPU steps start 2.6 to 4.6 s apart), so the
+	 * engine would find the pass not periodic; this saves it the trial run */
+	bool host_takes = last && pl->grads == GRADS_HOST &&
+			  (pl->update == UPD_CPU_OVERLAP ||
+			   (pl->grads_on_flash > 0 && mc->nvme_wr >= 0));
+	uint32_t gap = host_takes ? 0 : fold_gap(bd, s, nb, &seg);
 	int probe[2] = {-1, -1};
 	for (uint32_t i = 0; i < nb; i++) {
 		if (gap && i == bd->edge)
@@ -1485,13 +1495,25 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			s->d2h_ring[s->nd2h++ % 16] = d;
 			s->last_bwd_comm = d;
 			double params = block_trainable(bd, s, b, lb, nb) / bd->dp;
+			/* In the last backward the host takes each block's gradients as they land
+			 * (its CPU optimizer step, or their write to flash). They land in pinned
+			 * DRAM buffers, the buckets' worth as on the way down: when the host is
+			 * slower than backward, the copy of a block waits for the host to take the
+			 * one that many blocks back, and backward for the copy, instead of the
+			 * gradients piling up in DRAM without bound (DeepSpeed's reduce buckets,
+			 * Fuyou's and Ratel's gradient offloading alike, published.md 9.4) */
+			int took = -1;
+			if (host_takes &&
+			    (dep(bd, ring_back(s->hg_ring, s->nhg, grads_inflight(bd, gb)), d) ||
+			     mem(bd, d, mc->dram_pool, CAT_G, down, ENG_AT_START)))
+				return -1;
 			if (last && pl->grads_on_flash > 0 && pl->update != UPD_CPU_OVERLAP &&
 			    mc->nvme_wr >= 0) {
 				int w = flash_io(bd, "flash write grads", mc->s_cpu,
 						 params * HOST_GRAD_BYTES * pl->grads_on_flash, false);
 				if (w < 0 || dep(bd, d, w))
 					return -1;
-				s->last_bwd_comm = w;
+				s->last_bwd_comm = took = w;
 			}
 			if (last && pl->update == UPD_CPU_OVERLAP) {
 				double opt = params * (bd->L.optimizer_bytes /
@@ -1507,6 +1529,11 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				if (u < 0)
 					return -1;
 				s->last_update = u;
+				took = s->opt_step[(s->nopt - 1) % 2];
+			}
+			if (host_takes) {
+				TRY(mem(bd, took, mc->dram_pool, CAT_G, -down, ENG_AT_END));
+				s->hg_ring[s->nhg++ % 16] = took;
 			}
 		}
 		if (i == nb - 1)

@@ -186,5 +186,10 @@ int step_build(struct step_ctx *x, char *err, size_t errlen);
 /* Parameters of one DeepSpeed optimizer sub-group: the config's sub_group_size, else
  * STEP_SUB_GROUP. */
 double step_sub_group(const struct sim_config *c);
+/* Gradient copies of gb bytes a block (of the layer's parameters) may have in flight to the host
+ * before backward waits, and host buffers the last backward fills before it waits for the host:
+ * the reduce buckets' worth, 2 to 16. */
+uint32_t step_grads_inflight(const struct sim_config *c, const struct mdl_states *layer,
+			     double gb);
 
 #endif

@@ -437,6 +437,54 @@ static void checkpoints_to_flash_are_staged(void)
 	eng_free(f.eng);
 }
 
+/* The last backward hands each block's gradients to the host through the buckets' worth of
+ * DRAM buffers (two for a 70B layer: 2 x 500M x 2 B under one layer's 1.7 GB): with one CPU core
+ * the host steps a layer (856 M parameters / 27 M per second, 32 s) far slower than backward
+ * computes one, so backward waits for it: its last block starts once the host has stepped the
+ * block four back (its copy waits for the buffer two back, whose copy waited likewise), so what
+ * follows it is at most those four steps, the last with the embedding's 1.05 B parameters, and
+ * the last one's write back to flash;
+ * without the buffers backward would end about 80 host layers before the step. The gradients
+ * waiting in DRAM are counted, at most the buffers' worth. */
+static void last_backward_waits_for_the_host(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.micro_batch = 1;
+	f.hw.dram = 512 * 1073741824.0;
+	f.hw.host.cpu_cores = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.fits);
+	struct mdl_states layer;
+	mdl_job_states_part(&f.w.arch, &f.w.job, 1, false, false, &layer);
+	double host = (double)layer.trainable_params / f.hw.host.cpu_adam_rate_per_core;
+	uint32_t bufs = step_grads_inflight(&f.c, &layer, layer.gradients_bytes);
+	CU_ASSERT_EQUAL(bufs, 2);
+	double bwd_end = 0;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		if (t->name && !strcmp(t->name, "backward"))
+			bwd_end = fmax(bwd_end, t->t_end * 1e-9);
+	}
+	struct mdl_states embed;
+	mdl_job_states_part(&f.w.arch, &f.w.job, 0, true, false, &embed);
+	double tail = f.o.step_seconds - bwd_end;
+	CU_ASSERT(tail > bufs * host);
+	double last_write = (layer.optimizer_bytes + embed.optimizer_bytes + layer.weights_bytes +
+			     embed.weights_bytes) /
+			    mdl_flash_bandwidth(&f.hw, false);
+	CU_ASSERT(tail < (bufs + 2) * host +
+			     (double)embed.trainable_params / f.hw.host.cpu_adam_rate_per_core +
+			     last_write);
+	/* the same run with the host's 112 cores: no wait, and the DRAM peak differs by no more
+	 * than the buffers (the gradients waiting never exceed them) */
+	double dram_slow = f.o.peak_dram;
+	f.hw.host.cpu_cores = 112;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(fabs(dram_slow - f.o.peak_dram) <= bufs * layer.gradients_bytes * 1.001);
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -1458,6 +1506,7 @@ int suite_sim(void)
 		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},
 		{"checkpoints to flash go through two staging buffers", checkpoints_to_flash_are_staged},
+		{"the last backward waits for the host's optimizer", last_backward_waits_for_the_host},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},

@@ -12,14 +12,15 @@
  * drives work at once (Fuyou / Ratel "active gradient offloading", published.md 9.4).
  *
  * Two placements, two policies:
- *   tiered       what aiDAPTIV+ does: the fp32 master weights, both Adam moments and the fp32
- *                gradients live on the flash cache, DRAM only stages them (its measured cache
- *                footprint holds p_fp32, g, m and v on the SSDs, published.md 1.3); so every step
+ *   tiered       what aiDAPTIV+ does: the fp32 master weights, both Adam moments and the
+ *                gradients (in the compute dtype) live on the flash cache, DRAM only stages them
+ *                (its measured cache footprint holds p_fp32, g_bf16, m and v on the SSDs,
+ *                published.md 1.3); so every step
  *                reads and writes the optimizer state on flash, which bounds throughput at small
  *                batch and grows with the drive count until the host link saturates. The
  *                compute-dtype weights, read twice per micro-batch, stay in DRAM when they fit.
  *   tiered-dram  the DRAM-first optimum: DRAM filled in order of traffic per byte (weights, then
- *                fp32 gradients, then optimizer state), only the rest on flash.
+ *                gradients, then optimizer state), only the rest on flash.
  * Without drives both keep everything in DRAM. The variants try full recompute with checkpoints
  * on the GPU or in DRAM, selective and no recompute; sim_run keeps the fastest that fits (unless
  * --recompute fixed one).
@@ -42,6 +43,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 {
 	const struct mdl_hw *hw = x->hw;
 	const struct mdl_arch *a = &x->w->arch;
+	struct mdl_states layer;
 
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
@@ -55,6 +57,10 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.fetch = FETCH_STREAM;
 	x->pl.ckpt = variants[v].ckpt;
 	x->pl.grads = GRADS_HOST;
+	/* the gradients on the host stay in the compute dtype: aiDAPTIV's measured cache holds
+	 * g_bf16, 2 B per parameter beside the fp32 master and moments (published.md 1.3) */
+	mdl_job_states_part(a, &x->job, 1, false, false, &layer);
+	x->pl.host_grad_bytes = layer.gradients_bytes / fmax(1.0, (double)layer.trainable_params);
 	x->pl.update = UPD_CPU_OVERLAP;
 	x->pl.pipe_read = x->pl.pipe_write = true;
 	/* aiDAPTIV partitions the states over the ranks (its cache footprint is per rank,
@@ -65,9 +71,8 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	 * 1.3) */
 	x->pl.half_layers = true;
 
-	struct mdl_states st, layer;
+	struct mdl_states st;
 	mdl_job_states(a, &x->job, &st);
-	mdl_job_states_part(a, &x->job, 1, false, false, &layer);
 	double n = x->c->layout.dp;
 	double ckpt = x->pl.ckpt == W_DRAM ? n * (double)a->layers *
 						     mdl_act_layer_saved(a, &x->job, 1, false)
@@ -107,7 +112,8 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		return 1;
 
 	double free = hw->dram - x->pl.dram_fixed - staging - ckpt;
-	double want[3] = {st.weights_bytes, (double)st.trainable_params * HOST_GRAD_BYTES,
+	double want[3] = {st.weights_bytes,
+			  (double)st.trainable_params * step_host_grad_bytes(&x->pl),
 			  st.optimizer_bytes};
 	double *frac[3] = {&x->pl.weights_on_flash, &x->pl.grads_on_flash, &x->pl.opt_on_flash};
 	for (int i = 0; i < 3; i++) {

@@ -1062,6 +1062,11 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 
 /* Gradient copies of gb bytes a block may have in flight to the host before backward waits: the
  * buckets' worth (GRAD_BUCKETS x reduce_bucket), at least two, at most the ring's 16. */
+double step_host_grad_bytes(const struct step_place *pl)
+{
+	return pl->host_grad_bytes > 0 ? pl->host_grad_bytes : HOST_GRAD_BYTES;
+}
+
 uint32_t step_grads_inflight(const struct sim_config *c, const struct mdl_states *layer,
 			     double gb)
 {
@@ -1353,15 +1358,20 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
 	uint32_t nb = blocks(bd, s, last), seg = 0;
-	/* the last backward is left whole where the host takes each block's gradients (the CPU
-	 * optimizer, or their writes to flash): when the host is the slower, backward waits for
-	 * it, and the host's reads and writes share the drives in a pattern that does not repeat
-	 * block by block (405B tiered on 8 H100: the CPU steps start 2.6 to 4.6 s apart), so the
-	 * engine would find the pass not periodic; this saves it the trial run */
-	bool host_takes = last && pl->grads == GRADS_HOST &&
-			  (pl->update == UPD_CPU_OVERLAP ||
-			   (pl->grads_on_flash > 0 && mc->nvme_wr >= 0));
-	uint32_t gap = host_takes ? 0 : fold_gap(bd, s, nb, &seg);
+	/* At the step's last micro-batch the host takes each block's gradients: ZeRO-Infinity
+	 * writes them to flash (DeepSpeed sums the micro-batches' in a host buffer and swaps them
+	 * out at the accumulation boundary: stage3.py partition_grads,
+	 * _offload_grad_partition_at_boundary), tiered's CPU optimizer steps them as they come. */
+	bool overlap_update = last && pl->update == UPD_CPU_OVERLAP;
+	bool to_flash = last && pl->grads == GRADS_HOST && pl->grads_on_flash > 0 &&
+			mc->nvme_wr >= 0 && pl->update == UPD_CPU_AFTER;
+	bool host_takes = to_flash || (overlap_update && pl->grads == GRADS_HOST);
+	/* the last backward is left whole where the host takes each block's gradients: when
+	 * the host is the slower, backward waits for it, and the host's reads and writes share
+	 * the drives in a pattern that does not repeat block by block (405B tiered on 8 H100:
+	 * the CPU steps start 2.6 to 4.6 s apart), so the engine would find the pass not
+	 * periodic; this saves it the trial run */
+	uint32_t gap = last && host_takes ? 0 : fold_gap(bd, s, nb, &seg);
 	int probe[2] = {-1, -1};
 	for (uint32_t i = 0; i < nb; i++) {
 		if (gap && i == bd->edge)
@@ -1495,31 +1505,30 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			s->d2h_ring[s->nd2h++ % 16] = d;
 			s->last_bwd_comm = d;
 			double params = block_trainable(bd, s, b, lb, nb) / bd->dp;
-			/* In the last backward the host takes each block's gradients as they land
-			 * (its CPU optimizer step, or their write to flash). They land in pinned
+			/* The host takes each block's gradients as they land. They land in pinned
 			 * DRAM buffers, the buckets' worth as on the way down: when the host is
 			 * slower than backward, the copy of a block waits for the host to take the
 			 * one that many blocks back, and backward for the copy, instead of the
 			 * gradients piling up in DRAM without bound (DeepSpeed's reduce buckets,
 			 * Fuyou's and Ratel's gradient offloading alike, published.md 9.4) */
 			int took = -1;
+			double hgb = params * step_host_grad_bytes(pl) * pl->grads_on_flash;
 			if (host_takes &&
 			    (dep(bd, ring_back(s->hg_ring, s->nhg, grads_inflight(bd, gb)), d) ||
 			     mem(bd, d, mc->dram_pool, CAT_G, down, ENG_AT_START)))
 				return -1;
-			if (last && pl->grads_on_flash > 0 && pl->update != UPD_CPU_OVERLAP &&
-			    mc->nvme_wr >= 0) {
-				int w = flash_io(bd, "flash write grads", mc->s_cpu,
-						 params * HOST_GRAD_BYTES * pl->grads_on_flash, false);
+			if (to_flash) {
+				int w = flash_io(bd, "flash write grads", mc->s_cpu, hgb, false);
 				if (w < 0 || dep(bd, d, w))
 					return -1;
 				s->last_bwd_comm = took = w;
 			}
-			if (last && pl->update == UPD_CPU_OVERLAP) {
+			if (overlap_update) {
 				double opt = params * (bd->L.optimizer_bytes /
 						       fmax(1.0, (double)bd->L.trainable_params));
-				double rd = opt * pl->opt_on_flash +
-					    params * HOST_GRAD_BYTES * pl->grads_on_flash;
+				/* the sum of the micro-batches before it comes from flash; with one
+				 * micro-batch there is none */
+				double rd = opt * pl->opt_on_flash + (x->m > 1 ? hgb : 0);
 				double wr = opt * pl->opt_on_flash +
 					    wb / bd->dp * pl->weights_on_flash *
 						    (params > 0 ? 1 : 0);
@@ -1649,7 +1658,8 @@ static int update(struct build *bd, uint32_t g)
 	double sg = step_sub_group(x->c);
 	int last = -1, n = (int)fmin(UPDATE_TILES_MAX, fmax(1, ceil(share / sg)));
 	for (int c = 0; c < n; c++) {
-		double rd = (opt * pl->opt_on_flash + share * HOST_GRAD_BYTES * pl->grads_on_flash) /
+		double rd = (opt * pl->opt_on_flash +
+			     share * step_host_grad_bytes(pl) * pl->grads_on_flash) /
 			    n;
 		double wr = opt * pl->opt_on_flash / n;
 		last = host_update(bd, s, share / n, rd, wr, s->last_bwd_comm, s->last_bwd_comm);
@@ -1720,7 +1730,7 @@ static int resident(struct build *bd)
 		struct mdl_states st;
 		mdl_job_states(&x->w->arch, &x->job, &st);
 		double dp = bd->dp;
-		double hg = (double)st.trainable_params * HOST_GRAD_BYTES / dp;
+		double hg = (double)st.trainable_params * step_host_grad_bytes(pl) / dp;
 		double w = pl->fetch == FETCH_STREAM ? st.weights_bytes / dp : 0;
 		double o = st.optimizer_bytes / dp;
 		double wf = pl->weights_on_flash, of = pl->opt_on_flash, gf = pl->grads_on_flash;

@@ -68,6 +68,7 @@ struct step_place {
 				    * pinned DRAM staging) */
 	enum step_grads grads;
 	double grads_on_flash;     /* host gradients: fraction written to flash */
+	double host_grad_bytes;    /* host gradients: bytes per parameter, 0 = HOST_GRAD_BYTES */
 	enum step_update update;
 	double opt_on_flash;       /* host optimizer state: fraction on flash */
 	bool pipe_read, pipe_write; /* UPD_CPU_AFTER: the next tile's flash read, the previous
@@ -81,6 +82,10 @@ struct step_place {
 	double opt_paged;          /* a paged optimizer's states stepped on the GPU: the fraction
 				    * the driver keeps in host DRAM (sim_run finds it) */
 };
+
+/* The host gradients' bytes per parameter of a placement (its host_grad_bytes, else
+ * HOST_GRAD_BYTES). */
+double step_host_grad_bytes(const struct step_place *pl);
 
 /* A GPU-to-GPU link that is no resource of its own: the GPU has no NVLink-class fabric and peer
  * traffic crosses its PCIe link (h2d and d2h). */

@@ -492,8 +492,11 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 				}
 			}
 			/* more DRAM helps only the tiered policies, and only when they spilled to
-			 * flash */
-			if (strncmp(pol->name, "tiered", 6) != 0 || o.peak_flash == 0)
+			 * flash for want of it: otherwise every placement at a larger size is this
+			 * one's, with dearer DRAM (tiered's cache keeps the states on flash by
+			 * design) */
+			if (strncmp(pol->name, "tiered", 6) != 0 || o.peak_flash == 0 ||
+			    !o.dram_short)
 				break;
 		}
 		*s->pruned += (uint64_t)(nd - ran); /* DRAM sizes that could not fit or help */

@@ -107,6 +107,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	bool drives = hw->flash_count > 0;
 	bool fits_in_dram = n * saved + x->pl.dram_fixed <= hw->dram;
 	enum step_where off = drives && (mode == FILL_CACHE || !fits_in_dram) ? W_FLASH : W_DRAM;
+	x->pl.dram_short = drives && mode == FILL_DRAM_FIRST && !fits_in_dram;
 	if (!x->force && (fixed + (x->pl.ckpt == W_GPU ? saved : 0) > 1.1 * hw->gpu.memory ||
 			  (x->pl.ckpt != W_GPU && (fits_on_gpu || x->pl.ckpt != off))))
 		return 1;
@@ -124,6 +125,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		free -= in;
 		/* no drives: everything stays in DRAM and the DRAM pool reports the overflow */
 		*frac[i] = hw->flash_count > 0 && want[i] > 0 ? (want[i] - in) / want[i] : 0;
+		x->pl.dram_short |= *frac[i] > 0 && !(mode == FILL_CACHE && i > 0);
 	}
 	return 0;
 }

@@ -431,12 +431,15 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	bool tolerant = n > c->policy->variants; /* a recompute mode may fail where another runs */
 	char first_err[256] = "";
 	bool fit_before = false; /* the previous variant of this recompute mode fit */
+	bool dram_short = false; /* a variant placed or overflowed for want of DRAM */
 	for (int v = 0; v < n; v++) {
 		if (v % c->policy->variants == 0)
 			fit_before = false;
 		else if (c->policy->fallback && fit_before)
 			continue;
 		int rc = run_variant(&x, v, &cand, err, errlen);
+		dram_short |= x.pl.dram_short ||
+			      (rc == 0 && !cand.fits && strstr(cand.overflow, "dram") != NULL);
 		if (rc < 0 && tolerant) {
 			if (!first_err[0])
 				snprintf(first_err, sizeof first_err, "%s", err);
@@ -479,6 +482,7 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (best != last && run_variant(&x, best, o, err, errlen))
 		return -1; /* leave the engine holding the chosen run */
 
+	o->dram_short = dram_short;
 	/* One accounting rule for every option: it buys the GPUs' share of the host, the DRAM it
 	 * needs in a purchasable size, and the drives it uses; the DRAM draws power by its size */
 	bool flash = o->peak_flash > 0;

@@ -85,6 +85,8 @@ struct sim_option {
 	double flash_dwpd;        /* drive writes per day the job needs, per drive */
 	bool flash_over_rating;   /* flash_dwpd above the drives' rated DWPD */
 	double host_fixed;        /* DRAM per node the policy keeps (reserve, pinned buffers) */
+	bool dram_short;          /* some candidate placement was short of DRAM (step_place) or
+				   * overflowed it: more DRAM could change the result */
 };
 
 /* The registry: NULL past the end / for an unknown name. */

@@ -79,6 +79,8 @@ struct step_place {
 				    * back-propagated one half at a time (MLP, then attention
 				    * recomputed again): the working set is the larger half */
 	double dram_fixed;         /* pinned buffers and other DRAM the policy keeps, per node */
+	bool dram_short;           /* state or checkpoints went to flash for want of DRAM: more
+				    * DRAM would place them otherwise */
 	double opt_paged;          /* a paged optimizer's states stepped on the GPU: the fraction
 				    * the driver keeps in host DRAM (sim_run finds it) */
 };

@@ -487,6 +487,28 @@ static void last_backward_waits_for_the_host(void)
 	eng_free(f.eng);
 }
 
+/* Whether more DRAM could change an option (the plan tries larger DRAM only then): tiered keeps
+ * the states on flash by design, so with the weights (16 GB for 8B) in 256 GiB of DRAM nothing
+ * is short of it; with 40 GiB (32 of them the OS reserve) the weights spill to flash and it is.
+ * DRAM-first holds everything in 256 GiB and nothing in 40. */
+static void dram_short_says_when_more_dram_helps(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	f.hw.dram = 256 * 1073741824.0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.fits && f.o.peak_flash > 0 && !f.o.dram_short);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
+	CU_ASSERT(f.o.fits && f.o.peak_flash == 0 && !f.o.dram_short);
+	f.hw.dram = 40 * 1073741824.0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.dram_short);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
+	CU_ASSERT(f.o.dram_short);
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -1509,6 +1531,7 @@ int suite_sim(void)
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},
 		{"checkpoints to flash go through two staging buffers", checkpoints_to_flash_are_staged},
 		{"the last backward waits for the host's optimizer", last_backward_waits_for_the_host},
+		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},

@@ -445,9 +445,9 @@ static void checkpoints_to_flash_are_staged(void)
  * computes one, so backward waits for it: its last block starts once the host has stepped the
  * block four back (its copy waits for the buffer two back, whose copy waited likewise), so what
  * follows it is at most those four steps, the last with the embedding's 1.05 B parameters, and
- * the last one's write back to flash;
- * without the buffers backward would end about 80 host layers before the step. The gradients
- * waiting in DRAM are counted, at most the buffers' worth. */
+ * the last one's write back to flash; without the buffers backward would end about 80 host
+ * layers before the step. The gradients waiting in DRAM are counted, at most the buffers'
+ * worth. */
 static void last_backward_waits_for_the_host(void)
 {
 	struct fx f;

@@ -1060,13 +1060,13 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 	return overlap ? s->nb : 1;
 }
 
-/* Gradient copies of gb bytes a block may have in flight to the host before backward waits: the
- * buckets' worth (GRAD_BUCKETS x reduce_bucket), at least two, at most the ring's 16. */
 double step_host_grad_bytes(const struct step_place *pl)
 {
 	return pl->host_grad_bytes > 0 ? pl->host_grad_bytes : HOST_GRAD_BYTES;
 }
 
+/* Gradient copies of gb bytes a block may have in flight to the host before backward waits: the
+ * buckets' worth (GRAD_BUCKETS x reduce_bucket), at least two, at most the ring's 16. */
 uint32_t step_grads_inflight(const struct sim_config *c, const struct mdl_states *layer,
 			     double gb)
 {

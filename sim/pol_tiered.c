@@ -15,10 +15,10 @@
  *   tiered       what aiDAPTIV+ does: the fp32 master weights, both Adam moments and the
  *                gradients (in the compute dtype) live on the flash cache, DRAM only stages them
  *                (its measured cache footprint holds p_fp32, g_bf16, m and v on the SSDs,
- *                published.md 1.3); so every step
- *                reads and writes the optimizer state on flash, which bounds throughput at small
- *                batch and grows with the drive count until the host link saturates. The
- *                compute-dtype weights, read twice per micro-batch, stay in DRAM when they fit.
+ *                published.md 1.3); so every step reads and writes the optimizer state on
+ *                flash, which bounds throughput at small batch and grows with the drive count
+ *                until the host link saturates. The compute-dtype weights, read twice per
+ *                micro-batch, stay in DRAM when they fit.
  *   tiered-dram  the DRAM-first optimum: DRAM filled in order of traffic per byte (weights, then
  *                gradients, then optimizer state), only the rest on flash.
  * Without drives both keep everything in DRAM. The variants try full recompute with checkpoints

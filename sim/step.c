@@ -1347,6 +1347,20 @@ static bool whole_grads_until_reduced(const struct build *bd)
 	       !x->c->deepspeed;
 }
 
+/* One GPU without a framework's gradient buffer (no DDP buckets, no Megatron main_grad, no
+ * DeepSpeed partitions: policy gpu on a single rank): PyTorch makes each gradient in backward
+ * (AccumulateGrad) and the training loop frees them after the optimizer step
+ * (optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0, as Hugging Face's
+ * Trainer, torchtune and Lightning call it), so the first micro-batch's forward and loss run
+ * without them. */
+static bool grads_made_in_backward(const struct build *bd)
+{
+	const struct step_ctx *x = bd->x;
+	const struct mdl_layout *l = &x->c->layout;
+	return x->pl.update == UPD_GPU && x->pl.grads == GRADS_LOCAL && !x->c->opt_in_bwd &&
+	       !x->c->deepspeed && bd->dp * bd->cp == 1 && l->tp == 1 && l->pp == 1;
+}
+
 static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool last)
 {
 	struct step_ctx *x = bd->x;
@@ -1357,7 +1371,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	double rc_ar = x->job.recompute == MDL_RC_FULL ? 2 : 0, chunk_grads = 0;
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
-	uint32_t nb = blocks(bd, s, last), seg = 0;
+	/* gradients made in backward appear block by block in the first micro-batch, while its
+	 * activations go */
+	bool make_grads = k == 0 && grads_made_in_backward(bd);
+	uint32_t nb = make_grads ? s->nb : blocks(bd, s, last), seg = 0;
 	/* At the step's last micro-batch the host takes each block's gradients: ZeRO-Infinity
 	 * writes them to flash (DeepSpeed sums the micro-batches' in a host buffer and swaps them
 	 * out at the accumulation boundary: stage3.py partition_grads,
@@ -1455,7 +1472,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
 			bool unsharded = whole_grads_until_reduced(bd);
-			if (unsharded)
+			if (unsharded || make_grads)
 				TRY(mem(bd, c, pool, CAT_G, up, ENG_AT_START));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
 				int r = dp_coll(bd, g, mc->s_comm[g],
@@ -1635,6 +1652,8 @@ static int update(struct build *bd, uint32_t g)
 		int home, u = paged_update(bd, g, "adamw", shard, opt, s->last_bwd_comm, &home);
 		if (u < 0 || dep(bd, clip, u))
 			return -1;
+		if (grads_made_in_backward(bd)) /* zero_grad(set_to_none=True) after the step */
+			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -s->st.gradients_bytes, ENG_AT_END));
 		if (ds_zero3(bd)) { /* one sub-group's gradients in fp32 while it steps */
 			double sg = step_sub_group(x->c);
 			double b = 4.0 * fmin(sg, shard);
@@ -1706,7 +1725,7 @@ static int resident(struct build *bd)
 				 * parallelism keeps experts / ep of what ZeRO does not shard */
 				mdl_ep_shard(l->zero, bd->dp * bd->cp, bd->ep, &s->st, &s->ex, bd->tp,
 					     &w, &gr, &o);
-				if (x->c->opt_in_bwd)
+				if (x->c->opt_in_bwd || grads_made_in_backward(bd))
 					gr = 0; /* per block, in backward */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
 				TRY(mem(bd, t[i], pool, CAT_G, sign * gr, when[i]));

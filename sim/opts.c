@@ -104,7 +104,8 @@ static const struct opt table[] = {
 	{"host", O_STR, OFF(host), 0, 0, "hgx-8gpu", false, "name|path", P,
 	 "node type: CPU, DRAM, PCIe, power, price"},
 	{"dram", O_SIZE, OFF(dram), 0, 1e15, "0", false, "bytes", P,
-	 "DRAM per node for tiered options; 0 = the host's (e.g. 512GiB)"},
+	 "DRAM per node for tiered options (e.g. 512GiB); 0: simulate takes the host's, plan and "
+	 "compare search 256 GiB doubling"},
 	{"flash", O_STR, OFF(flash), 0, 0, "pm1743:4", false, "name[:count]", P,
 	 "flash drives per node for tiered options"},
 	{"profile", O_STR, OFF(profile), 0, 0, NULL, false, "file", P,

@@ -1246,7 +1246,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
  * tile's beside this one's step (the step of tile n waits for the write of tile n-2). With both
  * the CPU and the drives are busy at once: DeepSpeed's pipelined swapper, and the overlap
  * Fuyou and Ratel build (published.md 9.4). A read ahead may start after `ahead`. Returns the
- * last task.
+ * last task; *stepped, when asked, the CPU step (what takes the tile's gradients).
  *
  * DRAM: a tile here is a whole block (tiered) or sub-group (ZeRO-Infinity) for the timing, but
  * the state streams through pinned buffers far smaller than that, so the tiles in flight charge
@@ -1256,7 +1256,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
  * 128 GB of DRAM (published.md 1.4d, 9.5), need 131 GiB: it does not stage at layer size.
  */
 static int host_update(struct build *bd, struct stage *s, double params, double read_flash,
-		       double write_flash, int after, int ahead)
+		       double write_flash, int after, int ahead, int *stepped)
 {
 	struct step_machine *mc = &bd->x->mc;
 	const struct step_place *pl = &bd->x->pl;
@@ -1283,6 +1283,8 @@ static int host_update(struct build *bd, struct stage *s, double params, double 
 	s->opt_step[slot] = u;
 	s->opt_write[slot] = wr >= 0 ? wr : u;
 	s->nopt++;
+	if (stepped)
+		*stepped = u;
 	return wr >= 0 ? wr : u;
 }
 
@@ -1379,16 +1381,17 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	 * writes them to flash (DeepSpeed sums the micro-batches' in a host buffer and swaps them
 	 * out at the accumulation boundary: stage3.py partition_grads,
 	 * _offload_grad_partition_at_boundary), tiered's CPU optimizer steps them as they come. */
-	bool overlap_update = last && pl->update == UPD_CPU_OVERLAP;
-	bool to_flash = last && pl->grads == GRADS_HOST && pl->grads_on_flash > 0 &&
-			mc->nvme_wr >= 0 && pl->update == UPD_CPU_AFTER;
-	bool host_takes = to_flash || (overlap_update && pl->grads == GRADS_HOST);
+	bool host_grads = last && pl->grads == GRADS_HOST;
+	bool overlap_update = host_grads && pl->update == UPD_CPU_OVERLAP;
+	bool to_flash = host_grads && pl->update == UPD_CPU_AFTER && pl->grads_on_flash > 0 &&
+			mc->nvme_wr >= 0;
+	bool host_takes = to_flash || overlap_update;
 	/* the last backward is left whole where the host takes each block's gradients: when
 	 * the host is the slower, backward waits for it, and the host's reads and writes share
 	 * the drives in a pattern that does not repeat block by block (405B tiered on 8 H100:
 	 * the CPU steps start 2.6 to 4.6 s apart), so the engine would find the pass not
 	 * periodic; this saves it the trial run */
-	uint32_t gap = last && host_takes ? 0 : fold_gap(bd, s, nb, &seg);
+	uint32_t gap = host_takes ? 0 : fold_gap(bd, s, nb, &seg);
 	int probe[2] = {-1, -1};
 	for (uint32_t i = 0; i < nb; i++) {
 		if (gap && i == bd->edge)
@@ -1551,11 +1554,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 						    (params > 0 ? 1 : 0);
 				/* its state read while the block before it in backward computes */
 				int u = host_update(bd, s, params, rd, wr, d,
-						    ring_back(s->comp_ring, s->ncomp, 3));
+						    ring_back(s->comp_ring, s->ncomp, 3), &took);
 				if (u < 0)
 					return -1;
 				s->last_update = u;
-				took = s->opt_step[(s->nopt - 1) % 2];
 			}
 			if (host_takes) {
 				TRY(mem(bd, took, mc->dram_pool, CAT_G, -down, ENG_AT_END));
@@ -1681,7 +1683,8 @@ static int update(struct build *bd, uint32_t g)
 			     share * step_host_grad_bytes(pl) * pl->grads_on_flash) /
 			    n;
 		double wr = opt * pl->opt_on_flash / n;
-		last = host_update(bd, s, share / n, rd, wr, s->last_bwd_comm, s->last_bwd_comm);
+		last = host_update(bd, s, share / n, rd, wr, s->last_bwd_comm, s->last_bwd_comm,
+				   NULL);
 		if (last < 0)
 			return -1;
 	}

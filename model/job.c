@@ -317,6 +317,22 @@ static double flash_share(const struct mdl_arch *a, uint64_t seq)
 	return ((L - nw) * 0.5 + nw * band) / L;
 }
 
+/*
+ * The share of the s x s score matrix the model-FLOPs convention counts, averaged over the
+ * layers: every key a query may see, with no causal discount (Narayanan et al. 2021, eq. 3),
+ * so all s of them in a full layer and w in a layer windowed to w < s. Counting s^2 in a
+ * windowed layer would credit the model with work its definition excludes: Mistral-7B-v0.1
+ * (window 4096) at 32k tokens would report about twice its FLOPs, above the GPU's peak.
+ */
+static double counted_share(const struct mdl_arch *a, uint64_t seq)
+{
+	double s = (double)seq, w = (double)a->sliding_window;
+	double keys = a->sliding_window && w < s ? w / s : 1.0;
+	double nw = (double)a->sliding_layers, L = (double)a->layers;
+
+	return ((L - nw) + nw * keys) / L;
+}
+
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f)
 {
 	double tokens = (double)j->seq * (double)j->micro_batch;
@@ -336,10 +352,12 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 			head += (double)a->outer[i].rows * (double)a->outer[i].cols;
 
 	double weights = 2.0 * tokens * layer_mm, lora = 2.0 * tokens * adapters;
-	/* QK^T and attention x V: 2 matmuls of 2 b s^2 (n_h d) FLOPs each, no causal discount
-	 * (Narayanan et al. 2021, eq. 3, as Megatron counts); MLA's values have v_head_dim */
-	double attn = 2.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
-		      (double)a->heads * (double)(a->head_dim + a->v_head_dim);
+	/* QK^T and attention x V: 2 matmuls of 2 b s^2 (n_h d) FLOPs each over the whole score
+	 * matrix (what an eager kernel executes); MLA's values have v_head_dim. The convention
+	 * counts the keys each query may see, no causal discount (counted_share). */
+	double scores = 2.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
+			(double)a->heads * (double)(a->head_dim + a->v_head_dim);
+	double counted = counted_share(a, j->seq), attn = scores * counted;
 	double trained = j->method == MDL_FULL ? weights : lora;
 	double frozen = j->method == MDL_FULL ? 0 : weights;
 
@@ -366,9 +384,10 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	f->head_bwd = (j->method == MDL_FULL ? 2.0 : 1.0) * f->head_fwd;
 	/* FlashAttention-2 skips the key/value blocks entirely above the causal mask's diagonal
 	 * (Dao 2023, sec. 3.1.1), so it executes about half of the attention FLOPs; the eager
-	 * kernel computes all of s^2 and masks. The recomputed attention (full or selective) is
-	 * skipped alike. */
-	double skip = mdl_attn_fused(j->attention) ? attn * (1.0 - flash_share(a, j->seq)) : 0;
+	 * kernel computes all of s^2 and masks. skip is what the convention counts beyond what
+	 * runs (negative where an eager kernel computes the scores outside a window). The
+	 * recomputed attention (full or selective) is skipped alike. */
+	double skip = scores * (counted - (mdl_attn_fused(j->attention) ? flash_share(a, j->seq) : 1.0));
 	f->attn_half_fwd_exec = 2.0 * tokens * mdl_arch_attn_proj_params(a) + attn - skip;
 	f->attn_core_fwd_exec = attn - skip;
 	/* FlashAttention's backward recomputes the scores (QK^T) before its four gradient

@@ -826,6 +826,38 @@ static int enqueue(struct eng *e, uint32_t id)
 	return 0;
 }
 
+/* Whether a task's effects at its start free more than they take (on all pools together). */
+static bool frees_at_start(const struct eng *e, const struct eng_task *t)
+{
+	int64_t net = 0;
+	for (uint32_t i = t->eff; i < t->eff + t->neff; i++)
+		if (e->effs[i].when == ENG_AT_START)
+			net += e->effs[i].bytes;
+	return net < 0;
+}
+
+/*
+ * The tasks startable at one instant start in the order they became so, except that those
+ * whose start frees memory go first (stably): memory released at an instant is there for what
+ * the same instant allocates, as the caching allocator reuses a block freed on the stream
+ * before it hands out new memory. Two tasks starting at one instant stand for work the
+ * program issues one after the other, and the order the graph happened to make them ready in
+ * is not the program's: a copy on its own stream must not count against a peak that the
+ * compute starting beside it relieves (a checkpoint prefetched while the loss's backward
+ * frees the logits). A task's own effects keep their order.
+ */
+static void frees_first(struct eng *e)
+{
+	uint32_t w = e->qhead;
+	for (uint32_t i = e->qhead; i < e->nq; i++) {
+		uint32_t id = e->startq[i];
+		if (!e->tasks[id].neff || !frees_at_start(e, &e->tasks[id]))
+			continue;
+		memmove(&e->startq[w + 1], &e->startq[w], (size_t)(i - w) * sizeof *e->startq);
+		e->startq[w++] = id;
+	}
+}
+
 static int ready(struct eng *e, uint32_t id)
 {
 	struct eng_task *t = &e->tasks[id];
@@ -1357,6 +1389,8 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			continue;
 		}
 		if (e->qhead < e->nq) {
+			if (e->qhead == 0 && e->nq > 1)
+				frees_first(e);
 			uint32_t id = e->startq[e->qhead++];
 			struct eng_task *t = &e->tasks[id];
 			e->events++;

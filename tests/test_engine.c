@@ -182,6 +182,35 @@ static void pools_record_peaks_and_free_before_alloc(void)
 	eng_free(e);
 }
 
+/* Two tasks startable at one instant: the one whose start frees memory goes first, whatever
+ * order they became startable in. When x ends at 1 s, the copy y (next on x's stream, queued
+ * first) takes 30 at its start and the compute z (x's successor) frees 50 of what x left; the
+ * peak stays at the 60 before the instant (60 - 10 - 50 + 30 = 30 after it), not 50 + 30. */
+static void an_instant_frees_before_it_allocates(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int l = eng_resource(e, "l", 1, "B"), g = eng_resource(e, "g", 1, "FLOP");
+	int xs = eng_stream(e, "copy");
+	int hbm = eng_pool(e, "hbm", 1000, 1);
+	int x = eng_task(e, "x", xs, 1, 0, 1, &l, NULL);
+	int y = eng_task(e, "y", xs, 1, 0, 1, &l, NULL);
+	int z = eng_task(e, "z", -1, 1, 0, 1, &g, NULL);
+	eng_dep(e, x, z);
+	eng_effect(e, x, hbm, 0, 60, ENG_AT_START);
+	eng_effect(e, x, hbm, 0, -10, ENG_AT_END);
+	eng_effect(e, y, hbm, 0, 30, ENG_AT_START);
+	eng_effect(e, z, hbm, 0, -50, ENG_AT_START);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	CU_ASSERT_EQUAL(eng_task_at(e, y)->t_start, (uint64_t)NS);
+	CU_ASSERT_EQUAL(eng_task_at(e, z)->t_start, (uint64_t)NS);
+	const struct eng_pool *p = eng_pool_at(e, hbm);
+	CU_ASSERT_EQUAL(p->peak, 60);
+	CU_ASSERT_EQUAL(p->peak_ns, 0);
+	CU_ASSERT_EQUAL(p->cur, 30);
+	eng_free(e);
+}
+
 /* Power: a GPU at 700 W computing for 1 s then 100 W idle during a 1 s copy, node base 50 W
  * standing for 2 nodes: peak 750 W per node, energy 2 x (750 + 150) J. */
 static void power_follows_device_states(void)
@@ -401,6 +430,7 @@ int suite_engine(void)
 		{"streams in order, dependencies hold", streams_are_in_order_and_dependencies_hold},
 		{"runs are deterministic", runs_are_deterministic},
 		{"pools: peaks, history, free before alloc", pools_record_peaks_and_free_before_alloc},
+		{"an instant frees before it allocates", an_instant_frees_before_it_allocates},
 		{"power follows device states", power_follows_device_states},
 		{"capacity shares slow compute without making it busy",
 		 capacity_shares_slow_compute_without_making_it_busy},

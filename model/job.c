@@ -387,7 +387,8 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	 * kernel computes all of s^2 and masks. skip is what the convention counts beyond what
 	 * runs (negative where an eager kernel computes the scores outside a window). The
 	 * recomputed attention (full or selective) is skipped alike. */
-	double skip = scores * (counted - (mdl_attn_fused(j->attention) ? flash_share(a, j->seq) : 1.0));
+	double run = mdl_attn_fused(j->attention) ? flash_share(a, j->seq) : 1.0;
+	double skip = scores * (counted - run);
 	f->attn_half_fwd_exec = 2.0 * tokens * mdl_arch_attn_proj_params(a) + attn - skip;
 	f->attn_core_fwd_exec = attn - skip;
 	/* FlashAttention's backward recomputes the scores (QK^T) before its four gradient

@@ -44,8 +44,9 @@ static const struct opt table[] = {
 	{"lora-dropout", O_REAL, OFF(lora_dropout), 0, 0.9, "0", false, "probability", P,
 	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask"},
 	{"compile", O_STR, OFF(compile), 0, 0, "no", false, "yes|no", P,
-	 "torch.compile: norms and pointwise ops fused, their outputs recomputed in backward "
-	 "instead of saved (PyTorch's min-cut partitioner)"},
+	 "torch.compile: norms and pointwise ops fused; what only fused ops read in backward "
+	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "
+	 "partitioner)"},
 	{"lora-targets", O_TARGETS, OFF(lora_targets), 0, 0, "all", false, "list", P,
 	 "adapted projections: q,k,v,o,gate,up,down or all"},
 	{"optimizer", O_ENUM, OFF(optimizer), 0, 0, "adamw", false, "optimizer", P,

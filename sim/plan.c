@@ -650,19 +650,39 @@ static bool feasible(const struct sim_option *o, const struct sim_plan_req *r)
 	       (r->budget <= 0 || o->cost_total <= r->budget);
 }
 
-static double score(const struct sim_option *o, enum sim_objective obj)
+/*
+ * Whether a is better than b by an objective: its own figure first, ties broken by the cost,
+ * then the runtime, then the power (so that of two options drawing the same peak, --objective
+ * power takes the cheaper, not whichever the search met first). <0 a better, >0 b, 0 equal.
+ */
+static int cmp3(double a, double b)
 {
+	return (a > b) - (a < b);
+}
+
+static int versus(const struct sim_option *a, const struct sim_option *b, enum sim_objective obj)
+{
+	int c = 0;
 	switch (obj) {
 	case OBJ_TIME:
-		return o->runtime_seconds;
+		c = cmp3(a->runtime_seconds, b->runtime_seconds);
+		break;
 	case OBJ_POWER:
-		return o->peak_power_watts;
+		c = cmp3(a->peak_power_watts, b->peak_power_watts);
+		break;
 	case OBJ_GPUS:
-		return o->gpus * 1e12 + o->cost_total; /* fewest GPUs, then cheapest */
+		c = cmp3(a->gpus, b->gpus);
+		break;
 	case OBJ_COST:
 		break;
 	}
-	return o->cost_total;
+	if (!c)
+		c = cmp3(a->cost_total, b->cost_total);
+	if (!c)
+		c = cmp3(a->runtime_seconds, b->runtime_seconds);
+	if (!c)
+		c = cmp3(a->peak_power_watts, b->peak_power_watts);
+	return c;
 }
 
 static bool dominated(const struct sim_option *a, const struct sim_option *b)
@@ -673,8 +693,8 @@ static bool dominated(const struct sim_option *a, const struct sim_option *b)
 		b->peak_power_watts < a->peak_power_watts);
 }
 
-/* index of the best option of a kind (-1 any) by score among feasible ones, else among fitting
- * ones by runtime; -1 when none fits */
+/* index of the best option of a kind (-1 any) by the objective among feasible ones, else among
+ * fitting ones by runtime; -1 when none fits */
 static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 		 enum sim_objective obj, bool *met)
 {
@@ -690,10 +710,7 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 				continue;
 			if (pass == 0 && o->flash_over_rating)
 				continue;
-			double v = pass < 2 ? score(o, obj) : o->runtime_seconds;
-			double bv = best < 0 ? 0 : pass < 2 ? score(&p->v[best], obj)
-							    : p->v[best].runtime_seconds;
-			if (best < 0 || v < bv) {
+			if (best < 0 || versus(o, &p->v[best], pass < 2 ? obj : OBJ_TIME) < 0) {
 				best = (long)i;
 				if (met)
 					*met = pass < 2;
@@ -739,10 +756,8 @@ static void select_options(struct search *s, struct sim_plan *p)
 			if (r->counts) /* compare: the best of each kind at each count */
 				show[i] = !(pl->v[j].gpus == pl->v[i].gpus &&
 					    pl->v[j].kind == pl->v[i].kind &&
-					    (score(&pl->v[j], r->objective) <
-						     score(&pl->v[i], r->objective) ||
-					     (score(&pl->v[j], r->objective) ==
-						      score(&pl->v[i], r->objective) &&
+					    (versus(&pl->v[j], &pl->v[i], r->objective) < 0 ||
+					     (versus(&pl->v[j], &pl->v[i], r->objective) == 0 &&
 					      j < i)));
 			else if (dominated(&pl->v[i], &pl->v[j]))
 				show[i] = 0;

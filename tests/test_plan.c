@@ -75,6 +75,34 @@ static void plan_70b_finds_gpu_only_and_tiered_options(void)
 	free(p);
 }
 
+/* Ties on the objective go to the cheaper option: 70B's ZeRO-3 offload on one GPU draws the same
+ * peak at micro-batch 1 and 8, and --objective power recommends the cheaper micro-batch 8, not
+ * whichever the search met first. No option of the table within the drives' rating draws less
+ * than the recommendation, and none drawing as much costs less. */
+static void objective_ties_go_to_the_cheaper(void)
+{
+	struct fixture f;
+	struct sim_plan *p = calloc(1, sizeof *p);
+	char err[256];
+
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.req.objective = OBJ_POWER;
+	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, p, err, sizeof err), 0);
+	CU_ASSERT_FATAL(p->rec_best >= 0);
+	const struct sim_option *r = &p->options[p->rec_best];
+	CU_ASSERT(!r->flash_over_rating);
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		/* the recommendation keeps to the drives' rating where an option can */
+		if (!o->fits || i == p->rec_best || o->flash_over_rating)
+			continue;
+		CU_ASSERT(o->peak_power_watts >= r->peak_power_watts);
+		if (o->peak_power_watts == r->peak_power_watts)
+			CU_ASSERT(o->cost_total >= r->cost_total);
+	}
+	free(p);
+}
+
 static void the_smallest_fitting_gpu_count_is_chosen(void)
 {
 	struct fixture f;
@@ -218,6 +246,7 @@ int suite_plan(void)
 		{"plan_70b_finds_gpu_only_and_tiered_options",
 		 plan_70b_finds_gpu_only_and_tiered_options},
 		{"the_smallest_fitting_gpu_count_is_chosen", the_smallest_fitting_gpu_count_is_chosen},
+		{"objective ties go to the cheaper", objective_ties_go_to_the_cheaper},
 		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},

@@ -650,16 +650,17 @@ static bool feasible(const struct sim_option *o, const struct sim_plan_req *r)
 	       (r->budget <= 0 || o->cost_total <= r->budget);
 }
 
-/*
- * Whether a is better than b by an objective: its own figure first, ties broken by the cost,
- * then the runtime, then the power (so that of two options drawing the same peak, --objective
- * power takes the cheaper, not whichever the search met first). <0 a better, >0 b, 0 equal.
- */
+/* -1, 0 or 1 as a is below, equal to or above b */
 static int cmp3(double a, double b)
 {
 	return (a > b) - (a < b);
 }
 
+/*
+ * Which of a and b an objective prefers: its own figure first, ties broken by the cost, then
+ * the runtime, then the power (so that of two options drawing the same peak, --objective power
+ * takes the cheaper, not whichever the search met first). <0 a, >0 b, 0 neither.
+ */
 static int versus(const struct sim_option *a, const struct sim_option *b, enum sim_objective obj)
 {
 	int c = 0;
@@ -753,13 +754,11 @@ static void select_options(struct search *s, struct sim_plan *p)
 		for (size_t j = 0; j < pl->n && show[i]; j++) {
 			if (j == i || !pl->v[j].fits)
 				continue;
-			if (r->counts) /* compare: the best of each kind at each count */
+			if (r->counts) { /* compare: the best of each kind at each count */
+				int c = versus(&pl->v[j], &pl->v[i], r->objective);
 				show[i] = !(pl->v[j].gpus == pl->v[i].gpus &&
-					    pl->v[j].kind == pl->v[i].kind &&
-					    (versus(&pl->v[j], &pl->v[i], r->objective) < 0 ||
-					     (versus(&pl->v[j], &pl->v[i], r->objective) == 0 &&
-					      j < i)));
-			else if (dominated(&pl->v[i], &pl->v[j]))
+					    pl->v[j].kind == pl->v[i].kind && (c < 0 || (c == 0 && j < i)));
+			} else if (dominated(&pl->v[i], &pl->v[j]))
 				show[i] = 0;
 		}
 	}

@@ -757,7 +757,8 @@ static void select_options(struct search *s, struct sim_plan *p)
 			if (r->counts) { /* compare: the best of each kind at each count */
 				int c = versus(&pl->v[j], &pl->v[i], r->objective);
 				show[i] = !(pl->v[j].gpus == pl->v[i].gpus &&
-					    pl->v[j].kind == pl->v[i].kind && (c < 0 || (c == 0 && j < i)));
+					    pl->v[j].kind == pl->v[i].kind &&
+					    (c < 0 || (c == 0 && j < i)));
 			} else if (dominated(&pl->v[i], &pl->v[j]))
 				show[i] = 0;
 		}

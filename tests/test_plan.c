@@ -75,6 +75,17 @@ static void plan_70b_finds_gpu_only_and_tiered_options(void)
 	free(p);
 }
 
+/* The plan of f's request (the test stops on an error). */
+static struct sim_plan *planned(struct fixture *f)
+{
+	struct sim_plan *p = calloc(1, sizeof *p);
+	char err[256];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f->w, &f->hw, &f->e, &f->req, p, err, sizeof err), 0);
+	return p;
+}
+
 /* Ties on the objective go to the cheaper option: 70B's ZeRO-3 offload on one GPU draws the same
  * peak at micro-batch 1 and 8, and --objective power recommends the cheaper micro-batch 8, not
  * whichever the search met first. No option of the table within the drives' rating draws less
@@ -82,12 +93,10 @@ static void plan_70b_finds_gpu_only_and_tiered_options(void)
 static void objective_ties_go_to_the_cheaper(void)
 {
 	struct fixture f;
-	struct sim_plan *p = calloc(1, sizeof *p);
-	char err[256];
 
 	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.req.objective = OBJ_POWER;
-	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, p, err, sizeof err), 0);
+	struct sim_plan *p = planned(&f);
 	CU_ASSERT_FATAL(p->rec_best >= 0);
 	const struct sim_option *r = &p->options[p->rec_best];
 	CU_ASSERT(!r->flash_over_rating);

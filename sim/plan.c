@@ -97,10 +97,16 @@ struct cand {
 	double mem;   /* analytic per-GPU bytes */
 };
 
+/* -1, 0 or 1 as a is below, equal to or above b */
+static int cmp3(double a, double b)
+{
+	return (a > b) - (a < b);
+}
+
 static int by_bound(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-	return (x->bound > y->bound) - (x->bound < y->bound);
+	return cmp3(x->bound, y->bound);
 }
 
 struct search {
@@ -650,12 +656,6 @@ static bool feasible(const struct sim_option *o, const struct sim_plan_req *r)
 	       (r->budget <= 0 || o->cost_total <= r->budget);
 }
 
-/* -1, 0 or 1 as a is below, equal to or above b */
-static int cmp3(double a, double b)
-{
-	return (a > b) - (a < b);
-}
-
 /*
  * Which of a and b an objective prefers: its own figure first, ties broken by the cost, then
  * the runtime, then the power (so that of two options drawing the same peak, --objective power
@@ -726,8 +726,8 @@ static int by_kind_gpus(const void *a, const void *b)
 	if (x->kind != y->kind)
 		return (int)x->kind - (int)y->kind;
 	if (x->gpus != y->gpus)
-		return (x->gpus > y->gpus) - (x->gpus < y->gpus);
-	return (x->cost_total > y->cost_total) - (x->cost_total < y->cost_total);
+		return cmp3(x->gpus, y->gpus);
+	return cmp3(x->cost_total, y->cost_total);
 }
 
 /* The Pareto front (plus the recommendations and, for compare, each count's best) into the

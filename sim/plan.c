@@ -244,6 +244,10 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 	if (!w->grad_accum && dp > w->global_batch)
 		return 0;
 	int nmb = micro_sizes(s, dp, mbs);
+	/* the recompute modes: the one --recompute fixed (any, per-op SAC included), else the
+	 * three the search compares */
+	const enum mdl_recompute *modes = s->req->recompute_fixed ? &w->job.recompute : rcs;
+	int nrc = s->req->recompute_fixed ? 1 : (int)(sizeof rcs / sizeof rcs[0]);
 	/* ZeRO-2/3 run without pipeline or context parallelism (Megatron's distributed optimizer
 	 * is stage 1) */
 	uint32_t zmax = dp * cp == 1 ? 0u : pp > 1 || cp > 1 ? 1u : 3u;
@@ -251,10 +255,8 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 		for (uint32_t zero = 0; zero <= zmax; zero++) {
 			if (ds && s->req->zero >= 0 && dp > 1 && zero != (uint32_t)s->req->zero)
 				continue;
-			for (int r = 0; r < 3; r++) {
-				if (s->req->recompute_fixed && rcs[r] != w->job.recompute)
-					continue;
-				cw.job.recompute = rcs[r];
+			for (int r = 0; r < nrc; r++) {
+				cw.job.recompute = modes[r];
 				cw.job.micro_batch = mbs[b];
 				uint64_t m = sim_plan_micro_batches(&cw, dp);
 				uint32_t vps[8];
@@ -273,8 +275,8 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 							     (mdl_optimizer_paged(w->job.optimizer)
 								      ? gm.optimizer
 								      : 0);
-						struct cand x = {l, rcs[r], mbs[b], m, bound / tokens,
-								 mem};
+						struct cand x = {l, modes[r], mbs[b], m,
+								 bound / tokens, mem};
 						if (add_cand(s, c, nc, cap, &x))
 							return -1;
 					}
@@ -417,7 +419,8 @@ static int gpu_only(struct search *s)
 	return 0;
 }
 
-/* One host-tier configuration; kept when it fits. */
+/* One host-tier configuration; kept when it fits. 0 simulated, 1 the policy has no placement
+ * for the fixed recompute (no option: o does not fit), -1 error. */
 static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, uint64_t mb,
 		    const struct mdl_hw *hw, struct sim_option *o)
 {
@@ -432,7 +435,12 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 				s->req->loss_fixed};
 	if (strcmp(pol->name, "zero-offload") == 0)
 		cf.layout.zero = 2;
-	if (sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen))
+	int rc = sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen);
+	if (rc > 0) { /* no placement for the fixed recompute: not an option */
+		*o = (struct sim_option){.fits = false};
+		return 1;
+	}
+	if (rc < 0)
 		return -1;
 	(*s->count)++;
 	return o->fits ? keep(&s->pool, o, s->err, s->errlen) : 0;
@@ -467,8 +475,9 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			struct sim_option o;
 			hw.dram = drams[d];
 			ran++;
-			if (host_one(s, pol, n, mbs[b], &hw, &o))
-				return -1;
+			int rc = host_one(s, pol, n, mbs[b], &hw, &o);
+			if (rc)
+				return rc < 0 ? -1 : 0; /* 1: the policy has no such option at all */
 			if (!o.fits) {
 				closer(closest, &o);
 				if (strncmp(o.overflow, "dram", 4) == 0) {
@@ -493,7 +502,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 					if (c == base->flash_count)
 						continue;
 					hw.flash_count = c;
-					if (host_one(s, pol, n, mbs[b], &hw, &x))
+					if (host_one(s, pol, n, mbs[b], &hw, &x) < 0)
 						return -1;
 				}
 			}

@@ -469,14 +469,16 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			best = last = v;
 	}
 	if (best < 0) {
-		if (first_err[0])
+		if (first_err[0]) {
 			snprintf(err, errlen, "%s", first_err);
-		else if (c->recompute_fixed)
+		} else if (c->recompute_fixed) {
 			snprintf(err, errlen, "policy %s: no placement with --recompute %s (leave it to "
 					      "auto, or choose another policy)",
 				 c->policy->name, mdl_recompute_name(w->job.recompute));
-		else
+			return 1;
+		} else {
 			snprintf(err, errlen, "policy %s: no placement applies", c->policy->name);
+		}
 		return -1;
 	}
 	if (best != last && run_variant(&x, best, o, err, errlen))

@@ -97,7 +97,9 @@ const char *sim_policy_names(void);
 
 /*
  * Runs one configuration through the engine e (reused across calls; after the call it holds
- * the best variant's run for traces and per-resource figures). 0 ok, -1 + err.
+ * the best variant's run for traces and per-resource figures). 0 ok, -1 + err; 1 + err when
+ * the policy has no placement for the recompute mode the caller fixed (tiered has no per-op
+ * SAC): not an error of the inputs, an option that does not exist (the planner skips it).
  */
 struct eng;
 int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw,

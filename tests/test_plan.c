@@ -112,6 +112,30 @@ static void objective_ties_go_to_the_cheaper(void)
 	free(p);
 }
 
+/* A fixed --recompute op (torchtitan's per-op SAC) is searched as fixed: GPU-only layouts with
+ * it (the search's own three modes do not include it), and no tiered or tiered-dram option,
+ * which have no placement for it (sim_run says so with 1), instead of an error for the plan. */
+static void a_fixed_per_op_recompute_is_planned(void)
+{
+	struct fixture f;
+
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_OP;
+	f.req.recompute_fixed = true;
+	struct sim_plan *p = planned(&f);
+	CU_ASSERT_FATAL(p->rec_gpu_only >= 0);
+	CU_ASSERT(p->options[p->rec_gpu_only].fits);
+	int host = 0;
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		CU_ASSERT_EQUAL(o->recompute, MDL_RC_OP);
+		CU_ASSERT(strncmp(o->policy, "tiered", 6) != 0);
+		host += o->kind == SIM_TIERED;
+	}
+	CU_ASSERT(host > 0); /* the DeepSpeed policies still run */
+	free(p);
+}
+
 static void the_smallest_fitting_gpu_count_is_chosen(void)
 {
 	struct fixture f;
@@ -256,6 +280,7 @@ int suite_plan(void)
 		 plan_70b_finds_gpu_only_and_tiered_options},
 		{"the_smallest_fitting_gpu_count_is_chosen", the_smallest_fitting_gpu_count_is_chosen},
 		{"objective ties go to the cheaper", objective_ties_go_to_the_cheaper},
+		{"a fixed per-op recompute is planned", a_fixed_per_op_recompute_is_planned},
 		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},

@@ -147,7 +147,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			mdl_peak_flops(&hw->gpu, fp32) * 100,
 		fp32 ? "fp32 (no tensor cores)" : "dense bf16");
 	double fa_fwd, fa_bwd;
-	const char *kernel = step_attention_rates(hw, j->attention, &fa_fwd, &fa_bwd);
+	const char *kernel = step_attention_rates(hw, j->attention, j->precision, &fa_fwd, &fa_bwd);
 	if (kernel)
 		fprintf(fp, ", %s attention at %.0f %% (backward %.0f %%)", kernel, fa_fwd * 100,
 			fa_bwd * 100);
@@ -157,7 +157,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	 * the user may be running the faster one without saying so */
 	double cu_fwd, cu_bwd;
 	if (j->attention == MDL_ATTN_FLASH && hw->gpu.cudnn_attention > 0 &&
-	    step_attention_rates(hw, MDL_ATTN_CUDNN, &cu_fwd, &cu_bwd) &&
+	    step_attention_rates(hw, MDL_ATTN_CUDNN, j->precision, &cu_fwd, &cu_bwd) &&
 	    cu_fwd + cu_bwd > 2 * (fa_fwd + fa_bwd))
 		fprintf(fp, "\n%s           cuDNN's attention runs at %.0f %% (backward %.0f %%) on this GPU: "
 			    "--attention cudnn",

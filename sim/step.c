@@ -544,8 +544,8 @@ double step_hbm_rate(const struct mdl_hw *hw)
 					  : HBM_ACHIEVABLE * hw->gpu.hbm_bandwidth;
 }
 
-const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, double *fwd,
-				 double *bwd)
+const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
+				 enum mdl_precision p, double *fwd, double *bwd)
 {
 	const struct cfg_gpu *g = &hw->gpu;
 	bool cudnn = a == MDL_ATTN_CUDNN && g->cudnn_attention > 0;
@@ -553,6 +553,14 @@ const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, 
 	*bwd = cudnn ? g->cudnn_attention_bwd : g->flash_attention_bwd;
 	if (!(*bwd > 0))
 		*bwd = *fwd;
+	/* fp32 inputs: FlashAttention and cuDNN's attention take fp16/bf16 only, and PyTorch's
+	 * SDPA falls back to its memory-efficient kernel, which also takes fp32
+	 * (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp: can_use_mem_efficient_attention
+	 * allows kFloat, the flash and cuDNN checks do not): tiled as flash is (no s x s scores
+	 * kept), on the CUDA cores, timed as the other fp32 matmuls [U: no fp32 attention rate in
+	 * the reference set] */
+	if (p == MDL_FP32)
+		return NULL;
 	return mdl_attn_fused(a) && *fwd > 0 ? (cudnn ? "cuDNN" : "flash") : NULL;
 }
 
@@ -588,7 +596,7 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	 * than cuBLAS on Hopper), its backward (2.5 times the forward's FLOPs) at its own where the
 	 * catalog has one: its FLOPs count as the GEMM-rate equivalents */
 	double fa_fwd, fa_bwd;
-	if (!step_attention_rates(hw, j->attention, &fa_fwd, &fa_bwd))
+	if (!step_attention_rates(hw, j->attention, j->precision, &fa_fwd, &fa_bwd))
 		return;
 	double extra = (gemm_eff / fa_fwd - 1) * f->attn_core_fwd_exec;
 	f->layer_fwd_exec += extra;

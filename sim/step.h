@@ -161,9 +161,10 @@ double step_matmul_fixed(const struct mdl_hw *hw);
 /* The attention kernel's forward and backward rates over the dense bf16 peak: cuDNN's where the
  * job runs it and the catalog has its rate, else FlashAttention-2's; a backward without its own
  * rate runs at the forward's. Returns the kernel whose rates they are ("cuDNN", "flash"), or NULL
- * (rates unset) for eager attention or a GPU without them: its FLOPs then run at the GEMM rate. */
-const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a, double *fwd,
-				 double *bwd);
+ * (rates unset) for eager attention, fp32 (precision p: both kernels take 16-bit inputs only) or
+ * a GPU without them: its FLOPs then run at the GEMM rate. */
+const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
+				 enum mdl_precision p, double *fwd, double *bwd);
 
 /* One micro-batch's FLOPs (mdl_job_flops) with the *_exec figures in FLOP-equivalents at the
  * GEMM rate gemm_eff: a flash-attention core at the GPU's flash_attention rate counts

@@ -1157,10 +1157,36 @@ static void attention_rates_follow_kernel_and_gpu(void)
 		double fwd, bwd;
 		memset(&hw, 0, sizeof hw);
 		CU_ASSERT_EQUAL_FATAL(cfg_gpu_get(want[i].gpu, &hw.gpu, err, sizeof err), 0);
-		CU_ASSERT_PTR_NOT_NULL(step_attention_rates(&hw, want[i].a, &fwd, &bwd));
+		CU_ASSERT_PTR_NOT_NULL(
+		    step_attention_rates(&hw, want[i].a, MDL_BF16_MIXED, &fwd, &bwd));
 		CU_ASSERT_DOUBLE_EQUAL(fwd, want[i].fwd, 1e-12);
 		CU_ASSERT_DOUBLE_EQUAL(bwd, want[i].bwd, 1e-12);
 	}
+}
+
+/* fp32 attention: the fused kernels take 16-bit inputs, so its FLOPs run at the fp32 GEMM
+ * rate, as the layer's other matmuls: the layer's FLOP-equivalents are its executed FLOPs, and
+ * the attention core is no faster than the CUDA cores (an 8B layer at 32k tokens, where the
+ * core is most of the work, at most the fp32 peak). */
+static void fp32_attention_runs_at_the_fp32_rate(void)
+{
+	struct fx f;
+	double fwd, bwd;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	CU_ASSERT_PTR_NULL(step_attention_rates(&f.hw, MDL_ATTN_FLASH, MDL_FP32, &fwd, &bwd));
+	CU_ASSERT_PTR_NULL(step_attention_rates(&f.hw, MDL_ATTN_CUDNN, MDL_FP32, &fwd, &bwd));
+	f.w.job.precision = MDL_FP32;
+	f.w.job.seq = 32768;
+	struct mdl_flops plain, timed;
+	mdl_job_flops(&f.w.arch, &f.w.job, &plain);
+	double eff = step_gemm_efficiency(NULL, &f.hw, MDL_FP32);
+	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, &timed);
+	CU_ASSERT_DOUBLE_EQUAL(timed.layer_fwd_exec, plain.layer_fwd_exec, 0);
+	CU_ASSERT_DOUBLE_EQUAL(timed.layer_bwd_exec, plain.layer_bwd_exec, 0);
+	/* one layer's forward takes at least its executed FLOPs at the fp32 peak */
+	CU_ASSERT(timed.layer_fwd_exec / (eff * f.hw.gpu.bf16_flops) >=
+		  plain.layer_fwd_exec / f.hw.gpu.fp32_flops);
+	eng_free(f.eng);
 }
 
 /* The GEMM rate: 0.81 of the MAMF, so 0.81 x 0.869 = 0.704 of the A100's peak and
@@ -1590,6 +1616,7 @@ int suite_sim(void)
 		{"pipeline sends carry the TP slice", pipeline_sends_carry_the_tp_slice},
 		{"GEMM rate follows the MAMF", gemm_rate_follows_the_mamf},
 		{"attention rates follow the kernel and the GPU", attention_rates_follow_kernel_and_gpu},
+		{"fp32 attention runs at the fp32 rate", fp32_attention_runs_at_the_fp32_rate},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"one accounting rule", one_accounting_rule},
 		{"pipeline ends split lightens the end stages",

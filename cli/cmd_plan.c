@@ -114,6 +114,15 @@ static int run(int argc, char **argv, bool compare)
 	req.deadline = o.deadline;
 	req.budget = o.budget;
 	if (compare) {
+		/* the default counts stop at what a host without a network holds (one node); counts
+		 * the user gave are theirs, and sim_run says why one cannot be */
+		if (!tp_opts_given(&o, "gpus") && !(hw.host.network_per_gpu > 0)) {
+			int n = 0;
+			for (int i = 0; i < ncounts; i++)
+				if (counts[i] <= hw.gpus_per_node)
+					counts[n++] = counts[i];
+			ncounts = n;
+		}
 		req.counts = counts;
 		req.ncounts = ncounts;
 	}

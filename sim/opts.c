@@ -99,7 +99,8 @@ static const struct opt table[] = {
 	 "text output: every column (kind, peak DRAM and flash used, tokens/s, cloud cost, hardware "
 	 "to buy); default fits 120 columns"},
 	{"gpus", O_STR, OFF(gpu_list), 0, 0, "1,2,4,8,16", false, "list", CMD_COMPARE,
-	 "GPU counts to compare, comma-separated"},
+	 "GPU counts to compare, comma-separated (the default stops at one node on a host without a "
+	 "network)"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
 	 "largest GPU count the GPU-only search tries"},
 	{"host", O_STR, OFF(host), 0, 0, "hgx-8gpu", false, "name|path", P,

@@ -339,6 +339,20 @@ else
 fi
 expect 3 "objective" plan --model 8b --seq 1024 --objective speed
 expect 3 "gpus" compare --model 8b --seq 1024 --gpus 1,x
+# a host without a network: the default counts stop at its one node; counts asked for beyond it
+# are an error that says why
+"$bin" compare --model 1b --seq 1024 --host workstation --format json >"$tmp/w.json" 2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {x["gpus"] for x in d["options"]} <= {1, 2, 4}, d["options"]
+' "$tmp/w.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: compare on a single-node host: default counts beyond the node ($(head -c 200 "$tmp/err"))"
+fi
+expect 3 "single node" compare --model 1b --seq 1024 --host workstation --gpus 2,8
 expect 3 "deadline" plan --model 8b --seq 1024 --deadline soon
 # --report: the documents and at least two charts; a foreign non-empty directory needs --force
 "$bin" plan --model 8b --seq 2048 --report "$tmp/rep" >/dev/null 2>"$tmp/err"

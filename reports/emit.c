@@ -8,7 +8,9 @@
  * Megatron-LM's arguments. Either way launch.sh with the node and GPU counts, and README.md with
  * the prediction (step time, throughput, memory per tier, runtime, cost), the assumptions and
  * the `tierplan simulate` line that reproduces it, so a real run can be checked against it.
- * The aiDAPTIV-style tiered policies have no public configuration format: README.md only.
+ * The aiDAPTIV-style tiered policies have no public configuration format, and a job neither
+ * framework's configuration can express as planned (pure bf16, bitsandbytes' optimizers; FP8 in
+ * DeepSpeed) gets no configuration either: README.md only, saying why (cannot_express).
  *
  * Files are written as report_dir writes them (a temporary renamed on close; the directory is
  * created, and a non-empty one must hold a tierplan report unless --force). Returns 0 or a
@@ -43,6 +45,47 @@ static bool deepspeed_of(const struct sim_option *o, int *stage, const char **op
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Why the DeepSpeed configuration (deepspeed true) or Megatron-LM's arguments cannot run the job
+ * as planned; NULL when they can. Both keep fp32 master weights and optimizer states in 16-bit
+ * training (DeepSpeed's ZeRO and bf16 optimizers hold fp32 partitions; Megatron-LM's --bf16
+ * keeps fp32 main parameters), so a job planned in pure bf16 is not theirs; bitsandbytes' 8-bit
+ * and paged optimizers and Adafactor are chosen in the training script, not in either; a
+ * DeepSpeed config has no FP8 switch (Transformer Engine's layers in the model do it), while
+ * Megatron-LM takes --fp8-format. [A: the frameworks' configuration references]
+ */
+static const char *cannot_express(const struct sim_workload *w, bool deepspeed)
+{
+	switch (w->job.precision) {
+	case MDL_BF16:
+		return "it was planned in pure bf16 (no fp32 master weights or optimizer "
+		       "states), and DeepSpeed and Megatron-LM keep fp32 masters in bf16 training";
+	case MDL_FP8:
+		if (deepspeed)
+			return "a DeepSpeed config has no FP8 switch (Transformer Engine's layers "
+			       "in the model script run FP8)";
+		break;
+	case MDL_BF16_MIXED:
+	case MDL_FP16_MIXED:
+	case MDL_FP32:
+		break;
+	}
+	switch (w->job.optimizer) {
+	case MDL_ADAMW8BIT:
+	case MDL_PAGED_ADAMW:
+	case MDL_PAGED_ADAMW8BIT:
+	case MDL_ADAFACTOR:
+		return "its optimizer (bitsandbytes' 8-bit or paged AdamW, or Adafactor) is "
+		       "chosen in the training script, not in a DeepSpeed config or Megatron-LM's "
+		       "arguments";
+	case MDL_ADAMW:
+	case MDL_LION:
+	case MDL_SGD:
+		break;
+	}
+	return NULL;
 }
 
 static const char *optimizer_type(enum mdl_optimizer opt)
@@ -81,6 +124,10 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	fprintf(fp, "  \"fp16\": {\"enabled\": %s},\n", p == MDL_FP16_MIXED ? "true" : "false");
 	if (ot)
 		fprintf(fp, "  \"optimizer\": {\"type\": \"%s\"},\n", ot);
+	/* the plan clips the gradients' global norm before each step (sim_config.no_clip_grad is
+	 * off in a search) as Hugging Face's Trainer does at max_grad_norm 1.0, which it hands to
+	 * DeepSpeed as gradient_clipping; DeepSpeed's own default is 0 (no clipping) */
+	fprintf(fp, "  \"gradient_clipping\": 1.0,\n");
 	fprintf(fp, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
 	if (opt)
 		fprintf(fp, "    \"offload_optimizer\": {\"device\": \"%s\"%s, \"pin_memory\": true},\n",
@@ -142,6 +189,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " \\\n  --bf16");
 	else if (p == MDL_FP16_MIXED)
 		fprintf(fp, " \\\n  --fp16");
+	else if (p == MDL_FP8) /* the linear layers in FP8 (Transformer Engine), the rest bf16 */
+		fprintf(fp, " \\\n  --bf16 --fp8-format hybrid");
 	if (o->recompute == MDL_RC_FULL)
 		fprintf(fp, " \\\n  --recompute-granularity full --recompute-method uniform "
 			    "--recompute-num-layers 1");
@@ -196,7 +245,7 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 }
 
 static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int idx,
-		   bool ds, bool megatron)
+		   bool ds, bool megatron, const char *why)
 {
 	double gib = 1073741824.0;
 
@@ -224,8 +273,9 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 		fprintf(fp, "`ds_config.json` holds the ZeRO stage, offloads, batch and precision; "
 			    "`launch.sh` starts it with DeepSpeed's launcher. Put your training "
 			    "script in place of `train.py` (a Hugging Face Trainer script takes "
-			    "`--deepspeed ds_config.json` as well), point `nvme_path` at the drives, "
-			    "and keep gradient checkpointing %s.\n\n",
+			    "`--deepspeed ds_config.json` as well)%s, and keep gradient "
+			    "checkpointing %s.\n\n",
+			o->flash_count ? ", point `nvme_path` at the drives" : "",
 			o->recompute == MDL_RC_NONE ? "off" : "on");
 	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero == 3 && o->layout.dp > 1)
 		fprintf(fp, "The plan priced ZeRO-3 as FSDP runs it; under DeepSpeed the GPU also "
@@ -234,7 +284,13 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 	else if (megatron)
 		fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "
 			    "tokenizer and optimizer arguments.\n\n");
-	else
+	else if (why)
+		fprintf(fp, "tierplan writes no configuration for this option: %s. Run it with a "
+			    "framework that does (torchtune, or PyTorch FSDP, with CPU offload "
+			    "for the offload policies); the prediction below is what to check a "
+			    "run against.\n\n",
+			why);
+	else if (!ds)
 		fprintf(fp, "The %s policy models an aiDAPTIV+-style middleware, which is configured "
 			    "through its vendor's tools: there is no public configuration file to "
 			    "write. The prediction below is what to check a run against.\n\n",
@@ -268,8 +324,15 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	}
 	if ((rc = rpt_dir_prepare(dir, force, "--emit", err, errlen)))
 		return rc;
-	bool ds = deepspeed_of(o, &stage, &opt, &par);
-	bool megatron = !ds && !strcmp(o->policy, "gpu");
+	/* DeepSpeed where the option is one of its layouts and its config can say what was
+	 * planned; else Megatron-LM for a GPU-only layout it can run as planned; else README.md
+	 * alone, saying why */
+	bool dsl = deepspeed_of(o, &stage, &opt, &par), gpu = !strcmp(o->policy, "gpu");
+	const char *why = dsl ? cannot_express(r->w, true) : NULL;
+	bool ds = dsl && !why;
+	if (!ds && gpu)
+		why = cannot_express(r->w, false);
+	bool megatron = !ds && gpu && !why;
 	uint32_t per = r->hw->gpus_per_node ? r->hw->gpus_per_node : 1;
 	uint32_t nodes = o->nodes ? o->nodes : 1, here = o->gpus < per ? o->gpus : per;
 
@@ -301,6 +364,6 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 		 ds ? ", ds_config.json" : "");
 	if ((rc = rpt_file_open(&f, dir, "README.md", "--emit", err, errlen)))
 		return rc;
-	readme(f.fp, r, o, idx, ds, megatron);
+	readme(f.fp, r, o, idx, ds, megatron, why);
 	return rpt_file_close(&f, err, errlen);
 }

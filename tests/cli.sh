@@ -233,6 +233,27 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit of the GPU-only recommendation lacks Megatron's arguments"
 fi
+# a job the framework's config cannot say as planned gets no config: pure bf16 under a DeepSpeed
+# policy (DeepSpeed keeps fp32 masters); FP8 on a data-parallel layout goes to Megatron-LM's
+# arguments (a DeepSpeed config has no FP8 switch); a DeepSpeed config clips as the plan did
+"$bin" plan --model 70b --seq 4096 --precision bf16 >"$tmp/plan-bf16.txt" 2>/dev/null
+idx=$(awk '$3 == "zero3-offload" {print $1; exit}' "$tmp/plan-bf16.txt")
+"$bin" plan --model 70b --seq 4096 --precision bf16 --emit "$tmp/emit-bf16" --option "$idx" \
+	>/dev/null 2>&1
+"$bin" plan --model 8b --seq 2048 --precision fp8 >"$tmp/plan-fp8.txt" 2>/dev/null
+idx=$(awk '$3 == "tp1" && $4 == "pp1" {print $1; exit}' "$tmp/plan-fp8.txt")
+"$bin" plan --model 8b --seq 2048 --precision fp8 --emit "$tmp/emit-fp8" --option "$idx" \
+	>/dev/null 2>&1
+if [ -s "$tmp/emit-bf16/README.md" ] && [ ! -e "$tmp/emit-bf16/ds_config.json" ] &&
+	grep -q "pure bf16" "$tmp/emit-bf16/README.md" &&
+	grep -q -- "--fp8-format hybrid" "$tmp/emit-fp8/launch.sh" &&
+	[ ! -e "$tmp/emit-fp8/ds_config.json" ] &&
+	grep -q '"gradient_clipping": 1.0' "$tmp/emit-zero3-offload/ds_config.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit wrote a configuration that does not run the planned job"
+fi
 expect 3 "--option: 60 is not an option" plan --model 70b --seq 4096 --emit "$tmp/emit-x" --option 60
 mkdir -p "$tmp/emit-foreign" && printf 'mine' >"$tmp/emit-foreign/keep"
 expect 3 "--emit: .* is not empty" plan --model 70b --seq 4096 --emit "$tmp/emit-foreign"

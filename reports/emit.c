@@ -106,6 +106,19 @@ static const char *optimizer_type(enum mdl_optimizer opt)
 	return NULL;
 }
 
+/*
+ * The reduce_bucket_size to write: an offload policy's plan simulated DeepSpeed's default, 5e8
+ * elements (its gradients leave the GPU through those buckets); a GPU-only option was priced as
+ * Megatron-LM and FSDP hold it, without DeepSpeed's buckets, so it gets the smallest usual one,
+ * Hugging Face's "auto": hidden_size x hidden_size (transformers integrations/deepspeed.py)
+ * [A: DeepSpeed config docs, transformers source].
+ */
+static double reduce_bucket(const struct rpt_plan *r, const struct sim_option *o)
+{
+	double h = (double)r->w->arch.hidden;
+	return strcmp(o->policy, "gpu") ? 5e8 : h * h;
+}
+
 static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int stage,
 		      const char *opt, const char *par)
 {
@@ -135,8 +148,7 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	if (par)
 		fprintf(fp, "    \"offload_param\": {\"device\": \"%s\"%s, \"pin_memory\": true},\n",
 			par, !strcmp(par, "nvme") ? ", \"nvme_path\": \"/local_nvme\"" : "");
-	/* DeepSpeed's default bucket, which the simulation used */
-	fprintf(fp, "    \"reduce_bucket_size\": 500000000,\n");
+	fprintf(fp, "    \"reduce_bucket_size\": %.0f,\n", reduce_bucket(r, o));
 	fprintf(fp, "    \"overlap_comm\": true\n  }");
 	if (par && !strcmp(par, "nvme"))
 		/* the settings calibrate's fio jobs measure the drives with (--bs=1M --iodepth=32) */
@@ -277,10 +289,16 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "checkpointing %s.\n\n",
 			o->flash_count ? ", point `nvme_path` at the drives" : "",
 			o->recompute == MDL_RC_NONE ? "off" : "on");
-	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero == 3 && o->layout.dp > 1)
-		fprintf(fp, "The plan priced ZeRO-3 as FSDP runs it; under DeepSpeed the GPU also "
-			    "holds its reduce bucket (1 GB at reduce_bucket_size 5e8), which the "
-			    "simulate line below, reading ds_config.json, includes.\n\n");
+	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero >= 1 && o->layout.dp > 1)
+		fprintf(fp, "The plan priced ZeRO-%u's gradients as Megatron-LM and FSDP hold "
+			    "them; DeepSpeed reduces them through its own bucket%s (%.0f MB at "
+			    "reduce_bucket_size %.0f, Hugging Face's \"auto\": hidden_size "
+			    "squared), which the simulate line below, reading ds_config.json, "
+			    "prices: its GPU peak can differ from the table's.\n\n",
+			o->layout.zero, o->layout.zero == 3 ? "" : "s",
+			(o->layout.zero == 3 ? 1 : 2) * reduce_bucket(r, o) *
+				(r->w->job.precision == MDL_FP32 ? 4 : 2) / 1e6,
+			reduce_bucket(r, o));
 	else if (megatron)
 		fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "
 			    "tokenizer and optimizer arguments.\n\n");

@@ -1619,6 +1619,23 @@ static bool ds_zero3(const struct build *bd)
 	return x->c->deepspeed && x->pl.update == UPD_GPU && x->c->layout.zero == 3 && bd->dp > 1;
 }
 
+/*
+ * DeepSpeed's ZeRO-1/2 without offload, across data-parallel ranks: the reduce buckets its
+ * contiguous gradients (default true, deepspeed/runtime/zero/config.py) go through, one of
+ * reduce_bucket_size elements in the training dtype, and a second with overlap_comm ("double
+ * buffers to avoid data access conflict", stage_1_and_2.py setup_buckets), from the step's first
+ * backward to its update; counted for the whole step, which changes no peak but the first
+ * forward's [A: DeepSpeed source]. 0 where they do not apply.
+ */
+static double ds_zero12_buckets(const struct build *bd)
+{
+	const struct step_ctx *x = bd->x;
+	if (!x->c->deepspeed || x->pl.update != UPD_GPU || x->c->layout.zero < 1 ||
+	    x->c->layout.zero > 2 || bd->dp < 2)
+		return 0;
+	return (x->c->no_grad_overlap ? 1 : 2) * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job);
+}
+
 /* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
 static int update(struct build *bd, uint32_t g)
 {
@@ -1748,6 +1765,8 @@ static int resident(struct build *bd)
 					TRY(mem(bd, t[i], pool, CAT_G,
 						sign * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job),
 						when[i]));
+				TRY(mem(bd, t[i], pool, CAT_G, sign * ds_zero12_buckets(bd),
+					when[i]));
 			} else if (pl->fetch == FETCH_RESIDENT) {
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
 			}

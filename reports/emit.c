@@ -235,9 +235,13 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			mdl_method_name(w->job.method), w->job.lora_rank,
 			mdl_targets_str(w->job.lora_targets, t, sizeof t));
 	}
-	fprintf(fp, " --attention %s --recompute %s --loss %s --dram %.0fGiB%s",
+	/* the DRAM the option bought, exactly: in GiB where it is whole GiB, else in bytes (a
+	 * host's 2 TB rounded to 1863 GiB would exceed what the host takes) */
+	double gib = o->dram / 1073741824.0;
+	fprintf(fp, " --attention %s --recompute %s --loss %s --dram %.0f%s%s",
 		mdl_attention_name(w->job.attention), mdl_recompute_name(o->recompute),
-		mdl_loss_name(o->loss), o->dram / 1073741824.0, w->job.compile ? " --compile yes" : "");
+		mdl_loss_name(o->loss), gib == floor(gib) ? gib : o->dram,
+		gib == floor(gib) ? "GiB" : "", w->job.compile ? " --compile yes" : "");
 	if (o->flash_count)
 		fprintf(fp, " --flash %s:%u", hw->flash.name, o->flash_count);
 	fprintf(fp, " --tokens %.0f", w->tokens);

@@ -254,6 +254,20 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit wrote a configuration that does not run the planned job"
 fi
+# the round trip where the DRAM bought is the host's 2 TB, not whole GiB (1863 GiB would be
+# more than the host takes)
+"$bin" plan --model 70b --seq 1024 --gpu l40s --host dgx-a100 >"$tmp/plan-2tb.txt" 2>/dev/null
+idx=$(awk '$3 == "zero3-offload" && $9 == "1.82" {print $1; exit}' "$tmp/plan-2tb.txt")
+"$bin" plan --model 70b --seq 1024 --gpu l40s --host dgx-a100 --emit "$tmp/emit-2tb" \
+	--option "$idx" >/dev/null 2>&1
+line=$(sed -n 's/^tierplan simulate //p' "$tmp/emit-2tb/README.md" 2>/dev/null)
+# shellcheck disable=SC2086
+if [ -n "$idx" ] && (cd "$tmp/emit-2tb" && "$abs" simulate $line >/dev/null 2>"$tmp/err"); then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit with 2 TB of DRAM: its simulate line fails: $(cat "$tmp/err")"
+fi
 expect 3 "--option: 60 is not an option" plan --model 70b --seq 4096 --emit "$tmp/emit-x" --option 60
 mkdir -p "$tmp/emit-foreign" && printf 'mine' >"$tmp/emit-foreign/keep"
 expect 3 "--emit: .* is not empty" plan --model 70b --seq 4096 --emit "$tmp/emit-foreign"

@@ -299,11 +299,13 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 		return rc;
 	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind label (block 0 gpu-only, 1 host "
 		      "tiers; label only on the cost-runtime front and the recommendations)\n");
+	int n[2] = {0, 0}; /* fitting options of each block: an empty one is left out of the plot */
 	for (int k = 0; k < 2; k++) {
 		for (int i = 0; i < p->noptions; i++) {
 			const struct sim_option *o = &p->options[i];
 			if ((int)o->kind != k || !o->fits)
 				continue;
+			n[k]++;
 			bool label = cost_runtime_front(p, i) || i == p->rec_best ||
 				     i == p->rec_gpu_only || i == p->rec_tiered;
 			fprintf(d.fp, "%d %.6g %.6g %u %s \"", i, o->runtime_seconds / 3600,
@@ -314,18 +316,38 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 		}
 		fprintf(d.fp, "\n\n");
 	}
-	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "cost_runtime.gp", "--report", err, errlen)))
+	if ((rc = rpt_file_close(&d, err, errlen)) ||
+	    (rc = rpt_file_open(&g, dir, "cost_runtime.gp", "--report", err, errlen)))
 		return rc;
 	rpt_gnuplot_preamble(g.fp,
 			     front ? "Owned cost against runtime (labelled: the cost-runtime front and "
 				     "the recommendations)"
 				   : "Owned cost against runtime (the best option at each GPU count)",
 		 "job runtime (hours)", "owned cost (USD)");
-	fprintf(g.fp, "set logscale x\n"
-		      "plot 'cost_runtime.dat' index 0 using 2:3 with linespoints pt 7 ps 1.5 title "
-		      "'GPU-only', '' index 1 using 2:3 with points pt 5 ps 1.5 title 'DRAM/flash "
-		      "tiers', '' index 0 using 2:3:6 with labels offset 1,1 notitle, '' index 1 "
-		      "using 2:3:6 with labels offset 1,-1 notitle\n");
+	/* each block with points, its points and its labels: gnuplot skips the blank lines of an
+	 * empty block, so a block's index counts the non-empty ones before it (GPU-only options
+	 * that all miss would otherwise put the tiers under the GPU-only title), and an empty
+	 * block is left out (gnuplot warns on it) */
+	static const char *const draw[2][2] = {
+		{"using 2:3 with linespoints pt 7 ps 1.5 title 'GPU-only'",
+		 "using 2:3:6 with labels offset 1,1 notitle"},
+		{"using 2:3 with points pt 5 ps 1.5 title 'DRAM/flash tiers'",
+		 "using 2:3:6 with labels offset 1,-1 notitle"}};
+	fprintf(g.fp, "set logscale x\n");
+	if (!n[0] && !n[1]) {
+		fprintf(g.fp, "set label 'no option fits' at graph 0.5, 0.5 center\n"
+			      "unset logscale x\nplot [0:1] [0:1] NaN notitle\n");
+	} else {
+		const char *sep = "plot ";
+		for (int part = 0; part < 2; part++)
+			for (int k = 0; k < 2; k++)
+				if (n[k]) {
+					fprintf(g.fp, "%s'cost_runtime.dat' index %d %s", sep,
+						k && n[0] ? 1 : 0, draw[k][part]);
+					sep = ", ";
+				}
+		fputc('\n', g.fp);
+	}
 	return rpt_file_close(&g, err, errlen);
 }
 

@@ -400,6 +400,18 @@ else
 	echo "FAIL: plan --report: missing report.md, report.html or charts: $(cat "$tmp/err")"
 fi
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
+# a compare where no GPU-only option fits (4 RTX 4090 for an 8B full fine-tune): the tiers'
+# points under their own title, and gnuplot quiet (no empty block plotted)
+"$bin" compare --model 8b --seq 2048 --gpu rtx4090 --host workstation --report "$tmp/rep-tiers" \
+	>/dev/null 2>"$tmp/err"
+gp="$tmp/rep-tiers/cost_runtime.gp"
+if [ ! -s "$tmp/err" ] && grep -q "index 0 using 2:3 with points pt 5 ps 1.5 title 'DRAM/flash" \
+	"$gp" && ! grep -q "GPU-only" "$gp"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: compare --report without a fitting GPU-only option: $(head -c 300 "$tmp/err")"
+fi
 expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
 expect 0 "did you mean 'num_hidden_layers'" simulate --model "$tmp/typo.json" --seq 512
 expect 3 "h100-sxm h100-pcie h100-nvl" simulate --model 8b --seq 512 --gpu h100

@@ -148,7 +148,8 @@ static const struct opt table[] = {
 	 "sequence parallelism)"},
 	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", S,
 	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
-	 "optimizer_in_bwd; policy gpu, one GPU, no gradient accumulation)"},
+	 "optimizer_in_bwd; policy gpu, or zero3-offload as FSDP's CPU offload runs it: the CPU "
+	 "steps each layer as backward lands it; no gradient accumulation)"},
 	{"clip-grad", O_STR, OFF(clip_grad), 0, 0, "yes", false, "yes|no", S,
 	 "clip the gradients' global norm before the optimizer step, as Hugging Face's Trainer "
 	 "(max_grad_norm 1.0), torchtitan and Megatron do by default: a norm pass and a scaling "

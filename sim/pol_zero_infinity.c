@@ -58,6 +58,14 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.pipe_read = x->c->swap_read_ahead && t == ON_NVME;
 	x->pl.pipe_write = x->c->swap_write_behind && t == ON_NVME;
 	if (t == ON_CPU) {
+		/* optimizer in backward (--optimizer-in-backward, one micro-batch per step): the CPU
+		 * steps each layer's shard as backward lands its gradients, overlapping the rest of
+		 * backward, as PyTorch FSDP with CPU offload runs torchtune's optimizer_in_bwd (the
+		 * step is a post-accumulate-grad hook per parameter:
+		 * Tensor.register_post_accumulate_grad_hook; torchtune full_finetune_distributed
+		 * with fsdp_cpu_offload) [B: torchtune and PyTorch source] */
+		if (x->c->opt_in_bwd)
+			x->pl.update = UPD_CPU_OVERLAP;
 		/* the pinned fp16 parameters counted once more: the allocation overhead over the
 		 * pool that holds them */
 		struct mdl_states st;

@@ -373,12 +373,13 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (mdl_layout_check(&w->arch, &c->layout,
 			     mdl_layout_gpus(&c->layout), err, errlen))
 		return -1;
-	if (c->opt_in_bwd && (c->policy->kind != SIM_GPU_ONLY || c->grad_accum > 1 ||
-			      c->layout.tp > 1 || c->layout.pp > 1)) {
+	if (c->opt_in_bwd && ((c->policy->kind != SIM_GPU_ONLY &&
+			       strcmp(c->policy->name, "zero3-offload") != 0) ||
+			      c->grad_accum > 1 || c->layout.tp > 1 || c->layout.pp > 1)) {
 		snprintf(err, errlen,
-			 "--optimizer-in-backward yes steps the optimizer inside backward: policy gpu, "
-			 "--tp 1, --pp 1 and one micro-batch per step (--grad-accum 1), as torchtune "
-			 "requires");
+			 "--optimizer-in-backward yes steps the optimizer inside backward: policy "
+			 "gpu or zero3-offload (FSDP's CPU offload), --tp 1, --pp 1 and one "
+			 "micro-batch per step (--grad-accum 1), as torchtune requires");
 		return -1;
 	}
 	if ((c->swap_read_ahead || c->swap_write_behind) &&

@@ -582,6 +582,43 @@ static void shared_links_make_scaling_sublinear(void)
 	eng_free(f.eng);
 }
 
+/* The busy seconds of the engine resource named name in f's last run (the test stops when there
+ * is none). */
+static double busy_of(struct fx *f, const char *name)
+{
+	for (int i = 0; i < eng_nresources(f->eng); i++)
+		if (!strcmp(eng_resource_at(f->eng, i)->name, name)) {
+			double busy, work;
+			sim_resource_usage(f->eng, &f->o, i, &busy, &work);
+			return busy;
+		}
+	CU_FAIL_FATAL("no such resource");
+	return 0;
+}
+
+/* FSDP's CPU offload with torchtune's optimizer_in_bwd (zero3-offload, --optimizer-in-backward):
+ * the CPU steps each layer as backward lands its gradients instead of the whole model after
+ * backward, with the same CPU work; so the step shortens by the overlap and stays no shorter
+ * than the CPU's own update, nor than the GPU's compute. Refused for zero-infinity. */
+static void cpu_offload_steps_the_optimizer_in_backward(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	f.c.grad_accum = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	double after = f.o.step_seconds, cpu = busy_of(&f, "host cpu adam");
+	f.c.opt_in_bwd = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	ASSERT_NEAR_REL(busy_of(&f, "host cpu adam"), cpu, 1e-6);
+	CU_ASSERT(f.o.step_seconds < after - 0.25 * fmin(cpu, busy_of(&f, "gpu0 compute")));
+	CU_ASSERT(f.o.step_seconds >= cpu);
+	CU_ASSERT(f.o.step_seconds >= busy_of(&f, "gpu0 compute"));
+	CU_ASSERT_EQUAL(run(&f, "zero-infinity"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "zero3-offload"));
+	eng_free(f.eng);
+}
+
 /* torchtune's optimizer_in_bwd: each layer is stepped as backward reaches it and its gradients
  * freed, so the gradient peak is the last block's, the lm_head and one layer (Llama-3.1-8B:
  * 525,336,576 + 218,112,000 parameters, bf16), not the model's 16 GB; the update's HBM traffic
@@ -1620,6 +1657,8 @@ int suite_sim(void)
 		{"one GPU makes its gradients in backward", single_gpu_gradients_made_in_backward},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
+		{"cpu offload steps the optimizer in backward",
+		 cpu_offload_steps_the_optimizer_in_backward},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},
 		{"QLoRA dequantises on every pass", qlora_dequantises_on_every_pass},
 		{"short steps wait for the host", short_steps_wait_for_the_host},

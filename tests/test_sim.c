@@ -245,6 +245,14 @@ static void zero3_offload_shards_weights_in_dram(void)
 	eng_free(f.eng);
 }
 
+/* Llama-3.1-8B on one H100 of an HGX node at seq tokens and grad_accum micro-batches per step. */
+static void setup_8b(struct fx *f, uint64_t seq, uint64_t grad_accum)
+{
+	setup(f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f->w.job.seq = seq;
+	f->c.grad_accum = grad_accum;
+}
+
 /* ZeRO-Offload copies every micro-batch's gradients down. At 1k tokens an H100 computes an 8B
  * backward faster than PCIe Gen5 moves its 16 GB of bf16 gradients, so the compute waits for a
  * free bucket: the step is bounded below by m x gradients / link bandwidth, and the gradient
@@ -252,9 +260,7 @@ static void zero3_offload_shards_weights_in_dram(void)
 static void offload_gradient_buffers_stay_bounded(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
-	f.w.job.seq = 1024;
-	f.c.grad_accum = 8;
+	setup_8b(&f, 1024, 8);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
 	double grads = 2.0 * 8030261248.0; /* bf16 gradients of one micro-batch */
 	CU_ASSERT(f.o.step_seconds >= 0.99 * 8 * grads / mdl_pcie_bandwidth(5, 16));
@@ -603,9 +609,7 @@ static double busy_of(struct fx *f, const char *name)
 static void cpu_offload_steps_the_optimizer_in_backward(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
-	f.w.job.seq = 2048;
-	f.c.grad_accum = 1;
+	setup_8b(&f, 2048, 1);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
 	double after = f.o.step_seconds, cpu = busy_of(&f, "host cpu adam");
 	f.c.opt_in_bwd = true;

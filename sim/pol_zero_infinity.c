@@ -20,7 +20,8 @@
  * zero3-offload keeps the same state in pinned DRAM instead and never touches the drives: the
  * states themselves (the pools count them), the reserve, and the pinned-allocation overhead on
  * the CPU-resident parameters (published.md 9.5: "CPU-resident fp16 params when offload_param:
- * cpu (2 Psi) ... x2").
+ * cpu (2 Psi) ... x2"). With --optimizer-in-backward it is PyTorch FSDP's CPU offload under
+ * torchtune's optimizer_in_bwd: the CPU steps each layer as backward lands its gradients.
  */
 #include <math.h>
 #include <stdio.h>

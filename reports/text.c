@@ -170,6 +170,9 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		    "not win or fit)\n",
 		pre, (unsigned long long)r->plan->layouts_evaluated,
 		(unsigned long long)r->plan->layouts_pruned);
+	if (r->plan->no_placement[0])
+		fprintf(fp, "%s           not searched: %s (no placement with --recompute %s)\n",
+			pre, r->plan->no_placement, mdl_recompute_name(j->recompute));
 	if (hw->prof.file[0])
 		fprintf(fp, "%sprofile    %s (measured links, DRAM, CPU Adam, drives override the "
 			    "catalog)\n",

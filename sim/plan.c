@@ -120,6 +120,7 @@ struct search {
 	char *err;
 	size_t errlen;
 	uint32_t fewest; /* the fewest GPUs a GPU-only layout fit on, 0 none */
+	char *no_placement; /* sim_plan.no_placement, filled when the tasks merge */
 };
 
 /* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
@@ -454,7 +455,8 @@ static uint32_t next_drives(uint32_t c, uint32_t bays)
 
 /* The host-tier configurations of one policy on n GPUs: micro-batch sizes, DRAM sizes and
  * drive counts, each stopping where the larger ones cannot fit or cannot help. Fitting options
- * go to s->pool, the closest miss to *closest. */
+ * go to s->pool, the closest miss to *closest. 0 ok, 1 the policy has no placement for the
+ * fixed recompute, -1 error. */
 static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n,
 		      const double *drams, int nd, struct sim_option *closest)
 {
@@ -477,7 +479,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			ran++;
 			int rc = host_one(s, pol, n, mbs[b], &hw, &o);
 			if (rc)
-				return rc < 0 ? -1 : 0; /* 1: the policy has no such option at all */
+				return rc; /* 1: the policy has no such option at all */
 			if (!o.fits) {
 				closer(closest, &o);
 				if (strncmp(o.overflow, "dram", 4) == 0) {
@@ -530,7 +532,7 @@ struct host_task {
 	struct sim_option closest;
 	uint64_t count, pruned;
 	uint32_t fewest; /* the GPU-only task's search.fewest */
-	int rc;
+	int rc;          /* 0, -1, or 1: the policy has no placement (host_count) */
 	char err[512];
 };
 
@@ -646,9 +648,15 @@ static int search_all(struct search *s, struct sim_option *closest)
 		*s->pruned += t[i].pruned;
 		if (!t[i].pol)
 			s->fewest = t[i].fewest;
-		if (rc == 0 && t[i].rc) {
+		if (rc == 0 && t[i].rc < 0) {
 			snprintf(s->err, s->errlen, "%s", t[i].err);
 			rc = -1;
+		}
+		/* a policy's tasks are consecutive: name it once */
+		if (t[i].rc > 0 && (i == 0 || t[i - 1].pol != t[i].pol || t[i - 1].rc <= 0)) {
+			size_t len = strlen(s->no_placement);
+			snprintf(s->no_placement + len, SIM_PLAN_POLICY_NAMES - len, "%s%s",
+				 len ? ", " : "", t[i].pol->name);
 		}
 		for (size_t k = 0; rc == 0 && k < t[i].kept.n; k++)
 			rc = keep(&s->pool, &t[i].kept.v[k], s->err, s->errlen);
@@ -823,6 +831,7 @@ int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const st
 			   .req = req,
 			   .count = &p->layouts_evaluated,
 			   .pruned = &p->layouts_pruned,
+			   .no_placement = p->no_placement,
 			   .err = err,
 			   .errlen = errlen};
 	struct sim_option closest = {0};

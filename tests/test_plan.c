@@ -133,6 +133,7 @@ static void a_fixed_per_op_recompute_is_planned(void)
 		host += o->kind == SIM_TIERED;
 	}
 	CU_ASSERT(host > 0); /* the DeepSpeed policies still run */
+	CU_ASSERT_STRING_EQUAL(p->no_placement, "tiered, tiered-dram");
 	free(p);
 }
 

@@ -586,7 +586,9 @@ static int search_all(struct search *s, struct sim_option *closest)
 	static const char *const pols[] = {"tiered",	 "tiered-dram", "zero-infinity",
 					   "zero3-offload", "zero-offload"};
 	const struct mdl_hw *base = s->hw;
-	uint32_t slots = (uint32_t)base->host.gpu_slots;
+	/* the host tiers are searched on one node: its GPUs as --gpus-per-node sets them (the
+	 * host's slots by default), not the slots a smaller node leaves empty */
+	uint32_t slots = base->gpus_per_node ? base->gpus_per_node : (uint32_t)base->host.gpu_slots;
 	uint32_t counts[16];
 	int nn = 0;
 	double drams[8];

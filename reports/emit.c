@@ -301,7 +301,7 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "prices: its GPU peak can differ from the table's.\n\n",
 			o->layout.zero, o->layout.zero == 3 ? "" : "s",
 			(o->layout.zero == 3 ? 1 : 2) * reduce_bucket(r, o) *
-				(r->w->job.precision == MDL_FP32 ? 4 : 2) / 1e6,
+				mdl_job_act_bytes(&r->w->job) / 1e6,
 			reduce_bucket(r, o));
 	else if (megatron)
 		fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "

@@ -1,7 +1,6 @@
 /* json — the plan as the JSON document of DESIGN.md, built with cJSON. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../sim/engine.h"
 #include "report.h"
@@ -258,14 +257,8 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON_AddItemToObject(x, "configurations_pruned", num((double)p->layouts_pruned));
 	/* policies with no placement for the fixed recompute, which the search left out */
 	cJSON *np = cJSON_AddArrayToObject(x, "policies_without_placement");
-	for (const char *q = p->no_placement; *q;) {
-		size_t n = strcspn(q, ",");
-		char name[32];
-		snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), q);
-		cJSON_AddItemToArray(np, cJSON_CreateString(name));
-		q += n;
-		q += strspn(q, ", ");
-	}
+	for (int i = 0; i < p->nno_placement; i++)
+		cJSON_AddItemToArray(np, cJSON_CreateString(p->no_placement[i]));
 
 	emit(fp, root);
 }

@@ -170,9 +170,13 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		    "not win or fit)\n",
 		pre, (unsigned long long)r->plan->layouts_evaluated,
 		(unsigned long long)r->plan->layouts_pruned);
-	if (r->plan->no_placement[0])
-		fprintf(fp, "%s           not searched: %s (no placement with --recompute %s)\n",
-			pre, r->plan->no_placement, mdl_recompute_name(j->recompute));
+	if (r->plan->nno_placement) {
+		fprintf(fp, "%s           not searched: ", pre);
+		for (int i = 0; i < r->plan->nno_placement; i++)
+			fprintf(fp, "%s%s", i ? ", " : "", r->plan->no_placement[i]);
+		fprintf(fp, " (no placement with --recompute %s)\n",
+			mdl_recompute_name(j->recompute));
+	}
 	if (hw->prof.file[0])
 		fprintf(fp, "%sprofile    %s (measured links, DRAM, CPU Adam, drives override the "
 			    "catalog)\n",

@@ -120,7 +120,7 @@ struct search {
 	char *err;
 	size_t errlen;
 	uint32_t fewest; /* the fewest GPUs a GPU-only layout fit on, 0 none */
-	char *no_placement; /* sim_plan.no_placement, filled when the tasks merge */
+	struct sim_plan *plan; /* its no_placement filled when the tasks merge */
 };
 
 /* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
@@ -583,8 +583,8 @@ static void *host_worker(void *arg)
 /* The GPU-only and the host-tier searches, on req->threads workers. */
 static int search_all(struct search *s, struct sim_option *closest)
 {
-	static const char *const pols[] = {"tiered",	 "tiered-dram", "zero-infinity",
-					   "zero3-offload", "zero-offload"};
+	static const char *const pols[SIM_PLAN_HOST_POLICIES] = {
+		"tiered", "tiered-dram", "zero-infinity", "zero3-offload", "zero-offload"};
 	const struct mdl_hw *base = s->hw;
 	/* the host tiers are searched on one node: its GPUs as --gpus-per-node sets them (the
 	 * host's slots by default), not the slots a smaller node leaves empty */
@@ -655,11 +655,10 @@ static int search_all(struct search *s, struct sim_option *closest)
 			rc = -1;
 		}
 		/* a policy's tasks are consecutive: name it once */
-		if (t[i].rc > 0 && (i == 0 || t[i - 1].pol != t[i].pol || t[i - 1].rc <= 0)) {
-			size_t len = strlen(s->no_placement);
-			snprintf(s->no_placement + len, SIM_PLAN_POLICY_NAMES - len, "%s%s",
-				 len ? ", " : "", t[i].pol->name);
-		}
+		struct sim_plan *p = s->plan;
+		if (t[i].rc > 0 && (!p->nno_placement ||
+				    p->no_placement[p->nno_placement - 1] != t[i].pol->name))
+			p->no_placement[p->nno_placement++] = t[i].pol->name;
 		for (size_t k = 0; rc == 0 && k < t[i].kept.n; k++)
 			rc = keep(&s->pool, &t[i].kept.v[k], s->err, s->errlen);
 		if (t[i].closest.gpus)
@@ -833,7 +832,7 @@ int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const st
 			   .req = req,
 			   .count = &p->layouts_evaluated,
 			   .pruned = &p->layouts_pruned,
-			   .no_placement = p->no_placement,
+			   .plan = p,
 			   .err = err,
 			   .errlen = errlen};
 	struct sim_option closest = {0};

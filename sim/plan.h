@@ -35,8 +35,9 @@
 
 enum sim_objective { OBJ_COST, OBJ_TIME, OBJ_POWER, OBJ_GPUS };
 
-/* Room for the names of every host-tier policy, comma-separated. */
-#define SIM_PLAN_POLICY_NAMES 96
+/* The host-tier policies the plan searches (tiered, tiered-dram, zero-infinity, zero3-offload,
+ * zero-offload). */
+#define SIM_PLAN_HOST_POLICIES 5
 
 struct sim_plan {
 	struct mdl_states states; /* whole model */
@@ -53,9 +54,10 @@ struct sim_plan {
 	/* candidates never simulated: a bound (the fastest schedule, the analytic memory, a smaller
 	 * micro-batch or DRAM size that already overflowed the GPU or fit) says they cannot win */
 	uint64_t layouts_pruned;
-	/* host-tier policies with no placement for the fixed recompute (sim_run's 1), by name,
-	 * comma-separated; empty when every policy ran */
-	char no_placement[SIM_PLAN_POLICY_NAMES];
+	/* host-tier policies with no placement for the fixed recompute (sim_run's 1): their
+	 * registry names, in search order */
+	const char *no_placement[SIM_PLAN_HOST_POLICIES];
+	int nno_placement;
 };
 
 struct sim_plan_req {

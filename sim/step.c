@@ -1620,20 +1620,21 @@ static bool ds_zero3(const struct build *bd)
 }
 
 /*
- * DeepSpeed's ZeRO-1/2 without offload, across data-parallel ranks: the reduce buckets its
- * contiguous gradients (default true, deepspeed/runtime/zero/config.py) go through, one of
- * reduce_bucket_size elements in the training dtype, and a second with overlap_comm ("double
- * buffers to avoid data access conflict", stage_1_and_2.py setup_buckets), from the step's first
- * backward to its update; counted for the whole step, which changes no peak but the first
- * forward's [A: DeepSpeed source]. 0 where they do not apply.
+ * The bytes of DeepSpeed's reduce buckets without offload, across data-parallel ranks, each of
+ * reduce_bucket_size elements in the training dtype: ZeRO-3 keeps one for the run (stage3.py);
+ * ZeRO-1/2's contiguous gradients (default true, deepspeed/runtime/zero/config.py) go through
+ * one, and a second with overlap_comm ("double buffers to avoid data access conflict",
+ * stage_1_and_2.py setup_buckets), from the step's first backward to its update, counted for the
+ * whole step, which changes no peak but the first forward's [A: DeepSpeed source]. 0 elsewhere.
  */
-static double ds_zero12_buckets(const struct build *bd)
+static double ds_reduce_buckets(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
-	if (!x->c->deepspeed || x->pl.update != UPD_GPU || x->c->layout.zero < 1 ||
-	    x->c->layout.zero > 2 || bd->dp < 2)
+	uint32_t zero = x->c->layout.zero;
+	if (!x->c->deepspeed || x->pl.update != UPD_GPU || bd->dp < 2 || zero == 0)
 		return 0;
-	return (x->c->no_grad_overlap ? 1 : 2) * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job);
+	double n = zero == 3 ? 1 : x->c->no_grad_overlap ? 1 : 2;
+	return n * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job);
 }
 
 /* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
@@ -1761,11 +1762,7 @@ static int resident(struct build *bd)
 					when[i]));
 				TRY(mem(bd, t[i], mc->dram_pool, CAT_O, sign * o * pl->opt_paged,
 					when[i]));
-				if (ds_zero3(bd)) /* DeepSpeed's reduce bucket */
-					TRY(mem(bd, t[i], pool, CAT_G,
-						sign * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job),
-						when[i]));
-				TRY(mem(bd, t[i], pool, CAT_G, sign * ds_zero12_buckets(bd),
+				TRY(mem(bd, t[i], pool, CAT_G, sign * ds_reduce_buckets(bd),
 					when[i]));
 			} else if (pl->fetch == FETCH_RESIDENT) {
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));

@@ -133,7 +133,9 @@ static void a_fixed_per_op_recompute_is_planned(void)
 		host += o->kind == SIM_TIERED;
 	}
 	CU_ASSERT(host > 0); /* the DeepSpeed policies still run */
-	CU_ASSERT_STRING_EQUAL(p->no_placement, "tiered, tiered-dram");
+	CU_ASSERT_EQUAL_FATAL(p->nno_placement, 2);
+	CU_ASSERT_STRING_EQUAL(p->no_placement[0], "tiered");
+	CU_ASSERT_STRING_EQUAL(p->no_placement[1], "tiered-dram");
 	free(p);
 }
 

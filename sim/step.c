@@ -483,10 +483,11 @@ static int p2p_send(struct build *bd, uint32_t g, const char *name)
 		    path, sc);
 }
 
-/* A copy between DRAM and GPU g on its copy stream: the PCIe link's direction, the host's DRAM,
- * behind a PCIe switch the switch's shared uplink, and the pair of directions when a profile
- * measured them together slower than apart. */
-static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
+/* A copy between DRAM and GPU g on stream st: the PCIe link's direction, the host's DRAM, behind
+ * a PCIe switch the switch's shared uplink, and the pair of directions when a profile measured
+ * them together slower than apart. */
+static int host_copy_on(struct build *bd, uint32_t g, bool up, int st, const char *name,
+			double bytes)
 {
 	const struct step_machine *mc = &bd->x->mc;
 	int path[4] = {up ? mc->h2d[g] : mc->d2h[g], mc->dram};
@@ -495,7 +496,14 @@ static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, do
 		path[n++] = up ? mc->sw_h2d : mc->sw_d2h;
 	if (mc->pcie_pair[g] >= 0)
 		path[n++] = mc->pcie_pair[g];
-	return task(bd, name, up ? mc->s_h2d[g] : mc->s_d2h[g], bytes, 0, n, path, NULL);
+	return task(bd, name, st, bytes, 0, n, path, NULL);
+}
+
+/* A copy between DRAM and GPU g on the GPU's copy stream for its direction. */
+static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
+{
+	const struct step_machine *mc = &bd->x->mc;
+	return host_copy_on(bd, g, up, up ? mc->s_h2d[g] : mc->s_d2h[g], name, bytes);
 }
 
 /* Bytes of one layer's activations its backward rematerialises: full recompute every one,
@@ -1526,8 +1534,24 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					return -1;
 				down = gb / bd->dp;
 			}
+			/* DeepSpeed sums a step's micro-batches on the GPU, the sum kept in pinned
+			 * DRAM: from the second micro-batch on, each block's sum so far comes up,
+			 * the new gradients are added and the sum goes down again ("adding directly
+			 * to cpu is very slow": stage3.py partition_grads; stage_1_and_2.py
+			 * async_accumulate_grad_in_cpu_via_gpu), in the gradients' dtype (ZeRO-2:
+			 * the parameter's; ZeRO-3: grad_accum_dtype, the model's by default) [A:
+			 * DeepSpeed source]. Both copies and the add run on its one reduction
+			 * stream, one after the other: the sum comes up on the stream that takes
+			 * the gradients down, after the block before went down, and never delays a
+			 * weight fetch but by sharing the link. */
+			int sum = -1;
+			if (pl->grads_round_trip && k > 0) {
+				sum = host_copy_on(bd, g, true, mc->s_d2h[g], "h2d grad sum", down);
+				if (sum < 0 || dep(bd, end, sum) || dep(bd, r, sum))
+					return -1;
+			}
 			int d = host_copy(bd, g, false, "d2h grads", down);
-			if (d < 0 || dep(bd, end, d) || dep(bd, r, d) ||
+			if (d < 0 || dep(bd, end, d) || dep(bd, r, d) || dep(bd, sum, d) ||
 			    mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
 				return -1;
 			s->d2h_ring[s->nd2h++ % 16] = d;

@@ -69,6 +69,9 @@ struct step_place {
 	enum step_grads grads;
 	double grads_on_flash;     /* host gradients: fraction written to flash */
 	double host_grad_bytes;    /* host gradients: bytes per parameter, 0 = HOST_GRAD_BYTES */
+	bool grads_round_trip;     /* host gradients: the sum so far comes back up for each
+				    * micro-batch after the step's first, is added to on the GPU
+				    * and goes down again (DeepSpeed's offload, step.c) */
 	enum step_update update;
 	double opt_on_flash;       /* host optimizer state: fraction on flash */
 	bool pipe_read, pipe_write; /* UPD_CPU_AFTER: the next tile's flash read, the previous

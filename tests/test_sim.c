@@ -706,6 +706,43 @@ static void activation_offload_moves_checkpoints(void)
 	eng_free(f.eng);
 }
 
+/* DeepSpeed's offload sums a step's micro-batches on the GPU and keeps the sum in DRAM: from
+ * the second micro-batch on, each block's sum comes up, is added to and goes down again, on one
+ * stream. ZeRO-Offload, Llama-3.1-8B (G = 8,030,261,248 x 2 B of bf16 gradients) on one H100 at
+ * 4 micro-batches of 512 tokens: PCIe carries 4 G down and 3 G up besides the updated weights
+ * (W = G); the copies of a micro-batch run one after the other, so each of the three takes at
+ * least G/h2d + G/d2h, more than its compute. One micro-batch a step has no sum to bring up. */
+static void offload_sums_micro_batches_through_the_gpu(void)
+{
+	struct fx f;
+	setup_8b_chunked(&f);
+	f.w.job.seq = 512;
+	f.c.grad_accum = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	double g = 8030261248.0 * 2, down = 0, up = 0, busy, compute = 0;
+	for (int i = 0; i < eng_nresources(f.eng); i++) {
+		const char *name = eng_resource_at(f.eng, i)->name;
+		if (!strcmp(name, "gpu0 pcie d2h"))
+			sim_resource_usage(f.eng, &f.o, i, &busy, &down);
+		if (!strcmp(name, "gpu0 pcie h2d"))
+			sim_resource_usage(f.eng, &f.o, i, &busy, &up);
+		if (!strcmp(name, "gpu0 compute"))
+			sim_resource_usage(f.eng, &f.o, i, &compute, &busy);
+	}
+	ASSERT_NEAR_REL(down, 4 * g, 0.001);
+	ASSERT_NEAR_REL(up, 3 * g + g, 0.001);
+	double link = mdl_host_link_bandwidth(&f.hw.gpu);
+	CU_ASSERT(compute < 3 * 2 * g / link);
+	CU_ASSERT(f.o.step_seconds > 3 * 2 * g / link);
+	f.c.grad_accum = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	for (int i = 0; i < eng_nresources(f.eng); i++)
+		if (!strcmp(eng_resource_at(f.eng, i)->name, "gpu0 pcie h2d"))
+			sim_resource_usage(f.eng, &f.o, i, &busy, &up);
+	ASSERT_NEAR_REL(up, g, 0.001);
+	eng_free(f.eng);
+}
+
 /* QLoRA's base weights are dequantised before each GEMM that uses them (bitsandbytes
  * MatMul4Bit): forward, the input gradient in backward, and a full recompute's forward again,
  * each reading 4.127 bits and writing 2 bytes per weight through HBM on the compute stream.
@@ -1664,6 +1701,8 @@ int suite_sim(void)
 		{"cpu offload steps the optimizer in backward",
 		 cpu_offload_steps_the_optimizer_in_backward},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},
+		{"offload sums micro-batches through the GPU",
+		 offload_sums_micro_batches_through_the_gpu},
 		{"QLoRA dequantises on every pass", qlora_dequantises_on_every_pass},
 		{"short steps wait for the host", short_steps_wait_for_the_host},
 		{"paged optimizer gives way", paged_optimizer_gives_way},

@@ -53,7 +53,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.weights_on_flash = on_flash;
 	x->pl.shard_stream = true;
 	x->pl.grads = GRADS_HOST;
-	x->pl.grads_round_trip = true;
+	x->pl.grads_copy = COPY_DS_ZERO3;
 	x->pl.grads_on_flash = on_flash;
 	x->pl.update = UPD_CPU_AFTER;
 	x->pl.opt_on_flash = on_flash;

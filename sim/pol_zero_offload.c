@@ -29,7 +29,7 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	}
 	x->pl.fetch = FETCH_RESIDENT;
 	x->pl.grads = GRADS_HOST;
-	x->pl.grads_round_trip = true;
+	x->pl.grads_copy = COPY_DS_ZERO2;
 	x->pl.update = UPD_CPU_AFTER;
 	x->pl.shard_stream = true; /* ZeRO-2: gradients reduce-scattered before they go down */
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;

@@ -506,6 +506,74 @@ static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, do
 	return host_copy_on(bd, g, up, up ? mc->s_h2d[g] : mc->s_d2h[g], name, bytes);
 }
 
+/*
+ * The copies that take one block's gradient partition to the host after its backward, on the
+ * GPU's copy-down stream, once `a` and `b` are done (the block's compute and its
+ * reduce-scatter, -1 none): `down` bytes in the gradients' dtype, `params` parameters. Returns
+ * the last copy, -1 on error.
+ * COPY_PLAIN: one copy down per micro-batch.
+ * DeepSpeed's offload sums a step's micro-batches on the GPU, the sum kept in pinned DRAM
+ * ("adding directly to cpu is very slow"), and at the accumulation boundary converts the sum
+ * to the master dtype on the GPU before it goes down ("Converting the fp16 tensors to fp32
+ * tensors on the CPU with PyTorch is super slow", DeepSpeed issue 899). ZeRO-1/2
+ * (stage_1_and_2.py copy_grads_in_partition): with accumulation each micro-batch takes its sum
+ * down, each after the first having brought the sum so far up
+ * (async_accumulate_grad_in_cpu_via_gpu); at the boundary the sum goes down again in fp32
+ * (async_inplace_copy_grad_to_fp32_buffer_from_gpu), which alone is what one micro-batch a step
+ * copies. ZeRO-3 (stage3.py partition_grads, the grad_accum_dtype of the model by default): the
+ * first micro-batch copies its partition down into the pinned buffer and back up again ("a
+ * CUDA buffer to speed up the next few operations"), later ones bring the sum up and take it
+ * down; at the boundary the fp32 copy goes down (_offload_grad_partition_at_boundary). All on
+ * DeepSpeed's one reduction stream, one after the other [A: DeepSpeed source, 2026-08].
+ */
+static int grads_to_host(struct build *bd, uint32_t g, uint64_t k, bool last, int a, int b,
+			 double down, double params)
+{
+	const struct step_place *pl = &bd->x->pl;
+	int st = bd->x->mc.s_d2h[g];
+	bool accum = bd->x->m > 1;
+	double master = params * step_host_grad_bytes(pl);
+	struct copy_op {
+		bool up;
+		double bytes;
+		const char *name;
+	} cp[4];
+	int n = 0;
+#define COPY(u, by, nm) (cp[n++] = (struct copy_op){u, by, nm})
+	switch (pl->grads_copy) {
+	case COPY_PLAIN:
+		COPY(false, down, "d2h grads");
+		break;
+	case COPY_DS_ZERO2:
+		if (accum && k > 0)
+			COPY(true, down, "h2d grad sum");
+		if (accum)
+			COPY(false, down, "d2h grad sum");
+		if (last)
+			COPY(false, master, "d2h fp32 grads");
+		break;
+	case COPY_DS_ZERO3:
+		if (k == 0) {
+			COPY(false, down, "d2h grads");
+			COPY(true, down, "h2d grads back");
+		} else {
+			COPY(true, down, "h2d grad sum");
+			COPY(false, down, "d2h grad sum");
+		}
+		if (last)
+			COPY(false, master, "d2h fp32 grads");
+		break;
+	}
+#undef COPY
+	int t = -1;
+	for (int i = 0; i < n; i++) {
+		t = host_copy_on(bd, g, cp[i].up, st, cp[i].name, cp[i].bytes);
+		if (t < 0 || (i == 0 && (dep(bd, a, t) || dep(bd, b, t))))
+			return -1;
+	}
+	return t;
+}
+
 /* Bytes of one layer's activations its backward rematerialises: full recompute every one,
  * selective and op what the mode did not keep (selective: the attention core), none nothing.
  * all is the layer's whole inventory (mdl_act_layer_working), saved what the mode keeps. The
@@ -1534,25 +1602,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					return -1;
 				down = gb / bd->dp;
 			}
-			/* DeepSpeed sums a step's micro-batches on the GPU, the sum kept in pinned
-			 * DRAM: from the second micro-batch on, each block's sum so far comes up,
-			 * the new gradients are added and the sum goes down again ("adding directly
-			 * to cpu is very slow": stage3.py partition_grads; stage_1_and_2.py
-			 * async_accumulate_grad_in_cpu_via_gpu), in the gradients' dtype (ZeRO-2:
-			 * the parameter's; ZeRO-3: grad_accum_dtype, the model's by default) [A:
-			 * DeepSpeed source]. Both copies and the add run on its one reduction
-			 * stream, one after the other: the sum comes up on the stream that takes
-			 * the gradients down, after the block before went down, and never delays a
-			 * weight fetch but by sharing the link. */
-			int sum = -1;
-			if (pl->grads_round_trip && k > 0) {
-				sum = host_copy_on(bd, g, true, mc->s_d2h[g], "h2d grad sum", down);
-				if (sum < 0 || dep(bd, end, sum) || dep(bd, r, sum))
-					return -1;
-			}
-			int d = host_copy(bd, g, false, "d2h grads", down);
-			if (d < 0 || dep(bd, end, d) || dep(bd, r, d) || dep(bd, sum, d) ||
-			    mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
+			int d = grads_to_host(bd, g, k, last, end, r, down,
+					      block_trainable(bd, s, b, lb, nb) / bd->dp);
+			if (d < 0 || mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
 				return -1;
 			s->d2h_ring[s->nd2h++ % 16] = d;
 			s->last_bwd_comm = d;

@@ -58,6 +58,9 @@ enum step_where { W_GPU, W_DRAM, W_FLASH };
 enum step_fetch { FETCH_RESIDENT, FETCH_GATHER, FETCH_STREAM };
 enum step_grads { GRADS_LOCAL, GRADS_HOST };
 enum step_update { UPD_GPU, UPD_CPU_AFTER, UPD_CPU_OVERLAP };
+/* How host gradients leave the GPU: one copy down per micro-batch (COPY_PLAIN), or as
+ * DeepSpeed's ZeRO-1/2 or ZeRO-3 offload copies them (step.c, grads_to_host) */
+enum step_grads_copy { COPY_PLAIN, COPY_DS_ZERO2, COPY_DS_ZERO3 };
 
 /* Placement a policy chooses. Fractions split a state between DRAM and flash (0..1 on flash). */
 struct step_place {
@@ -69,9 +72,7 @@ struct step_place {
 	enum step_grads grads;
 	double grads_on_flash;     /* host gradients: fraction written to flash */
 	double host_grad_bytes;    /* host gradients: bytes per parameter, 0 = HOST_GRAD_BYTES */
-	bool grads_round_trip;     /* host gradients: the sum so far comes back up for each
-				    * micro-batch after the step's first, is added to on the GPU
-				    * and goes down again (DeepSpeed's offload, step.c) */
+	enum step_grads_copy grads_copy; /* host gradients: how they go down (step.c) */
 	enum step_update update;
 	double opt_on_flash;       /* host optimizer state: fraction on flash */
 	bool pipe_read, pipe_write; /* UPD_CPU_AFTER: the next tile's flash read, the previous

@@ -51,6 +51,19 @@ static int run(struct fx *f, const char *policy)
 	return rc;
 }
 
+/* Bytes GPU 0's PCIe link carried down (d2h) and up (h2d) over the last run's step. */
+static void pcie_moved(const struct fx *f, double *down, double *up)
+{
+	double busy;
+	for (int i = 0; i < eng_nresources(f->eng); i++) {
+		const char *name = eng_resource_at(f->eng, i)->name;
+		if (!strcmp(name, "gpu0 pcie d2h"))
+			sim_resource_usage(f->eng, &f->o, i, &busy, down);
+		if (!strcmp(name, "gpu0 pcie h2d"))
+			sim_resource_usage(f->eng, &f->o, i, &busy, up);
+	}
+}
+
 /* Llama-3.1-8B on one H100 of an HGX node with the chunked loss and full recompute, both fixed:
  * the base of the framework-mechanism tests below. */
 static void setup_8b_chunked(struct fx *f)
@@ -690,14 +703,8 @@ static void activation_offload_moves_checkpoints(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(f.o.peak_dram, ckpt + mdl_act_embed(&f.w.arch, &f.w.job, 1, false), 0.001);
 	CU_ASSERT(f.o.gpu_mem.activations < act - 0.749 * ckpt * (1 + SIM_ALLOC_SLACK));
-	double down = 0, up = 0, busy;
-	for (int i = 0; i < eng_nresources(f.eng); i++) {
-		const char *name = eng_resource_at(f.eng, i)->name;
-		if (!strcmp(name, "gpu0 pcie d2h"))
-			sim_resource_usage(f.eng, &f.o, i, &busy, &down);
-		if (!strcmp(name, "gpu0 pcie h2d"))
-			sim_resource_usage(f.eng, &f.o, i, &busy, &up);
-	}
+	double down = 0, up = 0;
+	pcie_moved(&f, &down, &up);
 	ASSERT_NEAR_REL(down, 2 * ckpt, 0.01); /* each micro-batch's */
 	ASSERT_NEAR_REL(up, 2 * ckpt, 0.01);
 	CU_ASSERT(f.o.step_seconds >= step && f.o.step_seconds < 1.03 * step);
@@ -707,11 +714,14 @@ static void activation_offload_moves_checkpoints(void)
 }
 
 /* DeepSpeed's offload sums a step's micro-batches on the GPU and keeps the sum in DRAM: from
- * the second micro-batch on, each block's sum comes up, is added to and goes down again, on one
- * stream. ZeRO-Offload, Llama-3.1-8B (G = 8,030,261,248 x 2 B of bf16 gradients) on one H100 at
- * 4 micro-batches of 512 tokens: PCIe carries 4 G down and 3 G up besides the updated weights
- * (W = G); the copies of a micro-batch run one after the other, so each of the three takes at
- * least G/h2d + G/d2h, more than its compute. One micro-batch a step has no sum to bring up. */
+ * the second micro-batch on, each block's sum comes up, is added to and goes down again, and at
+ * the boundary the sum goes down once more in fp32, all on one stream. ZeRO-Offload,
+ * Llama-3.1-8B (G = 8,030,261,248 x 2 B of bf16 gradients) on one H100 at 4 micro-batches of
+ * 512 tokens: PCIe carries 4 G + 2 G down and 3 G up besides the updated weights (W = G); the
+ * copies of a micro-batch run one after the other, so each of the three later ones takes at
+ * least G/h2d + G/d2h, more than its compute. One micro-batch a step copies the fp32 gradients
+ * down and brings nothing up. ZeRO-3 offload's first micro-batch copies its partition down and
+ * back up again: at one micro-batch 2 W up (forward and backward gathers, no recompute) + G. */
 static void offload_sums_micro_batches_through_the_gpu(void)
 {
 	struct fx f;
@@ -720,26 +730,25 @@ static void offload_sums_micro_batches_through_the_gpu(void)
 	f.c.grad_accum = 4;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
 	double g = 8030261248.0 * 2, down = 0, up = 0, busy, compute = 0;
-	for (int i = 0; i < eng_nresources(f.eng); i++) {
-		const char *name = eng_resource_at(f.eng, i)->name;
-		if (!strcmp(name, "gpu0 pcie d2h"))
-			sim_resource_usage(f.eng, &f.o, i, &busy, &down);
-		if (!strcmp(name, "gpu0 pcie h2d"))
-			sim_resource_usage(f.eng, &f.o, i, &busy, &up);
-		if (!strcmp(name, "gpu0 compute"))
+	pcie_moved(&f, &down, &up);
+	for (int i = 0; i < eng_nresources(f.eng); i++)
+		if (!strcmp(eng_resource_at(f.eng, i)->name, "gpu0 compute"))
 			sim_resource_usage(f.eng, &f.o, i, &compute, &busy);
-	}
-	ASSERT_NEAR_REL(down, 4 * g, 0.001);
+	ASSERT_NEAR_REL(down, 4 * g + 2 * g, 0.001);
 	ASSERT_NEAR_REL(up, 3 * g + g, 0.001);
 	double link = mdl_host_link_bandwidth(&f.hw.gpu);
 	CU_ASSERT(compute < 3 * 2 * g / link);
 	CU_ASSERT(f.o.step_seconds > 3 * 2 * g / link);
 	f.c.grad_accum = 1;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
-	for (int i = 0; i < eng_nresources(f.eng); i++)
-		if (!strcmp(eng_resource_at(f.eng, i)->name, "gpu0 pcie h2d"))
-			sim_resource_usage(f.eng, &f.o, i, &busy, &up);
+	pcie_moved(&f, &down, &up);
+	ASSERT_NEAR_REL(down, 2 * g, 0.001);
 	ASSERT_NEAR_REL(up, g, 0.001);
+	f.w.job.recompute = MDL_RC_NONE;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	pcie_moved(&f, &down, &up);
+	ASSERT_NEAR_REL(down, g + 2 * g, 0.001);
+	ASSERT_NEAR_REL(up, 2 * g + g, 0.001);
 	eng_free(f.eng);
 }
 

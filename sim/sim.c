@@ -406,9 +406,9 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	}
 	if (w->job.precision == MDL_FP8 && !(hw->gpu.fp8_flops > 0)) {
 		snprintf(err, errlen,
-			 "gpu %s: no FP8 tensor-core rate (fp8_flops); --precision fp8 needs Hopper, "
-			 "Ada, Blackwell or MI300-class GPUs (add \"fp8_flops\" to its file if it has "
-			 "one)",
+			 "gpu %s: its catalog entry has no FP8 tensor-core rate (fp8_flops): GPUs "
+			 "before Hopper and Ada have none; for one that has, add \"fp8_flops\" (dense, "
+			 "from its datasheet) to a GPU file and give --gpu that file",
 			 hw->gpu.name);
 		return -1;
 	}

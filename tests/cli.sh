@@ -81,6 +81,9 @@ expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimize
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
 expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
 expect 3 "no FP8" simulate --model 8b --seq 2048 --precision fp8 --gpu a100-80g
+# Ada's FP8 where its rate is published (the RTX 4090), a clear refusal where the catalog has none
+expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4090 --method lora
+expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4000ada
 expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
 expect 0 "" models
 expect 0 "" hardware --format json

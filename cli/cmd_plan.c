@@ -102,14 +102,16 @@ static int run(int argc, char **argv, bool compare)
 	req.batch_fixed = tp_opts_given(&o, "batch");
 	req.dram_fixed = tp_opts_given(&o, "dram");
 	req.flash_fixed = tp_opts_given(&o, "flash") && strchr(o.flash, ':');
-	/* --deepspeed: its policy and ZeRO stage bound the search (the simulate-only flags it sets,
-	 * overlap and bucket, keep their defaults here) */
+	/* --deepspeed: its policy, ZeRO stage and parameter placement bound the search (the
+	 * simulate-only flags it sets, overlap and bucket, keep their defaults here) */
 	req.zero = -1;
 	for (int i = 0; o.deepspeed && i < o.ds.n; i++) {
 		if (!strcmp(o.ds.set[i].flag, "policy"))
 			req.policy = o.ds.set[i].value;
 		else if (!strcmp(o.ds.set[i].flag, "zero"))
 			req.zero = atoi(o.ds.set[i].value);
+		else if (!strcmp(o.ds.set[i].flag, "offload-param"))
+			req.params_on_gpu = !strcmp(o.ds.set[i].value, "no");
 	}
 	req.deadline = o.deadline;
 	req.budget = o.budget;

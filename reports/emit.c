@@ -34,7 +34,8 @@ static bool deepspeed_of(const struct sim_option *o, int *stage, const char **op
 		*opt = "cpu";
 	} else if (!strcmp(o->policy, "zero3-offload")) {
 		*stage = 3;
-		*opt = *par = "cpu";
+		*opt = "cpu";
+		*par = o->params_on_gpu ? NULL : "cpu";
 	} else if (!strcmp(o->policy, "zero-infinity")) {
 		*stage = 3;
 		*opt = *par = "nvme";

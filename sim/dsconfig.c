@@ -370,13 +370,16 @@ static int zero(struct walk *w, const cJSON *z)
 		set(ds, "policy", "zero_optimization.offload_param", "zero-infinity");
 		return 0;
 	}
-	if (par != 1 || opt != 1)
+	if (!par) { /* the optimizer alone on the CPU: the parameter shards stay on the GPUs */
+		set(ds, "policy", "zero_optimization.offload_optimizer", "zero3-offload");
+		set(ds, "offload-param", "zero_optimization.offload_param (absent or none)", "no");
+		return 0;
+	}
+	if (opt != 1)
 		note(ds, "simulated as ZeRO-3 CPU offload of parameters and optimizer state (this "
 			 "config keeps parameters on %s and optimizer state on %s)",
 		     dev_names[par], dev_names[opt]);
-	set(ds, "policy", par ? "zero_optimization.offload_param"
-			      : "zero_optimization.offload_optimizer",
-	    "zero3-offload");
+	set(ds, "policy", "zero_optimization.offload_param", "zero3-offload");
 	return 0;
 }
 

@@ -179,16 +179,18 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		return snprintf(err, errlen, "--sequence-parallel: '%s' (allowed: yes, no, auto)",
 				o->sequence_parallel),
 		       EXIT_INVALID;
-	bool overlap_grad, clip;
+	bool overlap_grad, clip, offload_param;
 	if (yes_no("--overlap-grad-reduce", o->overlap_grad_reduce, &overlap_grad, err, errlen) ||
 	    yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
 	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
 	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
+	    yes_no("--offload-param", o->offload_param, &offload_param, err, errlen) ||
 	    yes_no("--clip-grad", o->clip_grad, &clip, err, errlen) ||
 	    yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen))
 		return EXIT_INVALID;
 	c->no_clip_grad = !clip;
+	c->params_on_gpu = !offload_param;
 	const char *sp = o->swap_pipeline;
 	if (strcmp(sp, "none") && strcmp(sp, "read") && strcmp(sp, "write") && strcmp(sp, "both"))
 		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",

@@ -165,6 +165,10 @@ static const struct opt table[] = {
 	 "the CPU (read), write the previous one meanwhile (write), or both (DeepSpeed's "
 	 "offload_optimizer pipeline_read / pipeline_write; none, DeepSpeed's default: read, step "
 	 "and write one after the other; policy zero-infinity)"},
+	{"offload-param", O_STR, OFF(offload_param), 0, 0, "yes", false, "yes|no", S,
+	 "policy zero3-offload: the parameters in pinned DRAM, fetched over PCIe for every pass "
+	 "(DeepSpeed's offload_param: cpu), or no: partitioned on the GPUs and all-gathered, only "
+	 "the optimizer on the CPU (offload_optimizer alone)"},
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},
@@ -187,7 +191,13 @@ static const struct opt table[] = {
 };
 
 #define NOPTS ((int)(sizeof table / sizeof table[0]))
-_Static_assert(sizeof table / sizeof table[0] <= 64, "tp_opts.given is a 64-bit mask");
+_Static_assert(sizeof table / sizeof table[0] <= 128, "tp_opts.given is a 128-bit mask");
+
+/* Marks option i of the table as given. */
+static void mark_given(struct tp_opts *o, int i)
+{
+	o->given[i / 64] |= 1ull << (i % 64);
+}
 
 static const struct opt *find(int cmd, const char *name)
 {
@@ -200,7 +210,7 @@ static const struct opt *find(int cmd, const char *name)
 bool tp_opts_given(const struct tp_opts *o, const char *name)
 {
 	for (int i = 0; i < NOPTS; i++)
-		if (strcmp(table[i].name, name) == 0 && (o->given & (1ull << i)))
+		if (strcmp(table[i].name, name) == 0 && (o->given[i / 64] >> (i % 64) & 1))
 			return true;
 	return false;
 }
@@ -287,12 +297,16 @@ static int deepspeed(int cmd, const char *path, const char **vals, struct tp_opt
 	for (int i = 0; i < o->ds.n; i++) {
 		const struct opt *op = find(cmd, o->ds.set[i].flag);
 		int k = (int)(op - table);
-		if (!op) { /* plan reads policy and zero itself; the rest are simulate's */
+		if (!op) { /* plan reads policy, zero and offload-param itself; the rest are
+			    * simulate's */
 			size_t n = strlen(o->ds.notes);
-			if (strcmp(o->ds.set[i].flag, "policy") && strcmp(o->ds.set[i].flag, "zero"))
+			const char *fl = o->ds.set[i].flag;
+			bool plans = !strcmp(fl, "policy") || !strcmp(fl, "zero") ||
+				     !strcmp(fl, "offload-param");
+			if (!plans)
 				snprintf(o->ds.notes + n, sizeof o->ds.notes - n,
 					 "kept --%s at its default: this command has no such flag\n",
-					 o->ds.set[i].flag);
+					 fl);
 			continue;
 		}
 		if (vals[k]) { /* both: the same value, resolved, or a contradiction */
@@ -315,7 +329,7 @@ static int deepspeed(int cmd, const char *path, const char **vals, struct tp_opt
 			return -3;
 		}
 		vals[k] = o->ds.set[i].value;
-		o->given |= 1ull << k;
+		mark_given(o, k);
 	}
 	return 0;
 }
@@ -367,7 +381,7 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 			return -2;
 		}
 		vals[op - table] = val;
-		o->given |= 1ull << (op - table);
+		mark_given(o, (int)(op - table));
 	}
 	/* --help wins over everything else, so `plan --help` works without --model */
 	if (vals[find(cmd, "help") - table]) {

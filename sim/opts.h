@@ -46,6 +46,7 @@ struct tp_opts {
 	const char *tp_comm_overlap;     /* yes | no */
 	const char *optimizer_in_backward; /* yes | no */
 	const char *activation_offload;    /* yes | no */
+	const char *offload_param;         /* yes | no */
 	const char *clip_grad;             /* yes | no */
 	const char *foreach_optimizer;     /* yes | no */
 	const char *swap_pipeline;         /* none | read | write | both */
@@ -65,7 +66,7 @@ struct tp_opts {
 	unsigned lora_targets;
 	bool help;
 	/* which options the user gave, by table index (a --deepspeed config's count as given) */
-	uint64_t given;
+	uint64_t given[2];
 	const char *deepspeed; /* --deepspeed FILE: its flags are in ds, its notes too */
 	struct tp_ds ds;
 };

@@ -436,6 +436,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 				s->req->loss_fixed};
 	if (strcmp(pol->name, "zero-offload") == 0)
 		cf.layout.zero = 2;
+	cf.params_on_gpu = s->req->params_on_gpu && strcmp(pol->name, "zero3-offload") == 0;
 	int rc = sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen);
 	if (rc > 0) { /* no placement for the fixed recompute: not an option */
 		*o = (struct sim_option){.fits = false};

@@ -77,6 +77,8 @@ struct sim_plan_req {
 	 * parallelism alone (DeepSpeed without Megatron has no tensor or pipeline parallelism) */
 	const char *policy;
 	int zero;
+	bool params_on_gpu; /* --deepspeed without offload_param: zero3-offload keeps the
+			     * parameter shards on the GPUs (--offload-param no) */
 	/* compare: exactly these GPU counts (no search over counts), else NULL */
 	const uint32_t *counts;
 	int ncounts;

@@ -59,6 +59,18 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.opt_on_flash = on_flash;
 	x->pl.pipe_read = x->c->swap_read_ahead && t == ON_NVME;
 	x->pl.pipe_write = x->c->swap_write_behind && t == ON_NVME;
+	if (t == ON_CPU && x->c->params_on_gpu) {
+		/* --offload-param no: ZeRO-3 with offload_optimizer alone, the common config when
+		 * the parameter shards fit. Each GPU keeps its shard of the compute-dtype
+		 * parameters and all-gathers each block for forward and backward as ZeRO-3 on the
+		 * GPU does; gradients go down as with the parameters offloaded, the CPU steps the
+		 * fp32 state after backward and the updated shard goes back up (stage3.py: the
+		 * fp16 partitions live on the device unless offload_param is set) [A: DeepSpeed
+		 * source and config docs]. No pinned parameter copy: the reserve alone. */
+		x->pl.fetch = x->c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
+		x->pl.dram_fixed = STEP_DRAM_RESERVE;
+		return 0;
+	}
 	if (t == ON_CPU) {
 		/* optimizer in backward (--optimizer-in-backward, one micro-batch per step): the CPU
 		 * steps each layer's shard as backward lands its gradients, overlapping the rest of

@@ -177,6 +177,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->events = st->events;
 	o->micro_simulated = x->built;
 	o->ckpt_in_dram = x->pl.ckpt == W_DRAM;
+	o->params_on_gpu = x->c->params_on_gpu;
 	o->host_fixed = x->pl.dram_fixed;
 	o->mark0 = o->mark1 = -1;
 
@@ -380,6 +381,14 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			 "--optimizer-in-backward yes steps the optimizer inside backward: policy "
 			 "gpu or zero3-offload (FSDP's CPU offload), --tp 1, --pp 1 and one "
 			 "micro-batch per step (--grad-accum 1), as torchtune requires");
+		return -1;
+	}
+	if (c->params_on_gpu && (strcmp(c->policy->name, "zero3-offload") != 0 || c->opt_in_bwd)) {
+		snprintf(err, errlen,
+			 "--offload-param no keeps DeepSpeed ZeRO-3's parameters on the GPUs with "
+			 "only the optimizer offloaded: policy zero3-offload without "
+			 "--optimizer-in-backward (got %s%s)",
+			 c->policy->name, c->opt_in_bwd ? ", --optimizer-in-backward yes" : "");
 		return -1;
 	}
 	if ((c->swap_read_ahead || c->swap_write_behind) &&

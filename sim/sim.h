@@ -46,6 +46,7 @@ struct sim_option {
 	enum mdl_recompute recompute;
 	enum mdl_loss loss;
 	uint64_t micro_batch, grad_accum;
+	bool params_on_gpu; /* zero3-offload with --offload-param no */
 	bool fits;
 	char overflow[160]; /* which tier overflowed and by how much, when !fits */
 

@@ -1791,13 +1791,14 @@ static int update(struct build *bd, uint32_t g)
 			return -1;
 	}
 	s->last_update = last;
-	if (pl->fetch == FETCH_RESIDENT) {
-		/* ZeRO-Offload: updated compute-dtype weights go back up, then all-gather */
+	if (pl->fetch != FETCH_STREAM) {
+		/* the updated compute-dtype weights go back up: ZeRO-Offload all-gathers them to
+		 * every rank, ZeRO-3 keeps its shard */
 		int h = host_copy(bd, g, true, "h2d weights", w / bd->dp);
 		if (h < 0 || dep(bd, last, h))
 			return -1;
 		s->last_update = h;
-		if (bd->dp > 1) {
+		if (pl->fetch == FETCH_RESIDENT && bd->dp > 1) {
 			int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
 			if (ag < 0 || dep(bd, h, ag))
 				return -1;
@@ -1842,6 +1843,8 @@ static int resident(struct build *bd)
 					when[i]));
 			} else if (pl->fetch == FETCH_RESIDENT) {
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
+			} else if (pl->fetch == FETCH_GATHER) { /* ZeRO-3's shard */
+				TRY(mem(bd, t[i], pool, CAT_W, sign * w / bd->dp, when[i]));
 			}
 			TRY(mem(bd, t[i], pool, CAT_X,
 				sign * (MDL_CUDA_CONTEXT_BYTES + CUBLAS_WORKSPACE), when[i]));

@@ -72,6 +72,9 @@ struct sim_config {
 	 * back one block ahead of its backward (torchtune's OffloadActivations, a
 	 * saved_tensors_hooks context on its own CUDA stream); policy gpu */
 	bool act_offload;
+	/* --offload-param no: policy zero3-offload keeps the parameters partitioned on the GPUs
+	 * (ZeRO-3 with offload_optimizer alone); by default (false) they live in pinned DRAM */
+	bool params_on_gpu;
 	/* --clip-grad no: no torch.nn.utils.clip_grad_norm_ before a GPU optimizer step; by
 	 * default (false, so every caller's zeroed config agrees with the command line) a foreach
 	 * norm reads the GPU's gradients, a scalar all-reduce combines the norms, a foreach

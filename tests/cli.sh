@@ -173,6 +173,18 @@ printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"
 expect 0 "pipeline_read -> --swap-pipeline both" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-pipe.json"
 expect 3 "pipeline_read must be true or false" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-pipebad.json"
 expect 0 "ignored zero_optimization.offload_optimizer.pipeline_write (nothing is swapped to NVMe)" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-pipecpu.json"
+# ZeRO-3 with the optimizer alone offloaded keeps the parameter shards on the GPUs
+printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}}' >"$tmp/ds-z3opt.json"
+expect 0 "offload_param (absent or none) -> --offload-param no" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-z3opt.json"
+expect 3 "policy zero3-offload without --optimizer-in-backward (got zero-offload)" simulate --model 8b --seq 1024 --policy zero-offload --offload-param no
+expect 3 "--optimizer-in-backward yes" simulate --model 8b --seq 1024 --policy zero3-offload --optimizer-in-backward yes --offload-param no --grad-accum 1
+"$bin" plan --model 8b --seq 1024 --deepspeed "$tmp/ds-z3opt.json" >"$tmp/out" 2>"$tmp/err"
+if grep -q "policy only: zero3-offload" "$tmp/out" && ! grep -q "kept --offload-param" "$tmp/err"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --deepspeed ds-z3opt.json did not keep the parameters on the GPUs"
+fi
 expect 3 "policy zero-infinity (got tiered)" simulate --model 8b --seq 1024 --policy tiered --flash pm1743:2 --swap-pipeline both
 expect 3 "--swap-pipeline: 'yes' (allowed: none, read, write, both)" simulate --model 8b --seq 1024 --swap-pipeline yes
 expect 3 "offload_param needs stage 3" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-p2.json"

@@ -752,6 +752,33 @@ static void offload_sums_micro_batches_through_the_gpu(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-3 with only the optimizer offloaded (--offload-param no) keeps each GPU's shard of the
+ * bf16 parameters and all-gathers the blocks over NVLink instead of fetching them over PCIe.
+ * Llama-3.1-8B (W = 8,030,261,248 x 2 B) on 2 H100, one micro-batch: with the parameters in
+ * DRAM PCIe carries W/2 up for forward and W/2 for the backward's fetch (full recompute shares
+ * it); without, the updated shard W/2 goes up once. Both bring the gradient shard back up once
+ * (ZeRO-3's first micro-batch). DRAM per node loses the parameters (W) and their pinned copy's
+ * overhead (W); the GPU holds the W/2 shard throughout. */
+static void zero3_offloads_the_optimizer_alone(void)
+{
+	struct fx f;
+	setup_8b_chunked(&f);
+	f.c.layout.dp = 2;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	double w = 8030261248.0 * 2, down = 0, up_cpu = 0, up_gpu = 0;
+	double dram = f.o.peak_dram;
+	pcie_moved(&f, &down, &up_cpu);
+	f.c.params_on_gpu = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	pcie_moved(&f, &down, &up_gpu);
+	ASSERT_NEAR_REL(up_cpu - up_gpu, w / 2, 0.001);
+	ASSERT_NEAR_REL(dram - f.o.peak_dram, 2 * w, 0.001);
+	CU_ASSERT(f.o.gpu_mem.weights >= w / 2);
+	CU_ASSERT_EQUAL(run(&f, "zero-offload"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--offload-param no"));
+	eng_free(f.eng);
+}
+
 /* QLoRA's base weights are dequantised before each GEMM that uses them (bitsandbytes
  * MatMul4Bit): forward, the input gradient in backward, and a full recompute's forward again,
  * each reading 4.127 bits and writing 2 bytes per weight through HBM on the compute stream.
@@ -1710,6 +1737,7 @@ int suite_sim(void)
 		{"cpu offload steps the optimizer in backward",
 		 cpu_offload_steps_the_optimizer_in_backward},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},
+		{"zero3 offloads the optimizer alone", zero3_offloads_the_optimizer_alone},
 		{"offload sums micro-batches through the GPU",
 		 offload_sums_micro_batches_through_the_gpu},
 		{"QLoRA dequantises on every pass", qlora_dequantises_on_every_pass},

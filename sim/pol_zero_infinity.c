@@ -78,8 +78,13 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * step is a post-accumulate-grad hook per parameter:
 		 * Tensor.register_post_accumulate_grad_hook; torchtune full_finetune_distributed
 		 * with fsdp_cpu_offload) [B: torchtune and PyTorch source] */
-		if (x->c->opt_in_bwd)
+		if (x->c->opt_in_bwd) {
 			x->pl.update = UPD_CPU_OVERLAP;
+			/* FSDP copies each reduce-scattered gradient shard down once, in its
+			 * reduce dtype, for the CPU to step (_fsdp_collectives.py foreach_reduce);
+			 * none of DeepSpeed's sum round trip or fp32 copy */
+			x->pl.grads_copy = COPY_PLAIN;
+		}
 		/* the pinned fp16 parameters counted once more: the allocation overhead over the
 		 * pool that holds them */
 		struct mdl_states st;

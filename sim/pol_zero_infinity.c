@@ -20,8 +20,14 @@
  * zero3-offload keeps the same state in pinned DRAM instead and never touches the drives: the
  * states themselves (the pools count them), the reserve, and the pinned-allocation overhead on
  * the CPU-resident parameters (published.md 9.5: "CPU-resident fp16 params when offload_param:
- * cpu (2 Psi) ... x2"). With --optimizer-in-backward it is PyTorch FSDP's CPU offload under
- * torchtune's optimizer_in_bwd: the CPU steps each layer as backward lands its gradients.
+ * cpu (2 Psi) ... x2"). With --offload-param no it is ZeRO-3 with offload_optimizer alone: the
+ * weight shards stay on the GPUs and are all-gathered there, the updated shard goes back up
+ * after the CPU step, and DRAM holds no parameters. With --optimizer-in-backward it is PyTorch
+ * FSDP's CPU offload under torchtune's optimizer_in_bwd: the CPU steps each layer as backward
+ * lands its gradients.
+ * Gradients leave the GPU as DeepSpeed's ZeRO-3 copies them (step.c grads_to_host: the
+ * micro-batches' sum round-trips through pinned DRAM, the boundary's sum goes down in fp32);
+ * FSDP's CPU offload copies each shard down once.
  */
 #include <math.h>
 #include <stdio.h>

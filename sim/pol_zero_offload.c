@@ -6,10 +6,13 @@
  * to DRAM, where DeepSpeed keeps fp32 gradients, master weights and Adam moments; after the last
  * micro-batch's backward the CPU runs AdamW (DeepSpeedCPUAdam) over its shard, then the updated
  * weights go up over PCIe and are all-gathered. The update does not overlap backward (the
- * paper's one-step delayed update is an option we do not model). Minimum traffic: 2 bytes per
- * parameter down and 2 up per step (published.md 9.1). Activation checkpoints stay on the GPU
- * or, as DeepSpeed's activation_checkpointing.cpu_checkpointing does, go to DRAM (the second
- * variant); sim_run keeps the faster that fits.
+ * paper's one-step delayed update is an option we do not model). The paper's minimum traffic is
+ * 2 bytes per parameter down and 2 up per step (published.md 9.1); DeepSpeed's code copies more
+ * (step.c grads_to_host): the boundary's gradients go down in fp32, and with accumulation each
+ * micro-batch's running sum comes back up, is added to on the GPU and goes down again.
+ * Activation checkpoints stay on the GPU or, as DeepSpeed's
+ * activation_checkpointing.cpu_checkpointing does, go to DRAM (the second variant); sim_run
+ * keeps the faster that fits.
  */
 #include <stdio.h>
 

@@ -33,7 +33,8 @@ struct cfg_gpu {
 	double host_link;     /* bytes/s per direction of a non-PCIe host link (NVLink-C2C); 0 =
 			       * PCIe of host_link_gen x host_link_lanes */
 	double gpu_link;      /* bytes/s, both directions, per GPU; 0 = none */
-	double gemm_mamf;     /* best-shape bf16 matmul rate over bf16_flops; 0 = unknown */
+	double gemm_mamf;     /* best-shape bf16 matmul rate over bf16_flops (above 1 where a board
+			       * boosts past its datasheet clock); 0 = unknown */
 	double gemm_mamf_fp8; /* best-shape FP8 matmul rate over fp8_flops; 0 = gemm_mamf's share */
 	double gemm_sustained; /* a published sustained training GEMM rate over bf16_flops (what
 				* the step runs at, unlike the MAMF's best shape); 0 = none */

@@ -14,7 +14,8 @@ static void catalogs_load_with_the_required_entries(void)
 	static const char *gpus[] = {"a100-40g", "a100-80g", "h100-sxm",   "h100-pcie",  "h100-nvl",
 				     "h200",	 "gh200",    "b200",	   "l40s",	 "l4",
 				     "rtx4090",	 "rtx5090",  "rtx6000ada", "rtx4000ada", "rtx-a6000",
-				     "v100-32g", "mi300x"};
+				     "v100-32g", "mi300x",   "rtx3090",	   "t4",	 "a40",
+				     "h800",	 "a800",     "h20",	   "mi325x"};
 	static const char *flash[] = {"aidaptiv-ai100e", "pm1743", "micron-7450", "d7-p5510",
 				      "samsung-990pro", "generic-gen4", "generic-gen5"};
 	char err[512];
@@ -104,6 +105,12 @@ static void bad_records_name_the_key_and_range(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "required key 'memory'"));
 	snprintf(json, sizeof json, "{%s, \"memory\": [1]}", base);
 	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	/* a boosting board's matmul may pass its datasheet peak, within reason */
+	snprintf(json, sizeof json, "{%s, \"memory\": \"24GiB\", \"gemm_mamf\": 1.08}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), 0);
+	snprintf(json, sizeof json, "{%s, \"memory\": \"24GiB\", \"gemm_mamf\": 1.3}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "gemm_mamf"));
 }
 
 /* Prices come from prices.json by name; another file can replace it, and a record it does not

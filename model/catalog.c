@@ -80,7 +80,7 @@ static const struct field flash_price_fields[] = {
 
 #define H(k, u, lo, hi, req, h) {#k, u, offsetof(struct cfg_host, k), lo, hi, req, h}
 static const struct field host_fields[] = {
-	H(gpu_slots, CFG_U_COUNT, 1, 64, 1, "GPUs per node"),
+	H(gpu_slots, CFG_U_COUNT, 1, 72, 1, "GPUs per node (72: an NVL72 rack's NVLink domain)"),
 	H(cpu_cores, CFG_U_COUNT, 1, 4096, 1, "CPU cores per node"),
 	H(cpu_power, CFG_U_POWER, 1, 1e5, 1, "CPU package power under load"),
 	H(cpu_idle_power, CFG_U_POWER, 0, 1e5, 1, "CPU package power idle"),

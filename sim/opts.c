@@ -78,7 +78,7 @@ static const struct opt table[] = {
 	{"gpu-headroom", O_REAL, OFF(gpu_headroom), 0, 0.5, "0", false, "fraction", P,
 	 "share of each GPU's memory kept free (fragmentation, other processes); the 0.97 % "
 	 "caching-allocator slack is always counted"},
-	{"gpus-per-node", O_COUNT, OFF(gpus_per_node), 0, 64, "0", false, "", P,
+	{"gpus-per-node", O_COUNT, OFF(gpus_per_node), 0, 72, "0", false, "", P,
 	 "GPUs per node; 0 = the host's slots"},
 	{"objective", O_STR, OFF(objective), 0, 0, "cost", false, "name", PC,
 	 "what the recommendation minimises: cost | time | power | gpus"},

@@ -22,6 +22,11 @@
  * DeepseekV3Attention normalises its compressed query and key-value (q_a_layernorm,
  * kv_a_layernorm) and its router keeps an e_score_correction_bias per expert; GPT-2 uses
  * LayerNorm (weight and bias) and biases on every Conv1D.
+ * Qwen (v1: Qwen-1.8B to Qwen-72B) ships its own QWenConfig and modeling_qwen.py with the
+ * checkpoint (Qwen/Qwen-7B on the Hub): c_attn is one q/k/v projection with a bias, c_proj and
+ * the MLP's w1, w2 and c_proj carry biases only without no_bias, the head dimension is
+ * kv_channels, and intermediate_size counts both gated branches: each is intermediate_size / 2
+ * wide (QWenMLP's ff_dim_in).
  * Sliding windows: the modeling code applies sliding_window to every layer for Mistral and Phi-3,
  * to every other layer for Gemma 2 (layer i is windowed when i is even), and to five layers of
  * six for Gemma 3 (sliding_window_pattern 6); a config's layer_types list, where present, says
@@ -63,6 +68,10 @@ static const struct family families[] = {
 	{"qwen2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 0, 0, false, true,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	{"qwen", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 0, 128, 8192, 0, 0, false, true,
+	 false, false, false, true, false, 2, "attn_dropout_prob", NULL, "emb_dropout_prob", 0.0,
+	 0.0, 0.0},
 	{"qwen3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -97,8 +106,8 @@ static const struct family families[] = {
 
 const char *mdl_arch_supported(void)
 {
-	return "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma2, gemma3_text (gemma3 through "
-	       "its text_config), deepseek_v3, phi3, gpt2";
+	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen3, qwen3_moe, gemma2, gemma3_text "
+	       "(gemma3 through its text_config), deepseek_v3, phi3, gpt2";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -390,6 +399,27 @@ void mdl_arch_counts(const struct mdl_arch *a, struct mdl_counts *c)
 	c->matmul_params += layers_mm;
 }
 
+/* Qwen v1's own keys (QWenConfig, modeling_qwen.py): no_bias, kv_channels, and an
+ * intermediate_size that counts both gated branches. */
+static int qwen_v1(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		   size_t errlen)
+{
+	bool no_bias = true;
+	if (get_bool(cfg, "no_bias", &no_bias, origin, err, errlen) ||
+	    get_uint(cfg, "kv_channels", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
+		return -1;
+	a->o_bias = a->mlp_bias = !no_bias;
+	if (a->intermediate % 2) {
+		snprintf(err, errlen,
+			 "config '%s': Qwen's intermediate_size (%llu) counts two gated branches and "
+			 "must be even",
+			 origin, (unsigned long long)a->intermediate);
+		return -1;
+	}
+	a->intermediate /= 2;
+	return 0;
+}
+
 static const struct family *find_family(const char *type)
 {
 	for (size_t i = 0; i < NFAMILIES; i++)
@@ -603,6 +633,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	}
 	if (strcmp(f->model_type, "llama") == 0 &&
 	    get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
+		goto out;
+	if (strcmp(f->model_type, "qwen") == 0 && qwen_v1(cfg, a, origin, err, errlen))
 		goto out;
 	if (f->experts) {
 		const char *k_ex = strcmp(f->model_type, "mixtral") == 0	 ? "num_local_experts"

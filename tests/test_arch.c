@@ -20,7 +20,8 @@
  * DeepSeek-V3: the main model's 671,026,419,200 elements of the checkpoint without the 14B
  * multi-token-prediction module transformers does not load and without the FP8 scale tensors
  * (DeepSeek's README_WEIGHTS.md: "671B main model weights and 14B of the MTP module"); its card
- * says "37B activated", which 37,552,297,472 is.
+ * says "37B activated", which 37,552,297,472 is. Qwen-7B (v1, its own modeling code): the
+ * safetensors index's total_size 15,442,649,088 / 2.
  */
 static const struct {
 	const char *file;
@@ -37,6 +38,7 @@ static const struct {
 	{"llama-2-70b.json", 68976648192ull, 68976648192ull},
 	{"mistral-7b-v0.1.json", 7241732096ull, 7241732096ull},
 	{"mixtral-8x7b-v0.1.json", 46702792704ull, 12879925248ull},
+	{"qwen-7b.json", 7721324544ull, 7721324544ull},
 	{"qwen2.5-0.5b.json", 494032768ull, 494032768ull},
 	{"qwen2.5-7b.json", 7615616512ull, 7615616512ull},
 	{"qwen2.5-14b.json", 14770033664ull, 14770033664ull},
@@ -100,6 +102,11 @@ static void omitted_fields_take_the_transformers_defaults(void)
 	/* a llama config with attention_bias adds q, k, v, o biases */
 	const char *lb = "{\"model_type\": \"llama\", \"attention_bias\": true}";
 	CU_ASSERT_EQUAL(count_of(lb), 6738415616ull + 32ull * 4 * 4096);
+	/* QWenConfig() defaults are Qwen-7B's shape; without no_bias its attention output and
+	 * the MLP's three projections (11008 wide: half of intermediate_size) take biases */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"qwen\"}"), 7721324544ull);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"qwen\", \"no_bias\": false}"),
+			7721324544ull + 32ull * (4096 + 2 * 11008 + 4096));
 }
 
 static void layers_that_differ_keep_exact_totals(void)
@@ -211,6 +218,7 @@ static void bad_configs_are_rejected_with_the_field_named(void)
 		{"{\"model_type\": \"deepseek_v3\", \"kv_lora_rank\": 0}", "kv_lora_rank"},
 		{"{\"model_type\": \"gemma3\"}", "text_config"},
 		{"{\"model_type\": \"mistral\", \"sliding_window\": -4}", "sliding_window"},
+		{"{\"model_type\": \"qwen\", \"intermediate_size\": 22015}", "must be even"},
 	};
 	struct mdl_arch a;
 	char err[256];

@@ -13,11 +13,12 @@
 /*
  * Defaults for fields a config.json omits, per model_type, as the transformers library's
  * config classes define them (transformers v4.45, src/transformers/models/<type>/configuration_
- * <type>.py): LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Gemma2Config, Phi3Config,
- * GPT2Config; and transformers v4.51-4.55 for Qwen3Config, Qwen3MoeConfig, Gemma3TextConfig and
- * DeepseekV3Config. kv_heads 0 means "= heads" (num_key_value_heads=None); head_dim 0 means
- * hidden/heads. Biases and norm shapes are not config fields but fixed by the modeling code:
- * Qwen2Attention builds q/k/v with bias=True; Gemma2DecoderLayer and Gemma3DecoderLayer have
+ * <type>.py): LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, GemmaConfig,
+ * Gemma2Config, Phi3Config, GPT2Config; and transformers v4.51-4.55 for Qwen3Config,
+ * Qwen3MoeConfig, Gemma3TextConfig and DeepseekV3Config. kv_heads 0 means "= heads"
+ * (num_key_value_heads=None); head_dim 0 means hidden/heads. Biases and norm shapes are not
+ * config fields but fixed by the modeling code: Qwen2Attention builds q/k/v with bias=True;
+ * GemmaDecoderLayer has two RMSNorms, Gemma2DecoderLayer and Gemma3DecoderLayer have
  * four RMSNorms; Qwen3Attention and Gemma3Attention add q_norm and k_norm over head_dim;
  * DeepseekV3Attention normalises its compressed query and key-value (q_a_layernorm,
  * kv_a_layernorm) and its router keeps an e_score_correction_bias per expert; GPT-2 uses
@@ -80,6 +81,9 @@ static const struct family families[] = {
 	 "max_position_embeddings", 151936, 2048, 6144, 24, 32, 4, 128, 32768, 128, 8, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .qk_norm = true, .moe_inter = 768},
+	{"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 256000, 3072, 24576, 28, 16, 16, 256, 8192, 0, 0, true, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
 	{"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 2304, 9216, 26, 8, 4, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -106,8 +110,8 @@ static const struct family families[] = {
 
 const char *mdl_arch_supported(void)
 {
-	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen3, qwen3_moe, gemma2, gemma3_text "
-	       "(gemma3 through its text_config), deepseek_v3, phi3, gpt2";
+	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen3, qwen3_moe, gemma, gemma2, "
+	       "gemma3_text (gemma3 through its text_config), deepseek_v3, phi3, gpt2";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -623,9 +627,10 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		    get_uint(cfg, "head_dim", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
 			goto out;
 	}
-	/* LlamaConfig and Gemma2Config: attention_bias puts biases on q, k, v and o; LlamaConfig:
-	 * mlp_bias on gate, up and down */
-	if (strcmp(f->model_type, "llama") == 0 || strcmp(f->model_type, "gemma2") == 0) {
+	/* LlamaConfig, GemmaConfig and Gemma2Config: attention_bias puts biases on q, k, v and o;
+	 * LlamaConfig: mlp_bias on gate, up and down */
+	if (strcmp(f->model_type, "llama") == 0 || strcmp(f->model_type, "gemma") == 0 ||
+	    strcmp(f->model_type, "gemma2") == 0) {
 		bool ab = false;
 		if (get_bool(cfg, "attention_bias", &ab, origin, err, errlen))
 			goto out;

@@ -21,7 +21,8 @@
  * multi-token-prediction module transformers does not load and without the FP8 scale tensors
  * (DeepSeek's README_WEIGHTS.md: "671B main model weights and 14B of the MTP module"); its card
  * says "37B activated", which 37,552,297,472 is. Qwen-7B (v1, its own modeling code): the
- * safetensors index's total_size 15,442,649,088 / 2.
+ * safetensors index's total_size 15,442,649,088 / 2. Gemma-7B: 8,537,680,896, the count
+ * KerasHub's gemma_7b_en preset publishes.
  */
 static const struct {
 	const char *file;
@@ -44,6 +45,7 @@ static const struct {
 	{"qwen2.5-14b.json", 14770033664ull, 14770033664ull},
 	{"qwen2.5-32b.json", 32763876352ull, 32763876352ull},
 	{"qwen2.5-72b.json", 72706203648ull, 72706203648ull},
+	{"gemma-7b.json", 8537680896ull, 8537680896ull},
 	{"gemma-2-9b.json", 9241705984ull, 9241705984ull},
 	{"gemma-2-27b.json", 27227128320ull, 27227128320ull},
 	{"qwen3-8b.json", 8190735360ull, 8190735360ull},
@@ -105,6 +107,8 @@ static void omitted_fields_take_the_transformers_defaults(void)
 	/* QWenConfig() defaults are Qwen-7B's shape; without no_bias its attention output and
 	 * the MLP's three projections (11008 wide: half of intermediate_size) take biases */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"qwen\"}"), 7721324544ull);
+	/* GemmaConfig() defaults are Gemma-7B's shape: 8,537,680,896 (google/gemma-7b) */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"gemma\"}"), 8537680896ull);
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"qwen\", \"no_bias\": false}"),
 			7721324544ull + 32ull * (4096 + 2 * 11008 + 4096));
 }

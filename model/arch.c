@@ -22,7 +22,10 @@
  * four RMSNorms; Qwen3Attention and Gemma3Attention add q_norm and k_norm over head_dim;
  * DeepseekV3Attention normalises its compressed query and key-value (q_a_layernorm,
  * kv_a_layernorm) and its router keeps an e_score_correction_bias per expert; GPT-2 uses
- * LayerNorm (weight and bias) and biases on every Conv1D.
+ * LayerNorm (weight and bias) and biases on every Conv1D. GptOssConfig (transformers v4.55):
+ * every layer's MLP is experts (num_local_experts, intermediate_size wide, with biases on
+ * their gate-up and down projections), the router and q/k/v/o carry biases, each attention
+ * head a learned sink logit, and every other layer a 128-token window.
  * Qwen (v1: Qwen-1.8B to Qwen-72B) ships its own QWenConfig and modeling_qwen.py with the
  * checkpoint (Qwen/Qwen-7B on the Hub): c_attn is one q/k/v projection with a bias, c_proj and
  * the MLP's w1, w2 and c_proj carry biases only without no_bias, the head dimension is
@@ -44,6 +47,7 @@ struct family {
 	const char *k_attn_drop, *k_resid_drop, *k_embd_drop; /* NULL: not a field (0.0) */
 	double attn_drop, resid_drop, embd_drop;
 	bool qk_norm;
+	bool router_bias, sinks; /* GptOssTopKRouter's bias; GptOssAttention's sinks */
 	uint64_t window;     /* sliding_window's default; 0 = None */
 	uint32_t full_every; /* every n-th layer attends fully (Gemma); 0 = all windowed */
 	bool windowed;       /* the modeling code honours sliding_window without a switch */
@@ -97,6 +101,10 @@ static const struct family families[] = {
 	 256, 8, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
 	 0.0, 0.0, 0.0, .moe_inter = 2048, .first_dense = 3, .shared = 1, .q_lora = 1536,
 	 .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128},
+	{"gpt_oss", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
+	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .router_bias = true, .sinks = true, .window = 128, .full_every = 2, .windowed = true},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
@@ -111,7 +119,7 @@ static const struct family families[] = {
 const char *mdl_arch_supported(void)
 {
 	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen3, qwen3_moe, gemma, gemma2, "
-	       "gemma3_text (gemma3 through its text_config), deepseek_v3, phi3, gpt2";
+	       "gemma3_text (gemma3 through its text_config), deepseek_v3, gpt_oss, phi3, gpt2";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -304,6 +312,8 @@ static void add_attention(const struct mdl_arch *a, struct mdl_tensor *t, int *n
 	add(t, n, "o_proj", o, h, MDL_T_O, true, 1, 1);
 	if (a->o_bias)
 		add(t, n, "o_proj.bias", h, 1, 0, false, 1, 1);
+	if (a->attn_sinks)
+		add(t, n, "sinks", a->heads, 1, 0, false, 1, 1);
 }
 
 /* Builds the per-layer and outer tensor inventory from the resolved dimensions. */
@@ -328,6 +338,8 @@ static void build_inventory(struct mdl_arch *a)
 	add_mlp(a, t, &n, L - moe, dense, a->intermediate, 1, 1);
 	if (moe) {
 		add_in(t, &n, moe, L, "router", h, a->experts, 0, true, 1, 1);
+		if (a->router_bias) /* GptOssTopKRouter: a Linear with its bias */
+			add_in(t, &n, moe, L, "router.bias", a->experts, 1, 0, false, 1, 1);
 		if (a->shared_experts) /* DeepseekV3TopkRouter: the per-expert selection bias */
 			add_in(t, &n, moe, L, "router.e_score_correction_bias", a->experts, 1, 0,
 			       false, 1, 1);
@@ -602,6 +614,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->norm_bias = f->norm_bias;
 	a->norms_per_layer = f->norms_per_layer;
 	a->qk_norm = f->qk_norm;
+	a->router_bias = f->router_bias;
+	a->attn_sinks = f->sinks;
 	a->moe_intermediate = f->moe_inter;
 	a->shared_experts = f->shared;
 	a->q_lora_rank = f->q_lora;
@@ -627,11 +641,11 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		    get_uint(cfg, "head_dim", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
 			goto out;
 	}
-	/* LlamaConfig, GemmaConfig and Gemma2Config: attention_bias puts biases on q, k, v and o;
-	 * LlamaConfig: mlp_bias on gate, up and down */
+	/* LlamaConfig, GemmaConfig, Gemma2Config and GptOssConfig: attention_bias puts biases on
+	 * q, k, v and o; LlamaConfig: mlp_bias on gate, up and down */
 	if (strcmp(f->model_type, "llama") == 0 || strcmp(f->model_type, "gemma") == 0 ||
-	    strcmp(f->model_type, "gemma2") == 0) {
-		bool ab = false;
+	    strcmp(f->model_type, "gemma2") == 0 || strcmp(f->model_type, "gpt_oss") == 0) {
+		bool ab = f->qkv_bias;
 		if (get_bool(cfg, "attention_bias", &ab, origin, err, errlen))
 			goto out;
 		a->qkv_bias = a->o_bias = ab;
@@ -642,9 +656,11 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	if (strcmp(f->model_type, "qwen") == 0 && qwen_v1(cfg, a, origin, err, errlen))
 		goto out;
 	if (f->experts) {
-		const char *k_ex = strcmp(f->model_type, "mixtral") == 0	 ? "num_local_experts"
-				   : strcmp(f->model_type, "deepseek_v3") == 0 ? "n_routed_experts"
-									       : "num_experts";
+		const char *k_ex = "num_experts";
+		if (!strcmp(f->model_type, "mixtral") || !strcmp(f->model_type, "gpt_oss"))
+			k_ex = "num_local_experts";
+		else if (!strcmp(f->model_type, "deepseek_v3"))
+			k_ex = "n_routed_experts";
 		if (get_uint(cfg, k_ex, 1, 4096, &ex, origin, err, errlen) ||
 		    get_uint(cfg, "num_experts_per_tok", 1, 4096, &ek, origin, err, errlen))
 			goto out;

@@ -70,6 +70,8 @@ struct mdl_arch {
 	bool gated_mlp;                    /* SwiGLU/GeGLU: gate, up, down */
 	bool learned_positions;            /* gpt2: position embedding table */
 	bool qkv_bias, o_bias, mlp_bias;   /* linear biases */
+	bool router_bias;                  /* a bias on the MoE router's logits (GPT-OSS) */
+	bool attn_sinks;                   /* a learned sink logit per attention head (GPT-OSS) */
 	bool norm_bias;                    /* LayerNorm (weight + bias) rather than RMSNorm */
 	int norms_per_layer;               /* 2, or 4 for gemma2 */
 	double attn_dropout, resid_dropout, embd_dropout;

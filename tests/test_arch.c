@@ -22,7 +22,9 @@
  * (DeepSeek's README_WEIGHTS.md: "671B main model weights and 14B of the MTP module"); its card
  * says "37B activated", which 37,552,297,472 is. Qwen-7B (v1, its own modeling code): the
  * safetensors index's total_size 15,442,649,088 / 2. Gemma-7B: 8,537,680,896, the count
- * KerasHub's gemma_7b_en preset publishes.
+ * KerasHub's gemma_7b_en preset publishes. gpt-oss-120b: the GGUF's general.parameter_count
+ * 116,829,156,672 (Ollama); gpt-oss-20b: "20.91B" total on OpenAI's model card. Their active
+ * counts keep the 0.58B embedding table the card leaves out of its 5.13B and 3.61B.
  */
 static const struct {
 	const char *file;
@@ -53,6 +55,8 @@ static const struct {
 	{"qwen3-30b-a3b.json", 30532122624ull, 3353032704ull},
 	{"gemma-3-1b.json", 999885952ull, 999885952ull},
 	{"deepseek-v3.json", 671026419200ull, 37552297472ull},
+	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
+	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
 	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
 };
@@ -162,6 +166,14 @@ static void layers_that_differ_keep_exact_totals(void)
 	CU_ASSERT_EQUAL(c.params, 999885952ull);
 	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "vision tower"));
 	CU_ASSERT_EQUAL(a.sliding_layers, 26 - 26 / 6);
+	/* GPT-OSS: every layer routed, every other one windowed (GptOssConfig's layer_types) */
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"gpt_oss\"}", "t", &a, err,
+					     sizeof err),
+			      0);
+	CU_ASSERT_EQUAL(a.moe_layers, 36);
+	CU_ASSERT_EQUAL(a.sliding_layers, 18);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.params, 116829156672ull);
 }
 
 static void sliding_windows_cut_the_attention_flash_runs_and_counts(void)

@@ -104,7 +104,9 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	hw->dram = o->dram > 0 ? o->dram : hw->host.dram;
 	hw->dram_set = o->dram > 0;
 	if (hw->dram > hw->host.dram_max) {
-		snprintf(err, errlen, "--dram: %.0f GiB is more than host '%s' takes (%.0f GiB)",
+		snprintf(err, errlen,
+			 "--dram: %.0f GiB is more than host '%s' takes (allowed up to %.0f GiB, its "
+			 "dram_max; another node is a --host FILE)",
 			 hw->dram / 1073741824.0, hw->host.name, hw->host.dram_max / 1073741824.0);
 		return EXIT_INVALID;
 	}
@@ -113,8 +115,11 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	if (!tp_opts_given(o, "flash") && hw->flash_count > hw->host.flash_bays)
 		hw->flash_count = (uint32_t)hw->host.flash_bays;
 	if (hw->flash_count > hw->host.flash_bays) {
-		snprintf(err, errlen, "--flash: %u drives, but host '%s' has %.0f bays",
-			 hw->flash_count, hw->host.name, hw->host.flash_bays);
+		snprintf(err, errlen,
+			 "--flash: %u drives, but host '%s' has %.0f bays (allowed 0-%.0f; a host "
+			 "with more, e.g. an add-in NVMe carrier, is a --host FILE with its "
+			 "flash_bays)",
+			 hw->flash_count, hw->host.name, hw->host.flash_bays, hw->host.flash_bays);
 		return EXIT_INVALID;
 	}
 	if (o->profile && mdl_profile_apply(o->profile, hw, err, errlen))

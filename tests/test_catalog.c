@@ -15,7 +15,8 @@ static void catalogs_load_with_the_required_entries(void)
 				     "h200",	 "gh200",    "b200",	   "l40s",	 "l4",
 				     "rtx4090",	 "rtx5090",  "rtx6000ada", "rtx4000ada", "rtx-a6000",
 				     "v100-32g", "mi300x",   "rtx3090",	   "t4",	 "a40",
-				     "h800",	 "a800",     "h20",	   "mi325x",	 "gb200"};
+				     "h800",	 "a800",     "h20",	   "mi325x",	 "gb200",
+				     "b300",	 "gb300"};
 	static const char *flash[] = {"aidaptiv-ai100e", "pm1743", "micron-7450", "d7-p5510",
 				      "samsung-990pro", "generic-gen4", "generic-gen5"};
 	char err[512];
@@ -32,6 +33,7 @@ static void catalogs_load_with_the_required_entries(void)
 	CU_ASSERT_EQUAL(cfg_host_get("gh200-node", &h, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(cfg_host_get("gb200-nvl72", &h, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(h.gpu_slots, 72); /* one NVLink domain */
+	CU_ASSERT_EQUAL(cfg_host_get("gb300-nvl72", &h, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(cfg_gpu_get("H100-SXM", &g, err, sizeof err), 0); /* case-insensitive */
 	CU_ASSERT_DOUBLE_EQUAL(g.memory, 81559.0 * 1048576, 1);
 	CU_ASSERT_DOUBLE_EQUAL(g.bf16_flops, 989.4e12, 1e6);

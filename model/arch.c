@@ -775,7 +775,8 @@ static const struct {
 	unsigned bit;
 } target_names[] = {
 	{"q", MDL_T_Q},       {"k", MDL_T_K},   {"v", MDL_T_V},       {"o", MDL_T_O},
-	{"gate", MDL_T_GATE}, {"up", MDL_T_UP}, {"down", MDL_T_DOWN},
+	{"gate", MDL_T_GATE}, {"up", MDL_T_UP}, {"down", MDL_T_DOWN}, {"embed", MDL_T_EMBED},
+	{"head", MDL_T_HEAD},
 };
 
 int mdl_parse_targets(const char *s, unsigned *mask, char *err, size_t errlen)
@@ -783,27 +784,29 @@ int mdl_parse_targets(const char *s, unsigned *mask, char *err, size_t errlen)
 	char buf[256];
 	unsigned m = 0;
 
-	if (strcmp(s, "all") == 0) {
-		*mask = MDL_T_ALL;
-		return 0;
-	}
 	snprintf(buf, sizeof buf, "%s", s);
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		size_t i;
+		if (strcmp(tok, "all") == 0) {
+			m |= MDL_T_ALL;
+			continue;
+		}
 		for (i = 0; i < sizeof target_names / sizeof target_names[0]; i++)
 			if (strcmp(tok, target_names[i].name) == 0)
 				break;
 		if (i == sizeof target_names / sizeof target_names[0]) {
 			snprintf(err, errlen,
-				 "unknown LoRA target '%s' (allowed: q,k,v,o,gate,up,down or all)",
+				 "unknown LoRA target '%s' (allowed: q,k,v,o,gate,up,down or all, "
+				 "and embed,head trained whole)",
 				 tok);
 			return -1;
 		}
 		m |= target_names[i].bit;
 	}
-	if (!m) {
-		snprintf(err, errlen, "no LoRA target given (allowed: q,k,v,o,gate,up,down or all)");
+	if (!(m & MDL_T_ALL)) {
+		snprintf(err, errlen, "no adapted projection given (allowed: q,k,v,o,gate,up,down or "
+			 "all; embed and head are trained beside them)");
 		return -1;
 	}
 	*mask = m;

@@ -28,7 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* LoRA targets, as --lora-targets names them */
+/* LoRA targets, as --lora-targets names them. embed and head are not adapted but trained whole
+ * beside the adapters, as PEFT's modules_to_save does (a trainable copy, the frozen original
+ * kept): Qwen's finetune.py saves wte and lm_head for base models, LLaMA-Factory's
+ * additional_target and Unsloth's continued pretraining likewise. "all" is every linear of a
+ * layer (PEFT's all-linear), not them. */
 enum {
 	MDL_T_Q = 1 << 0,
 	MDL_T_K = 1 << 1,
@@ -38,6 +42,8 @@ enum {
 	MDL_T_UP = 1 << 5,
 	MDL_T_DOWN = 1 << 6,
 	MDL_T_ALL = 0x7f,
+	MDL_T_EMBED = 1 << 7, /* the token embedding, trained whole */
+	MDL_T_HEAD = 1 << 8,  /* the output head, trained whole (untied models) */
 };
 
 struct mdl_tensor {

@@ -52,14 +52,16 @@ double mdl_job_state_bytes(const struct mdl_job *j)
  * training anatomy": SGD-momentum 4 B/param); Lion keeps one momentum (Chen et al. 2023, arXiv
  * 2302.06675, Alg. 2). Adafactor keeps factored second moments (rows + cols per matrix, no first
  * moment with beta1 = None; Shazeer & Stern 2018, arXiv 1804.04235), fp32 in the HF
- * implementation; its per-tensor size is added by the caller.
+ * implementation; its per-tensor size is added by the caller. param_dtype: a parameter trained
+ * in the dtype the base model was loaded in, without a master copy, its states alike
+ * (torch.optim's zeros_like): PEFT's modules_to_save copies the frozen module as it is.
  */
-static double optimizer_bytes_per_param(const struct mdl_job *j)
+static double optimizer_bytes_per_param(const struct mdl_job *j, bool param_dtype)
 {
 	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
 		     j->precision == MDL_FP8;
-	double state = mdl_job_state_bytes(j);
-	double master = mixed ? 4.0 : 0.0;
+	double state = param_dtype ? mdl_job_weight_bytes(j) : mdl_job_state_bytes(j);
+	double master = mixed && !param_dtype ? 4.0 : 0.0;
 
 	switch (j->optimizer) {
 	case MDL_ADAMW:
@@ -82,6 +84,17 @@ static bool is_embed(const struct mdl_tensor *t)
 	return strncmp(t->name, "embed", 5) == 0;
 }
 
+bool mdl_job_trains_whole(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	if (j->method == MDL_FULL)
+		return true;
+	if (strcmp(t->name, "embed_tokens") == 0)
+		return j->lora_targets & MDL_T_EMBED;
+	if (strcmp(t->name, "lm_head") == 0) /* a tied head is the embedding's weight */
+		return j->lora_targets & (t->copies ? MDL_T_HEAD : MDL_T_EMBED);
+	return false;
+}
+
 /* Adafactor's factored second moments: rows + cols per matrix, n per vector, fp32. */
 static double factored(uint64_t rows, uint64_t cols)
 {
@@ -91,7 +104,7 @@ static double factored(uint64_t rows, uint64_t cols)
 void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
 			 bool embed, bool head, struct mdl_states *s)
 {
-	double wb = mdl_job_weight_bytes(j), opt = optimizer_bytes_per_param(j);
+	double wb = mdl_job_weight_bytes(j), opt = optimizer_bytes_per_param(j, false);
 	bool ada = j->optimizer == MDL_ADAFACTOR;
 	double layer_frozen = 0, layer_ada = 0, outer_ada = 0;
 	/* sums over all decoder layers; a part of nlayers takes its share of the mean layer, exact
@@ -119,12 +132,16 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 					     t->copies * share;
 		}
 	}
+	uint64_t outer_train = 0; /* PEFT: the embedding and head trained whole (modules_to_save) */
 	for (int i = 0; i < a->nouter; i++) {
 		const struct mdl_tensor *t = &a->outer[i];
 		if (!t->copies || (is_embed(t) ? !embed : !head))
 			continue;
 		outer_params += t->rows * t->cols;
-		if (ada && j->method == MDL_FULL)
+		bool whole = j->method == MDL_FULL || mdl_job_trains_whole(j, t);
+		if (j->method != MDL_FULL && whole)
+			outer_train += t->rows * t->cols;
+		if (ada && whole)
 			outer_ada += factored(t->rows, t->cols);
 	}
 	s->params = nlayers * all_params / a->layers + outer_params;
@@ -132,14 +149,15 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->trainable_params = s->params;
 		s->frozen_params = 0;
 	} else {
-		s->trainable_params = nlayers * all_train / a->layers;
+		s->trainable_params = nlayers * all_train / a->layers + outer_train;
 		s->frozen_params = s->params;
 	}
 	/* trainable: weights and gradients in the compute dtype (or fp32 main grads), plus
 	 * optimizer state */
 	s->weights_bytes = wb * (double)s->trainable_params;
 	s->gradients_bytes = (j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : wb) * (double)s->trainable_params;
-	s->optimizer_bytes = opt * (double)s->trainable_params +
+	s->optimizer_bytes = opt * (double)(s->trainable_params - outer_train) +
+			     optimizer_bytes_per_param(j, true) * (double)outer_train +
 			     (double)nlayers * layer_ada + outer_ada;
 	if (j->method != MDL_FULL) /* the frozen base, embeddings and head in the compute dtype */
 		s->weights_bytes += (double)nlayers * layer_frozen + wb * (double)outer_params;
@@ -381,7 +399,12 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 		break;
 	}
 	f->head_fwd = 2.0 * tokens * head;
-	f->head_bwd = (j->method == MDL_FULL ? 2.0 : 1.0) * f->head_fwd;
+	/* the weight gradient too where the head is trained (whole, or its copy under PEFT) */
+	bool head_trained = j->method == MDL_FULL;
+	for (int i = 0; i < a->nouter; i++)
+		if (strcmp(a->outer[i].name, "lm_head") == 0)
+			head_trained = mdl_job_trains_whole(j, &a->outer[i]);
+	f->head_bwd = (head_trained ? 2.0 : 1.0) * f->head_fwd;
 	/* FlashAttention-2 skips the key/value blocks entirely above the causal mask's diagonal
 	 * (Dao 2023, sec. 3.1.1), so it executes about half of the attention FLOPs; the eager
 	 * kernel computes all of s^2 and masks. skip is what the convention counts beyond what

@@ -98,6 +98,10 @@ void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct md
 
 /* The same for a part of the model: nlayers decoder layers, plus the embeddings and/or the
  * final norm and lm_head (a pipeline stage). */
+/* Whether an outer tensor (embed_tokens, lm_head) is trained whole: always in a full fine-tune;
+ * under LoRA or QLoRA where --lora-targets names it (PEFT's modules_to_save). */
+bool mdl_job_trains_whole(const struct mdl_job *j, const struct mdl_tensor *t);
+
 void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
 			 bool embed, bool head, struct mdl_states *s);
 /* The model states of the routed experts alone (tensors stored in more than one copy) in

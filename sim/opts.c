@@ -48,7 +48,8 @@ static const struct opt table[] = {
 	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "
 	 "partitioner)"},
 	{"lora-targets", O_TARGETS, OFF(lora_targets), 0, 0, "all", false, "list", P,
-	 "adapted projections: q,k,v,o,gate,up,down or all"},
+	 "adapted projections: q,k,v,o,gate,up,down or all; with embed and/or head also trained "
+	 "whole beside them (PEFT's modules_to_save, as Qwen's finetune.py does for base models)"},
 	{"optimizer", O_ENUM, OFF(optimizer), 0, 0, "adamw", false, "optimizer", P,
 	 "adamw | adamw8bit | sgd | lion | adafactor | paged-adamw | paged-adamw8bit"},
 	{"precision", O_ENUM, OFF(precision), 0, 0, "bf16-mixed", false, "precision", P,

@@ -271,6 +271,39 @@ static void lora_trainable_counts_match_litgpt(void)
 	CU_ASSERT_EQUAL(mdl_job_trainable(&a, &j), 6553600ull);
 }
 
+/* PEFT's modules_to_save (Qwen's finetune.py for base models: wte and lm_head): the embedding
+ * and head train whole beside the adapters, as copies in the base's dtype: weights, gradients and
+ * AdamW's two states at 2 B each, no fp32 master; the head's weight gradient is computed. */
+static void lora_trains_the_embedding_and_head_whole_where_asked(void)
+{
+	struct mdl_arch a;
+	struct mdl_states s0, s1;
+	struct mdl_flops f0, f1;
+	char err[256];
+	struct mdl_job j = {.method = MDL_LORA, .lora_rank = 8, .lora_targets = MDL_T_ALL,
+			    .precision = MDL_BF16_MIXED, .optimizer = MDL_ADAMW, .seq = 1024,
+			    .micro_batch = 1, .attention = MDL_ATTN_FLASH};
+
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("qwen-7b.json"), &a, err, sizeof err), 0);
+	mdl_job_states(&a, &j, &s0);
+	mdl_job_flops(&a, &j, &f0);
+	j.lora_targets |= MDL_T_EMBED | MDL_T_HEAD;
+	mdl_job_states(&a, &j, &s1);
+	mdl_job_flops(&a, &j, &f1);
+	double vh = 151936.0 * 4096.0; /* wte, and lm_head untied */
+	CU_ASSERT_EQUAL(s1.trainable_params - s0.trainable_params, (uint64_t)(2 * vh));
+	CU_ASSERT_DOUBLE_EQUAL(s1.weights_bytes - s0.weights_bytes, 2 * vh * 2, 1);
+	CU_ASSERT_DOUBLE_EQUAL(s1.gradients_bytes - s0.gradients_bytes, 2 * vh * 2, 1);
+	CU_ASSERT_DOUBLE_EQUAL(s1.optimizer_bytes - s0.optimizer_bytes, 2 * vh * 4, 1);
+	CU_ASSERT_DOUBLE_EQUAL(f1.head_bwd, 2 * f0.head_bwd, 1);
+	/* the embedding alone: the head stays frozen */
+	j.lora_targets = MDL_T_ALL | MDL_T_EMBED;
+	mdl_job_states(&a, &j, &s1);
+	mdl_job_flops(&a, &j, &f1);
+	CU_ASSERT_EQUAL(s1.trainable_params - s0.trainable_params, (uint64_t)vh);
+	CU_ASSERT_DOUBLE_EQUAL(f1.head_bwd, f0.head_bwd, 1);
+}
+
 /* Loads are remembered per thread by path and file stamp: the same file loads once, and a file
  * rewritten between two loads is read again. */
 static void a_rewritten_config_is_read_again(void)
@@ -308,6 +341,10 @@ static void lora_targets_parse_and_print(void)
 	CU_ASSERT_STRING_EQUAL(mdl_targets_str(MDL_T_ALL, buf, sizeof buf), "q,k,v,o,gate,up,down");
 	CU_ASSERT_EQUAL(mdl_parse_targets("q,x", &m, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'x'"));
+	CU_ASSERT_EQUAL(mdl_parse_targets("all,embed,head", &m, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(m, MDL_T_ALL | MDL_T_EMBED | MDL_T_HEAD);
+	CU_ASSERT_EQUAL(mdl_parse_targets("embed", &m, err, sizeof err), -1); /* nothing adapted */
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no adapted projection"));
 }
 
 /* A key two edits from one the family reads, which the config lacks, is named in a warning:
@@ -345,6 +382,8 @@ int suite_arch(void)
 		{"unreadable_files_get_one_clear_message", unreadable_files_get_one_clear_message},
 		{"lora_trainable_counts_match_litgpt", lora_trainable_counts_match_litgpt},
 		{"lora_targets_parse_and_print", lora_targets_parse_and_print},
+		{"lora_trains_the_embedding_and_head_whole_where_asked",
+		 lora_trains_the_embedding_and_head_whole_where_asked},
 		{"a_rewritten_config_is_read_again", a_rewritten_config_is_read_again},
 	};
 	return add_suite("arch", c, (int)(sizeof c / sizeof c[0]));

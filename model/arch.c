@@ -805,8 +805,9 @@ int mdl_parse_targets(const char *s, unsigned *mask, char *err, size_t errlen)
 		m |= target_names[i].bit;
 	}
 	if (!(m & MDL_T_ALL)) {
-		snprintf(err, errlen, "no adapted projection given (allowed: q,k,v,o,gate,up,down or "
-			 "all; embed and head are trained beside them)");
+		snprintf(err, errlen,
+			 "no adapted projection given (allowed: q,k,v,o,gate,up,down or all; embed "
+			 "and head are trained beside them)");
 		return -1;
 	}
 	*mask = m;

@@ -33,7 +33,8 @@ static bool is_adapted(const struct mdl_job *j, const struct mdl_tensor *t)
 	return j->method != MDL_FULL && (t->target & j->lora_targets);
 }
 
-/* LoRA adds A (in x r) and B (r x out) to each adapted linear (Hu et al. 2021, arXiv 2106.09685). */
+/* LoRA adds A (in x r) and B (r x out) to each adapted linear (Hu et al. 2021, arXiv
+ * 2106.09685). */
 static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor *t)
 {
 	return is_adapted(j, t) ? (uint64_t)j->lora_rank * (t->rows + t->cols) * t->copies : 0;

@@ -34,6 +34,7 @@ static void catalogs_load_with_the_required_entries(void)
 	CU_ASSERT_EQUAL(cfg_host_get("gb200-nvl72", &h, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(h.gpu_slots, 72); /* one NVLink domain */
 	CU_ASSERT_EQUAL(cfg_host_get("gb300-nvl72", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(cfg_host_get("desktop-1gpu", &h, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(cfg_gpu_get("H100-SXM", &g, err, sizeof err), 0); /* case-insensitive */
 	CU_ASSERT_DOUBLE_EQUAL(g.memory, 81559.0 * 1048576, 1);
 	CU_ASSERT_DOUBLE_EQUAL(g.bf16_flops, 989.4e12, 1e6);

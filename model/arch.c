@@ -15,7 +15,10 @@
  * config classes define them (transformers v4.45, src/transformers/models/<type>/configuration_
  * <type>.py): LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, GemmaConfig,
  * Gemma2Config, Phi3Config, GPT2Config; and transformers v4.51-4.55 for Qwen3Config,
- * Qwen3MoeConfig, Gemma3TextConfig and DeepseekV3Config. kv_heads 0 means "= heads"
+ * Qwen3MoeConfig, Gemma3TextConfig and DeepseekV3Config; DeepSeek-V2 (its own
+ * DeepseekV2Config, shipped with the checkpoint) takes DeepSeek-V2-Lite's shape, the one
+ * fine-tuned most, and differs from V3 in its router (no selection bias) and its q_proj
+ * (q_lora_rank null in Lite). kv_heads 0 means "= heads"
  * (num_key_value_heads=None); head_dim 0 means hidden/heads. Biases and norm shapes are not
  * config fields but fixed by the modeling code: Qwen2Attention builds q/k/v with bias=True;
  * GemmaDecoderLayer has two RMSNorms, Gemma2DecoderLayer and Gemma3DecoderLayer have
@@ -96,11 +99,16 @@ static const struct family families[] = {
 	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
 	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
 	 0.0, 0.0, .qk_norm = true, .window = 4096, .full_every = 6, .windowed = true},
+	{"deepseek_v2", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 102400, 2048, 10944, 27, 16, 16, 0, 163840,
+	 64, 6, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
+	 0.0, 0.0, 0.0, .moe_inter = 1408, .first_dense = 1, .shared = 2, .q_lora = 0,
+	 .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128},
 	{"deepseek_v3", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 129280, 7168, 18432, 61, 128, 128, 0, 4096,
 	 256, 8, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
-	 0.0, 0.0, 0.0, .moe_inter = 2048, .first_dense = 3, .shared = 1, .q_lora = 1536,
-	 .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128},
+	 0.0, 0.0, 0.0, .router_bias = true, .moe_inter = 2048, .first_dense = 3, .shared = 1,
+	 .q_lora = 1536, .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128},
 	{"gpt_oss", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
 	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -119,7 +127,8 @@ static const struct family families[] = {
 const char *mdl_arch_supported(void)
 {
 	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen3, qwen3_moe, gemma, gemma2, "
-	       "gemma3_text (gemma3 through its text_config), deepseek_v3, gpt_oss, phi3, gpt2";
+	       "gemma3_text (gemma3 through its text_config), deepseek_v2, deepseek_v3, gpt_oss, phi3, "
+	       "gpt2";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -338,11 +347,10 @@ static void build_inventory(struct mdl_arch *a)
 	add_mlp(a, t, &n, L - moe, dense, a->intermediate, 1, 1);
 	if (moe) {
 		add_in(t, &n, moe, L, "router", h, a->experts, 0, true, 1, 1);
-		if (a->router_bias) /* GptOssTopKRouter: a Linear with its bias */
+		/* one more per expert: GptOssTopKRouter's bias, DeepseekV3TopkRouter's selection
+		 * bias (e_score_correction_bias); DeepSeek-V2's MoEGate has none */
+		if (a->router_bias)
 			add_in(t, &n, moe, L, "router.bias", a->experts, 1, 0, false, 1, 1);
-		if (a->shared_experts) /* DeepseekV3TopkRouter: the per-expert selection bias */
-			add_in(t, &n, moe, L, "router.e_score_correction_bias", a->experts, 1, 0,
-			       false, 1, 1);
 		add_mlp(a, t, &n, moe, routed, a->moe_intermediate, a->experts,
 			a->experts_per_tok);
 		if (a->shared_experts) /* one MLP of n_shared x the expert width */
@@ -659,7 +667,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		const char *k_ex = "num_experts";
 		if (!strcmp(f->model_type, "mixtral") || !strcmp(f->model_type, "gpt_oss"))
 			k_ex = "num_local_experts";
-		else if (!strcmp(f->model_type, "deepseek_v3"))
+		else if (!strncmp(f->model_type, "deepseek_v", 10))
 			k_ex = "n_routed_experts";
 		if (get_uint(cfg, k_ex, 1, 4096, &ex, origin, err, errlen) ||
 		    get_uint(cfg, "num_experts_per_tok", 1, 4096, &ek, origin, err, errlen))

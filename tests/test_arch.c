@@ -25,6 +25,9 @@
  * KerasHub's gemma_7b_en preset publishes. gpt-oss-120b: the GGUF's general.parameter_count
  * 116,829,156,672 (Ollama); gpt-oss-20b: "20.91B" total on OpenAI's model card. Their active
  * counts keep the 0.58B embedding table the card leaves out of its 5.13B and 3.61B.
+ * DeepSeek-V2-Lite: 15,706,484,224 ("with 15706484224 (2.7B effect.) parameters", a serving
+ * log of the checkpoint); published.md A.3 gives its counting rule, and the active count
+ * (6 of 64 routed experts and the 2 shared) follows from it.
  */
 static const struct {
 	const char *file;
@@ -55,6 +58,7 @@ static const struct {
 	{"qwen3-30b-a3b.json", 30532122624ull, 3353032704ull},
 	{"gemma-3-1b.json", 999885952ull, 999885952ull},
 	{"deepseek-v3.json", 671026419200ull, 37552297472ull},
+	{"deepseek-v2-lite.json", 15706484224ull, 2661150208ull},
 	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},

@@ -57,6 +57,7 @@ struct family {
 	/* MoE (qwen3_moe, deepseek_v3) */
 	uint64_t moe_inter, first_dense;
 	uint32_t shared;
+	uint64_t shared_inter; /* shared_expert_intermediate_size's default; 0: n_shared x moe */
 	/* MLA (deepseek_v3) */
 	uint64_t q_lora, kv_lora, qk_rope, qk_nope, v_head;
 };
@@ -84,6 +85,10 @@ static const struct family families[] = {
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .qk_norm = true},
+	{"qwen2_moe", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 151936, 2048, 5632, 24, 16, 16, 0, 32768, 60, 4, false, true,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .moe_inter = 1408, .shared = 1, .shared_inter = 5632},
 	{"qwen3_moe", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 2048, 6144, 24, 32, 4, 128, 32768, 128, 8, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -126,7 +131,7 @@ static const struct family families[] = {
 
 const char *mdl_arch_supported(void)
 {
-	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen3, qwen3_moe, gemma, gemma2, "
+	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, "
 	       "gemma3_text (gemma3 through its text_config), deepseek_v2, deepseek_v3, gpt_oss, phi3, "
 	       "gpt2";
 }
@@ -353,8 +358,10 @@ static void build_inventory(struct mdl_arch *a)
 			add_in(t, &n, moe, L, "router.bias", a->experts, 1, 0, false, 1, 1);
 		add_mlp(a, t, &n, moe, routed, a->moe_intermediate, a->experts,
 			a->experts_per_tok);
-		if (a->shared_experts) /* one MLP of n_shared x the expert width */
-			add_mlp(a, t, &n, moe, shared, a->moe_intermediate * a->shared_experts, 1, 1);
+		if (a->shared_experts) /* one MLP as wide as the shared experts together */
+			add_mlp(a, t, &n, moe, shared, a->shared_intermediate, 1, 1);
+		if (a->shared_gate) /* Qwen2MoeSparseMoeBlock's shared_expert_gate: h -> 1 */
+			add_in(t, &n, moe, L, "shared_expert_gate", h, 1, 0, false, 1, 1);
 	}
 	if (a->norms_per_layer == 4)
 		add(t, &n, "post_feedforward_norm", h * nb, 1, 0, false, 1, 1);
@@ -452,10 +459,12 @@ static const struct family *find_family(const char *type)
 	return NULL;
 }
 
-/* Which layers hold experts. Qwen3MoeSparseMoeBlock replaces the MLP of layer i when i is not
- * in mlp_only_layers and (i + 1) % decoder_sparse_step == 0; DeepseekV3DecoderLayer when
- * i >= first_k_dense_replace and i % moe_layer_freq == 0; Mixtral in every layer. The expert
- * width is moe_intermediate_size (Mixtral: intermediate_size). */
+/* Which layers hold experts. Qwen2MoeSparseMoeBlock and Qwen3MoeSparseMoeBlock replace the
+ * MLP of layer i when i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0;
+ * DeepseekV3DecoderLayer when i >= first_k_dense_replace and i % moe_layer_freq == 0; Mixtral
+ * in every layer. The expert width is moe_intermediate_size (Mixtral: intermediate_size); the
+ * shared experts' is n_shared_experts times it (DeepSeek) or shared_expert_intermediate_size
+ * (Qwen2-MoE, whose one shared expert a sigmoid gate scales). */
 static int moe_layers(const cJSON *cfg, const struct family *f, struct mdl_arch *a,
 		      const char *origin, char *err, size_t errlen)
 {
@@ -473,11 +482,20 @@ static int moe_layers(const cJSON *cfg, const struct family *f, struct mdl_arch 
 	    get_uint(cfg, "first_k_dense_replace", 0, MAX_LAYERS, &first, origin, err, errlen) ||
 	    get_uint(cfg, "moe_layer_freq", 1, MAX_LAYERS, &freq, origin, err, errlen))
 		return -1;
-	if (f->shared) {
+	if (f->shared_inter) {
+		/* Qwen2-MoE: one shared expert of its own width, gated */
+		a->shared_intermediate = f->shared_inter;
+		if (get_uint(cfg, "shared_expert_intermediate_size", 0, MAX_INTER,
+			     &a->shared_intermediate, origin, err, errlen))
+			return -1;
+		a->shared_experts = a->shared_intermediate ? 1 : 0;
+		a->shared_gate = a->shared_experts;
+	} else if (f->shared) {
 		uint64_t sh = f->shared;
 		if (get_uint(cfg, "n_shared_experts", 0, 4096, &sh, origin, err, errlen))
 			return -1;
 		a->shared_experts = (uint32_t)sh;
+		a->shared_intermediate = a->moe_intermediate * sh;
 	}
 	if (only && !cJSON_IsNull(only) && !cJSON_IsArray(only)) {
 		snprintf(err, errlen, "config '%s': field 'mlp_only_layers' must be a list of layer "

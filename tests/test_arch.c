@@ -27,7 +27,9 @@
  * counts keep the 0.58B embedding table the card leaves out of its 5.13B and 3.61B.
  * DeepSeek-V2-Lite: 15,706,484,224 ("with 15706484224 (2.7B effect.) parameters", a serving
  * log of the checkpoint); published.md A.3 gives its counting rule, and the active count
- * (6 of 64 routed experts and the 2 shared) follows from it.
+ * (6 of 64 routed experts and the 2 shared) follows from it. Qwen1.5-MoE-A2.7B:
+ * 14,315,784,192, KerasHub's qwen1.5_moe preset (and a serving log); active: 4 of 60 experts
+ * and the gated shared one.
  */
 static const struct {
 	const char *file;
@@ -59,6 +61,7 @@ static const struct {
 	{"gemma-3-1b.json", 999885952ull, 999885952ull},
 	{"deepseek-v3.json", 671026419200ull, 37552297472ull},
 	{"deepseek-v2-lite.json", 15706484224ull, 2661150208ull},
+	{"qwen1.5-moe-a2.7b.json", 14315784192ull, 2689173504ull},
 	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},

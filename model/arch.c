@@ -104,6 +104,10 @@ static const struct family families[] = {
 	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
 	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
 	 0.0, 0.0, .qk_norm = true, .window = 4096, .full_every = 6, .windowed = true},
+	{"llama4_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 202048, 5120, 8192, 48, 40, 8, 128, 131072,
+	 16, 1, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
+	 0.0, 0.0, 0.0},
 	{"deepseek_v2", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 102400, 2048, 10944, 27, 16, 16, 0, 163840,
 	 64, 6, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
@@ -131,9 +135,9 @@ static const struct family families[] = {
 
 const char *mdl_arch_supported(void)
 {
-	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, "
-	       "gemma3_text (gemma3 through its text_config), deepseek_v2, deepseek_v3, gpt_oss, phi3, "
-	       "gpt2";
+	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, "
+	       "gemma2, gemma3_text (gemma3 through its text_config), llama4_text (llama4 "
+	       "likewise), deepseek_v2, deepseek_v3, gpt_oss, phi3, gpt2";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -442,12 +446,37 @@ static int qwen_v1(const cJSON *cfg, struct mdl_arch *a, const char *origin, cha
 	a->o_bias = a->mlp_bias = !no_bias;
 	if (a->intermediate % 2) {
 		snprintf(err, errlen,
-			 "config '%s': Qwen's intermediate_size (%llu) counts two gated branches and "
-			 "must be even",
+			 "config '%s': Qwen's intermediate_size (%llu) counts two gated branches "
+			 "and must be even",
 			 origin, (unsigned long long)a->intermediate);
 		return -1;
 	}
 	a->intermediate /= 2;
+	return 0;
+}
+
+/* Llama 4 (Llama4TextConfig, Llama4TextMoe): intermediate_size is an expert's width and
+ * intermediate_size_mlp the dense layers'; layers interleave_moe_layer_step - 1, 2 step - 1, ...
+ * route (or those moe_layers lists) to num_local_experts beside one always-on shared expert
+ * of the expert's width; q/k get a weightless L2 norm. */
+static int llama4(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		  size_t errlen)
+{
+	uint64_t dense = 16384, step = 1;
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(cfg, "moe_layers");
+
+	if (get_uint(cfg, "intermediate_size_mlp", 1, MAX_INTER, &dense, origin, err, errlen) ||
+	    get_uint(cfg, "interleave_moe_layer_step", 1, MAX_LAYERS, &step, origin, err, errlen))
+		return -1;
+	a->moe_intermediate = a->intermediate;
+	a->intermediate = dense;
+	a->shared_experts = 1;
+	a->shared_intermediate = a->moe_intermediate;
+	a->moe_layers = a->layers / step;
+	if (cJSON_IsArray(list)) {
+		uint64_t n = (uint64_t)cJSON_GetArraySize(list);
+		a->moe_layers = n < a->layers ? n : a->layers;
+	}
 	return 0;
 }
 
@@ -599,18 +628,20 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		goto out;
 	}
 	f = find_family(mt->valuestring);
-	if (!f && strcmp(mt->valuestring, "gemma3") == 0) {
-		/* Gemma3ForConditionalGeneration: the language model is its text_config */
+	bool wrapped = !strcmp(mt->valuestring, "gemma3") || !strcmp(mt->valuestring, "llama4");
+	if (!f && wrapped) {
+		/* Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration: the language
+		 * model is its text_config */
 		cfg = cJSON_GetObjectItemCaseSensitive(root, "text_config");
 		if (!cJSON_IsObject(cfg)) {
-			snprintf(err, errlen, "config '%s': model_type 'gemma3' needs a 'text_config' "
-				 "object", origin);
+			snprintf(err, errlen, "config '%s': model_type '%s' needs a 'text_config' "
+				 "object", origin, mt->valuestring);
 			goto out;
 		}
-		f = find_family("gemma3_text");
+		f = find_family(mt->valuestring[0] == 'g' ? "gemma3_text" : "llama4_text");
 		snprintf(a->warning, sizeof a->warning,
-			 "gemma3: the language model of text_config only; the vision tower is not "
-			 "counted");
+			 "%s: the language model of text_config only; the vision tower is not "
+			 "counted", mt->valuestring);
 	}
 	if (!f) {
 		snprintf(err, errlen, "config '%s': model_type '%.40s' is not supported (supported: %s)",
@@ -683,7 +714,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		goto out;
 	if (f->experts) {
 		const char *k_ex = "num_experts";
-		if (!strcmp(f->model_type, "mixtral") || !strcmp(f->model_type, "gpt_oss"))
+		if (!strcmp(f->model_type, "mixtral") || !strcmp(f->model_type, "gpt_oss") ||
+		    !strcmp(f->model_type, "llama4_text"))
 			k_ex = "num_local_experts";
 		else if (!strncmp(f->model_type, "deepseek_v", 10))
 			k_ex = "n_routed_experts";
@@ -699,6 +731,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		a->experts = (uint32_t)ex;
 		a->experts_per_tok = (uint32_t)ek;
 		if (moe_layers(cfg, f, a, origin, err, errlen))
+			goto out;
+		if (!strcmp(f->model_type, "llama4_text") && llama4(cfg, a, origin, err, errlen))
 			goto out;
 	}
 	if (f->kv_lora && mla(cfg, a, origin, err, errlen))

@@ -67,8 +67,9 @@ struct mdl_arch {
 	uint32_t experts, experts_per_tok; /* 0 and 0 for dense models */
 	uint64_t moe_intermediate;         /* one expert's width (= intermediate for mixtral) */
 	uint32_t shared_experts;           /* experts every token passes (DeepSeek, Qwen2-MoE) */
-	uint64_t shared_intermediate;      /* their one MLP's width: n_shared x the expert width
-					    * (DeepSeek), shared_expert_intermediate_size (Qwen2-MoE) */
+	uint64_t shared_intermediate;      /* their one MLP's width: n_shared x the expert
+					    * width (DeepSeek), shared_expert_intermediate_size
+					    * (Qwen2-MoE), the expert width (Llama 4) */
 	bool shared_gate;                  /* a sigmoid gate on the shared expert (Qwen2-MoE) */
 	uint64_t moe_layers;               /* layers with experts (0 for dense models) */
 	uint64_t q_lora_rank, kv_lora_rank, qk_rope_dim; /* MLA; 0 = standard attention */

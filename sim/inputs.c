@@ -105,8 +105,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	hw->dram_set = o->dram > 0;
 	if (hw->dram > hw->host.dram_max) {
 		snprintf(err, errlen,
-			 "--dram: %.0f GiB is more than host '%s' takes (allowed up to %.0f GiB, its "
-			 "dram_max; another node is a --host FILE)",
+			 "--dram: %.0f GiB is more than host '%s' takes (allowed up to %.0f GiB, "
+			 "its dram_max; another node is a --host FILE)",
 			 hw->dram / 1073741824.0, hw->host.name, hw->host.dram_max / 1073741824.0);
 		return EXIT_INVALID;
 	}

@@ -29,7 +29,10 @@
  * log of the checkpoint); published.md A.3 gives its counting rule, and the active count
  * (6 of 64 routed experts and the 2 shared) follows from it. Qwen1.5-MoE-A2.7B:
  * 14,315,784,192, KerasHub's qwen1.5_moe preset (and a serving log); active: 4 of 60 experts
- * and the gated shared one.
+ * and the gated shared one. Llama-4-Scout-17B-16E: the Hub's 108,641,793,536 less its vision
+ * tower, adapter and projector, 871,932,416 by Llama4VisionModel's modeling code (34 layers of
+ * 23,807,872, patch and position embeddings, the pixel-shuffle MLP, the projector); active:
+ * 1 of 16 experts and the shared one, the card's "17B".
  */
 static const struct {
 	const char *file;
@@ -62,6 +65,7 @@ static const struct {
 	{"deepseek-v3.json", 671026419200ull, 37552297472ull},
 	{"deepseek-v2-lite.json", 15706484224ull, 2661150208ull},
 	{"qwen1.5-moe-a2.7b.json", 14315784192ull, 2689173504ull},
+	{"llama-4-scout-17b-16e.json", 107769861120ull, 17172894720ull},
 	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
@@ -173,6 +177,17 @@ static void layers_that_differ_keep_exact_totals(void)
 	CU_ASSERT_EQUAL(c.params, 999885952ull);
 	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "vision tower"));
 	CU_ASSERT_EQUAL(a.sliding_layers, 26 - 26 / 6);
+	/* Llama 4 Maverick's interleaving: every second layer routed (128 experts and a shared
+	 * one of the expert's 8192), the others dense at intermediate_size_mlp */
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"llama4_text\", "
+					     "\"num_local_experts\": 128, "
+					     "\"interleave_moe_layer_step\": 2}",
+					     "t", &a, err, sizeof err),
+			      0);
+	CU_ASSERT_EQUAL(a.moe_layers, 24);
+	CU_ASSERT_EQUAL(a.moe_intermediate, 8192);
+	CU_ASSERT_EQUAL(a.intermediate, 16384);
+	CU_ASSERT_EQUAL(a.shared_intermediate, 8192);
 	/* GPT-OSS: every layer routed, every other one windowed (GptOssConfig's layer_types) */
 	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"gpt_oss\"}", "t", &a, err,
 					     sizeof err),

@@ -468,6 +468,13 @@ static int llama4(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 	if (get_uint(cfg, "intermediate_size_mlp", 1, MAX_INTER, &dense, origin, err, errlen) ||
 	    get_uint(cfg, "interleave_moe_layer_step", 1, MAX_LAYERS, &step, origin, err, errlen))
 		return -1;
+	if (step > a->layers) {
+		snprintf(err, errlen,
+			 "config '%s': field 'interleave_moe_layer_step' (%llu) exceeds the %llu "
+			 "layers: none would route",
+			 origin, (unsigned long long)step, (unsigned long long)a->layers);
+		return -1;
+	}
 	a->moe_intermediate = a->intermediate;
 	a->intermediate = dense;
 	a->shared_experts = 1;

@@ -257,6 +257,8 @@ static void bad_configs_are_rejected_with_the_field_named(void)
 		{"{\"model_type\": \"gemma3\"}", "text_config"},
 		{"{\"model_type\": \"mistral\", \"sliding_window\": -4}", "sliding_window"},
 		{"{\"model_type\": \"qwen\", \"intermediate_size\": 22015}", "must be even"},
+		{"{\"model_type\": \"llama4_text\", \"interleave_moe_layer_step\": 49}",
+		 "interleave_moe_layer_step"},
 	};
 	struct mdl_arch a;
 	char err[256];

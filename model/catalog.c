@@ -30,6 +30,8 @@ static const struct field gpu_fields[] = {
 	G(bf16_flops, CFG_U_FLOPS, 1e9, 1e18, 1, "dense bf16 peak"),
 	G(fp32_flops, CFG_U_FLOPS, 0, 1e18, 0, "fp32 peak without tensor cores; 0 = unknown"),
 	G(fp8_flops, CFG_U_FLOPS, 0, 1e18, 0, "dense FP8 tensor-core peak; 0 = none or unknown"),
+	G(fp16_only, CFG_U_COUNT, 0, 1, 0,
+	  "1: no bf16 tensor cores (Volta, Turing), bf16_flops is the fp16 rate; 0 = bf16 too"),
 	G(tdp, CFG_U_POWER, 1, 1e5, 1, "board power limit"),
 	G(idle_power, CFG_U_POWER, 0, 1e5, 1, "draw with a context and no work"),
 	G(host_link_gen, CFG_U_COUNT, 1, 7, 1, "PCIe generation to the host"),

@@ -28,6 +28,8 @@ struct cfg_gpu {
 	double fp32_flops;    /* fp32 peak without tensor cores (PyTorch's default for fp32
 			       * matmuls), FLOP/s; 0 = unknown */
 	double fp8_flops;     /* dense FP8 tensor-core peak, FLOP/s; 0 = none or unknown */
+	double fp16_only;     /* 1: no bf16 tensor cores (Volta, Turing): bf16_flops holds the
+			       * fp16 rate and bf16 precisions do not run; 0 = bf16 as well */
 	double tdp, idle_power; /* W */
 	double host_link_gen, host_link_lanes;
 	double host_link;     /* bytes/s per direction of a non-PCIe host link (NVLink-C2C); 0 =

@@ -97,6 +97,20 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	    cfg_flash_get(flash_name, &hw->flash, err, errlen) < 0) {
 		return EXIT_INVALID;
 	}
+	/* a GPU without bf16 (Volta, Turing) trains fp16 with loss scaling: the default precision
+	 * becomes fp16-mixed there (HF Trainer refuses bf16 on it; Unsloth switches), and a bf16
+	 * precision asked for is refused */
+	bool bf16 = w->job.precision == MDL_BF16_MIXED || w->job.precision == MDL_BF16;
+	if (hw->gpu.fp16_only > 0 && bf16) {
+		if (tp_opts_given(o, "precision")) {
+			snprintf(err, errlen,
+				 "--precision %s: gpu %s has no bf16 tensor cores (Volta and Turing "
+				 "have fp16 only); use --precision fp16-mixed or fp32",
+				 mdl_precision_name(w->job.precision), hw->gpu.name);
+			return EXIT_INVALID;
+		}
+		w->job.precision = MDL_FP16_MIXED;
+	}
 	hw->gpus_per_node = o->gpus_per_node ? (uint32_t)o->gpus_per_node : (uint32_t)hw->host.gpu_slots;
 	/* --gpu-headroom: plan into what is left */
 	hw->gpu_headroom = o->gpu_headroom;

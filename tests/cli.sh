@@ -49,6 +49,10 @@ expect 3 "did you mean 'h100-sxm'" plan --model 70b --seq 4096 --gpu h100-sx
 expect 3 "unknown flash" plan --model 70b --seq 4096 --flash nosuch:2
 expect 3 "drive count" plan --model 70b --seq 4096 --flash pm1743:0
 expect 3 "bays" plan --model 70b --seq 4096 --flash pm1743:99
+expect 3 "no bf16 tensor cores" simulate --model 1b --seq 1024 --gpu t4 --precision bf16-mixed
+# a GPU without bf16 (Volta, Turing) plans fp16-mixed by default
+"$bin" plan --model 1b --seq 1024 --gpu v100-32g >"$tmp/out" 2>&1 && grep -q "fp16-mixed" "$tmp/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan on v100-32g does not default to fp16-mixed"; }
 expect 3 "allowed 0-4; a host with more" simulate --model 8b --seq 1024 --policy tiered --host workstation-4gpu --flash pm1743:12
 expect 3 "allowed up to 2048 GiB" simulate --model 8b --seq 1024 --policy tiered --host workstation-4gpu --dram 4TiB
 expect 3 "unknown optimizer 'adam'" plan --model 70b --seq 4096 --optimizer adam

@@ -13,7 +13,8 @@
 /*
  * Defaults for fields a config.json omits, per model_type, as the transformers library's
  * config classes define them (transformers v4.45, src/transformers/models/<type>/configuration_
- * <type>.py): LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, GemmaConfig,
+ * <type>.py): LlamaConfig, GraniteConfig (Llama's tensors; its embedding, residual, attention
+ * and logit multipliers change no shape), MistralConfig, MixtralConfig, Qwen2Config, GemmaConfig,
  * Gemma2Config, Phi3Config, GPT2Config; and transformers v4.51-4.55 for Qwen3Config,
  * Qwen3MoeConfig, Gemma3TextConfig and DeepseekV3Config; DeepSeek-V2 (its own
  * DeepseekV2Config, shipped with the checkpoint) takes DeepSeek-V2-Lite's shape, the one
@@ -64,6 +65,9 @@ struct family {
 
 static const struct family families[] = {
 	{"llama", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	{"granite", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
 	{"mistral", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
@@ -135,8 +139,8 @@ static const struct family families[] = {
 
 const char *mdl_arch_supported(void)
 {
-	return "llama, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, "
-	       "gemma2, gemma3_text (gemma3 through its text_config), llama4_text (llama4 "
+	return "llama, granite, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, qwen3_moe, "
+	       "gemma, gemma2, gemma3_text (gemma3 through its text_config), llama4_text (llama4 "
 	       "likewise), deepseek_v2, deepseek_v3, gpt_oss, phi3, gpt2";
 }
 
@@ -705,17 +709,18 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		    get_uint(cfg, "head_dim", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
 			goto out;
 	}
-	/* LlamaConfig, GemmaConfig, Gemma2Config and GptOssConfig: attention_bias puts biases on
-	 * q, k, v and o; LlamaConfig: mlp_bias on gate, up and down */
-	if (strcmp(f->model_type, "llama") == 0 || strcmp(f->model_type, "gemma") == 0 ||
+	/* LlamaConfig, GraniteConfig, GemmaConfig, Gemma2Config and GptOssConfig: attention_bias
+	 * puts biases on q, k, v and o; LlamaConfig and GraniteConfig: mlp_bias on gate, up and
+	 * down */
+	bool llama_like = !strcmp(f->model_type, "llama") || !strcmp(f->model_type, "granite");
+	if (llama_like || strcmp(f->model_type, "gemma") == 0 ||
 	    strcmp(f->model_type, "gemma2") == 0 || strcmp(f->model_type, "gpt_oss") == 0) {
 		bool ab = f->qkv_bias;
 		if (get_bool(cfg, "attention_bias", &ab, origin, err, errlen))
 			goto out;
 		a->qkv_bias = a->o_bias = ab;
 	}
-	if (strcmp(f->model_type, "llama") == 0 &&
-	    get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
+	if (llama_like && get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
 		goto out;
 	if (strcmp(f->model_type, "qwen") == 0 && qwen_v1(cfg, a, origin, err, errlen))
 		goto out;

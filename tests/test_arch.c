@@ -122,6 +122,9 @@ static void omitted_fields_take_the_transformers_defaults(void)
 	/* QWenConfig() defaults are Qwen-7B's shape; without no_bias its attention output and
 	 * the MLP's three projections (11008 wide: half of intermediate_size) take biases */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"qwen\"}"), 7721324544ull);
+	/* GraniteConfig() has LlamaConfig's defaults and tensors (its multipliers change no
+	 * shape) */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"granite\"}"), 6738415616ull);
 	/* GemmaConfig() defaults are Gemma-7B's shape: 8,537,680,896 (google/gemma-7b) */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"gemma\"}"), 8537680896ull);
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"qwen\", \"no_bias\": false}"),

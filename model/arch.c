@@ -15,7 +15,9 @@
  * config classes define them (transformers v4.45, src/transformers/models/<type>/configuration_
  * <type>.py): LlamaConfig, GraniteConfig (Llama's tensors; its embedding, residual, attention
  * and logit multipliers change no shape), MistralConfig, MixtralConfig, Qwen2Config, GemmaConfig,
- * Gemma2Config, Phi3Config, GPT2Config; and transformers v4.51-4.55 for Qwen3Config,
+ * Gemma2Config, Phi3Config, GPT2Config, Olmo2Config (its q and k RMSNorms span the whole
+ * projections; its two norms follow attention and MLP instead of preceding them: the same
+ * tensors); and transformers v4.51-4.55 for Qwen3Config,
  * Qwen3MoeConfig, Gemma3TextConfig and DeepseekV3Config; DeepSeek-V2 (its own
  * DeepseekV2Config, shipped with the checkpoint) takes DeepSeek-V2-Lite's shape, the one
  * fine-tuned most, and differs from V3 in its router (no selection bias) and its q_proj
@@ -50,7 +52,7 @@ struct family {
 	int norms_per_layer;
 	const char *k_attn_drop, *k_resid_drop, *k_embd_drop; /* NULL: not a field (0.0) */
 	double attn_drop, resid_drop, embd_drop;
-	bool qk_norm;
+	bool qk_norm, qk_norm_full; /* per head; over the whole projection (Olmo2Attention) */
 	bool router_bias, sinks; /* GptOssTopKRouter's bias; GptOssAttention's sinks */
 	uint64_t window;     /* sliding_window's default; 0 = None */
 	uint32_t full_every; /* every n-th layer attends fully (Gemma); 0 = all windowed */
@@ -70,6 +72,10 @@ static const struct family families[] = {
 	{"granite", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	{"olmo2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .qk_norm = true, .qk_norm_full = true},
 	{"mistral", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -139,9 +145,9 @@ static const struct family families[] = {
 
 const char *mdl_arch_supported(void)
 {
-	return "llama, granite, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, qwen3_moe, "
-	       "gemma, gemma2, gemma3_text (gemma3 through its text_config), llama4_text (llama4 "
-	       "likewise), deepseek_v2, deepseek_v3, gpt_oss, phi3, gpt2";
+	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
+	       "qwen3_moe, gemma, gemma2, gemma3_text (gemma3 through its text_config), "
+	       "llama4_text (llama4 likewise), deepseek_v2, deepseek_v3, gpt_oss, phi3, gpt2";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -328,8 +334,8 @@ static void add_attention(const struct mdl_arch *a, struct mdl_tensor *t, int *n
 		}
 	}
 	if (a->qk_norm) {
-		add(t, n, "q_norm", a->head_dim, 1, 0, false, 1, 1);
-		add(t, n, "k_norm", a->head_dim, 1, 0, false, 1, 1);
+		add(t, n, "q_norm", a->qk_norm_full ? q : a->head_dim, 1, 0, false, 1, 1);
+		add(t, n, "k_norm", a->qk_norm_full ? kv : a->head_dim, 1, 0, false, 1, 1);
 	}
 	add(t, n, "o_proj", o, h, MDL_T_O, true, 1, 1);
 	if (a->o_bias)
@@ -682,6 +688,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->norm_bias = f->norm_bias;
 	a->norms_per_layer = f->norms_per_layer;
 	a->qk_norm = f->qk_norm;
+	a->qk_norm_full = f->qk_norm_full;
 	a->router_bias = f->router_bias;
 	a->attn_sinks = f->sinks;
 	a->moe_intermediate = f->moe_inter;

@@ -74,6 +74,7 @@ struct mdl_arch {
 	uint64_t moe_layers;               /* layers with experts (0 for dense models) */
 	uint64_t q_lora_rank, kv_lora_rank, qk_rope_dim; /* MLA; 0 = standard attention */
 	bool qk_norm;                      /* RMSNorm on each query and key head (Qwen3, Gemma 3) */
+	bool qk_norm_full;                 /* ... over the whole q and k projections (OLMo 2) */
 	uint64_t sliding_window;           /* tokens a windowed layer attends to; 0 = none */
 	uint64_t sliding_layers;           /* layers with the window; the rest attend fully */
 	bool tied;                         /* lm_head shares the embedding matrix */

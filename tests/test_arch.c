@@ -32,7 +32,8 @@
  * and the gated shared one. Llama-4-Scout-17B-16E: the Hub's 108,641,793,536 less its vision
  * tower, adapter and projector, 871,932,416 by Llama4VisionModel's modeling code (34 layers of
  * 23,807,872, patch and position embeddings, the pixel-shuffle MLP, the projector); active:
- * 1 of 16 experts and the shared one, the card's "17B".
+ * 1 of 16 experts and the shared one, the card's "17B". OLMo-2-1124-7B: the Hub's
+ * safetensors total, 7,298,617,344 (its q and k norms span the whole projections).
  */
 static const struct {
 	const char *file;
@@ -66,6 +67,7 @@ static const struct {
 	{"deepseek-v2-lite.json", 15706484224ull, 2661150208ull},
 	{"qwen1.5-moe-a2.7b.json", 14315784192ull, 2689173504ull},
 	{"llama-4-scout-17b-16e.json", 107769861120ull, 17172894720ull},
+	{"olmo-2-7b.json", 7298617344ull, 7298617344ull},
 	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},

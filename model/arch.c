@@ -146,8 +146,9 @@ static const struct family families[] = {
 const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
-	       "qwen3_moe, gemma, gemma2, gemma3_text (gemma3 through its text_config), "
-	       "llama4_text (llama4 likewise), deepseek_v2, deepseek_v3, gpt_oss, phi3, gpt2";
+	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
+	       "gpt_oss, phi3, gpt2; and the language model of gemma3, llama4, mistral3, llava, "
+	       "qwen2_vl and qwen2_5_vl";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -505,6 +506,48 @@ static const struct family *find_family(const char *type)
 	return NULL;
 }
 
+/*
+ * Vision-language checkpoints: the language model is text_config, of its own model_type or, where
+ * it names none or one tierplan does not know, the wrapper's (Gemma3ForConditionalGeneration,
+ * Llama4ForConditionalGeneration, Mistral3ForConditionalGeneration, LlavaForConditionalGeneration);
+ * Qwen2-VL and Qwen2.5-VL keep Qwen2's fields at the top level. The vision tower is not counted,
+ * and a warning says so. Sets *cfg and *f: 0 found, 1 not a wrapper (*f stays NULL), -1 error.
+ */
+static const struct {
+	const char *outer, *inner;
+	bool top; /* the language model's fields at the top level when there is no text_config */
+} wrappers[] = {
+	{"gemma3", "gemma3_text", false}, {"llama4", "llama4_text", false},
+	{"mistral3", "mistral", false},	  {"llava", "llama", false},
+	{"qwen2_vl", "qwen2", true},	  {"qwen2_5_vl", "qwen2", true},
+};
+
+static int language_model(const cJSON *root, const char *type, const cJSON **cfg,
+			  const struct family **f, struct mdl_arch *a, const char *origin,
+			  char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
+		if (strcmp(type, wrappers[i].outer) != 0)
+			continue;
+		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+		if (!cJSON_IsObject(tc) && !wrappers[i].top) {
+			snprintf(err, errlen, "config '%s': model_type '%s' needs a 'text_config' "
+				 "object", origin, type);
+			return -1;
+		}
+		*cfg = cJSON_IsObject(tc) ? tc : root;
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(*cfg, "model_type");
+		*f = cJSON_IsObject(tc) && cJSON_IsString(it) ? find_family(it->valuestring) : NULL;
+		if (!*f)
+			*f = find_family(wrappers[i].inner);
+		snprintf(a->warning, sizeof a->warning,
+			 "%s: the language model (%s) only; the vision tower is not counted", type,
+			 (*f)->model_type);
+		return 0;
+	}
+	return 1;
+}
+
 /* Which layers hold experts. Qwen2MoeSparseMoeBlock and Qwen3MoeSparseMoeBlock replace the
  * MLP of layer i when i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0;
  * DeepseekV3DecoderLayer when i >= first_k_dense_replace and i % moe_layer_freq == 0; Mixtral
@@ -645,20 +688,10 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		goto out;
 	}
 	f = find_family(mt->valuestring);
-	bool wrapped = !strcmp(mt->valuestring, "gemma3") || !strcmp(mt->valuestring, "llama4");
-	if (!f && wrapped) {
-		/* Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration: the language
-		 * model is its text_config */
-		cfg = cJSON_GetObjectItemCaseSensitive(root, "text_config");
-		if (!cJSON_IsObject(cfg)) {
-			snprintf(err, errlen, "config '%s': model_type '%s' needs a 'text_config' "
-				 "object", origin, mt->valuestring);
+	if (!f) {
+		int w = language_model(root, mt->valuestring, &cfg, &f, a, origin, err, errlen);
+		if (w < 0)
 			goto out;
-		}
-		f = find_family(mt->valuestring[0] == 'g' ? "gemma3_text" : "llama4_text");
-		snprintf(a->warning, sizeof a->warning,
-			 "%s: the language model of text_config only; the vision tower is not "
-			 "counted", mt->valuestring);
 	}
 	if (!f) {
 		snprintf(err, errlen, "config '%s': model_type '%.40s' is not supported (supported: %s)",

@@ -182,6 +182,22 @@ static void layers_that_differ_keep_exact_totals(void)
 	CU_ASSERT_EQUAL(c.params, 999885952ull);
 	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "vision tower"));
 	CU_ASSERT_EQUAL(a.sliding_layers, 26 - 26 / 6);
+	/* other vision-language wrappers: Qwen2.5-VL's language model at the top level (its 7B's is
+	 * Qwen2.5-7B's shape), Mistral 3's and LLaVA's in text_config */
+	const char *vl = "{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 3584, "
+			 "\"intermediate_size\": 18944, \"num_attention_heads\": 28, "
+			 "\"num_key_value_heads\": 4, \"num_hidden_layers\": 28, "
+			 "\"vocab_size\": 152064, \"tie_word_embeddings\": false, "
+			 "\"vision_config\": {\"depth\": 32}}";
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(vl, "t", &a, err, sizeof err), 0);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.params, 7615616512ull);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "vision tower"));
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"llava\", \"text_config\": {}}"),
+			6738415616ull); /* LlamaConfig's defaults */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"mistral3\", \"text_config\": "
+				 "{\"model_type\": \"mistral\", \"vocab_size\": 32000}}"),
+			7241732096ull); /* MistralConfig's defaults: Mistral-7B */
 	/* Llama 4 Maverick's interleaving: every second layer routed (128 experts and a shared
 	 * one of the expert's 8192), the others dense at intermediate_size_mlp */
 	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"llama4_text\", "

@@ -21,7 +21,8 @@
  * multi-token-prediction module transformers does not load and without the FP8 scale tensors
  * (DeepSeek's README_WEIGHTS.md: "671B main model weights and 14B of the MTP module"); its card
  * says "37B activated", which 37,552,297,472 is. Qwen-7B (v1, its own modeling code): the
- * safetensors index's total_size 15,442,649,088 / 2. Gemma-7B: 8,537,680,896, the count
+ * safetensors index's total_size 15,442,649,088 / 2; Qwen-14B: 14,167,290,880, what GGUF
+ * files of the same shapes report (Qwen1.5-14B derivatives: n_params). Gemma-7B: 8,537,680,896, the count
  * KerasHub's gemma_7b_en preset publishes. gpt-oss-120b: the GGUF's general.parameter_count
  * 116,829,156,672 (Ollama); gpt-oss-20b: "20.91B" total on OpenAI's model card. Their active
  * counts keep the 0.58B embedding table the card leaves out of its 5.13B and 3.61B.
@@ -51,6 +52,7 @@ static const struct {
 	{"mistral-7b-v0.1.json", 7241732096ull, 7241732096ull},
 	{"mixtral-8x7b-v0.1.json", 46702792704ull, 12879925248ull},
 	{"qwen-7b.json", 7721324544ull, 7721324544ull},
+	{"qwen-14b.json", 14167290880ull, 14167290880ull},
 	{"qwen2.5-0.5b.json", 494032768ull, 494032768ull},
 	{"qwen2.5-7b.json", 7615616512ull, 7615616512ull},
 	{"qwen2.5-14b.json", 14770033664ull, 14770033664ull},

@@ -69,6 +69,9 @@ static const struct family families[] = {
 	{"llama", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	{"chatglm", "hidden_size", "num_layers", "num_attention_heads", "ffn_hidden_size",
+	 "seq_length", 65024, 4096, 13696, 28, 32, 0, 128, 2048, 0, 0, false, false, false, false,
+	 false, true, false, 2, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0},
 	{"granite", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
@@ -147,8 +150,8 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "gpt_oss, phi3, gpt2; and the language model of gemma3, llama4, mistral3, llava, "
-	       "qwen2_vl and qwen2_5_vl";
+	       "gpt_oss, chatglm, phi3, gpt2; and the language model of gemma3, llama4, mistral3, "
+	       "llava, qwen2_vl and qwen2_5_vl";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -498,6 +501,30 @@ static int llama4(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 	return 0;
 }
 
+/* ChatGLM2/3 and GLM-4 (their own ChatGLMConfig and modeling_chatglm.py): the embedding and
+ * output layer have padded_vocab_size rows; query_key_value projects to the heads and, with
+ * multi_query_attention, multi_query_group_num key-value groups of kv_channels, biased with
+ * add_qkv_bias; dense and the MLP are biased with add_bias_linear; RMSNorm unless rmsnorm is
+ * false (LayerNorm, with bias). */
+static int chatglm(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		   size_t errlen)
+{
+	bool mqa = false, rms = true, lin_bias = false;
+	uint64_t groups = 1;
+	if (get_uint(cfg, "padded_vocab_size", 1, MAX_VOCAB, &a->vocab, origin, err, errlen) ||
+	    get_uint(cfg, "kv_channels", 1, MAX_DIM, &a->head_dim, origin, err, errlen) ||
+	    get_bool(cfg, "multi_query_attention", &mqa, origin, err, errlen) ||
+	    get_uint(cfg, "multi_query_group_num", 1, MAX_DIM, &groups, origin, err, errlen) ||
+	    get_bool(cfg, "add_qkv_bias", &a->qkv_bias, origin, err, errlen) ||
+	    get_bool(cfg, "add_bias_linear", &lin_bias, origin, err, errlen) ||
+	    get_bool(cfg, "rmsnorm", &rms, origin, err, errlen))
+		return -1;
+	a->kv_heads = mqa ? groups : a->heads;
+	a->o_bias = a->mlp_bias = lin_bias;
+	a->norm_bias = !rms;
+	return 0;
+}
+
 static const struct family *find_family(const char *type)
 {
 	for (size_t i = 0; i < NFAMILIES; i++)
@@ -763,6 +790,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	if (llama_like && get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
 		goto out;
 	if (strcmp(f->model_type, "qwen") == 0 && qwen_v1(cfg, a, origin, err, errlen))
+		goto out;
+	if (strcmp(f->model_type, "chatglm") == 0 && chatglm(cfg, a, origin, err, errlen))
 		goto out;
 	if (f->experts) {
 		const char *k_ex = "num_experts";

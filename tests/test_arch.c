@@ -34,7 +34,8 @@
  * tower, adapter and projector, 871,932,416 by Llama4VisionModel's modeling code (34 layers of
  * 23,807,872, patch and position embeddings, the pixel-shuffle MLP, the projector); active:
  * 1 of 16 experts and the shared one, the card's "17B". OLMo-2-1124-7B: the Hub's
- * safetensors total, 7,298,617,344 (its q and k norms span the whole projections).
+ * safetensors total, 7,298,617,344 (its q and k norms span the whole projections). GLM-4-9B
+ * (ChatGLM's own modeling code): 9,399,951,360, as transformers reports it loaded.
  */
 static const struct {
 	const char *file;
@@ -70,6 +71,7 @@ static const struct {
 	{"qwen1.5-moe-a2.7b.json", 14315784192ull, 2689173504ull},
 	{"llama-4-scout-17b-16e.json", 107769861120ull, 17172894720ull},
 	{"olmo-2-7b.json", 7298617344ull, 7298617344ull},
+	{"glm-4-9b.json", 9399951360ull, 9399951360ull},
 	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
@@ -129,6 +131,11 @@ static void omitted_fields_take_the_transformers_defaults(void)
 	/* GraniteConfig() has LlamaConfig's defaults and tensors (its multipliers change no
 	 * shape) */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"granite\"}"), 6738415616ull);
+	/* ChatGLM2-6B: 28 layers, 2 key-value groups, q/k/v biased, padded_vocab_size rows:
+	 * 6,243,584,000 as transformers reports it loaded */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"chatglm\", \"multi_query_attention\": true, "
+				 "\"multi_query_group_num\": 2, \"add_qkv_bias\": true}"),
+			6243584000ull);
 	/* GemmaConfig() defaults are Gemma-7B's shape: 8,537,680,896 (google/gemma-7b) */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"gemma\"}"), 8537680896ull);
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"qwen\", \"no_bias\": false}"),

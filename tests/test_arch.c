@@ -142,6 +142,18 @@ static void omitted_fields_take_the_transformers_defaults(void)
 			7721324544ull + 32ull * (4096 + 2 * 11008 + 4096));
 }
 
+/* A vision-language config reads as its language model, with a warning, and counts params. */
+static void language_model_counts(const char *json, uint64_t params, struct mdl_arch *a)
+{
+	struct mdl_counts c;
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(json, "t", a, err, sizeof err), 0);
+	mdl_arch_counts(a, &c);
+	CU_ASSERT_EQUAL(c.params, params);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a->warning, "vision tower"));
+}
+
 static void layers_that_differ_keep_exact_totals(void)
 {
 	struct mdl_arch a;
@@ -186,10 +198,7 @@ static void layers_that_differ_keep_exact_totals(void)
 			"\"intermediate_size\": 6912, \"num_attention_heads\": 4, "
 			"\"num_key_value_heads\": 1, \"head_dim\": 256, \"num_hidden_layers\": 26, "
 			"\"vocab_size\": 262144, \"sliding_window\": 512}}";
-	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(g, "t", &a, err, sizeof err), 0);
-	mdl_arch_counts(&a, &c);
-	CU_ASSERT_EQUAL(c.params, 999885952ull);
-	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "vision tower"));
+	language_model_counts(g, 999885952ull, &a);
 	CU_ASSERT_EQUAL(a.sliding_layers, 26 - 26 / 6);
 	/* other vision-language wrappers: Qwen2.5-VL's language model at the top level (its 7B's is
 	 * Qwen2.5-7B's shape), Mistral 3's and LLaVA's in text_config */
@@ -198,10 +207,7 @@ static void layers_that_differ_keep_exact_totals(void)
 			 "\"num_key_value_heads\": 4, \"num_hidden_layers\": 28, "
 			 "\"vocab_size\": 152064, \"tie_word_embeddings\": false, "
 			 "\"vision_config\": {\"depth\": 32}}";
-	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(vl, "t", &a, err, sizeof err), 0);
-	mdl_arch_counts(&a, &c);
-	CU_ASSERT_EQUAL(c.params, 7615616512ull);
-	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "vision tower"));
+	language_model_counts(vl, 7615616512ull, &a);
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"llava\", \"text_config\": {}}"),
 			6738415616ull); /* LlamaConfig's defaults */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"mistral3\", \"text_config\": "

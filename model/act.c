@@ -84,10 +84,14 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->norms_per_layer == 4)
 		item(out, &n, "post_attention_norm.input", e * sbh / rep, false);
 	int first_mlp = n; /* the attention half comes first, the MLP half from its norm on */
-	item(out, &n, "mlp_norm.input", e * sbh / rep, false);
-	if (fused)
-		item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
-	item(out, &n, "mlp.input", e * sbh / rep, false);
+	/* a parallel block (one norm: PhiDecoderLayer) feeds the MLP the attention's normed
+	 * input, already kept */
+	if (a->norms_per_layer != 1) {
+		item(out, &n, "mlp_norm.input", e * sbh / rep, false);
+		if (fused)
+			item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
+		item(out, &n, "mlp.input", e * sbh / rep, false);
+	}
 	if (a->experts) {
 		/* router logits kept in fp32 for the softmax; each token's hidden state gathered
 		 * into and weighted out of k experts (HF MixtralSparseMoeBlock), in the layers that

@@ -54,6 +54,7 @@ struct family {
 	double attn_drop, resid_drop, embd_drop;
 	bool qk_norm, qk_norm_full; /* per head; over the whole projection (Olmo2Attention) */
 	bool router_bias, sinks; /* GptOssTopKRouter's bias; GptOssAttention's sinks */
+	bool head_bias;          /* PhiForCausalLM's lm_head bias */
 	uint64_t window;     /* sliding_window's default; 0 = None */
 	uint32_t full_every; /* every n-th layer attends fully (Gemma); 0 = all windowed */
 	bool windowed;       /* the modeling code honours sliding_window without a switch */
@@ -135,6 +136,10 @@ static const struct family families[] = {
 	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
 	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .router_bias = true, .sinks = true, .window = 128, .full_every = 2, .windowed = true},
+	{"phi", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 51200, 2048, 8192, 24, 32, 0, 0, 2048, 0, 0, false, true, true,
+	 true, true, false, false, 1, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0, 0.0,
+	 0.0, .head_bias = true},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
@@ -150,8 +155,8 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "gpt_oss, chatglm, phi3, gpt2; and the language model of gemma3, llama4, mistral3, "
-	       "llava, qwen2_vl and qwen2_5_vl";
+	       "gpt_oss, chatglm, phi, phi3, gpt2; and the language model of gemma3, llama4, "
+	       "mistral3, llava, qwen2_vl and qwen2_5_vl";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -366,7 +371,8 @@ static void build_inventory(struct mdl_arch *a)
 	add_attention(a, t, &n);
 	if (a->norms_per_layer == 4)
 		add(t, &n, "post_attention_norm", h * nb, 1, 0, false, 1, 1);
-	add(t, &n, "mlp_norm", h * nb, 1, 0, false, 1, 1);
+	if (a->norms_per_layer != 1) /* a parallel block's MLP reads the input norm's output */
+		add(t, &n, "mlp_norm", h * nb, 1, 0, false, 1, 1);
 	add_mlp(a, t, &n, L - moe, dense, a->intermediate, 1, 1);
 	if (moe) {
 		add_in(t, &n, moe, L, "router", h, a->experts, 0, true, 1, 1);
@@ -392,6 +398,8 @@ static void build_inventory(struct mdl_arch *a)
 	add(a->outer, &n, "final_norm", h * nb, 1, 0, false, 1, 1);
 	/* a tied head stores no weights but still multiplies every token */
 	add(a->outer, &n, "lm_head", h, a->vocab, 0, true, a->tied ? 0 : 1, 1);
+	if (a->head_bias)
+		add(a->outer, &n, "lm_head.bias", a->vocab, 1, 0, false, 1, 1);
 	a->nouter = n;
 }
 
@@ -747,6 +755,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->mlp_bias = f->mlp_bias;
 	a->norm_bias = f->norm_bias;
 	a->norms_per_layer = f->norms_per_layer;
+	a->head_bias = f->head_bias;
 	a->qk_norm = f->qk_norm;
 	a->qk_norm_full = f->qk_norm_full;
 	a->router_bias = f->router_bias;

@@ -84,7 +84,8 @@ struct mdl_arch {
 	bool router_bias;                  /* a bias on the MoE router's logits (GPT-OSS) */
 	bool attn_sinks;                   /* a learned sink logit per attention head (GPT-OSS) */
 	bool norm_bias;                    /* LayerNorm (weight + bias) rather than RMSNorm */
-	int norms_per_layer;               /* 2, or 4 for gemma2 */
+	bool head_bias;                    /* lm_head has a bias (Phi) */
+	int norms_per_layer;               /* 2; 4 for gemma2; 1 for a parallel block (Phi) */
 	double attn_dropout, resid_dropout, embd_dropout;
 	/* a key the config spells close to one tierplan reads, which therefore fell back to its
 	 * default ("" when none): a typo such as num_hidden_layer silently changes the model */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/act.h"
 #include "../model/arch.h"
 #include "../model/job.h"
 #include "tests.h"
@@ -35,7 +36,9 @@
  * 23,807,872, patch and position embeddings, the pixel-shuffle MLP, the projector); active:
  * 1 of 16 experts and the shared one, the card's "17B". OLMo-2-1124-7B: the Hub's
  * safetensors total, 7,298,617,344 (its q and k norms span the whole projections). GLM-4-9B
- * (ChatGLM's own modeling code): 9,399,951,360, as transformers reports it loaded.
+ * (ChatGLM's own modeling code): 9,399,951,360, as transformers reports it loaded. Phi-2: the
+ * Hub's safetensors count, 2,779,683,840 (one LayerNorm per parallel block, biases everywhere,
+ * a biased lm_head).
  */
 static const struct {
 	const char *file;
@@ -74,6 +77,7 @@ static const struct {
 	{"glm-4-9b.json", 9399951360ull, 9399951360ull},
 	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
+	{"phi-2.json", 2779683840ull, 2779683840ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
 	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
 };
@@ -213,6 +217,16 @@ static void layers_that_differ_keep_exact_totals(void)
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"mistral3\", \"text_config\": "
 				 "{\"model_type\": \"mistral\", \"vocab_size\": 32000}}"),
 			7241732096ull); /* MistralConfig's defaults: Mistral-7B */
+	/* a parallel block (Phi): the MLP reads the attention's normed input, so the block keeps
+	 * 2 (norm input + MLP input) x s b h bytes less than with a norm of its own */
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("phi-2.json"), &a, err, sizeof err), 0);
+	struct mdl_job pj = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			     .optimizer = MDL_ADAMW, .seq = 2048, .micro_batch = 1,
+			     .attention = MDL_ATTN_FLASH, .recompute = MDL_RC_NONE};
+	double par = mdl_act_layer_saved(&a, &pj, 1, false);
+	a.norms_per_layer = 2;
+	double seq = mdl_act_layer_saved(&a, &pj, 1, false);
+	CU_ASSERT_DOUBLE_EQUAL(seq - par, 2.0 * 2 * 2048 * 2560, 1);
 	/* Llama 4 Maverick's interleaving: every second layer routed (128 experts and a shared
 	 * one of the expert's 8192), the others dense at intermediate_size_mlp */
 	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"llama4_text\", "

@@ -84,10 +84,11 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->norms_per_layer == 4)
 		item(out, &n, "post_attention_norm.input", e * sbh / rep, false);
 	int first_mlp = n; /* the attention half comes first, the MLP half from its norm on */
-	/* a parallel block (one norm: PhiDecoderLayer) feeds the MLP the attention's normed
-	 * input, already kept */
-	if (a->norms_per_layer != 1) {
+	/* a parallel block normalises the layer's input for the MLP too, already kept (Falcon's
+	 * ln_mlp), or feeds it the attention's normed input, kept as well (one norm: Phi) */
+	if (!a->parallel)
 		item(out, &n, "mlp_norm.input", e * sbh / rep, false);
+	if (a->norms_per_layer != 1) {
 		if (fused)
 			item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
 		item(out, &n, "mlp.input", e * sbh / rep, false);

@@ -55,6 +55,7 @@ struct family {
 	bool qk_norm, qk_norm_full; /* per head; over the whole projection (Olmo2Attention) */
 	bool router_bias, sinks; /* GptOssTopKRouter's bias; GptOssAttention's sinks */
 	bool head_bias;          /* PhiForCausalLM's lm_head bias */
+	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
 	uint64_t window;     /* sliding_window's default; 0 = None */
 	uint32_t full_every; /* every n-th layer attends fully (Gemma); 0 = all windowed */
 	bool windowed;       /* the modeling code honours sliding_window without a switch */
@@ -139,7 +140,11 @@ static const struct family families[] = {
 	{"phi", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 51200, 2048, 8192, 24, 32, 0, 0, 2048, 0, 0, false, true, true,
 	 true, true, false, false, 1, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0, 0.0,
-	 0.0, .head_bias = true},
+	 0.0, .head_bias = true, .parallel = true},
+	{"falcon", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_hidden_size",
+	 "max_position_embeddings", 65024, 4544, 0, 32, 71, 1, 0, 2048, 0, 0, true, false, false,
+	 false, true, false, false, 1, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0,
+	 .parallel = true},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
@@ -155,8 +160,8 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "gpt_oss, chatglm, phi, phi3, gpt2; and the language model of gemma3, llama4, "
-	       "mistral3, llava, qwen2_vl and qwen2_5_vl";
+	       "gpt_oss, chatglm, phi, phi3, falcon, gpt2; and the language model of gemma3, "
+	       "llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -533,6 +538,31 @@ static int chatglm(const cJSON *cfg, struct mdl_arch *a, const char *origin, cha
 	return 0;
 }
 
+/* Falcon (FalconConfig, FalconDecoderLayer; published.md A.3): keys and values in num_kv_heads
+ * groups under new_decoder_architecture, one with multi_query, else one per head;
+ * ffn_hidden_size defaults to 4 x hidden; biases on every linear with bias; attention and MLP
+ * in parallel (parallel_attn) on one LayerNorm, or on two (ln_attn, ln_mlp) in the new
+ * architecture; without parallel_attn a sequential block of two. */
+static int falcon(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		  size_t errlen)
+{
+	bool mq = true, newarch = false, par = true, bias = false;
+	uint64_t kv = 0;
+	if (get_bool(cfg, "multi_query", &mq, origin, err, errlen) ||
+	    get_bool(cfg, "new_decoder_architecture", &newarch, origin, err, errlen) ||
+	    get_bool(cfg, "parallel_attn", &par, origin, err, errlen) ||
+	    get_bool(cfg, "bias", &bias, origin, err, errlen) ||
+	    get_uint(cfg, "num_kv_heads", 1, MAX_DIM, &kv, origin, err, errlen))
+		return -1;
+	a->kv_heads = newarch ? (kv ? kv : a->heads) : mq ? 1 : a->heads;
+	if (!a->intermediate)
+		a->intermediate = 4 * a->hidden;
+	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
+	a->parallel = par || newarch;
+	a->norms_per_layer = newarch || !par ? 2 : 1;
+	return 0;
+}
+
 static const struct family *find_family(const char *type)
 {
 	for (size_t i = 0; i < NFAMILIES; i++)
@@ -756,6 +786,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->norm_bias = f->norm_bias;
 	a->norms_per_layer = f->norms_per_layer;
 	a->head_bias = f->head_bias;
+	a->parallel = f->parallel;
 	a->qk_norm = f->qk_norm;
 	a->qk_norm_full = f->qk_norm_full;
 	a->router_bias = f->router_bias;
@@ -801,6 +832,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	if (strcmp(f->model_type, "qwen") == 0 && qwen_v1(cfg, a, origin, err, errlen))
 		goto out;
 	if (strcmp(f->model_type, "chatglm") == 0 && chatglm(cfg, a, origin, err, errlen))
+		goto out;
+	if (strcmp(f->model_type, "falcon") == 0 && falcon(cfg, a, origin, err, errlen))
 		goto out;
 	if (f->experts) {
 		const char *k_ex = "num_experts";

@@ -86,6 +86,8 @@ struct mdl_arch {
 	bool norm_bias;                    /* LayerNorm (weight + bias) rather than RMSNorm */
 	bool head_bias;                    /* lm_head has a bias (Phi) */
 	int norms_per_layer;               /* 2; 4 for gemma2; 1 for a parallel block (Phi) */
+	bool parallel;                     /* attention and MLP side by side on the same input
+					    * (Phi, Falcon), each normed (2 norms) or one norm */
 	double attn_dropout, resid_dropout, embd_dropout;
 	/* a key the config spells close to one tierplan reads, which therefore fell back to its
 	 * default ("" when none): a typo such as num_hidden_layer silently changes the model */

@@ -38,7 +38,9 @@
  * safetensors total, 7,298,617,344 (its q and k norms span the whole projections). GLM-4-9B
  * (ChatGLM's own modeling code): 9,399,951,360, as transformers reports it loaded. Phi-2: the
  * Hub's safetensors count, 2,779,683,840 (one LayerNorm per parallel block, biases everywhere,
- * a biased lm_head).
+ * a biased lm_head). Falcon-7B: published.md A.3's rule (fused q/k/v with one key-value head,
+ * one LayerNorm, no linear biases, tied head), which it says reproduces the checkpoint's
+ * total_size.
  */
 static const struct {
 	const char *file;
@@ -78,6 +80,7 @@ static const struct {
 	{"gpt-oss-120b.json", 116829156672ull, 5711982912ull},
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-2.json", 2779683840ull, 2779683840ull},
+	{"falcon-7b.json", 6921720704ull, 6921720704ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
 	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
 };
@@ -218,14 +221,18 @@ static void layers_that_differ_keep_exact_totals(void)
 				 "{\"model_type\": \"mistral\", \"vocab_size\": 32000}}"),
 			7241732096ull); /* MistralConfig's defaults: Mistral-7B */
 	/* a parallel block (Phi): the MLP reads the attention's normed input, so the block keeps
-	 * 2 (norm input + MLP input) x s b h bytes less than with a norm of its own */
+	 * 2 (norm input + MLP input) x s b h bytes less than a sequential one; with a norm of its
+	 * own on the same input (Falcon's ln_mlp), one less */
 	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("phi-2.json"), &a, err, sizeof err), 0);
 	struct mdl_job pj = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
 			     .optimizer = MDL_ADAMW, .seq = 2048, .micro_batch = 1,
 			     .attention = MDL_ATTN_FLASH, .recompute = MDL_RC_NONE};
 	double par = mdl_act_layer_saved(&a, &pj, 1, false);
-	a.norms_per_layer = 2;
+	a.norms_per_layer = 2; /* Falcon's new architecture: ln_attn and ln_mlp on one input */
+	double two = mdl_act_layer_saved(&a, &pj, 1, false);
+	a.parallel = false; /* a sequential block */
 	double seq = mdl_act_layer_saved(&a, &pj, 1, false);
+	CU_ASSERT_DOUBLE_EQUAL(two - par, 2.0 * 2048 * 2560, 1);
 	CU_ASSERT_DOUBLE_EQUAL(seq - par, 2.0 * 2 * 2048 * 2560, 1);
 	/* Llama 4 Maverick's interleaving: every second layer routed (128 experts and a shared
 	 * one of the expert's 8192), the others dense at intermediate_size_mlp */

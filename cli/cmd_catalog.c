@@ -118,6 +118,7 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);
 			cJSON_AddNumberToObject(x, "fp32_flops", g[i].fp32_flops);
 			cJSON_AddNumberToObject(x, "fp8_flops", g[i].fp8_flops);
+			cJSON_AddBoolToObject(x, "bf16", !(g[i].fp16_only > 0));
 			cJSON_AddNumberToObject(x, "tdp_watts", g[i].tdp);
 			cJSON_AddNumberToObject(x, "price_usd", g[i].price);
 			cJSON_AddNumberToObject(x, "cloud_usd_per_hour", g[i].cloud_per_hour);

@@ -50,7 +50,9 @@ expect 3 "unknown flash" plan --model 70b --seq 4096 --flash nosuch:2
 expect 3 "drive count" plan --model 70b --seq 4096 --flash pm1743:0
 expect 3 "bays" plan --model 70b --seq 4096 --flash pm1743:99
 expect 3 "no bf16 tensor cores" simulate --model 1b --seq 1024 --gpu t4 --precision bf16-mixed
-# a GPU without bf16 (Volta, Turing) plans fp16-mixed by default
+# a GPU without bf16 (Volta, Turing) says so in the catalog and plans fp16-mixed by default
+"$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":0,"bf16":false' &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: hardware --format json does not mark the t4 without bf16"; }
 "$bin" plan --model 1b --seq 1024 --gpu v100-32g >"$tmp/out" 2>&1 && grep -q "fp16-mixed" "$tmp/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan on v100-32g does not default to fp16-mixed"; }
 expect 3 "allowed 0-4; a host with more" simulate --model 8b --seq 1024 --policy tiered --host workstation-4gpu --flash pm1743:12

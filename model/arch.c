@@ -42,6 +42,11 @@
  * six for Gemma 3 (sliding_window_pattern 6); a config's layer_types list, where present, says
  * it per layer. Qwen2/Qwen3 use one only with use_sliding_window true.
  */
+/* A family's own config keys, read after the common ones and the experts (see each). */
+typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		     size_t errlen);
+static own_keys qwen_v1, llama4, chatglm, falcon;
+
 struct family {
 	const char *model_type;
 	/* json key names: gpt2 spells them differently */
@@ -65,18 +70,26 @@ struct family {
 	uint64_t shared_inter; /* shared_expert_intermediate_size's default; 0: n_shared x moe */
 	/* MLA (deepseek_v3) */
 	uint64_t q_lora, kv_lora, qk_rope, qk_nope, v_head;
+	const char *k_experts; /* the routed-expert count's key; NULL: num_experts */
+	bool attn_bias_key;    /* attention_bias puts biases on q, k, v and o (LlamaConfig,
+				* GraniteConfig, GemmaConfig, Gemma2Config, GptOssConfig) */
+	bool mlp_bias_key;     /* mlp_bias on gate, up and down (LlamaConfig, GraniteConfig) */
+	own_keys *own;         /* the family's own keys, or NULL */
 };
 
 static const struct family families[] = {
 	{"llama", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
-	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .attn_bias_key = true, .mlp_bias_key = true},
 	{"chatglm", "hidden_size", "num_layers", "num_attention_heads", "ffn_hidden_size",
 	 "seq_length", 65024, 4096, 13696, 28, 32, 0, 128, 2048, 0, 0, false, false, false, false,
-	 false, true, false, 2, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0},
+	 false, true, false, 2, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0,
+	 .own = chatglm},
 	{"granite", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
-	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .attn_bias_key = true, .mlp_bias_key = true},
 	{"olmo2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -88,14 +101,16 @@ static const struct family families[] = {
 	{"mixtral", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 8, 2, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .windowed = true},
+	 .windowed = true,
+	 .k_experts = "num_local_experts"},
 	{"qwen2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 0, 0, false, true,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
 	{"qwen", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 0, 128, 8192, 0, 0, false, true,
 	 false, false, false, true, false, 2, "attn_dropout_prob", NULL, "emb_dropout_prob", 0.0,
-	 0.0, 0.0},
+	 0.0, 0.0,
+	 .own = qwen_v1},
 	{"qwen3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -110,11 +125,13 @@ static const struct family families[] = {
 	 .qk_norm = true, .moe_inter = 768},
 	{"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 3072, 24576, 28, 16, 16, 256, 8192, 0, 0, true, false,
-	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .attn_bias_key = true},
 	{"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 2304, 9216, 26, 8, 4, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .window = 4096, .full_every = 2, .windowed = true},
+	 .window = 4096, .full_every = 2, .windowed = true,
+	 .attn_bias_key = true},
 	{"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
 	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
@@ -122,21 +139,25 @@ static const struct family families[] = {
 	{"llama4_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 202048, 5120, 8192, 48, 40, 8, 128, 131072,
 	 16, 1, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
-	 0.0, 0.0, 0.0},
+	 0.0, 0.0, 0.0,
+	 .k_experts = "num_local_experts", .own = llama4},
 	{"deepseek_v2", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 102400, 2048, 10944, 27, 16, 16, 0, 163840,
 	 64, 6, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
 	 0.0, 0.0, 0.0, .moe_inter = 1408, .first_dense = 1, .shared = 2, .q_lora = 0,
-	 .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128},
+	 .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128,
+	 .k_experts = "n_routed_experts"},
 	{"deepseek_v3", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 129280, 7168, 18432, 61, 128, 128, 0, 4096,
 	 256, 8, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
 	 0.0, 0.0, 0.0, .router_bias = true, .moe_inter = 2048, .first_dense = 3, .shared = 1,
-	 .q_lora = 1536, .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128},
+	 .q_lora = 1536, .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128,
+	 .k_experts = "n_routed_experts"},
 	{"gpt_oss", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
 	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .router_bias = true, .sinks = true, .window = 128, .full_every = 2, .windowed = true},
+	 .router_bias = true, .sinks = true, .window = 128, .full_every = 2, .windowed = true,
+	 .k_experts = "num_local_experts", .attn_bias_key = true},
 	{"phi", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 51200, 2048, 8192, 24, 32, 0, 0, 2048, 0, 0, false, true, true,
 	 true, true, false, false, 1, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0, 0.0,
@@ -144,7 +165,8 @@ static const struct family families[] = {
 	{"falcon", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_hidden_size",
 	 "max_position_embeddings", 65024, 4544, 0, 32, 71, 1, 0, 2048, 0, 0, true, false, false,
 	 false, true, false, false, 1, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0,
-	 .parallel = true},
+	 .parallel = true,
+	 .own = falcon},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
@@ -489,7 +511,7 @@ static int qwen_v1(const cJSON *cfg, struct mdl_arch *a, const char *origin, cha
 static int llama4(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		  size_t errlen)
 {
-	uint64_t dense = 16384, step = 1;
+	uint64_t dense = 16384, step = 1; /* Llama4TextConfig's defaults (transformers v4.51) */
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(cfg, "moe_layers");
 
 	if (get_uint(cfg, "intermediate_size_mlp", 1, MAX_INTER, &dense, origin, err, errlen) ||
@@ -753,11 +775,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		goto out;
 	}
 	f = find_family(mt->valuestring);
-	if (!f) {
-		int w = language_model(root, mt->valuestring, &cfg, &f, a, origin, err, errlen);
-		if (w < 0)
-			goto out;
-	}
+	if (!f && language_model(root, mt->valuestring, &cfg, &f, a, origin, err, errlen) < 0)
+		goto out;
 	if (!f) {
 		snprintf(err, errlen, "config '%s': model_type '%.40s' is not supported (supported: %s)",
 			 origin, mt->valuestring, mdl_arch_supported());
@@ -816,32 +835,16 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		    get_uint(cfg, "head_dim", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
 			goto out;
 	}
-	/* LlamaConfig, GraniteConfig, GemmaConfig, Gemma2Config and GptOssConfig: attention_bias
-	 * puts biases on q, k, v and o; LlamaConfig and GraniteConfig: mlp_bias on gate, up and
-	 * down */
-	bool llama_like = !strcmp(f->model_type, "llama") || !strcmp(f->model_type, "granite");
-	if (llama_like || strcmp(f->model_type, "gemma") == 0 ||
-	    strcmp(f->model_type, "gemma2") == 0 || strcmp(f->model_type, "gpt_oss") == 0) {
+	if (f->attn_bias_key) {
 		bool ab = f->qkv_bias;
 		if (get_bool(cfg, "attention_bias", &ab, origin, err, errlen))
 			goto out;
 		a->qkv_bias = a->o_bias = ab;
 	}
-	if (llama_like && get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
-		goto out;
-	if (strcmp(f->model_type, "qwen") == 0 && qwen_v1(cfg, a, origin, err, errlen))
-		goto out;
-	if (strcmp(f->model_type, "chatglm") == 0 && chatglm(cfg, a, origin, err, errlen))
-		goto out;
-	if (strcmp(f->model_type, "falcon") == 0 && falcon(cfg, a, origin, err, errlen))
+	if (f->mlp_bias_key && get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
 		goto out;
 	if (f->experts) {
-		const char *k_ex = "num_experts";
-		if (!strcmp(f->model_type, "mixtral") || !strcmp(f->model_type, "gpt_oss") ||
-		    !strcmp(f->model_type, "llama4_text"))
-			k_ex = "num_local_experts";
-		else if (!strncmp(f->model_type, "deepseek_v", 10))
-			k_ex = "n_routed_experts";
+		const char *k_ex = f->k_experts ? f->k_experts : "num_experts";
 		if (get_uint(cfg, k_ex, 1, 4096, &ex, origin, err, errlen) ||
 		    get_uint(cfg, "num_experts_per_tok", 1, 4096, &ek, origin, err, errlen))
 			goto out;
@@ -855,9 +858,9 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		a->experts_per_tok = (uint32_t)ek;
 		if (moe_layers(cfg, f, a, origin, err, errlen))
 			goto out;
-		if (!strcmp(f->model_type, "llama4_text") && llama4(cfg, a, origin, err, errlen))
-			goto out;
 	}
+	if (f->own && f->own(cfg, a, origin, err, errlen))
+		goto out;
 	if (f->kv_lora && mla(cfg, a, origin, err, errlen))
 		goto out;
 	if (f->windowed && windows(cfg, f, a, origin, err, errlen))

@@ -139,7 +139,7 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		if (!t->copies || (is_embed(t) ? !embed : !head))
 			continue;
 		outer_params += t->rows * t->cols;
-		bool whole = j->method == MDL_FULL || mdl_job_trains_whole(j, t);
+		bool whole = mdl_job_trains_whole(j, t);
 		if (j->method != MDL_FULL && whole)
 			outer_train += t->rows * t->cols;
 		if (ada && whole)

@@ -68,12 +68,21 @@ struct device {
 
 /* A registered fold (eng_fold) and what the run found. */
 struct fold {
-	uint32_t a, b, before, after;
-	uint64_t copies;
-	uint8_t seen;     /* probes captured: 0, 1 (a), 2 (b) */
+	uint32_t a[ENG_FOLD_PROBES], na, b, before, after;
+	uint64_t gap;     /* units left out */
+	uint64_t copies;  /* periods left out: gap / period, once found */
+	uint32_t period;  /* units: the a probe the run matched (a[period - 1]), 0 none yet */
+	uint32_t odd;     /* the smallest period matched that does not divide gap, 0 none */
+	uint8_t seen;     /* a probes captured */
+	bool closed;      /* b captured */
 	bool bad;         /* not periodic, or captured out of order */
-	uint32_t cap[2];  /* the captures of a and b */
-	size_t sig, nsig; /* a's signature in sigbuf */
+	uint32_t cap[2];  /* the captures of the matched a probe and of b */
+	struct probe_cap {
+		uint32_t cap;      /* its capture */
+		bool ok;           /* its window held every live task */
+		size_t sig, nsig;  /* its signature in sigbuf */
+		uint32_t lo, hi;   /* ids of the tasks started since */
+	} pc[ENG_FOLD_PROBES];
 };
 
 /* The counters at a fold probe: per resource work and busy time (capwork), per pool its level
@@ -82,6 +91,8 @@ struct capture {
 	uint64_t t, events;
 	double energy;
 };
+/* Captures a run takes at most: every probe of every fold */
+#define ENG_CAPTURES (ENG_FOLDS * (ENG_FOLD_PROBES + 1))
 /* int64s a capture keeps per pool: level, its categories, peak, its categories */
 #define CAP_POOL (2 * (1 + ENG_CATS))
 
@@ -138,9 +149,8 @@ struct eng {
 	struct fold folds[ENG_FOLDS];
 	uint32_t nfolds;
 	int32_t fold_open;      /* the fold whose a was captured and b not yet, -1 none */
-	uint32_t started_lo, started_hi; /* ids of the tasks started while a fold is open */
-	uint32_t pending[2 * ENG_FOLDS], npending; /* folds whose probe started this instant */
-	struct capture caps[2 * ENG_FOLDS];
+	uint32_t pending[ENG_CAPTURES], npending; /* probe tasks started this instant */
+	struct capture caps[ENG_CAPTURES];
 	uint32_t ncaps;
 	double *capwork; /* per capture: each resource's work, then busy time */
 	int64_t *cappool;
@@ -900,15 +910,28 @@ static void snapshot(struct eng *e, int m)
 
 /* ---- folds ---- */
 
-int eng_fold(struct eng *e, int a, int b, uint32_t before, uint32_t after, uint64_t copies)
+int eng_fold(struct eng *e, const int *a, uint32_t na, int b, uint32_t before, uint32_t after,
+	     uint64_t gap)
 {
-	if (a < 0 || b <= a || (uint32_t)b >= e->ntasks || e->nfolds >= ENG_FOLDS ||
-	    e->tasks[a].probe || e->tasks[b].probe)
+	bool bad = na < 1 || na > ENG_FOLD_PROBES || b < 0 || (uint32_t)b >= e->ntasks ||
+		   e->nfolds >= ENG_FOLDS || gap < 1 || e->tasks[b].probe;
+	for (uint32_t j = 0; j < na && !bad; j++) /* a[0] the latest, each before the next */
+		bad = a[j] < 0 || a[j] >= (j ? a[j - 1] : b) || e->tasks[a[j]].probe;
+	if (bad)
 		return fail(e, "fold: bad probes or too many folds");
 	struct fold *f = &e->folds[e->nfolds];
-	*f = (struct fold){(uint32_t)a, (uint32_t)b, before, after, copies, 0, false, {0, 0}, 0, 0};
-	e->tasks[a].probe = e->tasks[b].probe = (uint8_t)(e->nfolds + 1);
+	*f = (struct fold){.na = na, .b = (uint32_t)b, .before = before, .after = after, .gap = gap};
+	for (uint32_t j = 0; j < na; j++) {
+		f->a[j] = (uint32_t)a[j];
+		e->tasks[a[j]].probe = (uint8_t)(e->nfolds + 1);
+	}
+	e->tasks[b].probe = (uint8_t)(e->nfolds + 1);
 	return (int)e->nfolds++;
+}
+
+uint32_t eng_fold_period(const struct eng *e, int fold)
+{
+	return fold >= 0 && (uint32_t)fold < e->nfolds ? e->folds[fold].odd : 0;
 }
 
 uint64_t eng_fold_failed(const struct eng *e)
@@ -929,16 +952,6 @@ static int reserve(struct eng *e, void **p, size_t *cap, size_t need, size_t siz
 	return 0;
 }
 
-static int sig_put(struct eng *e, uint64_t v)
-{
-	if (e->nsigbuf == e->capsigbuf &&
-	    reserve(e, (void **)&e->sigbuf, &e->capsigbuf, e->capsigbuf ? 2 * e->capsigbuf : 1024,
-		    sizeof *e->sigbuf))
-		return -1;
-	e->sigbuf[e->nsigbuf++] = v;
-	return 0;
-}
-
 static uint64_t bits(double v)
 {
 	uint64_t u;
@@ -946,10 +959,6 @@ static uint64_t bits(double v)
 	return u;
 }
 
-static int ev_cmp(const void *a, const void *b)
-{
-	return ev_less(a, b) ? -1 : ev_less(b, a) ? 1 : 0;
-}
 
 /*
  * Appends to sigbuf what steers the run from now on, task ids relative to base, for fold f's
@@ -960,14 +969,17 @@ static int fold_sign(struct eng *e, const struct fold *f, uint32_t base, bool *o
 {
 	int64_t lo = (int64_t)base - f->before, hi = (int64_t)base + f->after;
 #define IN(id) ((int64_t)(id) >= lo && (int64_t)(id) < hi)
-#define PUT(v)                                                                                     \
-	do {                                                                                       \
-		if (sig_put(e, (uint64_t)(v)))                                                     \
-			return -1;                                                                 \
-	} while (0)
+#define PUT(v) (e->sigbuf[e->nsigbuf++] = (uint64_t)(v))
 	*ok = lo >= 0 && hi <= (int64_t)e->ntasks;
 	if (!*ok)
 		return 0;
+	/* room for all of it: each flow counted on every resource of its path */
+	size_t most = 2 + (5 + ENG_PATH) * (size_t)e->nactive + 3 * (size_t)e->nheap +
+		      3 * (size_t)e->nres + 3 * (size_t)e->nstreams + 2 * (size_t)(hi - lo);
+	if (e->nsigbuf + most > e->capsigbuf &&
+	    reserve(e, (void **)&e->sigbuf, &e->capsigbuf, 2 * (e->nsigbuf + most),
+		    sizeof *e->sigbuf))
+		return -1;
 	PUT(e->nactive);
 	for (uint32_t i = 0; i < e->nactive; i++) {
 		const struct flow *k = &e->active[i];
@@ -982,10 +994,14 @@ static int fold_sign(struct eng *e, const struct fold *f, uint32_t base, bool *o
 	uint32_t n = 0;
 	if (reserve(e, (void **)&e->evtmp, &e->capevtmp, e->nheap, sizeof *e->evtmp))
 		return -1;
-	for (uint32_t i = 0; i < e->nheap; i++)
-		if (!stale(e, &e->heap[i]))
-			e->evtmp[n++] = e->heap[i];
-	qsort(e->evtmp, n, sizeof *e->evtmp, ev_cmp);
+	for (uint32_t i = 0; i < e->nheap; i++) { /* in order: an insertion sort (a few dozen) */
+		if (stale(e, &e->heap[i]))
+			continue;
+		uint32_t k = n++;
+		for (; k > 0 && ev_less(&e->heap[i], &e->evtmp[k - 1]); k--)
+			e->evtmp[k] = e->evtmp[k - 1];
+		e->evtmp[k] = e->heap[i];
+	}
 	PUT(n);
 	for (uint32_t i = 0; i < n; i++) {
 		if (!IN(EV_TASK(e->evtmp[i])))
@@ -1023,8 +1039,8 @@ static int fold_counters(struct eng *e)
 {
 	uint32_t c = e->ncaps;
 	size_t nr = 2 * (size_t)e->nres, np = CAP_POOL * (size_t)e->npools;
-	if (reserve(e, (void **)&e->capwork, &e->capwork_n, 2 * ENG_FOLDS * nr, sizeof *e->capwork) ||
-	    reserve(e, (void **)&e->cappool, &e->cappool_n, 2 * ENG_FOLDS * np, sizeof *e->cappool))
+	if (reserve(e, (void **)&e->capwork, &e->capwork_n, (c + 1) * nr, sizeof *e->capwork) ||
+	    reserve(e, (void **)&e->cappool, &e->cappool_n, (c + 1) * np, sizeof *e->cappool))
 		return -1;
 	accrue_energy(e);
 	e->caps[c] = (struct capture){e->now, e->events, e->energy};
@@ -1056,47 +1072,81 @@ static int fold_counters(struct eng *e)
 	return 0;
 }
 
-/* Fold fi's probe started this instant: its capture and, at b, the comparison with a's. */
-static int fold_capture(struct eng *e, uint32_t fi)
+/* Probe task id of fold fi started this instant: its capture and, at b, the comparison with
+ * the a probes' (the nearest period that matches and divides the gap). */
+static int fold_capture(struct eng *e, uint32_t fi, uint32_t id)
 {
 	struct fold *f = &e->folds[fi];
 	bool ok = true;
 	if (f->bad)
 		return 0;
-	if (e->ncaps >= 2 * ENG_FOLDS || f->seen >= 2 ||
-	    (f->seen == 0 ? e->fold_open >= 0 : e->fold_open != (int32_t)fi)) {
+	uint32_t j = 0;
+	while (j < f->na && f->a[j] != id)
+		j++;
+	bool at_b = j == f->na;
+	if (e->ncaps >= ENG_CAPTURES || f->closed ||
+	    (at_b ? e->fold_open != (int32_t)fi
+		  : e->fold_open >= 0 && e->fold_open != (int32_t)fi)) {
 		f->bad = e->fold_stop = true; /* out of order */
 		e->fold_open = -1;
 		return 0;
 	}
-	f->cap[f->seen] = e->ncaps;
+	uint32_t cap = e->ncaps;
 	if (fold_counters(e))
 		return -1;
-	if (f->seen == 0) {
-		f->sig = e->nsigbuf;
-		if (fold_sign(e, f, f->a, &ok))
+	if (!at_b) {
+		struct probe_cap *pc = &f->pc[j];
+		pc->cap = cap;
+		pc->sig = e->nsigbuf;
+		if (fold_sign(e, f, id, &ok))
 			return -1;
-		f->nsig = e->nsigbuf - f->sig;
-		f->bad = !ok;
-		e->fold_stop = !ok;
-		e->fold_open = ok ? (int32_t)fi : -1;
-		e->started_lo = f->a;
-		e->started_hi = f->a;
-		f->seen = 1;
+		pc->nsig = e->nsigbuf - pc->sig;
+		pc->ok = ok;
+		pc->lo = pc->hi = id;
+		f->seen++;
+		e->fold_open = (int32_t)fi;
 		return 0;
 	}
 	size_t at = e->nsigbuf;
 	if (fold_sign(e, f, f->b, &ok))
 		return -1;
-	f->bad = !ok || e->nsigbuf - at != f->nsig ||
-		 memcmp(e->sigbuf + at, e->sigbuf + f->sig, f->nsig * sizeof *e->sigbuf) != 0 ||
-		 (int64_t)e->started_lo < (int64_t)f->a - f->before ||
-		 (int64_t)e->started_hi >= (int64_t)f->b + f->after;
+	for (j = 0; j < f->na && ok && !f->period; j++) {
+		const struct probe_cap *pc = &f->pc[j];
+		uint32_t p = j + 1;
+		if (pc->cap == UINT32_MAX || !pc->ok || e->nsigbuf - at != pc->nsig ||
+		    memcmp(e->sigbuf + at, e->sigbuf + pc->sig, pc->nsig * sizeof *e->sigbuf) ||
+		    (int64_t)pc->lo < (int64_t)f->a[j] - f->before ||
+		    (int64_t)pc->hi >= (int64_t)f->b + f->after)
+			continue;
+		if (f->gap % p) {
+			f->odd = f->odd ? f->odd : p;
+			continue;
+		}
+		f->period = p;
+		f->copies = f->gap / p;
+		f->cap[0] = pc->cap;
+		f->cap[1] = cap;
+	}
+	f->bad = !f->period;
 	e->nsigbuf = at;
 	e->fold_open = -1;
 	e->fold_stop = f->bad;
-	f->seen = 2;
+	f->closed = true;
 	return 0;
+}
+
+/* The tasks started while fold fi is open: each captured probe keeps the range since its own
+ * capture. */
+static void fold_started(struct eng *e, uint32_t id)
+{
+	struct fold *f = &e->folds[e->fold_open];
+	for (uint32_t j = 0; j < f->na; j++) {
+		struct probe_cap *pc = &f->pc[j];
+		if (pc->cap == UINT32_MAX)
+			continue;
+		pc->lo = id < pc->lo ? id : pc->lo;
+		pc->hi = id > pc->hi ? id : pc->hi;
+	}
 }
 
 /* Every fold periodic: the left-out periods added to the run's results (see engine.h). */
@@ -1138,15 +1188,17 @@ static void unfold(struct eng *e)
 			const int64_t *pv = k < e->ncaps ? e->cappool + k * np + p * CAP_POOL : NULL;
 			int64_t pk = pv ? pv[1 + ENG_CATS] : x->seg_peak;
 			const int64_t *pc = pv ? pv + 2 + ENG_CATS : x->seg_cat;
-			const struct fold *f = NULL; /* the fold whose period ends at capture k */
+			/* the fold whose period holds the interval ending at capture k */
+			const struct fold *f = NULL;
 			for (uint32_t i = 0; i < e->nfolds && pv; i++)
-				if (e->folds[i].cap[1] == k)
+				if (e->folds[i].cap[0] < k && k <= e->folds[i].cap[1])
 					f = &e->folds[i];
 			int64_t net[1 + ENG_CATS] = {0};
 			if (f) {
 				const int64_t *a = e->cappool + f->cap[0] * np + p * CAP_POOL;
+				const int64_t *b = e->cappool + f->cap[1] * np + p * CAP_POOL;
 				for (int c = 0; c <= ENG_CATS; c++)
-					net[c] = (int64_t)f->copies * (pv[c] - a[c]);
+					net[c] = (int64_t)f->copies * (b[c] - a[c]);
 			}
 			int64_t extra = net[0] > 0 ? net[0] : 0;
 			if (pk + off[0] + extra > best) {
@@ -1154,8 +1206,9 @@ static void unfold(struct eng *e)
 				for (int c = 0; c < ENG_CATS; c++)
 					best_cat[c] = pc[c] + off[1 + c] + (extra ? net[1 + c] : 0);
 			}
-			for (int c = 0; c <= ENG_CATS; c++)
-				off[c] += net[c];
+			if (f && k == f->cap[1])
+				for (int c = 0; c <= ENG_CATS; c++)
+					off[c] += net[c];
 		}
 		x->peak = best;
 		memcpy(x->peak_cat, best_cat, sizeof best_cat);
@@ -1349,8 +1402,13 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->fold_failed = 0;
 	e->fold_stop = false;
 	for (uint32_t i = 0; i < e->nfolds; i++) {
-		e->folds[i].seen = 0;
-		e->folds[i].bad = false;
+		struct fold *f = &e->folds[i];
+		f->seen = 0;
+		f->closed = f->bad = false;
+		f->period = f->odd = 0;
+		f->copies = 0;
+		for (uint32_t j = 0; j < f->na; j++)
+			f->pc[j].cap = UINT32_MAX;
 	}
 	for (uint32_t p = 0; p < e->npools; p++) {
 		e->pools[p].cur = e->pools[p].peak = e->pools[p].seg_peak = 0;
@@ -1395,12 +1453,10 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			struct eng_task *t = &e->tasks[id];
 			e->events++;
 			t->t_start = e->now;
-			if (e->fold_open >= 0) {
-				e->started_lo = id < e->started_lo ? id : e->started_lo;
-				e->started_hi = id > e->started_hi ? id : e->started_hi;
-			}
-			if (t->probe)
-				e->pending[e->npending++] = t->probe - 1u; /* each probe starts once */
+			if (e->fold_open >= 0)
+				fold_started(e, id);
+			if (t->probe && e->npending < ENG_CAPTURES)
+				e->pending[e->npending++] = id; /* each probe starts once */
 			if (t->neff && apply_effects(e, t, ENG_AT_START))
 				return -1;
 			if (t->latency_ns) {
@@ -1416,7 +1472,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 		if (settle(e))
 			return -1;
 		for (uint32_t i = 0; i < e->npending; i++)
-			if (fold_capture(e, e->pending[i]))
+			if (fold_capture(e, e->tasks[e->pending[i]].probe - 1u, e->pending[i]))
 				return -1;
 		e->npending = 0;
 		if (e->fold_stop)
@@ -1431,7 +1487,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	}
 	accrue_energy(e);
 	for (uint32_t i = 0; i < e->nfolds; i++)
-		if (e->folds[i].bad || (!e->fold_stop && e->folds[i].seen != 2))
+		if (e->folds[i].bad || (!e->fold_stop && !e->folds[i].closed))
 			e->fold_failed |= 1ull << i;
 	for (uint32_t i = 0; i < e->ntasks && !e->fold_stop; i++)
 		if (e->tasks[i].state != TASK_DONE)

@@ -174,35 +174,46 @@ const struct eng_snapshot *eng_snapshot_at(const struct eng *e, int mark);
 /*
  * Folds: a run that stands for a longer graph whose middle repeats (identical layers), exactly.
  *
- * The caller builds a pass with `copies` repetitions of its middle left out and names two
- * probes one repetition apart in what it built: a, a task of the last repetition before the gap,
- * and b, the same task of the first after it (b - a tasks later, the same tasks in between as
- * after b). The engine captures its state at the end of the instant each probe starts. The pass
- * is periodic when the two captures agree once b's is shifted back by b - a ids and by the time
- * between them: every running flow (in order: its remaining work, rate and last update), every
- * pending event (in order), each resource's running tasks and demand, each stream's head, and
- * the state and unmet dependencies of every task in [a - before, a + after) — with every live
- * task, and every task started between the probes, inside those windows. Memory pools do not
- * steer the engine, so their levels are not compared. A deterministic engine in a periodic
- * state runs each left-out repetition as it ran the one between the probes, so eng_run adds
- * `copies` of that period: to the time, energy and events, each resource's work and busy time,
- * the snapshots of marks reached after b, and the pools (levels after b move by the period's net
- * bytes times copies; the peak of copy c is the period's peak plus c times its net bytes).
+ * The caller builds a pass with `gap` units of its middle left out (a unit: a block of layers,
+ * whose tasks repeat) and names probes in what it built: b, a task of the first unit after the
+ * gap, and a[0..na-1], the same task j + 1 units before it (a[0] in the last unit before the
+ * gap; b - a[j] tasks apart, the same tasks in between as after b). The engine captures its
+ * state at the end of the instant each probe starts. The pass is periodic with period p units
+ * when a[p - 1]'s capture and b's agree once b's is shifted back by b - a[p - 1] ids and by the
+ * time between them: every running flow (in order: its remaining work, rate and last update),
+ * every pending event (in order), each resource's running tasks and demand, each stream's head,
+ * and the state and unmet dependencies of every task in [a - before, a + after) — with every
+ * live task, and every task started between the probes, inside those windows. Memory pools do
+ * not steer the engine, so their levels are not compared. The run folds at the smallest p that
+ * agrees and divides gap: a deterministic engine in a periodic state runs each left-out
+ * repetition as it ran the one between the probes, so eng_run adds copies = gap / p of that
+ * period: to the time, energy and events, each resource's work and busy time, the snapshots of
+ * marks reached after b, and the pools (levels after b move by the period's net bytes times
+ * copies; the peak of copy c is the period's peak plus c times its net bytes). A pass can
+ * settle into a cycle of several units (reads and writes sharing drives take turns), which is
+ * why there are several a probes.
  *
  * Folds must be captured in order (a1 < b1 <= a2 < b2 ...). Where a fold is not periodic the
- * run stops (its results stand for nothing) and eng_fold_failed names it: the caller builds that
- * pass whole and runs again. Task times (eng_task_at), histories and a pool's peak_ns are those
- * of the run as built: a caller that reads them folds nothing.
+ * run stops (its results stand for nothing) and eng_fold_failed names it, eng_fold_period says
+ * which period agreed but did not divide the gap: the caller builds that pass again (with a gap
+ * the period divides, more units before it, or whole) and runs again. Task times
+ * (eng_task_at), histories and a pool's peak_ns are those of the run as built: a caller that
+ * reads them folds nothing.
  *
  * What the comparison cannot see is the caller's part: the graph left out must be copies of
- * the period between the probes, and the window must reach every task that can run beside a
- * probe, with the graph built alike that far on both sides of the gap (step.c, fold_edge).
+ * the unit between the probes, and each probe's window must reach every task that can run beside
+ * it, with the graph built alike that far on both sides of the gap (step.c, fold_edge).
  */
 #define ENG_FOLDS 32
-/* Registers a fold; returns its index, or -1 (bad task, a == b or b < a, too many folds). */
-int eng_fold(struct eng *e, int a, int b, uint32_t before, uint32_t after, uint64_t copies);
+#define ENG_FOLD_PROBES 12 /* a probes of a fold at most: the longest period it can find */
+/* Registers a fold; returns its index, or -1 (bad task, probes out of order, too many). */
+int eng_fold(struct eng *e, const int *a, uint32_t na, int b, uint32_t before, uint32_t after,
+	     uint64_t gap);
 /* After eng_run: bit i set when fold i was not periodic (the run stopped there). */
 uint64_t eng_fold_failed(const struct eng *e);
+/* After eng_run, for a fold that failed: the smallest period (units) at which its pass agreed
+ * but which does not divide its gap; 0 none. */
+uint32_t eng_fold_period(const struct eng *e, int fold);
 /* Whether pools and nodes keep histories (eng_keep_history). */
 bool eng_keeps_history(const struct eng *e);
 

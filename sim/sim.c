@@ -282,8 +282,10 @@ static int candidates(const struct sim_config *c)
 static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option *o, char *err,
 		    size_t errlen)
 {
-	/* passes the engine found not periodic are built whole, and the step run again */
-	for (x->fold_off = 0;;) {
+	/* passes the engine found not periodic are built again (step.c, fold_gap), and the step
+	 * run again */
+	memset(x->fold_unit, 0, sizeof x->fold_unit);
+	for (;;) {
 		eng_reset(x->e);
 		x->nfold = 0;
 		x->fold_bwd = 0;
@@ -302,13 +304,21 @@ static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option 
 		if (!bad)
 			break;
 		/* the run stopped at the first pass that was not; the same passes of the later
-		 * micro-batches repeat its placement, so they are built whole too */
-		for (uint32_t i = 0; i < x->nfold; i++)
-			if (bad >> i & 1)
-				for (uint32_t j = i; j < x->nfold; j++)
-					if ((x->fold_bwd >> x->fold_seg[j] & 1) ==
-					    (x->fold_bwd >> x->fold_seg[i] & 1))
-						x->fold_off |= 1ull << x->fold_seg[j];
+		 * micro-batches repeat its placement, so they are built as it is next: with a gap
+		 * its period divides where the engine found one (the first time), else whole */
+		for (uint32_t i = 0; i < x->nfold; i++) {
+			if (!(bad >> i & 1))
+				continue;
+			uint8_t seg = x->fold_seg[i], had = x->fold_unit[seg];
+			uint32_t p = eng_fold_period(x->e, (int)i);
+			uint8_t next = p && !had ? (uint8_t)p : STEP_FOLD_WHOLE;
+			for (uint32_t j = i; j < x->nfold; j++) {
+				uint8_t sj = x->fold_seg[j];
+				if ((x->fold_bwd >> sj & 1) == (x->fold_bwd >> seg & 1) &&
+				    x->fold_unit[sj] != STEP_FOLD_WHOLE)
+					x->fold_unit[sj] = next;
+			}
+		}
 	}
 	collect(x, st, o);
 	return 0;

@@ -1165,18 +1165,27 @@ static uint32_t grads_inflight(const struct build *bd, double gb)
 }
 
 /*
- * Folding (engine.h, eng_fold). A pass over per-layer blocks keeps fold_edge() blocks at each
- * end and leaves its middle out: the engine checks that the pass runs periodically across the gap
- * and adds the left-out blocks' time, energy, work and memory, exactly. Only where the run's
- * histories are not kept (a search reads peaks and totals), for one stage without interleaving
- * (a pipeline's stages are built one after another, so its live tasks are not near each other
- * in the graph), and not for the passes the caller found not periodic (x->fold_off). Returns
- * the blocks left out, 0 for none; *seg numbers the foldable passes in build order.
+ * Folding (engine.h, eng_fold). A pass over per-layer blocks keeps blocks at each end, at least
+ * fold_edge(), and leaves its middle out: the engine checks that the pass runs periodically
+ * across the gap, with a period of one block or a few (probes up to ENG_FOLD_PROBES blocks before
+ * the gap), and adds the left-out blocks' time, energy, work and memory, exactly. Only where the
+ * run's histories are not kept (a search reads peaks and totals), for one stage without
+ * interleaving (a pipeline's stages are built one after another, so its live tasks are not near
+ * each other in the graph). A pass the engine found periodic with a period that does not divide
+ * its gap is built again with a gap it divides; one it found not periodic is built whole
+ * (x->fold_unit).
  */
 #define FOLD_EDGE 6     /* blocks kept at each end at least: the ramp-up before the period
 			 * settles, and the window the engine compares after the gap [U: a cost, not
-			 * a model constant: a pass whose ramp is longer is rebuilt whole] */
+			 * a model constant: a pass whose ramp is longer is rebuilt] */
 #define FOLD_MIN_GAP 4  /* fewer left out saves less than a rebuild costs [U] */
+
+/* A pass being folded: its gap, the blocks before it, and the probes (a[j] j + 1 blocks before
+ * the gap's far side, b just after it). */
+struct fold_pass {
+	uint32_t gap, left, seg, na;
+	int a[ENG_FOLD_PROBES], b;
+};
 
 /* How far a block reaches in build order, in blocks: back, to the tasks it waits for (the
  * prefetch depth, the gradient copies in flight, the checkpoint reads' three); ahead, to the
@@ -1206,30 +1215,59 @@ static uint32_t fold_edge(const struct build *bd)
 	return e > FOLD_EDGE ? e : FOLD_EDGE;
 }
 
-static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, uint32_t *seg)
+/* The fold of a pass of nb blocks: fp->gap 0 when it is built whole. Probes j + 1 blocks before
+ * the gap's far side whose windows lie inside the pass: blocks left - j - 1 - back - 1 >= 0. */
+static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, struct fold_pass *fp)
 {
 	struct step_ctx *x = bd->x;
+	*fp = (struct fold_pass){.b = -1};
 	if (eng_keeps_history(x->e) || bd->pp != 1 || bd->vp != 1 || nb != s->layers ||
 	    nb < 2 * bd->edge + FOLD_MIN_GAP)
 		return 0;
-	*seg = bd->nseg++;
-	if (*seg >= 64 || (x->fold_off >> *seg & 1) || x->nfold >= ENG_FOLDS)
+	fp->seg = bd->nseg++;
+	if (fp->seg >= STEP_FOLD_PASSES || x->nfold >= ENG_FOLDS)
 		return 0;
-	return nb - 2 * bd->edge;
+	uint8_t unit = x->fold_unit[fp->seg];
+	if (unit == STEP_FOLD_WHOLE)
+		return 0;
+	fp->left = bd->edge;
+	fp->gap = nb - 2 * bd->edge;
+	if (unit > 1) { /* a gap the period divides: the rest built before it */
+		fp->left += fp->gap % unit;
+		fp->gap -= fp->gap % unit;
+	}
+	uint32_t back, ahead;
+	fold_reach(bd, &back, &ahead);
+	fp->na = fp->left - back - 1;
+	fp->na = fp->na < ENG_FOLD_PROBES ? fp->na : ENG_FOLD_PROBES;
+	if (fp->gap < FOLD_MIN_GAP || fp->na < 1)
+		fp->gap = 0;
+	return fp->gap;
 }
 
-/* The fold of a pass whose probes (the compute of the last block before the gap and of the
- * first after it) are a and b: the engine compares the blocks within reach (fold_reach). */
-static int fold_register(struct build *bd, int a, int b, uint32_t gap, uint32_t seg,
-			 bool backward)
+/* Block b (in build order) of a folded pass computes in task c: a probe when it is one. */
+static void fold_probe(struct fold_pass *fp, uint32_t b, int c)
 {
-	uint32_t per = (uint32_t)(b - a), back, ahead;
+	if (!fp->gap)
+		return;
+	if (b < fp->left && b + fp->na >= fp->left)
+		fp->a[fp->left - 1 - b] = c;
+	else if (b == fp->left + fp->gap)
+		fp->b = c;
+}
+
+/* Registers the fold of a pass whose probes are the computes of its blocks: the engine
+ * compares the blocks within reach (fold_reach). */
+static int fold_register(struct build *bd, const struct fold_pass *fp, bool backward)
+{
+	uint32_t per = (uint32_t)(fp->b - fp->a[0]), back, ahead;
 	fold_reach(bd, &back, &ahead);
-	if (eng_fold(bd->x->e, a, b, (back + 1) * per, (ahead + 1) * per, gap) < 0)
+	if (eng_fold(bd->x->e, fp->a, fp->na, fp->b, (back + 1) * per, (ahead + 1) * per,
+		     fp->gap) < 0)
 		return eerr(bd);
-	bd->x->fold_seg[bd->x->nfold++] = (uint8_t)seg;
+	bd->x->fold_seg[bd->x->nfold++] = (uint8_t)fp->seg;
 	if (backward)
-		bd->x->fold_bwd |= 1ull << seg;
+		bd->x->fold_bwd |= 1ull << fp->seg;
 	return 0;
 }
 
@@ -1241,11 +1279,11 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 	int pool = mc->gpu_pool[g], prev = -1;
 	bool transient = x->job.recompute != MDL_RC_NONE;
 
-	uint32_t nb = blocks(bd, s, false), seg = 0;
-	uint32_t gap = fold_gap(bd, s, nb, &seg);
-	int probe[2] = {-1, -1};
+	uint32_t nb = blocks(bd, s, false);
+	struct fold_pass fp;
+	uint32_t gap = fold_gap(bd, s, nb, &fp);
 	for (uint32_t b = 0; b < nb; b++) {
-		if (gap && b == bd->edge)
+		if (gap && b == fp.left)
 			b += gap;
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
@@ -1268,8 +1306,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			return -1;
 		if (b == 0)
 			bd->f_first[cell(bd, k, ch, g)] = c;
-		if (gap && (b == bd->edge - 1 || b == bd->edge + gap))
-			probe[b != bd->edge - 1] = c;
+		fold_probe(&fp, b, c);
 		double saved = block_saved(bd, s, b, lb, nb);
 		/* the head runs after the block's layers have released their working set: its
 		 * logits appear at the end */
@@ -1309,7 +1346,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		}
 		prev = end;
 	}
-	if (gap && fold_register(bd, probe[0], probe[1], gap, seg, false))
+	if (gap && fold_register(bd, &fp, false))
 		return -1;
 	if (g + 1 < bd->pp || ch + 1 < bd->vp) {
 		int t = p2p_send(bd, g, "p2p send activations");
@@ -1460,7 +1497,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	/* gradients made in backward appear block by block in the first micro-batch, while its
 	 * activations go */
 	bool make_grads = k == 0 && grads_made_in_backward(bd);
-	uint32_t nb = make_grads ? s->nb : blocks(bd, s, last), seg = 0;
+	uint32_t nb = make_grads ? s->nb : blocks(bd, s, last);
 	/* At the step's last micro-batch the host takes each block's gradients: ZeRO-Infinity
 	 * writes them to flash (DeepSpeed sums the micro-batches' in a host buffer and swaps them
 	 * out at the accumulation boundary: stage3.py partition_grads,
@@ -1475,10 +1512,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	 * the drives in a pattern that does not repeat block by block (405B tiered on 8 H100:
 	 * the CPU steps start 2.6 to 4.6 s apart), so the engine would find the pass not
 	 * periodic; this saves it the trial run */
-	uint32_t gap = host_takes ? 0 : fold_gap(bd, s, nb, &seg);
-	int probe[2] = {-1, -1};
+	struct fold_pass fp = {.b = -1};
+	uint32_t gap = host_takes ? 0 : fold_gap(bd, s, nb, &fp);
 	for (uint32_t i = 0; i < nb; i++) {
-		if (gap && i == bd->edge)
+		if (gap && i == fp.left)
 			i += gap;
 		uint32_t b = nb - 1 - i;
 		uint32_t lb = block_layers(s->layers, nb, b);
@@ -1534,8 +1571,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			return -1;
 		if (i == 0)
 			bd->b_first[cell(bd, k, ch, g)] = c;
-		if (gap && (i == bd->edge - 1 || i == bd->edge + gap))
-			probe[i != bd->edge - 1] = c;
+		fold_probe(&fp, i, c);
 		if (head > 0) { /* the loss's gradients stand on the saved logits for a moment */
 			TRY(mem(bd, c, pool, CAT_A, bd->act_head_bwd, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -(head + bd->act_head_bwd), ENG_AT_START));
@@ -1571,7 +1607,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				s->last_bwd_comm = r;
 			}
 			/* the blocks a fold leaves out have theirs too */
-			chunk_grads += gb * (gap && i == bd->edge + gap ? gap + 1.0 : 1.0);
+			chunk_grads += gb * (gap && i == fp.left + gap ? gap + 1.0 : 1.0);
 			if (x->c->opt_in_bwd) {
 				/* the block's gradients exist only until its optimizer step, which
 				 * runs on the compute stream as backward reaches it (a tied
@@ -1651,7 +1687,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		if (i == nb - 1)
 			bd->b_last[cell(bd, k, ch, g)] = end;
 	}
-	if (gap && fold_register(bd, probe[0], probe[1], gap, seg, true))
+	if (gap && fold_register(bd, &fp, true))
 		return -1;
 	if (pl->grads == GRADS_LOCAL && x->c->no_grad_overlap &&
 	    (x->c->layout.zero >= 2 || last)) {

@@ -32,6 +32,8 @@
 #include "workload.h"
 
 #define STEP_BLOCKS 8
+#define STEP_FOLD_PASSES 64 /* foldable passes of a step the builder tracks (fold_bwd's bits) */
+#define STEP_FOLD_WHOLE 0xff
 /*
  * GPU time a matrix kernel (GEMM, fused attention) costs beyond its FLOPs at the MAMF rate:
  * the fill and drain of its tile pipeline and its last partial wave. Fitting t = t0 + F / R to
@@ -128,10 +130,12 @@ struct step_ctx {
 	uint64_t m, built;        /* micro-batches per step, micro-batches simulated */
 	int mb_end[3];            /* last compute task of two steady micro-batches when built < m */
 	uint64_t mb_span;         /* micro-batches from mb_end[0] to mb_end[1]: 1, or pp interleaved */
-	uint64_t fold_off;        /* passes (bit: the foldable passes in build order) built whole */
+	/* the foldable passes in build order: the period (blocks) the engine found where it did
+	 * not divide the gap, STEP_FOLD_WHOLE for a pass built whole, 0 neither (eng_fold) */
+	uint8_t fold_unit[STEP_FOLD_PASSES];
 	uint32_t nfold;           /* folds the build registered (eng_fold) */
 	uint8_t fold_seg[ENG_FOLDS]; /* the pass of each */
-	uint64_t fold_bwd;        /* the foldable passes that are backward passes (bit: as fold_off) */
+	uint64_t fold_bwd;        /* the foldable passes that are backward passes (bit: by pass) */
 	bool force;               /* no variant applied: place anyway, to report what overflows */
 };
 

@@ -45,7 +45,7 @@
 /* A family's own config keys, read after the common ones and the experts (see each). */
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
-static own_keys qwen_v1, llama4, chatglm, falcon;
+static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox;
 
 struct family {
 	const char *model_type;
@@ -167,6 +167,10 @@ static const struct family families[] = {
 	 false, true, false, false, 1, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0,
 	 .parallel = true,
 	 .own = falcon},
+	{"gpt_neox", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 50432, 6144, 24576, 44, 64, 0, 0, 2048, 0, 0, false, true, true,
+	 true, true, false, false, 2, "attention_dropout", "hidden_dropout", "hidden_dropout", 0.0,
+	 0.0, 0.0, .parallel = true, .attn_bias_key = true, .own = gpt_neox},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
@@ -182,8 +186,8 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "gpt_oss, chatglm, phi, phi3, falcon, gpt2; and the language model of gemma3, "
-	       "llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
+	       "gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, gpt2; and the language model of "
+	       "gemma3, llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
@@ -582,6 +586,21 @@ static int falcon(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
 	a->parallel = par || newarch;
 	a->norms_per_layer = newarch || !par ? 2 : 1;
+	return 0;
+}
+
+/* GPT-NeoX and Pythia (GPTNeoXConfig, GPTNeoXLayer, transformers v4.45): query_key_value
+ * projects to 3 x hidden, whatever a config says of key-value heads, biased with dense by
+ * attention_bias; the MLP (dense_h_to_4h, dense_4h_to_h, GELU) always biased; two LayerNorms a
+ * layer, attention and MLP each on its own under use_parallel_residual, else one after the
+ * other; an untied embed_out. */
+static int gpt_neox(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		    size_t errlen)
+{
+	if (get_bool(cfg, "use_parallel_residual", &a->parallel, origin, err, errlen))
+		return -1;
+	a->kv_heads = a->heads;
+	a->head_dim = 0;
 	return 0;
 }
 

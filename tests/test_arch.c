@@ -40,7 +40,8 @@
  * Hub's safetensors count, 2,779,683,840 (one LayerNorm per parallel block, biases everywhere,
  * a biased lm_head). Falcon-7B: published.md A.3's rule (fused q/k/v with one key-value head,
  * one LayerNorm, no linear biases, tied head), which it says reproduces the checkpoint's
- * total_size.
+ * total_size. Pythia-6.9B: 6,857,302,016, the Pythia suite's table of total parameters
+ * (EleutherAI/pythia README: two LayerNorms a layer, biases everywhere, untied embed_out).
  */
 static const struct {
 	const char *file;
@@ -81,6 +82,7 @@ static const struct {
 	{"gpt-oss-20b.json", 20914757184ull, 4187440704ull},
 	{"phi-2.json", 2779683840ull, 2779683840ull},
 	{"falcon-7b.json", 6921720704ull, 6921720704ull},
+	{"pythia-6.9b.json", 6857302016ull, 6857302016ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
 	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
 };
@@ -138,6 +140,14 @@ static void omitted_fields_take_the_transformers_defaults(void)
 	/* GraniteConfig() has LlamaConfig's defaults and tensors (its multipliers change no
 	 * shape) */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"granite\"}"), 6738415616ull);
+	/* GPTNeoXConfig() defaults are GPT-NeoX-20B's shape: 20,554,567,680 on its card */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"gpt_neox\"}"), 20554567680ull);
+	/* Pythia-1B (1,011,781,632 in the Pythia table); GPT-NeoX's fused q/k/v is 3 x hidden
+	 * whatever a config says of key-value heads (recent configs carry the field) */
+	const char *py = "{\"model_type\": \"gpt_neox\", \"hidden_size\": 2048, \"num_hidden_layers\": "
+			 "16, \"num_attention_heads\": 8, \"intermediate_size\": 8192, "
+			 "\"vocab_size\": 50304, \"num_key_value_heads\": 2}";
+	CU_ASSERT_EQUAL(count_of(py), 1011781632ull);
 	/* ChatGLM2-6B: 28 layers, 2 key-value groups, q/k/v biased, padded_vocab_size rows:
 	 * 6,243,584,000 as transformers reports it loaded */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"chatglm\", \"multi_query_attention\": true, "

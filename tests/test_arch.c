@@ -144,9 +144,10 @@ static void omitted_fields_take_the_transformers_defaults(void)
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"gpt_neox\"}"), 20554567680ull);
 	/* Pythia-1B (1,011,781,632 in the Pythia table); GPT-NeoX's fused q/k/v is 3 x hidden
 	 * whatever a config says of key-value heads (recent configs carry the field) */
-	const char *py = "{\"model_type\": \"gpt_neox\", \"hidden_size\": 2048, \"num_hidden_layers\": "
-			 "16, \"num_attention_heads\": 8, \"intermediate_size\": 8192, "
-			 "\"vocab_size\": 50304, \"num_key_value_heads\": 2}";
+	const char *py = "{\"model_type\": \"gpt_neox\", \"hidden_size\": 2048, "
+			 "\"num_hidden_layers\": 16, \"num_attention_heads\": 8, "
+			 "\"intermediate_size\": 8192, \"vocab_size\": 50304, "
+			 "\"num_key_value_heads\": 2}";
 	CU_ASSERT_EQUAL(count_of(py), 1011781632ull);
 	/* ChatGLM2-6B: 28 layers, 2 key-value groups, q/k/v biased, padded_vocab_size rows:
 	 * 6,243,584,000 as transformers reports it loaded */

@@ -1,6 +1,7 @@
 /* json — the plan as the JSON document of DESIGN.md, built with cJSON. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../sim/engine.h"
 #include "report.h"
@@ -45,6 +46,12 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	cJSON_AddNumberToObject(j, "nodes", o->nodes);
 	add_layout(j, &o->layout);
 	cJSON_AddStringToObject(j, "policy", o->policy);
+	/* zero3-offload: the parameters offloaded with the optimizer (DeepSpeed's offload_param
+	 * cpu) or on the GPUs (none) */
+	if (!strcmp(o->policy, "zero3-offload"))
+		cJSON_AddStringToObject(j, "offload_param", o->params_on_gpu ? "none" : "cpu");
+	else
+		cJSON_AddNullToObject(j, "offload_param");
 	cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
 	cJSON_AddStringToObject(j, "loss", mdl_loss_name(o->loss));
 	cJSON_AddNumberToObject(j, "micro_batch", (double)o->micro_batch);

@@ -209,7 +209,7 @@ void rpt_dat_string(FILE *fp, const char *s)
 
 static const char *kind_name(const struct sim_option *o)
 {
-	return o->kind == SIM_GPU_ONLY ? "gpu-only" : o->policy;
+	return o->kind == SIM_GPU_ONLY ? "gpu-only" : sim_option_policy(o);
 }
 
 /* GPU memory per option, stacked by state, with the GPU's capacity as a line; bars beyond
@@ -220,6 +220,7 @@ static const char *kind_name(const struct sim_option *o)
 static bool same_bar(const struct sim_option *a, const struct sim_option *b)
 {
 	return a->kind == b->kind && a->gpus == b->gpus && !strcmp(a->policy, b->policy) &&
+	       a->params_on_gpu == b->params_on_gpu &&
 	       !memcmp(&a->gpu_mem, &b->gpu_mem, sizeof a->gpu_mem);
 }
 
@@ -396,6 +397,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 			hw.flash_count = o->flash_count;
 	}
 	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true, true};
+	c.params_on_gpu = o->params_on_gpu;
 	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || (rc = rpt_file_open(&d, dir, "occupancy.dat",
 									     "--report", err, errlen)))
 		goto out;

@@ -29,7 +29,7 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 			 mdl_layout_ep(&o->layout) > 1 ? " ep" : "",
 			 mdl_layout_ep(&o->layout) > 1 ? o->layout.ep : 0);
 	if (o->kind == SIM_TIERED)
-		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", o->policy, o->layout.dp,
+		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", sim_option_policy(o), o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
 			 o->flash_count, o->flash_count > 1 ? " drives" : o->flash_count ? " drive" : "");
 	else
@@ -318,12 +318,18 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	fprintf(fp, "\n");
 	recommendation(fp, r);
 
-	fprintf(fp, "\n%s\n  (%s)\n",
+	bool opt = false; /* a zero3-offload option with its parameters on the GPUs */
+	for (int i = 0; i < p->noptions; i++)
+		opt |= p->options[i].params_on_gpu;
+	fprintf(fp, "\n%s\n  (%s%s)\n",
 		r->req->counts ? "options at each GPU count"
 			       : "options: the Pareto front of cost, runtime and peak power",
 		r->wide ? "GPU peak per GPU; DRAM used and flash per node; buy = hardware to buy"
 			: "GPU peak per GPU; DRAM bought and drives per node; rc = recompute; --wide for "
-			  "more");
+			  "more",
+		opt ? ";\n   (opt) = ZeRO-3 with the optimizer alone offloaded, the parameters on "
+		      "the GPUs (--offload-param no)"
+		    : "");
 	if (r->wide)
 		fprintf(fp, "  %-2s %-8s %5s %-44s %2s %-9s %9s %9s %9s %9s %8s %8s %8s %9s %9s %11s "
 			    "%7s\n",
@@ -340,7 +346,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		if (r->wide)
 			layout_str(o, lay, sizeof lay);
 		else if (o->kind == SIM_TIERED)
-			snprintf(lay, sizeof lay, "%s dp%u", o->policy, o->layout.dp);
+			snprintf(lay, sizeof lay, "%s dp%u", sim_option_policy(o), o->layout.dp);
 		else
 			layout_str(o, lay, sizeof lay);
 		snprintf(drv, sizeof drv, "%u", o->flash_count);

@@ -121,6 +121,8 @@ struct search {
 	size_t errlen;
 	uint32_t fewest; /* the fewest GPUs a GPU-only layout fit on, 0 none */
 	struct sim_plan *plan; /* its no_placement filled when the tasks merge */
+	bool params_on_gpu;    /* the host-tier task's zero3-offload keeps the parameter shards
+				* on the GPUs (--offload-param no) */
 };
 
 /* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
@@ -436,7 +438,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 				s->req->loss_fixed};
 	if (strcmp(pol->name, "zero-offload") == 0)
 		cf.layout.zero = 2;
-	cf.params_on_gpu = s->req->params_on_gpu && strcmp(pol->name, "zero3-offload") == 0;
+	cf.params_on_gpu = s->params_on_gpu;
 	int rc = sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen);
 	if (rc > 0) { /* no placement for the fixed recompute: not an option */
 		*o = (struct sim_option){.fits = false};
@@ -529,6 +531,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 struct host_task {
 	const struct sim_policy *pol;
 	uint32_t n;
+	bool params_on_gpu; /* zero3-offload with the optimizer alone offloaded */
 	struct pool kept;
 	struct sim_option closest;
 	uint64_t count, pruned;
@@ -572,6 +575,7 @@ static void *host_worker(void *arg)
 		ts.pruned = &t->pruned;
 		ts.err = t->err;
 		ts.errlen = sizeof t->err;
+		ts.params_on_gpu = t->params_on_gpu;
 		t->rc = t->pol ? host_count(&ts, t->pol, t->n, hw->drams, hw->nd, &t->closest)
 			       : gpu_only(&ts);
 		t->fewest = ts.fewest;
@@ -622,7 +626,9 @@ static int search_all(struct search *s, struct sim_option *closest)
 				drams[j - 1] = t;
 			}
 	}
-	struct host_task t[1 + sizeof pols / sizeof pols[0] * 16];
+	/* zero3-offload twice, as DeepSpeed runs it with offload_param and without (the optimizer
+	 * alone offloaded, the commoner config), unless --deepspeed said which */
+	struct host_task t[1 + (sizeof pols / sizeof pols[0] + 1) * 16];
 	size_t nt = 1;
 	t[0] = (struct host_task){.pol = NULL};
 	for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
@@ -630,8 +636,15 @@ static int search_all(struct search *s, struct sim_option *closest)
 			continue; /* --deepspeed chose another */
 		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
 			continue;
-		for (int i = 0; i < nn; i++)
-			t[nt++] = (struct host_task){.pol = sim_policy_find(pols[p]), .n = counts[i]};
+		bool z3 = strcmp(pols[p], "zero3-offload") == 0;
+		for (int on_gpu = 0; on_gpu <= z3; on_gpu++) {
+			if (z3 && s->req->policy && on_gpu != s->req->params_on_gpu)
+				continue;
+			for (int i = 0; i < nn; i++)
+				t[nt++] = (struct host_task){.pol = sim_policy_find(pols[p]),
+							     .n = counts[i],
+							     .params_on_gpu = on_gpu};
+		}
 	}
 	struct host_work work = {s, drams, nd, t, nt, 0};
 	uint32_t nthreads = s->req->threads > 1 ? s->req->threads : 1;

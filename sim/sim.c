@@ -132,6 +132,11 @@ const char *sim_policy_names(void)
 	return buf;
 }
 
+const char *sim_option_policy(const struct sim_option *o)
+{
+	return o->params_on_gpu ? "zero3-offload (opt)" : o->policy;
+}
+
 /* Fits first, then the faster step, then the smaller GPU peak. */
 static bool better(const struct sim_option *a, const struct sim_option *b)
 {
@@ -260,10 +265,11 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	else if (o->peak_flash > 0)
 		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM + %ux %s (%s)", o->gpus,
 			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b),
-			 hw->flash_count, hw->flash.name, o->policy);
+			 hw->flash_count, hw->flash.name, sim_option_policy(o));
 	else
 		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM (%s)", o->gpus,
-			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b), o->policy);
+			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b),
+			 sim_option_policy(o));
 }
 
 /* Recompute modes sim_run tries when the user left --recompute to it and the policy does not

@@ -95,6 +95,9 @@ const struct sim_policy *sim_policy_at(int i);
 const struct sim_policy *sim_policy_find(const char *name);
 /* "gpu, zero-offload, ..." for messages. */
 const char *sim_policy_names(void);
+/* An option's policy as reports name it: zero3-offload with the optimizer alone offloaded
+ * (--offload-param no) is "zero3-offload (opt)", so the two DeepSpeed configs read apart. */
+const char *sim_option_policy(const struct sim_option *o);
 
 /*
  * Runs one configuration through the engine e (reused across calls; after the call it holds

@@ -167,6 +167,47 @@ static void the_smallest_fitting_gpu_count_is_chosen(void)
 	free(p);
 }
 
+/* DeepSpeed's ZeRO-3 offload is planned both ways: with offload_param (parameters in DRAM,
+ * fetched over PCIe every pass) and without it (the optimizer alone offloaded). 8B on one H100:
+ * its 15 GiB of weights fit beside the activations, so fetching them twice a micro-batch only
+ * costs time, and the cheapest host-tier option keeps them on the GPU; the same configuration
+ * with the parameters offloaded steps slower. A --deepspeed config with offload_param keeps the
+ * search to that one. */
+static void zero3_offload_is_planned_both_ways(void)
+{
+	struct fixture f;
+	char err[256];
+
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	struct sim_plan *p = planned(&f);
+	CU_ASSERT_FATAL(p->rec_tiered >= 0);
+	const struct sim_option *t = &p->options[p->rec_tiered];
+	CU_ASSERT_STRING_EQUAL(t->policy, "zero3-offload");
+	CU_ASSERT_FATAL(t->params_on_gpu);
+	CU_ASSERT_STRING_EQUAL(sim_option_policy(t), "zero3-offload (opt)");
+	struct sim_workload w = f.w;
+	struct mdl_hw hw = f.hw;
+	struct sim_option o;
+	w.job.micro_batch = t->micro_batch;
+	w.job.recompute = t->recompute;
+	w.job.loss = t->loss;
+	hw.dram = t->dram;
+	struct sim_config c = {t->layout, t->grad_accum, sim_policy_find("zero3-offload"), 0, 0,
+			       true, true};
+	struct eng *e = eng_new();
+	CU_ASSERT_EQUAL_FATAL(sim_run(e, &w, &hw, &f.e, &c, &o, err, sizeof err), 0);
+	CU_ASSERT(o.step_seconds > t->step_seconds);
+	eng_free(e);
+	free(p);
+
+	f.req.policy = "zero3-offload"; /* --deepspeed with offload_param cpu */
+	p = planned(&f);
+	CU_ASSERT(p->noptions > 0);
+	for (int i = 0; i < p->noptions; i++)
+		CU_ASSERT(!p->options[i].params_on_gpu);
+	free(p);
+}
+
 /* The host-tier search runs its (policy, GPU count) tasks on workers and merges them in task
  * order: three workers give the plan one worker gives, option for option, and the same counts of
  * configurations simulated and pruned. */
@@ -285,6 +326,7 @@ int suite_plan(void)
 		{"objective ties go to the cheaper", objective_ties_go_to_the_cheaper},
 		{"a fixed per-op recompute is planned", a_fixed_per_op_recompute_is_planned},
 		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},
+		{"zero3 offload is planned both ways", zero3_offload_is_planned_both_ways},
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},
 	};

@@ -189,7 +189,11 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
  *  - a linear: one GEMM (addmm when it has a bias); each expert's linears are launched for the
  *    tokens routed to it (MixtralSparseMoeBlock loops over the experts), plus the router's
  *    softmax, top-k, normalisation and one-hot (4) and each expert's index, scale and
- *    index_add (3);
+ *    index_add (3); with grouped experts (j->grouped_experts) each projection of all the
+ *    experts is one grouped GEMM, and the tokens are permuted to the experts, scaled by their
+ *    routing weights and unpermuted once a layer (3: Megatron-Core's GroupedMLP/TEGroupedMLP
+ *    with moe_permute and moe_unpermute, torchtitan's GroupedExperts on torch._grouped_mm)
+ *    [B: counted from the source];
  *  - LlamaRMSNorm: to(fp32), pow, mean, add eps, rsqrt, mul, to(dtype), mul weight = 8;
  *    LayerNorm one fused kernel; a q/k norm is two more of the layer's norm;
  *  - rotary: q*cos, neg, cat, *sin, add, for q and for k = 10 (learned positions: none);
@@ -220,7 +224,9 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 		const struct mdl_tensor *t = &a->layer[i];
 		if (!t->matmul || t->cols <= 1)
 			continue;
-		double n = (double)t->copies * mdl_tensor_share(a, t);
+		/* a projection's experts: a launch each, or one grouped GEMM */
+		bool grouped = t->copies > 1 && j->grouped_experts;
+		double n = (double)(grouped ? 1 : t->copies) * mdl_tensor_share(a, t);
 		if (mdl_op_sac_reruns(t, &nmm))
 			op_again += n;
 		linears += n;
@@ -234,7 +240,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 			experts = fmax(experts, n);
 	}
 	double moe_layers = a->experts ? (a->moe_layers ? (double)a->moe_layers / a->layers : 1) : 0;
-	double routing = moe_layers * 4 + 3 * experts;
+	double routing = moe_layers * 4 + 3 * (j->grouped_experts ? moe_layers : experts);
 	double norms = (double)a->norms_per_layer + (a->qk_norm ? 2 : 0);
 	bool gqa = a->kv_heads && a->kv_heads < a->heads;
 	double dropout = j->lora_dropout > 0 ? 1 : 0;

@@ -81,6 +81,11 @@ struct mdl_job {
 	/* torch.compile: the min-cut partitioner saves the inputs of norms and pointwise ops and
 	 * recomputes their outputs in backward (act.c) */
 	bool compile;
+	/* MoE: each projection of the local experts one grouped GEMM, the tokens permuted to the
+	 * experts and back once (Megatron-Core --moe-grouped-gemm, torchtitan, torchtune,
+	 * Transformer Engine's GroupedLinear), not a loop launching every expert's linears
+	 * (Hugging Face transformers' MoE blocks) (job.c, mdl_job_launches) */
+	bool grouped_experts;
 };
 
 /* Whole-model, unsharded model-state bytes. */

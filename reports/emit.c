@@ -194,6 +194,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	if (a->experts)
 		fprintf(fp, " \\\n  --num-experts %u --moe-router-topk %u --moe-ffn-hidden-size %llu",
 			a->experts, a->experts_per_tok, (unsigned long long)a->moe_intermediate);
+	if (a->experts && r->w->job.grouped_experts)
+		fprintf(fp, " --moe-grouped-gemm");
 	if (mdl_layout_ep(l) > 1)
 		fprintf(fp, " \\\n  --expert-model-parallel-size %u", l->ep);
 	if (mdl_layout_cp(l) > 1)
@@ -243,6 +245,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		mdl_attention_name(w->job.attention), mdl_recompute_name(o->recompute),
 		mdl_loss_name(o->loss), gib == floor(gib) ? gib : o->dram,
 		gib == floor(gib) ? "GiB" : "", w->job.compile ? " --compile yes" : "");
+	if (w->job.grouped_experts)
+		fprintf(fp, " --moe-gemm grouped");
 	if (o->flash_count)
 		fprintf(fp, " --flash %s:%u", hw->flash.name, o->flash_count);
 	fprintf(fp, " --tokens %.0f", w->tokens);

@@ -170,6 +170,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddBoolToObject(jj, "compile", jb->compile);
+	cJSON_AddStringToObject(jj, "moe_gemm", jb->grouped_experts ? "grouped" : "loop");
 	cJSON_AddStringToObject(jj, "loss", loss);
 	cJSON_AddStringToObject(jj, "grad_dtype", mdl_grad_dtype_name(jb->grad_dtype));
 	cJSON_AddNumberToObject(jj, "seq", (double)jb->seq);

@@ -82,10 +82,13 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (j->method != MDL_FULL)
 		fprintf(fp, " (rank %u on %s)", j->lora_rank,
 			mdl_targets_str(j->lora_targets, t, sizeof t));
-	fprintf(fp, ", %s, %s, %s attention%s%s\n", mdl_precision_name(j->precision),
+	fprintf(fp, ", %s, %s, %s attention%s%s%s\n", mdl_precision_name(j->precision),
 		mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
 		j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
-		j->compile ? ", torch.compile" : "");
+		j->compile ? ", torch.compile" : "",
+		r->w->arch.experts ? (j->grouped_experts ? ", experts as grouped GEMMs"
+							 : ", experts looped (Hugging Face)")
+				   : "");
 	fprintf(fp, "%s           recompute %s, loss %s\n", pre,
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
 		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));

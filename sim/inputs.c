@@ -67,6 +67,11 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	};
 	if (yes_no("--compile", o->compile, &w->job.compile, err, errlen))
 		return EXIT_INVALID;
+	if (strcmp(o->moe_gemm, "loop") && strcmp(o->moe_gemm, "grouped")) {
+		snprintf(err, errlen, "--moe-gemm: '%s' (allowed: loop, grouped)", o->moe_gemm);
+		return EXIT_INVALID;
+	}
+	w->job.grouped_experts = o->moe_gemm[0] == 'g';
 	if (tp_opts_given(o, "grad-accum") && tp_opts_given(o, "global-batch")) {
 		return snprintf(err, errlen, "give --grad-accum or --global-batch, not both"), EXIT_USAGE;
 	}

@@ -47,6 +47,10 @@ static const struct opt table[] = {
 	 "torch.compile: norms and pointwise ops fused; what only fused ops read in backward "
 	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "
 	 "partitioner)"},
+	{"moe-gemm", O_STR, OFF(moe_gemm), 0, 0, "loop", false, "loop|grouped", P,
+	 "MoE experts: loop (Hugging Face transformers launches each expert's linears) or grouped "
+	 "(one grouped GEMM per projection for all local experts: Megatron-Core "
+	 "--moe-grouped-gemm, torchtitan, torchtune)"},
 	{"lora-targets", O_TARGETS, OFF(lora_targets), 0, 0, "all", false, "list", P,
 	 "adapted projections: q,k,v,o,gate,up,down or all; with embed and/or head also trained "
 	 "whole beside them (PEFT's modules_to_save, as Qwen's finetune.py does for base models)"},

@@ -51,6 +51,7 @@ struct tp_opts {
 	const char *foreach_optimizer;     /* yes | no */
 	const char *swap_pipeline;         /* none | read | write | both */
 	const char *compile;               /* yes | no */
+	const char *moe_gemm;              /* loop | grouped */
 	double deadline, budget;
 	bool force;
 	bool wide; /* plan/compare text: every column */

@@ -256,6 +256,15 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit of the GPU-only recommendation lacks Megatron's arguments"
 fi
+# grouped MoE GEMMs, as planned, go to Megatron-LM's arguments and the simulate line
+"$bin" plan --model mixtral-8x7b --seq 4096 --moe-gemm grouped --emit "$tmp/emit-moe" >/dev/null 2>&1
+if grep -q -- "--moe-grouped-gemm" "$tmp/emit-moe/launch.sh" &&
+	grep -q "^tierplan simulate .*--moe-gemm grouped" "$tmp/emit-moe/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit of grouped MoE GEMMs lacks --moe-grouped-gemm or --moe-gemm grouped"
+fi
 # a job the framework's config cannot say as planned gets no config: pure bf16 under a DeepSpeed
 # policy (DeepSpeed keeps fp32 masters); FP8 on a data-parallel layout goes to Megatron-LM's
 # arguments (a DeepSpeed config has no FP8 switch); a DeepSpeed config clips as the plan did
@@ -336,6 +345,7 @@ expect 2 "needs --out FILE" validate --run "$runs/megatron.log" -- --model 8b --
 expect 2 "--seq is required" validate --run "$runs/megatron.log" --out "$tmp/x.json" -- --model 8b
 
 expect 3 "--compile: 'maybe'" simulate --model 8b --seq 1024 --compile maybe
+expect 3 "--moe-gemm: 'batched' (allowed: loop, grouped)" simulate --model mixtral-8x7b --seq 1024 --moe-gemm batched
 expect 3 "ep 2 must divide" simulate --model 8b --seq 1024 --gpus 2 --ep 2
 expect 3 "policy gpu only" simulate --model qwen3-30b-a3b --seq 1024 --gpus 2 --ep 2 --policy zero3-offload
 expect 0 "" simulate --model qwen3-30b-a3b --seq 1024 --gpus 8 --ep 8 --zero 1

@@ -318,6 +318,35 @@ static void launches_follow_the_eager_layer(void)
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 7 + 1 + 2 + 1 + 1 + 2 * 3, 1e-9);
 }
 
+/* Mixtral-8x7B's layer, by hand from MixtralSparseMoeBlock: q, k, v, o, the router and 8 experts'
+ * gate, up and down = 29 linears, two RMSNorms of 8, rotary 10, SDPA with repeat_kv and its
+ * contiguous 4, SiLU and the product 2, two residual adds, the router's 4 and each expert's
+ * index, scale and index_add 24: 91 in forward, 30 matrix kernels with the flash core. Grouped
+ * (Megatron-Core's GroupedMLP, torchtitan): the experts' gate, up and down are 3 grouped GEMMs
+ * and the tokens are permuted, scaled and unpermuted once: 8 linears, 49 launches, 9 matrix
+ * kernels. */
+static void grouped_experts_launch_once_a_projection(void)
+{
+	struct mdl_arch a = load("mixtral-8x7b-v0.1.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
+			    .attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
+	struct mdl_launches k;
+	mdl_job_launches(&a, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 91, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 30, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_bwd, 2 * 29 + 1, 1e-9);
+	j.grouped_experts = true;
+	mdl_job_launches(&a, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 49, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 9, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_bwd, 2 * 8 + 1, 1e-9);
+	/* a dense model has no experts to group */
+	struct mdl_arch d = load("llama-3.1-8b.json");
+	mdl_job_launches(&d, &j, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -348,6 +377,8 @@ int suite_job(void)
 		{"compile_recomputes_only_what_fusible_ops_read",
 		 compile_recomputes_only_what_fusible_ops_read},
 		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},
+		{"grouped experts launch once a projection",
+		 grouped_experts_launch_once_a_projection},
 		{"enum_names_parse_with_allowed_values_listed",
 		 enum_names_parse_with_allowed_values_listed},
 	};

@@ -216,8 +216,12 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
  * AV, and their four gradients [B: counted from the source]. Per-op recompute runs again the
  * matmuls whose outputs it did not keep (mdl_op_sac_recomputed), selective the attention core.
  */
-void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_launches *k)
+void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_t ep,
+		      struct mdl_launches *k)
 {
+	/* a rank loops over its own experts: 1/ep of them under expert parallelism (Megatron-Core's
+	 * SequentialMLP over its local experts) */
+	double local = ep > 1 ? 1.0 / ep : 1.0;
 	double linears = 0, frozen = 0, adapted = 0, quantised = 0, experts = 0, op_again = 0;
 	int nmm = 0;
 	for (int i = 0; i < a->nlayer; i++) {
@@ -226,7 +230,8 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct 
 			continue;
 		/* a projection's experts: a launch each, or one grouped GEMM */
 		bool grouped = t->copies > 1 && j->grouped_experts;
-		double n = (double)(grouped ? 1 : t->copies) * mdl_tensor_share(a, t);
+		double n = (grouped ? 1.0 : t->copies > 1 ? t->copies * local : 1.0) *
+			   mdl_tensor_share(a, t);
 		if (mdl_op_sac_reruns(t, &nmm))
 			op_again += n;
 		linears += n;

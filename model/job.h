@@ -156,7 +156,8 @@ struct mdl_launches {
 	double fwd, bwd, recompute;
 	double mm_fwd, mm_bwd, mm_recompute;
 };
-void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_launches *k);
+void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_t ep,
+		      struct mdl_launches *k);
 
 /* HBM bytes one decoder layer moves, per pass that uses its weights, to dequantise its
  * quantised base weights (QLoRA; 0 otherwise): bitsandbytes' MatMul4Bit dequantises each NF4

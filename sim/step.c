@@ -855,13 +855,13 @@ static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, d
 
 /* Host seconds to launch one decoder layer's forward kernels and its backward's (with the
  * forward a recompute runs again), and the GPU seconds its matrix kernels cost beyond their
- * FLOPs in each. */
+ * FLOPs in each, on a rank holding 1/ep of the experts. */
 static void layer_issue(const struct mdl_arch *a, const struct mdl_job *j,
-			const struct mdl_hw *hw, double *fwd, double *bwd, double *fixed_fwd,
-			double *fixed_bwd)
+			const struct mdl_hw *hw, uint32_t ep, double *fwd, double *bwd,
+			double *fixed_fwd, double *fixed_bwd)
 {
 	struct mdl_launches kl;
-	mdl_job_launches(a, j, &kl);
+	mdl_job_launches(a, j, ep, &kl);
 	*fwd = kl.fwd * (j->compile ? ISSUE_COMPILED : ISSUE_EAGER_FWD);
 	/* checkpointing re-runs the Python forward inside backward */
 	*bwd = j->compile ? (kl.bwd + kl.recompute) * ISSUE_COMPILED
@@ -913,7 +913,7 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	/* a GPU computes its 1/cp of the tokens, but launches every kernel; the compute blocks
 	 * last at least the host's launches (compute()) */
 	double issue_fwd, issue_bwd, fixed_fwd, fixed_bwd;
-	layer_issue(a, j, hw, &issue_fwd, &issue_bwd, &fixed_fwd, &fixed_bwd);
+	layer_issue(a, j, hw, ep, &issue_fwd, &issue_bwd, &fixed_fwd, &fixed_bwd);
 	double gpu = nl * ((flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm) / cp + fixed_fwd +
 			   fixed_bwd) +
 		     extra;
@@ -1966,8 +1966,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * any mode */
 	bd->act_all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
 	bd->dequant = mdl_job_dequant_bytes(a, &x->job) / bd->tp;
-	layer_issue(a, &x->job, x->hw, &bd->issue_fwd, &bd->issue_bwd, &bd->fixed_fwd,
-		    &bd->fixed_bwd);
+	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
+		    &bd->fixed_fwd, &bd->fixed_bwd);
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
 			      : rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */

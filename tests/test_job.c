@@ -282,7 +282,7 @@ static void launches_follow_the_eager_layer(void)
 			    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
 			    .attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
 	struct mdl_launches k;
-	mdl_job_launches(&a, &j, &k);
+	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.bwd, 82, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.recompute, 0, 1e-9);
@@ -294,15 +294,15 @@ static void launches_follow_the_eager_layer(void)
 	/* per-op recompute runs again the matmuls whose outputs it does not keep: every other
 	 * one of q, k, v, o, gate, up, down (k, o, up); selective the attention core */
 	j.recompute = MDL_RC_OP;
-	mdl_job_launches(&a, &j, &k);
+	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.mm_recompute, 3, 1e-9);
 	j.recompute = MDL_RC_SELECTIVE;
-	mdl_job_launches(&a, &j, &k);
+	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.mm_recompute, 1, 1e-9);
 	/* LoRA: 8 more in forward; backward skips the 7 frozen weight gradients */
 	j.method = MDL_LORA, j.lora_rank = 8, j.lora_targets = MDL_T_Q | MDL_T_V;
 	j.recompute = MDL_RC_FULL;
-	mdl_job_launches(&a, &j, &k);
+	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 49, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.bwd, 2 * 49 - 7, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.recompute, 49, 1e-9);
@@ -314,7 +314,7 @@ static void launches_follow_the_eager_layer(void)
 	/* compiled: 7 linears, the core, 2 norms, rotary, activation, and per adapter A, B and
 	 * the fused scale-add */
 	j.compile = true;
-	mdl_job_launches(&a, &j, &k);
+	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 7 + 1 + 2 + 1 + 1 + 2 * 3, 1e-9);
 }
 
@@ -324,7 +324,8 @@ static void launches_follow_the_eager_layer(void)
  * index, scale and index_add 24: 91 in forward, 30 matrix kernels with the flash core. Grouped
  * (Megatron-Core's GroupedMLP, torchtitan): the experts' gate, up and down are 3 grouped GEMMs
  * and the tokens are permuted, scaled and unpermuted once: 8 linears, 49 launches, 9 matrix
- * kernels. */
+ * kernels. Looped under expert parallelism over 2 ranks, a rank launches its own 4 experts
+ * (Megatron-Core's SequentialMLP): 17 linears, 67 launches, 18 matrix kernels. */
 static void grouped_experts_launch_once_a_projection(void)
 {
 	struct mdl_arch a = load("mixtral-8x7b-v0.1.json");
@@ -332,18 +333,21 @@ static void grouped_experts_launch_once_a_projection(void)
 			    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
 			    .attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
 	struct mdl_launches k;
-	mdl_job_launches(&a, &j, &k);
+	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 91, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 30, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.mm_bwd, 2 * 29 + 1, 1e-9);
+	mdl_job_launches(&a, &j, 2, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 67, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 18, 1e-9);
 	j.grouped_experts = true;
-	mdl_job_launches(&a, &j, &k);
+	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 49, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 9, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.mm_bwd, 2 * 8 + 1, 1e-9);
 	/* a dense model has no experts to group */
 	struct mdl_arch d = load("llama-3.1-8b.json");
-	mdl_job_launches(&d, &j, &k);
+	mdl_job_launches(&d, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
 }
 

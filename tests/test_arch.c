@@ -42,6 +42,9 @@
  * one LayerNorm, no linear biases, tied head), which it says reproduces the checkpoint's
  * total_size. Pythia-6.9B: 6,857,302,016, the Pythia suite's table of total parameters
  * (EleutherAI/pythia README: two LayerNorms a layer, biases everywhere, untied embed_out).
+ * Mixtral-8x22B-v0.1 (the base release's config, vocabulary 32,000): 140,620,634,112, the Hub's
+ * safetensors count of a checkpoint of the same shapes (alpindale/WizardLM-2-8x22B); active: 2
+ * of 8 experts, Mistral's "39B active".
  */
 static const struct {
 	const char *file;
@@ -58,6 +61,7 @@ static const struct {
 	{"llama-2-70b.json", 68976648192ull, 68976648192ull},
 	{"mistral-7b-v0.1.json", 7241732096ull, 7241732096ull},
 	{"mixtral-8x7b-v0.1.json", 46702792704ull, 12879925248ull},
+	{"mixtral-8x22b-v0.1.json", 140620634112ull, 39152031744ull},
 	{"qwen-7b.json", 7721324544ull, 7721324544ull},
 	{"qwen-14b.json", 14167290880ull, 14167290880ull},
 	{"qwen2.5-0.5b.json", 494032768ull, 494032768ull},

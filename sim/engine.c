@@ -73,7 +73,6 @@ struct fold {
 	uint64_t copies;  /* periods left out: gap / period, once found */
 	uint32_t period;  /* units: the a probe the run matched (a[period - 1]), 0 none yet */
 	uint32_t odd;     /* the smallest period matched that does not divide gap, 0 none */
-	uint8_t seen;     /* a probes captured */
 	bool closed;      /* b captured */
 	bool bad;         /* not periodic, or captured out of order */
 	uint32_t cap[2];  /* the captures of the matched a probe and of b */
@@ -959,7 +958,6 @@ static uint64_t bits(double v)
 	return u;
 }
 
-
 /*
  * Appends to sigbuf what steers the run from now on, task ids relative to base, for fold f's
  * window [base - before, base + after); *ok false when a live task lies outside it. Streams whose
@@ -1103,7 +1101,6 @@ static int fold_capture(struct eng *e, uint32_t fi, uint32_t id)
 		pc->nsig = e->nsigbuf - pc->sig;
 		pc->ok = ok;
 		pc->lo = pc->hi = id;
-		f->seen++;
 		e->fold_open = (int32_t)fi;
 		return 0;
 	}
@@ -1403,7 +1400,6 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->fold_stop = false;
 	for (uint32_t i = 0; i < e->nfolds; i++) {
 		struct fold *f = &e->folds[i];
-		f->seen = 0;
 		f->closed = f->bad = false;
 		f->period = f->odd = 0;
 		f->copies = 0;

@@ -272,15 +272,21 @@ static void compile_recomputes_only_what_fusible_ops_read(void)
 			       2048.0 * (2 * 14336 - 2 * 4), 1);
 }
 
+/* A full bf16 fine-tune of one 2,048-token sequence, no recompute, flash attention, eager. */
+static struct mdl_job eager_job(void)
+{
+	return (struct mdl_job){.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+				.optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
+				.attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
+}
+
 /* Launches of Llama-3.1-8B's layer, counted by hand from modeling_llama.py: 7 linears, two
  * RMSNorms of 8 kernels, rotary 10, SDPA 1 + repeat_kv 2 (GQA 32/8) + contiguous 1, SiLU and
  * the gate's product 2, two residual adds = 41; LoRA on q and v adds A, B, scale, add each. */
 static void launches_follow_the_eager_layer(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
-	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
-			    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
-			    .attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
+	struct mdl_job j = eager_job();
 	struct mdl_launches k;
 	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
@@ -329,9 +335,7 @@ static void launches_follow_the_eager_layer(void)
 static void grouped_experts_launch_once_a_projection(void)
 {
 	struct mdl_arch a = load("mixtral-8x7b-v0.1.json");
-	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
-			    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
-			    .attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
+	struct mdl_job j = eager_job();
 	struct mdl_launches k;
 	mdl_job_launches(&a, &j, 1, &k);
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 91, 1e-9);

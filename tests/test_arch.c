@@ -42,6 +42,7 @@
  * one LayerNorm, no linear biases, tied head), which it says reproduces the checkpoint's
  * total_size. Pythia-6.9B: 6,857,302,016, the Pythia suite's table of total parameters
  * (EleutherAI/pythia README: two LayerNorms a layer, biases everywhere, untied embed_out).
+ * Qwen3-235B-A22B: the Hub's safetensors total, 235,093,634,560; active: 8 of 128 experts.
  * Mixtral-8x22B-v0.1 (the base release's config, vocabulary 32,000): 140,620,634,112, the Hub's
  * safetensors count of a checkpoint of the same shapes (alpindale/WizardLM-2-8x22B); active: 2
  * of 8 experts, Mistral's "39B active".
@@ -75,6 +76,7 @@ static const struct {
 	{"qwen3-8b.json", 8190735360ull, 8190735360ull},
 	{"qwen3-32b.json", 32762123264ull, 32762123264ull},
 	{"qwen3-30b-a3b.json", 30532122624ull, 3353032704ull},
+	{"qwen3-235b-a22b.json", 235093634560ull, 22190763520ull},
 	{"gemma-3-1b.json", 999885952ull, 999885952ull},
 	{"deepseek-v3.json", 671026419200ull, 37552297472ull},
 	{"deepseek-v2-lite.json", 15706484224ull, 2661150208ull},

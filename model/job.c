@@ -245,7 +245,9 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 			experts = fmax(experts, n);
 	}
 	double moe_layers = a->experts ? (a->moe_layers ? (double)a->moe_layers / a->layers : 1) : 0;
-	double routing = moe_layers * 4 + 3 * (j->grouped_experts ? moe_layers : experts);
+	/* the router's 4, and 3 per expert launched (grouped: one a MoE layer, so experts is
+	 * already the share of the layers that hold them) */
+	double routing = moe_layers * 4 + 3 * experts;
 	double norms = (double)a->norms_per_layer + (a->qk_norm ? 2 : 0);
 	bool gqa = a->kv_heads && a->kv_heads < a->heads;
 	double dropout = j->lora_dropout > 0 ? 1 : 0;

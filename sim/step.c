@@ -1236,11 +1236,12 @@ static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, s
 		fp->left += fp->gap % unit;
 		fp->gap -= fp->gap % unit;
 	}
+	/* left >= fold_edge() >= back + 2: one probe at least */
 	uint32_t back, ahead;
 	fold_reach(bd, &back, &ahead);
 	fp->na = fp->left - back - 1;
 	fp->na = fp->na < ENG_FOLD_PROBES ? fp->na : ENG_FOLD_PROBES;
-	if (fp->gap < FOLD_MIN_GAP || fp->na < 1)
+	if (fp->gap < FOLD_MIN_GAP)
 		fp->gap = 0;
 	return fp->gap;
 }

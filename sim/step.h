@@ -33,7 +33,7 @@
 
 #define STEP_BLOCKS 8
 #define STEP_FOLD_PASSES 64 /* foldable passes of a step the builder tracks (fold_bwd's bits) */
-#define STEP_FOLD_WHOLE 0xff
+#define STEP_FOLD_WHOLE 0xff /* step_ctx.fold_unit: the pass is built whole */
 /*
  * GPU time a matrix kernel (GEMM, fused attention) costs beyond its FLOPs at the MAMF rate:
  * the fill and drain of its tile pipeline and its last partial wave. Fitting t = t0 + F / R to

@@ -42,16 +42,23 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	 * (down_proj's input) as eager does; it saves the norm's input and its fp32 reciprocal RMS
 	 * (a reduction's small output, ban_recompute_reductions) and recomputes the normalised
 	 * value, and recomputes the activation act(gate) from gate, read by the product's
-	 * backward alone. What it drops is an eager unfused norm's fp32 temporaries (not in this
-	 * inventory, which counts a norm as fused kernels keep it) and act(gate). Its output is
-	 * neither saved nor written out, which also removes its traffic from the memory-bound
-	 * kernels. Measured (published.md B.2, torchtune 3B, no recompute): compile took 9.0 GiB
-	 * off the eager peak of 60.0; the norms' fp32 temporaries and act(gate) come to 7.0 GiB
-	 * of it, and recomputing the projections' inputs too would take 6.1 GiB more. */
+	 * backward alone. What it drops is an eager norm's temporaries (the ".eager" items below,
+	 * job.eager_ops; fused norms keep none) and act(gate). Its output is neither saved nor
+	 * written out, which also removes its traffic from the memory-bound kernels. Measured
+	 * (published.md B.2, torchtune 3B, no recompute): compile took 9.0 GiB off the eager peak
+	 * of 60.0, which this inventory puts at 62.5 GiB with the eager temporaries; recomputing
+	 * the projections' inputs too would take 6.1 GiB more. */
 	bool fused = j->compile;
+	/* eager RMSNorms (Hugging Face's LlamaRMSNorm, torchtune's RMSNorm) keep two more tensors
+	 * each for backward: pow's input, the fp32 copy of x, and the weight product's input, the
+	 * normalised value cast back (an RMSNorm in fp32 casts nothing: the latter alone).
+	 * LayerNorm is one ATen kernel either way. */
+	double rms = j->eager_ops && !a->norm_bias ? (e < 4.0 ? 4.0 : 0.0) + e : 0.0;
 	item(out, &n, "input_norm.input", e * sbh / rep, false);
 	if (fused)
 		item(out, &n, "input_norm.rstd", 4.0 * sb / rep, false);
+	if (rms > 0)
+		item(out, &n, "input_norm.eager", rms * sbh / rep, false);
 	item(out, &n, "qkv_proj.input", e * sbh / rep, false);
 	if (a->kv_lora_rank) {
 		/* MLA's down-projections are replicated under TP (Megatron's linear_q_down_proj,
@@ -64,6 +71,8 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->qk_norm) { /* q_norm and k_norm keep their inputs, the projections' outputs */
 		item(out, &n, "q_norm.input", e * q / t, false);
 		item(out, &n, "k_norm.input", e * kv / t, false);
+		if (rms > 0)
+			item(out, &n, "qk_norm.eager", rms * (q + kv) / t, false);
 	}
 	item(out, &n, "q", e * q / t, false);
 	item(out, &n, "k", e * kv / t, false);
@@ -81,8 +90,11 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	item(out, &n, "o_proj.input", e * o / t, false);
 	if (a->resid_dropout > 0)
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
-	if (a->norms_per_layer == 4)
+	if (a->norms_per_layer == 4) {
 		item(out, &n, "post_attention_norm.input", e * sbh / rep, false);
+		if (rms > 0)
+			item(out, &n, "post_attention_norm.eager", rms * sbh / rep, false);
+	}
 	int first_mlp = n; /* the attention half comes first, the MLP half from its norm on */
 	/* a parallel block normalises the layer's input for the MLP too, already kept (Falcon's
 	 * ln_mlp), or feeds it the attention's normed input, kept as well (one norm: Phi) */
@@ -91,6 +103,8 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->norms_per_layer != 1) {
 		if (fused)
 			item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
+		if (rms > 0)
+			item(out, &n, "mlp_norm.eager", rms * sbh / rep, false);
 		item(out, &n, "mlp.input", e * sbh / rep, false);
 	}
 	if (a->experts) {
@@ -114,8 +128,11 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	}
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
-	if (a->norms_per_layer == 4)
+	if (a->norms_per_layer == 4) {
 		item(out, &n, "post_feedforward_norm.input", e * sbh / rep, false);
+		if (rms > 0)
+			item(out, &n, "post_feedforward_norm.eager", rms * sbh / rep, false);
+	}
 	for (int i = first_mlp; i < n; i++)
 		out[i].mlp = true;
 	if (j->method != MDL_FULL) {
@@ -144,6 +161,42 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			item(out, &n, "lora.dropout", d, false);
 	}
 	return n;
+}
+
+/*
+ * Eager norms and rotary embeddings: what their kernels move beyond the inventory's write and
+ * read of each kept tensor, per element, with e the compute dtype's bytes and f = 4 (fp32) [D:
+ * counted from the ops, each reading its inputs and writing its output once]:
+ *   RMSNorm forward: to(fp32) e+f, pow 2f, mean f, mul by rsqrt 2f, to(dtype) f+e, weight
+ *   product 2e = 4e+7f; the inventory counts the input's read and output's write (2e) and its
+ *   two eager tensors written and read (2f+2e): 5f more. Without casts (fp32) 7f, less 4f.
+ *   Backward: the weight product's two gradients 4e, the cast's e+f, the rsqrt product's 4f,
+ *   mean's expand f, pow's 3f, the two gradients' sum 3f, the cast's f+e = 6e+13f, less the
+ *   inventory's four passes over the two eager tensors (4f+4e): 2e+9f more (fp32: 15f-4f).
+ *   Rotary (q*cos + rotate_half(q)*sin: mul 2e, neg of half e, cat 2e, mul 2e, add 3e = 10e),
+ *   against one fused kernel's read and write: 8e more forward; backward two products' 4e,
+ *   the neg's e, the sum 3e = 8e, against 2e: 6e more. Applied to every query and key element
+ *   (MLA: the shared rotary key and each head's rotary part).
+ * A fused kernel's passes are the inventory's already. The final norm, one of the model's,
+ * is left out.
+ */
+double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp, double *bwd)
+{
+	*bwd = 0;
+	if (!j->eager_ops)
+		return 0;
+	double e = mdl_job_act_bytes(j), f = 4.0, t = tp ? (double)tp : 1.0;
+	double rep = sp ? t : 1.0, sb = (double)j->seq * (double)j->micro_batch;
+	double qk = a->kv_lora_rank ? (double)(a->heads + 1) * (double)a->qk_rope_dim
+				    : (double)(a->heads + a->kv_heads) * (double)a->head_dim;
+	double norm = 0, rope = a->learned_positions ? 0 : sb * qk / t;
+	if (!a->norm_bias)
+		norm = sb * ((double)a->norms_per_layer * (double)a->hidden / rep +
+			     (a->qk_norm ? (double)(a->heads + a->kv_heads) * a->head_dim / t : 0));
+	bool cast = e < f;
+	*bwd = norm * (cast ? 2 * e + 9 * f : 11 * f) + rope * 6 * e;
+	return norm * (cast ? 5 * f : 3 * f) + rope * 8 * e;
 }
 
 double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -29,7 +29,7 @@ struct mdl_act_item {
 	bool mlp;       /* belongs to the MLP half of the layer (from its norm on) */
 };
 
-#define MDL_ACT_MAX_ITEMS 32
+#define MDL_ACT_MAX_ITEMS 40
 
 /* Saved tensors of one decoder layer for one micro-batch, ignoring recompute. tp >= 1 splits
  * what Megatron's tensor parallelism splits; sp also splits the norms, dropouts and inputs. */
@@ -61,6 +61,12 @@ double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, 
  * then MLP, each from its own checkpoint): the larger half plus the other half's input. */
 double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    bool sp);
+
+/* HBM bytes one layer's norms and rotary embedding move as eager PyTorch ops (job.eager_ops)
+ * beyond what the inventory's tensors account for, per GPU: forward returned, backward in
+ * *bwd; 0 when they run fused. */
+double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp, double *bwd);
 
 /* Bytes saved outside the layers: before the first layer and after the last. */
 double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);

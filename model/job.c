@@ -194,9 +194,12 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
  *    routing weights and unpermuted once a layer (3: Megatron-Core's GroupedMLP/TEGroupedMLP
  *    with moe_permute and moe_unpermute, torchtitan's GroupedExperts on torch._grouped_mm)
  *    [B: counted from the source];
- *  - LlamaRMSNorm: to(fp32), pow, mean, add eps, rsqrt, mul, to(dtype), mul weight = 8;
- *    LayerNorm one fused kernel; a q/k norm is two more of the layer's norm;
- *  - rotary: q*cos, neg, cat, *sin, add, for q and for k = 10 (learned positions: none);
+ *  - LlamaRMSNorm run eagerly (job.eager_ops): to(fp32), pow, mean, add eps, rsqrt, mul,
+ *    to(dtype), mul weight = 8; fused (apex's and Transformer Engine's RMSNorm, Liger's) and
+ *    LayerNorm one kernel; a q/k norm is two more of the layer's norm;
+ *  - rotary, eager: q*cos, neg, cat, *sin, add, for q and for k = 10; fused, a kernel each for
+ *    q and k = 2 (Megatron-Core's apply_rotary_pos_emb calls Transformer Engine's fused RoPE
+ *    once per tensor) [B]; learned positions: none;
  *  - attention core: SDPA/flash one kernel, repeat_kv's two copies under GQA, the output's
  *    transpose-contiguous one; eager: QK^T, mask add, fp32 upcast, softmax, downcast, dropout
  *    when attention dropout is set, AV, contiguous = 7 or 8;
@@ -260,7 +263,9 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		double lora = adapted * (4 + dropout);
 		core = mdl_attn_fused(j->attention) ? 1 + (gqa ? 2 : 0) + 1
 						      : 7 + (a->attn_dropout > 0 ? 1 : 0);
-		fwd = linears + norms * (a->norm_bias ? 1 : 8) + (a->learned_positions ? 0 : 10) +
+		bool eager = j->eager_ops;
+		fwd = linears + norms * (eager && !a->norm_bias ? 8 : 1) +
+		      (a->learned_positions ? 0 : eager ? 10 : 2) +
 		      core + (a->gated_mlp ? 2 : 1) + 2 * (a->resid_dropout > 0 ? 2 : 1) +
 		      routing + lora;
 	}

@@ -81,6 +81,13 @@ struct mdl_job {
 	/* torch.compile: the min-cut partitioner saves the inputs of norms and pointwise ops and
 	 * recomputes their outputs in backward (act.c) */
 	bool compile;
+	/* Norms and rotary embeddings as PyTorch eager ops, as Hugging Face transformers and
+	 * torchtune write them (LlamaRMSNorm's eight kernels through fp32 temporaries, the rotary
+	 * embedding's five per tensor), not as one fused kernel each (Megatron-Core and Transformer
+	 * Engine, apex, Liger, Unsloth; torch.compile fuses them too, so never with compile):
+	 * more launches, more memory-bound traffic, and the norms' fp32 temporaries kept for
+	 * backward (act.c, job.c) */
+	bool eager_ops;
 	/* MoE: each projection of the local experts one grouped GEMM, the tokens permuted to the
 	 * experts and back once (Megatron-Core --moe-grouped-gemm, torchtitan, torchtune,
 	 * Transformer Engine's GroupedLinear), not a loop launching every expert's linears

@@ -247,6 +247,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		gib == floor(gib) ? "GiB" : "", w->job.compile ? " --compile yes" : "");
 	if (w->job.grouped_experts)
 		fprintf(fp, " --moe-gemm grouped");
+	if (w->job.eager_ops)
+		fprintf(fp, " --pointwise eager");
 	if (o->flash_count)
 		fprintf(fp, " --flash %s:%u", hw->flash.name, o->flash_count);
 	fprintf(fp, " --tokens %.0f", w->tokens);

@@ -171,6 +171,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddBoolToObject(jj, "compile", jb->compile);
 	cJSON_AddStringToObject(jj, "moe_gemm", jb->grouped_experts ? "grouped" : "loop");
+	cJSON_AddStringToObject(jj, "pointwise", jb->eager_ops ? "eager" : "fused");
 	cJSON_AddStringToObject(jj, "loss", loss);
 	cJSON_AddStringToObject(jj, "grad_dtype", mdl_grad_dtype_name(jb->grad_dtype));
 	cJSON_AddNumberToObject(jj, "seq", (double)jb->seq);

@@ -85,7 +85,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	fprintf(fp, ", %s, %s, %s attention%s%s%s\n", mdl_precision_name(j->precision),
 		mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
 		j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
-		j->compile ? ", torch.compile" : "",
+		j->compile     ? ", torch.compile"
+		: j->eager_ops ? ", norms and rotary as eager PyTorch ops"
+		: r->w->arch.norm_bias && r->w->arch.learned_positions
+			? ""
+			: ", norms and rotary fused (--pointwise)",
 		r->w->arch.experts ? (j->grouped_experts ? ", experts as grouped GEMMs"
 							 : ", experts looped (Hugging Face)")
 				   : "");

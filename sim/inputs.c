@@ -72,6 +72,17 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		return EXIT_INVALID;
 	}
 	w->job.grouped_experts = o->moe_gemm[0] == 'g';
+	if (strcmp(o->pointwise, "fused") && strcmp(o->pointwise, "eager")) {
+		snprintf(err, errlen, "--pointwise: '%s' (allowed: fused, eager)", o->pointwise);
+		return EXIT_INVALID;
+	}
+	/* torch.compile fuses them: eager only without it */
+	w->job.eager_ops = o->pointwise[0] == 'e' && !w->job.compile;
+	if (o->pointwise[0] == 'e' && w->job.compile && tp_opts_given(o, "pointwise")) {
+		snprintf(err, errlen, "--pointwise eager with --compile yes: torch.compile fuses "
+				      "the norms and rotary embeddings (give one or the other)");
+		return EXIT_INVALID;
+	}
 	if (tp_opts_given(o, "grad-accum") && tp_opts_given(o, "global-batch")) {
 		return snprintf(err, errlen, "give --grad-accum or --global-batch, not both"), EXIT_USAGE;
 	}

@@ -47,6 +47,12 @@ static const struct opt table[] = {
 	 "torch.compile: norms and pointwise ops fused; what only fused ops read in backward "
 	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "
 	 "partitioner)"},
+	{"pointwise", O_STR, OFF(pointwise), 0, 0, "fused", false, "fused|eager", P,
+	 "norms and rotary embeddings: fused, one kernel each (Megatron-Core and Transformer "
+	 "Engine, apex, Liger, Unsloth; torch.compile does the same), or eager, PyTorch ops as "
+	 "Hugging Face transformers and torchtune write them without --compile (an RMSNorm's 8 "
+	 "kernels through fp32 temporaries, kept for backward; the rotary embedding's 5 per "
+	 "tensor)"},
 	{"moe-gemm", O_STR, OFF(moe_gemm), 0, 0, "loop", false, "loop|grouped", P,
 	 "MoE experts: loop (Hugging Face transformers launches each expert's linears) or grouped "
 	 "(one grouped GEMM per projection for all local experts: Megatron-Core "

@@ -52,6 +52,7 @@ struct tp_opts {
 	const char *swap_pipeline;         /* none | read | write | both */
 	const char *compile;               /* yes | no */
 	const char *moe_gemm;              /* loop | grouped */
+	const char *pointwise;             /* fused | eager */
 	double deadline, budget;
 	bool force;
 	bool wide; /* plan/compare text: every column */

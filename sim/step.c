@@ -167,6 +167,7 @@ struct build {
 	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
 				      * forward, backward with its recompute */
+	double eager_fwd, eager_bwd; /* HBM bytes of a layer's eager norms and rotary (act.c) */
 	double fp8_fwd, fp8_bwd; /* HBM bytes of a layer's FP8 casts in forward / backward, per GPU */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
@@ -592,6 +593,13 @@ static double rematerialised(enum mdl_recompute rc, double all, double saved)
 	return 0;
 }
 
+/* Whether the recompute runs a layer's norms and pointwise ops again: full recompute, and the
+ * per-op policy, which keeps only matmul and attention outputs (mdl_op_sac_recomputed). */
+static bool full_or_op(enum mdl_recompute rc)
+{
+	return rc == MDL_RC_FULL || rc == MDL_RC_OP;
+}
+
 /* ---- machine ---- */
 
 double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
@@ -892,9 +900,11 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		2.0 * rematerialised(j->recompute, all, mdl_act_layer_saved(a, j, l->tp, l->sp));
 	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
 	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, &cast_fwd, &cast_bwd);
+	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
 	double bytes = 6.0 * all + rc_mem +
 		       mdl_job_dequant_bytes(a, j) / l->tp * (again ? 3.0 : 2.0) +
-		       cast_fwd * (1 + again) + cast_bwd;
+		       cast_fwd * (1 + again) + cast_bwd +
+		       eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd;
 	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0), comm = 0;
 	if (l->tp > 1) {
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
@@ -1291,9 +1301,10 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		int f = fetch(bd, g, s, wb, false);
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
-		 * read once (layer norms, activations, dropout, softmax, residuals) */
-		int end, c = compute(bd, g, s, "forward", flops,
-				     lb * (2.0 * bd->act_all + bd->dequant + bd->fp8_fwd),
+		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
+		 * and rotary's passes beyond that */
+		double bytes = 2.0 * bd->act_all + bd->dequant + bd->fp8_fwd + bd->eager_fwd;
+		int end, c = compute(bd, g, s, "forward", flops, lb * bytes,
 				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
 		if (c < 0)
 			return -1;
@@ -1568,6 +1579,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		rc_mem += bd->dequant * (x->job.recompute == MDL_RC_FULL ? 2.0 : 1.0);
 		/* FP8: the output gradients' casts, and a full recompute's forward casts again */
 		rc_mem += bd->fp8_bwd + (x->job.recompute == MDL_RC_FULL ? bd->fp8_fwd : 0);
+		/* eager norms and rotary: their backward, and their forward again where the
+		 * recompute runs it (full, and per-op, which recomputes every non-matmul op) */
+		rc_mem += bd->eager_bwd + (full_or_op(x->job.recompute) ? bd->eager_fwd : 0);
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
 				     lb * bd->fixed_bwd, lb * bd->issue_bwd, (2.0 + rc_ar) * lb,
 				     lb * (2.0 + (kv_again ? 1.0 : 0.0)), f, &end);
@@ -1970,6 +1984,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * any mode */
 	bd->act_all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
 	bd->dequant = mdl_job_dequant_bytes(a, &x->job) / bd->tp;
+	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
 		    &bd->fixed_fwd, &bd->fixed_bwd);
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
@@ -2003,6 +2018,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c, f->attn_core_bwd_exec /= c;
 		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
 		bd->act_embed /= c, bd->act_head /= c, bd->act_head_bwd /= c, bd->boundary /= c;
+		bd->eager_fwd /= c, bd->eager_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 			 (double)x->job.micro_batch * (double)(a->kv_heads * a->head_dim) / bd->tp;
 	}

@@ -277,7 +277,8 @@ static struct mdl_job eager_job(void)
 {
 	return (struct mdl_job){.method = MDL_FULL, .precision = MDL_BF16_MIXED,
 				.optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
-				.attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1};
+				.attention = MDL_ATTN_FLASH, .seq = 2048, .micro_batch = 1,
+				.eager_ops = true};
 }
 
 /* Launches of Llama-3.1-8B's layer, counted by hand from modeling_llama.py: 7 linears, two
@@ -292,6 +293,12 @@ static void launches_follow_the_eager_layer(void)
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.bwd, 82, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k.recompute, 0, 1e-9);
+	/* fused norms and rotary (Transformer Engine, apex, Liger): a kernel a norm, one each
+	 * for q and k: 7 + 2 + 2 + 4 + 2 + 2 = 19 */
+	j.eager_ops = false;
+	mdl_job_launches(&a, &j, 1, &k);
+	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 19, 1e-9);
+	j.eager_ops = true;
 	/* matrix kernels: 7 GEMMs and the flash forward; 14 gradient GEMMs and the flash
 	 * backward */
 	CU_ASSERT_DOUBLE_EQUAL(k.mm_fwd, 8, 1e-9);
@@ -355,6 +362,36 @@ static void grouped_experts_launch_once_a_projection(void)
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 41, 1e-9);
 }
 
+/* Llama-3.1-8B's layer with its norms and rotary as eager PyTorch ops, one 2,048-token bf16
+ * sequence, by hand (act.c): two RMSNorms over 2,048 x 4,096 = 8,388,608 elements each keep the
+ * fp32 input and the bf16 normalised value, 6 B an element: 100,663,296 B more saved; they move
+ * 20 B an element more forward and 40 B backward, the rotary embedding over the 2,048 x (32 + 8)
+ * x 128 = 10,485,760 query and key elements 16 B and 12 B: 503,316,480 B forward and
+ * 796,917,760 B backward. Tensor parallelism splits the queries and keys, not the norms'
+ * input without sequence parallelism. Fused, or an RMSNorm-free GPT-2 with learned positions:
+ * nothing. */
+static void eager_norms_and_rotary_move_and_keep_more(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = eager_job();
+	CU_ASSERT_FATAL(a.hidden == 4096 && a.kv_heads == 8 && !a.norm_bias);
+	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 503316480.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 796917760.0, 1);
+	fwd = mdl_act_layer_eager(&a, &j, 2, false, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 16777216.0 * 20 + 10485760.0 / 2 * 16, 1);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 16777216.0 * 40 + 10485760.0 / 2 * 12, 1);
+	double eager = mdl_act_layer_saved(&a, &j, 1, false);
+	j.eager_ops = false;
+	CU_ASSERT_DOUBLE_EQUAL(eager - mdl_act_layer_saved(&a, &j, 1, false), 100663296.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 0, 0);
+	struct mdl_arch g = load("gpt3-175b.json");
+	CU_ASSERT_FATAL(g.hidden == 12288 && g.norm_bias && g.learned_positions);
+	j.eager_ops = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&g, &j, 1, false, &bwd), 0, 0);
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -385,6 +422,8 @@ int suite_job(void)
 		{"compile_recomputes_only_what_fusible_ops_read",
 		 compile_recomputes_only_what_fusible_ops_read},
 		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},
+		{"eager norms and rotary move and keep more",
+		 eager_norms_and_rotary_move_and_keep_more},
 		{"grouped experts launch once a projection",
 		 grouped_experts_launch_once_a_projection},
 		{"enum_names_parse_with_allowed_values_listed",

@@ -46,14 +46,16 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	 * job.eager_ops; fused norms keep none) and act(gate). Its output is neither saved nor
 	 * written out, which also removes its traffic from the memory-bound kernels. Measured
 	 * (published.md B.2, torchtune 3B, no recompute): compile took 9.0 GiB off the eager peak
-	 * of 60.0, which this inventory puts at 62.5 GiB with the eager temporaries; recomputing
+	 * of 60.0, which this inventory puts at 59.8 GiB with the eager temporaries; recomputing
 	 * the projections' inputs too would take 6.1 GiB more. */
 	bool fused = j->compile;
-	/* eager RMSNorms (Hugging Face's LlamaRMSNorm, torchtune's RMSNorm) keep two more tensors
-	 * each for backward: pow's input, the fp32 copy of x, and the weight product's input, the
-	 * normalised value cast back (an RMSNorm in fp32 casts nothing: the latter alone).
-	 * LayerNorm is one ATen kernel either way. */
-	double rms = j->eager_ops && !a->norm_bias ? (e < 4.0 ? 4.0 : 0.0) + e : 0.0;
+	/* eager RMSNorms (Hugging Face's LlamaRMSNorm, torchtune's RMSNorm) keep for backward
+	 * pow's input, the fp32 copy of x, in place of x itself (to(fp32) saves nothing and x
+	 * dies with the layer's locals), and the weight product's input, the normalised value
+	 * cast back: 4 + e - e bytes an element more than a fused norm's input; in fp32 nothing
+	 * is cast and x is pow's input, so the normalised value alone, e. LayerNorm is one ATen
+	 * kernel either way. */
+	double rms = j->eager_ops && !a->norm_bias ? (e < 4.0 ? 4.0 : e) : 0.0;
 	item(out, &n, "input_norm.input", e * sbh / rep, false);
 	if (fused)
 		item(out, &n, "input_norm.rstd", 4.0 * sb / rep, false);
@@ -169,10 +171,11 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
  * counted from the ops, each reading its inputs and writing its output once]:
  *   RMSNorm forward: to(fp32) e+f, pow 2f, mean f, mul by rsqrt 2f, to(dtype) f+e, weight
  *   product 2e = 4e+7f; the inventory counts the input's read and output's write (2e) and its
- *   two eager tensors written and read (2f+2e): 5f more. Without casts (fp32) 7f, less 4f.
+ *   eager item (f more kept) written and read (2f): 2e+5f more. Without casts (fp32) 7f, less
+ *   the input, output and normalised value's item 4f: 3f.
  *   Backward: the weight product's two gradients 4e, the cast's e+f, the rsqrt product's 4f,
  *   mean's expand f, pow's 3f, the two gradients' sum 3f, the cast's f+e = 6e+13f, less the
- *   inventory's four passes over the two eager tensors (4f+4e): 2e+9f more (fp32: 15f-4f).
+ *   inventory's four passes over the eager item (4f): 6e+9f more (fp32: 15f-4f = 11f).
  *   Rotary (q*cos + rotate_half(q)*sin: mul 2e, neg of half e, cat 2e, mul 2e, add 3e = 10e),
  *   against one fused kernel's read and write: 8e more forward; backward two products' 4e,
  *   the neg's e, the sum 3e = 8e, against 2e: 6e more. Applied to every query and key element
@@ -195,8 +198,8 @@ double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, un
 		norm = sb * ((double)a->norms_per_layer * (double)a->hidden / rep +
 			     (a->qk_norm ? (double)(a->heads + a->kv_heads) * a->head_dim / t : 0));
 	bool cast = e < f;
-	*bwd = norm * (cast ? 2 * e + 9 * f : 11 * f) + rope * 6 * e;
-	return norm * (cast ? 5 * f : 3 * f) + rope * 8 * e;
+	*bwd = norm * (cast ? 6 * e + 9 * f : 11 * f) + rope * 6 * e;
+	return norm * (cast ? 2 * e + 5 * f : 3 * f) + rope * 8 * e;
 }
 
 double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -805,9 +805,9 @@ static void qlora_dequantises_on_every_pass(void)
 }
 
 /* Norms and rotary as eager PyTorch ops (act.c, mdl_act_layer_eager): Llama-3.1-8B's layer at
- * 2,048 tokens keeps 100,663,296 B more (the norms' fp32 inputs and normalised values), which
- * the memory-bound kernels write and read (2x forward, 4x backward: 603,979,776 B), and its ops
- * move 503,316,480 B more forward and 796,917,760 B backward: 1,904,214,016 B a layer, 32
+ * 2,048 tokens keeps 67,108,864 B more (the norms' fp32 inputs and normalised values), which
+ * the memory-bound kernels write and read (2x forward, 4x backward: 402,653,184 B), and its ops
+ * move 570,425,344 B more forward and 931,135,488 B backward: 1,904,214,016 B a layer, 32
  * layers at 0.88 x 3.35 TB/s = 20.67 ms more a step, the launches hidden behind the GPU's
  * work. */
 static void eager_norms_and_rotary_cost_their_traffic(void)

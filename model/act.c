@@ -327,9 +327,12 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
-	 * mdl_act_layer_items) */
+	 * mdl_act_layer_items). The logits it keeps are its input: unchunked, torchtune's model
+	 * hands the loss fp32 logits (TransformerDecoder.unembed: self.output(h).float()), whose
+	 * compute-dtype original nothing keeps; chunked, each chunk in the compute dtype. */
 	if (j->compile)
-		return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb;
+		return 2.0 * e * sbh / (sp ? t : 1.0) +
+		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb;
 	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t;
 }
 
@@ -347,8 +350,11 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
 	double sbv = (double)j->seq * (double)j->micro_batch * (double)a->vocab;
-	/* compiled, one fused kernel writes the logits' gradient in the compute dtype */
-	double b = (j->compile ? (double)mdl_job_act_bytes(j) : 8.0) * sbv /
+	/* compiled, one fused kernel writes the gradient of the loss's input: the compute dtype's
+	 * chunks, or the unchunked loss's fp32 logits, which the upcast's backward then casts
+	 * (both alive at once) */
+	double e = mdl_job_act_bytes(j);
+	double b = (!j->compile ? 8.0 : j->loss == MDL_LOSS_FULL ? 4.0 + e : e) * sbv /
 		   (tp ? (double)tp : 1.0);
 
 	switch (j->loss) {

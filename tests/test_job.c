@@ -167,13 +167,15 @@ static void logits_and_fp32_loss_are_counted(void)
 	double sbv = 2048.0 * 2 * (double)a.vocab, sbh = 2048.0 * 2 * (double)a.hidden;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * sbv + 4 * sbh, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 8 * sbv, 1);
-	/* compiled: the bf16 logits and one fp32 log-sum-exp per token (4096 of them) are kept,
-	 * and the backward writes one bf16 gradient of the logits; with torchtune's chunked
-	 * output, one of its 8 chunks at a time */
+	/* compiled: the loss's input and one fp32 log-sum-exp per token (4096 of them) are kept,
+	 * the input being torchtune's fp32 logits (the model upcasts them unchunked), whose
+	 * gradient the backward writes in fp32 and casts to bf16; with torchtune's chunked
+	 * output, bf16 chunks, one of its 8 at a time */
 	j.compile = true;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * 4096.0 + 4 * sbh, 1);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 4 * sbv + 4 * 4096.0 + 4 * sbh, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), (4 + 2) * sbv, 1);
 	j.loss = MDL_LOSS_CHUNKED_OUTPUT;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * 4096.0 + 4 * sbh, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv / 8, 1);
 }
 

@@ -52,7 +52,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	/* eager RMSNorms (Hugging Face's LlamaRMSNorm, torchtune's RMSNorm) keep for backward
 	 * pow's input, the fp32 copy of x, in place of x itself (to(fp32) saves nothing and x
 	 * dies with the layer's locals), and the weight product's input, the normalised value
-	 * cast back: 4 + e - e bytes an element more than a fused norm's input; in fp32 nothing
+	 * cast back: 4 B an element beside the e a fused norm keeps (its input); in fp32 nothing
 	 * is cast and x is pow's input, so the normalised value alone, e. LayerNorm is one ATen
 	 * kernel either way. */
 	double rms = j->eager_ops && !a->norm_bias ? (e < 4.0 ? 4.0 : e) : 0.0;

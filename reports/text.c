@@ -72,6 +72,17 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 	}
 }
 
+/* How the job runs the ops between its GEMMs: compiled, or its norms and rotary eager or fused
+ * (nothing to say of a model with neither an RMSNorm nor rotary positions). */
+static const char *pointwise(const struct mdl_job *j, const struct mdl_arch *a)
+{
+	if (j->compile)
+		return ", torch.compile";
+	if (j->eager_ops)
+		return ", norms and rotary as eager PyTorch ops";
+	return a->norm_bias && a->learned_positions ? "" : ", norms and rotary fused (--pointwise)";
+}
+
 static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
@@ -85,11 +96,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	fprintf(fp, ", %s, %s, %s attention%s%s%s\n", mdl_precision_name(j->precision),
 		mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
 		j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
-		j->compile     ? ", torch.compile"
-		: j->eager_ops ? ", norms and rotary as eager PyTorch ops"
-		: r->w->arch.norm_bias && r->w->arch.learned_positions
-			? ""
-			: ", norms and rotary fused (--pointwise)",
+		pointwise(j, &r->w->arch),
 		r->w->arch.experts ? (j->grouped_experts ? ", experts as grouped GEMMs"
 							 : ", experts looped (Hugging Face)")
 				   : "");

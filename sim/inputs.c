@@ -76,9 +76,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		snprintf(err, errlen, "--pointwise: '%s' (allowed: fused, eager)", o->pointwise);
 		return EXIT_INVALID;
 	}
-	/* torch.compile fuses them: eager only without it */
-	w->job.eager_ops = o->pointwise[0] == 'e' && !w->job.compile;
-	if (o->pointwise[0] == 'e' && w->job.compile && tp_opts_given(o, "pointwise")) {
+	w->job.eager_ops = o->pointwise[0] == 'e';
+	if (w->job.eager_ops && w->job.compile) {
 		snprintf(err, errlen, "--pointwise eager with --compile yes: torch.compile fuses "
 				      "the norms and rotary embeddings (give one or the other)");
 		return EXIT_INVALID;

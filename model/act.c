@@ -12,8 +12,28 @@ static bool row_parallel(const struct mdl_tensor *t)
 
 static void item(struct mdl_act_item *out, int *n, const char *name, double bytes, bool core)
 {
-	out[*n] = (struct mdl_act_item){name, bytes, core, false};
+	out[*n] = (struct mdl_act_item){name, bytes, bytes, core, false};
 	(*n)++;
+}
+
+/*
+ * A linear layer's input of `elements` elements in the compute dtype (e bytes each). Under FP8
+ * Transformer Engine's modules keep for the weight gradient the FP8 copy they cast the input to
+ * for the forward GEMM, not the 16-bit input: te.Linear saves the quantized inputmat (its
+ * row-wise data discarded, the column-wise FP8 transpose kept), te.LayerNormLinear and
+ * te.LayerNormMLP their FP8 ln_out and the FP8 act_out FC2 reads, and GroupedLinear the
+ * experts' FP8 inputs (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
+ * layernorm_mlp.py: save_for_backward after input_quantizer; TE 2.x) [A: TE source]: 1 byte an
+ * element. The 16-bit tensor the norm or activation wrote dies with the cast. torchao's float8
+ * (Float8Linear's matmul_with_hp_or_float8_args saves input_hp) keeps the 16-bit input; the
+ * simulator's FP8 is Transformer Engine's (its casts, mdl_job_fp8_casts, are too).
+ */
+static void gemm_input(struct mdl_act_item *out, int *n, const char *name, const struct mdl_job *j,
+		       double e, double elements)
+{
+	item(out, n, name, e * elements, false);
+	if (j->precision == MDL_FP8)
+		out[*n - 1].kept = elements;
 }
 
 int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
@@ -61,7 +81,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		item(out, &n, "input_norm.rstd", 4.0 * sb / rep, false);
 	if (rms > 0)
 		item(out, &n, "input_norm.eager", rms * sbh / rep, false);
-	item(out, &n, "qkv_proj.input", e * sbh / rep, false);
+	gemm_input(out, &n, "qkv_proj.input", j, e, sbh / rep);
 	if (a->kv_lora_rank) {
 		/* MLA's down-projections are replicated under TP (Megatron's linear_q_down_proj,
 		 * linear_kv_down_proj): the compressed query and key-value, each kept as its norm's
@@ -89,7 +109,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		/* FlashAttention-2 keeps the fp32 log-sum-exp per query row (Dao 2023, Alg. 1) */
 		item(out, &n, "attn.logsumexp", 4.0 * sb * (double)a->heads / t, true);
 	}
-	item(out, &n, "o_proj.input", e * o / t, false);
+	gemm_input(out, &n, "o_proj.input", j, e, o / t);
 	if (a->resid_dropout > 0)
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4) {
@@ -107,14 +127,14 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
 		if (rms > 0)
 			item(out, &n, "mlp_norm.eager", rms * sbh / rep, false);
-		item(out, &n, "mlp.input", e * sbh / rep, false);
+		gemm_input(out, &n, "mlp.input", j, e, sbh / rep);
 	}
 	if (a->experts) {
 		/* router logits kept in fp32 for the softmax; each token's hidden state gathered
 		 * into and weighted out of k experts (HF MixtralSparseMoeBlock), in the layers that
 		 * have experts */
 		item(out, &n, "router.logits", 4.0 * sb * a->experts * moe / rep, false);
-		item(out, &n, "experts.gathered_input", e * k * sbh * moe / t, false);
+		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe / t);
 		item(out, &n, "experts.weighted_output", e * k * sbh * moe / t, false);
 	}
 	if (a->gated_mlp) {
@@ -123,10 +143,10 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		if (!fused)
 			item(out, &n, "mlp.act_out", e * I / t, false);
 		item(out, &n, "mlp.up_out", e * I / t, false);
-		item(out, &n, "down_proj.input", e * I / t, false);
+		gemm_input(out, &n, "down_proj.input", j, e, I / t);
 	} else {
 		item(out, &n, "mlp.fc_out", e * I / t, false);
-		item(out, &n, "down_proj.input", e * I / t, false);
+		gemm_input(out, &n, "down_proj.input", j, e, I / t);
 	}
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
@@ -210,7 +230,27 @@ double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, 
 	double b = 0;
 
 	for (int i = 0; i < n; i++)
+		b += it[i].kept;
+	return b;
+}
+
+double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp, double *saved)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int n = mdl_act_layer_items(a, j, tp, sp, it);
+	double b = 0, narrow = 0; /* what the kept FP8 copies take off the moved bytes */
+
+	for (int i = 0; i < n; i++) {
 		b += it[i].bytes;
+		narrow += it[i].bytes - it[i].kept;
+	}
+	/* none and selective keep every narrowed item (none is the attention core's); full
+	 * recompute keeps the layer's input alone and the per-op policy its own list, neither
+	 * narrowed */
+	double kept = mdl_act_layer_saved(a, j, tp, sp);
+	bool own = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP;
+	*saved = own ? kept : kept + narrow;
 	return b;
 }
 
@@ -222,7 +262,7 @@ double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, u
 	double half[2] = {0, 0};
 
 	for (int i = 0; i < n; i++)
-		half[it[i].mlp] += it[i].bytes;
+		half[it[i].mlp] += it[i].kept;
 	/* the other half's input, a residual-stream tensor, stays checkpointed meanwhile */
 	double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
 	return fmax(half[0], half[1]) + mdl_job_act_bytes(j) * sbh / (sp ? (double)tp : 1.0);
@@ -294,7 +334,7 @@ double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 	n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)
 		if (!(j->recompute == MDL_RC_SELECTIVE && it[i].attn_core))
-			b += it[i].bytes;
+			b += it[i].kept;
 	return b;
 }
 

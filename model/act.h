@@ -11,6 +11,8 @@
  * what torchtitan's per-op selective checkpointing keeps (mdl_op_sac_recomputed).
  * Outside the layers: the embedding output's dropout mask, the final norm and lm_head inputs, the
  * logits in compute precision and the fp32 log-softmax the loss keeps (s b V x 4 bytes).
+ * FP8 (Transformer Engine): each linear layer keeps its input as the FP8 copy it cast for the
+ * GEMM, 1 byte an element, while the kernels before it still write and read the compute dtype.
  *
  * Sizes are doubles holding exact integers (below 2^53 for every supported input).
  */
@@ -24,7 +26,8 @@
 
 struct mdl_act_item {
 	const char *name;
-	double bytes; /* on one GPU of the TP group */
+	double bytes; /* on one GPU of the TP group, in the dtype its kernels write and read */
+	double kept;  /* of those, what backward holds: less for a linear's FP8 input (te_fp8) */
 	bool attn_core; /* dropped by selective recompute */
 	bool mlp;       /* belongs to the MLP half of the layer (from its norm on) */
 };
@@ -47,6 +50,12 @@ double mdl_op_sac_recomputed(const struct mdl_arch *a);
 /* Whether the policy runs matmul t again, for the layer's matmuls taken in order (k counts the
  * dense ones seen, from 0). */
 bool mdl_op_sac_reruns(const struct mdl_tensor *t, int *k);
+
+/* Bytes one layer's memory-bound kernels write (and read) once over its inventory, in the
+ * compute dtype (what the FP8 casts read); *saved of it what the recompute mode keeps, so that
+ * the recompute moves the difference again. */
+double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp, double *saved);
 
 /* Bytes one layer keeps between its forward and backward under the job's recompute mode. */
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -63,8 +63,9 @@ static const struct opt table[] = {
 	{"optimizer", O_ENUM, OFF(optimizer), 0, 0, "adamw", false, "optimizer", P,
 	 "adamw | adamw8bit | sgd | lion | adafactor | paged-adamw | paged-adamw8bit"},
 	{"precision", O_ENUM, OFF(precision), 0, 0, "bf16-mixed", false, "precision", P,
-	 "bf16-mixed | bf16 | fp16-mixed | fp32 | fp8 (linear layers' GEMMs at the FP8 rate, the "
-	 "rest as bf16-mixed); GPUs without bf16 (V100, T4) default to fp16-mixed"},
+	 "bf16-mixed | bf16 | fp16-mixed | fp32 | fp8 (Transformer Engine: linear layers' GEMMs at "
+	 "the FP8 rate, their inputs kept for backward as FP8 copies, the rest as bf16-mixed); GPUs "
+	 "without bf16 (V100, T4) default to fp16-mixed"},
 	{"recompute", O_ENUM, OFF(recompute), 0, 0, "auto", false, "recompute", P,
 	 "none | selective (Megatron's attention core) | full | op (torchtitan's per-op SAC: every "
 	 "other matmul output kept) | auto (the fastest that fits of none, selective, full)"},

@@ -163,6 +163,7 @@ struct build {
 			      * all-to-all of a layer pass (dispatch or combine) x MoE share */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
+	double act_moved_saved; /* of act_all, what the recompute mode keeps (mdl_act_layer_moved) */
 	double dequant; /* HBM bytes a layer pass moves dequantising its base weights, per GPU */
 	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
@@ -577,8 +578,9 @@ static int grads_to_host(struct build *bd, uint32_t g, uint64_t k, bool last, in
 
 /* Bytes of one layer's activations its backward rematerialises: full recompute every one,
  * selective and op what the mode did not keep (selective: the attention core), none nothing.
- * all is the layer's whole inventory (mdl_act_layer_working), saved what the mode keeps. The
- * recompute's kernels write and read them again; the backward holds them meanwhile. */
+ * all is the layer's whole inventory, saved what the mode keeps: as its kernels move them
+ * (mdl_act_layer_moved) for the recompute's traffic, which writes and reads them again, or as
+ * backward holds them (mdl_act_layer_working) for its memory. */
 static double rematerialised(enum mdl_recompute rc, double all, double saved)
 {
 	switch (rc) {
@@ -892,12 +894,11 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double hbm = step_hbm_rate(hw);
 
 	step_layer_flops(a, j, hw, gemm_eff, &f);
-	double all = mdl_act_layer_working(a, j, l->tp, l->sp);
+	double saved, all = mdl_act_layer_moved(a, j, l->tp, l->sp, &saved);
 	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
 	 * all-reduces, all serial on the compute stream */
 	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
-	double rc_mem =
-		2.0 * rematerialised(j->recompute, all, mdl_act_layer_saved(a, j, l->tp, l->sp));
+	double rc_mem = 2.0 * rematerialised(j->recompute, all, saved);
 	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
 	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, &cast_fwd, &cast_bwd);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
@@ -1572,7 +1573,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
-		double rc_mem = 2.0 * rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
+		double rc_mem =
+			2.0 * rematerialised(x->job.recompute, bd->act_all, bd->act_moved_saved);
 		/* quantised weights: dequantised again for the input gradient, and for a full
 		 * recompute's forward (op and selective recompute re-run few or no weight GEMMs:
 		 * not counted) */
@@ -1982,13 +1984,15 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	/* a layer's backward holds what its recompute rematerialises on top of what it kept
 	 * (full recompute half by half: the larger half); activation gradients are not counted in
 	 * any mode */
-	bd->act_all = mdl_act_layer_working(a, &x->job, bd->tp, l->sp);
+	bd->act_all = mdl_act_layer_moved(a, &x->job, bd->tp, l->sp, &bd->act_moved_saved);
 	bd->dequant = mdl_job_dequant_bytes(a, &x->job) / bd->tp;
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
 		    &bd->fixed_fwd, &bd->fixed_bwd);
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
-			      : rematerialised(x->job.recompute, bd->act_all, bd->act_saved);
+			      : rematerialised(x->job.recompute,
+					       mdl_act_layer_working(a, &x->job, bd->tp, l->sp),
+					       bd->act_saved);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */
 		bd->F.layer_recompute_exec += bd->F.attn_half_fwd_exec;
 	/* a checkpointed layer's forward runs without autograd: each half's tensors are freed
@@ -2017,6 +2021,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		f->layer_fwd_exec /= c, f->layer_bwd_exec /= c, f->layer_recompute_exec /= c;
 		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c, f->attn_core_bwd_exec /= c;
 		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
+		bd->act_moved_saved /= c;
 		bd->act_embed /= c, bd->act_head /= c, bd->act_head_bwd /= c, bd->boundary /= c;
 		bd->eager_fwd /= c, bd->eager_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *

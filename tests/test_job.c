@@ -274,6 +274,33 @@ static void compile_recomputes_only_what_fusible_ops_read(void)
 			       2048.0 * (2 * 14336 - 2 * 4), 1);
 }
 
+/* Transformer Engine's FP8 linears keep their inputs as FP8 copies: per layer of Llama-3.1-8B
+ * at 2048 tokens, the QKV, output-projection and FC1 inputs (4096 each) and FC2's (14336) at 1
+ * byte an element instead of 2, kept without recompute and with selective; what the kernels
+ * move is the bf16 inventory's either way, and the recompute under selective moves the
+ * attention core alone (the log-sum-exp, 32 heads x 4 B a token). */
+static void te_fp8_keeps_linear_inputs_in_one_byte(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_FULL, 0, 0, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double bf16 = mdl_act_layer_saved(&a, &j, 1, false), saved;
+	double moved = mdl_act_layer_moved(&a, &j, 1, false, &saved);
+	CU_ASSERT_DOUBLE_EQUAL(saved, moved, 1);
+	j.precision = MDL_FP8;
+	double narrow = 2048.0 * (3 * 4096 + 14336);
+	CU_ASSERT_DOUBLE_EQUAL(bf16 - mdl_act_layer_saved(&a, &j, 1, false), narrow, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_working(&a, &j, 1, false), bf16 - narrow, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_moved(&a, &j, 1, false, &saved), moved, 1);
+	CU_ASSERT_DOUBLE_EQUAL(saved, moved, 1);
+	j.recompute = MDL_RC_SELECTIVE;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_moved(&a, &j, 1, false, &saved) - saved,
+			       2048.0 * 32 * 4, 1);
+	/* full recompute keeps the bf16 layer input, as without FP8 */
+	j.recompute = MDL_RC_FULL;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 2.0 * 2048 * 4096, 1);
+}
+
 /* A full bf16 fine-tune of one 2,048-token sequence, no recompute, flash attention, eager. */
 static struct mdl_job eager_job(void)
 {
@@ -421,6 +448,7 @@ int suite_job(void)
 		{"model_flops_follow_megatron_convention", model_flops_follow_megatron_convention},
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
+		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},
 		{"compile_recomputes_only_what_fusible_ops_read",
 		 compile_recomputes_only_what_fusible_ops_read},
 		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},

@@ -373,6 +373,8 @@ static double counted_share(const struct mdl_arch *a, uint64_t seq)
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f)
 {
 	double tokens = (double)j->seq * (double)j->micro_batch;
+	/* the keys a query's document spans: the sequence, or its packed document */
+	uint64_t span = j->doc_tokens && j->doc_tokens < j->seq ? j->doc_tokens : j->seq;
 	double layer_mm = 0, adapters = 0, head = 0;
 
 	for (int i = 0; i < a->nlayer; i++) {
@@ -391,10 +393,14 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	double weights = 2.0 * tokens * layer_mm, lora = 2.0 * tokens * adapters;
 	/* QK^T and attention x V: 2 matmuls of 2 b s^2 (n_h d) FLOPs each over the whole score
 	 * matrix (what an eager kernel executes); MLA's values have v_head_dim. The convention
-	 * counts the keys each query may see, no causal discount (counted_share). */
+	 * counts the keys each query may see, no causal discount (counted_share). Packed
+	 * documents of d tokens: s / d blocks of d x d on the diagonal, s d of the s^2 (a query
+	 * sees its own document's keys, so the convention counts those alone, as NeMo's packed
+	 * fine-tuning rows count about 6 N a token, published.md C.6). */
 	double scores = 2.0 * (double)j->micro_batch * (double)j->seq * (double)j->seq *
 			(double)a->heads * (double)(a->head_dim + a->v_head_dim);
-	double counted = counted_share(a, j->seq), attn = scores * counted;
+	double blocks = scores * (double)span / (double)j->seq;
+	double counted = counted_share(a, span), attn = blocks * counted;
 	double trained = j->method == MDL_FULL ? weights : lora;
 	double frozen = j->method == MDL_FULL ? 0 : weights;
 
@@ -427,10 +433,12 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	/* FlashAttention-2 skips the key/value blocks entirely above the causal mask's diagonal
 	 * (Dao 2023, sec. 3.1.1), so it executes about half of the attention FLOPs; the eager
 	 * kernel computes all of s^2 and masks. skip is what the convention counts beyond what
-	 * runs (negative where an eager kernel computes the scores outside a window). The
-	 * recomputed attention (full or selective) is skipped alike. */
-	double run = mdl_attn_fused(j->attention) ? flash_share(a, j->seq) : 1.0;
-	double skip = scores * (counted - run);
+	 * runs (negative where an eager kernel computes the scores outside a window or another
+	 * packed document). The recomputed attention (full or selective) is skipped alike.
+	 * Packed, a fused variable-length kernel runs each document's causal block alone
+	 * (flash-attn's flash_attn_varlen_func over cu_seqlens) [A: flash-attn API]. */
+	double run = mdl_attn_fused(j->attention) ? blocks * flash_share(a, span) : scores;
+	double skip = attn - run;
 	f->attn_half_fwd_exec = 2.0 * tokens * mdl_arch_attn_proj_params(a) + attn - skip;
 	f->attn_core_fwd_exec = attn - skip;
 	/* FlashAttention's backward recomputes the scores (QK^T) before its four gradient

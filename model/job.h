@@ -93,6 +93,12 @@ struct mdl_job {
 	 * Transformer Engine's GroupedLinear), not a loop launching every expert's linears
 	 * (Hugging Face transformers' MoE blocks) (job.c, mdl_job_launches) */
 	bool grouped_experts;
+	/* Documents packed into each sequence, their mean length in tokens, each attending only
+	 * to itself (a per-document causal mask: variable-length fused attention over cu_seqlens,
+	 * Megatron-Core's packed THD sequences, TRL's padding_free); 0: one document a sequence.
+	 * A fused kernel skips the other documents' blocks; an eager one computes the whole
+	 * masked s x s (job.c, mdl_job_flops) */
+	uint64_t doc_tokens;
 };
 
 /* Whole-model, unsharded model-state bytes. */

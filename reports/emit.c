@@ -249,6 +249,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --moe-gemm grouped");
 	if (w->job.eager_ops)
 		fprintf(fp, " --pointwise eager");
+	if (w->job.doc_tokens)
+		fprintf(fp, " --doc-tokens %llu", (unsigned long long)w->job.doc_tokens);
 	if (o->flash_count)
 		fprintf(fp, " --flash %s:%u", hw->flash.name, o->flash_count);
 	fprintf(fp, " --tokens %.0f", w->tokens);

@@ -109,6 +109,9 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	else
 		fprintf(fp, "%ssequence   %llu tokens x micro-batch %llu per GPU", pre,
 			(unsigned long long)j->seq, (unsigned long long)j->micro_batch);
+	if (j->doc_tokens && j->doc_tokens < j->seq)
+		fprintf(fp, ", documents of %llu tokens packed, attended apart",
+			(unsigned long long)j->doc_tokens);
 	if (r->w->grad_accum)
 		fprintf(fp, ", grad-accum %llu micro-batches per step\n",
 			(unsigned long long)r->w->grad_accum);

@@ -64,7 +64,15 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.seq = o->seq,
 		.micro_batch = o->batch,
 		.lora_dropout = o->lora_dropout,
+		.doc_tokens = o->doc_tokens,
 	};
+	if (o->doc_tokens > o->seq) {
+		snprintf(err, errlen,
+			 "--doc-tokens: %llu tokens is longer than --seq %llu (allowed: 0 to %llu)",
+			 (unsigned long long)o->doc_tokens, (unsigned long long)o->seq,
+			 (unsigned long long)o->seq);
+		return EXIT_INVALID;
+	}
 	if (yes_no("--compile", o->compile, &w->job.compile, err, errlen))
 		return EXIT_INVALID;
 	if (strcmp(o->moe_gemm, "loop") && strcmp(o->moe_gemm, "grouped")) {

@@ -53,6 +53,11 @@ static const struct opt table[] = {
 	 "Hugging Face transformers and torchtune write them without --compile (an RMSNorm's 8 "
 	 "kernels through fp32 temporaries, kept for backward; the rotary embedding's 5 per "
 	 "tensor)"},
+	{"doc-tokens", O_COUNT, OFF(doc_tokens), 0, 10485760, "0", false, "tokens", P,
+	 "documents packed into each sequence, their mean length: each attends to itself alone "
+	 "(per-document causal masks: variable-length fused attention, Megatron-Core/NeMo packed "
+	 "sequences, TRL padding_free), so attention costs s x doc, not s^2 (eager attention "
+	 "computes the masked s^2); at most --seq; 0 = one document a sequence"},
 	{"moe-gemm", O_STR, OFF(moe_gemm), 0, 0, "loop", false, "loop|grouped", P,
 	 "MoE experts: loop (Hugging Face transformers launches each expert's linears) or grouped "
 	 "(one grouped GEMM per projection for all local experts: Megatron-Core "

@@ -265,15 +265,21 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit of grouped MoE GEMMs lacks --moe-grouped-gemm or --moe-gemm grouped"
 fi
-# eager norms and rotary, as planned, go to the simulate line and the JSON job
-"$bin" plan --model 8b --seq 2048 --pointwise eager --emit "$tmp/emit-eager" >/dev/null 2>&1
-if grep -q "^tierplan simulate .*--pointwise eager" "$tmp/emit-eager/README.md" &&
-	"$bin" simulate --model 8b --seq 2048 --pointwise eager --format json |
-	grep -q '"pointwise":[[:space:]]*"eager"'; then
+# eager norms and rotary and packed documents, as planned, go to the simulate line and the JSON
+# job
+"$bin" plan --model 8b --seq 2048 --pointwise eager --doc-tokens 300 --emit "$tmp/emit-eager" \
+	>/dev/null 2>&1
+if grep -q "^tierplan simulate .*--pointwise eager --doc-tokens 300" \
+	"$tmp/emit-eager/README.md" &&
+	"$bin" simulate --model 8b --seq 2048 --pointwise eager --doc-tokens 300 --format json |
+	grep -q '"pointwise":[[:space:]]*"eager"' &&
+	"$bin" simulate --model 8b --seq 2048 --doc-tokens 300 --format json |
+	grep -q '"doc_tokens":[[:space:]]*300'; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: --pointwise eager missing from plan --emit's simulate line or the JSON job"
+	echo "FAIL: --pointwise eager or --doc-tokens missing from plan --emit's simulate line or" \
+		"the JSON job"
 fi
 # a job the framework's config cannot say as planned gets no config: pure bf16 under a DeepSpeed
 # policy (DeepSpeed keeps fp32 masters); FP8 on a data-parallel layout goes to Megatron-LM's
@@ -358,6 +364,8 @@ expect 3 "--compile: 'maybe'" simulate --model 8b --seq 1024 --compile maybe
 expect 3 "--moe-gemm: 'batched' (allowed: loop, grouped)" simulate --model mixtral-8x7b --seq 1024 --moe-gemm batched
 expect 3 "--pointwise: 'triton' (allowed: fused, eager)" simulate --model 8b --seq 1024 --pointwise triton
 expect 3 "torch.compile fuses the norms" simulate --model 8b --seq 1024 --pointwise eager --compile yes
+expect 3 "--doc-tokens: 2048 tokens is longer than --seq 1024 (allowed: 0 to 1024)" simulate \
+	--model 8b --seq 1024 --doc-tokens 2048
 expect 3 "ep 2 must divide" simulate --model 8b --seq 1024 --gpus 2 --ep 2
 expect 3 "policy gpu only" simulate --model qwen3-30b-a3b --seq 1024 --gpus 2 --ep 2 --policy zero3-offload
 expect 0 "" simulate --model qwen3-30b-a3b --seq 1024 --gpus 8 --ep 8 --zero 1

@@ -274,6 +274,31 @@ static void compile_recomputes_only_what_fusible_ops_read(void)
 			       2048.0 * (2 * 14336 - 2 * 4), 1);
 }
 
+/* Documents of 512 tokens packed into Llama-3.1-70B's 4096-token sequences, each attending to
+ * itself: the attention FLOPs the convention counts are s x 512 of the s^2 (an eighth), a
+ * fused kernel executes half of those (each document's causal block), and an eager kernel
+ * still computes the whole masked s^2 (with full recompute, as the test above). */
+static void packed_documents_attend_apart(void)
+{
+	struct mdl_arch a = load("llama-3.1-70b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .recompute = MDL_RC_FULL, .attention = MDL_ATTN_FLASH, .seq = 4096,
+			    .micro_batch = 1};
+	double whole = mdl_job_forward_flops(&a, &j);
+	double attn = 4.0 * 4096 * 4096 * 8192 * 80, attn_d = attn / 8;
+	double head = 2 * 4096 * 128256.0 * 8192;
+	j.doc_tokens = 512;
+	double fwd = whole - attn + attn_d;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_forward_flops(&a, &j), fwd, fwd * 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_executed_flops(&a, &j),
+			       4 * fwd - head - 0.5 * 4 * attn_d + 0.5 * 0.5 * attn_d, fwd * 1e-12);
+	j.attention = MDL_ATTN_EAGER;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_executed_flops(&a, &j), 4 * whole - head, fwd * 1e-12);
+	/* one document as long as the sequence is no packing */
+	j.doc_tokens = 4096;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_forward_flops(&a, &j), whole, whole * 1e-12);
+}
+
 /* Transformer Engine's FP8 linears keep their inputs as FP8 copies: per layer of Llama-3.1-8B
  * at 2048 tokens, the QKV, output-projection and FC1 inputs (4096 each) and FC2's (14336) at 1
  * byte an element instead of 2, kept without recompute and with selective; what the kernels
@@ -449,6 +474,7 @@ int suite_job(void)
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},
+		{"packed_documents_attend_apart", packed_documents_attend_apart},
 		{"compile_recomputes_only_what_fusible_ops_read",
 		 compile_recomputes_only_what_fusible_ops_read},
 		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},

@@ -27,7 +27,7 @@
 struct mdl_act_item {
 	const char *name;
 	double bytes; /* on one GPU of the TP group, in the dtype its kernels write and read */
-	double kept;  /* of those, what backward holds: less for a linear's FP8 input (te_fp8) */
+	double kept;  /* of those, what backward holds: less for a linear's FP8 input (gemm_input) */
 	bool attn_core; /* dropped by selective recompute */
 	bool mlp;       /* belongs to the MLP half of the layer (from its norm on) */
 };

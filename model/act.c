@@ -234,26 +234,6 @@ double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, 
 	return b;
 }
 
-double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
-			   bool sp, double *saved)
-{
-	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
-	int n = mdl_act_layer_items(a, j, tp, sp, it);
-	double b = 0, narrow = 0; /* what the kept FP8 copies take off the moved bytes */
-
-	for (int i = 0; i < n; i++) {
-		b += it[i].bytes;
-		narrow += it[i].bytes - it[i].kept;
-	}
-	/* none and selective keep every narrowed item (none is the attention core's); full
-	 * recompute keeps the layer's input alone and the per-op policy its own list, neither
-	 * narrowed */
-	double kept = mdl_act_layer_saved(a, j, tp, sp);
-	bool own = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP;
-	*saved = own ? kept : kept + narrow;
-	return b;
-}
-
 double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    bool sp)
 {
@@ -317,8 +297,10 @@ static double op_sac_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 	return b;
 }
 
-double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
-			   bool sp)
+/* What one layer keeps under the job's recompute mode: as backward holds it (moved false), or
+ * as its kernels move it (moved true: an FP8 input at the compute dtype's bytes). */
+static double layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
+			  bool moved)
 {
 	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
 	int n;
@@ -334,7 +316,26 @@ double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 	n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)
 		if (!(j->recompute == MDL_RC_SELECTIVE && it[i].attn_core))
-			b += it[i].kept;
+			b += moved ? it[i].bytes : it[i].kept;
+	return b;
+}
+
+double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp)
+{
+	return layer_saved(a, j, tp, sp, false);
+}
+
+double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp, double *saved)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int n = mdl_act_layer_items(a, j, tp, sp, it);
+	double b = 0;
+
+	for (int i = 0; i < n; i++)
+		b += it[i].bytes;
+	*saved = layer_saved(a, j, tp, sp, true);
 	return b;
 }
 

@@ -37,6 +37,15 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 			 o->layout.dp, e, o->layout.zero);
 }
 
+/* The narrow options table's layout cell: DRAM and drives have columns of their own there. */
+static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
+{
+	if (o->kind == SIM_TIERED)
+		snprintf(buf, n, "%s dp%u", sim_option_policy(o), o->layout.dp);
+	else
+		layout_str(o, buf, n);
+}
+
 static void summary_line(FILE *fp, const char *label, const struct sim_option *o, uint64_t asked)
 {
 	char s[6][32], lay[64];
@@ -83,40 +92,74 @@ static const char *pointwise(const struct mdl_job *j, const struct mdl_arch *a)
 	return a->norm_bias && a->learned_positions ? "" : ", norms and rotary fused (--pointwise)";
 }
 
+/* Columns a line of the text report keeps within (a terminal's 120; --wide may exceed it). */
+#define TEXT_COLUMNS 120
+
+/* An inputs line: pre, the label in 11 columns, then text, broken after its ", " separators
+ * onto lines indented under the text wherever it would pass TEXT_COLUMNS. */
+static void wrapped(FILE *fp, const char *pre, const char *label, const char *text)
+{
+	size_t indent = strlen(pre) + 11, col = indent;
+	fprintf(fp, "%s%-11s", pre, label);
+	for (const char *p = text; *p;) {
+		const char *sep = strstr(p, ", ");
+		size_t n = sep ? (size_t)(sep - p) : strlen(p);
+		/* the piece, and the comma after it when more follows */
+		if (col > indent && col + 1 + n + (sep != NULL) > TEXT_COLUMNS) {
+			fprintf(fp, "\n%s%11s", pre, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', fp);
+			col++;
+		}
+		fwrite(p, 1, n, fp);
+		col += n;
+		if (sep) {
+			fputc(',', fp);
+			col++;
+		}
+		p += n + (sep ? 2 : 0);
+	}
+	fputc('\n', fp);
+}
+
 static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
 	const struct mdl_hw *hw = r->hw;
-	char b[4][32], t[64];
+	char b[4][32], t[64], rank[128] = "", job[512];
 
-	fprintf(fp, "%sjob        %s fine-tune", pre, mdl_method_name(j->method));
 	if (j->method != MDL_FULL)
-		fprintf(fp, " (rank %u on %s)", j->lora_rank,
-			mdl_targets_str(j->lora_targets, t, sizeof t));
-	fprintf(fp, ", %s, %s, %s attention%s%s%s\n", mdl_precision_name(j->precision),
-		mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
-		j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
-		pointwise(j, &r->w->arch),
-		r->w->arch.experts ? (j->grouped_experts ? ", experts as grouped GEMMs"
-							 : ", experts looped (Hugging Face)")
-				   : "");
+		snprintf(rank, sizeof rank, " (rank %u on %s)", j->lora_rank,
+			 mdl_targets_str(j->lora_targets, t, sizeof t));
+	snprintf(job, sizeof job, "%s fine-tune%s, %s, %s, %s attention%s%s%s",
+		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),
+		 mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
+		 j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
+		 pointwise(j, &r->w->arch),
+		 r->w->arch.experts ? (j->grouped_experts ? ", experts as grouped GEMMs"
+							  : ", experts looped (Hugging Face)")
+				    : "");
+	wrapped(fp, pre, "job", job);
 	fprintf(fp, "%s           recompute %s, loss %s\n", pre,
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
 		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
-	if (r->batch_searched)
-		fprintf(fp, "%ssequence   %llu tokens x micro-batch 1, 2, 4 or 8 per GPU (searched)", pre,
-			(unsigned long long)j->seq);
-	else
-		fprintf(fp, "%ssequence   %llu tokens x micro-batch %llu per GPU", pre,
-			(unsigned long long)j->seq, (unsigned long long)j->micro_batch);
+	char seq[256], docs[96] = "", accum[96] = "";
 	if (j->doc_tokens && j->doc_tokens < j->seq)
-		fprintf(fp, ", documents of %llu tokens packed, attended apart",
-			(unsigned long long)j->doc_tokens);
+		snprintf(docs, sizeof docs, ", documents of %llu tokens packed, attended apart",
+			 (unsigned long long)j->doc_tokens);
 	if (r->w->grad_accum)
-		fprintf(fp, ", grad-accum %llu micro-batches per step\n",
-			(unsigned long long)r->w->grad_accum);
+		snprintf(accum, sizeof accum, ", grad-accum %llu micro-batches per step",
+			 (unsigned long long)r->w->grad_accum);
+	if (r->batch_searched)
+		snprintf(t, sizeof t, "1, 2, 4 or 8 per GPU (searched)");
 	else
-		fprintf(fp, "\n%s           global batch %llu sequences per step%s\n", pre,
+		snprintf(t, sizeof t, "%llu per GPU", (unsigned long long)j->micro_batch);
+	snprintf(seq, sizeof seq, "%llu tokens x micro-batch %s%s%s", (unsigned long long)j->seq,
+		 t, docs, accum);
+	wrapped(fp, pre, "sequence", seq);
+	if (!r->w->grad_accum)
+		fprintf(fp, "%s           global batch %llu sequences per step%s\n", pre,
 			(unsigned long long)r->w->global_batch,
 			r->batch_default ? " (default; rounded up to whole micro-batches per rank)" : "");
 	fprintf(fp, "%stokens     %s%s\n", pre, cfg_fmt_count(r->w->tokens, b[0], 32),
@@ -336,8 +379,13 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	recommendation(fp, r);
 
 	bool opt = false; /* a zero3-offload option with its parameters on the GPUs */
-	for (int i = 0; i < p->noptions; i++)
+	int lw = 26;      /* the narrow table's layout column: as wide as its widest cell */
+	for (int i = 0; i < p->noptions; i++) {
+		char lay[96];
 		opt |= p->options[i].params_on_gpu;
+		narrow_layout(&p->options[i], lay, sizeof lay);
+		lw = (int)strlen(lay) > lw ? (int)strlen(lay) : lw;
+	}
 	fprintf(fp, "\n%s\n  (%s%s)\n",
 		r->req->counts ? "options at each GPU count"
 			       : "options: the Pareto front of cost, runtime and peak power",
@@ -353,19 +401,17 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 			"#", "kind", "GPUs", "layout", "mb", "recompute", "GPU peak", "DRAM used",
 			"flash", "step", "tok/s", "runtime", "peak", "owned", "cloud", "buy", "wear");
 	else
-		fprintf(fp, "  %-2s %4s %-26s %2s %-4s %9s %9s %6s %9s %9s %8s %9s %6s\n", "#",
-			"GPUs", "layout", "mb", "rc", "GPU peak", "DRAM", "drives", "step", "runtime",
-			"power", "owned", "wear");
+		fprintf(fp, "  %-2s %4s %-*s %2s %-4s %9s %9s %6s %9s %9s %8s %9s %6s\n", "#",
+			"GPUs", lw, "layout", "mb", "rc", "GPU peak", "DRAM", "drives", "step",
+			"runtime", "power", "owned", "wear");
 	bool over = false;
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
 		char lay[96], s[7][32], drv[16];
 		if (r->wide)
 			layout_str(o, lay, sizeof lay);
-		else if (o->kind == SIM_TIERED)
-			snprintf(lay, sizeof lay, "%s dp%u", sim_option_policy(o), o->layout.dp);
 		else
-			layout_str(o, lay, sizeof lay);
+			narrow_layout(o, lay, sizeof lay);
 		snprintf(drv, sizeof drv, "%u", o->flash_count);
 		if (r->wide)
 			fprintf(fp,
@@ -382,8 +428,8 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 				cfg_fmt_usd(o->purchase_usd, s[5], 32), 100 * o->flash_life_fraction,
 				o->flash_over_rating ? "!" : "");
 		else
-			fprintf(fp, "  %-2d %4u %-26.26s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%%s\n",
-				i, o->gpus, lay, (unsigned long long)o->micro_batch,
+			fprintf(fp, "  %-2d %4u %-*s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%%s\n",
+				i, o->gpus, lw, lay, (unsigned long long)o->micro_batch,
 				o->recompute == MDL_RC_SELECTIVE ? "sel" : mdl_recompute_name(o->recompute),
 				B(o->peak_gpu), B(o->dram), o->flash_count ? drv : "-",
 				cfg_fmt_seconds(o->step_seconds, s[0], 32),

@@ -478,6 +478,20 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan text has lines over 120 columns"
 fi
+# the options table widens its layout column for long layouts (vp, ep) rather than cut them:
+# every GPU-only row names its ZeRO stage whole; long inputs lines (MoE, LoRA targets, packed
+# documents) wrap, and the text still fits 120 columns
+"$bin" plan --model deepseek-v3 --seq 4096 >"$tmp/moe.txt" 2>&1
+"$bin" plan --model 8b --method qlora --seq 8192 --doc-tokens 300 --grad-accum 16 >"$tmp/lora.txt" 2>&1
+if grep -q '^  [0-9].* ep[0-9]' "$tmp/moe.txt" &&
+	! grep '^  [0-9]* *[0-9]* tp[0-9]' "$tmp/moe.txt" | grep -v -q ' zero[0-3] ' &&
+	grep -q '^             grad-accum 16' "$tmp/lora.txt" &&
+	awk 'length($0) > 120 { bad = 1 } END { exit bad }' "$tmp/moe.txt" "$tmp/lora.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan's options table cuts a long layout or overflows 120 columns"
+fi
 expect 3 "overlap-grad-reduce" simulate --model 8b --seq 1024 --gpus 2 --overlap-grad-reduce later
 expect 3 "sequence parallelism" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel no --tp-comm-overlap yes
 expect 3 "multiple of --pp" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 2 --grad-accum 6

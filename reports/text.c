@@ -428,7 +428,8 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 				cfg_fmt_usd(o->purchase_usd, s[5], 32), 100 * o->flash_life_fraction,
 				o->flash_over_rating ? "!" : "");
 		else
-			fprintf(fp, "  %-2d %4u %-*s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%%s\n",
+			fprintf(fp,
+				"  %-2d %4u %-*s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%%s\n",
 				i, o->gpus, lw, lay, (unsigned long long)o->micro_batch,
 				o->recompute == MDL_RC_SELECTIVE ? "sel" : mdl_recompute_name(o->recompute),
 				B(o->peak_gpu), B(o->dram), o->flash_count ? drv : "-",

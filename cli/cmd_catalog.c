@@ -38,12 +38,18 @@ int cmd_models(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	json = strcmp(o.format, "json") == 0;
+	struct cfg_models cat;
+	int nw = 20; /* the name column: as wide as the longest name */
+	if (cfg_models_open(&cat, err, sizeof err) < 0)
+		return cli_fail(EXIT_INVALID, "models", err);
+	while (cfg_models_next(&cat, name, sizeof name, path, sizeof path, aliases, sizeof aliases))
+		nw = (int)strlen(name) > nw ? (int)strlen(name) : nw;
+	cfg_models_close(&cat);
 	if (json)
 		arr = cJSON_CreateArray();
 	else
-		printf("%-20s %-11s %16s %16s %6s %6s  %s\n", "name", "type", "params", "active",
+		printf("%-*s %-11s %16s %16s %6s %6s  %s\n", nw, "name", "type", "params", "active",
 		       "layers", "hidden", "aliases");
-	struct cfg_models cat;
 	if (cfg_models_open(&cat, err, sizeof err) < 0) {
 		cJSON_Delete(arr);
 		return cli_fail(EXIT_INVALID, "models", err);
@@ -69,7 +75,7 @@ int cmd_models(int argc, char **argv)
 			cJSON_AddStringToObject(m, "config", path);
 			cJSON_AddItemToArray(arr, m);
 		} else {
-			printf("%-20s %-11s %16llu %16llu %6llu %6llu  %s\n", name, a.model_type,
+			printf("%-*s %-11s %16llu %16llu %6llu %6llu  %s\n", nw, name, a.model_type,
 			       (unsigned long long)c.params, (unsigned long long)c.active_params,
 			       (unsigned long long)a.layers, (unsigned long long)a.hidden, aliases);
 		}

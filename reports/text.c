@@ -330,6 +330,8 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 		why_gpus(fp, r, &p->options[p->rec_gpu_only]);
 	} else if (only && strcmp(only, "gpu"))
 		fprintf(fp, "  gpu-only  not searched: --deepspeed keeps to %s\n", only);
+	else if (r->req->counts)
+		fprintf(fp, "  gpu-only  none fits at the GPU counts compared (--gpus)\n");
 	else
 		fprintf(fp, "  gpu-only  none fits %s\n",
 			r->hw->host.network_per_gpu > 0 ? "within --max-gpus"

@@ -467,6 +467,14 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: compare --report without a fitting GPU-only option: $(head -c 300 "$tmp/err")"
 fi
+# and its text says the counts compared were too few, not a --max-gpus it never searched
+"$bin" compare --model 70b --seq 4096 --gpus 1,2 >"$tmp/cmp.txt" 2>&1
+if grep -q "gpu-only  none fits at the GPU counts compared (--gpus)" "$tmp/cmp.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: compare without a fitting GPU-only option names --max-gpus"
+fi
 expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
 expect 0 "did you mean 'num_hidden_layers'" simulate --model "$tmp/typo.json" --seq 512
 expect 3 "h100-sxm h100-pcie h100-nvl" simulate --model 8b --seq 512 --gpu h100

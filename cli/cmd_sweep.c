@@ -111,7 +111,8 @@ static void csv_field(FILE *fp, const char *s)
 }
 
 static const char *const result_cols =
-	"fits,error,policy,gpus,tp,pp,dp,zero,micro_batch,grad_accum,recompute,step_seconds,"
+	"fits,error,policy,gpus,tp,pp,interleave,ep,cp,dp,zero,micro_batch,grad_accum,recompute,"
+	"step_seconds,"
 	"tokens_per_second,model_tflops_per_gpu,peak_gpu_bytes,peak_dram_bytes,peak_flash_bytes,"
 	"peak_power_watts,energy_joules_per_step,flash_bytes_written_per_step,runtime_seconds,"
 	"cost_total_usd,cost_cloud_usd,overflow";
@@ -129,12 +130,15 @@ static void emit_csv(FILE *fp, const struct tp_grid *g, uint64_t p, const struct
 	if (r->rc) {
 		fprintf(fp, ",false,");
 		csv_field(fp, r->err);
-		fprintf(fp, ",,,,,,,,,,,,,,,,,,,,,,\n");
+		for (const char *c = strchr(result_cols, ',') + 1; (c = strchr(c, ',')); c++)
+			fputc(',', fp); /* the result columns after the error, empty */
+		fputc('\n', fp);
 		return;
 	}
-	fprintf(fp, ",%s,,%s,%u,%u,%u,%u,%u,%llu,%llu,%s,%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,%.6g,%.6g,"
-		    "%.6g,%.6g,%.6g,%.6g,",
+	fprintf(fp, ",%s,,%s,%u,%u,%u,%u,%u,%u,%u,%u,%llu,%llu,%s,%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,"
+		    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,",
 		o->fits ? "true" : "false", o->policy, o->gpus, o->layout.tp, o->layout.pp,
+		mdl_layout_vp(&o->layout), mdl_layout_ep(&o->layout), mdl_layout_cp(&o->layout),
 		o->layout.dp, o->layout.zero, (unsigned long long)o->micro_batch,
 		(unsigned long long)o->grad_accum, mdl_recompute_name(o->recompute), o->step_seconds,
 		o->tokens_per_second, o->model_tflops_per_gpu, o->peak_gpu, o->peak_dram,

@@ -520,6 +520,17 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: sweep rows or shard concatenation: $(head -3 "$tmp/all.csv")"
 fi
+# every CSV row, an error row too, has the header's columns, the layout's interleave, ep and
+# cp among them
+printf '{"base": {"model": "8b", "seq": 2048}, "grid": {"gpus": [2], "tp": [1, 4]}}' >"$tmp/g2.json"
+"$bin" sweep --grid "$tmp/g2.json" >"$tmp/g2.csv" 2>"$tmp/err"
+if [ "$(awk -F, '{ print NF }' "$tmp/g2.csv" | sort -u | wc -l)" -eq 1 ] &&
+	head -1 "$tmp/g2.csv" | grep -q ',pp,interleave,ep,cp,dp,' && grep -q '^1,2,4,false,' "$tmp/g2.csv"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: sweep CSV rows differ in columns from the header: $(cat "$tmp/g2.csv")"
+fi
 printf '{"grid": {"gpus": 4}}' >"$tmp/badgrid.json"
 expect 3 "gpus" sweep --grid "$tmp/badgrid.json"
 expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4

@@ -475,6 +475,17 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: compare without a fitting GPU-only option names --max-gpus"
 fi
+# simulate's resource table tells busy from loaded: host DRAM carries ZeRO-Infinity's copies
+# all step at a fraction of its bandwidth
+"$bin" simulate --model 8b --seq 2048 --gpus 1 --policy zero-infinity >"$tmp/zi.txt" 2>&1
+if grep -q 'resource  *busy time  *busy  *load' "$tmp/zi.txt" &&
+	awk '/host dram/ { b = $(NF - 1) + 0; l = $NF + 0; ok = b > 90 && l < 50 } END { exit !ok }' \
+		"$tmp/zi.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: simulate's resource table lacks a load column apart from busy: $(grep dram "$tmp/zi.txt")"
+fi
 expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --sequence-parallel maybe
 expect 0 "did you mean 'num_hidden_layers'" simulate --model "$tmp/typo.json" --seq 512
 expect 3 "h100-sxm h100-pcie h100-nvl" simulate --model 8b --seq 512 --gpu h100

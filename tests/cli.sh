@@ -399,6 +399,8 @@ for k in ("layout", "policy", "fits", "peak_bytes", "step_seconds", "tokens_per_
     assert k in d, k
 assert d["fits"] and d["peak_bytes"]["flash"] > 0 and d["events"] > 0
 assert all("busy_seconds" in r and "utilization" in r for r in d["resources"])
+# a resource cannot do more work than its capacity allows while it is busy
+assert all(0 <= r["load"] <= r["utilization"] * (1 + 1e-6) for r in d["resources"])
 t = json.load(open(sys.argv[2]))
 assert any(e["ph"] == "X" for e in t["traceEvents"])
 assert any(e["ph"] == "C" and "power" in e["name"] for e in t["traceEvents"])

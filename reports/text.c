@@ -302,6 +302,19 @@ static void why_gpus(FILE *fp, const struct rpt_plan *r, const struct sim_option
 			ceil(o->gpus * o->runtime_seconds / r->req->deadline));
 }
 
+/* Says when a kind's recommended option misses --deadline or --budget: then no option of its
+ * kind meets them, and it is the kind's fastest (plan.c, pick). */
+static void misses(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, const char *kind)
+{
+	const struct sim_plan_req *q = r->req;
+	bool late = q->deadline > 0 && o->runtime_seconds > q->deadline;
+	bool dear = q->budget > 0 && o->cost_total > q->budget;
+	if (late || dear)
+		fprintf(fp, "  %-9s no %s%soption meets the %s%s%s: this is the fastest\n", "", kind,
+			*kind ? " " : "", late ? "deadline" : "", late && dear ? " and " : "",
+			dear ? "budget" : "");
+}
+
 /* The recommendation: the best by the objective, the cheapest GPU-only and host-tier options,
  * what the GPU-only option's GPUs are for, and the trade-off; text and Markdown share it. */
 static void recommendation(FILE *fp, const struct rpt_plan *r)
@@ -319,14 +332,14 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	if (p->rec_best >= 0) {
 		summary_line(fp, "best", &p->options[p->rec_best], asked);
 		if (!p->deadline_met)
-			fprintf(fp, "  %-9s no option meets the deadline and budget: this is the "
-				    "fastest\n", "");
+			misses(fp, r, &p->options[p->rec_best], "");
 	} else {
 		fprintf(fp, "  best      nothing fits\n");
 	}
 	const char *only = r->req->policy; /* --deepspeed kept the search to one policy */
 	if (p->rec_gpu_only >= 0) {
 		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only], asked);
+		misses(fp, r, &p->options[p->rec_gpu_only], "GPU-only");
 		why_gpus(fp, r, &p->options[p->rec_gpu_only]);
 	} else if (only && strcmp(only, "gpu"))
 		fprintf(fp, "  gpu-only  not searched: --deepspeed keeps to %s\n", only);
@@ -336,8 +349,10 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  gpu-only  none fits %s\n",
 			r->hw->host.network_per_gpu > 0 ? "within --max-gpus"
 							 : "on one node of this host (it has no network)");
-	if (p->rec_tiered >= 0)
+	if (p->rec_tiered >= 0) {
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
+		misses(fp, r, &p->options[p->rec_tiered], "host-tier");
+	}
 	else if (only && !strcmp(only, "gpu"))
 		fprintf(fp, "  tiered    not searched: --deepspeed keeps to the GPU (ZeRO without "
 			    "offload)\n");

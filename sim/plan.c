@@ -374,6 +374,16 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	return rc;
 }
 
+/* The shortest runtime of the fitting GPU-only options kept so far; INFINITY when none. */
+static double fastest_gpu_only(const struct pool *p)
+{
+	double t = INFINITY;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].kind == SIM_GPU_ONLY && p->v[i].fits && p->v[i].runtime_seconds < t)
+			t = p->v[i].runtime_seconds;
+	return t;
+}
+
 static int gpu_only(struct search *s)
 {
 	if (s->req->policy && strcmp(s->req->policy, "gpu") != 0)
@@ -409,15 +419,26 @@ static int gpu_only(struct search *s)
 	}
 	if (!found)
 		return closest.gpus ? keep(&s->pool, &closest, s->err, s->errlen) : 0;
-	/* faster and pricier: 2x, 4x, 8x the fewest, in whole nodes beyond one */
-	for (uint32_t k = 2; k <= 8; k *= 2) {
-		n = n0 * k;
+	/* faster and pricier: 2x, 4x, 8x the fewest, in whole nodes beyond one; then, while a
+	 * --deadline is missed, doubling on as long as each doubling still shortens the run */
+	uint32_t last = n0;
+	double fastest = fastest_gpu_only(&s->pool);
+	for (uint32_t k = 2;; k *= 2) {
+		bool chasing = req->deadline > 0 && fastest > req->deadline;
+		if (k > 8 && !chasing)
+			break;
+		n = k > 8 ? 2 * last : n0 * k;
 		if (n > gpn)
 			n = (n + gpn - 1) / gpn * gpn;
-		if (n > cap)
+		if (n > cap || n <= last)
 			break;
 		if (best_layout(s, n, &found, &closest))
 			return -1;
+		last = n;
+		double f = fastest_gpu_only(&s->pool);
+		if (k > 8 && !(f < fastest))
+			break; /* more GPUs no longer buy time */
+		fastest = f;
 	}
 	return 0;
 }

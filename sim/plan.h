@@ -2,9 +2,10 @@
  * plan — the search behind `tierplan plan` and `tierplan compare`.
  *
  * GPU-only (policy gpu): GPU counts from the fewest that fit (1..gpus_per_node, then whole
- * nodes) up to 8x that, doubling; at each count every layout over TP (powers of two within a
- * node, dividing the heads), PP (dividing the layers) with interleaving (2-8 virtual stages
- * where they divide a stage and the micro-batches come in groups of pp), DP, ZeRO stage 0-3,
+ * nodes) up to 8x that, doubling, and on past it while --deadline is missed and each doubling
+ * still shortens the run (up to --max-gpus); at each count every layout over TP (powers of two
+ * within a node, dividing the heads), PP (dividing the layers) with interleaving (2-8 virtual
+ * stages where they divide a stage and the micro-batches come in groups of pp), DP, ZeRO 0-3,
  * recompute and micro-batch (1, 2, 4, 8 unless --batch fixes it). Layouts whose analytic
  * memory (model/layout) exceeds the GPU by 10 % are pruned; the rest are simulated in order of
  * a lower bound on time per token (step_stage_floor: the compute stream's GEMMs, memory-bound

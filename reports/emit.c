@@ -5,9 +5,10 @@
  * tensor or pipeline parallelism): ds_config.json with the option's ZeRO stage, offload
  * targets, micro-batch, accumulation, precision and optimizer, the reduce bucket and, for NVMe,
  * the aio settings tierplan's fio jobs measure with. For a Megatron layout (tp or pp > 1):
- * Megatron-LM's arguments. Either way launch.sh with the node and GPU counts, and README.md with
- * the prediction (step time, throughput, memory per tier, runtime, cost), the assumptions and
- * the `tierplan simulate` line that reproduces it, so a real run can be checked against it.
+ * Megatron-LM's arguments, the model's shape among them (arch_args). Either way launch.sh with
+ * the node and GPU counts, and README.md with the prediction (step time, throughput, memory per
+ * tier, runtime, cost), the assumptions and the `tierplan simulate` line that reproduces it, so
+ * a real run can be checked against it.
  * The aiDAPTIV-style tiered policies have no public configuration format, and a job neither
  * framework's configuration can express as planned (pure bf16, bitsandbytes' optimizers; FP8 in
  * DeepSpeed) gets no configuration either: README.md only, saying why (cannot_express).
@@ -158,6 +159,54 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	fprintf(fp, "\n}\n");
 }
 
+/*
+ * The model's shape beyond its sizes, in Megatron-LM's terms (megatron/training/arguments.py and
+ * TransformerConfig), whose defaults are GPT-2's: LayerNorm, a GeLU MLP, learned positions,
+ * biases on every linear, the output layer tied to the embedding and dropout 0.1. Each flag
+ * below says where the model differs, so the run builds the model that was planned (the
+ * sizes, activations and dropout masks the prediction counts); the tokenizer, which sets the
+ * vocabulary, and the rotary base stay the user's.
+ */
+static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
+{
+	if (!a->norm_bias)
+		fprintf(fp, " \\\n  --normalization RMSNorm");
+	if (a->gated_mlp)
+		fprintf(fp, " --swiglu");
+	if (a->learned_positions) /* the table the model was planned with, and room for seq */
+		fprintf(fp, " \\\n  --max-position-embeddings %llu",
+			(unsigned long long)(a->positions > seq ? a->positions : seq));
+	else
+		fprintf(fp, " \\\n  --position-embedding-type rope --max-position-embeddings %llu",
+			(unsigned long long)seq);
+	if (!a->qkv_bias && !a->o_bias && !a->mlp_bias)
+		fprintf(fp, " --disable-bias-linear");
+	else if (a->qkv_bias && !a->o_bias && !a->mlp_bias)
+		fprintf(fp, " --disable-bias-linear --add-qkv-bias");
+	if (!a->tied)
+		fprintf(fp, " \\\n  --untie-embeddings-and-output-weights");
+	if (a->q_lora_rank || a->kv_lora_rank) {
+		/* multi-head latent attention: its heads score on qk_nope + qk_rope dimensions */
+		/* multi-head latent attention: its heads score on qk_nope + qk_rope dimensions, and
+		 * its compressed latents are RMS-normed (DeepSeek's q_a_layernorm and
+		 * kv_a_layernorm: Megatron's --qk-layernorm under MLA) */
+		fprintf(fp, " \\\n  --multi-latent-attention --qk-layernorm");
+		if (a->q_lora_rank)
+			fprintf(fp, " --q-lora-rank %llu", (unsigned long long)a->q_lora_rank);
+		fprintf(fp, " --kv-lora-rank %llu \\\n  --qk-head-dim %llu "
+			    "--qk-pos-emb-head-dim %llu --v-head-dim %llu",
+			(unsigned long long)a->kv_lora_rank,
+			(unsigned long long)(a->head_dim - a->qk_rope_dim),
+			(unsigned long long)a->qk_rope_dim, (unsigned long long)a->v_head_dim);
+	} else if (a->head_dim * a->heads != a->hidden) {
+		fprintf(fp, " \\\n  --kv-channels %llu", (unsigned long long)a->head_dim);
+	}
+	if (a->qk_norm && !(a->q_lora_rank || a->kv_lora_rank))
+		fprintf(fp, " --qk-layernorm");
+	fprintf(fp, " \\\n  --attention-dropout %g --hidden-dropout %g", a->attn_dropout,
+		a->resid_dropout);
+}
+
 /* Megatron-LM's arguments for a GPU-only layout. */
 static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_option *o)
 {
@@ -191,9 +240,18 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	if (a->kv_heads != a->heads)
 		fprintf(fp, " \\\n  --group-query-attention --num-query-groups %llu",
 			(unsigned long long)a->kv_heads);
+	arch_args(fp, a, r->w->job.seq);
 	if (a->experts)
 		fprintf(fp, " \\\n  --num-experts %u --moe-router-topk %u --moe-ffn-hidden-size %llu",
 			a->experts, a->experts_per_tok, (unsigned long long)a->moe_intermediate);
+	if (a->experts && a->moe_layers && a->moe_layers < a->layers)
+		/* the dense layers first, as DeepSeek's first_k_dense_replace places them */
+		fprintf(fp, " \\\n  --moe-layer-freq '([0]*%llu+[1]*%llu)'",
+			(unsigned long long)(a->layers - a->moe_layers),
+			(unsigned long long)a->moe_layers);
+	if (a->experts && a->shared_experts)
+		fprintf(fp, " --moe-shared-expert-intermediate-size %llu",
+			(unsigned long long)a->shared_intermediate);
 	if (a->experts && r->w->job.grouped_experts)
 		fprintf(fp, " --moe-grouped-gemm");
 	if (mdl_layout_ep(l) > 1)

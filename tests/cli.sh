@@ -256,6 +256,27 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit of the GPU-only recommendation lacks Megatron's arguments"
 fi
+# Megatron-LM builds GPT-2 unless told otherwise: the arguments give the planned model's shape
+# (Llama: RMSNorm, SwiGLU, rope, no biases, untied head, no dropout; Qwen2.5: the QKV bias;
+# DeepSeek-V3: latent attention, its dense first layers and shared expert)
+"$bin" plan --model deepseek-v3 --seq 4096 --emit "$tmp/emit-mla" >/dev/null 2>&1
+"$bin" plan --model qwen2.5-7b --seq 4096 --emit "$tmp/emit-qwen" --option 0 >/dev/null 2>&1
+l="$tmp/emit-best/launch.sh"
+if grep -q -- "--normalization RMSNorm --swiglu" "$l" &&
+	grep -q -- "--position-embedding-type rope --max-position-embeddings 4096 --disable-bias-linear" "$l" &&
+	grep -q -- "--untie-embeddings-and-output-weights" "$l" &&
+	grep -q -- "--attention-dropout 0 --hidden-dropout 0" "$l" &&
+	grep -q -- "--disable-bias-linear --add-qkv-bias" "$tmp/emit-qwen/launch.sh" &&
+	grep -q -- "--multi-latent-attention --qk-layernorm --q-lora-rank 1536 --kv-lora-rank 512" \
+		"$tmp/emit-mla/launch.sh" &&
+	grep -q -- "--qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128" "$tmp/emit-mla/launch.sh" &&
+	grep -q -- "--moe-layer-freq '(\[0\]\*3+\[1\]\*58)' --moe-shared-expert-intermediate-size 2048" \
+		"$tmp/emit-mla/launch.sh"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit's Megatron arguments lack the model's shape: $(cat "$l")"
+fi
 # grouped MoE GEMMs, as planned, go to Megatron-LM's arguments and the simulate line
 "$bin" plan --model mixtral-8x7b --seq 4096 --moe-gemm grouped --emit "$tmp/emit-moe" >/dev/null 2>&1
 if grep -q -- "--moe-grouped-gemm" "$tmp/emit-moe/launch.sh" &&

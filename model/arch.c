@@ -446,6 +446,18 @@ double mdl_arch_mlp_width(const struct mdl_arch *a)
 	return w;
 }
 
+uint64_t mdl_arch_largest_tensor(const struct mdl_arch *a)
+{
+	uint64_t big = 0;
+
+	for (int i = 0; i < a->nlayer + a->nouter; i++) {
+		const struct mdl_tensor *t = i < a->nlayer ? &a->layer[i] : &a->outer[i - a->nlayer];
+		if (t->copies && t->rows * t->cols > big)
+			big = t->rows * t->cols;
+	}
+	return big;
+}
+
 double mdl_arch_attn_proj_params(const struct mdl_arch *a)
 {
 	double p = 0;

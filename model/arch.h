@@ -114,6 +114,10 @@ double mdl_arch_mlp_width(const struct mdl_arch *a);
 /* The query/key/value/output projections' weights a token multiplies through in one layer. */
 double mdl_arch_attn_proj_params(const struct mdl_arch *a);
 
+/* Elements of the model's largest stored weight tensor (an expert's matrix counted alone, as
+ * Hugging Face's models hold each expert's linears apart): the embedding, for most models. */
+uint64_t mdl_arch_largest_tensor(const struct mdl_arch *a);
+
 struct mdl_counts {
 	uint64_t params;        /* exact total, as in the checkpoint */
 	uint64_t active_params; /* per token (MoE: top-k experts); = params for dense */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../model/catalog.h"
+#include "../sim/step.h"
 #include "report.h"
 
 /* The option's DeepSpeed ZeRO stage and offload devices; false for a Megatron layout or a
@@ -147,9 +148,15 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	if (opt)
 		fprintf(fp, "    \"offload_optimizer\": {\"device\": \"%s\"%s, \"pin_memory\": true},\n",
 			opt, !strcmp(opt, "nvme") ? ", \"nvme_path\": \"/local_nvme\"" : "");
-	if (par)
-		fprintf(fp, "    \"offload_param\": {\"device\": \"%s\"%s, \"pin_memory\": true},\n",
-			par, !strcmp(par, "nvme") ? ", \"nvme_path\": \"/local_nvme\"" : "");
+	if (par && !strcmp(par, "nvme")) /* the swap buffers the plan counted in DRAM (step.h) */
+		fprintf(fp, "    \"offload_param\": {\"device\": \"nvme\", \"nvme_path\": "
+			    "\"/local_nvme\", \"pin_memory\": true, \"buffer_count\": %d, "
+			    "\"buffer_size\": %.0f},\n",
+			STEP_PARAM_BUFFERS,
+			step_param_buffer_elements(&r->w->arch, &r->w->job, o->layout.dp));
+	else if (par)
+		fprintf(fp, "    \"offload_param\": {\"device\": \"%s\", \"pin_memory\": true},\n",
+			par);
 	fprintf(fp, "    \"reduce_bucket_size\": %.0f,\n", reduce_bucket(r, o));
 	fprintf(fp, "    \"overlap_comm\": true\n  }");
 	if (par && !strcmp(par, "nvme"))

@@ -9,10 +9,11 @@
  * are reduce-scattered, copied down and written to NVMe in fp32 (4 B/param). After backward the
  * optimizer runs in chunks: NVMe -> DRAM (12 B/param of state + 4 B of gradient) -> CPU AdamW ->
  * NVMe (12 B/param), serialised after backward (Smart-Infinity Table I, published.md 9.3).
- * DRAM (published.md 9.5): the pinned aio buffers, 8 x 1 GB in the Smart-Infinity
- * configuration, and the optimizer sub-group being stepped, sub_group_size parameters x 18 B
- * (fp32 master, m, v, gradient and the fp16 copy); both are pinned allocations, which MemAscend
- * finds take about twice their size in practice; plus the reserve.
+ * DRAM (published.md 9.5): the pinned parameter swap buffers, 8 x 1 GB in the Smart-Infinity
+ * configuration (or each the largest parameter partition), and the optimizer sub-group being
+ * stepped, sub_group_size parameters x 18 B (fp32 master, m, v, gradient and the fp16 copy);
+ * both are pinned allocations, which MemAscend finds take about twice their size in practice;
+ * plus the reserve.
  * Activation checkpoints stay on the GPU, or (the second variant) go to DRAM as DeepSpeed's
  * activation_checkpointing.cpu_checkpointing does, which the ZeRO-Infinity paper uses for its
  * largest models (sec. 5, "offload activation memory to CPU"); sim_run keeps the faster that
@@ -34,7 +35,6 @@
 
 #include "step.h"
 
-#define AIO_BUFFERS (8 * 1e9)
 /* bytes per parameter of a sub-group in flight: 16-18 B (published.md 9.5) [D] */
 #define SUB_GROUP_BYTES 18.0
 /* pinned-allocation overhead: "≈ x2 per MemAscend" (published.md 9.5; arXiv 2505.23254) [C] */
@@ -100,7 +100,9 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	}
 	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / x->c->layout.dp;
 	double staging = fmin(step_sub_group(x->c), shard) * SUB_GROUP_BYTES * x->c->layout.dp;
-	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * (AIO_BUFFERS + staging);
+	double buffers = STEP_PARAM_BUFFERS * mdl_job_weight_bytes(&x->job) *
+			 step_param_buffer_elements(&x->w->arch, &x->job, x->c->layout.dp);
+	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * (buffers + staging);
 	return 0;
 }
 

@@ -51,6 +51,19 @@
 /* DeepSpeed ZeRO-3's sub_group_size default, 1e9 elements: the optimizer steps its partition in
  * sub-groups (tiles) of this many parameters (DeepSpeed config docs) [A]. */
 #define STEP_SUB_GROUP 1e9
+/*
+ * ZeRO-Infinity's parameter swap buffers (offload_param buffer_count x buffer_size, pinned and
+ * allocated once: partitioned_param_swapper.py): 8 of 1 GB in the Smart-Infinity configuration
+ * (published.md 9.5) [A/C]. DeepSpeed asserts that a buffer holds the largest parameter
+ * partition it swaps in ("More elements ... than buffer size", get_buffer) [A: DeepSpeed
+ * source], so a model whose largest tensor's partition passes 1 GB (Llama 3's 128k-token
+ * embedding on one rank: 2.1 GB in bf16) needs buffers that large; plan --emit writes the same.
+ */
+#define STEP_PARAM_BUFFERS 8
+#define STEP_PARAM_BUFFER_BYTES 1e9
+/* Elements of each buffer (DeepSpeed's buffer_size) for a model sharded over dp ranks. */
+double step_param_buffer_elements(const struct mdl_arch *a, const struct mdl_job *j,
+				  uint32_t dp);
 /* fp32 gradients a host-side optimizer keeps per trainable parameter: DeepSpeed holds them in
  * fp32 on the CPU or NVMe (Smart-Infinity Table I: backward writes 4 B/param, published.md
  * 9.3) [A]. */

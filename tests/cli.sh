@@ -248,6 +248,18 @@ for pol in zero3-offload zero-infinity; do
 		echo "FAIL: plan --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
 	fi
 done
+# ZeRO-Infinity's swap buffers hold the largest parameter partition, or DeepSpeed asserts: the
+# first zero-infinity option runs on one GPU, whose embedding partition is 1,050,673,152 elements
+if python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["zero_optimization"]["offload_param"]
+assert p["buffer_count"] == 8 and p["buffer_size"] >= 1050673152, p
+' "$tmp/emit-zero-infinity/ds_config.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit zero-infinity: offload_param's buffers cannot hold the embedding"
+fi
 "$bin" plan --model 70b --seq 4096 --emit "$tmp/emit-best" >/dev/null 2>&1
 if grep -q -- "--tensor-model-parallel-size" "$tmp/emit-best/launch.sh" &&
 	grep -q "^tierplan simulate .*--policy gpu" "$tmp/emit-best/README.md"; then

@@ -985,6 +985,27 @@ static void checkpoints_and_head_placement(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-Infinity's parameter swap buffers hold the largest parameter partition (DeepSpeed
+ * asserts so): Llama-3.1-70B's embedding, 128256 x 8192 = 1,050,673,152 elements, on one rank
+ * is 2.1 GB a buffer in bf16, past the 1 GB (5e8 elements) of the Smart-Infinity
+ * configuration; over 8 ranks its partition, 131,334,144 elements, fits 1 GB. Pinned DRAM on
+ * one rank: the reserve (32 GiB) + 2 x (8 buffers x 2 B x 1,050,673,152 + one sub-group of 1e9
+ * parameters x 18 B) = 34,359,738,368 + 2 x (16,810,770,432 + 18,000,000,000) =
+ * 103,981,279,232 B. */
+static void zero_infinity_swap_buffers_hold_the_largest_partition(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 8);
+	CU_ASSERT_EQUAL(mdl_arch_largest_tensor(&f.w.arch), 1050673152u);
+	CU_ASSERT_DOUBLE_EQUAL(step_param_buffer_elements(&f.w.arch, &f.w.job, 1), 1050673152.0,
+			       0);
+	CU_ASSERT_DOUBLE_EQUAL(step_param_buffer_elements(&f.w.arch, &f.w.job, 8), 5e8, 0);
+	f.c.grad_accum = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.host_fixed, 103981279232.0, 1.0);
+	eng_free(f.eng);
+}
+
 /* Sequence parallelism splits the layer norms' and dropouts' activations over the TP ranks
  * (Korthikanti et al. 2022): with flash attention and no recompute a Llama layer keeps ~13 s b h
  * bytes per GPU at tp 8 without it and ~4.25 s b h with it, so turning it off raises the GPU's
@@ -1761,6 +1782,8 @@ int suite_sim(void)
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},
+		{"zero-infinity: swap buffers hold the largest parameter partition",
+		 zero_infinity_swap_buffers_hold_the_largest_partition},
 		{"checkpoints to flash go through two staging buffers", checkpoints_to_flash_are_staged},
 		{"the last backward waits for the host's optimizer", last_backward_waits_for_the_host},
 		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},

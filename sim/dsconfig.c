@@ -99,8 +99,9 @@ static const struct reason zero_ignored[] = {
 static const struct reason offload_ignored[] = {
 	{"nvme_path", "the drives are --flash"},
 	{"pin_memory", "transfers are modelled through pinned buffers"},
-	{"buffer_count", "not read: the DRAM peak counts 8 parameter swap buffers, as plan --emit "
-			 "writes (step.h STEP_PARAM_BUFFERS); --prefetch sets the weights in flight"},
+	{"buffer_count", "not read: the DRAM peak counts 8 parameter swap buffers, as plan "
+			 "--emit writes (step.h STEP_PARAM_BUFFERS); --prefetch sets the weights "
+			 "in flight"},
 	{"buffer_size", "not read: each swap buffer is counted at 1 GB or the largest parameter "
 			"partition, as plan --emit writes"},
 	{"max_in_cpu", "not modelled"},

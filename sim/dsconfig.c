@@ -99,11 +99,8 @@ static const struct reason zero_ignored[] = {
 static const struct reason offload_ignored[] = {
 	{"nvme_path", "the drives are --flash"},
 	{"pin_memory", "transfers are modelled through pinned buffers"},
-	{"buffer_count", "not read: the DRAM peak counts 8 parameter swap buffers, as plan "
-			 "--emit writes (step.h STEP_PARAM_BUFFERS); --prefetch sets the weights "
-			 "in flight"},
-	{"buffer_size", "not read: each swap buffer is counted at 1 GB or the largest parameter "
-			"partition, as plan --emit writes"},
+	{"buffer_count", ""}, /* read below (params_swap) */
+	{"buffer_size", ""},
 	{"max_in_cpu", "not modelled"},
 	{"fast_init", "initialisation is outside the step"},
 	{"ratio", "not modelled: the whole optimizer state is offloaded (ZeRO++ partial offload)"},
@@ -284,6 +281,41 @@ static int swap(struct walk *w, const cJSON *z, bool nvme)
 	return 0;
 }
 
+/* buffer_count and buffer_size of offload_param under nvme: ZeRO-Infinity's parameter swap
+ * buffers in pinned DRAM (partitioned_param_swapper.py), counted in the DRAM peak and checked
+ * against the model's largest parameter partition (pol_zero_infinity.c). Elsewhere, and in
+ * offload_optimizer (its swapper's own buffers), noted as ignored. 0, or -1 bad. */
+static int params_swap(struct walk *w, const cJSON *z, bool nvme)
+{
+	static const char *const secs[2] = {"offload_param", "offload_optimizer"};
+	for (int s = 0; s < 2; s++) {
+		const cJSON *sec = cJSON_GetObjectItemCaseSensitive(z, secs[s]);
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(sec, "buffer_count");
+		const cJSON *size = cJSON_GetObjectItemCaseSensitive(sec, "buffer_size");
+		char kn[64], ks[64];
+		snprintf(kn, sizeof kn, "zero_optimization.%s.buffer_count", secs[s]);
+		snprintf(ks, sizeof ks, "zero_optimization.%s.buffer_size", secs[s]);
+		if (s == 0 && nvme) {
+			int rn = n ? count(w, n, kn, 1, 1024, &w->ds->param_buffers) : 1;
+			int rs = size ? count(w, size, ks, 1, 1e12, &w->ds->param_buffer_size) : 1;
+			if (rn < 0 || rs < 0)
+				return -1;
+			if (!rn || !rs)
+				note(w->ds, "used %s%s%s: ZeRO-Infinity's parameter swap buffers in "
+					    "pinned DRAM", !rn ? kn : "", !rn && !rs ? " and " : "",
+				     !rs ? ks : "");
+			continue;
+		}
+		const char *why = s ? "the optimizer swapper's buffers are not modelled"
+				    : "used only with offload_param device nvme";
+		if (n)
+			note(w->ds, "ignored %s (%s)", kn, why);
+		if (size)
+			note(w->ds, "ignored %s (%s)", ks, why);
+	}
+	return 0;
+}
+
 /* zero_optimization: the stage and offload targets become the policy (and --zero). */
 static int zero(struct walk *w, const cJSON *z)
 {
@@ -355,7 +387,7 @@ static int zero(struct walk *w, const cJSON *z)
 		set(ds, "zero", "zero_optimization.stage", v);
 		return 0;
 	}
-	if (swap(w, z, par == 2 || opt == 2))
+	if (swap(w, z, par == 2 || opt == 2) || params_swap(w, z, par == 2 || opt == 2))
 		return -1;
 	if (stage < 3) {
 		if (stage < 2)

@@ -36,6 +36,8 @@ struct tp_ds {
 	uint64_t train_batch_size; /* 0 = not set; checked against micro x accumulation x dp */
 	bool reduce_bucket_auto;   /* reduce_bucket_size "auto": hidden^2, as transformers fills it */
 	double sub_group_size;     /* zero_optimization.sub_group_size; 0 = DeepSpeed's 1e9 */
+	/* offload_param's buffer_count and buffer_size (elements) under nvme; 0 = not given */
+	uint64_t param_buffers, param_buffer_size;
 	char notes[3072];	   /* "used ...", "ignored ... (why)" lines, '\n' separated */
 };
 

@@ -250,6 +250,8 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	c->reduce_bucket = (double)o->reduce_bucket;
 	c->deepspeed = o->deepspeed != NULL;
 	c->sub_group = o->ds.sub_group_size;
+	c->param_buffers = (uint32_t)o->ds.param_buffers;
+	c->param_buffer_size = (double)o->ds.param_buffer_size;
 	if (o->ds.reduce_bucket_auto && !tp_opts_given(o, "reduce-bucket"))
 		/* transformers' integrations/deepspeed.py fills "auto" with hidden_size^2 */
 		c->reduce_bucket = (double)(w->arch.hidden * w->arch.hidden);

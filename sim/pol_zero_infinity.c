@@ -100,8 +100,24 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	}
 	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / x->c->layout.dp;
 	double staging = fmin(step_sub_group(x->c), shard) * SUB_GROUP_BYTES * x->c->layout.dp;
-	double buffers = STEP_PARAM_BUFFERS * mdl_job_weight_bytes(&x->job) *
-			 step_param_buffer_elements(&x->w->arch, &x->job, x->c->layout.dp);
+	/* the parameter swap buffers: the config's (--deepspeed) or the plan's own; DeepSpeed
+	 * asserts that each holds the largest parameter partition, so a smaller one is refused */
+	const struct sim_config *c = x->c;
+	double need = step_param_buffer_elements(&x->w->arch, &x->job, c->layout.dp);
+	double largest = step_param_partition(&x->w->arch, c->layout.dp);
+	if (c->param_buffer_size > 0 && c->param_buffer_size < largest) {
+		snprintf(err, errlen,
+			 "--deepspeed: zero_optimization.offload_param.buffer_size %.0f is smaller "
+			 "than the model's largest parameter partition, %.0f elements over %u "
+			 "data-parallel rank%s: DeepSpeed's swapper asserts 'More elements than "
+			 "buffer size' (allowed: at least %.0f)",
+			 c->param_buffer_size, largest, c->layout.dp, c->layout.dp == 1 ? "" : "s",
+			 largest);
+		return -1;
+	}
+	double buffers = (c->param_buffers ? c->param_buffers : STEP_PARAM_BUFFERS) *
+			 mdl_job_weight_bytes(&x->job) *
+			 (c->param_buffer_size > 0 ? c->param_buffer_size : need);
 	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * (buffers + staging);
 	return 0;
 }

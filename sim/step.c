@@ -115,10 +115,14 @@ double step_sub_group(const struct sim_config *c)
 	return c->sub_group > 0 ? c->sub_group : STEP_SUB_GROUP;
 }
 
+double step_param_partition(const struct mdl_arch *a, uint32_t dp)
+{
+	return ceil((double)mdl_arch_largest_tensor(a) / (dp ? dp : 1));
+}
+
 double step_param_buffer_elements(const struct mdl_arch *a, const struct mdl_job *j, uint32_t dp)
 {
-	double largest = ceil((double)mdl_arch_largest_tensor(a) / (dp ? dp : 1));
-	return fmax(STEP_PARAM_BUFFER_BYTES / mdl_job_weight_bytes(j), largest);
+	return fmax(STEP_PARAM_BUFFER_BYTES / mdl_job_weight_bytes(j), step_param_partition(a, dp));
 }
 
 /* Elements of one gradient reduce bucket: --reduce-bucket, else DeepSpeed's default. */

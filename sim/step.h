@@ -61,7 +61,9 @@
  */
 #define STEP_PARAM_BUFFERS 8
 #define STEP_PARAM_BUFFER_BYTES 1e9
-/* Elements of each buffer (DeepSpeed's buffer_size) for a model sharded over dp ranks. */
+/* Elements of the largest parameter partition of a model sharded over dp ranks, and of each
+ * buffer the plan counts (DeepSpeed's buffer_size): 1 GB's worth, or that partition. */
+double step_param_partition(const struct mdl_arch *a, uint32_t dp);
 double step_param_buffer_elements(const struct mdl_arch *a, const struct mdl_job *j,
 				  uint32_t dp);
 /* fp32 gradients a host-side optimizer keeps per trainable parameter: DeepSpeed holds them in

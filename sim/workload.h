@@ -99,6 +99,11 @@ struct sim_config {
 	 * at the step */
 	bool deepspeed;
 	double sub_group;
+	/* --deepspeed's offload_param buffer_count and buffer_size under NVMe: ZeRO-Infinity's
+	 * parameter swap buffers and the elements each holds; 0 = the plan's own
+	 * (STEP_PARAM_BUFFERS of step_param_buffer_elements) */
+	uint32_t param_buffers;
+	double param_buffer_size;
 };
 
 /*

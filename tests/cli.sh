@@ -181,6 +181,25 @@ printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"
 expect 0 "pipeline_read -> --swap-pipeline both" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-pipe.json"
 expect 3 "pipeline_read must be true or false" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-pipebad.json"
 expect 0 "ignored zero_optimization.offload_optimizer.pipeline_write (nothing is swapped to NVMe)" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-pipecpu.json"
+# offload_param's swap buffers under NVMe: a buffer smaller than the largest parameter partition
+# is refused as DeepSpeed asserts (Llama-3.1-8B's embedding: 525,336,576 elements on one rank);
+# larger ones count in the DRAM peak: 8 buffers of 1e9 elements (16 GB) pinned, x2 allocation
+# overhead, over the default 8 of 525,336,576 (8.4 GB x 2): +15.2 GB
+printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_size": 100000000}}}' >"$tmp/ds-buf.json"
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme"}}}' >"$tmp/ds-buf0.json"
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "buffer_count": 4}, "offload_param": {"device": "nvme", "buffer_count": 8, "buffer_size": 1000000000}}}' >"$tmp/ds-bufbig.json"
+expect 3 "offload_param.buffer_size 100000000 is smaller than the model's largest parameter partition, 525336576" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf.json"
+expect 0 "ignored zero_optimization.offload_optimizer.buffer_count (the optimizer swapper" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufbig.json"
+d0=$("$bin" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf0.json" --format json 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["peak_bytes"]["dram"])')
+d1=$("$bin" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufbig.json" --format json 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["peak_bytes"]["dram"])')
+if awk -v a="$d0" -v b="$d1" 'BEGIN { exit !(b - a > 15.1e9 && b - a < 15.3e9) }'; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --deepspeed offload_param buffers: DRAM $d0 -> $d1, not +15.2 GB"
+fi
 # ZeRO-3 with the optimizer alone offloaded keeps the parameter shards on the GPUs
 printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}}' >"$tmp/ds-z3opt.json"
 expect 0 "offload_param (absent or none) -> --offload-param no" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-z3opt.json"

@@ -107,10 +107,9 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double largest = step_param_partition(&x->w->arch, c->layout.dp);
 	if (c->param_buffer_size > 0 && c->param_buffer_size < largest) {
 		snprintf(err, errlen,
-			 "--deepspeed: zero_optimization.offload_param.buffer_size %.0f is smaller "
-			 "than the model's largest parameter partition, %.0f elements over %u "
-			 "data-parallel rank%s: DeepSpeed's swapper asserts 'More elements than "
-			 "buffer size' (allowed: at least %.0f)",
+			 "--deepspeed: zero_optimization.offload_param.buffer_size %.0f is below the "
+			 "largest parameter partition, %.0f elements on %u rank%s: DeepSpeed asserts "
+			 "'More elements than buffer size' (allowed: at least %.0f)",
 			 c->param_buffer_size, largest, c->layout.dp, c->layout.dp == 1 ? "" : "s",
 			 largest);
 		return -1;

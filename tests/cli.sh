@@ -188,7 +188,7 @@ expect 0 "ignored zero_optimization.offload_optimizer.pipeline_write (nothing is
 printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_size": 100000000}}}' >"$tmp/ds-buf.json"
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme"}}}' >"$tmp/ds-buf0.json"
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "buffer_count": 4}, "offload_param": {"device": "nvme", "buffer_count": 8, "buffer_size": 1000000000}}}' >"$tmp/ds-bufbig.json"
-expect 3 "offload_param.buffer_size 100000000 is smaller than the model's largest parameter partition, 525336576" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf.json"
+expect 3 "offload_param.buffer_size 100000000 is below the largest parameter partition, 525336576 elements on 1 rank: DeepSpeed asserts 'More elements than buffer size' (allowed: at least 525336576)" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf.json"
 expect 0 "ignored zero_optimization.offload_optimizer.buffer_count (the optimizer swapper" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufbig.json"
 d0=$("$bin" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf0.json" --format json 2>/dev/null |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["peak_bytes"]["dram"])')

@@ -456,7 +456,7 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	}
 	int n = candidates(c);
 	bool tolerant = n > c->policy->variants; /* a recompute mode may fail where another runs */
-	char first_err[256] = "";
+	char first_err[512] = ""; /* as long as the commands' own error buffers */
 	bool fit_before = false; /* the previous variant of this recompute mode fit */
 	bool dram_short = false; /* a variant placed or overflowed for want of DRAM */
 	for (int v = 0; v < n; v++) {

@@ -192,8 +192,8 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 		fprintf(fp, " --disable-bias-linear --add-qkv-bias");
 	if (!a->tied)
 		fprintf(fp, " \\\n  --untie-embeddings-and-output-weights");
-	if (a->q_lora_rank || a->kv_lora_rank) {
-		/* multi-head latent attention: its heads score on qk_nope + qk_rope dimensions */
+	bool mla = a->q_lora_rank || a->kv_lora_rank;
+	if (mla) {
 		/* multi-head latent attention: its heads score on qk_nope + qk_rope dimensions, and
 		 * its compressed latents are RMS-normed (DeepSeek's q_a_layernorm and
 		 * kv_a_layernorm: Megatron's --qk-layernorm under MLA) */
@@ -208,7 +208,7 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 	} else if (a->head_dim * a->heads != a->hidden) {
 		fprintf(fp, " \\\n  --kv-channels %llu", (unsigned long long)a->head_dim);
 	}
-	if (a->qk_norm && !(a->q_lora_rank || a->kv_lora_rank))
+	if (a->qk_norm && !mla)
 		fprintf(fp, " --qk-layernorm");
 	fprintf(fp, " \\\n  --attention-dropout %g --hidden-dropout %g", a->attn_dropout,
 		a->resid_dropout);

@@ -302,10 +302,7 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 		cJSON_AddItemToObject(x, "work", num(work));
 		cJSON_AddStringToObject(x, "unit", er->unit);
 		cJSON_AddItemToObject(x, "capacity_per_second", num(er->capacity));
-		/* the work over what the capacity could do in the step (the text's load) */
-		cJSON_AddItemToObject(x, "load", num(o->step_seconds > 0 && er->capacity > 0
-							  ? work / (er->capacity * o->step_seconds)
-							  : 0));
+		cJSON_AddItemToObject(x, "load", num(sim_resource_load(r->e, o, i)));
 		cJSON_AddItemToArray(res, x);
 	}
 	cJSON_AddNumberToObject(root, "events", (double)o->events);

@@ -701,19 +701,17 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 		cfg_fmt_watts(o->avg_power_watts, s[5], 32), o->energy_joules_per_step / 1e3);
 	fprintf(fp, "  flash writes %s per step\n\n",
 		cfg_fmt_bytes(o->flash_bytes_written_per_step, s[0], 32));
-	/* busy: the share of the step anything runs on the resource; load: its work over what
-	 * its capacity could do in the step (a link busy all step at a tenth of its rate is
-	 * 100 % busy and 10 % loaded: the bottleneck is the resource near 100 % load) */
+	/* busy: the share of the step anything runs on the resource; load (sim_resource_load):
+	 * the bottleneck is the resource near 100 % load, not the one busy longest */
 	fprintf(fp, "  %-24s %12s %6s %6s\n", "resource", "busy time", "busy", "load");
 	for (int i = 0; i < eng_nresources(r->e); i++) {
-		const struct eng_resource *er = eng_resource_at(r->e, i);
 		double busy, work;
 		sim_resource_usage(r->e, o, i, &busy, &work);
 		if (busy <= 0)
 			continue;
-		fprintf(fp, "  %-24s %12s %5.1f%% %5.1f%%\n", er->name,
+		fprintf(fp, "  %-24s %12s %5.1f%% %5.1f%%\n", eng_resource_at(r->e, i)->name,
 			cfg_fmt_seconds(busy, s[0], 32), 100 * busy / o->step_seconds,
-			100 * work / (er->capacity * o->step_seconds));
+			100 * sim_resource_load(r->e, o, i));
 	}
 	fprintf(fp, "\n  %llu events, %llu of %llu micro-batches simulated (the rest repeat the "
 		    "steady one)\n",

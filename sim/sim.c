@@ -558,3 +558,10 @@ void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, 
 	*busy_s = b * 1e-9;
 	*work = wk;
 }
+
+double sim_resource_load(const struct eng *e, const struct sim_option *o, int r)
+{
+	double busy, work, cap = eng_resource_at(e, r)->capacity;
+	sim_resource_usage(e, o, r, &busy, &work);
+	return o->step_seconds > 0 && cap > 0 ? work / (cap * o->step_seconds) : 0;
+}

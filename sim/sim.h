@@ -127,5 +127,8 @@ double sim_dram_bought(const struct mdl_hw *hw, double need);
 /* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */
 void sim_resource_usage(const struct eng *e, const struct sim_option *o, int r, double *busy_s,
 			double *work);
+/* Resource r's load over the step of o: its work over what its capacity could do in the step
+ * (a link busy all step at a tenth of its rate is 10 % loaded); 0 for an empty step. */
+double sim_resource_load(const struct eng *e, const struct sim_option *o, int r);
 
 #endif

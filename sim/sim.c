@@ -508,8 +508,10 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 		}
 		return -1;
 	}
-	if (best != last && run_variant(&x, best, o, err, errlen))
-		return -1; /* leave the engine holding the chosen run */
+	/* leave the engine holding the chosen run for traces and per-resource figures; an engine
+	 * that keeps no history serves a search, which reads the option alone */
+	if (best != last && eng_keeps_history(e) && run_variant(&x, best, o, err, errlen))
+		return -1;
 
 	o->dram_short = dram_short;
 	/* One accounting rule for every option: it buys the GPUs' share of the host, the DRAM it

@@ -101,7 +101,8 @@ const char *sim_option_policy(const struct sim_option *o);
 
 /*
  * Runs one configuration through the engine e (reused across calls; after the call it holds
- * the best variant's run for traces and per-resource figures). 0 ok, -1 + err; 1 + err when
+ * the best variant's run for traces and per-resource figures, unless it keeps no history:
+ * eng_keep_history(e, false) says only the option is read). 0 ok, -1 + err; 1 + err when
  * the policy has no placement for the recompute mode the caller fixed (tiered has no per-op
  * SAC): not an error of the inputs, an option that does not exist (the planner skips it).
  */

@@ -315,10 +315,16 @@ void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 void mdl_job_expert_states(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
 			   struct mdl_states *s)
 {
-	struct mdl_arch e = *a; /* the same model with only its routed experts' tensors */
-	int n = 0;
+	int i = 0, n = 0;
 
-	for (int i = 0; i < a->nlayer; i++)
+	while (i < a->nlayer && a->layer[i].copies <= 1)
+		i++;
+	if (i == a->nlayer) { /* a dense model: no experts, nothing (and no copy of the arch) */
+		memset(s, 0, sizeof *s);
+		return;
+	}
+	struct mdl_arch e = *a; /* the same model with only its routed experts' tensors */
+	for (; i < a->nlayer; i++)
 		if (a->layer[i].copies > 1)
 			e.layer[n++] = a->layer[i];
 	e.nlayer = n;

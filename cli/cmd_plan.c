@@ -94,6 +94,13 @@ static int run(int argc, char **argv, bool compare)
 		goto out;
 	}
 	tp_warn_inputs(cmd, &o, w, &hw);
+	struct sim_config framework = {0};
+	rc = tp_framework_config(&o, w, &framework, err, sizeof err);
+	if (rc) {
+		rc = cli_fail(rc, cmd, err);
+		goto out;
+	}
+	req.framework = &framework;
 	req.max_gpus = (uint32_t)o.max_gpus;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	req.threads = cpus > 1 ? (uint32_t)cpus : 1; /* the search bounds it */
@@ -102,17 +109,18 @@ static int run(int argc, char **argv, bool compare)
 	req.batch_fixed = tp_opts_given(&o, "batch");
 	req.dram_fixed = tp_opts_given(&o, "dram");
 	req.flash_fixed = tp_opts_given(&o, "flash") && strchr(o.flash, ':');
-	/* --deepspeed: its policy, ZeRO stage and parameter placement bound the search (the
-	 * simulate-only flags it sets, overlap and bucket, keep their defaults here) */
+	/* --deepspeed: its policy, ZeRO stage and parameter placement bound the search (its
+	 * buckets, buffers, overlap and clipping are the framework's settings above) */
 	req.zero = -1;
 	for (int i = 0; o.deepspeed && i < o.ds.n; i++) {
 		if (!strcmp(o.ds.set[i].flag, "policy"))
 			req.policy = o.ds.set[i].value;
 		else if (!strcmp(o.ds.set[i].flag, "zero"))
 			req.zero = atoi(o.ds.set[i].value);
-		else if (!strcmp(o.ds.set[i].flag, "offload-param"))
-			req.params_on_gpu = !strcmp(o.ds.set[i].value, "no");
 	}
+	/* zero3-offload as --offload-param (or the config) says, else both ways */
+	req.params_fixed = req.policy || tp_opts_given(&o, "offload-param");
+	req.params_on_gpu = !strcmp(o.offload_param, "no");
 	req.deadline = o.deadline;
 	req.budget = o.budget;
 	if (compare) {

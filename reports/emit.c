@@ -110,22 +110,28 @@ static const char *optimizer_type(enum mdl_optimizer opt)
 }
 
 /*
- * The reduce_bucket_size to write: an offload policy's plan simulated DeepSpeed's default, 5e8
- * elements (its gradients leave the GPU through those buckets); a GPU-only option was priced as
- * Megatron-LM and FSDP hold it, without DeepSpeed's buckets, so it gets the smallest usual one,
- * Hugging Face's "auto": hidden_size x hidden_size (transformers integrations/deepspeed.py)
- * [A: DeepSpeed config docs, transformers source].
+ * The reduce_bucket_size to write: the size the plan simulated where it was chosen
+ * (--reduce-bucket, or the --deepspeed config's); else an offload policy's plan, or any under
+ * --deepspeed, simulated DeepSpeed's default, 5e8 elements (its gradients leave the GPU through
+ * those buckets); a GPU-only option planned without --deepspeed was priced as Megatron-LM and
+ * FSDP hold it, without DeepSpeed's buckets, so it gets the smallest usual one, Hugging Face's
+ * "auto": hidden_size x hidden_size (transformers integrations/deepspeed.py) [A: DeepSpeed config
+ * docs, transformers source].
  */
 static double reduce_bucket(const struct rpt_plan *r, const struct sim_option *o)
 {
+	const struct sim_config *f = r->req->framework;
 	double h = (double)r->w->arch.hidden;
-	return strcmp(o->policy, "gpu") ? 5e8 : h * h;
+	if (f && f->reduce_bucket > 0)
+		return f->reduce_bucket;
+	return strcmp(o->policy, "gpu") || r->req->policy ? 5e8 : h * h;
 }
 
 static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int stage,
 		      const char *opt, const char *par)
 {
 	const struct sim_workload *w = r->w;
+	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
 	enum mdl_precision p = w->job.precision;
 	const char *ot = optimizer_type(w->job.optimizer);
 
@@ -140,25 +146,33 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	fprintf(fp, "  \"fp16\": {\"enabled\": %s},\n", p == MDL_FP16_MIXED ? "true" : "false");
 	if (ot)
 		fprintf(fp, "  \"optimizer\": {\"type\": \"%s\"},\n", ot);
-	/* the plan clips the gradients' global norm before each step (sim_config.no_clip_grad is
-	 * off in a search) as Hugging Face's Trainer does at max_grad_norm 1.0, which it hands to
-	 * DeepSpeed as gradient_clipping; DeepSpeed's own default is 0 (no clipping) */
-	fprintf(fp, "  \"gradient_clipping\": 1.0,\n");
+	/* the plan clips the gradients' global norm before each step unless --clip-grad no, as
+	 * Hugging Face's Trainer does at max_grad_norm 1.0, which it hands to DeepSpeed as
+	 * gradient_clipping; DeepSpeed's own default is 0 (no clipping) */
+	fprintf(fp, "  \"gradient_clipping\": %s,\n", f->no_clip_grad ? "0.0" : "1.0");
 	fprintf(fp, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
-	if (opt)
-		fprintf(fp, "    \"offload_optimizer\": {\"device\": \"%s\"%s, \"pin_memory\": true},\n",
-			opt, !strcmp(opt, "nvme") ? ", \"nvme_path\": \"/local_nvme\"" : "");
+	bool nvme = opt && !strcmp(opt, "nvme");
+	if (opt) /* --swap-pipeline: the swapper's pipeline the plan simulated */
+		fprintf(fp,
+			"    \"offload_optimizer\": {\"device\": \"%s\"%s, \"pin_memory\": true%s%s},\n",
+			opt, nvme ? ", \"nvme_path\": \"/local_nvme\"" : "",
+			nvme && f->swap_read_ahead ? ", \"pipeline_read\": true" : "",
+			nvme && f->swap_write_behind ? ", \"pipeline_write\": true" : "");
 	if (par && !strcmp(par, "nvme")) /* the swap buffers the plan counted in DRAM (step.h) */
 		fprintf(fp, "    \"offload_param\": {\"device\": \"nvme\", \"nvme_path\": "
-			    "\"/local_nvme\", \"pin_memory\": true, \"buffer_count\": %d, "
+			    "\"/local_nvme\", \"pin_memory\": true, \"buffer_count\": %u, "
 			    "\"buffer_size\": %.0f},\n",
-			STEP_PARAM_BUFFERS,
-			step_param_buffer_elements(&r->w->arch, &r->w->job, o->layout.dp));
+			f->param_buffers ? f->param_buffers : STEP_PARAM_BUFFERS,
+			f->param_buffer_size > 0
+				? f->param_buffer_size
+				: step_param_buffer_elements(&r->w->arch, &r->w->job, o->layout.dp));
 	else if (par)
 		fprintf(fp, "    \"offload_param\": {\"device\": \"%s\", \"pin_memory\": true},\n",
 			par);
+	if (f->sub_group > 0 && stage == 3)
+		fprintf(fp, "    \"sub_group_size\": %.0f,\n", f->sub_group);
 	fprintf(fp, "    \"reduce_bucket_size\": %.0f,\n", reduce_bucket(r, o));
-	fprintf(fp, "    \"overlap_comm\": true\n  }");
+	fprintf(fp, "    \"overlap_comm\": %s\n  }", f->no_grad_overlap ? "false" : "true");
 	if (par && !strcmp(par, "nvme"))
 		/* the settings calibrate's fio jobs measure the drives with (--bs=1M --iodepth=32) */
 		fprintf(fp, ",\n  \"aio\": {\"block_size\": 1048576, \"queue_depth\": 32, "
@@ -282,7 +296,7 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 }
 
 /* The `tierplan simulate` flags that reproduce option o (the DeepSpeed ones come from the
- * emitted config). */
+ * emitted config, the framework's settings it does not carry from the plan's). */
 static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_option *o,
 			  bool ds)
 {
@@ -321,10 +335,22 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	fprintf(fp, " --tokens %.0f", w->tokens);
 	if (hw->prof.file[0])
 		fprintf(fp, " --profile %s", hw->prof.file);
+	/* the framework's settings the option ran with that ds_config.json does not carry */
+	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
+	if (f->prefetch && f->prefetch != 2)
+		fprintf(fp, " --prefetch %u", f->prefetch);
+	if (f->opt_foreach && !strcmp(o->policy, "gpu"))
+		fprintf(fp, " --foreach-optimizer yes");
 	if (ds) {
 		fprintf(fp, " --deepspeed ds_config.json\n");
 		return;
 	}
+	if (f->no_clip_grad)
+		fprintf(fp, " --clip-grad no");
+	if (f->no_grad_overlap)
+		fprintf(fp, " --overlap-grad-reduce no");
+	if (f->reduce_bucket > 0)
+		fprintf(fp, " --reduce-bucket %.0f", f->reduce_bucket);
 	fprintf(fp, " --policy %s --tp %u --pp %u --cp %u --zero %u --interleave %u --ep %u "
 		    "--sequence-parallel %s --batch %llu --grad-accum %llu --precision %s "
 		    "--optimizer %s\n",
@@ -367,7 +393,8 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "checkpointing %s.\n\n",
 			o->flash_count ? ", point `nvme_path` at the drives" : "",
 			o->recompute == MDL_RC_NONE ? "off" : "on");
-	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero >= 1 && o->layout.dp > 1)
+	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero >= 1 && o->layout.dp > 1 &&
+	    !r->req->policy) /* under --deepspeed the plan priced DeepSpeed's buckets itself */
 		fprintf(fp, "The plan priced ZeRO-%u's gradients as Megatron-LM and FSDP hold "
 			    "them; DeepSpeed reduces them through its own bucket%s (%.0f MB at "
 			    "reduce_bucket_size %.0f, Hugging Face's \"auto\": hidden_size "

@@ -121,11 +121,15 @@ static cJSON *option_json(const struct sim_option *o)
 	return j;
 }
 
-/* The resolved inputs every document echoes: model, job, hardware, economics. */
+/* The resolved inputs every document echoes: model, job and the framework's settings it runs
+ * with (f; NULL: the defaults), hardware, economics. */
 static void add_inputs(cJSON *root, const char *name, const char *path,
-		       const struct sim_workload *w, const struct mdl_hw *hw,
-		       const struct sim_econ *econ, bool recompute_auto, const char *loss)
+		       const struct sim_workload *w, const struct sim_config *f,
+		       const struct mdl_hw *hw, const struct sim_econ *econ, bool recompute_auto,
+		       const char *loss)
 {
+	static const char *const swap[4] = {"none", "read", "write", "both"};
+	const struct sim_config none = {0};
 	const struct mdl_arch *a = &w->arch;
 	const struct mdl_job *jb = &w->job;
 	struct mdl_counts cnt;
@@ -185,6 +189,16 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddNullToObject(jj, "grad_accum");
 	}
 	cJSON_AddItemToObject(jj, "tokens", num(w->tokens));
+	if (!f)
+		f = &none;
+	x = cJSON_AddObjectToObject(jj, "framework");
+	cJSON_AddBoolToObject(x, "clip_grad", !f->no_clip_grad);
+	cJSON_AddBoolToObject(x, "foreach_optimizer", f->opt_foreach);
+	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
+	cJSON_AddNumberToObject(x, "prefetch", f->prefetch ? f->prefetch : 2);
+	cJSON_AddItemToObject(x, "reduce_bucket", num(f->reduce_bucket > 0 ? f->reduce_bucket : 5e8));
+	cJSON_AddStringToObject(x, "swap_pipeline",
+				swap[f->swap_read_ahead + 2 * f->swap_write_behind]);
 
 	h = cJSON_AddObjectToObject(root, "hardware");
 	g = cJSON_AddObjectToObject(h, "gpu");
@@ -221,7 +235,8 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON_AddStringToObject(root, "command", r->command);
 	cJSON_AddStringToObject(root, "estimator", "discrete-event simulation");
 
-	add_inputs(root, r->model_name, r->model_path, r->w, hw, r->econ, r->recompute_auto,
+	add_inputs(root, r->model_name, r->model_path, r->w, r->req->framework, hw, r->econ,
+		   r->recompute_auto,
 		   r->loss_auto ? "auto" : mdl_loss_name(r->w->job.loss));
 
 	mem = cJSON_AddObjectToObject(root, "memory");
@@ -281,7 +296,7 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 	cJSON_AddNumberToObject(root, "schema_version", TIERPLAN_SCHEMA_VERSION);
 	cJSON_AddStringToObject(root, "tool_version", TIERPLAN_VERSION);
 	cJSON_AddStringToObject(root, "command", "simulate");
-	add_inputs(root, r->model_name, r->model_path, r->w, r->hw, r->econ, false,
+	add_inputs(root, r->model_name, r->model_path, r->w, r->c, r->hw, r->econ, false,
 		   mdl_loss_name(r->o->loss));
 	add_result(root, o);
 	cJSON_AddNumberToObject(root, "gpu_memory_stage", o->gpu_mem.stage);

@@ -144,6 +144,21 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	fprintf(fp, "%s           recompute %s, loss %s\n", pre,
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
 		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
+	/* the framework's settings every option runs with, each where its policy runs it */
+	static const char *const swap[4] = {"none", "read", "write", "both"};
+	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
+	char fw[256];
+	snprintf(fw, sizeof fw,
+		 "clip-grad %s, %sprefetch %u, overlap-grad-reduce %s, reduce-bucket %s, "
+		 "swap-pipeline %s (each where its policy runs it)",
+		 f->no_clip_grad ? "no" : "yes",
+		 j->optimizer != MDL_ADAMW ? ""
+		 : f->opt_foreach	   ? "foreach-optimizer yes, "
+					   : "foreach-optimizer no (fused AdamW), ",
+		 f->prefetch ? f->prefetch : 2, f->no_grad_overlap ? "no" : "yes",
+		 cfg_fmt_count(f->reduce_bucket > 0 ? f->reduce_bucket : 5e8, b[3], 32),
+		 swap[f->swap_read_ahead + 2 * f->swap_write_behind]);
+	wrapped(fp, pre, "framework", fw);
 	char seq[256], docs[96] = "", accum[96] = "";
 	if (j->doc_tokens && j->doc_tokens < j->seq)
 		snprintf(docs, sizeof docs, ", documents of %llu tokens packed, attended apart",

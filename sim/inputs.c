@@ -31,6 +31,7 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	return 0;
 }
 
+/* A yes|no flag's value into *yes; -1 naming the flag and the allowed values. */
 static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen)
 {
 	if (strcmp(v, "yes") && strcmp(v, "no"))
@@ -165,7 +166,36 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	return 0;
 }
 
-/* A yes|no flag's value into *yes; -1 naming the flag and the allowed values. */
+int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
+			struct sim_config *c, char *err, size_t errlen)
+{
+	bool overlap_grad, clip;
+	if (yes_no("--overlap-grad-reduce", o->overlap_grad_reduce, &overlap_grad, err, errlen) ||
+	    yes_no("--clip-grad", o->clip_grad, &clip, err, errlen) ||
+	    yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen))
+		return EXIT_INVALID;
+	c->no_grad_overlap = !overlap_grad;
+	c->no_clip_grad = !clip;
+	c->prefetch = (uint32_t)o->prefetch;
+	const char *sp = o->swap_pipeline;
+	if (strcmp(sp, "none") && strcmp(sp, "read") && strcmp(sp, "write") && strcmp(sp, "both"))
+		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
+				sp),
+		       EXIT_INVALID;
+	c->swap_read_ahead = !strcmp(sp, "read") || !strcmp(sp, "both");
+	c->swap_write_behind = !strcmp(sp, "write") || !strcmp(sp, "both");
+	/* 0: DeepSpeed's default, so a report can tell a size the user chose */
+	c->reduce_bucket = tp_opts_given(o, "reduce-bucket") ? (double)o->reduce_bucket : 0;
+	c->deepspeed = o->deepspeed != NULL;
+	c->sub_group = o->ds.sub_group_size;
+	c->param_buffers = (uint32_t)o->ds.param_buffers;
+	c->param_buffer_size = (double)o->ds.param_buffer_size;
+	if (o->ds.reduce_bucket_auto && !tp_opts_given(o, "reduce-bucket"))
+		/* transformers' integrations/deepspeed.py fills "auto" with hidden_size^2 */
+		c->reduce_bucket = (double)(w->arch.hidden * w->arch.hidden);
+	return 0;
+}
+
 int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen)
 {
@@ -175,10 +205,13 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				  (uint32_t)o->interleave},
 				 1,
 				 sim_policy_find(o->policy),
-				 (uint32_t)o->prefetch,
+				 0,
 				 0,
 				 o->recompute >= 0,
 				 o->loss >= 0};
+	int rc = tp_framework_config(o, w, c, err, errlen);
+	if (rc)
+		return rc;
 	if (!c->policy)
 		return snprintf(err, errlen, "--policy: unknown policy '%s' (allowed: %s)", o->policy,
 				sim_policy_names()),
@@ -221,40 +254,20 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		return snprintf(err, errlen, "--sequence-parallel: '%s' (allowed: yes, no, auto)",
 				o->sequence_parallel),
 		       EXIT_INVALID;
-	bool overlap_grad, clip, offload_param;
-	if (yes_no("--overlap-grad-reduce", o->overlap_grad_reduce, &overlap_grad, err, errlen) ||
-	    yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
+	bool offload_param;
+	if (yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
 	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
 	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
-	    yes_no("--offload-param", o->offload_param, &offload_param, err, errlen) ||
-	    yes_no("--clip-grad", o->clip_grad, &clip, err, errlen) ||
-	    yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen))
+	    yes_no("--offload-param", o->offload_param, &offload_param, err, errlen))
 		return EXIT_INVALID;
-	c->no_clip_grad = !clip;
 	c->params_on_gpu = !offload_param;
-	const char *sp = o->swap_pipeline;
-	if (strcmp(sp, "none") && strcmp(sp, "read") && strcmp(sp, "write") && strcmp(sp, "both"))
-		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
-				sp),
-		       EXIT_INVALID;
-	c->swap_read_ahead = !strcmp(sp, "read") || !strcmp(sp, "both");
-	c->swap_write_behind = !strcmp(sp, "write") || !strcmp(sp, "both");
-	c->no_grad_overlap = !overlap_grad;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */
 	if (c->tp_comm_overlap && !c->layout.sp)
 		return snprintf(err, errlen, "--tp-comm-overlap yes needs --tp > 1 with sequence "
 					     "parallelism (--sequence-parallel yes)"),
 		       EXIT_INVALID;
 	c->grad_accum = sim_plan_micro_batches(w, c->layout.dp);
-	c->reduce_bucket = (double)o->reduce_bucket;
-	c->deepspeed = o->deepspeed != NULL;
-	c->sub_group = o->ds.sub_group_size;
-	c->param_buffers = (uint32_t)o->ds.param_buffers;
-	c->param_buffer_size = (double)o->ds.param_buffer_size;
-	if (o->ds.reduce_bucket_auto && !tp_opts_given(o, "reduce-bucket"))
-		/* transformers' integrations/deepspeed.py fills "auto" with hidden_size^2 */
-		c->reduce_bucket = (double)(w->arch.hidden * w->arch.hidden);
 	/* DeepSpeed asserts train_batch_size = micro-batch x accumulation x data-parallel ranks */
 	uint64_t tbs = o->ds.train_batch_size, got = w->job.micro_batch * c->grad_accum * dp;
 	if (tbs && tbs != got)

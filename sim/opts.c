@@ -157,7 +157,7 @@ static const struct opt table[] = {
 	 "virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = none"},
 	{"sequence-parallel", O_STR, OFF(sequence_parallel), 0, 0, "auto", false, "yes|no", S,
 	 "Megatron sequence parallelism: yes | no | auto (yes when --tp > 1)"},
-	{"overlap-grad-reduce", O_STR, OFF(overlap_grad_reduce), 0, 0, "yes", false, "yes|no", S,
+	{"overlap-grad-reduce", O_STR, OFF(overlap_grad_reduce), 0, 0, "yes", false, "yes|no", P,
 	 "overlap the DP gradient reduction with backward (no: after it, as Megatron-LM without "
 	 "--overlap-grad-reduce)"},
 	{"tp-comm-overlap", O_STR, OFF(tp_comm_overlap), 0, 0, "no", false, "yes|no", S,
@@ -167,31 +167,31 @@ static const struct opt table[] = {
 	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
 	 "optimizer_in_bwd; policy gpu, or zero3-offload as FSDP's CPU offload runs it: the CPU "
 	 "steps each layer as backward lands it; no gradient accumulation)"},
-	{"clip-grad", O_STR, OFF(clip_grad), 0, 0, "yes", false, "yes|no", S,
+	{"clip-grad", O_STR, OFF(clip_grad), 0, 0, "yes", false, "yes|no", P,
 	 "clip the gradients' global norm before the optimizer step, as Hugging Face's Trainer "
 	 "(max_grad_norm 1.0), torchtitan and Megatron do by default: a norm pass and a scaling "
 	 "pass over the GPU's gradients"},
-	{"foreach-optimizer", O_STR, OFF(foreach_optimizer), 0, 0, "no", false, "yes|no", S,
+	{"foreach-optimizer", O_STR, OFF(foreach_optimizer), 0, 0, "no", false, "yes|no", P,
 	 "AdamW as PyTorch's multi-tensor path runs it, torch.optim.AdamW's default without "
 	 "fused=True (Hugging Face Trainer's adamw_torch, its default before PyTorch 2.8; "
 	 "Lightning): eight passes over the states, "
 	 "3x the fused kernel's HBM traffic, and a temporary copy of the second moment at the step "
 	 "(no: one fused kernel, as DeepSpeed, Megatron, torchtune and torchtitan run)"},
-	{"swap-pipeline", O_STR, OFF(swap_pipeline), 0, 0, "none", false, "none|read|write|both", S,
+	{"swap-pipeline", O_STR, OFF(swap_pipeline), 0, 0, "none", false, "none|read|write|both", P,
 	 "ZeRO-Infinity's optimizer swapper: read the next tile from the drives while one steps on "
 	 "the CPU (read), write the previous one meanwhile (write), or both (DeepSpeed's "
 	 "offload_optimizer pipeline_read / pipeline_write; none, DeepSpeed's default: read, step "
 	 "and write one after the other; policy zero-infinity)"},
-	{"offload-param", O_STR, OFF(offload_param), 0, 0, "yes", false, "yes|no", S,
+	{"offload-param", O_STR, OFF(offload_param), 0, 0, "yes", false, "yes|no", P,
 	 "policy zero3-offload: the parameters in pinned DRAM, fetched over PCIe for every pass "
 	 "(DeepSpeed's offload_param: cpu), or no: partitioned on the GPUs and all-gathered, only "
 	 "the optimizer on the CPU (offload_optimizer alone)"},
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},
-	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", S,
+	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
-	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", S,
+	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,
 	 "each of the two buckets offloaded gradients leave the GPU through (DeepSpeed's "
 	 "reduce_bucket_size)"},
 	{"deepspeed", O_STR, OFF(deepspeed), 0, 0, NULL, false, "file", S | CMD_PLAN,

@@ -125,6 +125,32 @@ struct search {
 				* on the GPUs (--offload-param no) */
 };
 
+/* The configuration of one candidate: the framework's settings (req->framework) that its
+ * policy runs, the layout, micro-batches per step and policy the search chose. */
+static struct sim_config config_for(const struct search *s, const struct sim_policy *pol,
+				    struct mdl_layout l, uint64_t m)
+{
+	const struct sim_config *f = s->req->framework;
+	struct sim_config c = {l, m, pol};
+
+	if (f) {
+		c.prefetch = f->prefetch;
+		c.no_grad_overlap = f->no_grad_overlap;
+		c.no_clip_grad = f->no_clip_grad;
+		c.reduce_bucket = f->reduce_bucket;
+		c.sub_group = f->sub_group;
+		c.param_buffers = f->param_buffers;
+		c.param_buffer_size = f->param_buffer_size;
+		/* PyTorch's foreach AdamW steps on the GPU; the swap pipeline is ZeRO-Infinity's */
+		c.opt_foreach = f->opt_foreach && pol->kind == SIM_GPU_ONLY;
+		bool zinf = strcmp(pol->name, "zero-infinity") == 0;
+		c.swap_read_ahead = f->swap_read_ahead && zinf;
+		c.swap_write_behind = f->swap_write_behind && zinf;
+	}
+	c.deepspeed = s->req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
+	return c;
+}
+
 /* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
  * global batch); at most MICRO_SIZES of them. */
 #define MICRO_SIZES 4
@@ -343,8 +369,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		}
 		cw.job.recompute = c[i].rc;
 		cw.job.micro_batch = c[i].mb;
-		struct sim_config cf = {c[i].l, c[i].m, sim_policy_find("gpu"), 0, 0, true};
-		cf.deepspeed = s->req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
+		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[i].l, c[i].m);
+		cf.recompute_fixed = true;
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen)) {
 			rc = -1;
 			break;
@@ -361,7 +387,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	if (rc == 0 && !*found && nc) {
 		cw.job.recompute = c[least].rc;
 		cw.job.micro_batch = c[least].mb;
-		struct sim_config cf = {c[least].l, c[least].m, sim_policy_find("gpu"), 0, 0, true};
+		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[least].l, c[least].m);
+		cf.recompute_fixed = true;
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen))
 			rc = -1;
 		else
@@ -450,15 +477,12 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 {
 	struct sim_workload cw = *s->w;
 	cw.job.micro_batch = mb;
-	struct sim_config cf = {{1, 1, n, pol->kind == SIM_GPU_ONLY ? 0u : 3u, false},
-				sim_plan_micro_batches(&cw, n),
-				pol,
-				0,
-				0,
-				s->req->recompute_fixed,
-				s->req->loss_fixed};
+	struct mdl_layout l = {1, 1, n, pol->kind == SIM_GPU_ONLY ? 0u : 3u, false};
 	if (strcmp(pol->name, "zero-offload") == 0)
-		cf.layout.zero = 2;
+		l.zero = 2;
+	struct sim_config cf = config_for(s, pol, l, sim_plan_micro_batches(&cw, n));
+	cf.recompute_fixed = s->req->recompute_fixed;
+	cf.loss_fixed = s->req->loss_fixed;
 	cf.params_on_gpu = s->params_on_gpu;
 	int rc = sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen);
 	if (rc > 0) { /* no placement for the fixed recompute: not an option */
@@ -648,7 +672,7 @@ static int search_all(struct search *s, struct sim_option *closest)
 			}
 	}
 	/* zero3-offload twice, as DeepSpeed runs it with offload_param and without (the optimizer
-	 * alone offloaded, the commoner config), unless --deepspeed said which */
+	 * alone offloaded, the commoner config), unless --offload-param or --deepspeed said which */
 	struct host_task t[1 + (sizeof pols / sizeof pols[0] + 1) * 16];
 	size_t nt = 1;
 	t[0] = (struct host_task){.pol = NULL};
@@ -659,7 +683,7 @@ static int search_all(struct search *s, struct sim_option *closest)
 			continue;
 		bool z3 = strcmp(pols[p], "zero3-offload") == 0;
 		for (int on_gpu = 0; on_gpu <= z3; on_gpu++) {
-			if (z3 && s->req->policy && on_gpu != s->req->params_on_gpu)
+			if (z3 && s->req->params_fixed && on_gpu != s->req->params_on_gpu)
 				continue;
 			for (int i = 0; i < nn; i++)
 				t[nt++] = (struct host_task){.pol = sim_policy_find(pols[p]),

@@ -78,8 +78,13 @@ struct sim_plan_req {
 	 * parallelism alone (DeepSpeed without Megatron has no tensor or pipeline parallelism) */
 	const char *policy;
 	int zero;
-	bool params_on_gpu; /* --deepspeed without offload_param: zero3-offload keeps the
-			     * parameter shards on the GPUs (--offload-param no) */
+	/* zero3-offload only one way (--offload-param, or --deepspeed): keeping the parameter
+	 * shards on the GPUs (params_on_gpu, --offload-param no) or in pinned DRAM; else both */
+	bool params_fixed, params_on_gpu;
+	/* the framework's settings every option runs with, each policy taking those it runs
+	 * (tp_framework_config: prefetch, overlap, clipping, foreach AdamW, swap pipeline,
+	 * buckets, DeepSpeed's buffers; the rest of it is ignored); NULL: the defaults */
+	const struct sim_config *framework;
 	/* compare: exactly these GPU counts (no search over counts), else NULL */
 	const uint32_t *counts;
 	int ncounts;

@@ -267,6 +267,57 @@ for pol in zero3-offload zero-infinity; do
 		echo "FAIL: plan --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
 	fi
 done
+# the framework's settings ride along: every option runs with those its policy takes, and the
+# emitted configuration and simulate line (ds_config.json for DeepSpeed, flags otherwise)
+# reproduce the step planned with them
+fw="--clip-grad no --swap-pipeline both --reduce-bucket 2e8 --foreach-optimizer yes --overlap-grad-reduce no --prefetch 3"
+# shellcheck disable=SC2086
+"$bin" plan --model 70b --seq 4096 $fw >"$tmp/plan-fw.txt" 2>/dev/null
+for pol in tp zero3-offload zero-infinity tiered-dram; do
+	idx=$(awk -v p="$pol" '$1 ~ /^[0-9]+$/ && ($3 == p || (p == "tp" && $3 ~ /^tp/)) {print $1; exit}' "$tmp/plan-fw.txt")
+	em="$tmp/emit-fw-$pol"
+	# shellcheck disable=SC2086
+	"$bin" plan --model 70b --seq 4096 $fw --emit "$em" --option "$idx" >/dev/null 2>"$tmp/err"
+	want=$(sed -n 's/^| step | \([0-9.]*\) s |$/\1/p' "$em/README.md" 2>/dev/null)
+	line=$(sed -n 's/^tierplan simulate //p' "$em/README.md" 2>/dev/null)
+	# shellcheck disable=SC2086
+	got=$(cd "$em" 2>/dev/null && "$abs" simulate $line --format json 2>/dev/null |
+		sed -n 's/.*"step_seconds":[[:space:]]*\([0-9.e+]*\).*/\1/p' | head -1)
+	got=$(awk -v g="$got" 'BEGIN {printf "%.2f", g}')
+	if [ -n "$idx" ] && [ -n "$want" ] && [ "$want" = "$got" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: plan $fw --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
+	fi
+done
+if python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+z = c["zero_optimization"]
+assert c["gradient_clipping"] == 0 and z["reduce_bucket_size"] == 2e8 and not z["overlap_comm"], c
+assert z["offload_optimizer"]["pipeline_read"] and z["offload_optimizer"]["pipeline_write"], z
+' "$tmp/emit-fw-zero-infinity/ds_config.json" && grep -q "clip-grad no, foreach-optimizer yes, prefetch 3, overlap-grad-reduce no" "$tmp/plan-fw.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan $fw: the settings are not in its inputs or the emitted ds_config.json"
+fi
+# plan --deepspeed keeps the config's swap buffers and clipping, and --emit writes them back
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_count": 6, "buffer_size": 2000000000}}}' >"$tmp/ds-planbuf.json"
+"$bin" plan --model 8b --seq 2048 --deepspeed "$tmp/ds-planbuf.json" --emit "$tmp/emit-dsbuf" >/dev/null 2>&1
+if python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+p = c["zero_optimization"]["offload_param"]
+assert p["buffer_count"] == 6 and p["buffer_size"] == 2e9 and c["gradient_clipping"] == 0, c
+' "$tmp/emit-dsbuf/ds_config.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --deepspeed --emit did not write back the config's swap buffers and clipping"
+fi
+expect 3 "--foreach-optimizer yes is PyTorch's AdamW stepped on the GPU" plan --model 8b --seq 2048 --optimizer sgd --foreach-optimizer yes
 # ZeRO-Infinity's swap buffers hold the largest parameter partition, or DeepSpeed asserts: the
 # first zero-infinity option runs on one GPU, whose embedding partition is 1,050,673,152 elements
 if python3 -c '

@@ -201,11 +201,75 @@ static void zero3_offload_is_planned_both_ways(void)
 	free(p);
 
 	f.req.policy = "zero3-offload"; /* --deepspeed with offload_param cpu */
+	f.req.params_fixed = true;
 	p = planned(&f);
 	CU_ASSERT(p->noptions > 0);
 	for (int i = 0; i < p->noptions; i++)
 		CU_ASSERT(!p->options[i].params_on_gpu);
 	free(p);
+}
+
+/* The framework's settings (plan's --clip-grad, --foreach-optimizer, --swap-pipeline) reach each
+ * option whose policy runs them and no other: every option of an 8-GPU compare of 8B, and of a
+ * plan kept to ZeRO-Infinity (--deepspeed), steps exactly as simulate runs its configuration
+ * with the settings its policy takes (foreach AdamW on the GPU-only ones, ZeRO-Infinity's swap
+ * pipeline on its own, no clipping everywhere); the foreach AdamW the host tiers cannot run
+ * does not stop their search. */
+static void the_framework_settings_reach_their_options(void)
+{
+	struct fixture f;
+	char err[256];
+	const uint32_t counts[] = {8};
+	struct sim_config fw = {0};
+	struct eng *e = eng_new();
+	int gpu = 0, zinf = 0;
+
+	fw.no_clip_grad = fw.opt_foreach = true;
+	fw.swap_read_ahead = fw.swap_write_behind = true;
+	for (int run = 0; run < 2; run++) {
+		setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+		f.req.framework = &fw;
+		if (run == 0) {
+			f.req.counts = counts;
+			f.req.ncounts = 1;
+		} else {
+			f.req.policy = "zero-infinity";
+		}
+		struct sim_plan *p = planned(&f);
+		for (int i = 0; i < p->noptions; i++) {
+			const struct sim_option *t = &p->options[i];
+			if (!t->fits)
+				continue;
+			bool is_gpu = t->kind == SIM_GPU_ONLY;
+			bool is_zinf = !strcmp(t->policy, "zero-infinity");
+			gpu += is_gpu;
+			zinf += is_zinf;
+			struct sim_workload w = f.w;
+			struct mdl_hw hw = f.hw;
+			struct sim_option o;
+			w.job.micro_batch = t->micro_batch;
+			w.job.recompute = t->recompute;
+			w.job.loss = t->loss;
+			if (!is_gpu)
+				hw.dram = t->dram;
+			if (t->flash_count)
+				hw.flash_count = t->flash_count;
+			struct sim_config c = {t->layout, t->grad_accum, sim_policy_find(t->policy),
+					       0, 0, true, true};
+			c.params_on_gpu = t->params_on_gpu;
+			c.deepspeed = f.req.policy != NULL;
+			c.no_clip_grad = true;
+			c.opt_foreach = is_gpu;
+			c.swap_read_ahead = c.swap_write_behind = is_zinf;
+			CU_ASSERT_EQUAL_FATAL(sim_run(e, &w, &hw, &f.e, &c, &o, err, sizeof err), 0);
+			CU_ASSERT_DOUBLE_EQUAL(o.step_seconds, t->step_seconds,
+					       1e-9 * t->step_seconds);
+			CU_ASSERT_DOUBLE_EQUAL(o.peak_gpu, t->peak_gpu, 1e-9 * t->peak_gpu);
+		}
+		free(p);
+	}
+	CU_ASSERT(gpu > 0 && zinf > 0);
+	eng_free(e);
 }
 
 /* The host-tier search runs its (policy, GPU count) tasks on workers and merges them in task
@@ -327,6 +391,8 @@ int suite_plan(void)
 		{"a fixed per-op recompute is planned", a_fixed_per_op_recompute_is_planned},
 		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},
 		{"zero3 offload is planned both ways", zero3_offload_is_planned_both_ways},
+		{"the framework settings reach their options",
+		 the_framework_settings_reach_their_options},
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},
 	};

@@ -194,7 +194,7 @@ static const struct opt table[] = {
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,
 	 "each of the two buckets offloaded gradients leave the GPU through (DeepSpeed's "
 	 "reduce_bucket_size)"},
-	{"deepspeed", O_STR, OFF(deepspeed), 0, 0, NULL, false, "file", S | CMD_PLAN,
+	{"deepspeed", O_STR, OFF(deepspeed), 0, 0, NULL, false, "file", P,
 	 "a DeepSpeed ds_config.json: its ZeRO stage, offload targets, batch, precision and "
 	 "optimizer become the flags they mean (plan: the search keeps to its policy and stage); "
 	 "notes on stderr say which keys were used or ignored"},

@@ -108,7 +108,7 @@ static int run(int argc, char **argv, bool compare)
 	req.loss_fixed = o.loss >= 0;
 	req.batch_fixed = tp_opts_given(&o, "batch");
 	req.dram_fixed = tp_opts_given(&o, "dram");
-	req.flash_fixed = tp_opts_given(&o, "flash") && strchr(o.flash, ':');
+	req.flash_fixed = tp_opts_given(&o, "flash") && (strchr(o.flash, ':') || !hw.flash_count);
 	/* --deepspeed: its policy, ZeRO stage and parameter placement bound the search (its
 	 * buckets, buffers, overlap and clipping are the framework's settings above) */
 	req.zero = -1;

@@ -330,8 +330,14 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --pointwise eager");
 	if (w->job.doc_tokens)
 		fprintf(fp, " --doc-tokens %llu", (unsigned long long)w->job.doc_tokens);
+	/* the drives the option ran with: those it used, else the plan's (a host-tier placement
+	 * depends on whether there are any) */
 	if (o->flash_count)
 		fprintf(fp, " --flash %s:%u", hw->flash.name, o->flash_count);
+	else if (o->kind != SIM_GPU_ONLY && !hw->flash_count)
+		fprintf(fp, " --flash none");
+	else if (o->kind != SIM_GPU_ONLY)
+		fprintf(fp, " --flash %s:%u", hw->flash.name, hw->flash_count);
 	fprintf(fp, " --tokens %.0f", w->tokens);
 	if (hw->prof.file[0])
 		fprintf(fp, " --profile %s", hw->prof.file);

@@ -197,7 +197,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
-	if (r->req->flash_fixed)
+	if (!hw->flash_count)
+		fprintf(fp, "%sflash      none (--flash none): the host tiers end at DRAM, and "
+			    "zero-infinity is not searched\n",
+			pre);
+	else if (r->req->flash_fixed)
 		fprintf(fp, "%sflash      %u x %s (%s each) for tiered options\n", pre,
 			hw->flash_count, hw->flash.name, B(hw->flash.capacity));
 	else

@@ -20,7 +20,10 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	if (colon && !strchr(colon, '/')) {
 		c = strtol(colon + 1, &end, 10);
 		if (end == colon + 1 || *end || c < 1 || c > 1024) {
-			snprintf(err, errlen, "--flash: drive count in '%s' must be 1 to 1024", arg);
+			snprintf(err, errlen,
+				 "--flash: drive count in '%s' must be 1 to 1024 (no drives: --flash "
+				 "none)",
+				 arg);
 			return -1;
 		}
 		snprintf(name, n, "%.*s", (int)(colon - arg), arg);
@@ -115,10 +118,14 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	memset(hw, 0, sizeof *hw);
 	cfg_set_prices(o->prices);
 	if (cfg_gpu_get(o->gpu, &hw->gpu, err, errlen) < 0 ||
-	    cfg_host_get(o->host, &hw->host, err, errlen) < 0 ||
-	    parse_flash(o->flash, flash_name, sizeof flash_name, &hw->flash_count, err,
-			errlen) < 0 ||
-	    cfg_flash_get(flash_name, &hw->flash, err, errlen) < 0) {
+	    cfg_host_get(o->host, &hw->host, err, errlen) < 0)
+		return EXIT_INVALID;
+	if (strcmp(o->flash, "none") == 0) { /* no drives: the host tiers end at DRAM */
+		snprintf(hw->flash.name, sizeof hw->flash.name, "none");
+		snprintf(hw->flash.description, sizeof hw->flash.description, "no flash drives");
+	} else if (parse_flash(o->flash, flash_name, sizeof flash_name, &hw->flash_count, err,
+			       errlen) < 0 ||
+		   cfg_flash_get(flash_name, &hw->flash, err, errlen) < 0) {
 		return EXIT_INVALID;
 	}
 	/* a GPU without bf16 (Volta, Turing) trains fp16 with loss scaling: the default precision

@@ -126,7 +126,7 @@ static const struct opt table[] = {
 	 "DRAM per node for tiered options (e.g. 512GiB); 0: simulate takes the host's, plan and "
 	 "compare search 256 GiB doubling"},
 	{"flash", O_STR, OFF(flash), 0, 0, "pm1743:4", false, "name[:count]", P,
-	 "flash drives per node for tiered options"},
+	 "flash drives per node for tiered options, or none (the host tiers end at DRAM)"},
 	{"profile", O_STR, OFF(profile), 0, 0, NULL, false, "file", P,
 	 "a calibrated hardware profile (tierplan calibrate) overriding the catalog"},
 	{"prices", O_STR, OFF(prices), 0, 0, NULL, false, "file", P,

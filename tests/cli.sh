@@ -303,6 +303,25 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan $fw: the settings are not in its inputs or the emitted ds_config.json"
 fi
+# --flash none: a host without drives; its host-tier options keep everything in DRAM, and the
+# emitted simulate line runs them without drives as planned
+"$bin" plan --model 70b --seq 4096 --flash none >"$tmp/plan-nf.txt" 2>/dev/null
+idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tiered/ {print $1; exit}' "$tmp/plan-nf.txt")
+"$bin" plan --model 70b --seq 4096 --flash none --emit "$tmp/emit-nf" --option "$idx" >/dev/null 2>&1
+line=$(sed -n 's/^tierplan simulate //p' "$tmp/emit-nf/README.md" 2>/dev/null)
+want=$(sed -n 's/^| step | \([0-9.]*\) s |$/\1/p' "$tmp/emit-nf/README.md" 2>/dev/null)
+# shellcheck disable=SC2086
+got=$("$bin" simulate $line --format json 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["peak_bytes"]["flash"] == 0; print("%.2f" % d["step_seconds"])')
+if grep -q "^  flash      none" "$tmp/plan-nf.txt" &&
+	awk '$3 == "zero-infinity" {exit 1}' "$tmp/plan-nf.txt" &&
+	[ -n "$want" ] && [ "$want" = "$got" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --flash none: option $idx planned $want, re-simulated $got"
+fi
+expect 3 "policy zero-infinity needs flash drives" simulate --model 8b --seq 1024 --policy zero-infinity --flash none
+expect 3 "no drives: --flash none" plan --model 8b --seq 1024 --flash pm1743:0
 # plan --deepspeed keeps the config's swap buffers and clipping, and --emit writes them back
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_count": 6, "buffer_size": 2000000000}}}' >"$tmp/ds-planbuf.json"
 "$bin" plan --model 8b --seq 2048 --deepspeed "$tmp/ds-planbuf.json" --emit "$tmp/emit-dsbuf" >/dev/null 2>&1

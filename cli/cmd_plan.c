@@ -100,6 +100,14 @@ static int run(int argc, char **argv, bool compare)
 		rc = cli_fail(rc, cmd, err);
 		goto out;
 	}
+	/* torchtune steps the optimizer in backward only without gradient accumulation */
+	if (framework.opt_in_bwd && w->grad_accum != 1) {
+		rc = cli_fail(EXIT_INVALID, cmd,
+			      "--optimizer-in-backward yes steps each gradient as backward makes "
+			      "it, so a step is one micro-batch: give --grad-accum 1 (torchtune "
+			      "requires gradient_accumulation_steps 1 with optimizer_in_bwd)");
+		goto out;
+	}
 	req.framework = &framework;
 	req.max_gpus = (uint32_t)o.max_gpus;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);

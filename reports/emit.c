@@ -59,8 +59,18 @@ static bool deepspeed_of(const struct sim_option *o, int *stage, const char **op
  * DeepSpeed config has no FP8 switch (Transformer Engine's layers in the model do it), while
  * Megatron-LM takes --fp8-format. [A: the frameworks' configuration references]
  */
-static const char *cannot_express(const struct sim_workload *w, bool deepspeed)
+static const char *cannot_express(const struct rpt_plan *r, bool deepspeed)
 {
+	const struct sim_workload *w = r->w;
+	const struct sim_config *f = r->req->framework;
+	if (f && f->opt_in_bwd)
+		return "it steps the optimizer inside backward (torchtune's optimizer_in_bwd; "
+		       "PyTorch FSDP's CPU offload for zero3-offload), which neither DeepSpeed nor "
+		       "Megatron-LM does";
+	if (f && f->act_offload)
+		return "it offloads the activations to CPU as torchtune's "
+		       "enable_activation_offloading does, which neither a DeepSpeed config nor "
+		       "Megatron-LM's arguments set up";
 	switch (w->job.precision) {
 	case MDL_BF16:
 		return "it was planned in pure bf16 (no fp32 master weights or optimizer "
@@ -144,7 +154,10 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	fprintf(fp, "  \"bf16\": {\"enabled\": %s},\n",
 		p == MDL_BF16_MIXED || p == MDL_BF16 ? "true" : "false");
 	fprintf(fp, "  \"fp16\": {\"enabled\": %s},\n", p == MDL_FP16_MIXED ? "true" : "false");
-	if (ot)
+	/* PyTorch's foreach AdamW: no optimizer section, so Hugging Face's Trainer hands DeepSpeed
+	 * its own (adamw_torch; transformers integrations/deepspeed.py builds one only when the
+	 * config names none) instead of DeepSpeed's fused kernel */
+	if (ot && !(f->opt_foreach && !strcmp(o->policy, "gpu")))
 		fprintf(fp, "  \"optimizer\": {\"type\": \"%s\"},\n", ot);
 	/* the plan clips the gradients' global norm before each step unless --clip-grad no, as
 	 * Hugging Face's Trainer does at max_grad_norm 1.0, which it hands to DeepSpeed as
@@ -457,10 +470,10 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	 * planned; else Megatron-LM for a GPU-only layout it can run as planned; else README.md
 	 * alone, saying why */
 	bool dsl = deepspeed_of(o, &stage, &opt, &par), gpu = !strcmp(o->policy, "gpu");
-	const char *why = dsl ? cannot_express(r->w, true) : NULL;
+	const char *why = dsl ? cannot_express(r, true) : NULL;
 	bool ds = dsl && !why;
 	if (!ds && gpu)
-		why = cannot_express(r->w, false);
+		why = cannot_express(r, false);
 	bool megatron = !ds && gpu && !why;
 	uint32_t per = r->hw->gpus_per_node ? r->hw->gpus_per_node : 1;
 	uint32_t nodes = o->nodes ? o->nodes : 1, here = o->gpus < per ? o->gpus : per;

@@ -163,10 +163,11 @@ static const struct opt table[] = {
 	{"tp-comm-overlap", O_STR, OFF(tp_comm_overlap), 0, 0, "no", false, "yes|no", S,
 	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
 	 "sequence parallelism)"},
-	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", S,
+	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", P,
 	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
 	 "optimizer_in_bwd; policy gpu, or zero3-offload as FSDP's CPU offload runs it: the CPU "
-	 "steps each layer as backward lands it; no gradient accumulation)"},
+	 "steps each layer as backward lands it; no gradient accumulation; plan: its GPU-only "
+	 "layouts are data parallel alone, and zero3-offload the one host tier)"},
 	{"clip-grad", O_STR, OFF(clip_grad), 0, 0, "yes", false, "yes|no", P,
 	 "clip the gradients' global norm before the optimizer step, as Hugging Face's Trainer "
 	 "(max_grad_norm 1.0), torchtitan and Megatron do by default: a norm pass and a scaling "
@@ -186,7 +187,7 @@ static const struct opt table[] = {
 	 "policy zero3-offload: the parameters in pinned DRAM, fetched over PCIe for every pass "
 	 "(DeepSpeed's offload_param: cpu), or no: partitioned on the GPUs and all-gathered, only "
 	 "the optimizer on the CPU (offload_optimizer alone)"},
-	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", S,
+	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", P,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,

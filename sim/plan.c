@@ -141,8 +141,13 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 		c.sub_group = f->sub_group;
 		c.param_buffers = f->param_buffers;
 		c.param_buffer_size = f->param_buffer_size;
-		/* PyTorch's foreach AdamW steps on the GPU; the swap pipeline is ZeRO-Infinity's */
-		c.opt_foreach = f->opt_foreach && pol->kind == SIM_GPU_ONLY;
+		/* PyTorch's foreach AdamW and torchtune's activation offloading run on the GPU
+		 * policy, the optimizer in backward there and under FSDP's CPU offload (search_all
+		 * keeps to those two); the swap pipeline is ZeRO-Infinity's */
+		bool gpu = pol->kind == SIM_GPU_ONLY;
+		c.opt_foreach = f->opt_foreach && gpu;
+		c.act_offload = f->act_offload && gpu;
+		c.opt_in_bwd = f->opt_in_bwd;
 		bool zinf = strcmp(pol->name, "zero-infinity") == 0;
 		c.swap_read_ahead = f->swap_read_ahead && zinf;
 		c.swap_write_behind = f->swap_write_behind && zinf;
@@ -254,6 +259,18 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	return fmax(compute, step_dp_floor(&w->arch, &w->job, l, hw, m));
 }
 
+/* A candidate's analytic per-GPU bytes, less what its settings move off the GPU: a paged
+ * optimizer's states give way to the rest (sim_run pages them out), gradients stepped in
+ * backward and offloaded activations leave it. A floor of what its simulation needs, so the
+ * memory bound prunes no candidate that fits. */
+static double cand_memory(const struct search *s, const struct mdl_gpu_memory *gm)
+{
+	const struct sim_config *f = s->req->framework;
+	return gm->total - (mdl_optimizer_paged(s->w->job.optimizer) ? gm->optimizer : 0) -
+	       (f && f->opt_in_bwd ? gm->gradients : 0) -
+	       (f && f->act_offload ? gm->layer_activations : 0);
+}
+
 /* The candidates of one tp x pp x cp split over dp data-parallel ranks: each micro-batch size,
  * ZeRO stage, recompute mode, expert-parallel degree and interleaving, with the time per token
  * no schedule can beat and the analytic memory. 0 ok, -1 out of memory. */
@@ -298,12 +315,7 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 						struct mdl_gpu_memory gm;
 						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
 						double bound = sim_plan_bound(&cw, hw, &l, m, ex_share);
-						/* a paged optimizer's states give way to the
-						 * rest (sim_run pages them out) */
-						double mem = gm.total -
-							     (mdl_optimizer_paged(w->job.optimizer)
-								      ? gm.optimizer
-								      : 0);
+						double mem = cand_memory(s, &gm);
 						struct cand x = {l, modes[r], mbs[b], m,
 								 bound / tokens, mem};
 						if (add_cand(s, c, nc, cap, &x))
@@ -329,16 +341,18 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	int rc = 0;
 
 	*found = false;
-	bool ds = s->req->policy != NULL; /* DeepSpeed alone: data parallelism */
+	/* DeepSpeed alone, and the optimizer stepped in backward (torchtune), run data parallel */
+	bool dp_only = s->req->policy != NULL ||
+		       (s->req->framework && s->req->framework->opt_in_bwd);
 	/* the routed experts' share of the trainable parameters (what expert parallelism splits) */
 	struct mdl_states ex;
 	mdl_job_expert_states(&w->arch, &w->job, w->arch.layers, &ex);
 	double ex_share = (double)ex.trainable_params /
 			  fmax(1.0, (double)mdl_job_trainable(&w->arch, &w->job));
-	for (uint32_t tp = 1; tp <= (ds ? 1 : hw->gpus_per_node) && tp <= n; tp *= 2) {
+	for (uint32_t tp = 1; tp <= (dp_only ? 1 : hw->gpus_per_node) && tp <= n; tp *= 2) {
 		if (n % tp || w->arch.heads % tp || w->arch.kv_heads % tp)
 			continue;
-		for (uint32_t pp = 1; pp <= (ds ? 1 : w->arch.layers) && pp <= SIM_MAX_PP &&
+		for (uint32_t pp = 1; pp <= (dp_only ? 1 : w->arch.layers) && pp <= SIM_MAX_PP &&
 				      tp * pp <= n;
 		     pp++) {
 			if ((n / tp) % pp || !mdl_layout_splits(&w->arch, pp, 1, NULL))
@@ -682,7 +696,10 @@ static int search_all(struct search *s, struct sim_option *closest)
 		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
 			continue;
 		bool z3 = strcmp(pols[p], "zero3-offload") == 0;
-		for (int on_gpu = 0; on_gpu <= z3; on_gpu++) {
+		bool in_bwd = s->req->framework && s->req->framework->opt_in_bwd;
+		if (in_bwd && !z3)
+			continue; /* the optimizer in backward: FSDP's CPU offload alone */
+		for (int on_gpu = 0; on_gpu <= (z3 && !in_bwd); on_gpu++) {
 			if (z3 && s->req->params_fixed && on_gpu != s->req->params_on_gpu)
 				continue;
 			for (int i = 0; i < nn; i++)

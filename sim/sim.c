@@ -348,7 +348,7 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 		double kept = (double)mdl_layout_stage_layers(&x->w->arch, l, 0) *
 			      mdl_act_layer_saved(&x->w->arch, &x->job, l->tp, l->sp) /
 			      mdl_layout_cp(l);
-		if (kept > x->hw->gpu.memory)
+		if (kept > x->hw->gpu.memory && !c->act_offload) /* offloaded: they leave it */
 			return 1;
 	} else if (candidates(c) > c->policy->variants) {
 		x->job.recompute = MDL_RC_FULL;

@@ -322,6 +322,17 @@ else
 fi
 expect 3 "policy zero-infinity needs flash drives" simulate --model 8b --seq 1024 --policy zero-infinity --flash none
 expect 3 "no drives: --flash none" plan --model 8b --seq 1024 --flash pm1743:0
+# torchtune's optimizer in backward: one micro-batch a step, and no DeepSpeed or Megatron-LM
+# configuration can say it, so --emit writes README.md alone, saying why
+expect 3 "give --grad-accum 1" plan --model 8b --seq 1024 --optimizer-in-backward yes
+"$bin" plan --model 8b --seq 1024 --optimizer-in-backward yes --grad-accum 1 --emit "$tmp/emit-oib" >/dev/null 2>&1
+if [ -s "$tmp/emit-oib/README.md" ] && [ ! -e "$tmp/emit-oib/ds_config.json" ] &&
+	grep -q "optimizer_in_bwd" "$tmp/emit-oib/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --optimizer-in-backward yes --emit wrote a configuration that cannot step in backward"
+fi
 # plan --deepspeed keeps the config's swap buffers and clipping, and --emit writes them back
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_count": 6, "buffer_size": 2000000000}}}' >"$tmp/ds-planbuf.json"
 "$bin" plan --model 8b --seq 2048 --deepspeed "$tmp/ds-planbuf.json" --emit "$tmp/emit-dsbuf" >/dev/null 2>&1

@@ -209,67 +209,104 @@ static void zero3_offload_is_planned_both_ways(void)
 	free(p);
 }
 
+/* Every fitting option of f's plan steps exactly as simulate runs its configuration with the
+ * framework's settings fw its policy takes (foreach AdamW and activation offloading on the
+ * GPU-only ones, the optimizer in backward there and under zero3-offload, ZeRO-Infinity's swap
+ * pipeline on its own, the rest everywhere); counts the GPU-only and ZeRO-Infinity options and
+ * the layouts other than data parallelism. */
+static void options_run_as_simulated(struct fixture *f, const struct sim_config *fw, int *gpu,
+				     int *zinf, int *split)
+{
+	char err[256];
+	struct eng *e = eng_new();
+	struct sim_plan *p = planned(f);
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *t = &p->options[i];
+		if (!t->fits)
+			continue;
+		bool is_gpu = t->kind == SIM_GPU_ONLY, is_zinf = !strcmp(t->policy, "zero-infinity");
+		*gpu += is_gpu;
+		*zinf += is_zinf;
+		*split += t->layout.tp > 1 || t->layout.pp > 1;
+		struct sim_workload w = f->w;
+		struct mdl_hw hw = f->hw;
+		struct sim_option o;
+		w.job.micro_batch = t->micro_batch;
+		w.job.recompute = t->recompute;
+		w.job.loss = t->loss;
+		if (!is_gpu)
+			hw.dram = t->dram;
+		if (t->flash_count)
+			hw.flash_count = t->flash_count;
+		struct sim_config c = {t->layout, t->grad_accum, sim_policy_find(t->policy), 0, 0,
+				       true, true};
+		c.params_on_gpu = t->params_on_gpu;
+		c.deepspeed = f->req.policy != NULL;
+		c.no_clip_grad = fw->no_clip_grad;
+		c.opt_foreach = fw->opt_foreach && is_gpu;
+		c.act_offload = fw->act_offload && is_gpu;
+		c.opt_in_bwd = fw->opt_in_bwd;
+		c.swap_read_ahead = fw->swap_read_ahead && is_zinf;
+		c.swap_write_behind = fw->swap_write_behind && is_zinf;
+		CU_ASSERT_EQUAL_FATAL(sim_run(e, &w, &hw, &f->e, &c, &o, err, sizeof err), 0);
+		CU_ASSERT_DOUBLE_EQUAL(o.step_seconds, t->step_seconds, 1e-9 * t->step_seconds);
+		CU_ASSERT_DOUBLE_EQUAL(o.peak_gpu, t->peak_gpu, 1e-9 * t->peak_gpu);
+	}
+	free(p);
+	eng_free(e);
+}
+
 /* The framework's settings (plan's --clip-grad, --foreach-optimizer, --swap-pipeline) reach each
- * option whose policy runs them and no other: every option of an 8-GPU compare of 8B, and of a
- * plan kept to ZeRO-Infinity (--deepspeed), steps exactly as simulate runs its configuration
- * with the settings its policy takes (foreach AdamW on the GPU-only ones, ZeRO-Infinity's swap
- * pipeline on its own, no clipping everywhere); the foreach AdamW the host tiers cannot run
- * does not stop their search. */
+ * option whose policy runs them and no other: the options of an 8-GPU compare of 8B, and of a
+ * plan kept to ZeRO-Infinity (--deepspeed), run as simulate runs them; the foreach AdamW the
+ * host tiers cannot run does not stop their search. */
 static void the_framework_settings_reach_their_options(void)
 {
 	struct fixture f;
-	char err[256];
 	const uint32_t counts[] = {8};
 	struct sim_config fw = {0};
-	struct eng *e = eng_new();
-	int gpu = 0, zinf = 0;
+	int gpu = 0, zinf = 0, split = 0;
 
 	fw.no_clip_grad = fw.opt_foreach = true;
 	fw.swap_read_ahead = fw.swap_write_behind = true;
-	for (int run = 0; run < 2; run++) {
-		setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
-		f.req.framework = &fw;
-		if (run == 0) {
-			f.req.counts = counts;
-			f.req.ncounts = 1;
-		} else {
-			f.req.policy = "zero-infinity";
-		}
-		struct sim_plan *p = planned(&f);
-		for (int i = 0; i < p->noptions; i++) {
-			const struct sim_option *t = &p->options[i];
-			if (!t->fits)
-				continue;
-			bool is_gpu = t->kind == SIM_GPU_ONLY;
-			bool is_zinf = !strcmp(t->policy, "zero-infinity");
-			gpu += is_gpu;
-			zinf += is_zinf;
-			struct sim_workload w = f.w;
-			struct mdl_hw hw = f.hw;
-			struct sim_option o;
-			w.job.micro_batch = t->micro_batch;
-			w.job.recompute = t->recompute;
-			w.job.loss = t->loss;
-			if (!is_gpu)
-				hw.dram = t->dram;
-			if (t->flash_count)
-				hw.flash_count = t->flash_count;
-			struct sim_config c = {t->layout, t->grad_accum, sim_policy_find(t->policy),
-					       0, 0, true, true};
-			c.params_on_gpu = t->params_on_gpu;
-			c.deepspeed = f.req.policy != NULL;
-			c.no_clip_grad = true;
-			c.opt_foreach = is_gpu;
-			c.swap_read_ahead = c.swap_write_behind = is_zinf;
-			CU_ASSERT_EQUAL_FATAL(sim_run(e, &w, &hw, &f.e, &c, &o, err, sizeof err), 0);
-			CU_ASSERT_DOUBLE_EQUAL(o.step_seconds, t->step_seconds,
-					       1e-9 * t->step_seconds);
-			CU_ASSERT_DOUBLE_EQUAL(o.peak_gpu, t->peak_gpu, 1e-9 * t->peak_gpu);
-		}
-		free(p);
-	}
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.req.framework = &fw;
+	f.req.counts = counts;
+	f.req.ncounts = 1;
+	options_run_as_simulated(&f, &fw, &gpu, &zinf, &split);
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.req.framework = &fw;
+	f.req.policy = "zero-infinity";
+	options_run_as_simulated(&f, &fw, &gpu, &zinf, &split);
 	CU_ASSERT(gpu > 0 && zinf > 0);
-	eng_free(e);
+}
+
+/* torchtune's single-device recipe planned (--optimizer-in-backward yes --activation-offload yes
+ * --grad-accum 1, Llama 3.2 3B at 4k on A100s): the optimizer in backward keeps the GPU-only
+ * layouts data parallel and the host tiers to zero3-offload with its parameters offloaded (FSDP's
+ * CPU offload), and every option runs as simulate runs it with both settings. */
+static void torchtunes_settings_are_planned(void)
+{
+	struct fixture f;
+	struct sim_config fw = {0};
+	int gpu = 0, zinf = 0, split = 0;
+
+	fw.opt_in_bwd = fw.act_offload = true;
+	setup(&f, "llama-3.2-3b.json", "a100-80g", "hgx-8gpu", "pm1743", 4);
+	f.w.job.precision = MDL_BF16;
+	f.w.grad_accum = 1;
+	f.req.framework = &fw;
+	struct sim_plan *p = planned(&f);
+	int host = 0;
+	for (int i = 0; i < p->noptions; i++)
+		if (p->options[i].fits && p->options[i].kind != SIM_GPU_ONLY) {
+			host++;
+			CU_ASSERT_STRING_EQUAL(p->options[i].policy, "zero3-offload");
+			CU_ASSERT(!p->options[i].params_on_gpu);
+		}
+	free(p);
+	options_run_as_simulated(&f, &fw, &gpu, &zinf, &split);
+	CU_ASSERT(gpu > 0 && host > 0 && split == 0);
 }
 
 /* The host-tier search runs its (policy, GPU count) tasks on workers and merges them in task
@@ -393,6 +430,7 @@ int suite_plan(void)
 		{"zero3 offload is planned both ways", zero3_offload_is_planned_both_ways},
 		{"the framework settings reach their options",
 		 the_framework_settings_reach_their_options},
+		{"torchtune's settings are planned", torchtunes_settings_are_planned},
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},
 	};

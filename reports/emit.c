@@ -246,6 +246,7 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 {
 	const struct mdl_arch *a = &r->w->arch;
 	const struct mdl_layout *l = &o->layout;
+	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
 	enum mdl_precision p = r->w->job.precision;
 
 	fprintf(fp, " \\\n  --tensor-model-parallel-size %u --pipeline-model-parallel-size %u", l->tp,
@@ -261,7 +262,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " \\\n  --num-layers-per-virtual-pipeline-stage %llu",
 			(unsigned long long)(a->layers / (l->pp * l->vp)));
 	if (l->sp)
-		fprintf(fp, " \\\n  --sequence-parallel");
+		fprintf(fp, " \\\n  --sequence-parallel%s",
+			f->tp_comm_overlap ? " --tp-comm-overlap" : "");
 	if (l->zero >= 1)
 		fprintf(fp, " \\\n  --use-distributed-optimizer");
 	fprintf(fp, " \\\n  --micro-batch-size %llu --global-batch-size %llu --seq-length %llu",
@@ -305,7 +307,10 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " \\\n  --recompute-granularity selective");
 	if (r->w->job.grad_dtype == MDL_GRAD_FP32)
 		fprintf(fp, " \\\n  --accumulate-allreduce-grads-in-fp32");
-	fprintf(fp, " \\\n  --overlap-grad-reduce\n");
+	/* Megatron clips at 1.0 by default (--clip-grad), as the plan did unless --clip-grad no */
+	if (f->no_clip_grad)
+		fprintf(fp, " \\\n  --clip-grad 0.0");
+	fprintf(fp, "%s\n", f->no_grad_overlap ? "" : " \\\n  --overlap-grad-reduce");
 }
 
 /* The `tierplan simulate` flags that reproduce option o (the DeepSpeed ones come from the
@@ -360,6 +365,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --prefetch %u", f->prefetch);
 	if (f->opt_foreach && !strcmp(o->policy, "gpu"))
 		fprintf(fp, " --foreach-optimizer yes");
+	if (f->tp_comm_overlap && o->layout.sp)
+		fprintf(fp, " --tp-comm-overlap yes");
 	if (ds) {
 		fprintf(fp, " --deepspeed ds_config.json\n");
 		return;

@@ -196,6 +196,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddBoolToObject(x, "foreach_optimizer", f->opt_foreach);
 	cJSON_AddBoolToObject(x, "optimizer_in_backward", f->opt_in_bwd);
 	cJSON_AddBoolToObject(x, "activation_offload", f->act_offload);
+	cJSON_AddBoolToObject(x, "tp_comm_overlap", f->tp_comm_overlap);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
 	cJSON_AddNumberToObject(x, "prefetch", f->prefetch ? f->prefetch : 2);
 	cJSON_AddItemToObject(x, "reduce_bucket", num(f->reduce_bucket > 0 ? f->reduce_bucket : 5e8));

@@ -149,7 +149,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
 	char fw[320];
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%sprefetch %u, overlap-grad-reduce %s, reduce-bucket %s, "
+		 "clip-grad %s, %s%s%s%sprefetch %u, overlap-grad-reduce %s, reduce-bucket %s, "
 		 "swap-pipeline %s (each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
@@ -157,6 +157,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 					   : "foreach-optimizer no (fused AdamW), ",
 		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
 		 f->act_offload ? "activation-offload yes, " : "",
+		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
 		 f->prefetch ? f->prefetch : 2, f->no_grad_overlap ? "no" : "yes",
 		 cfg_fmt_count(f->reduce_bucket > 0 ? f->reduce_bucket : 5e8, b[3], 32),
 		 swap[f->swap_read_ahead + 2 * f->swap_write_behind]);

@@ -182,7 +182,8 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	    yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen) ||
 	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
-	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen))
+	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
+	    yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen))
 		return EXIT_INVALID;
 	c->no_grad_overlap = !overlap_grad;
 	c->no_clip_grad = !clip;
@@ -265,8 +266,7 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				o->sequence_parallel),
 		       EXIT_INVALID;
 	bool offload_param;
-	if (yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
-	    yes_no("--offload-param", o->offload_param, &offload_param, err, errlen))
+	if (yes_no("--offload-param", o->offload_param, &offload_param, err, errlen))
 		return EXIT_INVALID;
 	c->params_on_gpu = !offload_param;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */

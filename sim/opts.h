@@ -95,7 +95,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 /* The framework's settings of c that plan and compare share with simulate (every option of a
  * search runs with them, each policy taking those it runs): --prefetch, --overlap-grad-reduce,
  * --clip-grad, --foreach-optimizer, --optimizer-in-backward, --activation-offload,
- * --swap-pipeline, --reduce-bucket and what --deepspeed says of its buckets and buffers. The
+ * --tp-comm-overlap, --swap-pipeline, --reduce-bucket and what --deepspeed says of its buckets
+ * and buffers. The
  * rest of c is left as it was. 0 ok, else the exit code with err naming the flag. */
 int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 			struct sim_config *c, char *err, size_t errlen);

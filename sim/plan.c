@@ -146,6 +146,8 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 		 * keeps to those two); the swap pipeline is ZeRO-Infinity's */
 		bool gpu = pol->kind == SIM_GPU_ONLY;
 		c.opt_foreach = f->opt_foreach && gpu;
+		/* Megatron-Core's TP overlap, where the layout has sequence parallelism */
+		c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 		c.act_offload = f->act_offload && gpu;
 		c.opt_in_bwd = f->opt_in_bwd;
 		bool zinf = strcmp(pol->name, "zero-infinity") == 0;
@@ -234,7 +236,7 @@ static int ep_choices(const struct search *s, uint32_t tp, uint32_t dp, uint32_t
 }
 
 double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
-		      const struct mdl_layout *l, uint64_t m, double ex_share)
+		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap)
 {
 	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
 	double peak = eff * hw->gpu.bf16_flops;
@@ -248,7 +250,8 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	struct mdl_flops fl;
 	mdl_job_flops(&w->arch, &w->job, &fl);
 	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff,
-					(fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak);
+					(fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak,
+					tp_overlap && tp > 1);
 	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
 		       (l->zero ? dp * cp : 1);
 	double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
@@ -314,7 +317,10 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 								       tp > 1, vps[v], eps[e], cp};
 						struct mdl_gpu_memory gm;
 						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
-						double bound = sim_plan_bound(&cw, hw, &l, m, ex_share);
+						double bound = sim_plan_bound(
+							&cw, hw, &l, m, ex_share,
+							s->req->framework &&
+								s->req->framework->tp_comm_overlap);
 						double mem = cand_memory(s, &gm);
 						struct cand x = {l, modes[r], mbs[b], m,
 								 bound / tokens, mem};

@@ -90,14 +90,14 @@ struct sim_plan_req {
 	int ncounts;
 };
 
-/* Micro-batches per step on dp data-parallel ranks: --grad-accum when given, else enough to
- * reach the global batch. */
 /* Seconds per step no schedule of the GPU-only layout l with m micro-batches per step can beat
  * (the search's pruning bound; ex_share: the routed experts' share of the trainable
- * parameters). Exact as a bound: every term is work the simulated step also does, at a rate it
- * cannot exceed. */
+ * parameters; tp_overlap: --tp-comm-overlap runs). Exact as a bound: every term is work the
+ * simulated step also does, at a rate it cannot exceed. */
 double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
-		      const struct mdl_layout *l, uint64_t m, double ex_share);
+		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap);
+/* Micro-batches per step on dp data-parallel ranks: --grad-accum when given, else enough to
+ * reach the global batch. */
 uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp);
 
 /* "cost" | "time" | "power" | "gpus"; -1 + err listing them. */

@@ -897,7 +897,7 @@ double step_matmul_fixed(const struct mdl_hw *hw)
 
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double extra)
+			double extra, bool tp_overlap)
 {
 	struct mdl_flops f;
 	double wire = 0, lat = 0, cp = mdl_layout_cp(l), nl = (double)a->layers / l->pp;
@@ -916,12 +916,12 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		       mdl_job_dequant_bytes(a, j) / l->tp * (again ? 3.0 : 2.0) +
 		       cast_fwd * (1 + again) + cast_bwd +
 		       eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd;
-	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0), comm = 0;
+	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0), comm = 0, tp_comm = 0;
 	if (l->tp > 1) {
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
 				  (double)j->micro_batch * (double)a->hidden;
 		coll_cost(true, boundary, l->tp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
-		comm += ars * (lat + wire / intra_bandwidth(hw));
+		tp_comm = ars * (lat + wire / intra_bandwidth(hw));
 	}
 	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
 	 * the TP all-reduces and on the same stream (compute()) */
@@ -938,7 +938,9 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double gpu = nl * ((flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm) / cp + fixed_fwd +
 			   fixed_bwd) +
 		     extra;
-	return fmax(gpu, nl * (issue_fwd + issue_bwd)) + nl * comm / cp;
+	double busy = fmax(gpu, nl * (issue_fwd + issue_bwd));
+	return (tp_overlap ? fmax(busy, nl * tp_comm / cp) : busy + nl * tp_comm / cp) +
+	       nl * comm / cp;
 }
 
 /* One uncontended data-parallel collective of `bytes` per GPU, as dp_coll runs it. */

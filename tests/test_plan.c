@@ -343,8 +343,9 @@ static void the_plan_does_not_depend_on_threads(void)
 }
 
 /* The search stops at the first candidate whose bound cannot beat the best simulated one, so
- * the bound must never exceed what the simulation gives. Over layouts (TP, PP with and without
- * interleaving, ZeRO 0-3, expert parallelism, recompute none and full, micro-batches 1 and 2)
+ * the bound must never exceed what the simulation gives. Over layouts (TP with and without
+ * --tp-comm-overlap, PP with and without interleaving, ZeRO 0-3, expert parallelism, recompute
+ * none and full, micro-batches 1 and 2)
  * of a dense and a MoE model on one 8-GPU node and of LoRA 8B and full 70B on four nodes, where
  * the data-parallel traffic sets the bound: bound <= simulated step, fitting or not. */
 static void the_pruning_bound_never_exceeds_the_step(void)
@@ -359,6 +360,7 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 		    {"llama-3.1-70b.json", 32, MDL_FULL}};
 	char err[256];
 	int checked = 0, by_comm = 0;
+	static const enum mdl_recompute modes[2] = {MDL_RC_NONE, MDL_RC_FULL};
 
 	for (int mi = 0; mi < 4; mi++) {
 		struct fixture f;
@@ -375,8 +377,12 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 		for (uint32_t tp = 1; tp <= 8; tp *= 2)
 			for (uint32_t pp = 1; pp <= 4; pp *= 2)
 				for (uint32_t zero = 0; zero <= (pp > 1 ? 1u : 3u); zero++)
-					for (int rc = 0; rc < 2; rc++)
+					for (int rc = 0; rc < 4; rc++)
 						for (uint64_t mb = 1; mb <= 2; mb++) {
+							/* rc 2-3: with --tp-comm-overlap */
+							bool ov = rc >= 2;
+							if (ov && tp == 1)
+								continue;
 							uint32_t dp = N / (tp * pp);
 							if (dp < 1 || f.w.arch.layers % pp)
 								continue;
@@ -384,7 +390,7 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 							uint32_t ep = f.w.arch.experts && dp > 1 ? dp : 1;
 							struct sim_workload w = f.w;
 							w.job.micro_batch = mb;
-							w.job.recompute = rc ? MDL_RC_FULL : MDL_RC_NONE;
+							w.job.recompute = modes[rc % 2];
 							uint64_t m = sim_plan_micro_batches(&w, dp);
 							if (vp > 1 && m % pp)
 								vp = 1;
@@ -392,12 +398,13 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 									       vp, ep, 1};
 							struct sim_config c = {
 								l, m, sim_policy_find("gpu"), 0, 0, true};
+							c.tp_comm_overlap = ov;
 							struct sim_option o;
 							if (sim_run(e, &w, &f.hw, &f.e, &c, &o, err,
 								    sizeof err))
 								continue; /* a layout the model refuses */
 							double b = sim_plan_bound(&w, &f.hw, &l, m,
-										  ex_share);
+										  ex_share, ov);
 							if (!(b <= o.step_seconds * (1 + 1e-9)))
 								fprintf(stderr,
 									"\n%s tp%u pp%u vp%u dp%u ep%u "

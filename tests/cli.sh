@@ -270,7 +270,7 @@ done
 # the framework's settings ride along: every option runs with those its policy takes, and the
 # emitted configuration and simulate line (ds_config.json for DeepSpeed, flags otherwise)
 # reproduce the step planned with them
-fw="--clip-grad no --swap-pipeline both --reduce-bucket 2e8 --foreach-optimizer yes --overlap-grad-reduce no --prefetch 3"
+fw="--clip-grad no --swap-pipeline both --reduce-bucket 2e8 --foreach-optimizer yes --overlap-grad-reduce no --prefetch 3 --tp-comm-overlap yes"
 # shellcheck disable=SC2086
 "$bin" plan --model 70b --seq 4096 $fw >"$tmp/plan-fw.txt" 2>/dev/null
 for pol in tp zero3-offload zero-infinity tiered-dram; do
@@ -297,7 +297,9 @@ c = json.load(open(sys.argv[1]))
 z = c["zero_optimization"]
 assert c["gradient_clipping"] == 0 and z["reduce_bucket_size"] == 2e8 and not z["overlap_comm"], c
 assert z["offload_optimizer"]["pipeline_read"] and z["offload_optimizer"]["pipeline_write"], z
-' "$tmp/emit-fw-zero-infinity/ds_config.json" && grep -q "clip-grad no, foreach-optimizer yes, prefetch 3, overlap-grad-reduce no" "$tmp/plan-fw.txt"; then
+' "$tmp/emit-fw-zero-infinity/ds_config.json" && grep -q "clip-grad no, foreach-optimizer yes, tp-comm-overlap yes, prefetch 3, overlap-grad-reduce no" "$tmp/plan-fw.txt" &&
+	grep -q -- "--tp-comm-overlap" "$tmp/emit-fw-tp/launch.sh" && grep -q -- "--clip-grad 0.0" "$tmp/emit-fw-tp/launch.sh" &&
+	! grep -q -- "--overlap-grad-reduce" "$tmp/emit-fw-tp/launch.sh"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

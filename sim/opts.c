@@ -98,7 +98,8 @@ static const struct opt table[] = {
 	{"gpus-per-node", O_COUNT, OFF(gpus_per_node), 0, 72, "0", false, "", P,
 	 "GPUs per node; 0 = the host's slots"},
 	{"objective", O_STR, OFF(objective), 0, 0, "cost", false, "name", PC,
-	 "what the recommendation minimises: cost | time | power | gpus"},
+	 "what the recommendation minimises: cost | time | power | gpus, among the options "
+	 "searched (GPU-only up to 8x the fewest GPUs that fit; --deadline searches on)"},
 	{"deadline", O_TIME, OFF(deadline), 0, 1e10, "0", false, "time", PC,
 	 "longest acceptable runtime (e.g. 12h, 3d); 0 = none"},
 	{"budget", O_USD, OFF(budget), 0, 1e12, "0", false, "USD", PC,

@@ -237,8 +237,30 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 	}
 	if (a->qk_norm && !mla)
 		fprintf(fp, " --qk-layernorm");
+	/* sliding-window attention: transformers hands flash-attn window_size (W - 1, W - 1) under
+	 * a causal mask (modeling_flash_attention_utils.py), W keys with the query's own, which is
+	 * Megatron-Core's --window-size (W - 1, 0); where some layers attend fully, one in every N
+	 * (--window-attn-skip-freq N: N - 1 windowed, then one full, as Gemma's and gpt-oss's
+	 * patterns run: L / N full layers of L); megatron_windows says when no N gives the count */
+	if (a->sliding_window && a->sliding_layers) {
+		fprintf(fp, " \\\n  --window-size \"(%llu,0)\"",
+			(unsigned long long)(a->sliding_window - 1));
+		uint64_t full = a->layers - a->sliding_layers;
+		if (full)
+			fprintf(fp, " --window-attn-skip-freq %llu",
+				(unsigned long long)(a->layers / full));
+	}
 	fprintf(fp, " \\\n  --attention-dropout %g --hidden-dropout %g", a->attn_dropout,
 		a->resid_dropout);
+}
+
+/* Whether Megatron-LM can state the model's windowed layers: all of them, or one full layer in
+ * every N (--window-attn-skip-freq N, N = layers / full layers, rounded down, giving as many). */
+static bool megatron_windows(const struct mdl_arch *a)
+{
+	uint64_t full = a->layers - a->sliding_layers;
+	return !a->sliding_window || !a->sliding_layers || !full ||
+	       a->layers / (a->layers / full) == full;
 }
 
 /* Megatron-LM's arguments for a GPU-only layout. */
@@ -481,6 +503,9 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	bool ds = dsl && !why;
 	if (!ds && gpu)
 		why = cannot_express(r, false);
+	if (!ds && gpu && !why && !megatron_windows(&r->w->arch))
+		why = "its sliding-window layers follow no one-full-in-every-N pattern that "
+		      "Megatron-LM's --window-attn-skip-freq can state";
 	bool megatron = !ds && gpu && !why;
 	uint32_t per = r->hw->gpus_per_node ? r->hw->gpus_per_node : 1;
 	uint32_t nodes = o->nodes ? o->nodes : 1, here = o->gpus < per ? o->gpus : per;

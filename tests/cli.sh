@@ -335,6 +335,14 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --optimizer-in-backward yes --emit wrote a configuration that cannot step in backward"
 fi
+# sliding-window models: Gemma-2's window (4096 keys: flash-attn's left 4095) on every other layer
+"$bin" plan --model gemma-2-27b --seq 8192 --emit "$tmp/emit-swa" >/dev/null 2>&1
+if grep -q -- '--window-size "(4095,0)" --window-attn-skip-freq 2' "$tmp/emit-swa/launch.sh" 2>/dev/null; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit of Gemma-2-27B lacks Megatron's sliding-window arguments"
+fi
 # plan --deepspeed keeps the config's swap buffers and clipping, and --emit writes them back
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_count": 6, "buffer_size": 2000000000}}}' >"$tmp/ds-planbuf.json"
 "$bin" plan --model 8b --seq 2048 --deepspeed "$tmp/ds-planbuf.json" --emit "$tmp/emit-dsbuf" >/dev/null 2>&1

@@ -61,6 +61,8 @@ struct family {
 	bool router_bias, sinks; /* GptOssTopKRouter's bias; GptOssAttention's sinks */
 	bool head_bias;          /* PhiForCausalLM's lm_head bias */
 	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
+	bool geglu;              /* the gated MLP's activation is GELU (GemmaMLP's
+				  * hidden_activation gelu_pytorch_tanh), not SiLU */
 	uint64_t window;     /* sliding_window's default; 0 = None */
 	uint32_t full_every; /* every n-th layer attends fully (Gemma); 0 = all windowed */
 	bool windowed;       /* the modeling code honours sliding_window without a switch */
@@ -126,16 +128,17 @@ static const struct family families[] = {
 	{"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 3072, 24576, 28, 16, 16, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .attn_bias_key = true},
+	 .attn_bias_key = true, .geglu = true},
 	{"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 2304, 9216, 26, 8, 4, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .window = 4096, .full_every = 2, .windowed = true,
-	 .attn_bias_key = true},
+	 .attn_bias_key = true, .geglu = true},
 	{"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
 	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
-	 0.0, 0.0, .qk_norm = true, .window = 4096, .full_every = 6, .windowed = true},
+	 0.0, 0.0, .qk_norm = true, .window = 4096, .full_every = 6, .windowed = true,
+	 .geglu = true},
 	{"llama4_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 202048, 5120, 8192, 48, 40, 8, 128, 131072,
 	 16, 1, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
@@ -826,6 +829,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->experts_per_tok = f->experts_per_tok;
 	a->tied = f->tied;
 	a->gated_mlp = f->gated;
+	a->geglu = f->geglu;
 	a->learned_positions = f->learned_pos;
 	a->attn_dropout = f->attn_drop;
 	a->resid_dropout = f->resid_drop;

@@ -79,6 +79,7 @@ struct mdl_arch {
 	uint64_t sliding_layers;           /* layers with the window; the rest attend fully */
 	bool tied;                         /* lm_head shares the embedding matrix */
 	bool gated_mlp;                    /* SwiGLU/GeGLU: gate, up, down */
+	bool geglu;                        /* gated by GELU (Gemma), not SiLU */
 	bool learned_positions;            /* gpt2: position embedding table */
 	bool qkv_bias, o_bias, mlp_bias;   /* linear biases */
 	bool router_bias;                  /* a bias on the MoE router's logits (GPT-OSS) */

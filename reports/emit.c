@@ -241,7 +241,7 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 	 * a causal mask (modeling_flash_attention_utils.py), W keys with the query's own, which is
 	 * Megatron-Core's --window-size (W - 1, 0); where some layers attend fully, one in every N
 	 * (--window-attn-skip-freq N: N - 1 windowed, then one full, as Gemma's and gpt-oss's
-	 * patterns run: L / N full layers of L); megatron_windows says when no N gives the count */
+	 * patterns run: L / N full layers of L); megatron_cannot says when no N gives the count */
 	if (a->sliding_window && a->sliding_layers) {
 		fprintf(fp, " \\\n  --window-size \"(%llu,0)\"",
 			(unsigned long long)(a->sliding_window - 1));
@@ -254,13 +254,27 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 		a->resid_dropout);
 }
 
-/* Whether Megatron-LM can state the model's windowed layers: all of them, or one full layer in
- * every N (--window-attn-skip-freq N, N = layers / full layers, rounded down, giving as many). */
-static bool megatron_windows(const struct mdl_arch *a)
+/* Why Megatron-LM's arguments cannot build the model as planned (NULL: they can): a GELU-gated
+ * MLP (--swiglu gates by SiLU; --quick-geglu is another function), norms after attention and
+ * the MLP besides before them (Gemma-2 and 3), attention and MLP on one input (Phi, Falcon),
+ * or windowed layers in no one-full-in-every-N pattern (--window-attn-skip-freq N, N = layers /
+ * full layers, rounded down, giving as many) [A: megatron/training/arguments.py]. */
+static const char *megatron_cannot(const struct mdl_arch *a)
 {
 	uint64_t full = a->layers - a->sliding_layers;
-	return !a->sliding_window || !a->sliding_layers || !full ||
-	       a->layers / (a->layers / full) == full;
+	if (a->geglu)
+		return "its MLP is gated by GELU (GeGLU), which Megatron-LM's arguments cannot "
+		       "state: --swiglu gates by SiLU";
+	if (a->norms_per_layer == 4)
+		return "its layers normalise after attention and the MLP as well as before, "
+		       "which Megatron-LM's arguments cannot state";
+	if (a->norms_per_layer == 1)
+		return "its attention and MLP read the same input (a parallel block), which "
+		       "Megatron-LM's arguments cannot state";
+	if (a->sliding_window && a->sliding_layers && full && a->layers / (a->layers / full) != full)
+		return "its sliding-window layers follow no one-full-in-every-N pattern that "
+		       "Megatron-LM's --window-attn-skip-freq can state";
+	return NULL;
 }
 
 /* Megatron-LM's arguments for a GPU-only layout. */
@@ -503,9 +517,8 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	bool ds = dsl && !why;
 	if (!ds && gpu)
 		why = cannot_express(r, false);
-	if (!ds && gpu && !why && !megatron_windows(&r->w->arch))
-		why = "its sliding-window layers follow no one-full-in-every-N pattern that "
-		      "Megatron-LM's --window-attn-skip-freq can state";
+	if (!ds && gpu && !why)
+		why = megatron_cannot(&r->w->arch);
 	bool megatron = !ds && gpu && !why;
 	uint32_t per = r->hw->gpus_per_node ? r->hw->gpus_per_node : 1;
 	uint32_t nodes = o->nodes ? o->nodes : 1, here = o->gpus < per ? o->gpus : per;

@@ -335,13 +335,22 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --optimizer-in-backward yes --emit wrote a configuration that cannot step in backward"
 fi
-# sliding-window models: Gemma-2's window (4096 keys: flash-attn's left 4095) on every other layer
-"$bin" plan --model gemma-2-27b --seq 8192 --emit "$tmp/emit-swa" >/dev/null 2>&1
-if grep -q -- '--window-size "(4095,0)" --window-attn-skip-freq 2' "$tmp/emit-swa/launch.sh" 2>/dev/null; then
+# sliding-window models: Mistral-7B's window (4096 keys: flash-attn's left 4095) on every layer,
+# gpt-oss-20b's (128) on every other one; Gemma-2's GELU-gated MLP and sandwich norms are
+# beyond Megatron-LM's arguments, so its tp/pp option gets README.md alone, saying why
+idx=$("$bin" plan --model mistral-7b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
+"$bin" plan --model mistral-7b --seq 8192 --emit "$tmp/emit-swa" --option "$idx" >/dev/null 2>&1
+idx=$("$bin" plan --model gpt-oss-20b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
+"$bin" plan --model gpt-oss-20b --seq 8192 --emit "$tmp/emit-swa2" --option "$idx" >/dev/null 2>&1
+idx=$("$bin" plan --model gemma-2-27b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
+"$bin" plan --model gemma-2-27b --seq 8192 --emit "$tmp/emit-gemma" --option "$idx" >/dev/null 2>&1
+if grep -q -- '--window-size "(4095,0)" \\' "$tmp/emit-swa/launch.sh" 2>/dev/null &&
+	grep -q -- '--window-size "(127,0)" --window-attn-skip-freq 2' "$tmp/emit-swa2/launch.sh" 2>/dev/null &&
+	[ ! -e "$tmp/emit-gemma/launch.sh" ] && grep -q "gated by GELU" "$tmp/emit-gemma/README.md"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: plan --emit of Gemma-2-27B lacks Megatron's sliding-window arguments"
+	echo "FAIL: plan --emit: Megatron's sliding-window arguments, or Gemma-2 refused, not as expected"
 fi
 # plan --deepspeed keeps the config's swap buffers and clipping, and --emit writes them back
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_count": 6, "buffer_size": 2000000000}}}' >"$tmp/ds-planbuf.json"

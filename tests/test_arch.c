@@ -122,6 +122,25 @@ static uint64_t count_of(const char *json)
 	return c.params;
 }
 
+/* Gemma's MLP gates by GELU (GemmaMLP's act_fn is hidden_activation, gelu_pytorch_tanh), in
+ * every generation; Llama's by SiLU: the shapes agree, the activation is what emit must know. */
+static void gemma_gates_by_gelu(void)
+{
+	const char *const gelu[] = {"gemma", "gemma2", "gemma3_text"};
+	struct mdl_arch a;
+	char err[256], json[96];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(json, sizeof json, "{\"model_type\": \"%s\"}", gelu[i]);
+		CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(json, "test", &a, err, sizeof err), 0);
+		CU_ASSERT(a.gated_mlp && a.geglu);
+	}
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"llama\"}", "test", &a, err,
+					     sizeof err),
+			      0);
+	CU_ASSERT(a.gated_mlp && !a.geglu);
+}
+
 static void omitted_fields_take_the_transformers_defaults(void)
 {
 	/* LlamaConfig() defaults are the Llama-2-7B shape */
@@ -472,6 +491,7 @@ int suite_arch(void)
 		 every_catalog_model_has_its_exact_parameter_count},
 		{"omitted_fields_take_the_transformers_defaults",
 		 omitted_fields_take_the_transformers_defaults},
+		{"gemma gates by gelu", gemma_gates_by_gelu},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
 		{"sliding_windows_cut_the_attention_flash_runs_and_counts",
 		 sliding_windows_cut_the_attention_flash_runs_and_counts},

@@ -63,6 +63,8 @@ struct family {
 	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
 	bool geglu;              /* the gated MLP's activation is GELU (GemmaMLP's
 				  * hidden_activation gelu_pytorch_tanh), not SiLU */
+	bool quick_glu;          /* GptOssExperts: gate x sigmoid(1.702 gate), clamped at
+				  * swiglu_limit, times (up + 1) */
 	uint64_t window;     /* sliding_window's default; 0 = None */
 	uint32_t full_every; /* every n-th layer attends fully (Gemma); 0 = all windowed */
 	bool windowed;       /* the modeling code honours sliding_window without a switch */
@@ -160,7 +162,7 @@ static const struct family families[] = {
 	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
 	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .router_bias = true, .sinks = true, .window = 128, .full_every = 2, .windowed = true,
-	 .k_experts = "num_local_experts", .attn_bias_key = true},
+	 .k_experts = "num_local_experts", .attn_bias_key = true, .quick_glu = true},
 	{"phi", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 51200, 2048, 8192, 24, 32, 0, 0, 2048, 0, 0, false, true, true,
 	 true, true, false, false, 1, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0, 0.0,
@@ -262,6 +264,27 @@ static int get_prob(const cJSON *root, const char *key, double *v, const char *o
 	return 0;
 }
 
+/* GptOssConfig's swiglu_limit default, the clamp of its experts' gate and up projections
+ * (transformers configuration_gpt_oss.py) [A] */
+#define GPT_OSS_SWIGLU_LIMIT 7.0
+
+/* swiglu_limit into *v when the config has it: a positive number. */
+static int glu_limit(const cJSON *root, double *v, const char *origin, char *err, size_t errlen)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "swiglu_limit");
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsNumber(it) || !(it->valuedouble > 0 && it->valuedouble <= 1e4)) {
+		snprintf(err, errlen,
+			 "config '%s': field 'swiglu_limit' must be a number above 0 (allowed "
+			 "(0, 10000])",
+			 origin);
+		return -1;
+	}
+	*v = it->valuedouble;
+	return 0;
+}
+
 /* Warns (a->warning) about a config key within two edits of a key this family reads that the
  * config lacks: that key took its default. */
 static void misspelled(const cJSON *root, const struct family *f, struct mdl_arch *a)
@@ -272,7 +295,7 @@ static void misspelled(const cJSON *root, const struct family *f, struct mdl_arc
 			      f->kv_lora ? NULL : "head_dim", /* MLA derives it */
 			      "attention_bias",	     "mlp_bias",	    "num_local_experts",
 			      "num_experts_per_tok", f->k_attn_drop,	    f->k_resid_drop,
-			      f->k_embd_drop};
+			      f->k_embd_drop,	     f->quick_glu ? "swiglu_limit" : NULL};
 	const char *moe[] = {"num_experts", "n_routed_experts", "moe_intermediate_size",
 			     "decoder_sparse_step", "mlp_only_layers", "first_k_dense_replace",
 			     "moe_layer_freq", "n_shared_experts"};
@@ -845,6 +868,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->qk_norm_full = f->qk_norm_full;
 	a->router_bias = f->router_bias;
 	a->attn_sinks = f->sinks;
+	a->quick_glu = f->quick_glu;
+	a->glu_limit = f->quick_glu ? GPT_OSS_SWIGLU_LIMIT : 0;
 	a->moe_intermediate = f->moe_inter;
 	a->shared_experts = f->shared;
 	a->q_lora_rank = f->q_lora;
@@ -862,7 +887,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	    get_bool(cfg, "tie_word_embeddings", &a->tied, origin, err, errlen) ||
 	    get_prob(cfg, f->k_attn_drop, &a->attn_dropout, origin, err, errlen) ||
 	    get_prob(cfg, f->k_resid_drop, &a->resid_dropout, origin, err, errlen) ||
-	    get_prob(cfg, f->k_embd_drop, &a->embd_dropout, origin, err, errlen))
+	    get_prob(cfg, f->k_embd_drop, &a->embd_dropout, origin, err, errlen) ||
+	    (f->quick_glu && glu_limit(cfg, &a->glu_limit, origin, err, errlen)))
 		goto out;
 	if (strcmp(f->model_type, "gpt2") != 0) {
 		if (get_uint(cfg, "num_key_value_heads", 1, MAX_DIM, &a->kv_heads, origin, err,

@@ -80,6 +80,8 @@ struct mdl_arch {
 	bool tied;                         /* lm_head shares the embedding matrix */
 	bool gated_mlp;                    /* SwiGLU/GeGLU: gate, up, down */
 	bool geglu;                        /* gated by GELU (Gemma), not SiLU */
+	bool quick_glu;                    /* gpt-oss: gated by quick GELU, up offset by 1 */
+	double glu_limit;                  /* gpt-oss: swiglu_limit, its clamp; 0 none */
 	bool learned_positions;            /* gpt2: position embedding table */
 	bool qkv_bias, o_bias, mlp_bias;   /* linear biases */
 	bool router_bias;                  /* a bias on the MoE router's logits (GPT-OSS) */

@@ -205,7 +205,11 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 {
 	if (!a->norm_bias)
 		fprintf(fp, " \\\n  --normalization RMSNorm");
-	if (a->gated_mlp)
+	if (a->quick_glu) /* gpt-oss's experts, as NVIDIA's gpt-oss recipes for Megatron say */
+		fprintf(fp,
+			" --quick-geglu --glu-linear-offset 1.0 --activation-func-clamp-value %g",
+			a->glu_limit);
+	else if (a->gated_mlp)
 		fprintf(fp, " --swiglu");
 	if (a->learned_positions) /* the table the model was planned with, and room for seq */
 		fprintf(fp, " \\\n  --max-position-embeddings %llu",
@@ -237,6 +241,8 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 	}
 	if (a->qk_norm && !mla)
 		fprintf(fp, " --qk-layernorm");
+	if (a->attn_sinks) /* a learned sink logit per head (GptOssAttention's sinks) */
+		fprintf(fp, " --softmax-type learnable");
 	/* sliding-window attention: transformers hands flash-attn window_size (W - 1, W - 1) under
 	 * a causal mask (modeling_flash_attention_utils.py), W keys with the query's own, which is
 	 * Megatron-Core's --window-size (W - 1, 0); where some layers attend fully, one in every N

@@ -336,7 +336,8 @@ else
 	echo "FAIL: plan --optimizer-in-backward yes --emit wrote a configuration that cannot step in backward"
 fi
 # sliding-window models: Mistral-7B's window (4096 keys: flash-attn's left 4095) on every layer,
-# gpt-oss-20b's (128) on every other one; Gemma-2's GELU-gated MLP and sandwich norms are
+# gpt-oss-20b's (128) on every other one, with its quick-GELU experts and attention sinks as
+# NVIDIA's gpt-oss recipes give them; Gemma-2's GELU-gated MLP and sandwich norms are
 # beyond Megatron-LM's arguments, so its tp/pp option gets README.md alone, saying why
 idx=$("$bin" plan --model mistral-7b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
 "$bin" plan --model mistral-7b --seq 8192 --emit "$tmp/emit-swa" --option "$idx" >/dev/null 2>&1
@@ -346,6 +347,8 @@ idx=$("$bin" plan --model gemma-2-27b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]
 "$bin" plan --model gemma-2-27b --seq 8192 --emit "$tmp/emit-gemma" --option "$idx" >/dev/null 2>&1
 if grep -q -- '--window-size "(4095,0)" \\' "$tmp/emit-swa/launch.sh" 2>/dev/null &&
 	grep -q -- '--window-size "(127,0)" --window-attn-skip-freq 2' "$tmp/emit-swa2/launch.sh" 2>/dev/null &&
+	grep -q -- '--quick-geglu --glu-linear-offset 1.0 --activation-func-clamp-value 7' "$tmp/emit-swa2/launch.sh" &&
+	grep -q -- '--softmax-type learnable' "$tmp/emit-swa2/launch.sh" &&
 	[ ! -e "$tmp/emit-gemma/launch.sh" ] && grep -q "gated by GELU" "$tmp/emit-gemma/README.md"; then
 	pass=$((pass + 1))
 else

@@ -141,6 +141,28 @@ static void gemma_gates_by_gelu(void)
 	CU_ASSERT(a.gated_mlp && !a.geglu);
 }
 
+/* gpt-oss gates its experts by quick GELU with the up projection offset by one, both clamped
+ * at swiglu_limit (GptOssExperts; GptOssConfig's default 7.0), which a config may change */
+static void gpt_oss_gates_by_quick_gelu(void)
+{
+	struct mdl_arch a;
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"gpt_oss\"}", "test", &a, err,
+					     sizeof err),
+			      0);
+	CU_ASSERT(a.quick_glu && !a.geglu);
+	CU_ASSERT_DOUBLE_EQUAL(a.glu_limit, 7.0, 0);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"gpt_oss\", \"swiglu_limit\": 5.5}",
+					     "test", &a, err, sizeof err),
+			      0);
+	CU_ASSERT_DOUBLE_EQUAL(a.glu_limit, 5.5, 0);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"gpt_oss\", \"swiglu_limit\": 0}", "test",
+				       &a, err, sizeof err),
+			-1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "swiglu_limit"));
+}
+
 static void omitted_fields_take_the_transformers_defaults(void)
 {
 	/* LlamaConfig() defaults are the Llama-2-7B shape */
@@ -492,6 +514,7 @@ int suite_arch(void)
 		{"omitted_fields_take_the_transformers_defaults",
 		 omitted_fields_take_the_transformers_defaults},
 		{"gemma gates by gelu", gemma_gates_by_gelu},
+		{"gpt-oss gates by quick gelu", gpt_oss_gates_by_quick_gelu},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
 		{"sliding_windows_cut_the_attention_flash_runs_and_counts",
 		 sliding_windows_cut_the_attention_flash_runs_and_counts},

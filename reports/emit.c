@@ -62,12 +62,12 @@ static bool deepspeed_of(const struct sim_option *o, int *stage, const char **op
 static const char *cannot_express(const struct rpt_plan *r, bool deepspeed)
 {
 	const struct sim_workload *w = r->w;
-	const struct sim_config *f = r->req->framework;
-	if (f && f->opt_in_bwd)
+	const struct sim_config *f = sim_plan_framework(r->req);
+	if (f->opt_in_bwd)
 		return "it steps the optimizer inside backward (torchtune's optimizer_in_bwd; "
 		       "PyTorch FSDP's CPU offload for zero3-offload), which neither DeepSpeed nor "
 		       "Megatron-LM does";
-	if (f && f->act_offload)
+	if (f->act_offload)
 		return "it offloads the activations to CPU as torchtune's "
 		       "enable_activation_offloading does, which neither a DeepSpeed config nor "
 		       "Megatron-LM's arguments set up";
@@ -130,18 +130,18 @@ static const char *optimizer_type(enum mdl_optimizer opt)
  */
 static double reduce_bucket(const struct rpt_plan *r, const struct sim_option *o)
 {
-	const struct sim_config *f = r->req->framework;
+	const struct sim_config *f = sim_plan_framework(r->req);
 	double h = (double)r->w->arch.hidden;
-	if (f && f->reduce_bucket > 0)
-		return f->reduce_bucket;
-	return strcmp(o->policy, "gpu") || r->req->policy ? 5e8 : h * h;
+	return f->reduce_bucket > 0 || strcmp(o->policy, "gpu") || r->req->policy
+		       ? step_reduce_bucket(f)
+		       : h * h;
 }
 
 static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int stage,
 		      const char *opt, const char *par)
 {
 	const struct sim_workload *w = r->w;
-	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
+	const struct sim_config *f = sim_plan_framework(r->req);
 	enum mdl_precision p = w->job.precision;
 	const char *ot = optimizer_type(w->job.optimizer);
 
@@ -288,7 +288,7 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 {
 	const struct mdl_arch *a = &r->w->arch;
 	const struct mdl_layout *l = &o->layout;
-	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
+	const struct sim_config *f = sim_plan_framework(r->req);
 	enum mdl_precision p = r->w->job.precision;
 
 	fprintf(fp, " \\\n  --tensor-model-parallel-size %u --pipeline-model-parallel-size %u", l->tp,
@@ -402,8 +402,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	if (hw->prof.file[0])
 		fprintf(fp, " --profile %s", hw->prof.file);
 	/* the framework's settings the option ran with that ds_config.json does not carry */
-	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
-	if (f->prefetch && f->prefetch != 2)
+	const struct sim_config *f = sim_plan_framework(r->req);
+	if (step_prefetch(f) != STEP_PREFETCH)
 		fprintf(fp, " --prefetch %u", f->prefetch);
 	if (f->opt_foreach && !strcmp(o->policy, "gpu"))
 		fprintf(fp, " --foreach-optimizer yes");

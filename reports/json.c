@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../sim/engine.h"
+#include "../sim/step.h"
 #include "report.h"
 
 static cJSON *num(double v)
@@ -122,14 +123,12 @@ static cJSON *option_json(const struct sim_option *o)
 }
 
 /* The resolved inputs every document echoes: model, job and the framework's settings it runs
- * with (f; NULL: the defaults), hardware, economics. */
+ * with (f), hardware, economics. */
 static void add_inputs(cJSON *root, const char *name, const char *path,
 		       const struct sim_workload *w, const struct sim_config *f,
 		       const struct mdl_hw *hw, const struct sim_econ *econ, bool recompute_auto,
 		       const char *loss)
 {
-	static const char *const swap[4] = {"none", "read", "write", "both"};
-	const struct sim_config none = {0};
 	const struct mdl_arch *a = &w->arch;
 	const struct mdl_job *jb = &w->job;
 	struct mdl_counts cnt;
@@ -189,8 +188,6 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddNullToObject(jj, "grad_accum");
 	}
 	cJSON_AddItemToObject(jj, "tokens", num(w->tokens));
-	if (!f)
-		f = &none;
 	x = cJSON_AddObjectToObject(jj, "framework");
 	cJSON_AddBoolToObject(x, "clip_grad", !f->no_clip_grad);
 	cJSON_AddBoolToObject(x, "foreach_optimizer", f->opt_foreach);
@@ -198,10 +195,9 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddBoolToObject(x, "activation_offload", f->act_offload);
 	cJSON_AddBoolToObject(x, "tp_comm_overlap", f->tp_comm_overlap);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
-	cJSON_AddNumberToObject(x, "prefetch", f->prefetch ? f->prefetch : 2);
-	cJSON_AddItemToObject(x, "reduce_bucket", num(f->reduce_bucket > 0 ? f->reduce_bucket : 5e8));
-	cJSON_AddStringToObject(x, "swap_pipeline",
-				swap[f->swap_read_ahead + 2 * f->swap_write_behind]);
+	cJSON_AddNumberToObject(x, "prefetch", step_prefetch(f));
+	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));
+	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
 
 	h = cJSON_AddObjectToObject(root, "hardware");
 	g = cJSON_AddObjectToObject(h, "gpu");
@@ -238,7 +234,7 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON_AddStringToObject(root, "command", r->command);
 	cJSON_AddStringToObject(root, "estimator", "discrete-event simulation");
 
-	add_inputs(root, r->model_name, r->model_path, r->w, r->req->framework, hw, r->econ,
+	add_inputs(root, r->model_name, r->model_path, r->w, sim_plan_framework(r->req), hw, r->econ,
 		   r->recompute_auto,
 		   r->loss_auto ? "auto" : mdl_loss_name(r->w->job.loss));
 

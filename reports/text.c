@@ -145,8 +145,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
 		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
 	/* the framework's settings every option runs with, each where its policy runs it */
-	static const char *const swap[4] = {"none", "read", "write", "both"};
-	const struct sim_config none = {0}, *f = r->req->framework ? r->req->framework : &none;
+	const struct sim_config *f = sim_plan_framework(r->req);
 	char fw[320];
 	snprintf(fw, sizeof fw,
 		 "clip-grad %s, %s%s%s%sprefetch %u, overlap-grad-reduce %s, reduce-bucket %s, "
@@ -158,9 +157,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
 		 f->act_offload ? "activation-offload yes, " : "",
 		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
-		 f->prefetch ? f->prefetch : 2, f->no_grad_overlap ? "no" : "yes",
-		 cfg_fmt_count(f->reduce_bucket > 0 ? f->reduce_bucket : 5e8, b[3], 32),
-		 swap[f->swap_read_ahead + 2 * f->swap_write_behind]);
+		 step_prefetch(f), f->no_grad_overlap ? "no" : "yes",
+		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
 	wrapped(fp, pre, "framework", fw);
 	char seq[256], docs[96] = "", accum[96] = "";
 	if (j->doc_tokens && j->doc_tokens < j->seq)

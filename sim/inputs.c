@@ -188,13 +188,10 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	c->no_grad_overlap = !overlap_grad;
 	c->no_clip_grad = !clip;
 	c->prefetch = (uint32_t)o->prefetch;
-	const char *sp = o->swap_pipeline;
-	if (strcmp(sp, "none") && strcmp(sp, "read") && strcmp(sp, "write") && strcmp(sp, "both"))
+	if (sim_swap_pipeline_parse(o->swap_pipeline, c))
 		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
-				sp),
+				o->swap_pipeline),
 		       EXIT_INVALID;
-	c->swap_read_ahead = !strcmp(sp, "read") || !strcmp(sp, "both");
-	c->swap_write_behind = !strcmp(sp, "write") || !strcmp(sp, "both");
 	/* 0: DeepSpeed's default, so a report can tell a size the user chose */
 	c->reduce_bucket = tp_opts_given(o, "reduce-bucket") ? (double)o->reduce_bucket : 0;
 	c->deepspeed = o->deepspeed != NULL;

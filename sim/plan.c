@@ -125,35 +125,38 @@ struct search {
 				* on the GPUs (--offload-param no) */
 };
 
+const struct sim_config *sim_plan_framework(const struct sim_plan_req *r)
+{
+	static const struct sim_config defaults;
+	return r->framework ? r->framework : &defaults;
+}
+
 /* The configuration of one candidate: the framework's settings (req->framework) that its
  * policy runs, the layout, micro-batches per step and policy the search chose. */
 static struct sim_config config_for(const struct search *s, const struct sim_policy *pol,
 				    struct mdl_layout l, uint64_t m)
 {
-	const struct sim_config *f = s->req->framework;
+	const struct sim_config *f = sim_plan_framework(s->req);
 	struct sim_config c = {l, m, pol};
 
-	if (f) {
-		c.prefetch = f->prefetch;
-		c.no_grad_overlap = f->no_grad_overlap;
-		c.no_clip_grad = f->no_clip_grad;
-		c.reduce_bucket = f->reduce_bucket;
-		c.sub_group = f->sub_group;
-		c.param_buffers = f->param_buffers;
-		c.param_buffer_size = f->param_buffer_size;
-		/* PyTorch's foreach AdamW and torchtune's activation offloading run on the GPU
-		 * policy, the optimizer in backward there and under FSDP's CPU offload (search_all
-		 * keeps to those two); the swap pipeline is ZeRO-Infinity's */
-		bool gpu = pol->kind == SIM_GPU_ONLY;
-		c.opt_foreach = f->opt_foreach && gpu;
-		/* Megatron-Core's TP overlap, where the layout has sequence parallelism */
-		c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
-		c.act_offload = f->act_offload && gpu;
-		c.opt_in_bwd = f->opt_in_bwd;
-		bool zinf = strcmp(pol->name, "zero-infinity") == 0;
-		c.swap_read_ahead = f->swap_read_ahead && zinf;
-		c.swap_write_behind = f->swap_write_behind && zinf;
-	}
+	c.prefetch = f->prefetch;
+	c.no_grad_overlap = f->no_grad_overlap;
+	c.no_clip_grad = f->no_clip_grad;
+	c.reduce_bucket = f->reduce_bucket;
+	c.sub_group = f->sub_group;
+	c.param_buffers = f->param_buffers;
+	c.param_buffer_size = f->param_buffer_size;
+	/* PyTorch's foreach AdamW and torchtune's activation offloading run on the GPU policy,
+	 * the optimizer in backward there and under FSDP's CPU offload (search_all keeps to those
+	 * two); Megatron-Core's TP overlap where the layout has sequence parallelism; the swap
+	 * pipeline is ZeRO-Infinity's */
+	bool gpu = pol->kind == SIM_GPU_ONLY, zinf = strcmp(pol->name, "zero-infinity") == 0;
+	c.opt_foreach = f->opt_foreach && gpu;
+	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
+	c.act_offload = f->act_offload && gpu;
+	c.opt_in_bwd = f->opt_in_bwd;
+	c.swap_read_ahead = f->swap_read_ahead && zinf;
+	c.swap_write_behind = f->swap_write_behind && zinf;
 	c.deepspeed = s->req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
 	return c;
 }
@@ -268,10 +271,9 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
  * memory bound prunes no candidate that fits. */
 static double cand_memory(const struct search *s, const struct mdl_gpu_memory *gm)
 {
-	const struct sim_config *f = s->req->framework;
+	const struct sim_config *f = sim_plan_framework(s->req);
 	return gm->total - (mdl_optimizer_paged(s->w->job.optimizer) ? gm->optimizer : 0) -
-	       (f && f->opt_in_bwd ? gm->gradients : 0) -
-	       (f && f->act_offload ? gm->layer_activations : 0);
+	       (f->opt_in_bwd ? gm->gradients : 0) - (f->act_offload ? gm->layer_activations : 0);
 }
 
 /* The candidates of one tp x pp x cp split over dp data-parallel ranks: each micro-batch size,
@@ -319,8 +321,7 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
 						double bound = sim_plan_bound(
 							&cw, hw, &l, m, ex_share,
-							s->req->framework &&
-								s->req->framework->tp_comm_overlap);
+							sim_plan_framework(s->req)->tp_comm_overlap);
 						double mem = cand_memory(s, &gm);
 						struct cand x = {l, modes[r], mbs[b], m,
 								 bound / tokens, mem};
@@ -348,8 +349,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 
 	*found = false;
 	/* DeepSpeed alone, and the optimizer stepped in backward (torchtune), run data parallel */
-	bool dp_only = s->req->policy != NULL ||
-		       (s->req->framework && s->req->framework->opt_in_bwd);
+	bool dp_only = s->req->policy != NULL || sim_plan_framework(s->req)->opt_in_bwd;
 	/* the routed experts' share of the trainable parameters (what expert parallelism splits) */
 	struct mdl_states ex;
 	mdl_job_expert_states(&w->arch, &w->job, w->arch.layers, &ex);
@@ -702,7 +702,7 @@ static int search_all(struct search *s, struct sim_option *closest)
 		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
 			continue;
 		bool z3 = strcmp(pols[p], "zero3-offload") == 0;
-		bool in_bwd = s->req->framework && s->req->framework->opt_in_bwd;
+		bool in_bwd = sim_plan_framework(s->req)->opt_in_bwd;
 		if (in_bwd && !z3)
 			continue; /* the optimizer in backward: FSDP's CPU offload alone */
 		for (int on_gpu = 0; on_gpu <= (z3 && !in_bwd); on_gpu++) {

@@ -90,6 +90,9 @@ struct sim_plan_req {
 	int ncounts;
 };
 
+/* The framework's settings a request runs with: its own, or the defaults (a zeroed config). */
+const struct sim_config *sim_plan_framework(const struct sim_plan_req *r);
+
 /* Seconds per step no schedule of the GPU-only layout l with m micro-batches per step can beat
  * (the search's pruning bound; ex_share: the routed experts' share of the trainable
  * parameters; tp_overlap: --tp-comm-overlap runs). Exact as a bound: every term is work the

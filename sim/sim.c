@@ -132,6 +132,24 @@ const char *sim_policy_names(void)
 	return buf;
 }
 
+static const char *const swap_names[4] = {"none", "read", "write", "both"};
+
+const char *sim_swap_pipeline_name(const struct sim_config *c)
+{
+	return swap_names[c->swap_read_ahead + 2 * c->swap_write_behind];
+}
+
+int sim_swap_pipeline_parse(const char *s, struct sim_config *c)
+{
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, swap_names[i]) == 0) {
+			c->swap_read_ahead = i & 1;
+			c->swap_write_behind = i >> 1;
+			return 0;
+		}
+	return -1;
+}
+
 const char *sim_option_policy(const struct sim_option *o)
 {
 	return o->params_on_gpu ? "zero3-offload (opt)" : o->policy;
@@ -354,7 +372,7 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 		x->job.recompute = MDL_RC_FULL;
 	}
 	memset(&x->pl, 0, sizeof x->pl);
-	x->pl.prefetch = c->prefetch ? c->prefetch : 2;
+	x->pl.prefetch = step_prefetch(c);
 	int rc = c->policy->place(x, v, err, errlen);
 	if (rc)
 		return rc; /* -1 error, 1 variant not applicable */

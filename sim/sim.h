@@ -98,6 +98,10 @@ const char *sim_policy_names(void);
 /* An option's policy as reports name it: zero3-offload with the optimizer alone offloaded
  * (--offload-param no) is "zero3-offload (opt)", so the two DeepSpeed configs read apart. */
 const char *sim_option_policy(const struct sim_option *o);
+/* --swap-pipeline's value of c (none, read, write, both), and c's from one: 0, or -1 when s is
+ * none of them. */
+const char *sim_swap_pipeline_name(const struct sim_config *c);
+int sim_swap_pipeline_parse(const char *s, struct sim_config *c);
 
 /*
  * Runs one configuration through the engine e (reused across calls; after the call it holds

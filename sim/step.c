@@ -126,9 +126,14 @@ double step_param_buffer_elements(const struct mdl_arch *a, const struct mdl_job
 }
 
 /* Elements of one gradient reduce bucket: --reduce-bucket, else DeepSpeed's default. */
-static double reduce_bucket(const struct sim_config *c)
+double step_reduce_bucket(const struct sim_config *c)
 {
 	return c->reduce_bucket > 0 ? c->reduce_bucket : GRAD_BUCKET_ELEMENTS;
+}
+
+uint32_t step_prefetch(const struct sim_config *c)
+{
+	return c->prefetch ? c->prefetch : STEP_PREFETCH;
 }
 /*
  * GPU power while only its copy engines or links are busy: "near idle" (calibration-power-cost
@@ -1047,7 +1052,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, bool 
 	struct step_ctx *x = bd->x;
 	struct step_machine *mc = &x->mc;
 	const struct step_place *pl = &x->pl;
-	uint32_t D = pl->prefetch ? pl->prefetch : 2;
+	uint32_t D = pl->prefetch ? pl->prefetch : STEP_PREFETCH;
 
 	if (pl->fetch == FETCH_RESIDENT)
 		return -1;
@@ -1178,7 +1183,7 @@ uint32_t step_grads_inflight(const struct sim_config *c, const struct mdl_states
 			     double gb)
 {
 	double per_param = layer->gradients_bytes / fmax(1.0, (double)layer->trainable_params);
-	double budget = GRAD_BUCKETS * reduce_bucket(c) * per_param;
+	double budget = GRAD_BUCKETS * step_reduce_bucket(c) * per_param;
 	return gb > 0 ? (uint32_t)fmin(16, fmax(2, floor(budget / gb))) : 16;
 }
 
@@ -1778,7 +1783,7 @@ static double ds_reduce_buckets(const struct build *bd)
 	if (!x->c->deepspeed || x->pl.update != UPD_GPU || bd->dp < 2 || zero == 0)
 		return 0;
 	double n = zero == 3 ? 1 : x->c->no_grad_overlap ? 1 : 2;
-	return n * reduce_bucket(x->c) * mdl_job_act_bytes(&x->job);
+	return n * step_reduce_bucket(x->c) * mdl_job_act_bytes(&x->job);
 }
 
 /* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */

@@ -203,6 +203,14 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
  * experts' all-to-alls within a node. extra: more GPU seconds in the same compute blocks (the
  * head's share). The builder's tasks take at least this long, so it is a floor a search can
  * prune with. */
+/* Weight buffers a streaming policy prefetches into by default: double buffering, one layer
+ * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]. */
+#define STEP_PREFETCH 2
+/* The configuration's prefetch depth (STEP_PREFETCH unless --prefetch set it) and the elements
+ * of each reduce bucket (DeepSpeed's 5e8 unless --reduce-bucket or a config set it). */
+uint32_t step_prefetch(const struct sim_config *c);
+double step_reduce_bucket(const struct sim_config *c);
+
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
 			double extra, bool tp_overlap);

@@ -249,16 +249,21 @@ fi
 # (ds_config.json included) reproduces the planned step time
 "$bin" plan --model 70b --seq 4096 >"$tmp/plan.txt" 2>/dev/null
 abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+# roundtrip DIR: the step DIR/README.md planned ($want) and the one its simulate line gives run in
+# DIR ($got, to the same two decimals); the simulate JSON stays in $tmp/rt.json
+roundtrip() {
+	want=$(sed -n 's/^| step | \([0-9.]*\) s |$/\1/p' "$1/README.md" 2>/dev/null)
+	line=$(sed -n 's/^tierplan simulate //p' "$1/README.md" 2>/dev/null)
+	# shellcheck disable=SC2086
+	(cd "$1" 2>/dev/null && "$abs" simulate $line --format json >"$tmp/rt.json" 2>/dev/null)
+	got=$(sed -n 's/.*"step_seconds":[[:space:]]*\([0-9.e+]*\).*/\1/p' "$tmp/rt.json" | head -1)
+	got=$(awk -v g="$got" 'BEGIN {printf "%.2f", g}')
+}
 for pol in zero3-offload zero-infinity; do
 	idx=$(awk -v p="$pol" '$3 == p {print $1; exit}' "$tmp/plan.txt")
 	em="$tmp/emit-$pol"
 	"$bin" plan --model 70b --seq 4096 --emit "$em" --option "$idx" >/dev/null 2>"$tmp/err"
-	want=$(sed -n 's/^| step | \([0-9.]*\) s |$/\1/p' "$em/README.md" 2>/dev/null)
-	line=$(sed -n 's/^tierplan simulate //p' "$em/README.md" 2>/dev/null)
-	# shellcheck disable=SC2086
-	got=$(cd "$em" 2>/dev/null && "$abs" simulate $line --format json 2>/dev/null |
-		sed -n 's/.*"step_seconds":[[:space:]]*\([0-9.e+]*\).*/\1/p' | head -1)
-	got=$(awk -v g="$got" 'BEGIN {printf "%.2f", g}')
+	roundtrip "$em"
 	if [ -n "$idx" ] && [ -s "$em/ds_config.json" ] && [ -s "$em/launch.sh" ] &&
 		grep -q '"device": "' "$em/ds_config.json" && [ -n "$want" ] && [ "$want" = "$got" ]; then
 		pass=$((pass + 1))
@@ -278,12 +283,7 @@ for pol in tp zero3-offload zero-infinity tiered-dram; do
 	em="$tmp/emit-fw-$pol"
 	# shellcheck disable=SC2086
 	"$bin" plan --model 70b --seq 4096 $fw --emit "$em" --option "$idx" >/dev/null 2>"$tmp/err"
-	want=$(sed -n 's/^| step | \([0-9.]*\) s |$/\1/p' "$em/README.md" 2>/dev/null)
-	line=$(sed -n 's/^tierplan simulate //p' "$em/README.md" 2>/dev/null)
-	# shellcheck disable=SC2086
-	got=$(cd "$em" 2>/dev/null && "$abs" simulate $line --format json 2>/dev/null |
-		sed -n 's/.*"step_seconds":[[:space:]]*\([0-9.e+]*\).*/\1/p' | head -1)
-	got=$(awk -v g="$got" 'BEGIN {printf "%.2f", g}')
+	roundtrip "$em"
 	if [ -n "$idx" ] && [ -n "$want" ] && [ "$want" = "$got" ]; then
 		pass=$((pass + 1))
 	else
@@ -310,11 +310,9 @@ fi
 "$bin" plan --model 70b --seq 4096 --flash none >"$tmp/plan-nf.txt" 2>/dev/null
 idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tiered/ {print $1; exit}' "$tmp/plan-nf.txt")
 "$bin" plan --model 70b --seq 4096 --flash none --emit "$tmp/emit-nf" --option "$idx" >/dev/null 2>&1
-line=$(sed -n 's/^tierplan simulate //p' "$tmp/emit-nf/README.md" 2>/dev/null)
-want=$(sed -n 's/^| step | \([0-9.]*\) s |$/\1/p' "$tmp/emit-nf/README.md" 2>/dev/null)
-# shellcheck disable=SC2086
-got=$("$bin" simulate $line --format json 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["peak_bytes"]["flash"] == 0; print("%.2f" % d["step_seconds"])')
+roundtrip "$tmp/emit-nf"
 if grep -q "^  flash      none" "$tmp/plan-nf.txt" &&
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["peak_bytes"]["flash"] == 0' "$tmp/rt.json" &&
 	awk '$3 == "zero-infinity" {exit 1}' "$tmp/plan-nf.txt" &&
 	[ -n "$want" ] && [ "$want" = "$got" ]; then
 	pass=$((pass + 1))

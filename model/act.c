@@ -145,7 +145,11 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		item(out, &n, "mlp.up_out", e * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t);
 	} else {
-		item(out, &n, "mlp.fc_out", e * I / t, false);
+		/* GELU keeps its input, the second linear its output; ReLU's backward reads its
+		 * output (threshold_backward(grad, result), PyTorch derivatives.yaml), the very
+		 * tensor the second linear keeps: one tensor */
+		if (!a->relu_mlp)
+			item(out, &n, "mlp.fc_out", e * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t);
 	}
 	if (a->resid_dropout > 0)
@@ -213,7 +217,7 @@ double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, un
 	double rep = sp ? t : 1.0, sb = (double)j->seq * (double)j->micro_batch;
 	double qk = a->kv_lora_rank ? (double)(a->heads + 1) * (double)a->qk_rope_dim
 				    : (double)(a->heads + a->kv_heads) * (double)a->head_dim;
-	double norm = 0, rope = a->learned_positions ? 0 : sb * qk / t;
+	double norm = 0, rope = mdl_arch_rotary(a) ? sb * qk / t : 0;
 	if (!a->norm_bias)
 		norm = sb * ((double)a->norms_per_layer * (double)a->hidden / rep +
 			     (a->qk_norm ? (double)(a->heads + a->kv_heads) * a->head_dim / t : 0));
@@ -343,9 +347,12 @@ double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned
 {
 	double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
 
-	/* token ids are int64 (8 B) for the embedding backward; GPT-2 adds a dropout mask */
+	/* token ids are int64 (8 B) for the embedding backward; GPT-2 adds a dropout mask, BLOOM's
+	 * embedding LayerNorm keeps its input */
+	double rep = sp ? (double)tp : 1.0;
 	return 8.0 * (double)j->seq * (double)j->micro_batch +
-	       (a->embd_dropout > 0 ? sbh / (sp ? (double)tp : 1.0) : 0.0);
+	       (a->embd_dropout > 0 ? sbh / rep : 0.0) +
+	       (a->embed_norm ? mdl_job_act_bytes(j) * sbh / rep : 0.0);
 }
 
 double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)

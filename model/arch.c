@@ -32,6 +32,11 @@
  * every layer's MLP is experts (num_local_experts, intermediate_size wide, with biases on
  * their gate-up and down projections), the router and q/k/v/o carry biases, each attention
  * head a learned sink logit, and every other layer a 128-token window.
+ * OPTConfig and BloomConfig (transformers v4.45): OPT (opt and bloom below say what their own
+ * keys mean) keeps a learned position table and biases on every linear, its MLP by ReLU;
+ * BLOOM (ALiBi) has no position table, a LayerNorm on its embeddings, biases everywhere and a
+ * GELU MLP of 4 x hidden; both tie the head to the embeddings. BloomConfig's own defaults are a
+ * test model's (hidden 64, 2 layers, 8 heads), kept as the library has them.
  * Qwen (v1: Qwen-1.8B to Qwen-72B) ships its own QWenConfig and modeling_qwen.py with the
  * checkpoint (Qwen/Qwen-7B on the Hub): c_attn is one q/k/v projection with a bias, c_proj and
  * the MLP's w1, w2 and c_proj carry biases only without no_bias, the head dimension is
@@ -45,7 +50,7 @@
 /* A family's own config keys, read after the common ones and the experts (see each). */
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
-static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox;
+static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom;
 
 struct family {
 	const char *model_type;
@@ -60,6 +65,8 @@ struct family {
 	bool qk_norm, qk_norm_full; /* per head; over the whole projection (Olmo2Attention) */
 	bool router_bias, sinks; /* GptOssTopKRouter's bias; GptOssAttention's sinks */
 	bool head_bias;          /* PhiForCausalLM's lm_head bias */
+	bool alibi;              /* positions as attention biases (BLOOM's ALiBi) */
+	bool embed_norm;         /* BloomModel's word_embeddings_layernorm */
 	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
 	bool geglu;              /* the gated MLP's activation is GELU (GemmaMLP's
 				  * hidden_activation gelu_pytorch_tanh), not SiLU */
@@ -180,6 +187,15 @@ static const struct family families[] = {
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
 	 0.0, 0.0, .windowed = true},
+	{"opt", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim",
+	 "max_position_embeddings", 50272, 768, 3072, 12, 12, 0, 0, 2048, 0, 0, true, true, true,
+	 true, true, false, true, 2, "attention_dropout", "dropout", NULL, 0.0, 0.1, 0.0,
+	 .own = opt},
+	/* no position field: seq_length where a checkpoint has it, else BLOOM's 2,048-token
+	 * training sequences (the bigscience/bloom model card), a warning threshold only */
+	{"bloom", "hidden_size", "n_layer", "n_head", NULL, "seq_length", 250880, 64, 0, 2, 8, 0, 0,
+	 2048, 0, 0, true, true, true, true, true, false, false, 2, "attention_dropout",
+	 "hidden_dropout", NULL, 0.0, 0.0, 0.0, .alibi = true, .embed_norm = true, .own = bloom},
 	{"gpt2", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 50257, 768, 0, 12, 12, 0,
 	 0, 1024, 0, 0, true, true, true, true, true, false, true, 2, "attn_pdrop", "resid_pdrop",
 	 "embd_pdrop", 0.1, 0.1, 0.1},
@@ -191,7 +207,8 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, gpt2; and the language model of "
+	       "gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, opt, bloom, gpt2; and the language "
+	       "model of "
 	       "gemma3, llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
 }
 
@@ -451,7 +468,10 @@ static void build_inventory(struct mdl_arch *a)
 	n = 0;
 	add(a->outer, &n, "embed_tokens", a->vocab, h, 0, false, 1, 1);
 	if (a->learned_positions)
-		add(a->outer, &n, "embed_positions", a->positions, h, 0, false, 1, 1);
+		add(a->outer, &n, "embed_positions", a->positions + a->position_offset, h, 0, false,
+		    1, 1);
+	if (a->embed_norm)
+		add(a->outer, &n, "embed_norm", h * nb, 1, 0, false, 1, 1);
 	add(a->outer, &n, "final_norm", h * nb, 1, 0, false, 1, 1);
 	/* a tied head stores no weights but still multiplies every token */
 	add(a->outer, &n, "lm_head", h, a->vocab, 0, true, a->tied ? 0 : 1, 1);
@@ -636,6 +656,74 @@ static int gpt_neox(const cJSON *cfg, struct mdl_arch *a, const char *origin, ch
 		    size_t errlen)
 {
 	if (get_bool(cfg, "use_parallel_residual", &a->parallel, origin, err, errlen))
+		return -1;
+	a->kv_heads = a->heads;
+	a->head_dim = 0;
+	return 0;
+}
+
+/* OPT (OPTConfig, OPTDecoder and OPTDecoderLayer, transformers modeling_opt.py): the position
+ * table has max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding's offset);
+ * q/k/v/out_proj and fc1/fc2 carry biases with enable_bias; two LayerNorms a layer and a final
+ * one; the MLP's activation_function, ReLU by default; dropout (0.1) after attention and after
+ * the MLP, not on the embeddings. OPT-350M's projected embeddings (word_embed_proj_dim below
+ * hidden_size: project_in and project_out) and post-norm layers (do_layer_norm_before false,
+ * no final norm), a checkpoint without the final norm (_remove_final_layer_norm) and norms
+ * without weights are refused: the inventory holds none of them. */
+static int opt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err, size_t errlen)
+{
+	uint64_t proj = a->hidden;
+	bool before = true, removed = false, affine = true, bias = true;
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(cfg, "activation_function");
+	if (get_uint(cfg, "word_embed_proj_dim", 1, MAX_DIM, &proj, origin, err, errlen) ||
+	    get_bool(cfg, "do_layer_norm_before", &before, origin, err, errlen) ||
+	    get_bool(cfg, "_remove_final_layer_norm", &removed, origin, err, errlen) ||
+	    get_bool(cfg, "layer_norm_elementwise_affine", &affine, origin, err, errlen) ||
+	    get_bool(cfg, "enable_bias", &bias, origin, err, errlen))
+		return -1;
+	char why[128] = "";
+	if (proj != a->hidden)
+		snprintf(why, sizeof why,
+			 "word_embed_proj_dim %llu differs from hidden_size %llu (projected "
+			 "embeddings, as OPT-350M's)",
+			 (unsigned long long)proj, (unsigned long long)a->hidden);
+	else if (!before)
+		snprintf(why, sizeof why, "do_layer_norm_before is false (post-norm layers, as "
+					  "OPT-350M's)");
+	else if (removed)
+		snprintf(why, sizeof why, "_remove_final_layer_norm is true (no final norm)");
+	else if (!affine)
+		snprintf(why, sizeof why, "layer_norm_elementwise_affine is false (norms without "
+					  "weights)");
+	if (why[0]) {
+		snprintf(err, errlen,
+			 "config '%s': %s, which tierplan does not model (OPT-125M and OPT-1.3B to "
+			 "175B are pre-norm with embeddings as wide as the layers)",
+			 origin, why);
+		return -1;
+	}
+	if (act && !cJSON_IsNull(act) && !cJSON_IsString(act)) {
+		snprintf(err, errlen, "config '%s': field 'activation_function' must be a string",
+			 origin);
+		return -1;
+	}
+	a->relu_mlp = !cJSON_IsString(act) || strcmp(act->valuestring, "relu") == 0;
+	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
+	a->position_offset = 2;
+	return 0;
+}
+
+/* BLOOM (BloomConfig, BloomModel, transformers modeling_bloom.py): n_embed, where a config has
+ * it, is the hidden size (BloomConfig pops it over hidden_size), and num_hidden_layers and
+ * num_attention_heads stand for n_layer and n_head (its attribute_map); n_inner is read by
+ * nothing (BloomMLP's dense_h_to_4h is 4 x hidden, the default below); every head has its own
+ * keys and values. */
+static int bloom(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		 size_t errlen)
+{
+	if (get_uint(cfg, "n_embed", 1, MAX_DIM, &a->hidden, origin, err, errlen) ||
+	    get_uint(cfg, "num_hidden_layers", 1, MAX_LAYERS, &a->layers, origin, err, errlen) ||
+	    get_uint(cfg, "num_attention_heads", 1, MAX_DIM, &a->heads, origin, err, errlen))
 		return -1;
 	a->kv_heads = a->heads;
 	a->head_dim = 0;
@@ -854,6 +942,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->gated_mlp = f->gated;
 	a->geglu = f->geglu;
 	a->learned_positions = f->learned_pos;
+	a->alibi = f->alibi;
+	a->embed_norm = f->embed_norm;
 	a->attn_dropout = f->attn_drop;
 	a->resid_dropout = f->resid_drop;
 	a->embd_dropout = f->embd_drop;

@@ -2,7 +2,8 @@
  * arch — transformer architectures read from Hugging Face config.json files.
  *
  * A model is described by its config.json (model_type llama, mistral, mixtral, qwen2, qwen3,
- * qwen3_moe, gemma2, gemma3_text, deepseek_v3, phi3, gpt2); fields a file omits take the defaults
+ * qwen3_moe, gemma2, gemma3_text, deepseek_v3, phi3, gpt2, opt, bloom, ... as
+ * mdl_arch_supported lists them); fields a file omits take the defaults
  * of the transformers library's config class for that model_type (table in arch.c, with the
  * class each default comes from). From the config we build one tensor inventory per decoder
  * layer plus the tensors outside the layers; every count — total, trainable, active (MoE),
@@ -82,7 +83,14 @@ struct mdl_arch {
 	bool geglu;                        /* gated by GELU (Gemma), not SiLU */
 	bool quick_glu;                    /* gpt-oss: gated by quick GELU, up offset by 1 */
 	double glu_limit;                  /* gpt-oss: swiglu_limit, its clamp; 0 none */
-	bool learned_positions;            /* gpt2: position embedding table */
+	bool learned_positions;            /* gpt2, opt: position embedding table */
+	uint32_t position_offset;          /* rows of that table beyond the positions (OPT's 2) */
+	bool alibi;                        /* positions as attention biases (BLOOM): no table,
+					    * no rotary embedding */
+	bool embed_norm;                   /* a LayerNorm on the token embeddings (BLOOM) */
+	bool relu_mlp;                     /* the plain MLP's activation is ReLU (OPT), whose
+					    * backward reads its output, the second linear's
+					    * input: one tensor kept, not GELU's two */
 	bool qkv_bias, o_bias, mlp_bias;   /* linear biases */
 	bool router_bias;                  /* a bias on the MoE router's logits (GPT-OSS) */
 	bool attn_sinks;                   /* a learned sink logit per attention head (GPT-OSS) */
@@ -102,6 +110,12 @@ struct mdl_arch {
 	struct mdl_tensor outer[8]; /* embeddings, final norm, lm_head */
 	int nouter;
 };
+
+/* Whether the layers rotate queries and keys (RoPE): not with a position table or ALiBi. */
+static inline bool mdl_arch_rotary(const struct mdl_arch *a)
+{
+	return !a->learned_positions && !a->alibi;
+}
 
 /* The share of the decoder layers that hold t: 1 for a tensor of every layer. Multiplying a
  * tensor's per-layer figure by it and summing gives the mean layer. */

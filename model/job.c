@@ -199,7 +199,7 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
  *    LayerNorm one kernel; a q/k norm is two more of the layer's norm;
  *  - rotary, eager: q*cos, neg, cat, *sin, add, for q and for k = 10; fused, a kernel each for
  *    q and k = 2 (Megatron-Core's apply_rotary_pos_emb calls Transformer Engine's fused RoPE
- *    once per tensor) [B]; learned positions: none;
+ *    once per tensor) [B]; learned positions and ALiBi (inside the attention kernel): none;
  *  - attention core: SDPA/flash one kernel, repeat_kv's two copies under GQA, the output's
  *    transpose-contiguous one; eager: QK^T, mask add, fp32 upcast, softmax, downcast, dropout
  *    when attention dropout is set, AV, contiguous = 7 or 8;
@@ -257,7 +257,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 	double fwd, core;
 	if (j->compile) {
 		core = 1;
-		fwd = linears + core + norms + (a->learned_positions ? 0 : 1) + 1 + routing +
+		fwd = linears + core + norms + (mdl_arch_rotary(a) ? 1 : 0) + 1 + routing +
 		      adapted * (3 + dropout);
 	} else {
 		double lora = adapted * (4 + dropout);
@@ -265,7 +265,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 						      : 7 + (a->attn_dropout > 0 ? 1 : 0);
 		bool eager = j->eager_ops;
 		fwd = linears + norms * (eager && !a->norm_bias ? 8 : 1) +
-		      (a->learned_positions ? 0 : eager ? 10 : 2) +
+		      (!mdl_arch_rotary(a) ? 0 : eager ? 10 : 2) +
 		      core + (a->gated_mlp ? 2 : 1) + 2 * (a->resid_dropout > 0 ? 2 : 1) +
 		      routing + lora;
 	}

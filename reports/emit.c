@@ -261,13 +261,25 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 }
 
 /* Why Megatron-LM's arguments cannot build the model as planned (NULL: they can): a GELU-gated
- * MLP (--swiglu gates by SiLU; --quick-geglu is another function), norms after attention and
- * the MLP besides before them (Gemma-2 and 3), attention and MLP on one input (Phi, Falcon),
- * or windowed layers in no one-full-in-every-N pattern (--window-attn-skip-freq N, N = layers /
- * full layers, rounded down, giving as many) [A: megatron/training/arguments.py]. */
+ * MLP (--swiglu gates by SiLU; --quick-geglu is another function), a ReLU MLP (OPT: the plain
+ * MLP is GELU unless --squared-relu), ALiBi (BLOOM: --position-embedding-type offers
+ * learned_absolute, rope, mrope, relative and none), a norm on the embeddings (BLOOM), norms
+ * after attention and the MLP besides before them (Gemma-2 and 3), attention and MLP on one
+ * input (Phi, Falcon), or windowed layers in no one-full-in-every-N pattern
+ * (--window-attn-skip-freq N, N = layers / full layers, rounded down, giving as many) [A:
+ * megatron/training/arguments.py]. */
 static const char *megatron_cannot(const struct mdl_arch *a)
 {
 	uint64_t full = a->layers - a->sliding_layers;
+	if (a->relu_mlp)
+		return "its MLP's activation is ReLU, which Megatron-LM's arguments cannot state: "
+		       "the plain MLP is GELU, or squared ReLU with --squared-relu";
+	if (a->alibi)
+		return "it places tokens by ALiBi attention biases, which Megatron-LM's "
+		       "--position-embedding-type cannot state";
+	if (a->embed_norm)
+		return "it normalises its token embeddings, which Megatron-LM's arguments cannot "
+		       "state";
 	if (a->geglu)
 		return "its MLP is gated by GELU (GeGLU), which Megatron-LM's arguments cannot "
 		       "state: --swiglu gates by SiLU";

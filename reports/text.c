@@ -89,7 +89,7 @@ static const char *pointwise(const struct mdl_job *j, const struct mdl_arch *a)
 		return ", torch.compile";
 	if (j->eager_ops)
 		return ", norms and rotary as eager PyTorch ops";
-	return a->norm_bias && a->learned_positions ? "" : ", norms and rotary fused (--pointwise)";
+	return a->norm_bias && !mdl_arch_rotary(a) ? "" : ", norms and rotary fused (--pointwise)";
 }
 
 /* Columns a line of the text report keeps within (a terminal's 120; --wide may exceed it). */

@@ -343,15 +343,24 @@ idx=$("$bin" plan --model gpt-oss-20b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]
 "$bin" plan --model gpt-oss-20b --seq 8192 --emit "$tmp/emit-swa2" --option "$idx" >/dev/null 2>&1
 idx=$("$bin" plan --model gemma-2-27b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
 "$bin" plan --model gemma-2-27b --seq 8192 --emit "$tmp/emit-gemma" --option "$idx" >/dev/null 2>&1
+# OPT's ReLU MLP and BLOOM's ALiBi are beyond them too (on 40 GB cards BLOOM-7B1 needs tp)
+for m in opt-30b bloom-7b1; do
+	idx=$("$bin" plan --model $m --seq 2048 --gpu a100-40g 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/ && ($3 ~ /^tp[2-8]/ || $4 ~ /^pp[2-9]/) {print $1; exit}')
+	"$bin" plan --model $m --seq 2048 --gpu a100-40g --emit "$tmp/emit-$m" --option "$idx" \
+		>/dev/null 2>&1
+done
 if grep -q -- '--window-size "(4095,0)" \\' "$tmp/emit-swa/launch.sh" 2>/dev/null &&
 	grep -q -- '--window-size "(127,0)" --window-attn-skip-freq 2' "$tmp/emit-swa2/launch.sh" 2>/dev/null &&
 	grep -q -- '--quick-geglu --glu-linear-offset 1.0 --activation-func-clamp-value 7' "$tmp/emit-swa2/launch.sh" &&
 	grep -q -- '--softmax-type learnable' "$tmp/emit-swa2/launch.sh" &&
-	[ ! -e "$tmp/emit-gemma/launch.sh" ] && grep -q "gated by GELU" "$tmp/emit-gemma/README.md"; then
+	[ ! -e "$tmp/emit-gemma/launch.sh" ] && grep -q "gated by GELU" "$tmp/emit-gemma/README.md" &&
+	[ ! -e "$tmp/emit-opt-30b/launch.sh" ] && grep -q "activation is ReLU" "$tmp/emit-opt-30b/README.md" &&
+	[ ! -e "$tmp/emit-bloom-7b1/launch.sh" ] && grep -q "ALiBi" "$tmp/emit-bloom-7b1/README.md"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: plan --emit: Megatron's sliding-window arguments, or Gemma-2 refused, not as expected"
+	echo "FAIL: plan --emit: Megatron's sliding-window arguments, or Gemma-2, OPT, BLOOM refused, not as expected"
 fi
 # plan --deepspeed keeps the config's swap buffers and clipping, and --emit writes them back
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_count": 6, "buffer_size": 2000000000}}}' >"$tmp/ds-planbuf.json"

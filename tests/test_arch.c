@@ -46,6 +46,12 @@
  * Mixtral-8x22B-v0.1 (the base release's config, vocabulary 32,000): 140,620,634,112, the Hub's
  * safetensors count of a checkpoint of the same shapes (alpindale/WizardLM-2-8x22B); active: 2
  * of 8 experts, Mistral's "39B active".
+ * OPT-125M: 125,239,296 and OPT-1.3B: 1,315,758,080, sum(p.numel()) of the loaded models as
+ * scripts print them (DeepSpeed-Chat's feature selection for OPT-1.3B; KerasHub's presets,
+ * 125,237,760 and 1,315,753,984, keep 2 x hidden fewer: a position table without OPT's offset
+ * rows). BLOOM-560M: 559,214,592, the Hub's safetensors parameter_count (huggingface_hub's
+ * tests, bigscience/bloomz-560m); BLOOM-7B1 7,069,016,064 and BLOOM-176B 176,247,271,424, the
+ * family's published sizes (a results script's bloom_params list).
  */
 static const struct {
 	const char *file;
@@ -91,6 +97,11 @@ static const struct {
 	{"pythia-6.9b.json", 6857302016ull, 6857302016ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
 	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
+	{"opt-125m.json", 125239296ull, 125239296ull},
+	{"opt-1.3b.json", 1315758080ull, 1315758080ull},
+	{"bloom-560m.json", 559214592ull, 559214592ull},
+	{"bloom-7b1.json", 7069016064ull, 7069016064ull},
+	{"bloom-176b.json", 176247271424ull, 176247271424ull},
 };
 
 static void every_catalog_model_has_its_exact_parameter_count(void)
@@ -161,6 +172,72 @@ static void gpt_oss_gates_by_quick_gelu(void)
 				       &a, err, sizeof err),
 			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "swiglu_limit"));
+}
+
+/* OPT (by hand, a 2-layer config of hidden 8, 2 heads, ffn 16, 10 tokens, 4 positions): q, k,
+ * v, out_proj with biases 4 x (64 + 8) = 288, fc1 128 + 16 and fc2 128 + 8, two LayerNorms 32:
+ * 600 a layer; the embedding 80, the position table (4 + 2) x 8 = 48, the final LayerNorm 16:
+ * 1,344, the head tied. Its ReLU keeps one tensor of the MLP's width where GELU keeps two
+ * (s x b x ffn x 2 B = 4 x 1 x 16 x 2 = 128 B of a 4-token micro-batch); 350M-style configs are
+ * refused with the field named. */
+static void opt_counts_its_offset_positions_and_keeps_relu_once(void)
+{
+	const char *c = "{\"model_type\": \"opt\", \"hidden_size\": 8, \"num_hidden_layers\": 2, "
+			"\"num_attention_heads\": 2, \"ffn_dim\": 16, \"vocab_size\": 10, "
+			"\"max_position_embeddings\": 4%s}";
+	char json[320], err[320];
+	struct mdl_arch relu, gelu;
+	snprintf(json, sizeof json, c, "");
+	CU_ASSERT_EQUAL(count_of(json), 1344ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(json, "t", &relu, err, sizeof err), 0);
+	CU_ASSERT(relu.relu_mlp && relu.learned_positions && !mdl_arch_rotary(&relu));
+	CU_ASSERT(relu.tied && relu.qkv_bias && relu.mlp_bias && relu.norm_bias);
+	CU_ASSERT_DOUBLE_EQUAL(relu.resid_dropout, 0.1, 0);
+	snprintf(json, sizeof json, c, ", \"activation_function\": \"gelu\"");
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(json, "t", &gelu, err, sizeof err), 0);
+	CU_ASSERT(!gelu.relu_mlp);
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .optimizer = MDL_ADAMW, .recompute = MDL_RC_NONE,
+			    .attention = MDL_ATTN_FLASH, .seq = 4, .micro_batch = 1};
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&gelu, &j, 1, false) -
+				       mdl_act_layer_saved(&relu, &j, 1, false),
+			       128.0, 1e-9);
+	/* enable_bias false takes the linears' 2 x (4 x 8 + 16 + 8) = 112 biases out */
+	snprintf(json, sizeof json, c, ", \"enable_bias\": false");
+	CU_ASSERT_EQUAL(count_of(json), 1344ull - 112);
+	const char *refused[][2] = {{", \"word_embed_proj_dim\": 4", "word_embed_proj_dim 4"},
+				    {", \"do_layer_norm_before\": false", "do_layer_norm_before"},
+				    {", \"_remove_final_layer_norm\": true", "final norm"},
+				    {", \"activation_function\": 1", "activation_function"}};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		snprintf(json, sizeof json, c, refused[i][0]);
+		CU_ASSERT_EQUAL(mdl_arch_parse(json, "t", &relu, err, sizeof err), -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, refused[i][1]));
+	}
+}
+
+/* BLOOM (by hand, hidden 8 given as n_embed, 2 layers given as num_hidden_layers, 2 heads, 10
+ * tokens): query_key_value 3 x (64 + 8) = 216, dense 72, the MLP 4 x hidden wide, 8 x 32 + 32
+ * = 288 and 32 x 8 + 8 = 264, two LayerNorms 32: 872 a layer; the embedding 80, its LayerNorm
+ * 16, the final one 16: 1,856 with the head tied. ALiBi: no position table, no rotary embedding; the
+ * embedding LayerNorm keeps its input (4 tokens x 8 x 2 B = 64 B beside the 8 B token ids). */
+static void bloom_reads_its_aliases_and_norms_its_embeddings(void)
+{
+	const char *json = "{\"model_type\": \"bloom\", \"n_embed\": 8, \"num_hidden_layers\": 2, "
+			   "\"n_head\": 2, \"vocab_size\": 10}";
+	struct mdl_arch a;
+	char err[256];
+	CU_ASSERT_EQUAL(count_of(json), 1856ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(json, "t", &a, err, sizeof err), 0);
+	CU_ASSERT(a.alibi && a.embed_norm && !a.learned_positions && !mdl_arch_rotary(&a));
+	CU_ASSERT(!a.relu_mlp && !a.gated_mlp && a.tied);
+	CU_ASSERT_EQUAL(a.intermediate, 32);
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .optimizer = MDL_ADAMW, .seq = 4, .micro_batch = 1};
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_embed(&a, &j, 1, false), 4 * 8.0 + 64.0, 1e-9);
+	/* BloomConfig()'s own defaults: hidden 64, 2 layers, 8 heads, the 250,880 vocabulary */
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"bloom\"}"),
+			2ull * (12 * 64 * 64 + 13 * 64) + 250880ull * 64 + 4 * 64);
 }
 
 static void omitted_fields_take_the_transformers_defaults(void)
@@ -515,6 +592,10 @@ int suite_arch(void)
 		 omitted_fields_take_the_transformers_defaults},
 		{"gemma gates by gelu", gemma_gates_by_gelu},
 		{"gpt-oss gates by quick gelu", gpt_oss_gates_by_quick_gelu},
+		{"opt counts its offset positions and keeps relu once",
+		 opt_counts_its_offset_positions_and_keeps_relu_once},
+		{"bloom reads its aliases and norms its embeddings",
+		 bloom_reads_its_aliases_and_norms_its_embeddings},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
 		{"sliding_windows_cut_the_attention_flash_runs_and_counts",
 		 sliding_windows_cut_the_attention_flash_runs_and_counts},

@@ -50,7 +50,7 @@
 /* A family's own config keys, read after the common ones and the experts (see each). */
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
-static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom;
+static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom, glm4_moe;
 
 struct family {
 	const char *model_type;
@@ -165,6 +165,13 @@ static const struct family families[] = {
 	 0.0, 0.0, 0.0, .router_bias = true, .moe_inter = 2048, .first_dense = 3, .shared = 1,
 	 .q_lora = 1536, .kv_lora = 512, .qk_rope = 64, .qk_nope = 128, .v_head = 128,
 	 .k_experts = "n_routed_experts"},
+	/* Glm4MoeConfig's defaults are GLM-4.5-Air's shape (its head_dim 128 is a config field:
+	 * 4096 / 96 heads is not whole) */
+	{"glm4_moe", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 151552, 4096, 10944, 46, 96, 8, 0, 131072,
+	 128, 8, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
+	 0.0, 0.0, 0.0, .router_bias = true, .moe_inter = 1408, .first_dense = 1, .shared = 1,
+	 .k_experts = "n_routed_experts", .own = glm4_moe},
 	{"gpt_oss", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
 	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -207,6 +214,7 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
+	       "glm4_moe, "
 	       "gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, opt, bloom, gpt2; and the language "
 	       "model of "
 	       "gemma3, llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
@@ -710,6 +718,21 @@ static int opt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 	a->relu_mlp = !cJSON_IsString(act) || strcmp(act->valuestring, "relu") == 0;
 	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
 	a->position_offset = 2;
+	return 0;
+}
+
+/* GLM-4.5 and 4.6 (Glm4MoeConfig, Glm4MoeAttention and Glm4MoeMoE, transformers
+ * modeling_glm4_moe.py): DeepSeek-V3's layers (first_k_dense_replace dense MLPs, then routed
+ * experts with n_shared_experts beside them and a selection bias on the router) under grouped
+ * attention: attention_bias biases q, k and v but never o_proj, use_qk_norm adds an RMSNorm over
+ * each query and key head. The checkpoint's multi-token-prediction layer is not loaded
+ * (_keys_to_ignore_on_load_unexpected) and is not counted. */
+static int glm4_moe(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		    size_t errlen)
+{
+	if (get_bool(cfg, "attention_bias", &a->qkv_bias, origin, err, errlen) ||
+	    get_bool(cfg, "use_qk_norm", &a->qk_norm, origin, err, errlen))
+		return -1;
 	return 0;
 }
 

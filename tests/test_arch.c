@@ -240,6 +240,31 @@ static void bloom_reads_its_aliases_and_norms_its_embeddings(void)
 			2ull * (12 * 64 * 64 + 13 * 64) + 250880ull * 64 + 4 * 64);
 }
 
+/* GLM-4.5 (by hand, hidden 8, 3 layers of which the first dense, 2 heads and 1 key-value head
+ * of 4, 10 tokens, untied): q 64 + 8, k and v 32 + 4 each (attention_bias), o_proj 64 without
+ * one, q_norm and k_norm 4 each, two RMSNorms 16: 232 a layer; the dense MLP 3 x 8 x 16 = 384;
+ * an MoE layer's router 32 and its 4 selection biases, 4 experts of 3 x 8 x 4 = 96 and the shared
+ * one: 516; 3 x 232 + 384 + 2 x 516 = 2,112, with the embedding, head and final norm 2,280;
+ * a token passes 2 of the 4 experts: 2,280 - 2 x 2 x 96 = 1,896 active. */
+static void glm4_moe_biases_qkv_not_o(void)
+{
+	const char *json = "{\"model_type\": \"glm4_moe\", \"hidden_size\": 8, "
+			   "\"num_hidden_layers\": 3, \"num_attention_heads\": 2, "
+			   "\"num_key_value_heads\": 1, \"head_dim\": 4, \"intermediate_size\": 16, "
+			   "\"moe_intermediate_size\": 4, \"n_routed_experts\": 4, "
+			   "\"num_experts_per_tok\": 2, \"vocab_size\": 10, \"attention_bias\": true, "
+			   "\"use_qk_norm\": true}";
+	struct mdl_arch a;
+	struct mdl_counts c;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(json, "t", &a, err, sizeof err), 0);
+	CU_ASSERT(a.qkv_bias && !a.o_bias && a.qk_norm && a.router_bias && !a.tied);
+	CU_ASSERT_EQUAL(a.moe_layers, 2);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.params, 2280ull);
+	CU_ASSERT_EQUAL(c.active_params, 1896ull);
+}
+
 static void omitted_fields_take_the_transformers_defaults(void)
 {
 	/* LlamaConfig() defaults are the Llama-2-7B shape */
@@ -596,6 +621,7 @@ int suite_arch(void)
 		 opt_counts_its_offset_positions_and_keeps_relu_once},
 		{"bloom reads its aliases and norms its embeddings",
 		 bloom_reads_its_aliases_and_norms_its_embeddings},
+		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
 		{"sliding_windows_cut_the_attention_flash_runs_and_counts",
 		 sliding_windows_cut_the_attention_flash_runs_and_counts},

@@ -252,8 +252,8 @@ static void glm4_moe_biases_qkv_not_o(void)
 			   "\"num_hidden_layers\": 3, \"num_attention_heads\": 2, "
 			   "\"num_key_value_heads\": 1, \"head_dim\": 4, \"intermediate_size\": 16, "
 			   "\"moe_intermediate_size\": 4, \"n_routed_experts\": 4, "
-			   "\"num_experts_per_tok\": 2, \"vocab_size\": 10, \"attention_bias\": true, "
-			   "\"use_qk_norm\": true}";
+			   "\"num_experts_per_tok\": 2, \"vocab_size\": 10, "
+			   "\"attention_bias\": true, \"use_qk_norm\": true}";
 	struct mdl_arch a;
 	struct mdl_counts c;
 	char err[256];

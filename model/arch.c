@@ -198,6 +198,12 @@ static const struct family families[] = {
 	 "max_position_embeddings", 50272, 768, 3072, 12, 12, 0, 0, 2048, 0, 0, true, true, true,
 	 true, true, false, true, 2, "attention_dropout", "dropout", NULL, 0.0, 0.1, 0.0,
 	 .own = opt},
+	/* GPTJConfig (transformers modeling_gptj.py): q/k/v/out_proj without biases, fc_in and
+	 * fc_out with them, attention and MLP side by side on one LayerNorm (GPTJBlock), rotary
+	 * positions, an untied lm_head with a bias */
+	{"gptj", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 50400, 4096, 0, 28, 16, 0,
+	 0, 2048, 0, 0, false, false, false, true, true, false, false, 1, "attn_pdrop",
+	 "resid_pdrop", "embd_pdrop", 0.0, 0.0, 0.0, .head_bias = true, .parallel = true},
 	/* no position field: seq_length where a checkpoint has it, else BLOOM's 2,048-token
 	 * training sequences (the bigscience/bloom model card), a warning threshold only */
 	{"bloom", "hidden_size", "n_layer", "n_head", NULL, "seq_length", 250880, 64, 0, 2, 8, 0, 0,
@@ -214,10 +220,8 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "glm4_moe, "
-	       "gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, opt, bloom, gpt2; and the language "
-	       "model of "
-	       "gemma3, llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
+	       "glm4_moe, gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, gptj, opt, bloom, gpt2; "
+	       "and the language model of gemma3, llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
 }
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */

@@ -51,7 +51,9 @@
  * 125,237,760 and 1,315,753,984, keep 2 x hidden fewer: a position table without OPT's offset
  * rows). BLOOM-560M: 559,214,592, the Hub's safetensors parameter_count (huggingface_hub's
  * tests, bigscience/bloomz-560m); BLOOM-7B1 7,069,016,064 and BLOOM-176B 176,247,271,424, the
- * family's published sizes (a results script's bloom_params list).
+ * family's published sizes (a results script's bloom_params list). GPT-J-6B: 6,050,882,784, the
+ * loaded model's parameters as a LoRA test script prints them (EleutherAI's 6,053,381,344 is
+ * mesh-transformer-jax's count of its own checkpoint).
  */
 static const struct {
 	const char *file;
@@ -97,6 +99,7 @@ static const struct {
 	{"pythia-6.9b.json", 6857302016ull, 6857302016ull},
 	{"phi-3-mini-4k.json", 3821079552ull, 3821079552ull},
 	{"gpt3-175b.json", 174604259328ull, 174604259328ull},
+	{"gpt-j-6b.json", 6050882784ull, 6050882784ull},
 	{"opt-125m.json", 125239296ull, 125239296ull},
 	{"opt-1.3b.json", 1315758080ull, 1315758080ull},
 	{"bloom-560m.json", 559214592ull, 559214592ull},

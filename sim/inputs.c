@@ -70,6 +70,13 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.lora_dropout = o->lora_dropout,
 		.doc_tokens = o->doc_tokens,
 	};
+	/* ALiBi (BLOOM): transformers' BloomAttention scores every query-key pair explicitly
+	 * (baddbmm with the biases, softmax, dropout; BloomPreTrainedModel declares no fused
+	 * kernel), as Megatron-DeepSpeed's fused softmax did for BLOOM's own training: eager,
+	 * unless --attention says the framework hands ALiBi slopes to FlashAttention-2 (flash-attn
+	 * 2.4.2 and later, as llm-foundry's check_alibi_support requires) */
+	if (w->arch.alibi && !tp_opts_given(o, "attention"))
+		w->job.attention = MDL_ATTN_EAGER;
 	if (o->doc_tokens > o->seq) {
 		snprintf(err, errlen,
 			 "--doc-tokens: %llu tokens is longer than --seq %llu (allowed: 0 to %llu)",
@@ -300,6 +307,12 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 		fprintf(stderr, "tierplan %s: %s: %.*s\n", cmd, o->deepspeed, len, p);
 		p += len + (nl != NULL);
 	}
+	if (w->arch.alibi && !tp_opts_given(o, "attention"))
+		fprintf(stderr,
+			"tierplan %s: note: attention eager, as transformers runs ALiBi models "
+			"(--attention flash where the framework passes ALiBi slopes to "
+			"FlashAttention-2)\n",
+			cmd);
 	if (o->seq > w->arch.positions)
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);

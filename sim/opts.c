@@ -77,7 +77,8 @@ static const struct opt table[] = {
 	{"attention", O_ENUM, OFF(attention), 0, 0, "flash", false, "attention", P,
 	 "flash (FlashAttention-2: flash-attn, PyTorch SDPA before 2.11; no Blackwell kernels) | "
 	 "cudnn (cuDNN's fused attention: Transformer Engine's choice on Hopper and later, NeMo, "
-	 "Megatron-Core; PyTorch 2.11's SDPA on H100 and B200) | eager"},
+	 "Megatron-Core; PyTorch 2.11's SDPA on H100 and B200) | eager (an ALiBi model's "
+	 "default: BLOOM, as transformers runs it)"},
 	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,
 	 "gradients in the parameters' dtype (param) or fp32 main grads as Megatron keeps them"},
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,

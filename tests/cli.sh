@@ -55,6 +55,12 @@ expect 3 "no bf16 tensor cores" simulate --model 1b --seq 1024 --gpu t4 --precis
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: hardware --format json does not mark the t4 without bf16"; }
 "$bin" plan --model 1b --seq 1024 --gpu v100-32g >"$tmp/out" 2>&1 && grep -q "fp16-mixed" "$tmp/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan on v100-32g does not default to fp16-mixed"; }
+# an ALiBi model (BLOOM) scores attention eagerly, as transformers runs it, unless told otherwise
+"$bin" simulate --model bloom-560m --seq 1024 --format json >"$tmp/out" 2>&1 &&
+	grep -q '"attention":[[:space:]]*"eager"' "$tmp/out" && grep -q "note: attention eager" "$tmp/out" &&
+	"$bin" simulate --model bloom-560m --seq 1024 --attention flash --format json 2>&1 |
+	grep -q '"attention":[[:space:]]*"flash"' &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: BLOOM's attention is not eager by default, or --attention flash not kept"; }
 expect 3 "allowed 0-4; a host with more" simulate --model 8b --seq 1024 --policy tiered --host workstation-4gpu --flash pm1743:12
 expect 3 "allowed up to 2048 GiB" simulate --model 8b --seq 1024 --policy tiered --host workstation-4gpu --dram 4TiB
 expect 3 "unknown optimizer 'adam'" plan --model 70b --seq 4096 --optimizer adam

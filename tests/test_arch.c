@@ -238,6 +238,12 @@ static void bloom_reads_its_aliases_and_norms_its_embeddings(void)
 	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
 			    .optimizer = MDL_ADAMW, .seq = 4, .micro_batch = 1};
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_embed(&a, &j, 1, false), 4 * 8.0 + 64.0, 1e-9);
+	/* run as eager PyTorch ops: LayerNorm is one kernel and no rotary embedding runs, so
+	 * nothing moves beyond the inventory (a Llama-style layer would: its RMSNorms and RoPE) */
+	double bwd;
+	j.eager_ops = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd), 0.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 0.0, 0);
 	/* BloomConfig()'s own defaults: hidden 64, 2 layers, 8 heads, the 250,880 vocabulary */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"bloom\"}"),
 			2ull * (12 * 64 * 64 + 13 * 64) + 250880ull * 64 + 4 * 64);

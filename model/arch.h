@@ -1,11 +1,9 @@
 /*
  * arch — transformer architectures read from Hugging Face config.json files.
  *
- * A model is described by its config.json (model_type llama, mistral, mixtral, qwen2, qwen3,
- * qwen3_moe, gemma2, gemma3_text, deepseek_v3, phi3, gpt2, opt, bloom, ... as
- * mdl_arch_supported lists them); fields a file omits take the defaults
- * of the transformers library's config class for that model_type (table in arch.c, with the
- * class each default comes from). From the config we build one tensor inventory per decoder
+ * A model is described by its config.json (of a model_type mdl_arch_supported lists); fields a
+ * file omits take the defaults of the transformers library's config class for that model_type
+ * (table in arch.c, with the class each default comes from). From the config we build one tensor inventory per decoder
  * layer plus the tensors outside the layers; every count — total, trainable, active (MoE),
  * matmul parameters for FLOPs, LoRA adapter sizes, factored optimizer states — is derived from
  * that one inventory, so the counts cannot disagree. Fused projections (phi3 qkv_proj and

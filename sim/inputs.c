@@ -43,6 +43,16 @@ static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t 
 	return 0;
 }
 
+/* ALiBi (BLOOM): transformers' BloomAttention scores every query-key pair explicitly (baddbmm
+ * with the biases, softmax, dropout; BloomPreTrainedModel declares no fused kernel), as
+ * Megatron-DeepSpeed's fused softmax did for BLOOM's own training: eager, unless --attention
+ * says the framework hands ALiBi slopes to FlashAttention-2 (flash-attn 2.4.2 and later, as
+ * llm-foundry's check_alibi_support requires). Whether that default applies. */
+static bool alibi_eager(const struct tp_opts *o, const struct sim_workload *w)
+{
+	return w->arch.alibi && !tp_opts_given(o, "attention");
+}
+
 int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw,
 	      struct sim_econ *econ, char *name, size_t namelen, char *path, size_t pathlen,
 	      char *err, size_t errlen)
@@ -70,12 +80,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.lora_dropout = o->lora_dropout,
 		.doc_tokens = o->doc_tokens,
 	};
-	/* ALiBi (BLOOM): transformers' BloomAttention scores every query-key pair explicitly
-	 * (baddbmm with the biases, softmax, dropout; BloomPreTrainedModel declares no fused
-	 * kernel), as Megatron-DeepSpeed's fused softmax did for BLOOM's own training: eager,
-	 * unless --attention says the framework hands ALiBi slopes to FlashAttention-2 (flash-attn
-	 * 2.4.2 and later, as llm-foundry's check_alibi_support requires) */
-	if (w->arch.alibi && !tp_opts_given(o, "attention"))
+	if (alibi_eager(o, w))
 		w->job.attention = MDL_ATTN_EAGER;
 	if (o->doc_tokens > o->seq) {
 		snprintf(err, errlen,
@@ -307,7 +312,7 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 		fprintf(stderr, "tierplan %s: %s: %.*s\n", cmd, o->deepspeed, len, p);
 		p += len + (nl != NULL);
 	}
-	if (w->arch.alibi && !tp_opts_given(o, "attention"))
+	if (alibi_eager(o, w))
 		fprintf(stderr,
 			"tierplan %s: note: attention eager, as transformers runs ALiBi models "
 			"(--attention flash where the framework passes ALiBi slopes to "

@@ -16,6 +16,17 @@ static void item(struct mdl_act_item *out, int *n, const char *name, double byte
 	(*n)++;
 }
 
+/* GPTQ's dequantised weights of one half of the layer, which torch.matmul keeps for the input
+ * gradient (job.h, mdl_quant): kept whatever the tokens; their writing and reading are the
+ * dequantisation's traffic (mdl_job_dequant), so the item moves no bytes of its own. */
+static void dequantised(struct mdl_act_item *out, int *n, const char *name,
+			const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool attn)
+{
+	double kept = mdl_job_dequant_kept(a, j, tp, attn);
+	if (kept > 0)
+		out[(*n)++] = (struct mdl_act_item){name, 0, kept, false, false};
+}
+
 /*
  * A linear layer's input of `elements` elements in the compute dtype (e bytes each). Under FP8
  * Transformer Engine's modules keep for the weight gradient the FP8 copy they cast the input to
@@ -117,6 +128,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		if (rms > 0)
 			item(out, &n, "post_attention_norm.eager", rms * sbh / rep, false);
 	}
+	dequantised(out, &n, "attn.dequantised_weights", a, j, tp, true);
 	int first_mlp = n; /* the attention half comes first, the MLP half from its norm on */
 	/* a parallel block normalises the layer's input for the MLP too, already kept (Falcon's
 	 * ln_mlp), or feeds it the attention's normed input, kept as well (one norm: Phi) */
@@ -159,6 +171,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		if (rms > 0)
 			item(out, &n, "post_feedforward_norm.eager", rms * sbh / rep, false);
 	}
+	dequantised(out, &n, "mlp.dequantised_weights", a, j, tp, false);
 	for (int i = first_mlp; i < n; i++)
 		out[i].mlp = true;
 	if (j->method != MDL_FULL) {

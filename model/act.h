@@ -13,6 +13,8 @@
  * logits in compute precision and the fp32 log-softmax the loss keeps (s b V x 4 bytes).
  * FP8 (Transformer Engine): each linear layer keeps its input as the FP8 copy it cast for the
  * GEMM, 1 byte an element, while the kernels before it still write and read the compute dtype.
+ * GPTQ (job.h, mdl_quant): each linear's forward keeps its dequantised weight for backward, an
+ * item per half of the layer whatever the tokens (attn. and mlp.dequantised_weights).
  *
  * Sizes are doubles holding exact integers (below 2^53 for every supported input).
  */

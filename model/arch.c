@@ -813,6 +813,41 @@ static int language_model(const cJSON *root, const char *type, const cJSON **cfg
  * in every layer. The expert width is moe_intermediate_size (Mixtral: intermediate_size); the
  * shared experts' is n_shared_experts times it (DeepSeek) or shared_expert_intermediate_size
  * (Qwen2-MoE, whose one shared expert a sigmoid gate scales). */
+/* A checkpoint's quantization_config (transformers' GPTQConfig and the others): its
+ * quant_method and, for GPTQ, bits, group_size (GPTQConfig's default 128; -1: one group a
+ * column) and desc_act (default false). Read from the top level, where a vision-language
+ * checkpoint keeps it too. */
+static int quantization(const cJSON *root, struct mdl_arch *a, const char *origin, char *err,
+			size_t errlen)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "quantization_config");
+	if (!q || cJSON_IsNull(q))
+		return 0;
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(q, "quant_method");
+	if (!cJSON_IsObject(q) || !cJSON_IsString(m)) {
+		snprintf(err, errlen,
+			 "config '%s': field 'quantization_config' must be an object with a "
+			 "'quant_method' string",
+			 origin);
+		return -1;
+	}
+	snprintf(a->quant_method, sizeof a->quant_method, "%s", m->valuestring);
+	if (strcmp(m->valuestring, "gptq") != 0)
+		return 0;
+	uint64_t bits = 4, group = 128;
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(q, "group_size");
+	if (cJSON_IsNumber(g) && g->valuedouble == -1)
+		group = 0;
+	else if (get_uint(q, "group_size", 1, MAX_DIM, &group, origin, err, errlen))
+		return -1;
+	if (get_uint(q, "bits", 2, 8, &bits, origin, err, errlen) ||
+	    get_bool(q, "desc_act", &a->quant_desc_act, origin, err, errlen))
+		return -1;
+	a->quant_bits = (uint32_t)bits;
+	a->quant_group = (uint32_t)group;
+	return 0;
+}
+
 static int moe_layers(const cJSON *cfg, const struct family *f, struct mdl_arch *a,
 		      const char *origin, char *err, size_t errlen)
 {
@@ -1040,6 +1075,8 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	if (f->own && f->own(cfg, a, origin, err, errlen))
 		goto out;
 	if (f->kv_lora && mla(cfg, a, origin, err, errlen))
+		goto out;
+	if (quantization(root, a, origin, err, errlen))
 		goto out;
 	if (f->windowed && windows(cfg, f, a, origin, err, errlen))
 		goto out;

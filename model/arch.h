@@ -101,6 +101,12 @@ struct mdl_arch {
 	/* a key the config spells close to one tierplan reads, which therefore fell back to its
 	 * default ("" when none): a typo such as num_hidden_layer silently changes the model */
 	char warning[256];
+	/* the checkpoint's quantization_config (Hugging Face): its quant_method ("" none) and, for
+	 * GPTQ, its bits, group size (input features sharing a scale; 0 for group_size -1, one
+	 * group) and act order (desc_act) */
+	char quant_method[16];
+	uint32_t quant_bits, quant_group;
+	bool quant_desc_act;
 
 	/* inventory, filled by mdl_arch_load() */
 	struct mdl_tensor layer[MDL_MAX_TENSORS]; /* one decoder layer */

@@ -16,6 +16,28 @@
  * of 2048 with one fp32 absmax per block.
  */
 #define NF4_BYTES (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0)
+/*
+ * GPTQ as auto-gptq packs it (qlinear_cuda_old.py, QuantLinear.__init__): qweight, 4 bits a
+ * weight in int32 words; per group of input features (j->quant_group) and output feature a 4-bit
+ * zero point (qzeros, int32 words) and an fp16 scale; g_idx, an int32 per input feature. Its
+ * PyTorch dequantisation (forward, past 128 rows) moves per weight: the packed word read (0.5 B),
+ * bitwise_right_shift's int32 written (4), .to(int8) 4 read and 1 written, bitwise_and 1 + 1,
+ * the zero point's subtraction 1 + 1 and the scale's product 1 read and 2 written: 16.5 B. The
+ * zero points take the same path (shift, cast, mask, + 1: 13.5 B each) and are read by the
+ * subtraction (1), the scales by the product (2): 16.5 B per group and output feature. 9
+ * kernels: 4 for the zero points, 5 for the weight. With act order (desc_act, qlinear_cuda.py)
+ * the scales and zero points are first gathered to every weight by g_idx (scales[g_idx]: 2 B
+ * written a weight, zeros[g_idx]: 1; their reads, once per group, as above), the subtraction
+ * reads both operands per weight (1 + 1, 1 written) and the product too (2 + 1, 2 written):
+ * 11.5 + 2 + 1 + 3 + 5 = 22.5 B a weight, 16.5 per group and feature, 13 kernels (g_idx cast to
+ * int64 twice, two gathers) [B: counted from the source; the small broadcast operands read from
+ * DRAM once].
+ */
+#define GPTQ_DEQUANT_BYTES 16.5
+#define GPTQ_DEQUANT_BYTES_ACT_ORDER 22.5
+#define GPTQ_GROUP_BYTES 16.5
+#define GPTQ_KERNELS 9.0
+#define GPTQ_KERNELS_ACT_ORDER 13.0
 #define ADAM8_STATE_BYTES (1.0 + 4.0 / 2048.0)
 
 unsigned mdl_job_act_bytes(const struct mdl_job *j)
@@ -96,6 +118,24 @@ bool mdl_job_trains_whole(const struct mdl_job *j, const struct mdl_tensor *t)
 	return false;
 }
 
+/* The groups of linear t's input features (j->quant_group each) times its output features: a
+ * zero point and a scale each. */
+static double gptq_groups(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	double g = j->quant_group ? ceil((double)t->rows / j->quant_group) : 1.0;
+	return g * (double)t->cols;
+}
+
+/* Bytes of a quantised linear t's copies (mdl_job_quantised). */
+static double quant_bytes(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	double e = (double)t->rows * (double)t->cols;
+	if (j->quant == MDL_QUANT_GPTQ)
+		return t->copies *
+		       (0.5 * e + (0.5 + 2.0) * gptq_groups(j, t) + 4.0 * (double)t->rows);
+	return t->copies * e * NF4_BYTES;
+}
+
 /* Adafactor's factored second moments: rows + cols per matrix, n per vector, fp32. */
 static double factored(uint64_t rows, uint64_t cols)
 {
@@ -118,10 +158,9 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		uint64_t holders = t->layers ? t->layers : a->layers;
 		double share = mdl_tensor_share(a, t);
 		uint64_t e = t->rows * t->cols * t->copies;
-		/* QLoRA: bitsandbytes quantises nn.Linear weights only; norms and biases stay */
-		bool quant = j->method == MDL_QLORA && t->matmul && t->cols > 1;
 		all_params += e * holders;
-		layer_frozen += (double)e * (quant ? NF4_BYTES : wb) * share;
+		layer_frozen +=
+			(mdl_job_quantised(j, t) ? quant_bytes(j, t) : (double)e * wb) * share;
 		if (j->method == MDL_FULL) {
 			if (ada)
 				layer_ada += factored(t->rows, t->cols) * t->copies * share;
@@ -164,22 +203,46 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->weights_bytes += (double)nlayers * layer_frozen + wb * (double)outer_params;
 }
 
-double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
+void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d)
 {
-	if (j->method != MDL_QLORA)
-		return 0;
-	/* bitsandbytes autograd/_functions.py MatMul4Bit: forward runs linear(A,
-	 * dequantize_4bit(B)), backward matmul(grad_output, dequantize_4bit(B)); the dequantise
-	 * kernel reads the NF4 blocks with their constants and writes the compute-dtype weight,
-	 * which the GEMM then reads as any bf16 weight (counted in its rate) */
-	double per = NF4_BYTES + mdl_job_weight_bytes(j), bytes = 0;
+	/* one pass over the layer's quantised weights: bitsandbytes' dequantise kernel reads the
+	 * NF4 blocks with their constants and writes the compute-dtype weight, which the GEMM then
+	 * reads as any bf16 weight (counted in its rate); GPTQ's ops as GPTQ_DEQUANT_BYTES counts */
+	double pass = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		if (t->matmul && t->cols > 1) /* what mdl_job_states_part quantises */
-			bytes += (double)(t->rows * t->cols * t->copies) * mdl_tensor_share(a, t) *
-				 per;
+		if (!mdl_job_quantised(j, t))
+			continue;
+		double e = (double)t->rows * (double)t->cols;
+		double w = j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER : GPTQ_DEQUANT_BYTES;
+		pass += t->copies * mdl_tensor_share(a, t) *
+			(j->quant == MDL_QUANT_GPTQ ? w * e + GPTQ_GROUP_BYTES * gptq_groups(j, t)
+						    : e * (NF4_BYTES + mdl_job_weight_bytes(j)));
 	}
-	return bytes;
+	/* a full (or per-op) recompute runs the forward's dequantisation again inside backward;
+	 * bitsandbytes dequantises once more for the input gradient (MatMul4Bit.backward), GPTQ's
+	 * matmul reads the weight its forward kept. Selective recompute reruns no linear. */
+	double again = j->recompute == MDL_RC_FULL ||
+				       (j->quant == MDL_QUANT_GPTQ && j->recompute == MDL_RC_OP)
+			       ? 1.0
+			       : 0.0;
+	d->fwd = pass;
+	d->bwd = pass * (again + (j->quant == MDL_QUANT_GPTQ ? 0.0 : 1.0));
+}
+
+double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			    bool attn)
+{
+	if (j->quant != MDL_QUANT_GPTQ)
+		return 0;
+	double b = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		bool in_attn = (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O)) != 0;
+		if (mdl_job_quantised(j, t) && in_attn == attn)
+			b += (double)t->rows * (double)t->cols * t->copies * mdl_tensor_share(a, t);
+	}
+	return b * mdl_job_weight_bytes(j) / (tp ? (double)tp : 1.0);
 }
 
 /*
@@ -206,7 +269,8 @@ double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j)
  *  - MLP activation (and the gate's product): 1 or 2; the two residual adds, and their dropouts
  *    when set;
  *  - LoRA: A, B, the scaling and the add per adapted linear, and lora_dropout when set;
- *    QLoRA: one dequantise per quantised linear in forward, one more in backward.
+ *    QLoRA: one dequantise per quantised linear in forward, one more in backward (nf4); GPTQ's
+ *    9 kernels in forward alone, 13 with act order (GPTQ_KERNELS).
  * torch.compile fuses everything but the GEMMs and attention into about one kernel per
  * norm-to-GEMM region: the linears, the core, and a fused kernel per norm, for the rotary pair,
  * for the activation, and per LoRA for its scaling and add after its two GEMMs [D: Inductor's
@@ -242,7 +306,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 			frozen += n;
 		if (is_adapted(j, t))
 			adapted += n;
-		if (j->method == MDL_QLORA)
+		if (mdl_job_quantised(j, t))
 			quantised += n;
 		if (t->copies > 1)
 			experts = fmax(experts, n);
@@ -269,9 +333,13 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		      core + (a->gated_mlp ? 2 : 1) + 2 * (a->resid_dropout > 0 ? 2 : 1) +
 		      routing + lora;
 	}
-	fwd += quantised;
+	bool gptq = j->quant == MDL_QUANT_GPTQ;
+	double dq = quantised * (!gptq		    ? 1.0
+				 : j->quant_desc_act ? GPTQ_KERNELS_ACT_ORDER
+						     : GPTQ_KERNELS); /* the dequantisation's */
+	fwd += dq;
 	k->fwd = fwd;
-	k->bwd = 2 * (fwd - quantised) - frozen + quantised;
+	k->bwd = 2 * (fwd - dq) - frozen + (gptq ? 0 : dq);
 	/* a full (or per-op) recompute runs the forward again; Megatron's selective recompute
 	 * the attention core only */
 	k->recompute = 0;
@@ -503,6 +571,7 @@ static const char *const recompute_names[] = {"none", "selective", "full", "op",
 static const char *const attention_names[] = {"flash", "eager", "cudnn", NULL};
 static const char *const loss_names[] = {"full", "chunked", "chunked-output", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
+static const char *const quant_names[] = {"nf4", "gptq", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
 {
@@ -532,6 +601,10 @@ const char *mdl_grad_dtype_name(enum mdl_grad_dtype g)
 {
 	return grad_dtype_names[g];
 }
+const char *mdl_quant_name(enum mdl_quant q)
+{
+	return quant_names[q];
+}
 
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen)
 {
@@ -542,7 +615,7 @@ int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t 
 		{"method", method_names},       {"precision", precision_names},
 		{"optimizer", optimizer_names}, {"recompute", recompute_names},
 		{"attention", attention_names}, {"loss", loss_names},
-		{"grad-dtype", grad_dtype_names},
+		{"grad-dtype", grad_dtype_names}, {"quant", quant_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

@@ -60,6 +60,26 @@ static inline bool mdl_attn_fused(enum mdl_attention a)
  * logits but upcasts and differentiates them a chunk at a time (torchtune's
  * CEWithChunkedOutputLoss). */
 enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT };
+/*
+ * The format of QLoRA's frozen base weights, and the kernels that train through them.
+ * nf4: bitsandbytes' NF4 with double quantisation (QLoRA; PEFT, torchtune, Unsloth). Its
+ * MatMul4Bit keeps the 4-bit weight and dequantises it before each GEMM: in forward, again for
+ * the input gradient in backward (bitsandbytes autograd/_functions.py) [B: source].
+ * gptq: a GPTQ int4 checkpoint (a 4-bit zero point and an fp16 scale per group of input
+ * features and output feature, an int32 group index per input feature) as auto-gptq's
+ * QuantLinear trains it: transformers' docs advise turning the ExLlama kernels off to fine-tune
+ * with PEFT, which leaves qlinear_cuda_old (qlinear_cuda with desc_act); trainable=True turns its
+ * CUDA kernel off, and past 128 rows (kernel_switch_threshold: any training micro-batch) it runs
+ * PyTorch ops: the packed int32 shifted into an int32 per weight, cast to int8, masked, the zero
+ * point subtracted, times the scale into an fp16 weight, then torch.matmul, whose autograd keeps
+ * that fp16 weight for the input gradient, so backward dequantises nothing and the weights stay
+ * until each layer's backward (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, forward;
+ * utils/import_utils.py, dynamically_import_QuantLinear) [B: source].
+ */
+enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_GPTQ };
+/* GPTQConfig's default group_size (transformers utils/quantization_config.py) [A] */
+#define MDL_GPTQ_GROUP 128
+
 /* Gradients kept in the parameters' dtype (PyTorch, DeepSpeed, Hugging Face) or accumulated and
  * reduced in fp32 main grads (Megatron's --accumulate-allreduce-grads-in-fp32, the 18 bytes per
  * parameter of Korthikanti et al. 2022, fig. 1). */
@@ -99,7 +119,20 @@ struct mdl_job {
 	 * A fused kernel skips the other documents' blocks; an eager one computes the whole
 	 * masked s x s (job.c, mdl_job_flops) */
 	uint64_t doc_tokens;
+	enum mdl_quant quant; /* QLoRA's base weights (mdl_quant); ignored by full and LoRA */
+	/* GPTQ: input features sharing a zero point and scale (GPTQConfig's group_size, 128 by
+	 * default; 0: one group, group_size -1), and act order (desc_act), which auto-gptq runs
+	 * through qlinear_cuda's gathered dequantisation (job.c) */
+	uint32_t quant_group;
+	bool quant_desc_act;
 };
+
+/* Whether the job stores tensor t quantised: QLoRA's linear weights (bitsandbytes and auto-gptq
+ * replace nn.Linear; norms, biases, embeddings and lm_head stay in the compute dtype). */
+static inline bool mdl_job_quantised(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	return j->method == MDL_QLORA && t->matmul && t->cols > 1;
+}
 
 /* Whole-model, unsharded model-state bytes. */
 struct mdl_states {
@@ -172,11 +205,19 @@ struct mdl_launches {
 void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_t ep,
 		      struct mdl_launches *k);
 
-/* HBM bytes one decoder layer moves, per pass that uses its weights, to dequantise its
- * quantised base weights (QLoRA; 0 otherwise): bitsandbytes' MatMul4Bit dequantises each NF4
- * weight to the compute dtype before the GEMM in forward and again for the input gradient in
- * backward, reading the 4-bit blocks and writing a compute-dtype copy. */
-double mdl_job_dequant_bytes(const struct mdl_arch *a, const struct mdl_job *j);
+/* HBM bytes one decoder layer moves dequantising its quantised base weights (QLoRA; 0
+ * otherwise; mdl_quant): fwd in its forward, bwd in its backward with the forward a recompute
+ * runs again. nf4 dequantises in forward and for the input gradient; gptq in forward only. */
+struct mdl_dequant {
+	double fwd, bwd;
+};
+void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d);
+
+/* Bytes one decoder layer's forward leaves in the compute dtype for its backward beside the
+ * activations, whatever the tokens: the GPTQ weights torch.matmul keeps (mdl_quant), of the
+ * attention half (attn) or of the MLP half; 0 otherwise. Per GPU of a TP group. */
+double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			    bool attn);
 
 /* HBM bytes Transformer Engine's FP8 casts move for one decoder layer (0 unless --precision
  * fp8): each linear's input cast to FP8 with its transpose in forward, its weight likewise
@@ -204,6 +245,7 @@ const char *mdl_recompute_name(enum mdl_recompute r);
 const char *mdl_attention_name(enum mdl_attention a);
 const char *mdl_loss_name(enum mdl_loss l);
 const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
+const char *mdl_quant_name(enum mdl_quant q);
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
 
 #endif

@@ -388,6 +388,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --method %s --lora-rank %u --lora-targets %s",
 			mdl_method_name(w->job.method), w->job.lora_rank,
 			mdl_targets_str(w->job.lora_targets, t, sizeof t));
+		if (w->job.method == MDL_QLORA)
+			fprintf(fp, " --quant %s", mdl_quant_name(w->job.quant));
 	}
 	/* the DRAM the option bought, exactly: in GiB where it is whole GiB, else in bytes (a
 	 * host's 2 TB rounded to 1863 GiB would exceed what the host takes) */

@@ -167,6 +167,10 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddStringToObject(jj, "lora_targets",
 					mdl_targets_str(jb->lora_targets, targets, sizeof targets));
 	}
+	if (jb->method == MDL_QLORA)
+		cJSON_AddStringToObject(jj, "quant", mdl_quant_name(jb->quant));
+	else
+		cJSON_AddNullToObject(jj, "quant");
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
 	cJSON_AddStringToObject(jj, "optimizer", mdl_optimizer_name(jb->optimizer));
 	cJSON_AddStringToObject(jj, "recompute",

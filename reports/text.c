@@ -130,8 +130,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	char b[4][32], t[64], rank[128] = "", job[512];
 
 	if (j->method != MDL_FULL)
-		snprintf(rank, sizeof rank, " (rank %u on %s)", j->lora_rank,
-			 mdl_targets_str(j->lora_targets, t, sizeof t));
+		snprintf(rank, sizeof rank, " (rank %u on %s%s%s)", j->lora_rank,
+			 mdl_targets_str(j->lora_targets, t, sizeof t),
+			 j->method == MDL_QLORA ? ", base " : "",
+			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "");
 	snprintf(job, sizeof job, "%s fine-tune%s, %s, %s, %s attention%s%s%s",
 		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),
 		 mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),

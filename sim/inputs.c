@@ -48,6 +48,14 @@ static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t 
  * Megatron-DeepSpeed's fused softmax did for BLOOM's own training: eager, unless --attention
  * says the framework hands ALiBi slopes to FlashAttention-2 (flash-attn 2.4.2 and later, as
  * llm-foundry's check_alibi_support requires). Whether that default applies. */
+/* Whether --method qlora takes GPTQ base weights because the config is a GPTQ checkpoint's
+ * (quantization_config quant_method gptq) and --quant did not say otherwise. */
+static bool gptq_config(const struct tp_opts *o, const struct sim_workload *w)
+{
+	return w->job.method == MDL_QLORA && !tp_opts_given(o, "quant") &&
+	       !strcmp(w->arch.quant_method, "gptq");
+}
+
 static bool alibi_eager(const struct tp_opts *o, const struct sim_workload *w)
 {
 	return w->arch.alibi && !tp_opts_given(o, "attention");
@@ -79,7 +87,29 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.micro_batch = o->batch,
 		.lora_dropout = o->lora_dropout,
 		.doc_tokens = o->doc_tokens,
+		.quant = (enum mdl_quant)o->quant,
 	};
+	if (tp_opts_given(o, "quant") && w->job.method != MDL_QLORA) {
+		snprintf(err, errlen,
+			 "--quant %s: the base weights' format of --method qlora, not %s",
+			 mdl_quant_name(w->job.quant), mdl_method_name(w->job.method));
+		return EXIT_INVALID;
+	}
+	if (gptq_config(o, w))
+		w->job.quant = MDL_QUANT_GPTQ;
+	w->job.quant_group = MDL_GPTQ_GROUP;
+	if (!strcmp(w->arch.quant_method, "gptq") && w->job.quant == MDL_QUANT_GPTQ) {
+		/* the checkpoint's own: its group size and act order */
+		if (w->arch.quant_bits != 4) {
+			snprintf(err, errlen,
+				 "--quant gptq: the config's quantization_config has bits %u; "
+				 "4-bit GPTQ is modelled",
+				 w->arch.quant_bits);
+			return EXIT_INVALID;
+		}
+		w->job.quant_group = w->arch.quant_group;
+		w->job.quant_desc_act = w->arch.quant_desc_act;
+	}
 	if (alibi_eager(o, w))
 		w->job.attention = MDL_ATTN_EAGER;
 	if (o->doc_tokens > o->seq) {
@@ -258,6 +288,12 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				(unsigned long long)(o->cp > 1 ? o->cp : o->ep),
 				o->cp > 1 ? "context" : "expert"),
 		       EXIT_INVALID;
+	if (o->cp > 1 && w->job.method == MDL_QLORA && w->job.quant == MDL_QUANT_GPTQ)
+		return snprintf(err, errlen,
+				"--cp %llu: GPTQ base weights (--quant gptq) train under PEFT and "
+				"auto-gptq, which have no context parallelism",
+				(unsigned long long)o->cp),
+		       EXIT_INVALID;
 	if (o->cp > 1 && o->zero >= 2)
 		return snprintf(err, errlen, "--cp %llu runs with Megatron's distributed optimizer: "
 					     "--zero 0 or 1",
@@ -318,6 +354,23 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 			"(--attention flash where the framework passes ALiBi slopes to "
 			"FlashAttention-2)\n",
 			cmd);
+	if (gptq_config(o, w))
+		fprintf(stderr,
+			"tierplan %s: note: --quant gptq, as the config's quantization_config says "
+			"(group size %u%s)\n",
+			cmd, w->job.quant_group, w->job.quant_desc_act ? ", act order" : "");
+	else if (w->arch.quant_method[0] && w->job.method != MDL_QLORA)
+		fprintf(stderr,
+			"tierplan %s: note: the config's quantization_config (%s) is not used by "
+			"--method %s: its weights are planned in %s\n",
+			cmd, w->arch.quant_method, mdl_method_name(w->job.method),
+			mdl_precision_name(w->job.precision));
+	else if (w->arch.quant_method[0] && strcmp(w->arch.quant_method, "gptq") &&
+		 strcmp(w->arch.quant_method, "bitsandbytes"))
+		fprintf(stderr,
+			"tierplan %s: note: the config's quantization_config (%s) is not modelled: "
+			"the base weights are planned as --quant %s\n",
+			cmd, w->arch.quant_method, mdl_quant_name(w->job.quant));
 	if (o->seq > w->arch.positions)
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);

@@ -40,6 +40,11 @@ static const struct opt table[] = {
 	{"grad-accum", O_COUNT, OFF(grad_accum), 1, 1e6, NULL, false, "micro-batches", P,
 	 "micro-batches per step instead of --global-batch"},
 	{"method", O_ENUM, OFF(method), 0, 0, "full", false, "method", P, "full | lora | qlora"},
+	{"quant", O_ENUM, OFF(quant), 0, 0, "nf4", false, "quant", P,
+	 "--method qlora's base weights: nf4 (bitsandbytes' NF4, double-quantised; dequantised "
+	 "for each GEMM, forward and backward) | gptq (a GPTQ int4 checkpoint, group size 128, as "
+	 "auto-gptq trains it with the ExLlama kernels off: dequantised by PyTorch ops in "
+	 "forward, the fp16 weights kept until backward)"},
 	{"lora-rank", O_COUNT, OFF(lora_rank), 1, 65536, "8", false, "", P, "LoRA rank r"},
 	{"lora-dropout", O_REAL, OFF(lora_dropout), 0, 0.9, "0", false, "probability", P,
 	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask"},

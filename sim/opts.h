@@ -66,6 +66,7 @@ struct tp_opts {
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
 	int loss;                                               /* -1 = auto */
 	int grad_dtype;
+	int quant; /* enum mdl_quant */
 	unsigned lora_targets;
 	bool help;
 	/* which options the user gave, by table index (a --deepspeed config's count as given) */

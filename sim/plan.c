@@ -212,11 +212,12 @@ static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_F
 
 /* Whether cp context-parallel ranks can come out of dp_all data-parallel ranks: only for long
  * sequences (CP_MIN_SEQ), inside a node, in Megatron-Core's 2 x cp chunks, not under
- * DeepSpeed alone. cp 1 always can. */
+ * DeepSpeed alone nor for GPTQ base weights (PEFT and auto-gptq). cp 1 always can. */
 static bool cp_allowed(const struct search *s, uint32_t tp, uint32_t dp_all, uint32_t cp)
 {
 	uint64_t seq = s->w->job.seq;
-	return cp == 1 || (!s->req->policy && dp_all % cp == 0 && seq >= CP_MIN_SEQ &&
+	bool gptq = s->w->job.method == MDL_QLORA && s->w->job.quant == MDL_QUANT_GPTQ;
+	return cp == 1 || (!s->req->policy && !gptq && dp_all % cp == 0 && seq >= CP_MIN_SEQ &&
 			   seq % (2 * cp) == 0 && tp * cp <= s->hw->gpus_per_node);
 }
 

@@ -179,7 +179,8 @@ struct build {
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double act_moved_saved; /* of act_all, what the recompute mode keeps (mdl_act_layer_moved) */
-	double dequant; /* HBM bytes a layer pass moves dequantising its base weights, per GPU */
+	struct mdl_dequant dequant; /* HBM bytes a layer moves dequantising its base weights,
+				     * per GPU */
 	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
 				      * forward, backward with its recompute */
@@ -917,8 +918,9 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
 	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, &cast_fwd, &cast_bwd);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
-	double bytes = 6.0 * all + rc_mem +
-		       mdl_job_dequant_bytes(a, j) / l->tp * (again ? 3.0 : 2.0) +
+	struct mdl_dequant dq;
+	mdl_job_dequant(a, j, &dq);
+	double bytes = 6.0 * all + rc_mem + (dq.fwd + dq.bwd) / l->tp +
 		       cast_fwd * (1 + again) + cast_bwd +
 		       eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd;
 	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0), comm = 0, tp_comm = 0;
@@ -1321,7 +1323,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
 		 * and rotary's passes beyond that */
-		double bytes = 2.0 * bd->act_all + bd->dequant + bd->fp8_fwd + bd->eager_fwd;
+		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd;
 		int end, c = compute(bd, g, s, "forward", flops, lb * bytes,
 				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
 		if (c < 0)
@@ -1592,10 +1594,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
 		double rc_mem =
 			2.0 * rematerialised(x->job.recompute, bd->act_all, bd->act_moved_saved);
-		/* quantised weights: dequantised again for the input gradient, and for a full
-		 * recompute's forward (op and selective recompute re-run few or no weight GEMMs:
-		 * not counted) */
-		rc_mem += bd->dequant * (x->job.recompute == MDL_RC_FULL ? 2.0 : 1.0);
+		/* quantised weights: dequantised again for the input gradient (nf4), and for a
+		 * full recompute's forward (mdl_job_dequant) */
+		rc_mem += bd->dequant.bwd;
 		/* FP8: the output gradients' casts, and a full recompute's forward casts again */
 		rc_mem += bd->fp8_bwd + (x->job.recompute == MDL_RC_FULL ? bd->fp8_fwd : 0);
 		/* eager norms and rotary: their backward, and their forward again where the
@@ -2002,7 +2003,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * (full recompute half by half: the larger half); activation gradients are not counted in
 	 * any mode */
 	bd->act_all = mdl_act_layer_moved(a, &x->job, bd->tp, l->sp, &bd->act_moved_saved);
-	bd->dequant = mdl_job_dequant_bytes(a, &x->job) / bd->tp;
+	mdl_job_dequant(a, &x->job, &bd->dequant);
+	bd->dequant.fwd /= bd->tp, bd->dequant.bwd /= bd->tp;
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
 		    &bd->fixed_fwd, &bd->fixed_bwd);

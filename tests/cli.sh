@@ -98,6 +98,23 @@ expect 3 "no FP8" simulate --model 8b --seq 2048 --precision fp8 --gpu a100-80g
 # Ada's FP8 where its rate is published (the RTX 4090), a clear refusal where the catalog has none
 expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4090 --method lora
 expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4000ada
+# GPTQ base weights: QLoRA's alone, no context parallelism (PEFT and auto-gptq have none), and
+# the plan names the format
+expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq
+expect 3 "unknown quant 'awq' (allowed: nf4, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
+expect 3 "no context parallelism" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
+"$bin" plan --model 8b --seq 2048 --method qlora --quant gptq --gpu rtx4090 >"$tmp/out" 2>&1 &&
+	grep -q "base gptq" "$tmp/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan --quant gptq does not name the base weights' format"; }
+# a GPTQ checkpoint's config.json (quantization_config) makes --method qlora GPTQ, with a note;
+# its act order and group size come along
+sed '1s/{/{"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": false},/' \
+	configs/models/llama-2-7b.json >"$tmp/gptq.json"
+"$bin" simulate --model "$tmp/gptq.json" --seq 2048 --method qlora --format json >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '"quant":[[:space:]]*"gptq"' "$tmp/out" && grep -q "note: --quant gptq, as the config" "$tmp/err" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a GPTQ config.json does not make qlora GPTQ"; }
+sed 's/"bits": 4/"bits": 8/' "$tmp/gptq.json" >"$tmp/gptq8.json"
+expect 3 "bits 8; 4-bit GPTQ is modelled" simulate --model "$tmp/gptq8.json" --seq 2048 --method qlora
 expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
 expect 0 "" models
 expect 0 "" hardware --format json

@@ -177,6 +177,43 @@ static void gpt_oss_gates_by_quick_gelu(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "swiglu_limit"));
 }
 
+/* A GPTQ checkpoint's config says so in quantization_config (transformers' GPTQConfig: bits,
+ * group_size, default 128, -1 for one group, desc_act, default false); other methods are
+ * named only, and a malformed one is refused naming the field. */
+static void gptq_checkpoints_declare_their_format(void)
+{
+	struct mdl_arch a;
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"llama\", \"quantization_config\": "
+					     "{\"quant_method\": \"gptq\", \"bits\": 4}}",
+					     "test", &a, err, sizeof err),
+			      0);
+	CU_ASSERT_STRING_EQUAL(a.quant_method, "gptq");
+	CU_ASSERT(a.quant_bits == 4 && a.quant_group == 128 && !a.quant_desc_act);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"qwen2\", \"quantization_config\": "
+					     "{\"quant_method\": \"gptq\", \"bits\": 4, "
+					     "\"group_size\": -1, \"desc_act\": true}}",
+					     "test", &a, err, sizeof err),
+			      0);
+	CU_ASSERT(a.quant_group == 0 && a.quant_desc_act);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"llama\", \"quantization_config\": "
+					     "{\"quant_method\": \"awq\", \"bits\": 4}}",
+					     "test", &a, err, sizeof err),
+			      0);
+	CU_ASSERT_STRING_EQUAL(a.quant_method, "awq");
+	CU_ASSERT_EQUAL(a.quant_bits, 0);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"llama\", \"quantization_config\": "
+				       "{\"quant_method\": \"gptq\", \"group_size\": 0}}",
+				       "test", &a, err, sizeof err),
+			-1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "group_size"));
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"llama\", \"quantization_config\": 4}",
+				       "test", &a, err, sizeof err),
+			-1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "quantization_config"));
+}
+
 /* OPT (by hand, a 2-layer config of hidden 8, 2 heads, ffn 16, 10 tokens, 4 positions): q, k,
  * v, out_proj with biases 4 x (64 + 8) = 288, fc1 128 + 16 and fc2 128 + 8, two LayerNorms 32:
  * 600 a layer; the embedding 80, the position table (4 + 2) x 8 = 48, the final LayerNorm 16:
@@ -642,6 +679,7 @@ int suite_arch(void)
 		{"lora_trains_the_embedding_and_head_whole_where_asked",
 		 lora_trains_the_embedding_and_head_whole_where_asked},
 		{"a_rewritten_config_is_read_again", a_rewritten_config_is_read_again},
+		{"gptq_checkpoints_declare_their_format", gptq_checkpoints_declare_their_format},
 	};
 	return add_suite("arch", c, (int)(sizeof c / sizeof c[0]));
 }

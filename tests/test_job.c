@@ -72,11 +72,89 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
 	ASSERT_NEAR_REL(s.weights_bytes, want, 1e-3);
 	CU_ASSERT(s.trainable_params > 0 && s.trainable_params < c.params / 100);
 	CU_ASSERT_DOUBLE_EQUAL(s.optimizer_bytes, 12.0 * s.trainable_params, 1);
-	/* each pass dequantises the linear weights of a layer: 4.127 bits read, 2 bytes written;
-	 * Llama-2-7B: 4 x 4096^2 + 3 x 4096 x 11008 = 202,375,168 per layer */
-	ASSERT_NEAR_REL(mdl_job_dequant_bytes(&a, &j), 202375168.0 * (2 + 0.5 + 0.127 / 8), 1e-3);
+	/* each pass dequantises the linear weights of a layer: 4.127 bits read, 2 bytes written,
+	 * in forward and again in backward; Llama-2-7B: 4 x 4096^2 + 3 x 4096 x 11008 =
+	 * 202,375,168 per layer */
+	struct mdl_dequant d;
+	mdl_job_dequant(&a, &j, &d);
+	ASSERT_NEAR_REL(d.fwd, 202375168.0 * (2 + 0.5 + 0.127 / 8), 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
 	j.method = MDL_LORA;
-	CU_ASSERT_EQUAL(mdl_job_dequant_bytes(&a, &j), 0);
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_EQUAL(d.fwd + d.bwd, 0);
+}
+
+/*
+ * GPTQ base weights (job.h, mdl_quant), by hand for Llama-2-7B's layer (hidden 4096, MLP 11008):
+ * each linear 0.5 B a weight, 2.5 B per group of 128 input features and output feature (a 4-bit
+ * zero point, an fp16 scale) and 4 B per input feature (g_idx). q, k, v, o: 8,388,608 + 32 x
+ * 4096 x 2.5 + 16,384 = 8,732,672 each; gate, up: 22,544,384 + 32 x 11008 x 2.5 + 16,384 =
+ * 23,441,408 each; down: 22,544,384 + 86 x 4096 x 2.5 + 44,032 = 23,469,056; 105,282,560 a
+ * layer. Llama-2-70B the same way, with its bf16 embeddings, head and norms, is 36.64 GB:
+ * TheBloke's Llama-2-70B-chat-GPTQ lists its 4-bit, group-128 files at 36.65 GB (README,
+ * Provided files). Forward dequantises at 16.5 B per weight and per group and feature
+ * (202,375,168 + 1,581,056 in all, x 16.5); backward nothing (the fp16 weights the forward kept),
+ * a full recompute one pass more. The forward keeps 2 B per weight: 4 x 4096^2 x 2 =
+ * 134,217,728 of attention, 3 x 4096 x 11008 x 2 = 270,532,608 of MLP. Launches: 9 more per
+ * linear in forward, none in backward (nf4: 1 and 1).
+ */
+static void gptq_base_weights_and_their_dequantisation(void)
+{
+	struct mdl_arch a = load("llama-2-7b.json");
+	struct mdl_job j = {.method = MDL_QLORA, .lora_rank = 8, .lora_targets = MDL_T_ALL,
+			    .precision = MDL_BF16_MIXED, .optimizer = MDL_ADAMW,
+			    .recompute = MDL_RC_NONE, .seq = 2048, .micro_batch = 1,
+			    .quant = MDL_QUANT_GPTQ, .quant_group = MDL_GPTQ_GROUP};
+	struct mdl_states s, nf4;
+	mdl_job_states_part(&a, &j, 1, false, false, &s);
+	j.quant = MDL_QUANT_NF4;
+	mdl_job_states_part(&a, &j, 1, false, false, &nf4);
+	j.quant = MDL_QUANT_GPTQ;
+	/* the layer's norms (2 x 4096 x 2 B) and the adapters are the same in both */
+	double norms = 2.0 * 4096 * 2, adapters = 2.0 * (double)s.trainable_params;
+	CU_ASSERT_DOUBLE_EQUAL(s.weights_bytes - norms - adapters, 105282560.0, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(nf4.weights_bytes - norms - adapters,
+			       202375168.0 * (0.5 + (8.0 / 64 + 32.0 / (64 * 256)) / 8), 1e-3);
+	struct mdl_arch b = load("llama-2-70b.json");
+	struct mdl_states w70;
+	mdl_job_states(&b, &j, &w70);
+	ASSERT_NEAR_REL(w70.weights_bytes - 2.0 * (double)w70.trainable_params, 36.65e9, 1e-3);
+
+	struct mdl_dequant d;
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.fwd, (202375168.0 + 1581056.0) * 16.5, 1e-3);
+	CU_ASSERT_EQUAL(d.bwd, 0);
+	j.recompute = MDL_RC_FULL;
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
+	j.recompute = MDL_RC_NONE;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_kept(&a, &j, 1, true), 134217728.0, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_kept(&a, &j, 1, false), 270532608.0, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_kept(&a, &j, 2, false), 135266304.0, 1e-3);
+
+	struct mdl_launches g, n;
+	mdl_job_launches(&a, &j, 1, &g);
+	j.quant = MDL_QUANT_NF4;
+	mdl_job_launches(&a, &j, 1, &n);
+	CU_ASSERT_DOUBLE_EQUAL(g.fwd - n.fwd, 7 * 8, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(n.bwd - g.bwd, 7, 1e-9);
+	CU_ASSERT_EQUAL(mdl_job_dequant_kept(&a, &j, 1, true), 0); /* nf4 keeps no copy */
+
+	/* act order (qlinear_cuda): the scales and zero points gathered to every weight, 22.5 B
+	 * a weight and 4 kernels more a linear; group_size -1 (quant_group 0): one group, a zero
+	 * point and a scale per output feature only */
+	j.quant = MDL_QUANT_GPTQ;
+	j.quant_desc_act = true;
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * 22.5 + 1581056.0 * 16.5, 1e-3);
+	mdl_job_launches(&a, &j, 1, &n);
+	CU_ASSERT_DOUBLE_EQUAL(n.fwd - g.fwd, 7 * 4, 1e-9);
+	j.quant_desc_act = false;
+	j.quant_group = 0;
+	mdl_job_states_part(&a, &j, 1, false, false, &s);
+	double cols = 4 * 4096.0 + 2 * 11008.0 + 4096.0, rows = 4 * 4096.0 + 2 * 4096.0 + 11008.0;
+	CU_ASSERT_DOUBLE_EQUAL(s.weights_bytes - norms - adapters,
+			       202375168.0 / 2 + 2.5 * cols + 4 * rows, 1e-3);
 }
 
 /* Transformer Engine's FP8 casts for Llama-3.1-8B's layer: 4 B per element (2 read, 1 FP8
@@ -464,6 +542,8 @@ int suite_job(void)
 		 bytes_per_parameter_follow_precision_and_optimizer},
 		{"qlora_base_weights_are_nf4_with_double_quantisation",
 		 qlora_base_weights_are_nf4_with_double_quantisation},
+		{"gptq_base_weights_and_their_dequantisation",
+		 gptq_base_weights_and_their_dequantisation},
 		{"gpt_layer_saves_korthikanti_bytes", gpt_layer_saves_korthikanti_bytes},
 		{"fp8_casts_follow_transformer_engine", fp8_casts_follow_transformer_engine},
 		{"flash_attention_removes_the_quadratic_term",

@@ -127,6 +127,13 @@ struct mdl_job {
 	bool quant_desc_act;
 };
 
+/* Whether QLoRA's base weights are GPTQ: trained under PEFT and auto-gptq, data parallel only
+ * (no tensor, pipeline or context parallelism there). */
+static inline bool mdl_job_gptq(const struct mdl_job *j)
+{
+	return j->method == MDL_QLORA && j->quant == MDL_QUANT_GPTQ;
+}
+
 /* Whether the job stores tensor t quantised: QLoRA's linear weights (bitsandbytes and auto-gptq
  * replace nn.Linear; norms, biases, embeddings and lm_head stay in the compute dtype). */
 static inline bool mdl_job_quantised(const struct mdl_job *j, const struct mdl_tensor *t)

@@ -288,11 +288,12 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				(unsigned long long)(o->cp > 1 ? o->cp : o->ep),
 				o->cp > 1 ? "context" : "expert"),
 		       EXIT_INVALID;
-	if (o->cp > 1 && w->job.method == MDL_QLORA && w->job.quant == MDL_QUANT_GPTQ)
+	if (mdl_job_gptq(&w->job) && (o->tp > 1 || o->pp > 1 || o->cp > 1))
 		return snprintf(err, errlen,
-				"--cp %llu: GPTQ base weights (--quant gptq) train under PEFT and "
-				"auto-gptq, which have no context parallelism",
-				(unsigned long long)o->cp),
+				"--%s %llu: GPTQ base weights (--quant gptq) train under PEFT and "
+				"auto-gptq, data parallel only (--tp, --pp and --cp 1)",
+				o->tp > 1 ? "tp" : o->pp > 1 ? "pp" : "cp",
+				(unsigned long long)(o->tp > 1 ? o->tp : o->pp > 1 ? o->pp : o->cp)),
 		       EXIT_INVALID;
 	if (o->cp > 1 && o->zero >= 2)
 		return snprintf(err, errlen, "--cp %llu runs with Megatron's distributed optimizer: "

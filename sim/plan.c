@@ -216,8 +216,8 @@ static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_F
 static bool cp_allowed(const struct search *s, uint32_t tp, uint32_t dp_all, uint32_t cp)
 {
 	uint64_t seq = s->w->job.seq;
-	bool gptq = s->w->job.method == MDL_QLORA && s->w->job.quant == MDL_QUANT_GPTQ;
-	return cp == 1 || (!s->req->policy && !gptq && dp_all % cp == 0 && seq >= CP_MIN_SEQ &&
+	return cp == 1 || (!s->req->policy && !mdl_job_gptq(&s->w->job) && dp_all % cp == 0 &&
+			   seq >= CP_MIN_SEQ &&
 			   seq % (2 * cp) == 0 && tp * cp <= s->hw->gpus_per_node);
 }
 
@@ -349,8 +349,10 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	int rc = 0;
 
 	*found = false;
-	/* DeepSpeed alone, and the optimizer stepped in backward (torchtune), run data parallel */
-	bool dp_only = s->req->policy != NULL || sim_plan_framework(s->req)->opt_in_bwd;
+	/* DeepSpeed alone, the optimizer stepped in backward (torchtune) and GPTQ base weights
+	 * (PEFT and auto-gptq) run data parallel */
+	bool dp_only = s->req->policy != NULL || sim_plan_framework(s->req)->opt_in_bwd ||
+		       mdl_job_gptq(&w->job);
 	/* the routed experts' share of the trainable parameters (what expert parallelism splits) */
 	struct mdl_states ex;
 	mdl_job_expert_states(&w->arch, &w->job, w->arch.layers, &ex);

@@ -98,13 +98,14 @@ expect 3 "no FP8" simulate --model 8b --seq 2048 --precision fp8 --gpu a100-80g
 # Ada's FP8 where its rate is published (the RTX 4090), a clear refusal where the catalog has none
 expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4090 --method lora
 expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4000ada
-# GPTQ base weights: QLoRA's alone, no context parallelism (PEFT and auto-gptq have none), and
-# the plan names the format
+# GPTQ base weights: QLoRA's alone, data parallel only (PEFT and auto-gptq), and the plan names
+# the format and searches data-parallel layouts only
 expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq
 expect 3 "unknown quant 'awq' (allowed: nf4, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
-expect 3 "no context parallelism" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
+expect 3 "data parallel only" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
+expect 3 "--tp 2: GPTQ" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --tp 2
 "$bin" plan --model 8b --seq 2048 --method qlora --quant gptq --gpu rtx4090 >"$tmp/out" 2>&1 &&
-	grep -q "base gptq" "$tmp/out" &&
+	grep -q "base gptq" "$tmp/out" && ! grep -q " tp[2-8] \| pp[2-9]" "$tmp/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan --quant gptq does not name the base weights' format"; }
 # a GPTQ checkpoint's config.json (quantization_config) makes --method qlora GPTQ, with a note;
 # its act order and group size come along

@@ -807,12 +807,6 @@ static int language_model(const cJSON *root, const char *type, const cJSON **cfg
 	return 1;
 }
 
-/* Which layers hold experts. Qwen2MoeSparseMoeBlock and Qwen3MoeSparseMoeBlock replace the
- * MLP of layer i when i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0;
- * DeepseekV3DecoderLayer when i >= first_k_dense_replace and i % moe_layer_freq == 0; Mixtral
- * in every layer. The expert width is moe_intermediate_size (Mixtral: intermediate_size); the
- * shared experts' is n_shared_experts times it (DeepSeek) or shared_expert_intermediate_size
- * (Qwen2-MoE, whose one shared expert a sigmoid gate scales). */
 /* A checkpoint's quantization_config (transformers' GPTQConfig and the others): its
  * quant_method and, for GPTQ, bits, group_size (GPTQConfig's default 128; -1: one group a
  * column) and desc_act (default false). Read from the top level, where a vision-language
@@ -848,6 +842,12 @@ static int quantization(const cJSON *root, struct mdl_arch *a, const char *origi
 	return 0;
 }
 
+/* Which layers hold experts. Qwen2MoeSparseMoeBlock and Qwen3MoeSparseMoeBlock replace the
+ * MLP of layer i when i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0;
+ * DeepseekV3DecoderLayer when i >= first_k_dense_replace and i % moe_layer_freq == 0; Mixtral
+ * in every layer. The expert width is moe_intermediate_size (Mixtral: intermediate_size); the
+ * shared experts' is n_shared_experts times it (DeepSeek) or shared_expert_intermediate_size
+ * (Qwen2-MoE, whose one shared expert a sigmoid gate scales). */
 static int moe_layers(const cJSON *cfg, const struct family *f, struct mdl_arch *a,
 		      const char *origin, char *err, size_t errlen)
 {

@@ -222,12 +222,10 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	/* a full (or per-op) recompute runs the forward's dequantisation again inside backward;
 	 * bitsandbytes dequantises once more for the input gradient (MatMul4Bit.backward), GPTQ's
 	 * matmul reads the weight its forward kept. Selective recompute reruns no linear. */
-	double again = j->recompute == MDL_RC_FULL ||
-				       (j->quant == MDL_QUANT_GPTQ && j->recompute == MDL_RC_OP)
-			       ? 1.0
-			       : 0.0;
+	bool gptq = j->quant == MDL_QUANT_GPTQ;
+	bool again = j->recompute == MDL_RC_FULL || (gptq && j->recompute == MDL_RC_OP);
 	d->fwd = pass;
-	d->bwd = pass * (again + (j->quant == MDL_QUANT_GPTQ ? 0.0 : 1.0));
+	d->bwd = pass * ((again ? 1.0 : 0.0) + (gptq ? 0.0 : 1.0));
 }
 
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -303,6 +303,8 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 	/* ZeRO-2/3 run without pipeline or context parallelism (Megatron's distributed optimizer
 	 * is stage 1) */
 	uint32_t zmax = dp * cp == 1 ? 0u : pp > 1 || cp > 1 ? 1u : 3u;
+	if (!sim_gptq_runs(sim_policy_find("gpu"), zmax) && mdl_job_gptq(&w->job))
+		zmax = 2; /* GPTQ's buffers: no ZeRO-3 (sim_gptq_runs) */
 	for (int b = 0; b < nmb; b++)
 		for (uint32_t zero = 0; zero <= zmax; zero++) {
 			if (ds && s->req->zero >= 0 && dp > 1 && zero != (uint32_t)s->req->zero)
@@ -704,6 +706,8 @@ static int search_all(struct search *s, struct sim_option *closest)
 			continue; /* --deepspeed chose another */
 		if (strcmp(pols[p], "zero-infinity") == 0 && base->flash_count == 0)
 			continue;
+		if (mdl_job_gptq(&s->w->job) && !sim_gptq_runs(sim_policy_find(pols[p]), 2))
+			continue; /* GPTQ's buffers stay on the GPU */
 		bool z3 = strcmp(pols[p], "zero3-offload") == 0;
 		bool in_bwd = sim_plan_framework(s->req)->opt_in_bwd;
 		if (in_bwd && !z3)

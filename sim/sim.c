@@ -390,6 +390,11 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 	return 0;
 }
 
+bool sim_gptq_runs(const struct sim_policy *p, uint32_t zero)
+{
+	return (p->kind == SIM_GPU_ONLY && zero <= 2) || strcmp(p->name, "zero-offload") == 0;
+}
+
 int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw,
 	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
 	    char *err, size_t errlen)
@@ -409,6 +414,15 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (mdl_layout_check(&w->arch, &c->layout,
 			     mdl_layout_gpus(&c->layout), err, errlen))
 		return -1;
+	if (mdl_job_gptq(&w->job) && !sim_gptq_runs(c->policy, c->layout.zero)) {
+		bool gpu = c->policy->kind == SIM_GPU_ONLY;
+		snprintf(err, errlen,
+			 "--quant gptq: auto-gptq keeps the packed weights as module buffers, which "
+			 "ZeRO-3 neither partitions nor offloads and no host tier streams: policy gpu "
+			 "with --zero 0 to 2, or zero-offload (got %s %s)",
+			 gpu ? "--zero" : "policy", gpu ? "3" : c->policy->name);
+		return -1;
+	}
 	if (c->opt_in_bwd && ((c->policy->kind != SIM_GPU_ONLY &&
 			       strcmp(c->policy->name, "zero3-offload") != 0) ||
 			      c->grad_accum > 1 || c->layout.tp > 1 || c->layout.pp > 1)) {

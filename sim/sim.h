@@ -103,6 +103,13 @@ const char *sim_option_policy(const struct sim_option *o);
 const char *sim_swap_pipeline_name(const struct sim_config *c);
 int sim_swap_pipeline_parse(const char *s, struct sim_config *c);
 
+/* Whether GPTQ base weights (mdl_job_gptq) can run under policy p at ZeRO stage `zero`: auto-gptq
+ * registers its packed weights as module buffers, which ZeRO-3 neither partitions nor offloads
+ * (DeepSpeed's zero.Init partitions a module's named_parameters only: partition_parameters.py,
+ * _post_init_method) [B: source], and the host-tier policies stream weights as ZeRO-3 does;
+ * so policy gpu at ZeRO 0-2 and zero-offload (ZeRO-2, the adapters' optimizer on the CPU). */
+bool sim_gptq_runs(const struct sim_policy *p, uint32_t zero);
+
 /*
  * Runs one configuration through the engine e (reused across calls; after the call it holds
  * the best variant's run for traces and per-resource figures, unless it keeps no history:

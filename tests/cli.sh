@@ -104,8 +104,11 @@ expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method l
 expect 3 "unknown quant 'awq' (allowed: nf4, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
 expect 3 "data parallel only" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
 expect 3 "--tp 2: GPTQ" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --tp 2
+expect 3 "module buffers.*(got policy tiered)" simulate --model 8b --seq 2048 --method qlora --quant gptq --policy tiered
+expect 3 "(got --zero 3)" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --zero 3
 "$bin" plan --model 8b --seq 2048 --method qlora --quant gptq --gpu rtx4090 >"$tmp/out" 2>&1 &&
-	grep -q "base gptq" "$tmp/out" && ! grep -q " tp[2-8] \| pp[2-9]" "$tmp/out" &&
+	grep -q "base gptq" "$tmp/out" &&
+	! grep -E "^ +[0-9]+ +[0-9]+ " "$tmp/out" | grep -q -E " tp[2-8] | pp[2-9]| zero3|tiered|zero-infinity" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan --quant gptq does not name the base weights' format"; }
 # a GPTQ checkpoint's config.json (quantization_config) makes --method qlora GPTQ, with a note;
 # its act order and group size come along

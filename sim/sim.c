@@ -417,9 +417,9 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	if (mdl_job_gptq(&w->job) && !sim_gptq_runs(c->policy, c->layout.zero)) {
 		bool gpu = c->policy->kind == SIM_GPU_ONLY;
 		snprintf(err, errlen,
-			 "--quant gptq: auto-gptq keeps the packed weights as module buffers, which "
-			 "ZeRO-3 neither partitions nor offloads and no host tier streams: policy gpu "
-			 "with --zero 0 to 2, or zero-offload (got %s %s)",
+			 "--quant gptq: auto-gptq keeps the packed weights as module buffers, "
+			 "which ZeRO-3 neither partitions nor offloads and no host tier streams: "
+			 "policy gpu with --zero 0 to 2, or zero-offload (got %s %s)",
 			 gpu ? "--zero" : "policy", gpu ? "3" : c->policy->name);
 		return -1;
 	}

@@ -45,6 +45,8 @@ static const struct field gpu_fields[] = {
 	  "best-shape bf16 matmul rate over the dense peak (MAMF); 0 = unknown"),
 	G(gemm_mamf_fp8, CFG_U_COUNT, 0, 1, 0,
 	  "best-shape FP8 matmul rate over the FP8 peak; 0 = the bf16 share (gemm_mamf)"),
+	G(gemm_mamf_fp32, CFG_U_COUNT, 0, 1.25, 0,
+	  "best-shape fp32 matmul rate (CUDA cores) over fp32_flops; 0 = unknown"),
 	G(gemm_sustained, CFG_U_COUNT, 0, 1, 0,
 	  "a training step's GEMM rate over the dense peak, where a source publishes it; 0 = "
 	  "from the MAMF"),

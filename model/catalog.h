@@ -38,6 +38,8 @@ struct cfg_gpu {
 	double gemm_mamf;     /* best-shape bf16 matmul rate over bf16_flops (above 1 where a board
 			       * boosts past its datasheet clock); 0 = unknown */
 	double gemm_mamf_fp8; /* best-shape FP8 matmul rate over fp8_flops; 0 = gemm_mamf's share */
+	double gemm_mamf_fp32; /* best-shape fp32 matmul rate over fp32_flops (PyTorch's default
+				* SGEMM on the CUDA cores); 0 = unknown */
 	double gemm_sustained; /* a published sustained training GEMM rate over bf16_flops (what
 				* the step runs at, unlike the MAMF's best shape); 0 = none */
 	double flash_attention; /* FlashAttention-2's rate over bf16_flops; 0 = as the GEMMs */

@@ -627,11 +627,15 @@ double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 		return c->gemm_efficiency;
 	/* fp32 GEMMs run on the CUDA cores (PyTorch leaves TF32 off for matmuls since 1.12:
 	 * torch.backends.cuda.matmul.allow_tf32 = False, PyTorch docs "TensorFloat-32 (TF32) on
-	 * Ampere (and later) devices") at the same sustained share of their peak as the
-	 * tensor-core path [U: no fp32 training measurement in the reference set]; the MAMF and
-	 * a profile's GEMM are bf16 rates and do not apply */
+	 * Ampere (and later) devices"). Their best-shape rate over the fp32 peak is the GPU's own
+	 * (gemm_mamf_fp32: 0.51 on an L40S, whose doubled FP32 issue SGEMM does not keep fed, to
+	 * 0.98 on an A100) and a step sustains the share of it the bf16 path sustains of its MAMF;
+	 * without a measurement, the flat share of the peak [U]. A profile's GEMM is a bf16 rate
+	 * and does not apply. */
 	if (p == MDL_FP32)
-		return SIM_GEMM_EFFICIENCY * hw->gpu.fp32_flops / hw->gpu.bf16_flops;
+		return (hw->gpu.gemm_mamf_fp32 > 0 ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf_fp32
+						   : SIM_GEMM_EFFICIENCY) *
+		       hw->gpu.fp32_flops / hw->gpu.bf16_flops;
 	/* a profile's GEMM rate is a benchmark's, as the MAMF is: the step sustains the same
 	 * share of it (issue 19: what calibrate does not time stays a stated derating) */
 	return hw->prof.gemm_efficiency > 0 ? GEMM_MAMF_SHARE * hw->prof.gemm_efficiency

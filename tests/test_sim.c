@@ -151,13 +151,14 @@ static void compute_bound_step_is_its_compute_time(void)
 		       24 * 23 * MM_FIXED);
 	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
 	f.w.job.precision = MDL_BF16_MIXED;
-	/* fp32 with eager attention: every FLOP on the CUDA cores at 0.65 of the fp32 peak, the
-	 * activations twice as wide; the MFU is a share of that peak */
+	/* fp32 with eager attention: every FLOP on the CUDA cores at 0.81 of the H100's best fp32
+	 * matmul, 0.779 of the fp32 peak, the activations twice as wide; the MFU is a share of
+	 * that peak */
 	f.c.grad_accum = 4;
 	f.w.job.precision = MDL_FP32;
 	f.w.job.attention = MDL_ATTN_EAGER;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	compute = 4 * (mdl_job_executed_flops(&f.w.arch, &f.w.job) / (0.65 * 66.9e12) +
+	compute = 4 * (mdl_job_executed_flops(&f.w.arch, &f.w.job) / (0.81 * 0.779 * 66.9e12) +
 		       24 * layer_traffic(&f.w.arch, &f.w.job) / (0.88 * f.hw.gpu.hbm_bandwidth) +
 		       24 * 27 * MM_FIXED);
 	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
@@ -1388,8 +1389,9 @@ static void fp32_attention_runs_at_the_fp32_rate(void)
 
 /* The GEMM rate: 0.81 of the MAMF, so 0.81 x 0.869 = 0.704 of the A100's peak and
  * 0.81 x 0.803 = 0.650 of the H100's, a GPU with a published sustained rate that rate (V100: 0.56), a
- * GPU with neither 0.65; a calibrated profile's measured GEMM takes the MAMF's place, and the
- * configuration's own figure overrides all. */
+ * GPU with neither 0.65; fp32 the same share of the GPU's best fp32 matmul over its fp32 peak;
+ * a calibrated profile's measured GEMM takes the MAMF's place, and the configuration's own
+ * figure overrides all. */
 static void gemm_rate_follows_the_mamf(void)
 {
 	struct mdl_hw hw;
@@ -1401,16 +1403,22 @@ static void gemm_rate_follows_the_mamf(void)
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED),
 			       0.81 * 0.803, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(hw.gpu.flash_attention, 0.35, 1e-12);
-	/* fp32 on the CUDA cores: 0.65 of the 66.9 TFLOPS fp32 peak, whatever the MAMF */
+	/* fp32 on the CUDA cores: 0.81 of its own best fp32 matmul, 0.779 of the 66.9 TFLOPS fp32
+	 * peak, whatever the bf16 MAMF */
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_FP32) * hw.gpu.bf16_flops,
-			       0.65 * 66.9e12, 1e3);
-	/* no measured matmul rate: the flat share of peak */
+			       0.81 * 0.779 * 66.9e12, 1e3);
+	/* no measured matmul rate: the flat share of peak, fp32 too */
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx6000ada", &hw.gpu, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), SIM_GEMM_EFFICIENCY,
 			       1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_FP32) * hw.gpu.bf16_flops,
+			       SIM_GEMM_EFFICIENCY * 91.1e12, 1e3);
+	/* an Ada datacenter card's SGEMM keeps half its doubled FP32 issue busy (0.512 of 91.6) */
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("l40s", &hw.gpu, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), 0.81 * 0.743,
 			       1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_FP32) * hw.gpu.bf16_flops,
+			       0.81 * 0.512 * 91.6e12, 1e3);
 	/* a consumer card's matmul reaches its datasheet figure (the RTX 4090: 164.8 of 165.15) */
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx4090", &hw.gpu, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), 0.81 * 0.998,

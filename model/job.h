@@ -5,7 +5,8 @@
  * micro-batch) turns an architecture into model-state bytes: weights, gradients, optimizer
  * state, each for the whole unsharded model. Trainable parameters carry weights + gradients +
  * optimizer state at the precision's bytes; frozen ones (LoRA/QLoRA base) only their weights,
- * NF4-quantised for QLoRA. FLOPs follow Megatron's convention (DESIGN.md): model FLOPs per
+ * quantised for QLoRA (NF4 or GPTQ: mdl_quant, with the traffic each dequantisation moves and
+ * the copy GPTQ keeps). FLOPs follow Megatron's convention (DESIGN.md): model FLOPs per
  * micro-batch = 3 x forward, forward = 2 x matmul params x tokens + 4 b s^2 (n_heads d_head)
  * per layer; recompute adds hardware FLOPs, never model FLOPs.
  *

@@ -31,13 +31,18 @@
  * reads both operands per weight (1 + 1, 1 written) and the product too (2 + 1, 2 written):
  * 11.5 + 2 + 1 + 3 + 5 = 22.5 B a weight, 16.5 per group and feature, 13 kernels (g_idx cast to
  * int64 twice, two gathers) [B: counted from the source; the small broadcast operands read from
- * DRAM once].
+ * DRAM once]. Under torch.compile Inductor fuses the chain into one kernel: the packed words and
+ * the constants read once, the fp16 weight written, 0.5 + 2 B a weight and 0.5 + 2 per group
+ * and feature; backward's matmul still reads the weight the forward kept (the min-cut
+ * partitioner keeps what a non-fusible backward op reads, act.c) [D: Inductor's pointwise
+ * fusion].
  */
 #define GPTQ_DEQUANT_BYTES 16.5
 #define GPTQ_DEQUANT_BYTES_ACT_ORDER 22.5
 #define GPTQ_GROUP_BYTES 16.5
 #define GPTQ_KERNELS 9.0
 #define GPTQ_KERNELS_ACT_ORDER 13.0
+#define GPTQ_FUSED_BYTES (0.5 + 2.0)
 #define ADAM8_STATE_BYTES (1.0 + 4.0 / 2048.0)
 
 unsigned mdl_job_act_bytes(const struct mdl_job *j)
@@ -214,9 +219,12 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 		if (!mdl_job_quantised(j, t))
 			continue;
 		double e = (double)t->rows * (double)t->cols;
-		double w = j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER : GPTQ_DEQUANT_BYTES;
+		double w = j->compile	       ? GPTQ_FUSED_BYTES
+			   : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
+					       : GPTQ_DEQUANT_BYTES;
+		double g = j->compile ? GPTQ_FUSED_BYTES : GPTQ_GROUP_BYTES;
 		pass += t->copies * mdl_tensor_share(a, t) *
-			(j->quant == MDL_QUANT_GPTQ ? w * e + GPTQ_GROUP_BYTES * gptq_groups(j, t)
+			(j->quant == MDL_QUANT_GPTQ ? w * e + g * gptq_groups(j, t)
 						    : e * (NF4_BYTES + mdl_job_weight_bytes(j)));
 	}
 	/* a full (or per-op) recompute runs the forward's dequantisation again inside backward;
@@ -268,7 +276,7 @@ double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, u
  *    when set;
  *  - LoRA: A, B, the scaling and the add per adapted linear, and lora_dropout when set;
  *    QLoRA: one dequantise per quantised linear in forward, one more in backward (nf4); GPTQ's
- *    9 kernels in forward alone, 13 with act order (GPTQ_KERNELS).
+ *    9 kernels in forward alone, 13 with act order, one compiled (GPTQ_KERNELS).
  * torch.compile fuses everything but the GEMMs and attention into about one kernel per
  * norm-to-GEMM region: the linears, the core, and a fused kernel per norm, for the rotary pair,
  * for the activation, and per LoRA for its scaling and add after its two GEMMs [D: Inductor's
@@ -332,7 +340,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		      routing + lora;
 	}
 	bool gptq = j->quant == MDL_QUANT_GPTQ;
-	double dq = quantised * (!gptq		    ? 1.0
+	double dq = quantised * (!gptq || j->compile ? 1.0
 				 : j->quant_desc_act ? GPTQ_KERNELS_ACT_ORDER
 						     : GPTQ_KERNELS); /* the dequantisation's */
 	fwd += dq;

@@ -75,7 +75,8 @@ enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT };
  * point subtracted, times the scale into an fp16 weight, then torch.matmul, whose autograd keeps
  * that fp16 weight for the input gradient, so backward dequantises nothing and the weights stay
  * until each layer's backward (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, forward;
- * utils/import_utils.py, dynamically_import_QuantLinear) [B: source].
+ * utils/import_utils.py, dynamically_import_QuantLinear) [B: source]. torch.compile fuses the
+ * chain into one kernel and keeps the weight all the same (job.c).
  */
 enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_GPTQ };
 /* GPTQConfig's default group_size (transformers utils/quantization_config.py) [A] */

@@ -149,6 +149,12 @@ static void gptq_base_weights_and_their_dequantisation(void)
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * 22.5 + 1581056.0 * 16.5, 1e-3);
 	mdl_job_launches(&a, &j, 1, &n);
 	CU_ASSERT_DOUBLE_EQUAL(n.fwd - g.fwd, 7 * 4, 1e-9);
+	/* compiled: one fused kernel, 0.5 + 2 B a weight and per group and feature */
+	j.compile = true;
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.fwd, (202375168.0 + 1581056.0) * 2.5, 1e-3);
+	CU_ASSERT_EQUAL(d.bwd, 0);
+	j.compile = false;
 	j.quant_desc_act = false;
 	j.quant_group = 0;
 	mdl_job_states_part(&a, &j, 1, false, false, &s);

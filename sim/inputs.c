@@ -43,11 +43,6 @@ static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t 
 	return 0;
 }
 
-/* ALiBi (BLOOM): transformers' BloomAttention scores every query-key pair explicitly (baddbmm
- * with the biases, softmax, dropout; BloomPreTrainedModel declares no fused kernel), as
- * Megatron-DeepSpeed's fused softmax did for BLOOM's own training: eager, unless --attention
- * says the framework hands ALiBi slopes to FlashAttention-2 (flash-attn 2.4.2 and later, as
- * llm-foundry's check_alibi_support requires). Whether that default applies. */
 /* Whether --method qlora takes GPTQ base weights because the config is a GPTQ checkpoint's
  * (quantization_config quant_method gptq) and --quant did not say otherwise. */
 static bool gptq_config(const struct tp_opts *o, const struct sim_workload *w)
@@ -56,6 +51,11 @@ static bool gptq_config(const struct tp_opts *o, const struct sim_workload *w)
 	       !strcmp(w->arch.quant_method, "gptq");
 }
 
+/* ALiBi (BLOOM): transformers' BloomAttention scores every query-key pair explicitly (baddbmm
+ * with the biases, softmax, dropout; BloomPreTrainedModel declares no fused kernel), as
+ * Megatron-DeepSpeed's fused softmax did for BLOOM's own training: eager, unless --attention
+ * says the framework hands ALiBi slopes to FlashAttention-2 (flash-attn 2.4.2 and later, as
+ * llm-foundry's check_alibi_support requires). Whether that default applies. */
 static bool alibi_eager(const struct tp_opts *o, const struct sim_workload *w)
 {
 	return w->arch.alibi && !tp_opts_given(o, "attention");

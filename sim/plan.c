@@ -303,7 +303,7 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 	/* ZeRO-2/3 run without pipeline or context parallelism (Megatron's distributed optimizer
 	 * is stage 1) */
 	uint32_t zmax = dp * cp == 1 ? 0u : pp > 1 || cp > 1 ? 1u : 3u;
-	if (!sim_gptq_runs(sim_policy_find("gpu"), zmax) && mdl_job_gptq(&w->job))
+	if (mdl_job_gptq(&w->job) && zmax > 2)
 		zmax = 2; /* GPTQ's buffers: no ZeRO-3 (sim_gptq_runs) */
 	for (int b = 0; b < nmb; b++)
 		for (uint32_t zero = 0; zero <= zmax; zero++) {

@@ -522,7 +522,7 @@ double mdl_arch_attn_proj_params(const struct mdl_arch *a)
 
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		if (t->matmul && (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O)))
+		if (t->matmul && mdl_tensor_attn(t))
 			p += (double)t->rows * (double)t->cols * t->active * mdl_tensor_share(a, t);
 	}
 	return p;

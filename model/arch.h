@@ -128,6 +128,13 @@ static inline double mdl_tensor_share(const struct mdl_arch *a, const struct mdl
 	return t->layers ? (double)t->layers / (double)a->layers : 1.0;
 }
 
+/* Whether t is one of the attention half's projections (query, key, value, output; MLA's
+ * down and up projections among them), not the MLP's or a router. */
+static inline bool mdl_tensor_attn(const struct mdl_tensor *t)
+{
+	return (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O)) != 0;
+}
+
 /* The intermediate width a token passes through in the mean layer's MLP (experts it is routed
  * to, shared experts, or the dense MLP), in elements. */
 double mdl_arch_mlp_width(const struct mdl_arch *a);

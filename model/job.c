@@ -210,27 +210,27 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 
 void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d)
 {
-	/* one pass over the layer's quantised weights: bitsandbytes' dequantise kernel reads the
-	 * NF4 blocks with their constants and writes the compute-dtype weight, which the GEMM then
-	 * reads as any bf16 weight (counted in its rate); GPTQ's ops as GPTQ_DEQUANT_BYTES counts */
+	/* one pass over the layer's quantised weights, per weight and (GPTQ) per group and output
+	 * feature: bitsandbytes' dequantise kernel reads the NF4 blocks with their constants and
+	 * writes the compute-dtype weight, which the GEMM then reads as any bf16 weight (counted in
+	 * its rate); GPTQ's ops as GPTQ_DEQUANT_BYTES counts, or fused under torch.compile */
+	bool gptq = mdl_job_gptq(j);
+	double per_w = !gptq		    ? NF4_BYTES + mdl_job_weight_bytes(j)
+		       : j->compile	    ? GPTQ_FUSED_BYTES
+		       : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
+					    : GPTQ_DEQUANT_BYTES;
+	double per_g = !gptq ? 0 : j->compile ? GPTQ_FUSED_BYTES : GPTQ_GROUP_BYTES;
 	double pass = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		if (!mdl_job_quantised(j, t))
-			continue;
-		double e = (double)t->rows * (double)t->cols;
-		double w = j->compile	       ? GPTQ_FUSED_BYTES
-			   : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
-					       : GPTQ_DEQUANT_BYTES;
-		double g = j->compile ? GPTQ_FUSED_BYTES : GPTQ_GROUP_BYTES;
-		pass += t->copies * mdl_tensor_share(a, t) *
-			(j->quant == MDL_QUANT_GPTQ ? w * e + g * gptq_groups(j, t)
-						    : e * (NF4_BYTES + mdl_job_weight_bytes(j)));
+		if (mdl_job_quantised(j, t))
+			pass += t->copies * mdl_tensor_share(a, t) *
+				(per_w * (double)t->rows * (double)t->cols +
+				 per_g * gptq_groups(j, t));
 	}
 	/* a full (or per-op) recompute runs the forward's dequantisation again inside backward;
 	 * bitsandbytes dequantises once more for the input gradient (MatMul4Bit.backward), GPTQ's
 	 * matmul reads the weight its forward kept. Selective recompute reruns no linear. */
-	bool gptq = j->quant == MDL_QUANT_GPTQ;
 	bool again = j->recompute == MDL_RC_FULL || (gptq && j->recompute == MDL_RC_OP);
 	d->fwd = pass;
 	d->bwd = pass * ((again ? 1.0 : 0.0) + (gptq ? 0.0 : 1.0));
@@ -239,13 +239,12 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    bool attn)
 {
-	if (j->quant != MDL_QUANT_GPTQ)
+	if (!mdl_job_gptq(j))
 		return 0;
 	double b = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		bool in_attn = (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O)) != 0;
-		if (mdl_job_quantised(j, t) && in_attn == attn)
+		if (mdl_job_quantised(j, t) && mdl_tensor_attn(t) == attn)
 			b += (double)t->rows * (double)t->cols * t->copies * mdl_tensor_share(a, t);
 	}
 	return b * mdl_job_weight_bytes(j) / (tp ? (double)tp : 1.0);
@@ -339,7 +338,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		      core + (a->gated_mlp ? 2 : 1) + 2 * (a->resid_dropout > 0 ? 2 : 1) +
 		      routing + lora;
 	}
-	bool gptq = j->quant == MDL_QUANT_GPTQ;
+	bool gptq = mdl_job_gptq(j);
 	double dq = quantised * (!gptq || j->compile ? 1.0
 				 : j->quant_desc_act ? GPTQ_KERNELS_ACT_ORDER
 						     : GPTQ_KERNELS); /* the dequantisation's */

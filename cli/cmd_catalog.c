@@ -149,6 +149,8 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "gpu_slots", h[i].gpu_slots);
 			cJSON_AddNumberToObject(x, "dram_bytes", h[i].dram);
 			cJSON_AddNumberToObject(x, "cpu_cores", h[i].cpu_cores);
+			cJSON_AddNumberToObject(x, "flash_bays", h[i].flash_bays);
+			cJSON_AddNumberToObject(x, "flash_link_gen", h[i].flash_link_gen);
 			cJSON_AddItemToArray(a, x);
 		}
 		char *t = cJSON_Print(root);
@@ -178,13 +180,21 @@ int cmd_hardware(int argc, char **argv)
 			       cfg_fmt_rate(f[i].write_bandwidth, b[2], 32), endur, f[i].active_power,
 			       f[i].price, f[i].description);
 		}
-		printf("\nhosts\n  %-17s %5s %6s %10s %11s %7s  %s\n", "name", "GPUs", "cores",
-		       "DRAM", "DRAM bw", "price", "description");
-		for (int i = 0; i < nh; i++)
-			printf("  %-17s %5.0f %6.0f %10s %11s %7.0f  %s\n", h[i].name, h[i].gpu_slots,
-			       h[i].cpu_cores, cfg_fmt_bytes(h[i].dram, b[0], 32),
-			       cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), h[i].price,
+		printf("\nhosts (drives: NVMe bays x the PCIe generation of their links)\n"
+		       "  %-17s %5s %6s %10s %11s %10s %7s  %s\n",
+		       "name", "GPUs", "cores", "DRAM", "DRAM bw", "drives", "price", "description");
+		for (int i = 0; i < nh; i++) {
+			char bays[32];
+			if (h[i].flash_link_gen > 0)
+				snprintf(bays, sizeof bays, "%.0f x Gen%.0f", h[i].flash_bays,
+					 h[i].flash_link_gen);
+			else
+				snprintf(bays, sizeof bays, "%.0f", h[i].flash_bays);
+			printf("  %-17s %5.0f %6.0f %10s %11s %10s %7.0f  %s\n", h[i].name,
+			       h[i].gpu_slots, h[i].cpu_cores, cfg_fmt_bytes(h[i].dram, b[0], 32),
+			       cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), bays, h[i].price,
 			       h[i].description);
+		}
 		printf("\nsources: configs/gpus.json, flash.json, hosts.json (a _source per value)\n");
 	}
 	rc = EXIT_OK;

@@ -56,6 +56,27 @@ double mdl_host_link_bandwidth(const struct cfg_gpu *g)
 #define ARRAY_READ_EFF_EXP 0.095
 #define ARRAY_WRITE_EFF 0.74
 
+/*
+ * A drive's x4 link, one direction: 4 lanes at the generation's signalling rate after its line
+ * code (Gen1 2.5 GT/s and Gen2 5, 8b/10b; Gen3 8, Gen4 16 and Gen5 32, 128b/130b; Gen6 64 GT/s
+ * in 242/256-byte FLITs) [A: PCI Express base specifications], times the share of a read
+ * completion that is data: 256 bytes of a 256-byte maximum payload in 276 (a 12-byte
+ * three-dword header, 2 of sequence number, 4 of LCRC, 2 of framing) [D: PCIe TLP framing].
+ * Gen3 x4 carries 3.65 GB/s (Gen3 drives' datasheets stop at 3.5, the 970 PRO's), Gen4 x4 7.3:
+ * a drive rated above its host's link reads and writes at the link's rate.
+ */
+#define LINK_PAYLOAD_SHARE (256.0 / 276.0)
+
+double mdl_drive_link_bandwidth(double gen)
+{
+	int g = (int)gen;
+	double lane = g >= 6   ? 64e9 * 242 / 256
+		      : g >= 3 ? 8e9 * (1 << (g - 3)) * 128 / 130
+		      : g >= 1 ? 2.5e9 * g * 8 / 10 /* Gen1 2.5 GT/s, Gen2 5, 8b/10b */
+			       : 0;
+	return lane / 8 * 4 * LINK_PAYLOAD_SHARE;
+}
+
 double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)
 {
 	double measured = read ? hw->prof.flash_read : hw->prof.flash_write;
@@ -64,7 +85,9 @@ double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)
 	double n = hw->flash_count;
 	double eff = read ? ARRAY_READ_EFF_1 * pow(n > 1 ? n : 1, -ARRAY_READ_EFF_EXP)
 			  : ARRAY_WRITE_EFF;
-	double bw = eff * n * (read ? hw->flash.read_bandwidth : hw->flash.write_bandwidth);
+	double drive = read ? hw->flash.read_bandwidth : hw->flash.write_bandwidth;
+	double link = mdl_drive_link_bandwidth(hw->host.flash_link_gen);
+	double bw = eff * n * (link > 0 ? fmin(drive, link) : drive);
 	return hw->host.flash_uplink > 0 ? fmin(bw, hw->host.flash_uplink) : bw;
 }
 

@@ -52,8 +52,13 @@ double mdl_pcie_bandwidth(double gen, double lanes);
  * where the caller reads hw->prof. */
 double mdl_host_link_bandwidth(const struct cfg_gpu *g);
 
+/* What one drive's x4 link carries in one direction on a host whose drive ports are PCIe
+ * generation gen (3 to 6), bytes/s; 0 (no cap) for gen 0, unstated. */
+double mdl_drive_link_bandwidth(double gen);
+
 /* Bandwidth of a node's drive array, reading or writing: the profile's measurement, else
- * drives x datasheet, capped by the host's shared uplink when it has one. bytes/s. */
+ * drives x datasheet (each capped by its x4 link on the host), capped by the host's shared
+ * uplink when it has one. bytes/s. */
 double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read);
 
 /* Applies a calibrated profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 +

@@ -212,6 +212,14 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			    "the state, doubling to %.0f bays\n",
 			pre, hw->flash.name, B(hw->flash.capacity), hw->flash_count,
 			hw->host.flash_bays);
+	double link = mdl_drive_link_bandwidth(hw->host.flash_link_gen);
+	if (hw->flash_count && link > 0 && !(hw->prof.flash_read > 0) &&
+	    link < fmax(hw->flash.read_bandwidth, hw->flash.write_bandwidth))
+		fprintf(fp, "%s           each drive at most %s, its PCIe Gen%.0f x4 link on this "
+			    "host (datasheet %s read, %s write)\n",
+			pre, cfg_fmt_rate(link, b[0], 32), hw->host.flash_link_gen,
+			cfg_fmt_rate(hw->flash.read_bandwidth, b[1], 32),
+			cfg_fmt_rate(hw->flash.write_bandwidth, b[2], 32));
 	if (r->req->policy && r->req->zero >= 0 && !strcmp(r->req->policy, "gpu"))
 		fprintf(fp, "%sdeepspeed  the config's ZeRO stage %d, data parallelism only\n", pre,
 			r->req->zero);

@@ -11,7 +11,9 @@
  * a real run can be checked against it.
  * The aiDAPTIV-style tiered policies have no public configuration format, and a job neither
  * framework's configuration can express as planned (pure bf16, bitsandbytes' optimizers; FP8 in
- * DeepSpeed) gets no configuration either: README.md only, saying why (cannot_express).
+ * DeepSpeed; LoRA in Megatron-LM) gets no configuration either: README.md only, saying why
+ * (cannot_express). LoRA and QLoRA adapters live in the training script, so README.md states
+ * them there (adapters).
  *
  * Files are written as report_dir writes them (a temporary renamed on close; the directory is
  * created, and a non-empty one must hold a tierplan report unless --force). Returns 0 or a
@@ -71,6 +73,9 @@ static const char *cannot_express(const struct rpt_plan *r, bool deepspeed)
 		return "it offloads the activations to CPU as torchtune's "
 		       "enable_activation_offloading does, which neither a DeepSpeed config nor "
 		       "Megatron-LM's arguments set up";
+	if (!deepspeed && w->job.method != MDL_FULL)
+		return "it trains LoRA adapters, and Megatron-LM's pretrain_gpt.py trains every "
+		       "weight";
 	switch (w->job.precision) {
 	case MDL_BF16:
 		return "it was planned in pure bf16 (no fp32 master weights or optimizer "
@@ -442,6 +447,53 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		mdl_precision_name(w->job.precision), mdl_optimizer_name(w->job.optimizer));
 }
 
+/*
+ * What the training script sets for LoRA and QLoRA, which neither file holds: PEFT's LoraConfig
+ * with the planned rank, targets (in the Llama family's module names) and dropout, embed and head
+ * trained whole as modules_to_save; the base loaded as planned: bitsandbytes NF4 with double
+ * quantisation and bf16 compute, its packed weights stored as bf16 where ZeRO-3 shards them
+ * (PEFT's DeepSpeed guide: bnb_4bit_quant_storage), or a GPTQ checkpoint with the ExLlama kernels
+ * off, as the plan timed it [A: PEFT and transformers documentation].
+ */
+static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, bool ds)
+{
+	static const struct {
+		unsigned bit;
+		const char *module;
+	} names[] = {{MDL_T_Q, "q_proj"},	{MDL_T_K, "k_proj"},   {MDL_T_V, "v_proj"},
+		     {MDL_T_O, "o_proj"},	{MDL_T_GATE, "gate_proj"}, {MDL_T_UP, "up_proj"},
+		     {MDL_T_DOWN, "down_proj"}};
+	const struct mdl_job *j = &r->w->job;
+	unsigned t = j->lora_targets;
+
+	fprintf(fp, "## Adapters\n\nThe training script sets them, not a configuration file. With "
+		    "PEFT: "
+		    "`LoraConfig(r=%u, target_modules=[",
+		j->lora_rank);
+	int n = 0;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (t & names[i].bit)
+			fprintf(fp, "%s\"%s\"", n++ ? ", " : "", names[i].module);
+	fprintf(fp, "]");
+	if (t & (MDL_T_EMBED | MDL_T_HEAD))
+		fprintf(fp, ", modules_to_save=[%s%s%s]", t & MDL_T_EMBED ? "\"embed_tokens\"" : "",
+			(t & MDL_T_EMBED) && (t & MDL_T_HEAD) ? ", " : "",
+			t & MDL_T_HEAD ? "\"lm_head\"" : "");
+	if (j->lora_dropout > 0)
+		fprintf(fp, ", lora_dropout=%g", j->lora_dropout);
+	fprintf(fp, ")` (the Llama family's module names; other families name their projections "
+		    "otherwise)");
+	if (j->method == MDL_QLORA && mdl_job_gptq(j))
+		fprintf(fp, ", on the GPTQ checkpoint loaded with `GPTQConfig(bits=4, "
+			    "use_exllama=False)`, the kernels the plan timed");
+	else if (j->method == MDL_QLORA)
+		fprintf(fp, ", on the base loaded with `BitsAndBytesConfig(load_in_4bit=True, "
+			    "bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=True, "
+			    "bnb_4bit_compute_dtype=torch.bfloat16%s)`",
+			ds && o->layout.zero == 3 ? ", bnb_4bit_quant_storage=torch.bfloat16" : "");
+	fprintf(fp, ".\n\n");
+}
+
 static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int idx,
 		   bool ds, bool megatron, const char *why)
 {
@@ -491,15 +543,21 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "tokenizer and optimizer arguments.\n\n");
 	else if (why)
 		fprintf(fp, "tierplan writes no configuration for this option: %s. Run it with a "
-			    "framework that does (torchtune, or PyTorch FSDP, with CPU offload "
-			    "for the offload policies); the prediction below is what to check a "
-			    "run against.\n\n",
-			why);
+			    "framework that does (%s); the prediction below is what to check a run "
+			    "against.\n\n",
+			why,
+			o->layout.tp > 1 || o->layout.pp > 1
+				? "NeMo or Megatron-Bridge, whose recipes run tensor and pipeline "
+				  "layouts, LoRA among them"
+				: "torchtune, or PyTorch FSDP, with CPU offload for the offload "
+				  "policies");
 	else if (!ds)
 		fprintf(fp, "The %s policy models an aiDAPTIV+-style middleware, which is configured "
 			    "through its vendor's tools: there is no public configuration file to "
 			    "write. The prediction below is what to check a run against.\n\n",
 			o->policy);
+	if (r->w->job.method != MDL_FULL && (ds || (why && o->layout.tp == 1 && o->layout.pp == 1)))
+		adapters(fp, r, o, ds);
 	fprintf(fp, "## Check the prediction\n\nCompare the logged step time and "
 		    "`torch.cuda.max_memory_allocated()` with the table above. To re-run the "
 		    "prediction (add `--trace step.json` for the timeline):\n\n```sh\n");

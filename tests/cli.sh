@@ -360,6 +360,24 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --optimizer-in-backward yes --emit wrote a configuration that cannot step in backward"
 fi
+# LoRA: Megatron-LM's pretrain_gpt.py trains every weight, so a tp/pp LoRA option gets README.md
+# alone; a DeepSpeed one names the adapters and QLoRA's 4-bit base for the training script, its
+# packed weights stored as bf16 where ZeRO-3 shards them
+"$bin" plan --model 70b --seq 4096 --method qlora >"$tmp/plan-ql.txt" 2>/dev/null
+idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp[2-8]/ {print $1; exit}' "$tmp/plan-ql.txt")
+"$bin" plan --model 70b --seq 4096 --method qlora --emit "$tmp/emit-ql-tp" --option "$idx" \
+	>/dev/null 2>&1
+idx=$(awk '$1 ~ /^[0-9]+$/ && $3 == "zero3-offload" {print $1; exit}' "$tmp/plan-ql.txt")
+"$bin" plan --model 70b --seq 4096 --method qlora --emit "$tmp/emit-ql-z3" --option "$idx" \
+	>/dev/null 2>&1
+if [ ! -e "$tmp/emit-ql-tp/launch.sh" ] && grep -q "trains every weight" "$tmp/emit-ql-tp/README.md" &&
+	grep -q 'target_modules=\["q_proj", "k_proj"' "$tmp/emit-ql-z3/README.md" &&
+	grep -q "bnb_4bit_quant_storage=torch.bfloat16" "$tmp/emit-ql-z3/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --method qlora --emit: a Megatron launch for LoRA, or no adapters for the script"
+fi
 # sliding-window models: Mistral-7B's window (4096 keys: flash-attn's left 4095) on every layer,
 # gpt-oss-20b's (128) on every other one, with its quick-GELU experts and attention sinks as
 # NVIDIA's gpt-oss recipes give them; Gemma-2's GELU-gated MLP and sandwich norms are

@@ -20,7 +20,8 @@
  * Every option trains the same global batch (sequences per optimizer step), so all take the
  * same optimizer steps and differ only in speed, cost and power.
  *
- * Result: the Pareto front of fitting options over (owned cost, runtime, peak power), and the
+ * Result: the Pareto front of fitting options over (owned cost, runtime, peak power; a runtime
+ * under 1 % shorter keeps no dearer option on it), and the
  * recommendations: the best by --objective among options that meet --deadline and --budget,
  * the cheapest GPU-only and the cheapest host-tier option (meeting the deadline when any does).
  * Failure: -1 with err for an empty global batch or a simulator error; a model that fits nowhere

@@ -71,6 +71,18 @@ static void plan_70b_finds_gpu_only_and_tiered_options(void)
 			CU_ASSERT(!t->flash_over_rating);
 		CU_ASSERT(o->sequences_per_step >= 128 &&
 			  o->sequences_per_step < 128 + o->layout.dp * o->micro_batch);
+		/* the front holds no option another shown one matches in cost and power within 1 %
+		 * of its runtime (the recommendations are shown whatever they are) */
+		bool rec = i == p->rec_best || i == p->rec_gpu_only || i == p->rec_tiered;
+		for (int k = 0; k < p->noptions && o->fits && !rec; k++) {
+			const struct sim_option *b = &p->options[k];
+			CU_ASSERT(k == i || !b->fits || b->cost_total > o->cost_total ||
+				  b->peak_power_watts > o->peak_power_watts ||
+				  b->runtime_seconds > 1.01 * o->runtime_seconds ||
+				  (b->cost_total == o->cost_total &&
+				   b->peak_power_watts == o->peak_power_watts &&
+				   b->runtime_seconds >= o->runtime_seconds));
+		}
 	}
 	free(p);
 }

@@ -129,6 +129,12 @@ static int run(int argc, char **argv, bool compare)
 	/* zero3-offload as --offload-param (or the config) says, else both ways */
 	req.params_fixed = req.policy || tp_opts_given(&o, "offload-param");
 	req.params_on_gpu = !strcmp(o.offload_param, "no");
+	bool mp;
+	if (tp_yes_no("--model-parallel", o.model_parallel, &mp, err, sizeof err)) {
+		rc = cli_fail(EXIT_INVALID, cmd, err);
+		goto out;
+	}
+	req.dp_only = !mp;
 	req.deadline = o.deadline;
 	req.budget = o.budget;
 	if (compare) {

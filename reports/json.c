@@ -287,6 +287,10 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON *np = cJSON_AddArrayToObject(x, "policies_without_placement");
 	for (int i = 0; i < p->nno_placement; i++)
 		cJSON_AddItemToArray(np, cJSON_CreateString(p->no_placement[i]));
+	/* GPU-only layouts over data parallelism alone, and why (NULL: model parallelism too) */
+	const char *dp = sim_plan_dp_only(r->w, r->req);
+	cJSON_AddItemToObject(x, "data_parallel_only",
+			      dp ? cJSON_CreateString(dp) : cJSON_CreateNull());
 
 	emit(fp, root);
 }

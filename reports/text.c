@@ -162,6 +162,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 step_prefetch(f), f->no_grad_overlap ? "no" : "yes",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
 	wrapped(fp, pre, "framework", fw);
+	const char *dp = sim_plan_dp_only(r->w, r->req);
+	char lay[160];
+	if (dp)
+		snprintf(lay, sizeof lay, "data parallelism alone with ZeRO/FSDP sharding (%s)", dp);
+	else
+		snprintf(lay, sizeof lay, "data parallelism with tensor, pipeline, context and "
+					  "expert parallelism (searched), --model-parallel no for "
+					  "data parallelism alone");
+	wrapped(fp, pre, "layouts", lay);
 	char seq[256], docs[96] = "", accum[96] = "";
 	if (j->doc_tokens && j->doc_tokens < j->seq)
 		snprintf(docs, sizeof docs, ", documents of %llu tokens packed, attended apart",

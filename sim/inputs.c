@@ -34,8 +34,7 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	return 0;
 }
 
-/* A yes|no flag's value into *yes; -1 naming the flag and the allowed values. */
-static int yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen)
+int tp_yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen)
 {
 	if (strcmp(v, "yes") && strcmp(v, "no"))
 		return snprintf(err, errlen, "%s: '%s' (allowed: yes, no)", flag, v), -1;
@@ -119,7 +118,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 (unsigned long long)o->seq);
 		return EXIT_INVALID;
 	}
-	if (yes_no("--compile", o->compile, &w->job.compile, err, errlen))
+	if (tp_yes_no("--compile", o->compile, &w->job.compile, err, errlen))
 		return EXIT_INVALID;
 	if (strcmp(o->moe_gemm, "loop") && strcmp(o->moe_gemm, "grouped")) {
 		snprintf(err, errlen, "--moe-gemm: '%s' (allowed: loop, grouped)", o->moe_gemm);
@@ -219,13 +218,13 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 			struct sim_config *c, char *err, size_t errlen)
 {
 	bool overlap_grad, clip;
-	if (yes_no("--overlap-grad-reduce", o->overlap_grad_reduce, &overlap_grad, err, errlen) ||
-	    yes_no("--clip-grad", o->clip_grad, &clip, err, errlen) ||
-	    yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen) ||
-	    yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
+	if (tp_yes_no("--overlap-grad-reduce", o->overlap_grad_reduce, &overlap_grad, err, errlen) ||
+	    tp_yes_no("--clip-grad", o->clip_grad, &clip, err, errlen) ||
+	    tp_yes_no("--foreach-optimizer", o->foreach_optimizer, &c->opt_foreach, err, errlen) ||
+	    tp_yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
-	    yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
-	    yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen))
+	    tp_yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
+	    tp_yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen))
 		return EXIT_INVALID;
 	c->no_grad_overlap = !overlap_grad;
 	c->no_clip_grad = !clip;
@@ -312,7 +311,7 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 				o->sequence_parallel),
 		       EXIT_INVALID;
 	bool offload_param;
-	if (yes_no("--offload-param", o->offload_param, &offload_param, err, errlen))
+	if (tp_yes_no("--offload-param", o->offload_param, &offload_param, err, errlen))
 		return EXIT_INVALID;
 	c->params_on_gpu = !offload_param;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */

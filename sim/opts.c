@@ -127,6 +127,10 @@ static const struct opt table[] = {
 	 "network)"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
 	 "largest GPU count the GPU-only search tries"},
+	{"model-parallel", O_STR, OFF(model_parallel), 0, 0, "yes", false, "yes|no", PC,
+	 "search tensor, pipeline, context and expert parallelism beside data parallelism "
+	 "(Megatron-Core, NeMo, torchtitan), or no: data parallelism alone with ZeRO/FSDP sharding, "
+	 "what Hugging Face Trainer and Accelerate, torchtune and DeepSpeed alone run"},
 	{"host", O_STR, OFF(host), 0, 0, "hgx-8gpu", false, "name|path", P,
 	 "node type: CPU, DRAM, PCIe, power, price"},
 	{"dram", O_SIZE, OFF(dram), 0, 1e15, "0", false, "bytes", P,

@@ -47,6 +47,7 @@ struct tp_opts {
 	const char *optimizer_in_backward; /* yes | no */
 	const char *activation_offload;    /* yes | no */
 	const char *offload_param;         /* yes | no */
+	const char *model_parallel;        /* yes | no: plan's layouts beyond data parallelism */
 	const char *clip_grad;             /* yes | no */
 	const char *foreach_optimizer;     /* yes | no */
 	const char *swap_pipeline;         /* none | read | write | both */
@@ -81,6 +82,9 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 
 /* True if the user gave the option with this name. */
 bool tp_opts_given(const struct tp_opts *o, const char *name);
+
+/* A yes|no flag's value into *yes; -1 naming the flag and the allowed values. */
+int tp_yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen);
 
 /*
  * Resolves the job, hardware and economics options: model lookup, flash "name:count", DRAM and

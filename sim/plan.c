@@ -210,13 +210,26 @@ static int interleaves(const struct mdl_arch *a, uint32_t pp, uint64_t m, uint32
 
 static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL};
 
+const char *sim_plan_dp_only(const struct sim_workload *w, const struct sim_plan_req *r)
+{
+	if (r->dp_only)
+		return "--model-parallel no";
+	if (r->policy)
+		return "--deepspeed: DeepSpeed without Megatron";
+	if (sim_plan_framework(r)->opt_in_bwd)
+		return "--optimizer-in-backward: torchtune steps it so on FSDP alone";
+	if (mdl_job_gptq(&w->job))
+		return "GPTQ base weights: PEFT and auto-gptq";
+	return NULL;
+}
+
 /* Whether cp context-parallel ranks can come out of dp_all data-parallel ranks: only for long
- * sequences (CP_MIN_SEQ), inside a node, in Megatron-Core's 2 x cp chunks, not under
- * DeepSpeed alone nor for GPTQ base weights (PEFT and auto-gptq). cp 1 always can. */
+ * sequences (CP_MIN_SEQ), inside a node, in Megatron-Core's 2 x cp chunks, and where model
+ * parallelism is searched at all (sim_plan_dp_only). cp 1 always can. */
 static bool cp_allowed(const struct search *s, uint32_t tp, uint32_t dp_all, uint32_t cp)
 {
 	uint64_t seq = s->w->job.seq;
-	return cp == 1 || (!s->req->policy && !mdl_job_gptq(&s->w->job) && dp_all % cp == 0 &&
+	return cp == 1 || (!sim_plan_dp_only(s->w, s->req) && dp_all % cp == 0 &&
 			   seq >= CP_MIN_SEQ &&
 			   seq % (2 * cp) == 0 && tp * cp <= s->hw->gpus_per_node);
 }
@@ -228,7 +241,8 @@ static int ep_choices(const struct search *s, uint32_t tp, uint32_t dp, uint32_t
 	int n = 1;
 
 	eps[0] = 1;
-	for (int wide = 0; wide < 2 && !s->req->policy && s->w->arch.experts; wide++)
+	for (int wide = 0; wide < 2 && !sim_plan_dp_only(s->w, s->req) && s->w->arch.experts;
+	     wide++)
 		for (uint32_t d = dp; d > 1; d--)
 			if (dp % d == 0 && s->w->arch.experts % d == 0 &&
 			    (wide || tp * d <= s->hw->gpus_per_node)) {
@@ -351,10 +365,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	int rc = 0;
 
 	*found = false;
-	/* DeepSpeed alone, the optimizer stepped in backward (torchtune) and GPTQ base weights
-	 * (PEFT and auto-gptq) run data parallel */
-	bool dp_only = s->req->policy != NULL || sim_plan_framework(s->req)->opt_in_bwd ||
-		       mdl_job_gptq(&w->job);
+	bool dp_only = sim_plan_dp_only(w, s->req) != NULL;
 	/* the routed experts' share of the trainable parameters (what expert parallelism splits) */
 	struct mdl_states ex;
 	mdl_job_expert_states(&w->arch, &w->job, w->arch.layers, &ex);

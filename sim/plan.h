@@ -86,6 +86,8 @@ struct sim_plan_req {
 	 * (tp_framework_config: prefetch, overlap, clipping, foreach AdamW, swap pipeline,
 	 * buckets, DeepSpeed's buffers; the rest of it is ignored); NULL: the defaults */
 	const struct sim_config *framework;
+	/* --model-parallel no: GPU-only layouts over data parallelism alone (no tp, pp, cp, ep) */
+	bool dp_only;
 	/* compare: exactly these GPU counts (no search over counts), else NULL */
 	const uint32_t *counts;
 	int ncounts;
@@ -103,6 +105,11 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 /* Micro-batches per step on dp data-parallel ranks: --grad-accum when given, else enough to
  * reach the global batch. */
 uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp);
+
+/* Why the GPU-only search keeps to data parallelism (--model-parallel no, --deepspeed, the
+ * optimizer stepped in backward, GPTQ base weights), or NULL when it searches tensor, pipeline,
+ * context and expert parallelism too. */
+const char *sim_plan_dp_only(const struct sim_workload *w, const struct sim_plan_req *r);
 
 /* "cost" | "time" | "power" | "gpus"; -1 + err listing them. */
 int sim_objective_parse(const char *s, enum sim_objective *o, char *err, size_t errlen);

@@ -360,6 +360,14 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --optimizer-in-backward yes --emit wrote a configuration that cannot step in backward"
 fi
+# --model-parallel no: data parallelism alone, said in the text and the JSON; a bad value is refused
+expect 3 "model-parallel: 'maybe' (allowed: yes, no)" plan --model 8b --seq 1024 --model-parallel maybe
+"$bin" plan --model 70b --seq 4096 --model-parallel no --format json 2>/dev/null | tr -d ' \t\n' |
+	grep -q '"data_parallel_only":"--model-parallelno"' &&
+	"$bin" plan --model 70b --seq 4096 --model-parallel no 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ && $3 != "tp1" {bad = 1} /layouts +data parallelism alone/ {ok = 1}
+	     END {exit !(ok && !bad)}' &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan --model-parallel no is not data parallel alone"; }
 # LoRA: Megatron-LM's pretrain_gpt.py trains every weight, so a tp/pp LoRA option gets README.md
 # alone; a DeepSpeed one names the adapters and QLoRA's 4-bit base for the training script, its
 # packed weights stored as bf16 where ZeRO-3 shards them

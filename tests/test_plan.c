@@ -437,6 +437,37 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 	CU_ASSERT(by_comm > 0); /* the data-parallel traffic sets some of the bounds */
 }
 
+/* --model-parallel no: every GPU-only layout is data parallel (ZeRO/FSDP sharding, no tp, pp,
+ * cp or ep), and 70B's 1.13 TB of model states (16 B a parameter) then need at least 14 GPUs of
+ * 85.5 GB; searched with model parallelism the same plan takes a tensor- or pipeline-parallel
+ * layout. The plan says why it kept to data parallelism. */
+static void data_parallelism_alone_is_planned(void)
+{
+	struct fixture f;
+	bool model_parallel = false;
+
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	CU_ASSERT_PTR_NULL(sim_plan_dp_only(&f.w, &f.req));
+	struct sim_plan *p = planned(&f);
+	for (int i = 0; i < p->noptions; i++)
+		model_parallel |= p->options[i].kind == SIM_GPU_ONLY &&
+				  (p->options[i].layout.tp > 1 || p->options[i].layout.pp > 1);
+	CU_ASSERT(model_parallel);
+	free(p);
+	f.req.dp_only = true;
+	CU_ASSERT_STRING_EQUAL(sim_plan_dp_only(&f.w, &f.req), "--model-parallel no");
+	p = planned(&f);
+	CU_ASSERT_FATAL(p->rec_gpu_only >= 0);
+	CU_ASSERT(p->gpus_for_memory >= 14);
+	for (int i = 0; i < p->noptions; i++) {
+		const struct mdl_layout *l = &p->options[i].layout;
+		if (p->options[i].kind == SIM_GPU_ONLY)
+			CU_ASSERT(l->tp == 1 && l->pp == 1 && mdl_layout_cp(l) == 1 &&
+				  mdl_layout_ep(l) == 1 && l->dp == p->options[i].gpus);
+	}
+	free(p);
+}
+
 int suite_plan(void)
 {
 	static const struct test_case c[] = {
@@ -452,6 +483,7 @@ int suite_plan(void)
 		{"torchtune's settings are planned", torchtunes_settings_are_planned},
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},
+		{"data_parallelism_alone_is_planned", data_parallelism_alone_is_planned},
 	};
 	return add_suite("plan", c, (int)(sizeof c / sizeof c[0]));
 }

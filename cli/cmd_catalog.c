@@ -150,7 +150,7 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "dram_bytes", h[i].dram);
 			cJSON_AddNumberToObject(x, "cpu_cores", h[i].cpu_cores);
 			cJSON_AddNumberToObject(x, "flash_bays", h[i].flash_bays);
-			cJSON_AddNumberToObject(x, "flash_link_gen", h[i].flash_link_gen);
+			cJSON_AddNumberToObject(x, "pcie_gen", h[i].pcie_gen);
 			cJSON_AddItemToArray(a, x);
 		}
 		char *t = cJSON_Print(root);
@@ -185,9 +185,9 @@ int cmd_hardware(int argc, char **argv)
 		       "name", "GPUs", "cores", "DRAM", "DRAM bw", "drives", "price", "description");
 		for (int i = 0; i < nh; i++) {
 			char bays[32];
-			if (h[i].flash_link_gen > 0)
+			if (h[i].pcie_gen > 0)
 				snprintf(bays, sizeof bays, "%.0f x Gen%.0f", h[i].flash_bays,
-					 h[i].flash_link_gen);
+					 h[i].pcie_gen);
 			else
 				snprintf(bays, sizeof bays, "%.0f", h[i].flash_bays);
 			printf("  %-17s %5.0f %6.0f %10s %11s %10s %7.0f  %s\n", h[i].name,

@@ -95,8 +95,9 @@ static const struct field host_fields[] = {
 	H(dram_power_per_gb, CFG_U_COUNT, 0, 100, 1, "DRAM watts per GB"),
 	H(flash_bays, CFG_U_COUNT, 0, 1024, 1, "NVMe bays per node"),
 	H(flash_uplink, CFG_U_RATE, 0, 1e14, 1, "shared uplink of the drive array; 0 = none"),
-	H(flash_link_gen, CFG_U_COUNT, 0, 6, 0,
-	  "PCIe generation of each drive's x4 link (the CPU's or switch's ports); 0 = unstated"),
+	H(pcie_gen, CFG_U_COUNT, 0, 6, 0,
+	  "PCIe generation of the node's root ports and switches: a GPU's or drive's link runs at "
+	  "the lower of its own and this; 0 = unstated"),
 	H(network_per_gpu, CFG_U_RATE, 0, 1e14, 1, "inter-node bandwidth per GPU; 0 = one node"),
 	H(gpus_per_switch, CFG_U_COUNT, 0, 64, 0, "GPUs behind one PCIe switch; 0 = direct to CPU"),
 	H(switch_uplink, CFG_U_RATE, 0, 1e14, 0, "PCIe switch uplink per direction; 0 = none"),

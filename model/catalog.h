@@ -71,7 +71,7 @@ struct cfg_host {
 	double dram_price_per_gb;           /* USD per 10^9 bytes */
 	double flash_bays;
 	double flash_uplink;                /* bytes/s shared by the drive array; 0 = none */
-	double flash_link_gen;              /* PCIe generation of a drive's x4 link; 0 = unstated */
+	double pcie_gen;                    /* of its root ports and switches; 0 = unstated */
 	double network_per_gpu;             /* bytes/s per GPU between nodes; 0 = single node */
 	double gpus_per_switch;             /* GPUs sharing one PCIe switch uplink; 0 = direct */
 	double switch_uplink;               /* bytes/s per direction of that uplink; 0 = none */

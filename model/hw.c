@@ -35,10 +35,12 @@ double mdl_pcie_bandwidth(double gen, double lanes)
 	return x16 * lanes / 16.0;
 }
 
-double mdl_host_link_bandwidth(const struct cfg_gpu *g)
+double mdl_host_link_bandwidth(const struct mdl_hw *hw)
 {
-	return g->host_link > 0 ? g->host_link : mdl_pcie_bandwidth(g->host_link_gen,
-								     g->host_link_lanes);
+	const struct cfg_gpu *g = &hw->gpu;
+	double gen = hw->host.pcie_gen > 0 ? fmin(g->host_link_gen, hw->host.pcie_gen)
+					   : g->host_link_gen;
+	return g->host_link > 0 ? g->host_link : mdl_pcie_bandwidth(gen, g->host_link_lanes);
 }
 
 /*
@@ -86,7 +88,7 @@ double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)
 	double eff = read ? ARRAY_READ_EFF_1 * pow(n > 1 ? n : 1, -ARRAY_READ_EFF_EXP)
 			  : ARRAY_WRITE_EFF;
 	double drive = read ? hw->flash.read_bandwidth : hw->flash.write_bandwidth;
-	double link = mdl_drive_link_bandwidth(hw->host.flash_link_gen);
+	double link = mdl_drive_link_bandwidth(hw->host.pcie_gen);
 	double bw = eff * n * (link > 0 ? fmin(drive, link) : drive);
 	return hw->host.flash_uplink > 0 ? fmin(bw, hw->host.flash_uplink) : bw;
 }
@@ -186,7 +188,7 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 	if (cJSON_IsNumber(eng) && eng->valuedouble == 1 && !(hw->prof.pcie_bidir > 0)) {
 		double one = fmax(hw->prof.pcie_h2d, hw->prof.pcie_d2h);
 		hw->prof.pcie_bidir = one > 0 ? one
-					      : mdl_host_link_bandwidth(&hw->gpu);
+					      : mdl_host_link_bandwidth(hw);
 	}
 	snprintf(hw->prof.file, sizeof hw->prof.file, "%s", path);
 	/* measured elsewhere: calibrate records the machine's CPU cores and DRAM */

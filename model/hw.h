@@ -48,9 +48,10 @@ double mdl_peak_flops(const struct cfg_gpu *g, bool fp32);
 double mdl_pcie_bandwidth(double gen, double lanes);
 
 /* The GPU's achievable one-direction host link: its host_link (NVLink-C2C) where it has one,
- * else PCIe by generation and lanes. bytes/s. A calibrated profile's measurement overrides it
- * where the caller reads hw->prof. */
-double mdl_host_link_bandwidth(const struct cfg_gpu *g);
+ * else PCIe by lanes and the lower generation of the GPU's and the host's (a link trains to
+ * what both ends support [A: PCI Express base specification]). bytes/s. A calibrated
+ * profile's measurement overrides it where the caller reads hw->prof. */
+double mdl_host_link_bandwidth(const struct mdl_hw *hw);
 
 /* What one drive's x4 link carries in one direction on a host whose drive ports are PCIe
  * generation gen (3 to 6), bytes/s; 0 (no cap) for gen 0, unstated. */

@@ -209,6 +209,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
+	if (!(hw->gpu.host_link > 0) && hw->host.pcie_gen > 0 &&
+	    hw->host.pcie_gen < hw->gpu.host_link_gen)
+		fprintf(fp, "%s           each GPU's PCIe Gen%.0f link runs at the host's Gen%.0f: "
+			    "%s each way\n",
+			pre, hw->gpu.host_link_gen, hw->host.pcie_gen,
+			cfg_fmt_rate(mdl_host_link_bandwidth(hw), b[0], 32));
 	if (!hw->flash_count)
 		fprintf(fp, "%sflash      none (--flash none): the host tiers end at DRAM, and "
 			    "zero-infinity is not searched\n",
@@ -221,12 +227,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			    "the state, doubling to %.0f bays\n",
 			pre, hw->flash.name, B(hw->flash.capacity), hw->flash_count,
 			hw->host.flash_bays);
-	double link = mdl_drive_link_bandwidth(hw->host.flash_link_gen);
+	double link = mdl_drive_link_bandwidth(hw->host.pcie_gen);
 	if (hw->flash_count && link > 0 && !(hw->prof.flash_read > 0) &&
 	    link < fmax(hw->flash.read_bandwidth, hw->flash.write_bandwidth))
 		fprintf(fp, "%s           each drive at most %s, its PCIe Gen%.0f x4 link on this "
 			    "host (datasheet %s read, %s write)\n",
-			pre, cfg_fmt_rate(link, b[0], 32), hw->host.flash_link_gen,
+			pre, cfg_fmt_rate(link, b[0], 32), hw->host.pcie_gen,
 			cfg_fmt_rate(hw->flash.read_bandwidth, b[1], 32),
 			cfg_fmt_rate(hw->flash.write_bandwidth, b[2], 32));
 	if (r->req->policy && r->req->zero >= 0 && !strcmp(r->req->policy, "gpu"))

@@ -306,7 +306,7 @@ static void coll_cost(bool allreduce, double bytes, uint32_t n, double bw, doubl
 static double intra_bandwidth(const struct mdl_hw *hw)
 {
 	return hw->gpu.gpu_link > 0 ? NVLINK_ACHIEVABLE * hw->gpu.gpu_link / 2.0
-				    : mdl_host_link_bandwidth(&hw->gpu);
+				    : mdl_host_link_bandwidth(hw);
 }
 
 /* Each GPU's share of its node's network; a host without one stays within a node. */
@@ -746,7 +746,7 @@ static int machine(struct build *bd)
 	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	uint32_t nodes = (n + gpn - 1) / gpn;
 	double eff = step_gemm_efficiency(x->c, hw, x->job.precision);
-	double link = mdl_host_link_bandwidth(&hw->gpu);
+	double link = mdl_host_link_bandwidth(hw);
 	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : link;
 	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : link;
 	double hbm = step_hbm_rate(hw);

@@ -742,7 +742,7 @@ static void offload_sums_micro_batches_through_the_gpu(void)
 			sim_resource_usage(f.eng, &f.o, i, &compute, &busy);
 	ASSERT_NEAR_REL(down, 4 * g + 2 * g, 0.001);
 	ASSERT_NEAR_REL(up, 3 * g + g, 0.001);
-	double link = mdl_host_link_bandwidth(&f.hw.gpu);
+	double link = mdl_host_link_bandwidth(&f.hw);
 	CU_ASSERT(compute < 3 * 2 * g / link);
 	CU_ASSERT(f.o.step_seconds > 3 * 2 * g / link);
 	f.c.grad_accum = 1;
@@ -910,7 +910,7 @@ static void paged_optimizer_gives_way(void)
 	CU_ASSERT(f.o.peak_gpu > 0.99 * f.hw.gpu.memory);
 	double paged = f.o.peak_dram; /* one GPU: the node's DRAM is its share */
 	CU_ASSERT(paged > 10e9 && paged < 12.0 * 8.03e9);
-	double link = mdl_host_link_bandwidth(&f.hw.gpu);
+	double link = mdl_host_link_bandwidth(&f.hw);
 	ASSERT_NEAR_REL(f.o.step_seconds - unpaged, 2 * paged / link, 0.01);
 	/* the resident states are managed memory, outside PyTorch's allocator: its figures leave
 	 * them out, the device holds them */

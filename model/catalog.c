@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <limits.h>
 #include <pthread.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +327,17 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 				 kinds[kind].what, nm->name, fields[i].key, fields[i].help);
 			return -1;
 		}
+	/* a PCIe generation is a whole number: a link trains to one */
+	double gen = kind == CFG_HOST  ? ((struct cfg_host *)rec)->pcie_gen
+		     : kind == CFG_GPU ? ((struct cfg_gpu *)rec)->host_link_gen
+				       : 0;
+	if (gen != floor(gen)) {
+		snprintf(err, errlen,
+			 "%s: %s '%s': key '%s' is %g: a PCIe generation is a whole number", origin,
+			 kinds[kind].what, nm->name,
+			 kind == CFG_HOST ? "pcie_gen" : "host_link_gen", gen);
+		return -1;
+	}
 	if (kind == CFG_FLASH) {
 		struct cfg_flash *fl = rec;
 		if ((fl->tbw > 0) == (fl->dwpd > 0)) {

@@ -18,7 +18,8 @@ double mdl_peak_flops(const struct cfg_gpu *g, bool fp32)
 /*
  * Achievable host<->GPU copy bandwidth per x16 link, one direction (copy engine, pinned memory):
  * Gen4 24.8 GB/s (nvbandwidth on A100, published.md D.3), Gen5 55.63 GB/s (nvbandwidth example,
- * D.3). Gen3 and Gen6 scale the Gen4 figure by the signalling rate (x0.5, x4) [D].
+ * D.3). Gen3 and Gen6 scale the Gen4 figure by the signalling rate (x0.5, x4), Gen1 and 2 the
+ * Gen3 one by their lanes' rate after the 8b/10b line code (mdl_drive_link_bandwidth) [D].
  */
 double mdl_pcie_bandwidth(double gen, double lanes)
 {
@@ -30,8 +31,10 @@ double mdl_pcie_bandwidth(double gen, double lanes)
 		x16 = 55.63e9;
 	else if (gen >= 4)
 		x16 = 24.8e9;
-	else
+	else if (gen >= 3)
 		x16 = 12.4e9;
+	else
+		x16 = 12.4e9 * mdl_drive_link_bandwidth(gen) / mdl_drive_link_bandwidth(3);
 	return x16 * lanes / 16.0;
 }
 

@@ -388,7 +388,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 				}
 		}
 	}
-	qsort(c, nc, sizeof *c, by_bound);
+	if (nc) /* no candidate at all (none of its splits divides): c is NULL */
+		qsort(c, nc, sizeof *c, by_bound);
 	size_t least = 0; /* the candidate with the smallest analytic memory */
 	for (size_t i = 0; i < nc; i++)
 		if (c[i].mem < c[least].mem)

@@ -149,6 +149,13 @@ static void bad_records_name_the_key_and_range(void)
 	snprintf(json, sizeof json, "{%s, \"memory\": \"24GiB\", \"gemm_mamf\": 1.3}", base);
 	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "gemm_mamf"));
+	/* a link trains to a whole PCIe generation */
+	snprintf(json, sizeof json, "{%s, \"memory\": \"24GiB\", \"host_link_gen\": 4.5}",
+		 "\"name\": \"y\", \"hbm_bandwidth\": \"1TB/s\", \"bf16_flops\": \"100TFLOPS\", "
+		 "\"tdp\": \"300W\", \"idle_power\": \"30W\", \"host_link_lanes\": 16, "
+		 "\"gpu_link\": 0");
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'host_link_gen' is 4.5: a PCIe generation is a whole"));
 }
 
 /* Prices come from prices.json by name; another file can replace it, and a record it does not

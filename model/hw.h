@@ -54,7 +54,7 @@ double mdl_pcie_bandwidth(double gen, double lanes);
 double mdl_host_link_bandwidth(const struct mdl_hw *hw);
 
 /* What one drive's x4 link carries in one direction on a host whose drive ports are PCIe
- * generation gen (3 to 6), bytes/s; 0 (no cap) for gen 0, unstated. */
+ * generation gen (1 to 6), bytes/s; 0 (no cap) for gen 0, unstated. */
 double mdl_drive_link_bandwidth(double gen);
 
 /* Bandwidth of a node's drive array, reading or writing: the profile's measurement, else

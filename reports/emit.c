@@ -467,8 +467,7 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 	unsigned t = j->lora_targets;
 
 	fprintf(fp, "## Adapters\n\nThe training script sets them, not a configuration file. With "
-		    "PEFT: "
-		    "`LoraConfig(r=%u, target_modules=[",
+		    "PEFT: `LoraConfig(r=%u, target_modules=[",
 		j->lora_rank);
 	int n = 0;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -217,7 +217,7 @@ const char *sim_plan_dp_only(const struct sim_workload *w, const struct sim_plan
 	if (r->policy)
 		return "--deepspeed: DeepSpeed without Megatron";
 	if (sim_plan_framework(r)->opt_in_bwd)
-		return "--optimizer-in-backward: torchtune steps it so on FSDP alone";
+		return "--optimizer-in-backward: torchtune runs it on FSDP alone";
 	if (mdl_job_gptq(&w->job))
 		return "GPTQ base weights: PEFT and auto-gptq";
 	return NULL;

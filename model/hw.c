@@ -16,10 +16,24 @@ double mdl_peak_flops(const struct cfg_gpu *g, bool fp32)
 }
 
 /*
+ * One PCIe lane, one direction, bits/s after the line code: Gen1 2.5 GT/s and Gen2 5, 8b/10b;
+ * Gen3 8, Gen4 16 and Gen5 32, 128b/130b; Gen6 64 GT/s in 242/256-byte FLITs [A: PCI Express
+ * base specifications]; 0 for generation 0 (unstated).
+ */
+static double lane_rate(double gen)
+{
+	int g = (int)gen;
+	return g >= 6 ? 64e9 * 242 / 256
+	       : g >= 3 ? 8e9 * (1 << (g - 3)) * 128 / 130
+	       : g >= 1 ? 2.5e9 * g * 8 / 10
+			: 0;
+}
+
+/*
  * Achievable host<->GPU copy bandwidth per x16 link, one direction (copy engine, pinned memory):
  * Gen4 24.8 GB/s (nvbandwidth on A100, published.md D.3), Gen5 55.63 GB/s (nvbandwidth example,
  * D.3). Gen3 and Gen6 scale the Gen4 figure by the signalling rate (x0.5, x4), Gen1 and 2 the
- * Gen3 one by their lanes' rate after the 8b/10b line code (mdl_drive_link_bandwidth) [D].
+ * Gen3 one by their lanes' rate (lane_rate) [D].
  */
 double mdl_pcie_bandwidth(double gen, double lanes)
 {
@@ -34,7 +48,7 @@ double mdl_pcie_bandwidth(double gen, double lanes)
 	else if (gen >= 3)
 		x16 = 12.4e9;
 	else
-		x16 = 12.4e9 * mdl_drive_link_bandwidth(gen) / mdl_drive_link_bandwidth(3);
+		x16 = 12.4e9 * lane_rate(gen) / lane_rate(3);
 	return x16 * lanes / 16.0;
 }
 
@@ -62,11 +76,9 @@ double mdl_host_link_bandwidth(const struct mdl_hw *hw)
 #define ARRAY_WRITE_EFF 0.74
 
 /*
- * A drive's x4 link, one direction: 4 lanes at the generation's signalling rate after its line
- * code (Gen1 2.5 GT/s and Gen2 5, 8b/10b; Gen3 8, Gen4 16 and Gen5 32, 128b/130b; Gen6 64 GT/s
- * in 242/256-byte FLITs) [A: PCI Express base specifications], times the share of a read
- * completion that is data: 256 bytes of a 256-byte maximum payload in 276 (a 12-byte
- * three-dword header, 2 of sequence number, 4 of LCRC, 2 of framing) [D: PCIe TLP framing].
+ * A drive's x4 link, one direction: 4 lanes (lane_rate), times the share of a read completion
+ * that is data: 256 bytes of a 256-byte maximum payload in 276 (a 12-byte three-dword header, 2
+ * of sequence number, 4 of LCRC, 2 of framing) [D: PCIe TLP framing].
  * Gen3 x4 carries 3.65 GB/s (Gen3 drives' datasheets stop at 3.5, the 970 PRO's), Gen4 x4 7.3:
  * a drive rated above its host's link reads and writes at the link's rate.
  */
@@ -74,12 +86,7 @@ double mdl_host_link_bandwidth(const struct mdl_hw *hw)
 
 double mdl_drive_link_bandwidth(double gen)
 {
-	int g = (int)gen;
-	double lane = g >= 6   ? 64e9 * 242 / 256
-		      : g >= 3 ? 8e9 * (1 << (g - 3)) * 128 / 130
-		      : g >= 1 ? 2.5e9 * g * 8 / 10 /* Gen1 2.5 GT/s, Gen2 5, 8b/10b */
-			       : 0;
-	return lane / 8 * 4 * LINK_PAYLOAD_SHARE;
+	return lane_rate(gen) / 8 * 4 * LINK_PAYLOAD_SHARE;
 }
 
 double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)

@@ -119,6 +119,10 @@ int cmd_hardware(int argc, char **argv)
 			cJSON *x = cJSON_CreateObject();
 			cJSON_AddStringToObject(x, "name", g[i].name);
 			cJSON_AddStringToObject(x, "description", g[i].description);
+			if (g[i].host[0]) /* its usual node: what --host auto takes */
+				cJSON_AddStringToObject(x, "host", g[i].host);
+			else
+				cJSON_AddNullToObject(x, "host");
 			cJSON_AddNumberToObject(x, "memory_bytes", g[i].memory);
 			cJSON_AddNumberToObject(x, "hbm_bandwidth_bytes_per_second", g[i].hbm_bandwidth);
 			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);
@@ -158,14 +162,16 @@ int cmd_hardware(int argc, char **argv)
 		free(t);
 		cJSON_Delete(root);
 	} else {
-		printf("GPUs (TFLOPS: dense bf16 / fp32 without tensor cores)\n  %-11s %-10s %11s "
-		       "%14s %6s %8s %8s  %s\n",
-		       "name", "memory", "bw", "TFLOPS", "TDP", "price", "$/GPU-h", "description");
+		printf("GPUs (TFLOPS: dense bf16 / fp32 without tensor cores; node: the host "
+		       "--host auto takes)\n  %-11s %-10s %11s %14s %6s %8s %8s  %-16s  %s\n",
+		       "name", "memory", "bw", "TFLOPS", "TDP", "price", "$/GPU-h", "node",
+		       "description");
 		for (int i = 0; i < ng; i++)
-			printf("  %-11s %-10s %11s %7.1f/%6.1f %5.0fW %8.0f %8.2f  %s\n", g[i].name,
-			       cfg_fmt_bytes(g[i].memory, b[0], 32),
+			printf("  %-11s %-10s %11s %7.1f/%6.1f %5.0fW %8.0f %8.2f  %-16s  %s\n",
+			       g[i].name, cfg_fmt_bytes(g[i].memory, b[0], 32),
 			       cfg_fmt_rate(g[i].hbm_bandwidth, b[1], 32), g[i].bf16_flops / 1e12,
-			       g[i].fp32_flops / 1e12, g[i].tdp, g[i].price, g[i].cloud_per_hour, g[i].description);
+			       g[i].fp32_flops / 1e12, g[i].tdp, g[i].price, g[i].cloud_per_hour,
+			       g[i].host[0] ? g[i].host : "- (hgx-8gpu)", g[i].description);
 		printf("\nflash\n  %-16s %-10s %10s %10s %10s %6s %7s  %s\n", "name", "capacity",
 		       "read", "write", "endurance", "power", "price", "description");
 		for (int i = 0; i < nf; i++) {

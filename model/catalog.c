@@ -268,6 +268,21 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 	it = cJSON_GetObjectItemCaseSensitive(obj, "description");
 	if (cJSON_IsString(it))
 		snprintf(nm->description, sizeof nm->description, "%s", it->valuestring);
+	/* a GPU's usual node is a host catalog name, resolved where --host auto is */
+	const char *host_key = kind == CFG_GPU ? "host" : NULL;
+	it = host_key ? cJSON_GetObjectItemCaseSensitive(obj, host_key) : NULL;
+	if (it) {
+		struct cfg_gpu *g = rec;
+		if (!cJSON_IsString(it) || !it->valuestring[0] ||
+		    strlen(it->valuestring) >= sizeof g->host) {
+			snprintf(err, errlen,
+				 "%s: gpu '%s': key 'host' (the node it usually sits in) must be a "
+				 "host name of 1 to %zu characters",
+				 origin, nm->name, sizeof g->host - 1);
+			return -1;
+		}
+		snprintf(g->host, sizeof g->host, "%s", it->valuestring);
+	}
 
 	cJSON_ArrayForEach(it, obj)
 	{
@@ -277,11 +292,11 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 		double v;
 
 		if (!key || strcmp(key, "name") == 0 || strcmp(key, "description") == 0 ||
-		    strcmp(key, "_comment") == 0)
+		    strcmp(key, "_comment") == 0 || (host_key && strcmp(key, host_key) == 0))
 			continue;
 		if (ends_with(key, "_source")) {
 			snprintf(base, sizeof base, "%.*s", (int)(strlen(key) - 7), key);
-			if (!find_field(kind, base)) {
+			if (!find_field(kind, base) && !(host_key && strcmp(base, host_key) == 0)) {
 				snprintf(err, errlen, "%s: %s '%s': '%s' is the source of unknown key '%s'",
 					 origin, kinds[kind].what, nm->name, key, base);
 				return -1;

@@ -22,6 +22,8 @@
 
 struct cfg_gpu {
 	char name[64], description[128];
+	char host[64]; /* the host catalog's node this GPU usually sits in (--host auto); "" =
+			* none named, hgx-8gpu stands in */
 	double memory;        /* bytes */
 	double hbm_bandwidth; /* bytes/s */
 	double bf16_flops;    /* dense peak, FLOP/s */

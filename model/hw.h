@@ -26,6 +26,7 @@ struct mdl_hw {
 	double gpu_headroom;  /* share of gpu.memory kept free; gpu.memory is already reduced */
 	uint32_t gpus_per_node;
 	bool dram_set, flash_set; /* given on the command line (else the host's defaults) */
+	bool host_auto;		  /* the host is the GPU's usual node (--host auto) */
 	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */
 	struct {
 		double pcie_h2d, pcie_d2h;	/* bytes/s per direction */

@@ -214,6 +214,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddNumberToObject(h, "gpus_per_node", hw->gpus_per_node);
 	x = cJSON_AddObjectToObject(h, "host");
 	cJSON_AddStringToObject(x, "name", hw->host.name);
+	cJSON_AddBoolToObject(x, "auto", hw->host_auto);
 	cJSON_AddItemToObject(x, "cpu_cores", num(hw->host.cpu_cores));
 	cJSON_AddItemToObject(h, "dram_bytes", num(hw->dram));
 	x = cJSON_AddObjectToObject(h, "flash");

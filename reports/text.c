@@ -209,6 +209,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
+	if (hw->host_auto && hw->gpu.host[0])
+		fprintf(fp, "%s           the usual node of %s (--host auto; --host names another)\n",
+			pre, hw->gpu.name);
+	else if (hw->host_auto)
+		fprintf(fp, "%s           a stand-in: %s names no usual node (--host names one)\n", pre,
+			hw->gpu.name);
 	if (!(hw->gpu.host_link > 0) && hw->host.pcie_gen > 0 &&
 	    hw->host.pcie_gen < hw->gpu.host_link_gen)
 		fprintf(fp, "%s           each GPU's PCIe Gen%.0f link runs at the host's Gen%.0f: "
@@ -392,8 +398,10 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  gpu-only  none fits at the GPU counts compared (--gpus)\n");
 	else
 		fprintf(fp, "  gpu-only  none fits %s\n",
-			r->hw->host.network_per_gpu > 0 ? "within --max-gpus"
-							 : "on one node of this host (it has no network)");
+			r->hw->host.network_per_gpu > 0
+				? "within --max-gpus"
+				: "on one node of this host (it has no network; --host hgx-8gpu plans "
+				  "a cluster)");
 	if (p->rec_tiered >= 0) {
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
 		misses(fp, r, &p->options[p->rec_tiered], "host-tier");

@@ -158,9 +158,19 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	/* hardware */
 	memset(hw, 0, sizeof *hw);
 	cfg_set_prices(o->prices);
-	if (cfg_gpu_get(o->gpu, &hw->gpu, err, errlen) < 0 ||
-	    cfg_host_get(o->host, &hw->host, err, errlen) < 0)
+	if (cfg_gpu_get(o->gpu, &hw->gpu, err, errlen) < 0)
 		return EXIT_INVALID;
+	/* --host auto: the node the GPU's catalog entry names, else an HGX server */
+	hw->host_auto = strcmp(o->host, "auto") == 0;
+	const char *host = !hw->host_auto ? o->host : hw->gpu.host[0] ? hw->gpu.host : "hgx-8gpu";
+	if (cfg_host_get(host, &hw->host, err, errlen) < 0) {
+		if (hw->host_auto) { /* a GPU file naming a host the catalog lacks */
+			char why[256];
+			snprintf(why, sizeof why, "%s", err);
+			snprintf(err, errlen, "gpu %s's host (--host auto): %s", hw->gpu.name, why);
+		}
+		return EXIT_INVALID;
+	}
 	if (strcmp(o->flash, "none") == 0) { /* no drives: the host tiers end at DRAM */
 		snprintf(hw->flash.name, sizeof hw->flash.name, "none");
 		snprintf(hw->flash.description, sizeof hw->flash.description, "no flash drives");

@@ -50,8 +50,23 @@ expect 3 "unknown flash" plan --model 70b --seq 4096 --flash nosuch:2
 expect 3 "drive count" plan --model 70b --seq 4096 --flash pm1743:0
 expect 3 "bays" plan --model 70b --seq 4096 --flash pm1743:99
 expect 3 "no bf16 tensor cores" simulate --model 1b --seq 1024 --gpu t4 --precision bf16-mixed
+# --host auto (the default) takes the GPU's usual node: a GB200 sits in its NVL72 rack, an RTX
+# card in a workstation; --host names another, and a GPU file naming no catalogued host fails
+"$bin" simulate --model 8b --seq 2048 --gpu gb200 >"$tmp/out" 2>&1 &&
+	"$bin" simulate --model 8b --seq 2048 --gpu gb200 --format json | tr -d ' \t\n' |
+	grep -q '"host":{"name":"gb200-nvl72","auto":true' &&
+	"$bin" plan --model 8b --seq 2048 --gpu rtx4090 | grep -q "workstation-4gpu: 4 GPUs" &&
+	"$bin" plan --model 8b --seq 2048 --gpu rtx4090 | grep -q "the usual node of rtx4090" &&
+	"$bin" plan --model 8b --seq 2048 --gpu rtx4090 --host hgx-8gpu | grep -q "hgx-8gpu: 8 GPUs" &&
+	! "$bin" plan --model 8b --seq 2048 --gpu rtx4090 --host hgx-8gpu | grep -q "usual node" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --host auto does not take the GPU's node"; }
+python3 -c 'import json, sys
+g = [g for g in json.load(open(sys.argv[1]))["gpus"] if g["name"] == "rtx4090"][0]
+g.update(name="my4090", host="nosuch-node", price=1599, cloud_per_hour=0.4)
+print(json.dumps(g))' configs/gpus.json >"$tmp/my4090.json"
+expect 3 "gpu my4090's host (--host auto)" simulate --model 8b --seq 2048 --gpu "$tmp/my4090.json"
 # a GPU without bf16 (Volta, Turing) says so in the catalog and plans fp16-mixed by default
-"$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":0,"bf16":false' &&
+"$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","host":null,"memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":0,"bf16":false' &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: hardware --format json does not mark the t4 without bf16"; }
 "$bin" plan --model 1b --seq 1024 --gpu v100-32g >"$tmp/out" 2>&1 && grep -q "fp16-mixed" "$tmp/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan on v100-32g does not default to fp16-mixed"; }

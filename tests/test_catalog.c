@@ -156,6 +156,38 @@ static void bad_records_name_the_key_and_range(void)
 		 "\"gpu_link\": 0");
 	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'host_link_gen' is 4.5: a PCIe generation is a whole"));
+	/* a GPU's usual node is a name (with its source), not a number */
+	struct cfg_gpu g;
+	snprintf(json, sizeof json,
+		 "{%s, \"memory\": \"24GiB\", \"host\": \"workstation-4gpu\", \"host_source\": "
+		 "\"a workstation card\"}",
+		 base);
+	cJSON *o = cJSON_Parse(json);
+	CU_ASSERT_EQUAL(cfg_record_parse(CFG_GPU, o, "t.json", &g, err, sizeof err), 0);
+	CU_ASSERT_STRING_EQUAL(g.host, "workstation-4gpu");
+	cJSON_Delete(o);
+	snprintf(json, sizeof json, "{%s, \"memory\": \"24GiB\", \"host\": 4}", base);
+	CU_ASSERT_EQUAL(parse_gpu(json, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "key 'host'"));
+}
+
+/* Every GPU that names its usual node (--host auto) names one the host catalog has. */
+static void gpus_name_catalogued_hosts(void)
+{
+	struct cfg_gpu *g = NULL;
+	struct cfg_host h;
+	int n = 0, named = 0;
+	char err[512];
+
+	CU_ASSERT_FATAL(cfg_catalog_load(CFG_GPU, (void **)&g, &n, err, sizeof err) == 0);
+	for (int i = 0; i < n; i++) {
+		if (!g[i].host[0])
+			continue;
+		named++;
+		CU_ASSERT(cfg_host_get(g[i].host, &h, err, sizeof err) == 0);
+	}
+	CU_ASSERT(named >= 10); /* the SXM, Grace and RTX cards at least */
+	free(g);
 }
 
 /* Prices come from prices.json by name; another file can replace it, and a record it does not
@@ -208,6 +240,7 @@ int suite_catalog(void)
 		{"every_catalog_value_names_its_source", every_catalog_value_names_its_source},
 		{"links_run_at_the_hosts_pcie_generation", links_run_at_the_hosts_pcie_generation},
 		{"bad_records_name_the_key_and_range", bad_records_name_the_key_and_range},
+		{"gpus_name_catalogued_hosts", gpus_name_catalogued_hosts},
 		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},
 		{"prices_come_from_the_prices_file", prices_come_from_the_prices_file},
 	};

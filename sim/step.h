@@ -17,7 +17,7 @@
  * communication stream, copies on one stream per PCIe direction, CPU AdamW and NVMe I/O on
  * their own streams. Micro-batches in the steady phase are identical: without PP the builder
  * simulates three (the first, one steady one, the last, which carries the gradient reduction
- * and update), with PP pp + 4 (1F1B warm-up, steady phase, cool-down), and the caller repeats
+ * and update), with PP pp + 3 (1F1B warm-up, steady phase, cool-down), and the caller repeats
  * one steady period for the rest (engine marks on two consecutive backward ends of stage 0).
  * Within a pass the layers are identical too: where no history is kept (a search), a single
  * stage's per-layer passes are built with their middle left out and the engine adds it back

@@ -1114,6 +1114,15 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	 * seconds) */
 	double cap = eng_resource_at(bd->x->e, mc->sm[g])->capacity;
 	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + fixed * cap, issue * cap);
+	/* context parallelism: the ring passes this block's keys and values, which exist once the
+	 * block has begun (its QKV projection), so it starts with the block, not ahead of it: a
+	 * mark on the compute stream where the block begins */
+	int begin = -1;
+	if (bd->cp > 1 && kv_passes > 0) {
+		begin = task(bd, "cp ring start", mc->s_comp[g], 0, 0, 0, NULL, NULL);
+		if (begin < 0 || dep(bd, after, begin))
+			return -1;
+	}
 	int c = task(bd, name, mc->s_comp[g], work, 0, 1, &mc->sm[g], NULL);
 	if (c < 0 || dep(bd, after, c))
 		return -1;
@@ -1154,7 +1163,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		int t = group_exchange(bd, g, "cp ring keys/values", mc->s_cp[g], kv_passes,
 				       bd->kv, bd->cp);
 		int j = task(bd, "cp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
-		if (t < 0 || j < 0 || dep(bd, after, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
+		if (t < 0 || j < 0 || dep(bd, begin, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
 			return -1;
 		*tp_task = j;
 	}

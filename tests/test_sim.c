@@ -1726,6 +1726,18 @@ static void context_parallelism_splits_the_sequence(void)
 	CU_ASSERT_EQUAL(f.o.gpus, 4);
 	ASSERT_NEAR_REL(4.0 * f.o.step_seconds, t1, 0.03);
 	ASSERT_NEAR_REL(4.0 * f.o.gpu_mem.activations, act1, 1e-9);
+	/* each micro-batch sends its keys and values round the ring as its blocks run, so the
+	 * link's busy time grows by one micro-batch's share per micro-batch, simulated (2 -> 3)
+	 * or repeated from the steady period (3 -> 4); the ring once ran ahead of its blocks, all
+	 * before the period's marks, and the repeated micro-batches moved nothing */
+	double ring[3];
+	for (int m = 2; m <= 4; m++) {
+		f.c.grad_accum = (uint32_t)m;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		ring[m - 2] = busy_of(&f, "gpu0 nvlink");
+	}
+	CU_ASSERT(ring[1] > ring[0]);
+	ASSERT_NEAR_REL(ring[2] - ring[1], ring[1] - ring[0], 0.01);
 	/* --recompute auto takes the fastest mode that fits: at 65,536 tokens one micro-batch
 	 * keeps ~5 GB per layer without recompute, ~170 GB for 32 layers, far past one GPU,
 	 * but each of 8 context-parallel ranks keeps 1/8 of it, so no recompute fits and wins

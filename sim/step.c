@@ -1114,12 +1114,15 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	 * seconds) */
 	double cap = eng_resource_at(bd->x->e, mc->sm[g])->capacity;
 	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + fixed * cap, issue * cap);
-	/* context parallelism: the ring passes this block's keys and values, which exist once the
-	 * block has begun (its QKV projection), so it starts with the block, not ahead of it: a
-	 * mark on the compute stream where the block begins */
+	/* what runs beside the block on another stream (the context-parallel ring of its keys and
+	 * values, --tp-comm-overlap's chunked collectives) moves tensors the block makes, so it
+	 * starts with the block, not ahead of it: a mark on the compute stream where the block
+	 * begins */
+	bool ring = bd->cp > 1 && kv_passes > 0;
+	bool tp_overlap = bd->tp > 1 && tp_allreduces > 0 && bd->x->c->tp_comm_overlap;
 	int begin = -1;
-	if (bd->cp > 1 && kv_passes > 0) {
-		begin = task(bd, "cp ring start", mc->s_comp[g], 0, 0, 0, NULL, NULL);
+	if (ring || tp_overlap) {
+		begin = task(bd, "block start", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (begin < 0 || dep(bd, after, begin))
 			return -1;
 	}
@@ -1128,7 +1131,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		return -1;
 	s->comp_ring[s->ncomp++ % 16] = c;
 	*tp_task = c;
-	if (bd->tp > 1 && tp_allreduces > 0 && bd->x->c->tp_comm_overlap) {
+	if (tp_overlap) {
 		/* Megatron-Core's --tp-comm-overlap: the sequence-parallel all-gathers and
 		 * reduce-scatters split into chunks pipelined with the GEMMs that produce and
 		 * consume them (Transformer Engine userbuffers), so the block takes the longer of
@@ -1137,7 +1140,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 				   mc->tp_link[g], true, tp_allreduces, bd->boundary, bd->tp,
 				   bd->tp_bw, mc->tp_alpha);
 		int j = task(bd, "tp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
-		if (t < 0 || j < 0 || dep(bd, after, t) || dep(bd, t, j))
+		if (t < 0 || j < 0 || dep(bd, begin, t) || dep(bd, t, j))
 			return -1;
 		*tp_task = j;
 	} else if (bd->tp > 1 && tp_allreduces > 0) {
@@ -1156,7 +1159,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 			return -1;
 		*tp_task = t;
 	}
-	if (bd->cp > 1 && kv_passes > 0) {
+	if (ring) {
 		/* context parallelism: the keys and values go round the ring while attention
 		 * computes on the blocks already there (Megatron-Core's p2p ring, overlapped), so
 		 * the block takes the longer of the two */

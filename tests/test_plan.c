@@ -182,15 +182,16 @@ static void the_smallest_fitting_gpu_count_is_chosen(void)
 /* DeepSpeed's ZeRO-3 offload is planned both ways: with offload_param (parameters in DRAM,
  * fetched over PCIe every pass) and without it (the optimizer alone offloaded). 8B on one H100:
  * its 15 GiB of weights fit beside the activations, so fetching them twice a micro-batch only
- * costs time, and the cheapest host-tier option keeps them on the GPU; the same configuration
- * with the parameters offloaded steps slower. A --deepspeed config with offload_param keeps the
- * search to that one. */
+ * costs time, and the cheapest ZeRO-3 offload option keeps them on the GPU; the same
+ * configuration with the parameters offloaded steps slower. A --deepspeed config with
+ * offload_param keeps the search to that one. */
 static void zero3_offload_is_planned_both_ways(void)
 {
 	struct fixture f;
 	char err[256];
 
 	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.req.policy = "zero3-offload"; /* a --deepspeed config without offload_param's say */
 	struct sim_plan *p = planned(&f);
 	CU_ASSERT_FATAL(p->rec_tiered >= 0);
 	const struct sim_option *t = &p->options[p->rec_tiered];
@@ -212,8 +213,7 @@ static void zero3_offload_is_planned_both_ways(void)
 	eng_free(e);
 	free(p);
 
-	f.req.policy = "zero3-offload"; /* --deepspeed with offload_param cpu */
-	f.req.params_fixed = true;
+	f.req.params_fixed = true; /* --deepspeed with offload_param cpu */
 	p = planned(&f);
 	CU_ASSERT(p->noptions > 0);
 	for (int i = 0; i < p->noptions; i++)

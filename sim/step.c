@@ -2103,6 +2103,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	uint64_t cap = bd->vp > 1 ? 3ull * bd->pp : bd->pp > 1 ? bd->pp + 3ull : 3;
 	if (bd->pp == 1 && lagging_grad_copies(x))
 		cap = 4;
+	if (x->c->every_micro_batch)
+		cap = UINT64_MAX;
 	x->built = x->m <= cap ? x->m : cap;
 	size_t cells = (size_t)x->built * bd->vp * bd->pp;
 	bd->f_first = malloc(cells * 6 * sizeof(int));

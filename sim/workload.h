@@ -104,6 +104,9 @@ struct sim_config {
 	 * (STEP_PARAM_BUFFERS of step_param_buffer_elements) */
 	uint32_t param_buffers;
 	double param_buffer_size;
+	/* simulate every micro-batch instead of repeating the steady period past the first few
+	 * (step.c); the tests compare the two */
+	bool every_micro_batch;
 };
 
 /*

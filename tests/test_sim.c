@@ -1778,6 +1778,56 @@ static void context_parallelism_splits_the_sequence(void)
 }
 
 /*
+ * Repeated periods equal whole steps. Past the first few micro-batches a step repeats its steady
+ * period (step.c: three without PP, four where DeepSpeed's gradient copies lag into the next
+ * micro-batch, pp + 3 with PP, three groups of pp interleaved); the same configurations with
+ * every micro-batch simulated give the same step to the ns, the same peaks, and energy and
+ * busy times to rounding. The cases: ZeRO-3 over 8 GPUs, ZeRO-Offload (whose first
+ * micro-batch is a transient), ZeRO-Infinity, ZeRO-3 offload, tiered, 1F1B over 4 stages,
+ * interleaved 1F1B, and context parallelism (its ring gated by each block's start).
+ */
+static void repeated_periods_equal_whole_steps(void)
+{
+	static const struct {
+		const char *policy;
+		struct mdl_layout l;
+		uint64_t m, seq;
+	} cases[] = {
+		{"gpu", {1, 1, 8, 3, false}, 8, 2048},
+		{"zero-offload", {1, 1, 1, 0, false}, 8, 2048},
+		{"zero-infinity", {1, 1, 1, 0, false}, 6, 2048},
+		{"zero3-offload", {1, 1, 2, 3, false}, 6, 2048},
+		{"tiered", {1, 1, 1, 0, false}, 6, 2048},
+		{"gpu", {1, 4, 1, 0, false}, 12, 2048},
+		{"gpu", {1, 4, 1, 0, false, 2}, 16, 2048},
+		{"gpu", {1, 1, 1, 0, false, 1, 1, 4}, 6, 16384},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fx f;
+		setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+		f.w.job.seq = cases[i].seq;
+		f.c.layout = cases[i].l;
+		f.c.grad_accum = cases[i].m;
+		CU_ASSERT_EQUAL_FATAL(run(&f, cases[i].policy), 0);
+		struct sim_option rep = f.o;
+		double busy_rep = busy_of(&f, "gpu0 compute");
+		f.c.every_micro_batch = true;
+		CU_ASSERT_EQUAL_FATAL(run(&f, cases[i].policy), 0);
+		CU_ASSERT(rep.micro_simulated < f.o.micro_simulated);
+		CU_ASSERT_EQUAL(f.o.micro_simulated, cases[i].m);
+		ASSERT_NEAR_REL(rep.step_seconds, f.o.step_seconds, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(rep.peak_gpu, f.o.peak_gpu, 1);
+		CU_ASSERT_DOUBLE_EQUAL(rep.peak_dram, f.o.peak_dram, 1);
+		ASSERT_NEAR_REL(rep.energy_joules_per_step, f.o.energy_joules_per_step, 1e-6);
+		ASSERT_NEAR_REL(busy_rep, busy_of(&f, "gpu0 compute"), 1e-6);
+		if (fabs(rep.step_seconds / f.o.step_seconds - 1) > 1e-9)
+			printf("\n  case %zu (%s): repeated %.9f s, whole %.9f s\n", i,
+			       cases[i].policy, rep.step_seconds, f.o.step_seconds);
+		eng_free(f.eng);
+	}
+}
+
+/*
  * Folded steps equal whole ones. A search's engine keeps no histories, so the builder leaves
  * the middle of each per-layer pass out and the engine adds it back where the pass is periodic
  * (engine.h, eng_fold). The same configurations on an engine that keeps histories run every
@@ -1856,6 +1906,7 @@ int suite_sim(void)
 		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
+		{"repeated periods equal whole steps", repeated_periods_equal_whole_steps},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},

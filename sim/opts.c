@@ -85,7 +85,9 @@ static const struct opt table[] = {
 	 "Megatron-Core; PyTorch 2.11's SDPA on H100 and B200) | eager (an ALiBi model's "
 	 "default: BLOOM, as transformers runs it)"},
 	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,
-	 "gradients in the parameters' dtype (param) or fp32 main grads as Megatron keeps them"},
+	 "gradients in the parameters' dtype (param) or fp32: main grads as Megatron keeps them, and "
+	 "the data-parallel reduction in fp32 (FSDP's reduce_dtype float32: torchtitan's default, "
+	 "Composer's DEFAULT)"},
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,
 	 "full | chunked (fused lm_head + cross-entropy, no full logits) | chunked-output "
 	 "(torchtune: full logits, loss a chunk at a time) | auto (chunked for tiered and "

@@ -2092,14 +2092,15 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	/* Micro-batches simulated: without PP three (first, steady, last), four where lagging
 	 * gradient copies make the first a transient (ZeRO-Offload's steady period came out 13 %
 	 * long from the 1st and 2nd micro-batches, 8 % on a step of 16; from the 2nd and 3rd it
-	 * matches a fully simulated step to the ns); with PP enough for
-	 * 1F1B's warm-up, three steady pairs and the cool-down, pp + 3 (pp + 4 gave the same step
-	 * on all 5,376 points of the 530B bench grid and every golden; pp + 2 makes BLOOM's uneven
-	 * stages, a 250k-token vocabulary at each end, 1 % short of its whole 128-micro-batch
-	 * run, where pp + 3 and pp + 4 are 0.1 % long); interleaved, three groups of pp (two give
-	 * a wrong period, three match a whole step of 64 groups to the ns on the cases of
+	 * matches a fully simulated step to the ns); with PP enough for 1F1B's warm-up, three
+	 * steady pairs and the cool-down, pp + 3 (pp + 4 gave the same step on all 5,376 points
+	 * of the 530B bench grid and every golden; pp + 2 makes BLOOM's uneven stages, a
+	 * 250k-token vocabulary at each end, 1 % short of its whole 128-micro-batch run, where
+	 * pp + 3 and pp + 4 are 0.1 % long); interleaved, three groups of pp (two give a wrong
+	 * period, three match a whole step of 64 groups to the ns on the cases of
 	 * tests/test_sim.c and the Table 5 layouts). The rest repeat the steady period: (m + pp -
-	 * 1) stage times is linear in m (Narayanan et al. 2021). */
+	 * 1) stage times is linear in m (Narayanan et al. 2021); tests/test_sim.c holds repeated
+	 * steps to whole ones (every_micro_batch). */
 	uint64_t cap = bd->vp > 1 ? 3ull * bd->pp : bd->pp > 1 ? bd->pp + 3ull : 3;
 	if (bd->pp == 1 && lagging_grad_copies(x))
 		cap = 4;

@@ -583,6 +583,13 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: validate --run did not merge its cases by id into one user_runs file"
 fi
+# the node --host auto took is written into the case: a later default cannot move the run
+if tr -d ' \t\n' <"$tmp/runs.json" | grep -q '"host":"hgx-8gpu"'; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: validate --run did not record the host --host auto took"
+fi
 mkdir -p "$tmp/rt" && cp "$tmp/runs.json" "$tmp/rt/"
 vrun "user_runs" "megatron.log step" -- --traces "$tmp/rt"
 printf 'nothing to see\n' >"$tmp/empty.log"

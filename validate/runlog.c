@@ -216,14 +216,21 @@ int val_record_run(const struct val_run_opts *ro, FILE *out, char *err, size_t e
 		cJSON_AddStringToObject(flags, k + 2, v);
 	}
 	struct sim_option o;
+	struct mdl_hw hw;
 	e = eng_new();
 	if (!e || !flags) {
 		snprintf(err, errlen, "out of memory");
 		rc = EXIT_SYSTEM;
 		goto out;
 	}
-	if ((rc = tp_simulate_json(flags, e, &o, NULL, NULL, err, errlen)))
+	if ((rc = tp_simulate_json(flags, e, &o, NULL, &hw, err, errlen)))
 		goto out;
+	/* the node --host auto took is written down: the run stays on the machine it ran on
+	 * when the GPU's usual node changes */
+	if (hw.host_auto) {
+		cJSON_DeleteItemFromObjectCaseSensitive(flags, "host");
+		cJSON_AddStringToObject(flags, "host", hw.host.name);
+	}
 	if (isnan(m.step_seconds) && !isnan(m.samples_per_s))
 		m.step_seconds = (double)o.sequences_per_step / m.samples_per_s;
 

@@ -730,6 +730,15 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	layout_str(o, lay, sizeof lay);
 	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, %s\n\n", r->model_name, o->gpus,
 		r->hw->gpu.name, o->policy, lay);
+	const struct mdl_hw *hw = r->hw;
+	if (!hw->host_auto)
+		fprintf(fp, "  host         %s\n", hw->host.name);
+	else if (hw->gpu.host[0])
+		fprintf(fp, "  host         %s (--host auto: the usual node of %s)\n", hw->host.name,
+			hw->gpu.name);
+	else
+		fprintf(fp, "  host         %s (--host auto: a stand-in, %s names no usual node)\n",
+			hw->host.name, hw->gpu.name);
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
 	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s, %s "

@@ -53,6 +53,7 @@ expect 3 "no bf16 tensor cores" simulate --model 1b --seq 1024 --gpu t4 --precis
 # --host auto (the default) takes the GPU's usual node: a GB200 sits in its NVL72 rack, an RTX
 # card in a workstation; --host names another, and a GPU file naming no catalogued host fails
 "$bin" simulate --model 8b --seq 2048 --gpu gb200 >"$tmp/out" 2>&1 &&
+	grep -q "host         gb200-nvl72 (--host auto: the usual node of gb200)" "$tmp/out" &&
 	"$bin" simulate --model 8b --seq 2048 --gpu gb200 --format json | tr -d ' \t\n' |
 	grep -q '"host":{"name":"gb200-nvl72","auto":true' &&
 	"$bin" plan --model 8b --seq 2048 --gpu rtx4090 | grep -q "workstation-4gpu: 4 GPUs" &&

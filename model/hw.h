@@ -27,6 +27,8 @@ struct mdl_hw {
 	uint32_t gpus_per_node;
 	bool dram_set, flash_set; /* given on the command line (else the host's defaults) */
 	bool host_auto;		  /* the host is the GPU's usual node (--host auto) */
+	double host_fallback;	  /* --host auto: the usual node's GPU slots, which the layout
+				   * outgrew (hgx-8gpu stands in); 0 = none */
 	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */
 	struct {
 		double pcie_h2d, pcie_d2h;	/* bytes/s per direction */

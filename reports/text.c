@@ -209,7 +209,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
-	if (hw->host_auto && hw->gpu.host[0])
+	if (hw->host_auto && hw->host_fallback > 0)
+		fprintf(fp, "%s           --host auto's stand-in: %s's usual %s holds %.0f GPUs\n", pre,
+			hw->gpu.name, hw->gpu.host, hw->host_fallback);
+	else if (hw->host_auto && hw->gpu.host[0])
 		fprintf(fp, "%s           the usual node of %s (--host auto; --host names another)\n",
 			pre, hw->gpu.name);
 	else if (hw->host_auto)
@@ -733,6 +736,9 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	const struct mdl_hw *hw = r->hw;
 	if (!hw->host_auto)
 		fprintf(fp, "  host         %s\n", hw->host.name);
+	else if (hw->host_fallback > 0)
+		fprintf(fp, "  host         %s (--host auto's stand-in: %s's usual %s holds %.0f GPUs)\n",
+			hw->host.name, hw->gpu.name, hw->gpu.host, hw->host_fallback);
 	else if (hw->gpu.host[0])
 		fprintf(fp, "  host         %s (--host auto: the usual node of %s)\n", hw->host.name,
 			hw->gpu.name);

@@ -171,6 +171,18 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		}
 		return EXIT_INVALID;
 	}
+	/* a layout of more GPUs than the usual node holds, where that node has no network (the
+	 * RTX cards' 4-GPU workstation; 8-card PCIe servers of them exist): an 8-GPU server stands
+	 * in, and the output says so */
+	uint64_t want = tp_opts_given(o, "gpus") ? o->gpus
+			: tp_opts_given(o, "dp") ? o->tp * o->pp * o->cp * o->dp
+						   : 0;
+	if (hw->host_auto && !(hw->host.network_per_gpu > 0) && !o->gpus_per_node &&
+	    want > hw->host.gpu_slots) {
+		hw->host_fallback = hw->host.gpu_slots;
+		if (cfg_host_get("hgx-8gpu", &hw->host, err, errlen) < 0)
+			return EXIT_INVALID;
+	}
 	if (strcmp(o->flash, "none") == 0) { /* no drives: the host tiers end at DRAM */
 		snprintf(hw->flash.name, sizeof hw->flash.name, "none");
 		snprintf(hw->flash.description, sizeof hw->flash.description, "no flash drives");

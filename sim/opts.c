@@ -137,7 +137,7 @@ static const struct opt table[] = {
 	 "node type: CPU, DRAM, PCIe, power, price; auto = the GPU's usual node (its catalog "
 	 "'host': dgx-a100 for A100s, dgx-2 for the V100, gh200-node, gb200-nvl72 and "
 	 "gb300-nvl72 for Grace superchips, workstation-4gpu for RTX cards), hgx-8gpu for the "
-	 "rest"},
+	 "rest and for more GPUs than a usual node without a network holds"},
 	{"dram", O_SIZE, OFF(dram), 0, 1e15, "0", false, "bytes", P,
 	 "DRAM per node for tiered options (e.g. 512GiB); 0: simulate takes the host's, plan and "
 	 "compare search 256 GiB doubling"},

@@ -60,6 +60,8 @@ expect 3 "no bf16 tensor cores" simulate --model 1b --seq 1024 --gpu t4 --precis
 	"$bin" plan --model 8b --seq 2048 --gpu rtx4090 | grep -q "the usual node of rtx4090" &&
 	"$bin" plan --model 8b --seq 2048 --gpu rtx4090 --host hgx-8gpu | grep -q "hgx-8gpu: 8 GPUs" &&
 	! "$bin" plan --model 8b --seq 2048 --gpu rtx4090 --host hgx-8gpu | grep -q "usual node" &&
+	"$bin" simulate --model 8b --seq 2048 --gpu rtx4090 --gpus 8 --zero 3 |
+	grep -q "hgx-8gpu (--host auto's stand-in: rtx4090's usual workstation-4gpu holds 4 GPUs)" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --host auto does not take the GPU's node"; }
 python3 -c 'import json, sys
 g = [g for g in json.load(open(sys.argv[1]))["gpus"] if g["name"] == "rtx4090"][0]

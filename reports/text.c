@@ -210,8 +210,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
 	if (hw->host_auto && hw->host_fallback > 0)
-		fprintf(fp, "%s           --host auto's stand-in: %s's usual %s holds %.0f GPUs\n", pre,
-			hw->gpu.name, hw->gpu.host, hw->host_fallback);
+		fprintf(fp, "%s           --host auto's stand-in: %s's usual %s holds %.0f GPUs\n",
+			pre, hw->gpu.name, hw->gpu.host, hw->host_fallback);
 	else if (hw->host_auto && hw->gpu.host[0])
 		fprintf(fp, "%s           the usual node of %s (--host auto; --host names another)\n",
 			pre, hw->gpu.name);
@@ -737,7 +737,9 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	if (!hw->host_auto)
 		fprintf(fp, "  host         %s\n", hw->host.name);
 	else if (hw->host_fallback > 0)
-		fprintf(fp, "  host         %s (--host auto's stand-in: %s's usual %s holds %.0f GPUs)\n",
+		fprintf(fp,
+			"  host         %s (--host auto's stand-in: %s's usual %s holds %.0f "
+			"GPUs)\n",
 			hw->host.name, hw->gpu.name, hw->gpu.host, hw->host_fallback);
 	else if (hw->gpu.host[0])
 		fprintf(fp, "  host         %s (--host auto: the usual node of %s)\n", hw->host.name,

@@ -171,7 +171,8 @@ int cmd_hardware(int argc, char **argv)
 			       g[i].name, cfg_fmt_bytes(g[i].memory, b[0], 32),
 			       cfg_fmt_rate(g[i].hbm_bandwidth, b[1], 32), g[i].bf16_flops / 1e12,
 			       g[i].fp32_flops / 1e12, g[i].tdp, g[i].price, g[i].cloud_per_hour,
-			       g[i].host[0] ? g[i].host : "- (hgx-8gpu)", g[i].description);
+			       g[i].host[0] ? g[i].host : "- (" CFG_HOST_STAND_IN ")",
+			       g[i].description);
 		printf("\nflash\n  %-16s %-10s %10s %10s %10s %6s %7s  %s\n", "name", "capacity",
 		       "read", "write", "endurance", "power", "price", "description");
 		for (int i = 0; i < nf; i++) {

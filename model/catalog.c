@@ -243,6 +243,12 @@ static const struct field *find_field(enum cfg_kind kind, const char *key)
 	return NULL;
 }
 
+/* A key whose value is a name, not a quantity: a GPU's usual node ("host"). */
+static bool name_key(enum cfg_kind kind, const char *key)
+{
+	return kind == CFG_GPU && strcmp(key, "host") == 0;
+}
+
 int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, void *rec,
 		     char *err, size_t errlen)
 {
@@ -269,8 +275,7 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 	if (cJSON_IsString(it))
 		snprintf(nm->description, sizeof nm->description, "%s", it->valuestring);
 	/* a GPU's usual node is a host catalog name, resolved where --host auto is */
-	const char *host_key = kind == CFG_GPU ? "host" : NULL;
-	it = host_key ? cJSON_GetObjectItemCaseSensitive(obj, host_key) : NULL;
+	it = kind == CFG_GPU ? cJSON_GetObjectItemCaseSensitive(obj, "host") : NULL;
 	if (it) {
 		struct cfg_gpu *g = rec;
 		if (!cJSON_IsString(it) || !it->valuestring[0] ||
@@ -292,11 +297,11 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 		double v;
 
 		if (!key || strcmp(key, "name") == 0 || strcmp(key, "description") == 0 ||
-		    strcmp(key, "_comment") == 0 || (host_key && strcmp(key, host_key) == 0))
+		    strcmp(key, "_comment") == 0 || name_key(kind, key))
 			continue;
 		if (ends_with(key, "_source")) {
 			snprintf(base, sizeof base, "%.*s", (int)(strlen(key) - 7), key);
-			if (!find_field(kind, base) && !(host_key && strcmp(base, host_key) == 0)) {
+			if (!find_field(kind, base) && !name_key(kind, base)) {
 				snprintf(err, errlen, "%s: %s '%s': '%s' is the source of unknown key '%s'",
 					 origin, kinds[kind].what, nm->name, key, base);
 				return -1;

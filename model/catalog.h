@@ -20,10 +20,14 @@
 
 #include "units.h"
 
+/* The node --host auto takes for a GPU that names none, and for a layout its usual node
+ * cannot hold: an 8-GPU server with a network, the catalog's general-purpose one. */
+#define CFG_HOST_STAND_IN "hgx-8gpu"
+
 struct cfg_gpu {
 	char name[64], description[128];
 	char host[64]; /* the host catalog's node this GPU usually sits in (--host auto); "" =
-			* none named, hgx-8gpu stands in */
+			* none named, CFG_HOST_STAND_IN stands in */
 	double memory;        /* bytes */
 	double hbm_bandwidth; /* bytes/s */
 	double bf16_flops;    /* dense peak, FLOP/s */

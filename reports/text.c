@@ -123,6 +123,21 @@ static void wrapped(FILE *fp, const char *pre, const char *label, const char *te
 	fputc('\n', fp);
 }
 
+/* Why --host auto took the node it did, into buf; false when the user named it. */
+static bool host_why(const struct mdl_hw *hw, char *buf, size_t n)
+{
+	if (!hw->host_auto)
+		return false;
+	if (hw->host_fallback > 0)
+		snprintf(buf, n, "--host auto's stand-in: %s's usual %s holds %.0f GPUs",
+			 hw->gpu.name, hw->gpu.host, hw->host_fallback);
+	else if (hw->gpu.host[0])
+		snprintf(buf, n, "--host auto: the usual node of %s", hw->gpu.name);
+	else
+		snprintf(buf, n, "--host auto: a stand-in, %s names no usual node", hw->gpu.name);
+	return true;
+}
+
 static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
@@ -209,15 +224,9 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
 		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
-	if (hw->host_auto && hw->host_fallback > 0)
-		fprintf(fp, "%s           --host auto's stand-in: %s's usual %s holds %.0f GPUs\n",
-			pre, hw->gpu.name, hw->gpu.host, hw->host_fallback);
-	else if (hw->host_auto && hw->gpu.host[0])
-		fprintf(fp, "%s           the usual node of %s (--host auto; --host names another)\n",
-			pre, hw->gpu.name);
-	else if (hw->host_auto)
-		fprintf(fp, "%s           a stand-in: %s names no usual node (--host names one)\n", pre,
-			hw->gpu.name);
+	char why[256];
+	if (host_why(hw, why, sizeof why))
+		fprintf(fp, "%s           %s (--host names another)\n", pre, why);
 	if (!(hw->gpu.host_link > 0) && hw->host.pcie_gen > 0 &&
 	    hw->host.pcie_gen < hw->gpu.host_link_gen)
 		fprintf(fp, "%s           each GPU's PCIe Gen%.0f link runs at the host's Gen%.0f: "
@@ -403,8 +412,8 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  gpu-only  none fits %s\n",
 			r->hw->host.network_per_gpu > 0
 				? "within --max-gpus"
-				: "on one node of this host (it has no network; --host hgx-8gpu plans "
-				  "a cluster)");
+				: "on one node of this host (it has no network; --host "
+				  CFG_HOST_STAND_IN " plans a cluster)");
 	if (p->rec_tiered >= 0) {
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
 		misses(fp, r, &p->options[p->rec_tiered], "host-tier");
@@ -733,20 +742,11 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	layout_str(o, lay, sizeof lay);
 	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, %s\n\n", r->model_name, o->gpus,
 		r->hw->gpu.name, o->policy, lay);
-	const struct mdl_hw *hw = r->hw;
-	if (!hw->host_auto)
-		fprintf(fp, "  host         %s\n", hw->host.name);
-	else if (hw->host_fallback > 0)
-		fprintf(fp,
-			"  host         %s (--host auto's stand-in: %s's usual %s holds %.0f "
-			"GPUs)\n",
-			hw->host.name, hw->gpu.name, hw->gpu.host, hw->host_fallback);
-	else if (hw->gpu.host[0])
-		fprintf(fp, "  host         %s (--host auto: the usual node of %s)\n", hw->host.name,
-			hw->gpu.name);
+	char why[256];
+	if (host_why(r->hw, why, sizeof why))
+		fprintf(fp, "  host         %s (%s)\n", r->hw->host.name, why);
 	else
-		fprintf(fp, "  host         %s (--host auto: a stand-in, %s names no usual node)\n",
-			hw->host.name, hw->gpu.name);
+		fprintf(fp, "  host         %s\n", r->hw->host.name);
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
 	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s, %s "

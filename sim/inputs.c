@@ -160,9 +160,11 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	cfg_set_prices(o->prices);
 	if (cfg_gpu_get(o->gpu, &hw->gpu, err, errlen) < 0)
 		return EXIT_INVALID;
-	/* --host auto: the node the GPU's catalog entry names, else an HGX server */
+	/* --host auto: the node the GPU's catalog entry names, else the stand-in */
 	hw->host_auto = strcmp(o->host, "auto") == 0;
-	const char *host = !hw->host_auto ? o->host : hw->gpu.host[0] ? hw->gpu.host : "hgx-8gpu";
+	const char *host = !hw->host_auto ? o->host
+			   : hw->gpu.host[0] ? hw->gpu.host
+					     : CFG_HOST_STAND_IN;
 	if (cfg_host_get(host, &hw->host, err, errlen) < 0) {
 		if (hw->host_auto) { /* a GPU file naming a host the catalog lacks */
 			char why[256];
@@ -180,7 +182,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	if (hw->host_auto && !(hw->host.network_per_gpu > 0) && !o->gpus_per_node &&
 	    want > hw->host.gpu_slots) {
 		hw->host_fallback = hw->host.gpu_slots;
-		if (cfg_host_get("hgx-8gpu", &hw->host, err, errlen) < 0)
+		if (cfg_host_get(CFG_HOST_STAND_IN, &hw->host, err, errlen) < 0)
 			return EXIT_INVALID;
 	}
 	if (strcmp(o->flash, "none") == 0) { /* no drives: the host tiers end at DRAM */

@@ -160,6 +160,7 @@ struct eng {
 	size_t capevtmp;
 	uint64_t fold_failed;
 	bool fold_stop; /* a fold was found not periodic: the run stops there */
+	bool pool_stop; /* a pool passed its stop level (eng_pool_stop): the run stops there */
 
 	uint64_t now, seq, events, t_energy;
 	uint32_t gen;
@@ -299,6 +300,19 @@ int eng_pool(struct eng *e, const char *name, double capacity, double scale)
 	p->capacity = capacity;
 	p->scale = scale > 0 ? scale : 1;
 	return (int)e->npools++;
+}
+
+int eng_pool_stop(struct eng *e, int pool, int64_t level)
+{
+	if (pool < 0 || (uint32_t)pool >= e->npools || level <= 0)
+		return fail(e, "pool stop: bad pool %d or level", pool);
+	e->pools[pool].stop = level;
+	return 0;
+}
+
+bool eng_pool_stopped(const struct eng *e)
+{
+	return e->pool_stop;
 }
 
 int eng_stream(struct eng *e, const char *name)
@@ -529,6 +543,8 @@ static int apply_effects(struct eng *e, struct eng_task *t, int when)
 			p->peak_ns = e->now;
 			memcpy(p->peak_cat, p->cur_cat, sizeof p->peak_cat);
 		}
+		if (p->stop && p->cur > p->stop && !e->nfolds)
+			e->pool_stop = true;
 		if (p->cur > p->seg_peak) {
 			p->seg_peak = p->cur;
 			memcpy(p->seg_cat, p->cur_cat, sizeof p->seg_cat);
@@ -1397,7 +1413,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->nsigbuf = 0;
 	e->fold_open = -1;
 	e->fold_failed = 0;
-	e->fold_stop = false;
+	e->fold_stop = e->pool_stop = false;
 	for (uint32_t i = 0; i < e->nfolds; i++) {
 		struct fold *f = &e->folds[i];
 		f->closed = f->bad = false;
@@ -1471,8 +1487,9 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			if (fold_capture(e, e->tasks[e->pending[i]].probe - 1u, e->pending[i]))
 				return -1;
 		e->npending = 0;
-		if (e->fold_stop)
-			break; /* the run stands for nothing now: the caller runs again */
+		if (e->fold_stop || e->pool_stop)
+			break; /* the run stands for nothing now: the caller runs again, or reads
+				* only the stop */
 		/* completions a later rate change superseded are not events: dropped here, a
 		 * stale one left last would move the clock past the end of the run */
 		while (e->nheap && stale(e, &e->heap[0]))
@@ -1485,7 +1502,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	for (uint32_t i = 0; i < e->nfolds; i++)
 		if (e->folds[i].bad || (!e->fold_stop && !e->folds[i].closed))
 			e->fold_failed |= 1ull << i;
-	for (uint32_t i = 0; i < e->ntasks && !e->fold_stop; i++)
+	for (uint32_t i = 0; i < e->ntasks && !e->fold_stop && !e->pool_stop; i++)
 		if (e->tasks[i].state != TASK_DONE)
 			return fail(e, "deadlock: task %u (%s) never ran", i,
 				    e->tasks[i].name ? e->tasks[i].name : "?");

@@ -68,6 +68,7 @@ struct eng_pool {
 	int64_t cur_cat[ENG_CATS], peak_cat[ENG_CATS]; /* by category; peak_cat at the peak */
 	int64_t seg_peak, seg_cat[ENG_CATS]; /* engine-internal: the peak since the last fold
 					      * capture, and its categories */
+	int64_t stop; /* the run stops once the level passes it (eng_pool_stop); 0 never */
 	uint32_t hist_n, hist_cap;
 	struct eng_sample *hist; /* (t, bytes) after each change, unscaled */
 };
@@ -115,6 +116,14 @@ const char *eng_error(const struct eng *e);
 
 int eng_resource(struct eng *e, const char *name, double capacity, const char *unit);
 int eng_pool(struct eng *e, const char *name, double capacity, double scale);
+/* Stops the run as soon as the pool's level (unscaled bytes) passes `level`, for a caller to
+ * whom a run past it is of no use (a search that reads only whether an option fits). Only
+ * where no fold is registered: a folded run's levels are not the whole graph's (eng_fold).
+ * 0 ok, -1 bad pool or level. */
+int eng_pool_stop(struct eng *e, int pool, int64_t level);
+/* After eng_run: whether a pool's stop ended the run (its results stand for nothing but that
+ * the pool passed its stop level). */
+bool eng_pool_stopped(const struct eng *e);
 int eng_stream(struct eng *e, const char *name);
 /* A power node: its constant draw (node base, DRAM) and how many identical nodes it stands for. */
 int eng_node(struct eng *e, const char *name, double base_watts, double copies);

@@ -123,6 +123,7 @@ struct search {
 	struct sim_plan *plan; /* its no_placement filled when the tasks merge */
 	bool params_on_gpu;    /* the host-tier task's zero3-offload keeps the parameter shards
 				* on the GPUs (--offload-param no) */
+	bool misses_unused;    /* the GPU-only search has fit: no closest miss is reported */
 };
 
 const struct sim_config *sim_plan_framework(const struct sim_plan_req *r)
@@ -408,6 +409,9 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		cw.job.micro_batch = c[i].mb;
 		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[i].l, c[i].m);
 		cf.recompute_fixed = true;
+		/* once a layout fits, a miss only needs to be known as one: its run stops where
+		 * the GPU overflows (the miss reported is the closest before any fit) */
+		cf.stop_unfit = *found || s->misses_unused;
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen)) {
 			rc = -1;
 			break;
@@ -485,6 +489,7 @@ static int gpu_only(struct search *s)
 		return closest.gpus ? keep(&s->pool, &closest, s->err, s->errlen) : 0;
 	/* faster and pricier: 2x, 4x, 8x the fewest, in whole nodes beyond one; then, while a
 	 * --deadline is missed, doubling on as long as each doubling still shortens the run */
+	s->misses_unused = true;
 	uint32_t last = n0;
 	double fastest = fastest_gpu_only(&s->pool);
 	for (uint32_t k = 2;; k *= 2) {

@@ -177,6 +177,23 @@ static void overflow(struct sim_option *o, const char *tier, double need, double
 		 cfg_fmt_bytes(need - have, b3, sizeof b3));
 }
 
+/* The GPU's bytes as the device sees them for a pool peak (the CUDA context, the allocator's
+ * reserve around what the rest allocated, a paged optimizer's resident states), and the
+ * largest pool level that fits a GPU of `memory` bytes without paged states: its inverse, a
+ * MiB clear of rounding. */
+static double gpu_device_bytes(double pool_peak, double managed)
+{
+	return (pool_peak - MDL_CUDA_CONTEXT_BYTES - managed) * (1 + SIM_ALLOC_SLACK) + managed +
+	       MDL_CUDA_CONTEXT_BYTES;
+}
+
+static int64_t gpu_pool_fits(double memory)
+{
+	return (int64_t)(MDL_CUDA_CONTEXT_BYTES +
+			 (memory - MDL_CUDA_CONTEXT_BYTES) / (1 + SIM_ALLOC_SLACK)) +
+	       1048576;
+}
+
 /* Reads the run back: peaks, fit, time and energy with the steady micro-batches added. */
 static void collect(const struct step_ctx *x, const struct eng_stats *st, struct sim_option *o)
 {
@@ -249,7 +266,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->gpu_mem.activations = worst->peak_cat[3] * slack;
 	o->gpu_mem.other = (worst->peak_cat[4] - MDL_CUDA_CONTEXT_BYTES) * slack +
 			   MDL_CUDA_CONTEXT_BYTES;
-	o->gpu_mem.total = o->peak_gpu_reserved + managed + MDL_CUDA_CONTEXT_BYTES;
+	o->gpu_mem.total = gpu_device_bytes((double)worst->peak, managed);
 	o->peak_gpu = o->gpu_mem.total;
 	o->peak_dram = eng_pool_at(e, mc->dram_pool)->peak * (double)mc->k;
 	o->peak_flash = mc->flash_pool >= 0 ? eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k
@@ -321,6 +338,14 @@ static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option 
 			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
 			return -1;
 		}
+		/* a run whose option need only say "does not fit" stops where a GPU overflows */
+		bool stop = x->c->stop_unfit && !mdl_optimizer_paged(x->job.optimizer);
+		int64_t fits = gpu_pool_fits(x->hw->gpu.memory);
+		for (uint32_t g = 0; stop && g < x->c->layout.pp; g++)
+			if (eng_pool_stop(x->e, x->mc.gpu_pool[g], fits)) {
+				snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+				return -1;
+			}
 		if (eng_run(x->e, st)) {
 			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
 			return -1;

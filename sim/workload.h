@@ -107,6 +107,11 @@ struct sim_config {
 	/* simulate every micro-batch instead of repeating the steady period past the first few
 	 * (step.c); the tests compare the two */
 	bool every_micro_batch;
+	/* the caller reads a run that does not fit its GPUs only as "does not fit" (the planner
+	 * once a smaller option fits): the run stops as soon as a GPU holds more than fits, and
+	 * its option says that alone (eng_pool_stop; not with a paged optimizer, whose states
+	 * leave the GPU as it fills) */
+	bool stop_unfit;
 };
 
 /*

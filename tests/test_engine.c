@@ -182,6 +182,32 @@ static void pools_record_peaks_and_free_before_alloc(void)
 	eng_free(e);
 }
 
+/* A pool's stop ends the run where its level first passes it. Three 1 s tasks in a row each
+ * hold 40 B of a pool and keep it: the level passes 100 when the third starts (at 2 s), so a
+ * stop at 100 ends the run at 2 s with the peak at 120, and the third task never finishes; a
+ * stop at 120 is never passed and the run is the whole one (3 s). */
+static void a_pool_stop_ends_the_run_where_it_is_passed(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct eng *e = eng_new();
+		struct eng_stats st;
+		int l = eng_resource(e, "l", 1, "B");
+		int s = eng_stream(e, "s");
+		int hbm = eng_pool(e, "hbm", 100, 1);
+		for (int i = 0; i < 3; i++)
+			eng_effect(e, eng_task(e, "t", s, 1, 0, 1, &l, NULL), hbm, 0, 40,
+				   ENG_AT_START);
+		CU_ASSERT_EQUAL_FATAL(eng_pool_stop(e, hbm, k ? 120 : 100), 0);
+		CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+		CU_ASSERT_EQUAL(eng_pool_stopped(e), k == 0);
+		CU_ASSERT_EQUAL(eng_pool_at(e, hbm)->peak, 120);
+		CU_ASSERT_EQUAL(st.end_ns, (uint64_t)((k ? 3 : 2) * NS));
+		CU_ASSERT_EQUAL(eng_task_at(e, 2)->t_end, (uint64_t)(k ? 3 * NS : 0));
+		CU_ASSERT_EQUAL(eng_pool_stop(e, 7, 100), -1); /* no such pool */
+		eng_free(e);
+	}
+}
+
 /* Two tasks startable at one instant: the one whose start frees memory goes first, whatever
  * order they became startable in. When x ends at 1 s, the copy y (next on x's stream, queued
  * first) takes 30 at its start and the compute z (x's successor) frees 50 of what x left; the
@@ -492,6 +518,8 @@ int suite_engine(void)
 		{"runs are deterministic", runs_are_deterministic},
 		{"pools: peaks, history, free before alloc", pools_record_peaks_and_free_before_alloc},
 		{"an instant frees before it allocates", an_instant_frees_before_it_allocates},
+		{"a pool stop ends the run where it is passed",
+		 a_pool_stop_ends_the_run_where_it_is_passed},
 		{"power follows device states", power_follows_device_states},
 		{"capacity shares slow compute without making it busy",
 		 capacity_shares_slow_compute_without_making_it_busy},

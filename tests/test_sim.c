@@ -1828,6 +1828,55 @@ static void repeated_periods_equal_whole_steps(void)
 }
 
 /*
+ * A run that cannot fit stops where it overflows (stop_unfit, the planner's once a layout
+ * fits). 8B over 4 pipeline stages fits an H100: the flag changes nothing, to the ns and byte.
+ * On a 24 GB RTX 4090 the same layout needs more than the card: with the flag the run stops
+ * once a stage passes what fits, after fewer events, and still says it does not fit. A folded
+ * run (no histories, ZeRO-3 over 8 of the cards: 25.8 GiB each) ignores the stop: its levels
+ * are not the whole graph's.
+ */
+static void unfit_runs_stop_where_they_overflow(void)
+{
+	static const char *const gpus[] = {"h100-sxm", "rtx4090"};
+	for (int g = 0; g < 2; g++) {
+		struct fx f;
+		setup(&f, "llama-3.1-8b.json", gpus[g], "hgx-8gpu", "pm1743", 4);
+		f.c.layout = (struct mdl_layout){1, 4, 1, 0, false};
+		f.c.grad_accum = 12;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		struct sim_option whole = f.o;
+		f.c.stop_unfit = true;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		CU_ASSERT_EQUAL(f.o.fits, g == 0);
+		CU_ASSERT_EQUAL(whole.fits, g == 0);
+		CU_ASSERT_EQUAL(eng_pool_stopped(f.eng), g == 1);
+		if (g == 0) {
+			CU_ASSERT_EQUAL(f.o.step_seconds, whole.step_seconds);
+			CU_ASSERT_EQUAL(f.o.peak_gpu, whole.peak_gpu);
+			CU_ASSERT_EQUAL(f.o.events, whole.events);
+		} else {
+			CU_ASSERT(f.o.events < whole.events / 2);
+			CU_ASSERT(f.o.peak_gpu > f.hw.gpu.memory);
+		}
+		eng_free(f.eng);
+	}
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "rtx4090", "hgx-8gpu", "pm1743", 4);
+	eng_keep_history(f.eng, false);
+	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false}; /* ZeRO-3: per-layer passes fold */
+	f.c.grad_accum = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct sim_option whole = f.o;
+	f.c.stop_unfit = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_FALSE(f.o.fits);
+	CU_ASSERT_FALSE(eng_pool_stopped(f.eng));
+	CU_ASSERT_EQUAL(f.o.step_seconds, whole.step_seconds);
+	CU_ASSERT_EQUAL(f.o.peak_gpu, whole.peak_gpu);
+	eng_free(f.eng);
+}
+
+/*
  * Folded steps equal whole ones. A search's engine keeps no histories, so the builder leaves
  * the middle of each per-layer pass out and the engine adds it back where the pass is periodic
  * (engine.h, eng_fold). The same configurations on an engine that keeps histories run every
@@ -1907,6 +1956,7 @@ int suite_sim(void)
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"repeated periods equal whole steps", repeated_periods_equal_whole_steps},
+		{"unfit runs stop where they overflow", unfit_runs_stop_where_they_overflow},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},

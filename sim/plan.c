@@ -264,19 +264,35 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	/* no schedule beats: every micro-batch's stage time on the compute stream (the head's
 	 * share spread over the stages), the pipeline's bubble ((pp - 1)/vp stage times), and
 	 * AdamW over the GPU's shard at HBM speed (experts / ep of it unless ZeRO shards the
-	 * optimizer) */
+	 * optimizer); nor, with stages, the last one's compute stream, which runs every
+	 * micro-batch through its layers and the whole head between the first micro-batch's
+	 * first chunk reaching it through the pp - 1 stages before and the last one's backward
+	 * of that chunk returning through them */
 	struct mdl_layout l0 = {tp, pp, dp, l->zero, tp > 1, 1, mdl_layout_ep(l), cp};
 	struct mdl_flops fl;
 	mdl_job_flops(&w->arch, &w->job, &fl);
+	bool ov = tp_overlap && tp > 1;
+	double head = (fl.head_fwd + fl.head_bwd) / (tp * cp) / peak;
 	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff,
-					(fl.head_fwd + fl.head_bwd) / (tp * pp * cp) / peak,
-					tp_overlap && tp > 1);
+					(double)w->arch.layers / pp, head / pp, ov);
+	double pipe = 0;
+	if (pp > 1) {
+		uint32_t first = UINT32_MAX; /* the fewest layers a first chunk holds */
+		for (uint32_t g = 0; g + 1 < pp; g++) {
+			uint32_t n = mdl_layout_chunk_layers(&w->arch, l, g, 0);
+			first = n < first ? n : first;
+		}
+		double last = (double)mdl_layout_stage_layers(&w->arch, l, pp - 1);
+		const struct mdl_arch *a = &w->arch;
+		pipe = (double)m * step_stage_floor(a, &w->job, &l0, hw, eff, last, head, ov) +
+		       (pp - 1.0) * step_stage_floor(a, &w->job, &l0, hw, eff, first, 0, ov);
+	}
 	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
 		       (l->zero ? dp * cp : 1);
 	double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
 	if (!l->zero)
 		adam *= 1.0 - ex_share * (1.0 - 1.0 / mdl_layout_ep(l));
-	double compute = ((double)m + (pp - 1.0) / mdl_layout_vp(l)) * stage + adam;
+	double compute = fmax(((double)m + (pp - 1.0) / mdl_layout_vp(l)) * stage + adam, pipe);
 	/* the collective stream cannot finish before its own data-parallel traffic */
 	return fmax(compute, step_dp_floor(&w->arch, &w->job, l, hw, m));
 }

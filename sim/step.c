@@ -907,10 +907,10 @@ double step_matmul_fixed(const struct mdl_hw *hw)
 
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double extra, bool tp_overlap)
+			double nl, double extra, bool tp_overlap)
 {
 	struct mdl_flops f;
-	double wire = 0, lat = 0, cp = mdl_layout_cp(l), nl = (double)a->layers / l->pp;
+	double wire = 0, lat = 0, cp = mdl_layout_cp(l);
 	double hbm = step_hbm_rate(hw);
 
 	step_layer_flops(a, j, hw, gemm_eff, &f);

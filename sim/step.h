@@ -195,14 +195,6 @@ const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
 void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
 		      double gemm_eff, struct mdl_flops *f);
 
-/* Seconds one micro-batch keeps one pipeline stage's compute stream busy, without the
- * embedding, the head and anything a policy moves: the GEMMs at gemm_eff of the dense peak and
- * the memory-bound traffic at HBM speed (or the host's kernel launches, if longer), the
- * synchronous TP all-reduces (with tp_overlap, --tp-comm-overlap: a block takes the longer of
- * its compute and its TP collectives, so the stage at least the longer of their sums) and the
- * experts' all-to-alls within a node. extra: more GPU seconds in the same compute blocks (the
- * head's share). The builder's tasks take at least this long, so it is a floor a search can
- * prune with. */
 /* Weight buffers a streaming policy prefetches into by default: double buffering, one layer
  * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]. */
 #define STEP_PREFETCH 2
@@ -211,9 +203,17 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 uint32_t step_prefetch(const struct sim_config *c);
 double step_reduce_bucket(const struct sim_config *c);
 
+/* Seconds one micro-batch keeps a compute stream busy with `layers` decoder layers (forward,
+ * backward and recompute), without the embedding, the head and anything a policy moves: the
+ * GEMMs at gemm_eff of the dense peak and the memory-bound traffic at HBM speed (or the host's
+ * kernel launches, if longer), the synchronous TP all-reduces (with tp_overlap,
+ * --tp-comm-overlap: a block takes the longer of its compute and its TP collectives, so the
+ * stage at least the longer of their sums) and the experts' all-to-alls within a node. extra:
+ * more GPU seconds in the same compute blocks (the head). The builder's tasks take at least
+ * this long, so it is a floor a search can prune with. */
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double extra, bool tp_overlap);
+			double layers, double extra, bool tp_overlap);
 
 /* Seconds the data-parallel collectives of one step keep a GPU's collective stream busy under
  * the gpu policy with m micro-batches (gradient all-reduce or reduce-scatters, ZeRO's weight

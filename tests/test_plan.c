@@ -359,7 +359,8 @@ static void the_plan_does_not_depend_on_threads(void)
  * --tp-comm-overlap, PP with and without interleaving, ZeRO 0-3, expert parallelism, recompute
  * none and full, micro-batches 1 and 2)
  * of a dense and a MoE model on one 8-GPU node and of LoRA 8B and full 70B on four nodes, where
- * the data-parallel traffic sets the bound: bound <= simulated step, fitting or not. */
+ * the data-parallel traffic sets the bound: bound <= simulated step, fitting or not; and most
+ * pipelines' bounds within 3 % of their step, as the search needs to prune them. */
 static void the_pruning_bound_never_exceeds_the_step(void)
 {
 	static const struct {
@@ -371,7 +372,7 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 		    {"llama-3.1-8b.json", 32, MDL_LORA},
 		    {"llama-3.1-70b.json", 32, MDL_FULL}};
 	char err[256];
-	int checked = 0, by_comm = 0;
+	int checked = 0, by_comm = 0, tight = 0, staged = 0;
 	static const enum mdl_recompute modes[2] = {MDL_RC_NONE, MDL_RC_FULL};
 
 	for (int mi = 0; mi < 4; mi++) {
@@ -428,6 +429,8 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 									o.step_seconds, step_dp_floor(&w.arch, &w.job, &l, &f.hw, m));
 							CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
 							checked++;
+							tight += pp > 1 && b > 0.97 * o.step_seconds;
+							staged += pp > 1;
 							by_comm += step_dp_floor(&w.arch, &w.job, &l,
 										 &f.hw, m) == b;
 						}
@@ -435,6 +438,10 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 	}
 	CU_ASSERT(checked > 100);
 	CU_ASSERT(by_comm > 0); /* the data-parallel traffic sets some of the bounds */
+	/* and it is tight where pipelines are: the last stage's compute stream, which runs the
+	 * whole head, bounds them within 3 % for 328 of 352 (the head spread over the stages
+	 * bounded 136) */
+	CU_ASSERT(tight > 0.8 * staged);
 }
 
 /* --model-parallel no: every GPU-only layout is data parallel (ZeRO/FSDP sharding, no tp, pp,

@@ -9,8 +9,10 @@
  * recompute and micro-batch (1, 2, 4, 8 unless --batch fixes it). Layouts whose analytic
  * memory (model/layout) exceeds the GPU by 10 % are pruned; the rest are simulated in order of
  * a lower bound on time per token (step_stage_floor: the compute stream's GEMMs, memory-bound
- * kernels and TP all-reduces, plus the bubble), stopping when no remaining layout can beat the
- * best simulated one (branch and bound: the bound never exceeds the simulated time).
+ * kernels and TP all-reduces, plus the bubble; with stages, also the last stage's, which runs
+ * the whole head), stopping when no remaining layout can beat the best simulated one (branch
+ * and bound: the bound never exceeds the simulated time). Once a layout has fit, a layout that
+ * does not stops simulating where a GPU overflows (sim_config.stop_unfit).
  * Host-tier options (policies tiered, zero-infinity, zero-offload; one node): 1, 2, 4, ... GPUs
  * up to the host's slots, micro-batch 1, 2, 4, 8, DRAM from the smallest size that holds the job up
  * to the host's maximum (unless --dram fixes it), and the drives: the given count, and when the

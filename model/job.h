@@ -127,7 +127,22 @@ struct mdl_job {
 	 * through qlinear_cuda's gathered dequantisation (job.c) */
 	uint32_t quant_group;
 	bool quant_desc_act;
+	/* With full recompute, the layers of each pipeline chunk that recompute: the first N,
+	 * the rest keeping their activations as without recompute (Megatron-Core's
+	 * recompute_method "block" with recompute_num_layers N, which Megatron-Bridge's
+	 * performance configs set: transformer_config.py, the activation recomputation guide);
+	 * 0: every layer (mdl_job_rc_layers) */
+	uint32_t recompute_layers;
 };
+
+/* The layers of a chunk of `layers` that run the job's recompute mode: the first
+ * recompute_layers of them under full recompute, else all; the rest run none. */
+static inline uint32_t mdl_job_rc_layers(const struct mdl_job *j, uint32_t layers)
+{
+	return j->recompute == MDL_RC_FULL && j->recompute_layers && j->recompute_layers < layers
+		       ? j->recompute_layers
+		       : layers;
+}
 
 /* Whether QLoRA's base weights are GPTQ: trained under PEFT and auto-gptq, data parallel only
  * (no tensor, pipeline or context parallelism there). */

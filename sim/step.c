@@ -164,6 +164,18 @@ struct stage {
 	uint32_t nhg;
 };
 
+/* What a layer's recompute mode sets of its costs, per GPU and per layer: the FLOP-equivalents
+ * its backward runs again, what it keeps for backward (as held, and as its kernels move it),
+ * its working set in backward and in forward, the bytes the recompute rematerialises, the host
+ * launches and matrix-kernel fill of its backward, the dequantisation, FP8 casts and eager ops
+ * its backward runs (again), the TP all-reduces and CP key/value passes the recompute adds, and
+ * whether its working sets come and go with the compute (block_rc). */
+struct block_rc {
+	double recompute_exec, saved, moved_saved, work, fwd_work, remat;
+	double issue_bwd, fixed_bwd, dequant_bwd, fp8_again, eager_again, rc_ar, kv_again;
+	bool transient;
+};
+
 struct build {
 	struct step_ctx *x;
 	struct mdl_states L, E, H; /* one layer, embedding, head: whole */
@@ -186,6 +198,11 @@ struct build {
 				      * forward, backward with its recompute */
 	double eager_fwd, eager_bwd; /* HBM bytes of a layer's eager norms and rotary (act.c) */
 	double fp8_fwd, fp8_bwd; /* HBM bytes of a layer's FP8 casts in forward / backward, per GPU */
+	/* --recompute-layers (Megatron-Core's block method): the layers of a chunk that run the
+	 * job's recompute mode, the first ones; the rest run none, at the costs in `none`
+	 * (block_rc). 0: every layer runs the job's mode */
+	uint32_t partial;
+	struct block_rc rc, none; /* the job's recompute figures, and none's (block_rc) */
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
 	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
@@ -1042,9 +1059,37 @@ static double block_trainable(const struct build *bd, const struct stage *s, uin
 }
 
 static double block_saved(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb,
-			  uint32_t nb)
+			  uint32_t nb, const struct block_rc *m)
 {
-	return block_sum(s, b, lb, nb, bd->act_saved, bd->act_embed, bd->act_head);
+	return block_sum(s, b, lb, nb, m->saved, bd->act_embed, bd->act_head);
+}
+
+/* The recompute figures of block b (lb layers of nb) of stage s's chunk, per layer: the job's
+ * where each of its layers recomputes; under --recompute-layers, where the chunk's first
+ * bd->partial layers recompute and the rest do not, the mean over its layers of the job's
+ * figures and none's, with the job's working sets where any of them recomputes. */
+static void block_rc(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb,
+		     uint32_t nb, struct block_rc *m)
+{
+	*m = bd->rc;
+	if (!bd->partial || bd->partial >= s->layers)
+		return;
+	uint32_t rem = s->layers % nb, first = b * (s->layers / nb) + (b < rem ? b : rem);
+	uint32_t r = first >= bd->partial ? 0 : bd->partial - first < lb ? bd->partial - first : lb;
+	if (r == lb)
+		return;
+	const struct block_rc *n = &bd->none;
+	double w = (double)r / lb;
+#define MIX(f) (m->f = w * m->f + (1 - w) * n->f)
+	MIX(recompute_exec), MIX(saved), MIX(moved_saved), MIX(remat), MIX(issue_bwd);
+	MIX(fixed_bwd), MIX(dequant_bwd), MIX(fp8_again), MIX(eager_again), MIX(rc_ar);
+	MIX(kv_again);
+#undef MIX
+	if (r == 0) {
+		m->work = n->work;
+		m->fwd_work = n->fwd_work;
+		m->transient = n->transient;
+	}
 }
 
 /* Fetches a block's weights onto GPU g; returns the task after which they are there (or -1
@@ -1268,7 +1313,7 @@ static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, s
 	struct step_ctx *x = bd->x;
 	*fp = (struct fold_pass){.b = -1};
 	if (eng_keeps_history(x->e) || bd->pp != 1 || bd->vp != 1 || nb != s->layers ||
-	    nb < 2 * bd->edge + FOLD_MIN_GAP)
+	    nb < 2 * bd->edge + FOLD_MIN_GAP || (bd->partial && bd->partial < s->layers))
 		return 0;
 	fp->seg = bd->nseg++;
 	if (fp->seg >= STEP_FOLD_PASSES || x->nfold >= ENG_FOLDS)
@@ -1324,7 +1369,6 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 	struct step_machine *mc = &x->mc;
 	struct stage *s = &bd->sg[g];
 	int pool = mc->gpu_pool[g], prev = -1;
-	bool transient = x->job.recompute != MDL_RC_NONE;
 
 	uint32_t nb = blocks(bd, s, false);
 	struct fold_pass fp;
@@ -1335,6 +1379,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb, false);
+		struct block_rc m;
+		block_rc(bd, s, b, lb, nb, &m);
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
@@ -1355,14 +1401,14 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		if (b == 0)
 			bd->f_first[cell(bd, k, ch, g)] = c;
 		fold_probe(&fp, b, c);
-		double saved = block_saved(bd, s, b, lb, nb);
+		double saved = block_saved(bd, s, b, lb, nb, &m);
 		/* the head runs after the block's layers have released their working set: its
 		 * logits appear at the end */
 		double head = s->head && b == nb - 1 ? bd->act_head : 0;
 		TRY(mem(bd, c, pool, CAT_A, saved - head, ENG_AT_START));
-		if (transient) {
-			TRY(mem(bd, c, pool, CAT_A, bd->act_fwd_work, ENG_AT_START));
-			TRY(mem(bd, c, pool, CAT_A, -bd->act_fwd_work, ENG_AT_END));
+		if (m.transient) {
+			TRY(mem(bd, c, pool, CAT_A, m.fwd_work, ENG_AT_START));
+			TRY(mem(bd, c, pool, CAT_A, -m.fwd_work, ENG_AT_END));
 		}
 		if (head > 0) /* after the working set is released (effects apply in order) */
 			TRY(mem(bd, c, pool, CAT_A, head, ENG_AT_END));
@@ -1551,8 +1597,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	struct step_machine *mc = &x->mc;
 	struct stage *s = &bd->sg[g];
 	int pool = mc->gpu_pool[g];
-	double rc_ar = x->job.recompute == MDL_RC_FULL ? 2 : 0, chunk_grads = 0;
-	bool transient = x->job.recompute != MDL_RC_NONE;
+	double chunk_grads = 0;
 
 	/* gradients made in backward appear block by block in the first micro-batch, while its
 	 * activations go */
@@ -1582,7 +1627,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			i += gap;
 		uint32_t b = nb - 1 - i;
 		uint32_t lb = block_layers(s->layers, nb, b);
-		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb);
+		struct block_rc m;
+		block_rc(bd, s, b, lb, nb, &m);
+		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb, &m);
 		double gb = block_grads(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb, i == 0 && bd->pp == 1 && bd->vp == 1), ck = -1;
 		/* the head's backward runs first and frees the logits before the block's layers
@@ -1613,26 +1660,24 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				TRY(dep(bd, s->last_ckpt_down, ck));
 		}
 		/* context parallelism: the backward passes keys and values round again and their
-		 * gradients back; a recompute that runs attention again passes them once more */
-		bool kv_again = x->job.recompute == MDL_RC_FULL ||
-				x->job.recompute == MDL_RC_SELECTIVE;
-		double flops = lb * (bd->F.layer_bwd_exec + bd->F.layer_recompute_exec) +
+		 * gradients back; a recompute that runs attention again passes them once more
+		 * (m.kv_again) */
+		double flops = lb * (bd->F.layer_bwd_exec + m.recompute_exec) +
 			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
-		double rc_mem =
-			2.0 * rematerialised(x->job.recompute, bd->act_all, bd->act_moved_saved);
+		double rc_mem = 2.0 * m.remat;
 		/* quantised weights: dequantised again for the input gradient (nf4), and for a
 		 * full recompute's forward (mdl_job_dequant) */
-		rc_mem += bd->dequant.bwd;
+		rc_mem += m.dequant_bwd;
 		/* FP8: the output gradients' casts, and a full recompute's forward casts again */
-		rc_mem += bd->fp8_bwd + (x->job.recompute == MDL_RC_FULL ? bd->fp8_fwd : 0);
+		rc_mem += bd->fp8_bwd + m.fp8_again;
 		/* eager norms and rotary: their backward, and their forward again where the
 		 * recompute runs it (full, and per-op, which recomputes every non-matmul op) */
-		rc_mem += bd->eager_bwd + (full_or_op(x->job.recompute) ? bd->eager_fwd : 0);
+		rc_mem += bd->eager_bwd + m.eager_again;
 		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
-				     lb * bd->fixed_bwd, lb * bd->issue_bwd, (2.0 + rc_ar) * lb,
-				     lb * (2.0 + (kv_again ? 1.0 : 0.0)), f, &end);
+				     lb * m.fixed_bwd, lb * m.issue_bwd, (2.0 + m.rc_ar) * lb,
+				     lb * (2.0 + m.kv_again), f, &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
 		if (i == 0)
@@ -1643,9 +1688,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			TRY(mem(bd, c, pool, CAT_A, -(head + bd->act_head_bwd), ENG_AT_START));
 		}
 		TRY(mem(bd, c, pool, CAT_A, -(saved - head), ENG_AT_END));
-		if (transient) {
-			TRY(mem(bd, c, pool, CAT_A, bd->act_work, ENG_AT_START));
-			TRY(mem(bd, c, pool, CAT_A, -bd->act_work, ENG_AT_END));
+		if (m.transient) {
+			TRY(mem(bd, c, pool, CAT_A, m.work, ENG_AT_START));
+			TRY(mem(bd, c, pool, CAT_A, -m.work, ENG_AT_END));
 		}
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
@@ -2073,6 +2118,41 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->eager_fwd /= c, bd->eager_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 			 (double)x->job.micro_batch * (double)(a->kv_heads * a->head_dim) / bd->tp;
+	}
+
+	/* the job's recompute figures, and none's for the layers --recompute-layers leaves out
+	 * (block_rc) */
+	enum mdl_recompute jrc = x->job.recompute;
+	bd->rc = (struct block_rc){bd->F.layer_recompute_exec,
+				   bd->act_saved,
+				   bd->act_moved_saved,
+				   bd->act_work,
+				   bd->act_fwd_work,
+				   rematerialised(jrc, bd->act_all, bd->act_moved_saved),
+				   bd->issue_bwd,
+				   bd->fixed_bwd,
+				   bd->dequant.bwd,
+				   jrc == MDL_RC_FULL ? bd->fp8_fwd : 0,
+				   full_or_op(jrc) ? bd->eager_fwd : 0,
+				   jrc == MDL_RC_FULL ? 2 : 0,
+				   jrc == MDL_RC_FULL || jrc == MDL_RC_SELECTIVE ? 1 : 0,
+				   jrc != MDL_RC_NONE};
+	bd->partial = jrc == MDL_RC_FULL ? x->job.recompute_layers : 0;
+	if (bd->partial) {
+		struct mdl_job j = x->job;
+		struct mdl_flops f;
+		struct mdl_dequant dq;
+		double moved, issue_fwd, fixed_fwd, c = bd->cp;
+		j.recompute = MDL_RC_NONE;
+		step_layer_flops(a, &j, x->hw, step_gemm_efficiency(x->c, x->hw, j.precision), &f);
+		mdl_act_layer_moved(a, &j, bd->tp, l->sp, &moved);
+		mdl_job_dequant(a, &j, &dq);
+		bd->none = (struct block_rc){.recompute_exec = f.layer_recompute_exec / c,
+					     .saved = mdl_act_layer_saved(a, &j, bd->tp, l->sp) / c,
+					     .moved_saved = moved / c,
+					     .dequant_bwd = dq.bwd / bd->tp};
+		layer_issue(a, &j, x->hw, mdl_layout_ep(l), &issue_fwd, &bd->none.issue_bwd,
+			    &fixed_fwd, &bd->none.fixed_bwd);
 	}
 
 	if (machine(bd))

@@ -1629,7 +1629,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		uint32_t lb = block_layers(s->layers, nb, b);
 		struct block_rc m;
 		block_rc(bd, s, b, lb, nb, &m);
-		double wb = block_weights(bd, s, b, lb, nb), saved = block_saved(bd, s, b, lb, nb, &m);
+		double wb = block_weights(bd, s, b, lb, nb);
+		double saved = block_saved(bd, s, b, lb, nb, &m);
 		double gb = block_grads(bd, s, b, lb, nb);
 		int f = fetch(bd, g, s, wb, i == 0 && bd->pp == 1 && bd->vp == 1), ck = -1;
 		/* the head's backward runs first and frees the logits before the block's layers

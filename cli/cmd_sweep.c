@@ -174,6 +174,7 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 		cJSON_AddNumberToObject(j, "micro_batch", (double)o->micro_batch);
 		cJSON_AddNumberToObject(j, "grad_accum", (double)o->grad_accum);
 		cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
+		cJSON_AddNumberToObject(j, "recompute_layers", o->recompute_layers);
 		cJSON_AddNumberToObject(j, "step_seconds", o->step_seconds);
 		cJSON_AddNumberToObject(j, "tokens_per_second", o->tokens_per_second);
 		cJSON_AddNumberToObject(j, "model_tflops_per_gpu", o->model_tflops_per_gpu);

@@ -429,6 +429,19 @@ double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, 
 	return b;
 }
 
+double mdl_act_chunk_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
+			   uint32_t layers)
+{
+	double per = mdl_act_layer_saved(a, j, tp, sp);
+	uint32_t r = mdl_job_rc_layers(j, layers);
+	if (r >= layers)
+		return per;
+	struct mdl_job none = *j;
+	none.recompute = MDL_RC_NONE;
+	return ((double)r * per + (double)(layers - r) * mdl_act_layer_saved(a, &none, tp, sp)) /
+	       layers;
+}
+
 double mdl_act_total(const struct mdl_arch *a, const struct mdl_job *j)
 {
 	double b = (double)a->layers * mdl_act_layer_saved(a, j, 1, false);

@@ -62,6 +62,10 @@ double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, un
 /* Bytes one layer keeps between its forward and backward under the job's recompute mode. */
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			   bool sp);
+/* The same, the mean over a pipeline chunk of `layers` layers: under --recompute-layers its
+ * first layers keep their inputs and the rest everything (mdl_job_rc_layers). */
+double mdl_act_chunk_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
+			   uint32_t layers);
 
 /* Bytes one layer holds while it is (re)computed and back-propagated: the whole item list
  * (full recompute's working set on top of the checkpoints). */

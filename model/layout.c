@@ -165,7 +165,8 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	mdl_ep_shard(l->zero, l->dp * mdl_layout_cp(l), mdl_layout_ep(l), &s, &ex, l->tp,
 		     &mem->weights, &mem->gradients, &mem->optimizer);
 
-	mem->layer_activations = layers_flight * mdl_act_layer_saved(a, j, l->tp, l->sp);
+	uint32_t chunk = mdl_layout_chunk_layers(a, l, p, 0);
+	mem->layer_activations = layers_flight * mdl_act_chunk_saved(a, j, l->tp, l->sp, chunk);
 	mem->activations = mem->layer_activations;
 	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
 		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);

@@ -359,7 +359,12 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " \\\n  --fp16");
 	else if (p == MDL_FP8) /* the linear layers in FP8 (Transformer Engine), the rest bf16 */
 		fprintf(fp, " \\\n  --bf16 --fp8-format hybrid");
-	if (o->recompute == MDL_RC_FULL)
+	if (o->recompute == MDL_RC_FULL && o->recompute_layers)
+		fprintf(fp,
+			" \\\n  --recompute-granularity full --recompute-method block "
+			"--recompute-num-layers %u",
+			o->recompute_layers);
+	else if (o->recompute == MDL_RC_FULL)
 		fprintf(fp, " \\\n  --recompute-granularity full --recompute-method uniform "
 			    "--recompute-num-layers 1");
 	else if (o->recompute == MDL_RC_SELECTIVE)
@@ -403,6 +408,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		mdl_attention_name(w->job.attention), mdl_recompute_name(o->recompute),
 		mdl_loss_name(o->loss), gib == floor(gib) ? gib : o->dram,
 		gib == floor(gib) ? "GiB" : "", w->job.compile ? " --compile yes" : "");
+	if (o->recompute_layers)
+		fprintf(fp, " --recompute-layers %u", o->recompute_layers);
 	if (w->job.grouped_experts)
 		fprintf(fp, " --moe-gemm grouped");
 	if (w->job.eager_ops)

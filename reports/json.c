@@ -54,6 +54,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	else
 		cJSON_AddNullToObject(j, "offload_param");
 	cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
+	cJSON_AddNumberToObject(j, "recompute_layers", o->recompute_layers);
 	cJSON_AddStringToObject(j, "loss", mdl_loss_name(o->loss));
 	cJSON_AddNumberToObject(j, "micro_batch", (double)o->micro_batch);
 	cJSON_AddNumberToObject(j, "grad_accum", (double)o->grad_accum);
@@ -175,6 +176,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "optimizer", mdl_optimizer_name(jb->optimizer));
 	cJSON_AddStringToObject(jj, "recompute",
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
+	cJSON_AddNumberToObject(jj, "recompute_layers", jb->recompute_layers);
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddBoolToObject(jj, "compile", jb->compile);
 	cJSON_AddStringToObject(jj, "moe_gemm", jb->grouped_experts ? "grouped" : "loop");

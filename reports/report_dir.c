@@ -390,6 +390,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 	}
 	w.job.micro_batch = o->micro_batch;
 	w.job.recompute = o->recompute;
+	w.job.recompute_layers = o->recompute_layers;
 	w.job.loss = o->loss;
 	if (o->kind == SIM_TIERED) {
 		hw.dram = o->dram;

@@ -37,6 +37,19 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 			 o->layout.dp, e, o->layout.zero);
 }
 
+/* An option's recompute in the narrow table's four columns: sel for selective, fN for a full
+ * recompute of N layers a stage (--recompute-layers). */
+static const char *narrow_rc(const struct sim_option *o, char *buf, size_t len)
+{
+	if (o->recompute_layers)
+		snprintf(buf, len, "f%u", o->recompute_layers);
+	else
+		snprintf(buf, len, "%s",
+			 o->recompute == MDL_RC_SELECTIVE ? "sel"
+							  : mdl_recompute_name(o->recompute));
+	return buf;
+}
+
 /* The narrow options table's layout cell: DRAM and drives have columns of their own there. */
 static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
 {
@@ -48,12 +61,12 @@ static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
 
 static void summary_line(FILE *fp, const char *label, const struct sim_option *o, uint64_t asked)
 {
-	char s[6][32], lay[64];
+	char s[6][32], lay[64], rc[48];
 
 	layout_str(o, lay, sizeof lay);
 	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s, %s loss\n",
 		label, o->gpus, o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
-		(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
+		(unsigned long long)o->micro_batch, sim_option_recompute(o, rc, sizeof rc),
 		mdl_loss_name(o->loss));
 	fprintf(fp, "  %-9s %s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud\n",
 		"", cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
@@ -158,9 +171,13 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 							  : ", experts looped (Hugging Face)")
 				    : "");
 	wrapped(fp, pre, "job", job);
-	fprintf(fp, "%s           recompute %s, loss %s\n", pre,
+	char rcl[64] = "";
+	if (j->recompute_layers && !r->recompute_auto)
+		snprintf(rcl, sizeof rcl, " of the first %u layers of each stage",
+			 j->recompute_layers);
+	fprintf(fp, "%s           recompute %s%s, loss %s\n", pre,
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
-		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
+		rcl, r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
 	char fw[320];
@@ -472,8 +489,8 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		r->req->counts ? "options at each GPU count"
 			       : "options: the Pareto front of cost, runtime and peak power",
 		r->wide ? "GPU peak per GPU; DRAM used and flash per node; buy = hardware to buy"
-			: "GPU peak per GPU; DRAM bought and drives per node; rc = recompute; --wide for "
-			  "more",
+			: "GPU peak per GPU; DRAM bought and drives per node; rc = recompute, "
+			  "fN: full on\n   N layers a stage; --wide for more",
 		opt ? ";\n   (opt) = ZeRO-3 with the optimizer alone offloaded, the parameters on "
 		      "the GPUs (--offload-param no)"
 		    : "");
@@ -489,7 +506,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	bool over = false;
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
-		char lay[96], s[7][32], drv[16];
+		char lay[96], s[7][32], drv[16], rc[48];
 		if (r->wide)
 			layout_str(o, lay, sizeof lay);
 		else
@@ -500,8 +517,9 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 				"  %-2d %-8s %5u %-44s %2llu %-9s %9s %9s %9s %9s %8.0f %8s %8s %9s %9s "
 				"%11s %6.2f%%%s\n",
 				i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->gpus, lay,
-				(unsigned long long)o->micro_batch, mdl_recompute_name(o->recompute),
-				B(o->peak_gpu), rpt_shows_dram(o) ? B(o->peak_dram) : "-",
+				(unsigned long long)o->micro_batch,
+				sim_option_recompute(o, rc, sizeof rc), B(o->peak_gpu),
+				rpt_shows_dram(o) ? B(o->peak_dram) : "-",
 				o->kind == SIM_TIERED ? B(o->peak_flash) : "-",
 				cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
 				cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
@@ -513,7 +531,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 			fprintf(fp,
 				"  %-2d %4u %-*s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%%s\n",
 				i, o->gpus, lw, lay, (unsigned long long)o->micro_batch,
-				o->recompute == MDL_RC_SELECTIVE ? "sel" : mdl_recompute_name(o->recompute),
+				narrow_rc(o, rc, sizeof rc),
 				B(o->peak_gpu), B(o->dram), o->flash_count ? drv : "-",
 				cfg_fmt_seconds(o->step_seconds, s[0], 32),
 				cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
@@ -562,7 +580,7 @@ static void option_cells(const struct rpt_plan *r, int i, char cell[OPT_COLS][96
 	snprintf(cell[2], 96, "%u", o->gpus);
 	layout_str(o, cell[3], 96);
 	snprintf(cell[4], 96, "%llu", (unsigned long long)o->micro_batch);
-	snprintf(cell[5], 96, "%s", mdl_recompute_name(o->recompute));
+	sim_option_recompute(o, cell[5], 96);
 	snprintf(cell[6], 96, "%s", o->fits ? "yes" : "no");
 	snprintf(cell[7], 96, "%s", B(o->peak_gpu));
 	snprintf(cell[8], 96, "%s", rpt_shows_dram(o) ? B(o->peak_dram) : "-");
@@ -737,7 +755,7 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 {
 	const struct sim_option *o = r->o;
-	char s[6][32], lay[64];
+	char s[6][32], lay[64], rc[48];
 
 	layout_str(o, lay, sizeof lay);
 	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, %s\n\n", r->model_name, o->gpus,
@@ -753,7 +771,7 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 		    "loss%s)\n",
 		cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
 		(unsigned long long)o->micro_batch, (unsigned long long)r->w->job.seq,
-		mdl_recompute_name(o->recompute), mdl_loss_name(o->loss),
+		sim_option_recompute(o, rc, sizeof rc), mdl_loss_name(o->loss),
 		o->ckpt_in_dram > 0 ? ", activations kept in DRAM" : "");
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
 		o->tokens_per_second, o->model_tflops_per_gpu);

@@ -87,7 +87,16 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.lora_dropout = o->lora_dropout,
 		.doc_tokens = o->doc_tokens,
 		.quant = (enum mdl_quant)o->quant,
+	    .recompute_layers = (uint32_t)o->recompute_layers,
 	};
+	if (o->recompute_layers && o->recompute != MDL_RC_FULL) {
+		snprintf(err, errlen,
+			 "--recompute-layers %llu: the layers of each pipeline chunk that recompute "
+			 "under --recompute full (Megatron-Core's block method), not %s",
+			 (unsigned long long)o->recompute_layers,
+			 o->recompute < 0 ? "auto" : mdl_recompute_name(o->recompute));
+		return EXIT_INVALID;
+	}
 	if (tp_opts_given(o, "quant") && w->job.method != MDL_QLORA) {
 		snprintf(err, errlen,
 			 "--quant %s: the base weights' format of --method qlora, not %s",

@@ -79,6 +79,11 @@ static const struct opt table[] = {
 	{"recompute", O_ENUM, OFF(recompute), 0, 0, "auto", false, "recompute", P,
 	 "none | selective (Megatron's attention core) | full | op (torchtitan's per-op SAC: every "
 	 "other matmul output kept) | auto (the fastest that fits of none, selective, full)"},
+	{"recompute-layers", O_COUNT, OFF(recompute_layers), 0, 10000, "0", false, "layers", P,
+	 "with --recompute full, only the first N layers of each pipeline stage (of each virtual "
+	 "chunk when interleaved) recompute, the rest keep their activations: Megatron-Core's "
+	 "recompute_method block with recompute_num_layers N, as Megatron-Bridge's performance "
+	 "configs set it; policy gpu; 0 = every layer"},
 	{"attention", O_ENUM, OFF(attention), 0, 0, "flash", false, "attention", P,
 	 "flash (FlashAttention-2: flash-attn, PyTorch SDPA before 2.11; no Blackwell kernels) | "
 	 "cudnn (cuDNN's fused attention: Transformer Engine's choice on Hopper and later, NeMo, "

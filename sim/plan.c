@@ -92,6 +92,7 @@ static double per_token(const struct sim_option *o)
 struct cand {
 	struct mdl_layout l;
 	enum mdl_recompute rc;
+	uint32_t rc_layers; /* --recompute-layers of a partial full recompute, 0 every layer */
 	uint64_t mb, m;
 	double bound; /* seconds per token no schedule can beat: compute at the sustained rate */
 	double mem;   /* analytic per-GPU bytes */
@@ -257,6 +258,14 @@ static int ep_choices(const struct search *s, uint32_t tp, uint32_t dp, uint32_t
 double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap)
 {
+	/* with --recompute-layers a chunk's first layers recompute and the rest do not: the
+	 * floors take the smallest share any chunk recomputes */
+	double share = 1;
+	for (uint32_t g = 0; g < l->pp; g++)
+		for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
+			uint32_t n = mdl_layout_chunk_layers(&w->arch, l, g, c);
+			share = fmin(share, (double)mdl_job_rc_layers(&w->job, n) / n);
+		}
 	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
 	double peak = eff * hw->gpu.bf16_flops;
 	double hbm = step_hbm_rate(hw);
@@ -274,7 +283,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	bool ov = tp_overlap && tp > 1;
 	double head = (fl.head_fwd + fl.head_bwd) / (tp * cp) / peak;
 	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff,
-					(double)w->arch.layers / pp, head / pp, ov);
+					(double)w->arch.layers / pp, share, head / pp, ov);
 	double pipe = 0;
 	if (pp > 1) {
 		uint32_t first = UINT32_MAX; /* the fewest layers a first chunk holds */
@@ -284,8 +293,9 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		}
 		double last = (double)mdl_layout_stage_layers(&w->arch, l, pp - 1);
 		const struct mdl_arch *a = &w->arch;
-		pipe = (double)m * step_stage_floor(a, &w->job, &l0, hw, eff, last, head, ov) +
-		       (pp - 1.0) * step_stage_floor(a, &w->job, &l0, hw, eff, first, 0, ov);
+		pipe = (double)m *
+			       step_stage_floor(a, &w->job, &l0, hw, eff, last, share, head, ov) +
+		       (pp - 1.0) * step_stage_floor(a, &w->job, &l0, hw, eff, first, share, 0, ov);
 	}
 	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
 		       (l->zero ? dp * cp : 1);
@@ -308,6 +318,57 @@ static double cand_memory(const struct search *s, const struct mdl_gpu_memory *g
 	       (f->opt_in_bwd ? gm->gradients : 0) - (f->act_offload ? gm->layer_activations : 0);
 }
 
+/* Megatron-Core's partial recompute (--recompute-layers) for a layout whose full recompute
+ * needs `full` analytic bytes of the GPU: the fewest layers of a chunk that must recompute for
+ * the rest to keep their activations within the GPU (the analytic memory is linear in them:
+ * measured at one), or 0 where full recompute does not fit or a chunk has one layer. Megatron's
+ * alone: not where the search keeps to data parallelism (sim_plan_dp_only). */
+static uint32_t partial_layers(const struct search *s, const struct sim_workload *cw,
+			       const struct mdl_layout *l, uint64_t m, double full)
+{
+	uint32_t c = mdl_layout_chunk_layers(&cw->arch, l, 0, 0);
+	double room = s->hw->gpu.memory;
+	if (c < 2 || full > room || sim_plan_dp_only(cw, s->req))
+		return 0;
+	struct sim_workload one = *cw;
+	struct mdl_gpu_memory gm;
+	one.job.recompute_layers = 1;
+	mdl_layout_memory(&one.arch, &one.job, l, m, &gm);
+	double per = (cand_memory(s, &gm) - full) / (c - 1); /* a layer left out adds */
+	if (!(per > 0))
+		return 0;
+	double out = floor((room - full) / per); /* layers that may keep their activations */
+	return out >= c - 1 ? 1 : c - (uint32_t)out;
+}
+
+/* Adds layout l's candidate under the job cw runs (its recompute mode and micro-batch, m
+ * micro-batches of `tokens` a step in all), and where that recomputes every layer, Megatron-
+ * Core's partial recompute of it too (partial_layers). 0 ok, -1 out of memory. */
+static int add_layout(struct search *s, const struct sim_workload *cw, const struct mdl_layout *l,
+		      uint64_t m, double tokens, double ex_share, struct cand **c, size_t *nc,
+		      size_t *cap)
+{
+	bool ov = sim_plan_framework(s->req)->tp_comm_overlap;
+	struct mdl_gpu_memory gm;
+	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);
+	double bound = sim_plan_bound(cw, s->hw, l, m, ex_share, ov);
+	struct cand x = {*l, cw->job.recompute, 0, cw->job.micro_batch, m, bound / tokens,
+			 cand_memory(s, &gm)};
+	if (add_cand(s, c, nc, cap, &x))
+		return -1;
+	if (x.rc != MDL_RC_FULL || s->req->recompute_fixed)
+		return 0;
+	x.rc_layers = partial_layers(s, cw, l, m, x.mem);
+	if (!x.rc_layers)
+		return 0;
+	struct sim_workload pw = *cw;
+	pw.job.recompute_layers = x.rc_layers;
+	mdl_layout_memory(&pw.arch, &pw.job, l, m, &gm);
+	x.mem = cand_memory(s, &gm);
+	x.bound = sim_plan_bound(&pw, s->hw, l, m, ex_share, ov) / tokens;
+	return add_cand(s, c, nc, cap, &x);
+}
+
 /* The candidates of one tp x pp x cp split over dp data-parallel ranks: each micro-batch size,
  * ZeRO stage, recompute mode, expert-parallel degree and interleaving, with the time per token
  * no schedule can beat and the analytic memory. 0 ok, -1 out of memory. */
@@ -315,7 +376,6 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 			double ex_share, struct cand **c, size_t *nc, size_t *cap)
 {
 	const struct sim_workload *w = s->w;
-	const struct mdl_hw *hw = s->hw;
 	struct sim_workload cw = *w;
 	bool ds = s->req->policy != NULL; /* DeepSpeed alone: its one ZeRO stage */
 	uint64_t mbs[MICRO_SIZES];
@@ -351,15 +411,8 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 					for (int v = 0; v < nvp; v++) {
 						struct mdl_layout l = {tp,	pp,	dp,	 zero,
 								       tp > 1, vps[v], eps[e], cp};
-						struct mdl_gpu_memory gm;
-						mdl_layout_memory(&w->arch, &cw.job, &l, m, &gm);
-						double bound = sim_plan_bound(
-							&cw, hw, &l, m, ex_share,
-							sim_plan_framework(s->req)->tp_comm_overlap);
-						double mem = cand_memory(s, &gm);
-						struct cand x = {l, modes[r], mbs[b], m,
-								 bound / tokens, mem};
-						if (add_cand(s, c, nc, cap, &x))
+						if (add_layout(s, &cw, &l, m, tokens, ex_share, c,
+							       nc, cap))
 							return -1;
 					}
 			}
@@ -422,6 +475,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			continue;
 		}
 		cw.job.recompute = c[i].rc;
+		cw.job.recompute_layers = c[i].rc_layers ? c[i].rc_layers : w->job.recompute_layers;
 		cw.job.micro_batch = c[i].mb;
 		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[i].l, c[i].m);
 		cf.recompute_fixed = true;
@@ -443,6 +497,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	/* nothing fits: the layout that comes closest says what overflows, and by how much */
 	if (rc == 0 && !*found && nc) {
 		cw.job.recompute = c[least].rc;
+		cw.job.recompute_layers =
+			c[least].rc_layers ? c[least].rc_layers : w->job.recompute_layers;
 		cw.job.micro_batch = c[least].mb;
 		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[least].l, c[least].m);
 		cf.recompute_fixed = true;
@@ -535,6 +591,8 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 {
 	struct sim_workload cw = *s->w;
 	cw.job.micro_batch = mb;
+	/* Megatron-Core's partial recompute is the GPU-only search's */
+	cw.job.recompute_layers = 0;
 	struct mdl_layout l = {1, 1, n, pol->kind == SIM_GPU_ONLY ? 0u : 3u, false};
 	if (strcmp(pol->name, "zero-offload") == 0)
 		l.zero = 2;

@@ -6,7 +6,8 @@
  * still shortens the run (up to --max-gpus); at each count every layout over TP (powers of two
  * within a node, dividing the heads), PP (dividing the layers) with interleaving (2-8 virtual
  * stages where they divide a stage and the micro-batches come in groups of pp), DP, ZeRO 0-3,
- * recompute and micro-batch (1, 2, 4, 8 unless --batch fixes it). Layouts whose analytic
+ * recompute (none, selective, full, and Megatron-Core's full recompute of the fewest layers a
+ * stage that fits by the analytic memory) and micro-batch (1, 2, 4, 8 unless --batch fixes it). Layouts whose analytic
  * memory (model/layout) exceeds the GPU by 10 % are pruned; the rest are simulated in order of
  * a lower bound on time per token (step_stage_floor: the compute stream's GEMMs, memory-bound
  * kernels and TP all-reduces, plus the bubble; with stages, also the last stage's, which runs

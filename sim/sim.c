@@ -155,6 +155,17 @@ const char *sim_option_policy(const struct sim_option *o)
 	return o->params_on_gpu ? "zero3-offload (opt)" : o->policy;
 }
 
+const char *sim_option_recompute(const struct sim_option *o, char *buf, size_t len)
+{
+	if (o->recompute_layers)
+		snprintf(buf, len, "%s (%u layer%s a %s)", mdl_recompute_name(o->recompute),
+			 o->recompute_layers, o->recompute_layers > 1 ? "s" : "",
+			 mdl_layout_vp(&o->layout) > 1 ? "chunk" : "stage");
+	else
+		snprintf(buf, len, "%s", mdl_recompute_name(o->recompute));
+	return buf;
+}
+
 /* Fits first, then the faster step, then the smaller GPU peak. */
 static bool better(const struct sim_option *a, const struct sim_option *b)
 {
@@ -211,6 +222,13 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->gpus = (uint32_t)mdl_layout_gpus(l);
 	o->nodes = (o->gpus + gpn - 1) / gpn;
 	o->recompute = x->job.recompute;
+	/* a partial recompute only where some chunk has layers past the ones that recompute */
+	for (uint32_t g = 0; g < l->pp; g++)
+		for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
+			uint32_t n = mdl_layout_chunk_layers(&x->w->arch, l, g, c);
+			if (mdl_job_rc_layers(&x->job, n) < n)
+				o->recompute_layers = x->job.recompute_layers;
+		}
 	o->loss = x->job.loss;
 	o->micro_batch = x->job.micro_batch;
 	o->grad_accum = x->m;
@@ -470,6 +488,13 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 		snprintf(err, errlen,
 			 "--swap-pipeline pipelines ZeRO-Infinity's optimizer swaps to flash: policy "
 			 "zero-infinity (got %s)",
+			 c->policy->name);
+		return -1;
+	}
+	if (w->job.recompute_layers && c->policy->kind != SIM_GPU_ONLY) {
+		snprintf(err, errlen,
+			 "--recompute-layers is Megatron-Core's partial recompute, for policy gpu: "
+			 "policy %s places the activation checkpoints itself",
 			 c->policy->name);
 		return -1;
 	}

@@ -44,6 +44,8 @@ struct sim_option {
 	uint32_t gpus, nodes;
 	struct mdl_layout layout;
 	enum mdl_recompute recompute;
+	uint32_t recompute_layers; /* full recompute of only the first N layers of each pipeline
+				    * chunk (--recompute-layers); 0: of every layer */
 	enum mdl_loss loss;
 	uint64_t micro_batch, grad_accum;
 	bool params_on_gpu; /* zero3-offload with --offload-param no */
@@ -98,6 +100,10 @@ const char *sim_policy_names(void);
 /* An option's policy as reports name it: zero3-offload with the optimizer alone offloaded
  * (--offload-param no) is "zero3-offload (opt)", so the two DeepSpeed configs read apart. */
 const char *sim_option_policy(const struct sim_option *o);
+/* An option's recompute as reports name it: the mode, and under --recompute-layers how many of
+ * each stage's (or, interleaved, each chunk's) layers it recomputes: "full (4 layers a stage)".
+ * Into buf; returns buf. */
+const char *sim_option_recompute(const struct sim_option *o, char *buf, size_t len);
 /* --swap-pipeline's value of c (none, read, write, both), and c's from one: 0, or -1 when s is
  * none of them. */
 const char *sim_swap_pipeline_name(const struct sim_config *c);

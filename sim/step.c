@@ -922,34 +922,64 @@ double step_matmul_fixed(const struct mdl_hw *hw)
 	return hw->prof.matmul_fixed > 0 ? hw->prof.matmul_fixed : STEP_MATMUL_FIXED;
 }
 
-double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
+/* One layer's share of a stage's floor under j's recompute mode: its FLOP-equivalents per TP
+ * rank, memory-bound bytes, TP all-reduces (as many expert all-to-alls), host launches and
+ * matrix-kernel fill, forward and backward. */
+struct floor_terms {
+	double flops, bytes, ars, issue_fwd, issue_bwd, fixed_fwd, fixed_bwd;
+};
+
+static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double nl, double extra, bool tp_overlap)
+			struct floor_terms *t)
 {
 	struct mdl_flops f;
-	double wire = 0, lat = 0, cp = mdl_layout_cp(l);
-	double hbm = step_hbm_rate(hw);
 
 	step_layer_flops(a, j, hw, gemm_eff, &f);
 	double saved, all = mdl_act_layer_moved(a, j, l->tp, l->sp, &saved);
 	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
 	 * all-reduces, all serial on the compute stream */
-	double flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
+	t->flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
 	double rc_mem = 2.0 * rematerialised(j->recompute, all, saved);
 	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
 	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, &cast_fwd, &cast_bwd);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
 	struct mdl_dequant dq;
 	mdl_job_dequant(a, j, &dq);
-	double bytes = 6.0 * all + rc_mem + (dq.fwd + dq.bwd) / l->tp +
-		       cast_fwd * (1 + again) + cast_bwd +
-		       eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd;
-	double ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0), comm = 0, tp_comm = 0;
+	t->bytes = 6.0 * all + rc_mem + (dq.fwd + dq.bwd) / l->tp + cast_fwd * (1 + again) +
+		   cast_bwd + eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd;
+	t->ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
+	layer_issue(a, j, hw, mdl_layout_ep(l), &t->issue_fwd, &t->issue_bwd, &t->fixed_fwd,
+		    &t->fixed_bwd);
+}
+
+double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
+			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
+			double nl, double rc_share, double extra, bool tp_overlap)
+{
+	double wire = 0, lat = 0, cp = mdl_layout_cp(l);
+	double hbm = step_hbm_rate(hw);
+	struct floor_terms t;
+
+	floor_terms(a, j, l, hw, gemm_eff, &t);
+	if (rc_share < 1) {
+		/* --recompute-layers: the other layers recompute nothing; every term is a sum
+		 * over the layers, so the mean per layer is the blend */
+		struct floor_terms n;
+		struct mdl_job none = *j;
+		none.recompute = MDL_RC_NONE;
+		floor_terms(a, &none, l, hw, gemm_eff, &n);
+#define MIX(f) (t.f = rc_share * t.f + (1 - rc_share) * n.f)
+		MIX(flops), MIX(bytes), MIX(ars), MIX(issue_fwd), MIX(issue_bwd), MIX(fixed_fwd);
+		MIX(fixed_bwd);
+#undef MIX
+	}
+	double comm = 0, tp_comm = 0;
 	if (l->tp > 1) {
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
 				  (double)j->micro_batch * (double)a->hidden;
 		coll_cost(true, boundary, l->tp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
-		tp_comm = ars * (lat + wire / intra_bandwidth(hw));
+		tp_comm = t.ars * (lat + wire / intra_bandwidth(hw));
 	}
 	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
 	 * the TP all-reduces and on the same stream (compute()) */
@@ -957,16 +987,14 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	if (ep > 1 && a->experts && cp == 1 && ep <= ranks_in_node(hw, l->tp)) {
 		coll_cost(false, a2a_bytes(a, j, l->tp, l->sp), ep, intra_bandwidth(hw),
 			  ALPHA_INTRA, &wire, &lat);
-		comm += ars * (lat + wire / intra_bandwidth(hw));
+		comm += t.ars * (lat + wire / intra_bandwidth(hw));
 	}
 	/* a GPU computes its 1/cp of the tokens, but launches every kernel; the compute blocks
 	 * last at least the host's launches (compute()) */
-	double issue_fwd, issue_bwd, fixed_fwd, fixed_bwd;
-	layer_issue(a, j, hw, ep, &issue_fwd, &issue_bwd, &fixed_fwd, &fixed_bwd);
-	double gpu = nl * ((flops / (gemm_eff * hw->gpu.bf16_flops) + bytes / hbm) / cp + fixed_fwd +
-			   fixed_bwd) +
+	double gpu = nl * ((t.flops / (gemm_eff * hw->gpu.bf16_flops) + t.bytes / hbm) / cp +
+			   t.fixed_fwd + t.fixed_bwd) +
 		     extra;
-	double busy = fmax(gpu, nl * (issue_fwd + issue_bwd));
+	double busy = fmax(gpu, nl * (t.issue_fwd + t.issue_bwd));
 	return (tp_overlap ? fmax(busy, nl * tp_comm / cp) : busy + nl * tp_comm / cp) +
 	       nl * comm / cp;
 }

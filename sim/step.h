@@ -209,11 +209,12 @@ double step_reduce_bucket(const struct sim_config *c);
  * kernel launches, if longer), the synchronous TP all-reduces (with tp_overlap,
  * --tp-comm-overlap: a block takes the longer of its compute and its TP collectives, so the
  * stage at least the longer of their sums) and the experts' all-to-alls within a node. extra:
- * more GPU seconds in the same compute blocks (the head). The builder's tasks take at least
- * this long, so it is a floor a search can prune with. */
+ * more GPU seconds in the same compute blocks (the head); rc_share: the share of the layers
+ * that run j's recompute mode, the rest none (--recompute-layers; 1: all). The builder's tasks
+ * take at least this long, so it is a floor a search can prune with. */
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double layers, double extra, bool tp_overlap);
+			double layers, double rc_share, double extra, bool tp_overlap);
 
 /* Seconds the data-parallel collectives of one step keep a GPU's collective stream busy under
  * the gpu policy with m micro-batches (gradient all-reduce or reduce-scatters, ZeRO's weight

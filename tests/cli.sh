@@ -109,6 +109,9 @@ expect 0 "" plan --model mixtral-8x7b --seq 4096 --format csv
 expect 0 "" plan --model 8b --seq 4096 --optimizer adamw8bit --recompute selective --attention eager
 expect 0 "" simulate --model 8b --seq 4096 --gpus 8 --zero 3 --recompute op
 expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --policy tiered --recompute op
+expect 3 "under --recompute full" simulate --model 8b --seq 2048 --recompute-layers 4
+expect 3 "for policy gpu" simulate --model 8b --seq 2048 --policy tiered --recompute full --recompute-layers 2
+expect 0 "" simulate --model 70b --seq 4096 --gpus 32 --tp 4 --pp 4 --zero 1 --recompute full --recompute-layers 2
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
 expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
@@ -349,6 +352,21 @@ assert z["offload_optimizer"]["pipeline_read"] and z["offload_optimizer"]["pipel
 else
 	fail=$((fail + 1))
 	echo "FAIL: plan $fw: the settings are not in its inputs or the emitted ds_config.json"
+fi
+# --recompute-layers: a Megatron option recomputing 2 layers a stage emits Megatron-LM's block
+# method and a simulate line that reproduces its step
+"$bin" plan --model 70b --seq 4096 --recompute full --recompute-layers 2 >"$tmp/plan-rl.txt" 2>/dev/null
+idx=$(awk '$1 ~ /^[0-9]+$/ && / pp[2-9] / && / f2 / {print $1; exit}' "$tmp/plan-rl.txt")
+"$bin" plan --model 70b --seq 4096 --recompute full --recompute-layers 2 --emit "$tmp/emit-rl" \
+	--option "$idx" >/dev/null 2>&1
+roundtrip "$tmp/emit-rl"
+if [ -n "$idx" ] && [ -n "$want" ] && [ "$want" = "$got" ] &&
+	grep -q -- "--recompute-method block --recompute-num-layers 2" "$tmp/emit-rl/launch.sh" &&
+	grep -q -- "--recompute-layers 2" "$tmp/emit-rl/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --recompute-layers 2 --emit (option $idx): step $want planned, $got re-simulated"
 fi
 # --flash none: a host without drives; its host-tier options keep everything in DRAM, and the
 # emitted simulate line runs them without drives as planned

@@ -357,7 +357,7 @@ static void the_plan_does_not_depend_on_threads(void)
 /* The search stops at the first candidate whose bound cannot beat the best simulated one, so
  * the bound must never exceed what the simulation gives. Over layouts (TP with and without
  * --tp-comm-overlap, PP with and without interleaving, ZeRO 0-3, expert parallelism, recompute
- * none and full, micro-batches 1 and 2)
+ * none, full and full of a stage's first layer alone, micro-batches 1 and 2)
  * of a dense and a MoE model on one 8-GPU node and of LoRA 8B and full 70B on four nodes, where
  * the data-parallel traffic sets the bound: bound <= simulated step, fitting or not; and most
  * pipelines' bounds within 3 % of their step, as the search needs to prune them. */
@@ -390,10 +390,12 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 		for (uint32_t tp = 1; tp <= 8; tp *= 2)
 			for (uint32_t pp = 1; pp <= 4; pp *= 2)
 				for (uint32_t zero = 0; zero <= (pp > 1 ? 1u : 3u); zero++)
-					for (int rc = 0; rc < 4; rc++)
+					for (int rc = 0; rc < 6; rc++)
 						for (uint64_t mb = 1; mb <= 2; mb++) {
-							/* rc 2-3: with --tp-comm-overlap */
-							bool ov = rc >= 2;
+							/* rc 2-3: with --tp-comm-overlap; 4-5:
+							 * full recompute of a stage's first
+							 * layer alone (--recompute-layers 1) */
+							bool ov = rc == 2 || rc == 3 || rc == 5;
 							if (ov && tp == 1)
 								continue;
 							uint32_t dp = N / (tp * pp);
@@ -403,7 +405,9 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 							uint32_t ep = f.w.arch.experts && dp > 1 ? dp : 1;
 							struct sim_workload w = f.w;
 							w.job.micro_batch = mb;
-							w.job.recompute = modes[rc % 2];
+							w.job.recompute = rc >= 4 ? MDL_RC_FULL
+										  : modes[rc % 2];
+							w.job.recompute_layers = rc >= 4 ? 1 : 0;
 							uint64_t m = sim_plan_micro_batches(&w, dp);
 							if (vp > 1 && m % pp)
 								vp = 1;

@@ -1828,6 +1828,64 @@ static void repeated_periods_equal_whole_steps(void)
 }
 
 /*
+ * Partial recompute (--recompute-layers N, Megatron-Core's block method): the first N layers of
+ * a stage recompute, the rest keep what they would without recompute. 8B on one H100 at 4k
+ * tokens, one stage of 32 layers: each recomputing layer adds its forward to the backward, so
+ * the step is none's plus N/32 of the way to full's (compute-bound: exactly, to rounding), and
+ * each layer left out keeps its whole inventory instead of its input, so the peak is full's plus
+ * (32 - N) x (what none keeps - what full keeps) a layer, in the allocator's reserve. N at or
+ * past the stage's layers is full recompute itself. Over two stages N counts per stage.
+ */
+static void partial_recompute_blends_the_layers(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.micro_batch = 1;
+	f.c.grad_accum = 4;
+	f.c.recompute_fixed = true;
+	f.w.job.recompute = MDL_RC_NONE;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct sim_option none = f.o;
+	f.w.job.recompute = MDL_RC_FULL;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct sim_option full = f.o;
+	struct mdl_job nj = f.w.job;
+	nj.recompute = MDL_RC_NONE;
+	double keep = mdl_act_layer_saved(&f.w.arch, &nj, 1, false) -
+		      mdl_act_layer_saved(&f.w.arch, &f.w.job, 1, false);
+	for (uint32_t n = 8; n <= 40; n += 8) {
+		f.w.job.recompute_layers = n;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		double part = n < 32 ? n / 32.0 : 1.0;
+		ASSERT_NEAR_REL(f.o.step_seconds,
+				none.step_seconds + part * (full.step_seconds - none.step_seconds),
+				1e-9);
+		ASSERT_NEAR_REL(f.o.peak_gpu,
+				full.peak_gpu + (1 - part) * 32 * keep * (1 + SIM_ALLOC_SLACK),
+				1e-9);
+		CU_ASSERT_EQUAL(f.o.recompute_layers, n < 32 ? n : 0);
+	}
+	CU_ASSERT_EQUAL(f.o.step_seconds, full.step_seconds); /* 40: every layer */
+	CU_ASSERT_EQUAL(f.o.peak_gpu, full.peak_gpu);
+	/* two stages of 16: 8 a stage is half of each */
+	f.c.layout = (struct mdl_layout){1, 2, 1, 0, false};
+	f.c.grad_accum = 8;
+	f.w.job.recompute_layers = 0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double pp_full = f.o.step_seconds;
+	f.w.job.recompute_layers = 8;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL(f.o.recompute_layers, 8);
+	CU_ASSERT(f.o.step_seconds < pp_full);
+	/* a host-tier policy places its checkpoints itself */
+	f.c.policy = sim_policy_find("tiered");
+	f.c.layout = (struct mdl_layout){1, 1, 1, 0, false};
+	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), -1);
+	CU_ASSERT(strstr(f.err, "--recompute-layers") != NULL);
+	eng_free(f.eng);
+}
+
+/*
  * A run that cannot fit stops where it overflows (stop_unfit, the planner's once a layout
  * fits). 8B over 4 pipeline stages fits an H100: the flag changes nothing, to the ns and byte.
  * On a 24 GB RTX 4090 the same layout needs more than the card: with the flag the run stops
@@ -1957,6 +2015,7 @@ int suite_sim(void)
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"repeated periods equal whole steps", repeated_periods_equal_whole_steps},
 		{"unfit runs stop where they overflow", unfit_runs_stop_where_they_overflow},
+		{"partial recompute blends the layers", partial_recompute_blends_the_layers},
 		{"tiered state traffic: drives and batch", tiered_state_traffic_shapes},
 		{"tiered update: CPU and drives at once, one drive budget", tiered_update_overlaps_cpu_and_drives},
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},

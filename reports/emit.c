@@ -69,10 +69,11 @@ static const char *cannot_express(const struct rpt_plan *r, bool deepspeed)
 		return "it steps the optimizer inside backward (torchtune's optimizer_in_bwd; "
 		       "PyTorch FSDP's CPU offload for zero3-offload), which neither DeepSpeed nor "
 		       "Megatron-LM does";
-	if (f->act_offload)
+	if (f->act_offload && (deepspeed || !f->act_offload_layers))
 		return "it offloads the activations to CPU as torchtune's "
 		       "enable_activation_offloading does, which neither a DeepSpeed config nor "
-		       "Megatron-LM's arguments set up";
+		       "Megatron-LM's arguments set up (Megatron-LM offloads some layers': "
+		       "--activation-offload-layers)";
 	if (!deepspeed && w->job.method != MDL_FULL)
 		return "it trains LoRA adapters, and Megatron-LM's pretrain_gpt.py trains every "
 		       "weight";
@@ -369,6 +370,9 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			    "--recompute-num-layers 1");
 	else if (o->recompute == MDL_RC_SELECTIVE)
 		fprintf(fp, " \\\n  --recompute-granularity selective");
+	if (f->act_offload && f->act_offload_layers)
+		fprintf(fp, " \\\n  --cpu-offloading --cpu-offloading-num-layers %u",
+			f->act_offload_layers);
 	if (r->w->job.grad_dtype == MDL_GRAD_FP32)
 		fprintf(fp, " \\\n  --accumulate-allreduce-grads-in-fp32");
 	/* Megatron clips at 1.0 by default (--clip-grad), as the plan did unless --clip-grad no */

@@ -199,6 +199,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddBoolToObject(x, "foreach_optimizer", f->opt_foreach);
 	cJSON_AddBoolToObject(x, "optimizer_in_backward", f->opt_in_bwd);
 	cJSON_AddBoolToObject(x, "activation_offload", f->act_offload);
+	cJSON_AddNumberToObject(x, "activation_offload_layers", f->act_offload_layers);
 	cJSON_AddBoolToObject(x, "tp_comm_overlap", f->tp_comm_overlap);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
 	cJSON_AddNumberToObject(x, "prefetch", step_prefetch(f));

@@ -259,6 +259,13 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	    tp_yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
 	    tp_yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen))
 		return EXIT_INVALID;
+	c->act_offload_layers = (uint32_t)o->activation_offload_layers;
+	if (c->act_offload_layers && !c->act_offload)
+		return snprintf(err, errlen,
+				"--activation-offload-layers %llu: the layers of each stage whose "
+				"activations --activation-offload yes moves to DRAM",
+				(unsigned long long)o->activation_offload_layers),
+		       EXIT_INVALID;
 	c->no_grad_overlap = !overlap_grad;
 	c->no_clip_grad = !clip;
 	c->prefetch = (uint32_t)o->prefetch;

@@ -211,6 +211,12 @@ static const struct opt table[] = {
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", P,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},
+	{"activation-offload-layers", O_COUNT, OFF(activation_offload_layers), 0, 10000, "0", false,
+	 "layers", P,
+	 "with --activation-offload yes, only the first N layers of each pipeline stage send their "
+	 "activations to DRAM, the rest keep them on the GPU: Megatron-Core's "
+	 "cpu_offloading_num_layers (Transformer Engine's CPU offload), as Megatron-Bridge's "
+	 "Blackwell configs set it; 0 = every layer"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

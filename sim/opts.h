@@ -60,7 +60,8 @@ struct tp_opts {
 	bool wide; /* plan/compare text: every column */
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
 	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave, reduce_bucket, ep, cp;
-	uint64_t recompute_layers; /* 0: every layer recomputes */
+	uint64_t recompute_layers;	    /* 0: every layer recomputes */
+	uint64_t activation_offload_layers; /* 0: every layer's activations offload */
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	double gpu_headroom; /* fraction of each GPU's memory kept free */

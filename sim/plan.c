@@ -156,6 +156,7 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 	c.opt_foreach = f->opt_foreach && gpu;
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	c.act_offload = f->act_offload && gpu;
+	c.act_offload_layers = f->act_offload_layers;
 	c.opt_in_bwd = f->opt_in_bwd;
 	c.swap_read_ahead = f->swap_read_ahead && zinf;
 	c.swap_write_behind = f->swap_write_behind && zinf;
@@ -311,11 +312,19 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
  * optimizer's states give way to the rest (sim_run pages them out), gradients stepped in
  * backward and offloaded activations leave it. A floor of what its simulation needs, so the
  * memory bound prunes no candidate that fits. */
-static double cand_memory(const struct search *s, const struct mdl_gpu_memory *gm)
+static double cand_memory(const struct search *s, const struct mdl_gpu_memory *gm,
+			  const struct mdl_layout *l)
 {
 	const struct sim_config *f = sim_plan_framework(s->req);
+	/* --activation-offload-layers: the share of a chunk's layers that offload */
+	double off = 1;
+	if (f->act_offload_layers) {
+		uint32_t n = mdl_layout_chunk_layers(&s->w->arch, l, 0, 0);
+		off = f->act_offload_layers < n ? (double)f->act_offload_layers / n : 1;
+	}
 	return gm->total - (mdl_optimizer_paged(s->w->job.optimizer) ? gm->optimizer : 0) -
-	       (f->opt_in_bwd ? gm->gradients : 0) - (f->act_offload ? gm->layer_activations : 0);
+	       (f->opt_in_bwd ? gm->gradients : 0) -
+	       (f->act_offload ? off * gm->layer_activations : 0);
 }
 
 /* Megatron-Core's partial recompute (--recompute-layers) for a layout whose full recompute
@@ -334,7 +343,7 @@ static uint32_t partial_layers(const struct search *s, const struct sim_workload
 	struct mdl_gpu_memory gm;
 	one.job.recompute_layers = 1;
 	mdl_layout_memory(&one.arch, &one.job, l, m, &gm);
-	double per = (cand_memory(s, &gm) - full) / (c - 1); /* a layer left out adds */
+	double per = (cand_memory(s, &gm, l) - full) / (c - 1); /* a layer left out adds */
 	if (!(per > 0))
 		return 0;
 	double out = floor((room - full) / per); /* layers that may keep their activations */
@@ -353,7 +362,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);
 	double bound = sim_plan_bound(cw, s->hw, l, m, ex_share, ov);
 	struct cand x = {*l, cw->job.recompute, 0, cw->job.micro_batch, m, bound / tokens,
-			 cand_memory(s, &gm)};
+			 cand_memory(s, &gm, l)};
 	if (add_cand(s, c, nc, cap, &x))
 		return -1;
 	if (x.rc != MDL_RC_FULL || s->req->recompute_fixed)
@@ -364,7 +373,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	struct sim_workload pw = *cw;
 	pw.job.recompute_layers = x.rc_layers;
 	mdl_layout_memory(&pw.arch, &pw.job, l, m, &gm);
-	x.mem = cand_memory(s, &gm);
+	x.mem = cand_memory(s, &gm, l);
 	x.bound = sim_plan_bound(&pw, s->hw, l, m, ex_share, ov) / tokens;
 	return add_cand(s, c, nc, cap, &x);
 }

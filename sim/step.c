@@ -1092,6 +1092,24 @@ static double block_saved(const struct build *bd, const struct stage *s, uint32_
 	return block_sum(s, b, lb, nb, m->saved, bd->act_embed, bd->act_head);
 }
 
+/* The chunk's first layer in block b of nb, and how many of the block's lb layers are among the
+ * chunk's first n. */
+static uint32_t block_first_n(const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb,
+			      uint32_t n)
+{
+	uint32_t rem = s->layers % nb, first = b * (s->layers / nb) + (b < rem ? b : rem);
+	return first >= n ? 0 : n - first < lb ? n - first : lb;
+}
+
+/* The share of block b's activations that go to DRAM where they leave the GPU: all of them,
+ * or under --activation-offload-layers those of its layers among the chunk's first N. */
+static double block_offloaded(const struct build *bd, const struct stage *s, uint32_t b,
+			      uint32_t lb, uint32_t nb)
+{
+	uint32_t n = bd->x->c->act_offload ? bd->x->c->act_offload_layers : 0;
+	return n && n < s->layers ? (double)block_first_n(s, b, lb, nb, n) / lb : 1;
+}
+
 /* The recompute figures of block b (lb layers of nb) of stage s's chunk, per layer: the job's
  * where each of its layers recomputes; under --recompute-layers, where the chunk's first
  * bd->partial layers recompute and the rest do not, the mean over its layers of the job's
@@ -1102,8 +1120,7 @@ static void block_rc(const struct build *bd, const struct stage *s, uint32_t b, 
 	*m = bd->rc;
 	if (!bd->partial || bd->partial >= s->layers)
 		return;
-	uint32_t rem = s->layers % nb, first = b * (s->layers / nb) + (b < rem ? b : rem);
-	uint32_t r = first >= bd->partial ? 0 : bd->partial - first < lb ? bd->partial - first : lb;
+	uint32_t r = block_first_n(s, b, lb, nb, bd->partial);
 	if (r == lb)
 		return;
 	const struct block_rc *n = &bd->none;
@@ -1341,7 +1358,8 @@ static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, s
 	struct step_ctx *x = bd->x;
 	*fp = (struct fold_pass){.b = -1};
 	if (eng_keeps_history(x->e) || bd->pp != 1 || bd->vp != 1 || nb != s->layers ||
-	    nb < 2 * bd->edge + FOLD_MIN_GAP || (bd->partial && bd->partial < s->layers))
+	    nb < 2 * bd->edge + FOLD_MIN_GAP || (bd->partial && bd->partial < s->layers) ||
+	    block_offloaded(bd, s, nb - 1, 1, nb) < 1)
 		return 0;
 	fp->seg = bd->nseg++;
 	if (fp->seg >= STEP_FOLD_PASSES || x->nfold >= ENG_FOLDS)
@@ -1426,6 +1444,14 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		bool staged = x->pl.ckpt == W_FLASH && mc->nvme_wr >= 0;
 		if (staged && dep(bd, ring_back(s->ck_down, s->nck, 2), c))
 			return -1;
+		/* activation offloading keeps few copies pending, so forward runs at the copies'
+		 * pace when they are slower: torchtune's OffloadActivations makes the compute
+		 * stream wait once more than max_fwd_stash_size (5) tensors wait to go down
+		 * (training/_activation_offloading.py), Transformer Engine's layer offload
+		 * (--activation-offload-layers) double-buffers layers; a block's copy down runs
+		 * beside the next block's forward, and the one after waits for it */
+		if (x->c->act_offload && dep(bd, ring_back(s->ck_down, s->nck, 2), c))
+			return -1;
 		if (b == 0)
 			bd->f_first[cell(bd, k, ch, g)] = c;
 		fold_probe(&fp, b, c);
@@ -1442,11 +1468,12 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			TRY(mem(bd, c, pool, CAT_A, head, ENG_AT_END));
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
-		if (x->pl.ckpt != W_GPU) {
+		double share = block_offloaded(bd, s, b, lb, nb);
+		if (x->pl.ckpt != W_GPU && share > 0) {
 			/* the head's tensors stay: the loss uses them at once (DeepSpeed's
 			 * cpu_checkpointing moves checkpoints only; torchtune runs the output
 			 * layer under a NoOpManager) */
-			double off = saved - head;
+			double off = share * (saved - head);
 			int o = host_copy(bd, g, false, "d2h checkpoint", off);
 			if (o < 0 || dep(bd, c, o) ||
 			    (staged && dep(bd, ring_back(s->ck_write, s->nck, 2), o)) ||
@@ -1464,6 +1491,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 				s->last_ckpt_down = w;
 				s->ck_down[s->nck % 16] = o;
 				s->ck_write[s->nck++ % 16] = w;
+			} else if (x->c->act_offload) {
+				s->ck_down[s->nck++ % 16] = o;
 			}
 		}
 		prev = end;
@@ -1664,9 +1693,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* the head's backward runs first and frees the logits before the block's layers
 		 * are recomputed: they never coexist with the recompute's working set */
 		double head = s->head && b == nb - 1 ? bd->act_head : 0;
-		if (pl->ckpt != W_GPU) {
+		double share = block_offloaded(bd, s, b, lb, nb);
+		if (pl->ckpt != W_GPU && share > 0) {
 			int rd = -1;
-			double off = saved - head; /* what forward moved off the GPU */
+			double off = share * (saved - head); /* what forward moved off the GPU */
 			if (pl->ckpt == W_FLASH && mc->nvme_rd >= 0) {
 				/* read back into DRAM staging two blocks ahead of its backward */
 				rd = flash_io(bd, "flash read checkpoint", mc->s_ckpt, off, true);

@@ -72,6 +72,11 @@ struct sim_config {
 	 * back one block ahead of its backward (torchtune's OffloadActivations, a
 	 * saved_tensors_hooks context on its own CUDA stream); policy gpu */
 	bool act_offload;
+	/* --activation-offload-layers N: only the first N layers of each pipeline chunk offload,
+	 * the rest keep their activations on the GPU (Megatron-Core's cpu_offloading_num_layers,
+	 * Transformer Engine's CPU offload of whole layers, double-buffered back ahead of
+	 * backward); 0: every layer */
+	uint32_t act_offload_layers;
 	/* --offload-param no: policy zero3-offload keeps the parameters partitioned on the GPUs
 	 * (ZeRO-3 with offload_optimizer alone); by default (false) they live in pinned DRAM */
 	bool params_on_gpu;

@@ -112,6 +112,8 @@ expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --pol
 expect 3 "under --recompute full" simulate --model 8b --seq 2048 --recompute-layers 4
 expect 3 "for policy gpu" simulate --model 8b --seq 2048 --policy tiered --recompute full --recompute-layers 2
 expect 0 "" simulate --model 70b --seq 4096 --gpus 32 --tp 4 --pp 4 --zero 1 --recompute full --recompute-layers 2
+expect 3 "activations --activation-offload yes moves" simulate --model 8b --seq 2048 --activation-offload-layers 4
+expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --activation-offload yes --activation-offload-layers 8
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
 expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
@@ -367,6 +369,19 @@ if [ -n "$idx" ] && [ -n "$want" ] && [ "$want" = "$got" ] &&
 else
 	fail=$((fail + 1))
 	echo "FAIL: plan --recompute-layers 2 --emit (option $idx): step $want planned, $got re-simulated"
+fi
+# --activation-offload-layers: Megatron-LM offloads the first layers' activations itself
+"$bin" plan --model 70b --seq 4096 --activation-offload yes --activation-offload-layers 10 \
+	>"$tmp/plan-ao.txt" 2>/dev/null
+idx=$(awk '$1 ~ /^[0-9]+$/ && / pp[2-9] / {print $1; exit}' "$tmp/plan-ao.txt")
+"$bin" plan --model 70b --seq 4096 --activation-offload yes --activation-offload-layers 10 \
+	--emit "$tmp/emit-ao" --option "$idx" >/dev/null 2>&1
+if [ -n "$idx" ] && grep -q "activation-offload-layers 10" "$tmp/plan-ao.txt" &&
+	grep -q -- "--cpu-offloading --cpu-offloading-num-layers 10" "$tmp/emit-ao/launch.sh"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --activation-offload-layers 10 --emit (option $idx): no Megatron-LM offload"
 fi
 # --flash none: a host without drives; its host-tier options keep everything in DRAM, and the
 # emitted simulate line runs them without drives as planned

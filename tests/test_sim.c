@@ -701,8 +701,9 @@ static void optimizer_in_backward_frees_gradients(void)
  * holds at most two of the eight blocks (4 layers each) at a time, so its activation peak falls
  * by 3/4 of them or more; each checkpoint crosses PCIe once each way per micro-batch; the
  * compute-bound step (~1.1 s a micro-batch on an H100 beside ~40 ms of copies each way,
- * overlapped but for the last block's round trip) slows by under 3 %. The streaming policies
- * place checkpoints themselves and refuse the flag. */
+ * overlapped but for the last block's round trip) slows by under 3 %. Megatron-Core's layer
+ * offload of the first 8 (--activation-offload-layers) moves a quarter of them and the
+ * embedding's. The streaming policies place checkpoints themselves and refuse the flag. */
 static void activation_offload_moves_checkpoints(void)
 {
 	struct fx f;
@@ -725,8 +726,49 @@ static void activation_offload_moves_checkpoints(void)
 	ASSERT_NEAR_REL(down, 2 * ckpt, 0.01); /* each micro-batch's */
 	ASSERT_NEAR_REL(up, 2 * ckpt, 0.01);
 	CU_ASSERT(f.o.step_seconds >= step && f.o.step_seconds < 1.03 * step);
+	double gpu_all = f.o.gpu_mem.activations;
+	/* Megatron-Core's layer offload of the first 8 layers (--activation-offload-layers 8):
+	 * their checkpoints, a quarter, and the embedding's go down and come back; the GPU keeps
+	 * the other 24 layers' */
+	f.c.act_offload_layers = 8;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double embed = mdl_act_embed(&f.w.arch, &f.w.job, 1, false);
+	ASSERT_NEAR_REL(f.o.peak_dram, ckpt / 4 + embed, 0.001);
+	pcie_moved(&f, &down, &up);
+	ASSERT_NEAR_REL(down, 2 * (ckpt / 4 + embed), 0.01);
+	ASSERT_NEAR_REL(up, 2 * (ckpt / 4 + embed), 0.01);
+	CU_ASSERT(f.o.gpu_mem.activations > gpu_all + 0.7 * ckpt * (1 + SIM_ALLOC_SLACK) / 2);
+	f.c.act_offload_layers = 0;
 	CU_ASSERT_EQUAL(run(&f, "tiered"), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "policy gpu"));
+	eng_free(f.eng);
+}
+
+/* Offloaded activations that PCIe cannot move as fast as forward makes them hold forward back
+ * instead of piling up on the GPU (torchtune's stash of five tensors, Transformer Engine's
+ * double buffer): 8B without recompute keeps 32 x 1.14 GB a micro-batch of 2 x 4096 tokens,
+ * which take longer to cross PCIe than forward takes to make them; the GPU then holds at most
+ * about three of the eight blocks' (the one computing, the one going down and the one waiting),
+ * under a third of what it holds without offload, and the step lasts at least its copies down
+ * at the link's rate. */
+static void offloaded_activations_hold_forward_back(void)
+{
+	struct fx f;
+	setup_8b_chunked(&f);
+	f.w.job.micro_batch = 2;
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.grad_accum = 2;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double act = f.o.gpu_mem.activations;
+	f.c.act_offload = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT(f.o.gpu_mem.activations < act / 3);
+	double down = 0, up = 0, rate = 0;
+	pcie_moved(&f, &down, &up);
+	for (int i = 0; i < eng_nresources(f.eng); i++)
+		if (!strcmp(eng_resource_at(f.eng, i)->name, "gpu0 pcie d2h"))
+			rate = eng_resource_at(f.eng, i)->capacity;
+	CU_ASSERT(rate > 0 && f.o.step_seconds >= down / rate);
 	eng_free(f.eng);
 }
 
@@ -2030,6 +2072,7 @@ int suite_sim(void)
 		{"cpu offload steps the optimizer in backward",
 		 cpu_offload_steps_the_optimizer_in_backward},
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},
+		{"offloaded activations hold forward back", offloaded_activations_hold_forward_back},
 		{"zero3 offloads the optimizer alone", zero3_offloads_the_optimizer_alone},
 		{"offload sums micro-batches through the GPU",
 		 offload_sums_micro_batches_through_the_gpu},

@@ -1826,7 +1826,8 @@ static void context_parallelism_splits_the_sequence(void)
  * every micro-batch simulated give the same step to the ns, the same peaks, and energy and
  * busy times to rounding. The cases: ZeRO-3 over 8 GPUs, ZeRO-Offload (whose first
  * micro-batch is a transient), ZeRO-Infinity, ZeRO-3 offload, tiered, 1F1B over 4 stages,
- * interleaved 1F1B, and context parallelism (its ring gated by each block's start).
+ * interleaved 1F1B, context parallelism (its ring gated by each block's start), interleaved
+ * 1F1B recomputing 2 layers a chunk, and ZeRO-3 offloading the first 8 layers' activations.
  */
 static void repeated_periods_equal_whole_steps(void)
 {
@@ -1834,6 +1835,7 @@ static void repeated_periods_equal_whole_steps(void)
 		const char *policy;
 		struct mdl_layout l;
 		uint64_t m, seq;
+		uint32_t rc_layers, offload_layers; /* --recompute-layers, --activation-offload-layers */
 	} cases[] = {
 		{"gpu", {1, 1, 8, 3, false}, 8, 2048},
 		{"zero-offload", {1, 1, 1, 0, false}, 8, 2048},
@@ -1843,11 +1845,16 @@ static void repeated_periods_equal_whole_steps(void)
 		{"gpu", {1, 4, 1, 0, false}, 12, 2048},
 		{"gpu", {1, 4, 1, 0, false, 2}, 16, 2048},
 		{"gpu", {1, 1, 1, 0, false, 1, 1, 4}, 6, 16384},
+		{"gpu", {1, 4, 1, 0, false, 2}, 16, 2048, 2},
+		{"gpu", {1, 1, 8, 3, false}, 8, 2048, 0, 8},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct fx f;
 		setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 		f.w.job.seq = cases[i].seq;
+		f.w.job.recompute_layers = cases[i].rc_layers;
+		f.c.act_offload = cases[i].offload_layers > 0;
+		f.c.act_offload_layers = cases[i].offload_layers;
 		f.c.layout = cases[i].l;
 		f.c.grad_accum = cases[i].m;
 		CU_ASSERT_EQUAL_FATAL(run(&f, cases[i].policy), 0);
@@ -1987,7 +1994,8 @@ static void unfit_runs_stop_where_they_overflow(void)
  * gathers over 8 GPUs, and 405B at 8k tokens on two GPUs with two drives, whose forward passes
  * settle into a two-block cycle (the checkpoint writes and the weight reads take turns on the
  * drives): the engine finds it at its second probe, and the whole run (5,674 tasks) is built in
- * 2,002.
+ * 2,002; and ZeRO-3 over 8 GPUs with its activations offloaded, each block's forward waiting
+ * for the copy down two blocks back.
  */
 static void folded_steps_equal_whole_ones(void)
 {
@@ -1996,11 +2004,13 @@ static void folded_steps_equal_whole_ones(void)
 		uint64_t seq, mb, accum;
 		uint32_t dp, drives, prefetch, zero;
 		double dram_gib; /* 0: the host's */
+		bool act_offload;
 	} cases[] = {
 		{"llama-3.1-405b.json", "tiered", 4096, 2, 3, 1, 4, 0, 3, 0},
 		{"llama-3.1-70b.json", "zero-infinity", 4096, 4, 3, 1, 8, 8, 3, 0},
 		{"llama-3.1-70b.json", "gpu", 4096, 1, 3, 8, 4, 0, 3, 0},
 		{"llama-3.1-405b.json", "tiered", 8192, 2, 3, 2, 2, 0, 3, 256},
+		{"llama-3.1-70b.json", "gpu", 4096, 1, 3, 8, 4, 0, 3, 0, true},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct fx f;
@@ -2014,6 +2024,7 @@ static void folded_steps_equal_whole_ones(void)
 		f.c.layout.dp = cases[i].dp;
 		f.c.layout.zero = cases[i].zero;
 		f.c.prefetch = cases[i].prefetch;
+		f.c.act_offload = cases[i].act_offload;
 		CU_ASSERT_EQUAL_FATAL(run(&f, cases[i].policy), 0);
 		whole = f.o;
 		int tasks = eng_ntasks(f.eng);

@@ -1835,7 +1835,8 @@ static void repeated_periods_equal_whole_steps(void)
 		const char *policy;
 		struct mdl_layout l;
 		uint64_t m, seq;
-		uint32_t rc_layers, offload_layers; /* --recompute-layers, --activation-offload-layers */
+		/* --recompute-layers, --activation-offload-layers */
+		uint32_t rc_layers, offload_layers;
 	} cases[] = {
 		{"gpu", {1, 1, 8, 3, false}, 8, 2048},
 		{"zero-offload", {1, 1, 1, 0, false}, 8, 2048},

@@ -330,8 +330,9 @@ static double cand_memory(const struct search *s, const struct mdl_gpu_memory *g
 /* Megatron-Core's partial recompute (--recompute-layers) for a layout whose full recompute
  * needs `full` analytic bytes of the GPU: the fewest layers of a chunk that must recompute for
  * the rest to keep their activations within the GPU (the analytic memory is linear in them:
- * measured at one), or 0 where full recompute does not fit or a chunk has one layer. Megatron's
- * alone: not where the search keeps to data parallelism (sim_plan_dp_only). */
+ * measured at one), or 0 where full recompute does not fit, where none would, or a chunk has
+ * one layer. Megatron's alone: not where the search keeps to data parallelism
+ * (sim_plan_dp_only). */
 static uint32_t partial_layers(const struct search *s, const struct sim_workload *cw,
 			       const struct mdl_layout *l, uint64_t m, double full)
 {
@@ -347,7 +348,8 @@ static uint32_t partial_layers(const struct search *s, const struct sim_workload
 	if (!(per > 0))
 		return 0;
 	double out = floor((room - full) / per); /* layers that may keep their activations */
-	return out >= c - 1 ? 1 : c - (uint32_t)out;
+	/* where every layer may keep them, no recompute is the candidate (and a faster one) */
+	return out >= c ? 0 : out >= c - 1 ? 1 : c - (uint32_t)out;
 }
 
 /* Adds layout l's candidate under the job cw runs (its recompute mode and micro-batch, m

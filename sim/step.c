@@ -1092,8 +1092,7 @@ static double block_saved(const struct build *bd, const struct stage *s, uint32_
 	return block_sum(s, b, lb, nb, m->saved, bd->act_embed, bd->act_head);
 }
 
-/* The chunk's first layer in block b of nb, and how many of the block's lb layers are among the
- * chunk's first n. */
+/* How many of block b's lb layers (of the chunk's nb blocks) are among the chunk's first n. */
 static uint32_t block_first_n(const struct stage *s, uint32_t b, uint32_t lb, uint32_t nb,
 			      uint32_t n)
 {

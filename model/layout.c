@@ -1,6 +1,7 @@
 /* layout — see layout.h. */
 #include "layout.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "act.h"
@@ -40,6 +41,18 @@ uint64_t mdl_layout_stage_layers(const struct mdl_arch *a, const struct mdl_layo
 	for (uint32_t c = 0; c < mdl_layout_vp(l); c++)
 		n += mdl_layout_chunk_layers(a, l, p, c);
 	return n;
+}
+
+double mdl_layout_rc_share(const struct mdl_arch *a, const struct mdl_job *j,
+			   const struct mdl_layout *l)
+{
+	double share = 1;
+	for (uint32_t g = 0; g < l->pp; g++)
+		for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
+			uint32_t n = mdl_layout_chunk_layers(a, l, g, c);
+			share = fmin(share, (double)mdl_job_rc_layers(j, n) / n);
+		}
+	return share;
 }
 
 int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint64_t gpus,

@@ -97,6 +97,11 @@ bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool 
 uint32_t mdl_layout_chunk_layers(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p,
 				 uint32_t c);
 uint64_t mdl_layout_stage_layers(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p);
+/* The smallest share of a chunk's layers that run the job's recompute mode (mdl_job_rc_layers:
+ * under --recompute-layers the first ones, the rest none); 1 where every layer of every chunk
+ * does. */
+double mdl_layout_rc_share(const struct mdl_arch *a, const struct mdl_job *j,
+			   const struct mdl_layout *l);
 
 /* Checks that tp * pp * dp == gpus and that the degrees divide the model. 0 ok, -1 with err. */
 int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint64_t gpus,

@@ -92,7 +92,7 @@ static double per_token(const struct sim_option *o)
 struct cand {
 	struct mdl_layout l;
 	enum mdl_recompute rc;
-	uint32_t rc_layers; /* --recompute-layers of a partial full recompute, 0 every layer */
+	uint32_t rc_layers; /* --recompute-layers (given, or the search's partial recompute) */
 	uint64_t mb, m;
 	double bound; /* seconds per token no schedule can beat: compute at the sustained rate */
 	double mem;   /* analytic per-GPU bytes */
@@ -261,12 +261,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 {
 	/* with --recompute-layers a chunk's first layers recompute and the rest do not: the
 	 * floors take the smallest share any chunk recomputes */
-	double share = 1;
-	for (uint32_t g = 0; g < l->pp; g++)
-		for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
-			uint32_t n = mdl_layout_chunk_layers(&w->arch, l, g, c);
-			share = fmin(share, (double)mdl_job_rc_layers(&w->job, n) / n);
-		}
+	double share = mdl_layout_rc_share(&w->arch, &w->job, l);
 	double eff = step_gemm_efficiency(NULL, hw, w->job.precision);
 	double peak = eff * hw->gpu.bf16_flops;
 	double hbm = step_hbm_rate(hw);
@@ -363,8 +358,8 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	struct mdl_gpu_memory gm;
 	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);
 	double bound = sim_plan_bound(cw, s->hw, l, m, ex_share, ov);
-	struct cand x = {*l, cw->job.recompute, 0, cw->job.micro_batch, m, bound / tokens,
-			 cand_memory(s, &gm, l)};
+	struct cand x = {*l, cw->job.recompute, cw->job.recompute_layers, cw->job.micro_batch, m,
+			 bound / tokens, cand_memory(s, &gm, l)};
 	if (add_cand(s, c, nc, cap, &x))
 		return -1;
 	if (x.rc != MDL_RC_FULL || s->req->recompute_fixed)
@@ -486,7 +481,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			continue;
 		}
 		cw.job.recompute = c[i].rc;
-		cw.job.recompute_layers = c[i].rc_layers ? c[i].rc_layers : w->job.recompute_layers;
+		cw.job.recompute_layers = c[i].rc_layers;
 		cw.job.micro_batch = c[i].mb;
 		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[i].l, c[i].m);
 		cf.recompute_fixed = true;
@@ -508,8 +503,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 	/* nothing fits: the layout that comes closest says what overflows, and by how much */
 	if (rc == 0 && !*found && nc) {
 		cw.job.recompute = c[least].rc;
-		cw.job.recompute_layers =
-			c[least].rc_layers ? c[least].rc_layers : w->job.recompute_layers;
+		cw.job.recompute_layers = c[least].rc_layers;
 		cw.job.micro_batch = c[least].mb;
 		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[least].l, c[least].m);
 		cf.recompute_fixed = true;

@@ -223,12 +223,8 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->nodes = (o->gpus + gpn - 1) / gpn;
 	o->recompute = x->job.recompute;
 	/* a partial recompute only where some chunk has layers past the ones that recompute */
-	for (uint32_t g = 0; g < l->pp; g++)
-		for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
-			uint32_t n = mdl_layout_chunk_layers(&x->w->arch, l, g, c);
-			if (mdl_job_rc_layers(&x->job, n) < n)
-				o->recompute_layers = x->job.recompute_layers;
-		}
+	if (mdl_layout_rc_share(&x->w->arch, &x->job, l) < 1)
+		o->recompute_layers = x->job.recompute_layers;
 	o->loss = x->job.loss;
 	o->micro_batch = x->job.micro_batch;
 	o->grad_accum = x->m;

@@ -1109,6 +1109,14 @@ static double block_offloaded(const struct build *bd, const struct stage *s, uin
 	return n && n < s->layers ? (double)block_first_n(s, b, lb, nb, n) / lb : 1;
 }
 
+/* Whether stage s's chunk mixes layers that recompute (or offload) with layers that do not
+ * (--recompute-layers, --activation-offload-layers): a folded pass's gap must be copies. */
+static bool chunk_mixes_layers(const struct build *bd, const struct stage *s)
+{
+	uint32_t off = bd->x->c->act_offload ? bd->x->c->act_offload_layers : 0;
+	return (bd->partial && bd->partial < s->layers) || (off && off < s->layers);
+}
+
 /* The recompute figures of block b (lb layers of nb) of stage s's chunk, per layer: the job's
  * where each of its layers recomputes; under --recompute-layers, where the chunk's first
  * bd->partial layers recompute and the rest do not, the mean over its layers of the job's
@@ -1357,8 +1365,7 @@ static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, s
 	struct step_ctx *x = bd->x;
 	*fp = (struct fold_pass){.b = -1};
 	if (eng_keeps_history(x->e) || bd->pp != 1 || bd->vp != 1 || nb != s->layers ||
-	    nb < 2 * bd->edge + FOLD_MIN_GAP || (bd->partial && bd->partial < s->layers) ||
-	    block_offloaded(bd, s, nb - 1, 1, nb) < 1)
+	    nb < 2 * bd->edge + FOLD_MIN_GAP || chunk_mixes_layers(bd, s))
 		return 0;
 	fp->seg = bd->nseg++;
 	if (fp->seg >= STEP_FOLD_PASSES || x->nfold >= ENG_FOLDS)

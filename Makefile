@@ -9,6 +9,7 @@
 #   make check-valgrind  plan, compare, simulate and sweep under valgrind memcheck
 #   make check-tsan sweep on several threads under ThreadSanitizer (build/tsan)
 #   make cuda       build bin/tierplan-cuda, the CUDA calibration helper, where nvcc exists
+#   make gpu-check  the run for a machine with a GPU: calibrate --full, validate (validate/)
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (default 60), corpus in tests/fuzz/corpus
 #   make fuzz-replay  every committed fuzz input once (CI)
 #   make V=1 ...    show the full commands
@@ -27,6 +28,17 @@ BUILD   ?= build
 BIN     := bin
 
 DEB_PKGS := libcjson-dev libcunit1-dev gnuplot-nox fio
+
+# TIERPLAN_DEPS=DIR: cJSON's header and library from DIR (validate/gpu-bundle.sh makes it on a
+# machine that has the package) for a machine where it cannot be installed (a GPU node without
+# root or network): no package check, and bin/tierplan finds the library through its rpath
+ifneq ($(TIERPLAN_DEPS),)
+CPPFLAGS += -I$(TIERPLAN_DEPS)/include
+LDFLAGS  += -L$(TIERPLAN_DEPS)/lib -Wl,-rpath,$(abspath $(TIERPLAN_DEPS)/lib)
+DEPS_OK  :=
+else
+DEPS_OK  := $(BUILD)/deps.ok
+endif
 
 # explicit source lists, one per folder; arrows go cli -> validate/reports -> sim -> model
 MODEL_SRC    := model/units.c model/file.c model/catalog.c model/hw.c \
@@ -54,7 +66,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps check-browser test unit layers-test cli-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda gpu-check check-asan check-valgrind fuzz-replay clean
+.PHONY: all deps check-browser test unit layers-test cli-test gpucheck-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda gpu-check check-asan check-valgrind fuzz-replay clean
 
 all: $(BIN)/tierplan
 
@@ -91,7 +103,7 @@ $(BUILD)/browser.ok: Makefile
 deps: $(BUILD)/deps.ok $(BUILD)/browser.ok
 
 # --- build ----------------------------------------------------------------------------------
-$(BUILD)/%.o: %.c | $(BUILD)/deps.ok
+$(BUILD)/%.o: %.c | $(DEPS_OK)
 	$(call quiet,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
@@ -106,7 +118,7 @@ $(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
 # --- tests ----------------------------------------------------------------------------------
-test: unit layers-test cli-test safety-test readme-test
+test: unit layers-test cli-test safety-test readme-test gpucheck-test
 
 unit: $(BUILD)/run_tests
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BUILD)/run_tests
@@ -117,6 +129,11 @@ layers-test:
 
 cli-test: $(BIN)/tierplan
 	$(Q)sh tests/cli.sh $(BIN)/tierplan
+
+# make gpu-check's build phase on a machine it has not seen (fakes: no cJSON package, a
+# toolkit laid out as pip's wheels, a helper that cannot be built)
+gpucheck-test: $(BIN)/tierplan
+	$(Q)sh tests/gpucheck.sh $(BIN)/tierplan
 
 # files, subprocesses and hostile data (devices, symlinks, gnuplot and HTML escaping, exit codes)
 safety-test: $(BIN)/tierplan
@@ -136,6 +153,9 @@ $(BUILD)/bench: $(BUILD)/tests/bench.o $(LIB_OBJ)
 # --- the CUDA calibration helper (its own binary: bin/tierplan runs without a GPU driver) ---
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 NVCCFLAGS ?= -O2 -std=c++17 -Xcompiler -Wall
+# cuBLAS: the toolkit's, found again at run time through an rpath to the toolkit's library folder
+# (a runfile install is often not in ld.so.conf); gpu-check names another where that fails
+CUBLAS ?= -lcublas -Xlinker -rpath -Xlinker $(abspath $(dir $(NVCC))../lib64)
 
 cuda:
 	$(Q)if [ -z "$(NVCC)" ]; then echo "cuda: nvcc not found; the CUDA calibration tests will report waived"; \
@@ -144,7 +164,7 @@ cuda:
 $(BIN)/tierplan-cuda: validate/cuda/harness.cu
 	$(call quiet,NVCC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(NVCC) $(NVCCFLAGS) -o $@ $< -lcublas
+	$(Q)$(NVCC) $(NVCCFLAGS) -o $@ $< $(CUBLAS)
 
 # golden predictions: regress compares, golden rewrites on purpose (say why in the commit)
 regress: $(BIN)/tierplan

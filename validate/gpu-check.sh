@@ -89,7 +89,7 @@ find_cublas() {
 # built here from these sources where the build works, without make's package check (as root
 # it would run apt-get, which on a node without network fails, slowly); where the build does not
 # work (no compiler, no libcjson-dev), a bin/tierplan brought from elsewhere that starts is used
-make --no-print-directory all DEPS_OK= >>"$log" 2>&1 ||
+make --no-print-directory -j "$(nproc 2>/dev/null || echo 2)" all DEPS_OK= >>"$log" 2>&1 ||
 	echo "gpu-check: make all failed; using the bin/tierplan there is if it starts" >>"$log"
 starts bin/tierplan version ||
 	cannot "bin/tierplan cannot be built or does not start (no libcjson-dev? where it is

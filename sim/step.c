@@ -1332,8 +1332,9 @@ struct fold_pass {
 
 /* How far a block reaches in build order, in blocks: back, to the tasks it waits for (the
  * prefetch depth, the gradient copies in flight, the checkpoint reads' three); ahead, to the
- * tasks that may run while it computes (a weight read waits for the copy up prefetch blocks
- * earlier, which waits for the compute prefetch blocks before that: twice the depth). */
+ * tasks that may run while it computes: a streamed weight read waits for the copy up prefetch
+ * blocks earlier, which waits for the compute prefetch blocks before that (twice the depth);
+ * an all-gather, or a checkpoint read, waits for a compute at most that depth back (once). */
 static void fold_reach(const struct build *bd, uint32_t *back, uint32_t *ahead)
 {
 	const struct step_place *pl = &bd->x->pl;
@@ -1343,7 +1344,7 @@ static void fold_reach(const struct build *bd, uint32_t *back, uint32_t *ahead)
 		uint32_t f = grads_inflight(bd, bd->L.gradients_bytes / bd->tp);
 		*back = f > *back ? f : *back;
 	}
-	*ahead = 2 * d + 1;
+	*ahead = (pl->fetch == FETCH_STREAM ? 2 * d : d) + 1;
 }
 
 /* Blocks a folded pass keeps at each end: FOLD_EDGE, and enough that the engine's window (the

@@ -178,7 +178,7 @@ validate: $(BIN)/tierplan
 
 # the run a session lent a GPU makes once: calibrate --full and validate, JSON into $$OUT
 gpu-check:
-	$(Q)sh validate/gpu-check.sh
+	$(Q)TIERPLAN_DEPS="$(TIERPLAN_DEPS)" sh validate/gpu-check.sh
 
 bench: $(BIN)/tierplan $(BUILD)/bench
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs sh tests/bench.sh $(BIN)/tierplan $(BUILD)/bench bench.json

@@ -21,6 +21,8 @@
 # when a program cannot be built. Meant to finish well under 8 minutes on one GPU; about 4 of
 # them are fio (waived where fio is not installed).
 set -u
+# its makes build bin/ as a plain `make` does, whatever make called it with (BUILD=, CFLAGS=)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 build_only=false
 arg=
 for a in "$@"; do

@@ -13,7 +13,7 @@ static void help(FILE *fp)
 	fprintf(fp,
 		"usage: tierplan calibrate [--quick] [--dir DIR] [--out FILE] [--tests LIST]\n"
 		"                          [--device DEV --destroy-data] [--cuda-helper PATH]\n"
-		"                          [--gpu-index N]\n\n"
+		"                          [--gpu-index N] [--test-timeout S]\n\n"
 		"Measures this machine and writes a hardware profile that plan, compare and\n"
 		"simulate use with --profile FILE. Tests (waived with a reason when their\n"
 		"hardware or tool is absent):\n");
@@ -31,7 +31,11 @@ static void help(FILE *fp)
 		"  --device DEV       fio on a raw device instead, with --destroy-data\n"
 		"  --cuda-helper PATH the CUDA harness (default: tierplan-cuda beside tierplan)\n"
 		"  --gpu-index N      the GPU to measure, in CUDA's device order (PCI bus order: the\n"
-		"                     helper sets CUDA_DEVICE_ORDER=PCI_BUS_ID) [default 0]\n");
+		"                     helper sets CUDA_DEVICE_ORDER=PCI_BUS_ID) [default 0]\n"
+		"  --test-timeout S   seconds a CUDA test may run before it is killed and reported\n"
+		"                     failed; the CUDA tests after it then fail unrun, the rest\n"
+		"                     still run and the profile is written [default %d]\n",
+		CAL_TEST_TIMEOUT);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -67,6 +71,16 @@ int cmd_calibrate(int argc, char **argv)
 				return cli_fail(EXIT_INVALID, "calibrate", err);
 			}
 			o.gpu_index = (int)v;
+		} else if (i + 1 < argc && !strcmp(a, "--test-timeout")) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || v < 1 || v > 3600) {
+				snprintf(err, sizeof err,
+					 "--test-timeout: '%s' is not a number of seconds 1 to 3600",
+					 argv[i]);
+				return cli_fail(EXIT_INVALID, "calibrate", err);
+			}
+			o.test_timeout = (int)v;
 		} else {
 			snprintf(err, sizeof err, "unknown option or missing value '%s'", a);
 			return cli_fail(EXIT_USAGE, "calibrate", err);

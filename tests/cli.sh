@@ -928,6 +928,22 @@ for h in crash inf driver; do
 	fi
 done
 "$bin" calibrate --quick --tests cuda_gemm_bf16 --cuda-helper "$tmp/r4090.sh" --out "$tmp/f-4090.json" >/dev/null 2>&1
+# a helper that hangs is killed at --test-timeout and failed, the CUDA tests after it fail
+# unrun, and the profile is still written (well before the hung helper would have ended)
+fake hang.sh 'exec sleep 60'
+t0=$(date +%s)
+"$bin" calibrate --quick --tests cuda_d2d,cuda_gemm_bf16 --cuda-helper "$tmp/hang.sh" \
+	--test-timeout 1 --out "$tmp/f-hang.json" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ $(($(date +%s) - t0)) -lt 30 ] && [ -f "$tmp/f-hang.json" ] &&
+	grep -q "cuda_d2d .*failed  the CUDA helper ran longer than 1 s" "$tmp/err" &&
+	grep -q "cuda_gemm_bf16 .*failed  not run: an earlier CUDA test hung" "$tmp/err"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: calibrate with a hanging helper (exit $rc): $(cat "$tmp/err")"
+fi
+expect 3 "test-timeout" calibrate --test-timeout 0
 # --gpu-index reaches the helper; a bad index is refused before anything runs
 fake args.sh 'echo "$*" >"'"$tmp"'/args"; echo "{\"test\": \"$1\", \"status\": \"waived\", \"reason\": \"fake\"}"'
 "$bin" calibrate --quick --tests cuda_d2d --gpu-index 2 --cuda-helper "$tmp/args.sh" --out "$tmp/f-args.json" >/dev/null 2>&1

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -447,9 +448,28 @@ static int positives(const cJSON *arr, int max)
 	return n;
 }
 
-static void cuda_test(const struct cal_opts *o, struct result *r)
+/* Seconds since t0. */
+static double since(const struct timespec *t0)
 {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Runs CUDA test r through the helper. *hung: a helper that outran the timeout was killed
+ * (the GPU or its driver hangs), and the tests after it fail without running. */
+static void cuda_test(const struct cal_opts *o, struct result *r, bool *hung)
+{
+	int limit = o->test_timeout > 0 ? o->test_timeout : CAL_TEST_TIMEOUT;
 	r->unit = strstr(r->test, "gemm") ? "FLOP/s" : strstr(r->test, "tiering") ? "s" : "B/s";
+	if (*hung) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "not run: an earlier CUDA test hung (killed after %d s)",
+			 limit);
+		waive(r, "%s", msg);
+		r->status = ST_FAILED;
+		return;
+	}
 	if (!o->cuda_helper || access(o->cuda_helper, X_OK) != 0) {
 		waive(r, "%s", "the CUDA helper (bin/tierplan-cuda) is not built: run make cuda where "
 			       "nvcc exists");
@@ -475,9 +495,27 @@ static void cuda_test(const struct cal_opts *o, struct result *r)
 	close(fd[1]);
 	char buf[1 << 16];
 	size_t len = 0;
-	ssize_t k;
-	while (pid > 0 && (k = read(fd[0], buf + len, sizeof buf - len - 1)) > 0)
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool killed = false;
+	while (pid > 0 && len < sizeof buf - 1) {
+		double left = limit - since(&t0);
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			killed = true;
+			break;
+		}
+		struct pollfd pf = {fd[0], POLLIN, 0};
+		int ready = poll(&pf, 1, (int)ceil(left * 1000));
+		if (ready < 0 && errno != EINTR)
+			break;
+		if (ready <= 0)
+			continue;
+		ssize_t k = read(fd[0], buf + len, sizeof buf - len - 1);
+		if (k <= 0)
+			break;
 		len += (size_t)k;
+	}
 	close(fd[0]);
 	buf[len] = '\0';
 	int status = 0;
@@ -488,7 +526,15 @@ static void cuda_test(const struct cal_opts *o, struct result *r)
 	/* a helper that crashed, exited non-zero or printed no JSON (an inf or a nan is not
 	 * JSON) failed: only its own "waived" waives */
 	char msg[160];
-	if (pid < 0 || WIFSIGNALED(status)) {
+	if (killed) {
+		snprintf(msg, sizeof msg,
+			 "the CUDA helper ran longer than %d s and was killed (a hung GPU or "
+			 "driver? --test-timeout sets the limit)",
+			 limit);
+		waive(r, "%s", msg);
+		r->status = ST_FAILED;
+		*hung = true;
+	} else if (pid < 0 || WIFSIGNALED(status)) {
 		snprintf(msg, sizeof msg, "the CUDA helper could not run or was killed (signal %d)",
 			 pid < 0 ? 0 : WTERMSIG(status));
 		waive(r, "%s", msg);
@@ -571,7 +617,7 @@ static const struct test {
 };
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
 
-static void run_test(const struct cal_opts *o, int i, struct result *r)
+static void run_test(const struct cal_opts *o, int i, struct result *r, bool *cuda_hung)
 {
 	memset(r, 0, sizeof *r);
 	r->test = tests[i].name;
@@ -588,7 +634,7 @@ static void run_test(const struct cal_opts *o, int i, struct result *r)
 	else if (!strcmp(r->test, "flash_seq_write"))
 		flash_fio(o, r, true);
 	else
-		cuda_test(o, r);
+		cuda_test(o, r, cuda_hung);
 	if (r->status == ST_OK && r->n == 0 && r->nsizes == 0)
 		waive(r, "%s", "no samples");
 }
@@ -890,7 +936,7 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 
 	struct result rs[NTESTS];
 	int n = 0, failed = 0;
-	bool tty = isatty(fileno(log));
+	bool tty = isatty(fileno(log)), cuda_hung = false;
 	for (int i = 0; i < NTESTS; i++) {
 		if (list) {
 			const char *p = strstr(list, tests[i].name);
@@ -900,7 +946,7 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 		}
 		if (tty)
 			fprintf(log, "calibrate: %-20s ...\r", tests[i].name);
-		run_test(&o, i, &rs[n]);
+		run_test(&o, i, &rs[n], &cuda_hung);
 		struct result *r = &rs[n++];
 		char v[32] = "";
 		if (r->status == ST_OK) {

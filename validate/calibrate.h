@@ -63,7 +63,15 @@ struct cal_opts {
 	const char *tests;       /* comma-separated test names; NULL = all */
 	int threads;             /* 0 = the online CPUs */
 	int gpu_index;           /* the CUDA device measured, in PCI bus order */
+	int test_timeout;        /* seconds a CUDA test may run before it is killed and failed
+				  * (the later ones then fail unrun); 0 = CAL_TEST_TIMEOUT */
 };
+
+/* A CUDA test's longest run: full-mode tests run for seconds to tens of seconds (warm-ups of
+ * a second, samples of ~200 ms, copy sweeps to 1 GiB), so three minutes is a hung GPU or
+ * driver, not a slow test [U: a guard, not a model constant]. It also keeps a hang from
+ * costing the other tests' results: calibrate still writes the profile. */
+#define CAL_TEST_TIMEOUT 180
 
 /* The registry of tests: count, and name (with a one-line description in *what) of test i;
  * NULL past the end. */

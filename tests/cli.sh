@@ -943,6 +943,19 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: calibrate with a hanging helper (exit $rc): $(cat "$tmp/err")"
 fi
+# ... and one that prints its result, closes its output and then hangs (a context that will
+# not go) is killed at the same limit
+fake hang2.sh 'echo "{\"test\": \"$1\", \"status\": \"waived\"}"; exec 1>&-; exec sleep 60'
+t0=$(date +%s)
+"$bin" calibrate --quick --tests cuda_d2d --cuda-helper "$tmp/hang2.sh" --test-timeout 1 \
+	--out "$tmp/f-hang2.json" >/dev/null 2>"$tmp/err"
+if [ $? -eq 1 ] && [ $(($(date +%s) - t0)) -lt 30 ] &&
+	grep -q "cuda_d2d .*failed  the CUDA helper ran longer than 1 s" "$tmp/err"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: calibrate with a helper that hangs after its output: $(cat "$tmp/err")"
+fi
 expect 3 "test-timeout" calibrate --test-timeout 0
 # --gpu-index reaches the helper; a bad index is refused before anything runs
 fake args.sh 'echo "$*" >"'"$tmp"'/args"; echo "{\"test\": \"$1\", \"status\": \"waived\", \"reason\": \"fake\"}"'

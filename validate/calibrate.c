@@ -518,8 +518,21 @@ static void cuda_test(const struct cal_opts *o, struct result *r, bool *hung)
 	}
 	close(fd[0]);
 	buf[len] = '\0';
+	/* its exit, within the same limit: a helper can hang after its output too (a driver
+	 * that does not let its context go) */
 	int status = 0;
-	if (pid > 0)
+	while (pid > 0 && !killed) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (since(&t0) >= limit) {
+			kill(pid, SIGKILL);
+			killed = true;
+			break;
+		}
+		nanosleep(&(struct timespec){0, 10000000}, NULL); /* 10 ms */
+	}
+	if (pid > 0 && killed)
 		waitpid(pid, &status, 0);
 	cJSON *j = cJSON_Parse(buf);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "status");

@@ -487,6 +487,16 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 	}
 	explain(ds, "", root, ignored, sizeof ignored / sizeof ignored[0],
 		"a DeepSpeed key tierplan knows");
+	/* aio.use_gds (DeepSpeed's AIO_USE_GDS, runtime/swap_tensor/constants.py, false by
+	 * default): the parameter swapper reads the drives into buffers on the GPU
+	 * (partitioned_param_swapper.py: buffer_device is the accelerator), not into pinned DRAM
+	 * [A: DeepSpeed source]; the simulator stages every drive read through DRAM */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(root, "aio"), "use_gds")))
+		note(ds, "aio.use_gds is not modelled: GPUDirect Storage reads the parameters "
+			 "from the drives into GPU buffers, where tierplan stages them through "
+			 "pinned DRAM (it counts that DRAM traffic and those buffers in DRAM, not "
+			 "on the GPU)");
 	/* batch: micro-batch and accumulation become flags; the global size is checked (or,
 	 * without the accumulation, becomes --global-batch) */
 	uint64_t micro = 0, accum = 0, total = 0;

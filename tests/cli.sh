@@ -481,6 +481,10 @@ else
 	echo "FAIL: plan --deepspeed --emit did not write back the config's swap buffers and clipping"
 fi
 expect 0 "used zero_optimization.offload_optimizer -> --policy zero-offload" compare --model 8b --seq 2048 --gpus 1,2 --deepspeed tests/deepspeed/zero-offload.json
+# GPUDirect Storage is said to be outside the model, not passed over as one more aio key
+printf '{"zero_optimization": {"stage": 3, "offload_param": {"device": "nvme"}},
+ "aio": {"use_gds": true}}' >"$tmp/gds.json"
+expect 0 "aio.use_gds is not modelled" simulate --model 8b --seq 2048 --deepspeed "$tmp/gds.json"
 expect 3 "--foreach-optimizer yes is PyTorch's AdamW stepped on the GPU" plan --model 8b --seq 2048 --optimizer sgd --foreach-optimizer yes
 # ZeRO-Infinity's swap buffers hold the largest parameter partition, or DeepSpeed asserts: the
 # first zero-infinity option runs on one GPU, whose embedding partition is 1,050,673,152 elements

@@ -303,6 +303,11 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	return fmax(compute, step_dp_floor(&w->arch, &w->job, l, hw, m));
 }
 
+/* Analytic bytes past which a candidate is not simulated, as a multiple of the GPU's memory:
+ * cand_memory is meant as a floor of the simulated peak, and the 10 % guards where it is not
+ * quite one [U: a search guard, not a model constant: a wider one only simulates more] */
+#define CAND_MEMORY_SLACK 1.1
+
 /* A candidate's analytic per-GPU bytes, less what its settings move off the GPU: a paged
  * optimizer's states give way to the rest (sim_run pages them out), gradients stepped in
  * backward and offloaded activations leave it. A floor of what its simulation needs, so the
@@ -357,9 +362,14 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	bool ov = sim_plan_framework(s->req)->tp_comm_overlap;
 	struct mdl_gpu_memory gm;
 	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);
-	double bound = sim_plan_bound(cw, s->hw, l, m, ex_share, ov);
+	double mem = cand_memory(s, &gm, l);
+	/* past the memory bound a candidate is never simulated (best_layout): its time bound
+	 * would only sort it, so it goes last unbounded */
+	double bound = mem > CAND_MEMORY_SLACK * s->hw->gpu.memory
+			       ? INFINITY
+			       : sim_plan_bound(cw, s->hw, l, m, ex_share, ov) / tokens;
 	struct cand x = {*l, cw->job.recompute, cw->job.recompute_layers, cw->job.micro_batch, m,
-			 bound / tokens, cand_memory(s, &gm, l)};
+			 bound, mem};
 	if (add_cand(s, c, nc, cap, &x))
 		return -1;
 	if (x.rc != MDL_RC_FULL || s->req->recompute_fixed)
@@ -476,7 +486,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 			break;
 		}
 		/* past the analytic memory bound: not simulated (the closest miss is below) */
-		if (c[i].mem > 1.1 * hw->gpu.memory) {
+		if (c[i].mem > CAND_MEMORY_SLACK * hw->gpu.memory) {
 			(*s->pruned)++;
 			continue;
 		}

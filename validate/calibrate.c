@@ -448,14 +448,6 @@ static int positives(const cJSON *arr, int max)
 	return n;
 }
 
-/* Seconds since t0. */
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 /* Runs CUDA test r through the helper. *hung: a helper that outran the timeout was killed
  * (the GPU or its driver hangs), and the tests after it fail without running. */
 static void cuda_test(const struct cal_opts *o, struct result *r, bool *hung)
@@ -495,11 +487,10 @@ static void cuda_test(const struct cal_opts *o, struct result *r, bool *hung)
 	close(fd[1]);
 	char buf[1 << 16];
 	size_t len = 0;
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = now();
 	bool killed = false;
 	while (pid > 0 && len < sizeof buf - 1) {
-		double left = limit - since(&t0);
+		double left = limit - (now() - t0);
 		if (left <= 0) {
 			kill(pid, SIGKILL);
 			killed = true;
@@ -525,7 +516,7 @@ static void cuda_test(const struct cal_opts *o, struct result *r, bool *hung)
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;
-		if (since(&t0) >= limit) {
+		if (now() - t0 >= limit) {
 			kill(pid, SIGKILL);
 			killed = true;
 			break;

@@ -43,8 +43,8 @@ trap 'exit 2' INT TERM
 # file cannot run at all
 starts() {
 	"$@" >/dev/null 2>&1
-	rc=$?
-	[ "$rc" -ne 126 ] && [ "$rc" -ne 127 ]
+	started=$?
+	[ "$started" -ne 126 ] && [ "$started" -ne 127 ]
 }
 
 # says why a build failed, with what the next try needs to know, and stops

@@ -6,7 +6,9 @@
  * last key varying fastest. Each point runs as `tierplan simulate` would, on all cores (one
  * engine per thread, in chunks so memory stays bounded), and becomes one output row in point
  * order: CSV (a header, then a row per point) or JSON lines. A point that is invalid (a layout a
- * policy cannot run, a bad value) gets a row with its error; the sweep goes on.
+ * policy cannot run, a bad value) gets a row with its error; the sweep goes on. --unfit skip
+ * stops a point where a GPU overflows (sim_option.stopped): its row has the overflow and no
+ * time, peaks or cost; the rows of points that fit are those the whole simulation gives.
  * --shard I/N takes the I-th of N contiguous slices of the points, and only shard 1 prints the
  * CSV header, so the shards' outputs concatenated in order are the whole sweep's (Slurm job
  * arrays). Progress goes to stderr when stderr is a terminal.
@@ -45,6 +47,7 @@ struct row {
 
 struct job {
 	const struct tp_grid *g;
+	bool skip_unfit; /* --unfit skip */
 	uint64_t first, count;
 	struct row *rows;
 	uint64_t next; /* atomic */
@@ -54,7 +57,7 @@ static void help(FILE *fp)
 {
 	fprintf(fp,
 		"usage: tierplan sweep --grid FILE [--format csv|jsonl] [--out FILE] [--shard I/N]\n"
-		"                      [--threads N]\n\n"
+		"                      [--threads N] [--unfit time|skip]\n\n"
 		"Runs every point of a grid of simulate flags through the simulator, one row per\n"
 		"point. FILE: {\"base\": {\"model\": \"70b\", \"seq\": 4096}, \"grid\": {\"gpus\": [1, 2, "
 		"4, 8],\n\"policy\": [\"gpu\", \"tiered\"]}}; the last key varies fastest.\n\n"
@@ -63,14 +66,20 @@ static void help(FILE *fp)
 		"  --format F         csv (default) or jsonl (one JSON object per line)\n"
 		"  --out FILE         write the rows to FILE, whole or not at all (default: stdout)\n"
 		"  --shard I/N        the I-th of N contiguous slices of the points (1-based)\n"
-		"  --threads N        worker threads (default: the online CPUs)\n");
+		"  --threads N        worker threads (default: the online CPUs)\n"
+		"  --unfit time|skip  a point that does not fit: time simulates its whole step\n"
+		"                     (its row has the time it would take; the default); skip\n"
+		"                     stops it where a GPU overflows (its row says so, with no\n"
+		"                     time, peaks or cost; the rows of points that fit are the\n"
+		"                     same, and a grid of mostly unfit points runs ~2x as fast)\n");
 }
 
-static void run_point(const struct tp_grid *g, uint64_t p, struct eng *e, struct row *r)
+static void run_point(const struct job *j, uint64_t p, struct eng *e, struct row *r)
 {
 	char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48];
-	int argc = tp_grid_argv(g, p, argv, flags);
-	r->rc = tp_simulate_argv(argc, argv, e, &r->o, NULL, NULL, r->err, sizeof r->err);
+	int argc = tp_grid_argv(j->g, p, argv, flags);
+	r->rc = tp_simulate_argv(argc, argv, e, j->skip_unfit, &r->o, NULL, NULL, r->err,
+				 sizeof r->err);
 }
 
 static void *worker(void *arg)
@@ -88,7 +97,7 @@ static void *worker(void *arg)
 			snprintf(j->rows[i].err, sizeof j->rows[i].err, "out of memory");
 			continue;
 		}
-		run_point(j->g, j->first + i, e, &j->rows[i]);
+		run_point(j, j->first + i, e, &j->rows[i]);
 	}
 	eng_free(e);
 	return NULL;
@@ -135,17 +144,30 @@ static void emit_csv(FILE *fp, const struct tp_grid *g, uint64_t p, const struct
 		fputc('\n', fp);
 		return;
 	}
-	fprintf(fp, ",%s,,%s,%u,%u,%u,%u,%u,%u,%u,%u,%llu,%llu,%s,%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,"
-		    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,",
-		o->fits ? "true" : "false", o->policy, o->gpus, o->layout.tp, o->layout.pp,
-		mdl_layout_vp(&o->layout), mdl_layout_ep(&o->layout), mdl_layout_cp(&o->layout),
-		o->layout.dp, o->layout.zero, (unsigned long long)o->micro_batch,
-		(unsigned long long)o->grad_accum, mdl_recompute_name(o->recompute), o->step_seconds,
-		o->tokens_per_second, o->model_tflops_per_gpu, o->peak_gpu, o->peak_dram,
-		o->peak_flash, o->peak_power_watts, o->energy_joules_per_step,
-		o->flash_bytes_written_per_step, o->runtime_seconds, o->cost_total, o->cost_cloud);
+	fprintf(fp, ",%s,,%s,%u,%u,%u,%u,%u,%u,%u,%u,%llu,%llu,%s,", o->fits ? "true" : "false",
+		o->policy, o->gpus, o->layout.tp, o->layout.pp, mdl_layout_vp(&o->layout),
+		mdl_layout_ep(&o->layout), mdl_layout_cp(&o->layout), o->layout.dp, o->layout.zero,
+		(unsigned long long)o->micro_batch, (unsigned long long)o->grad_accum,
+		mdl_recompute_name(o->recompute));
+	if (o->stopped) /* --unfit skip: step_seconds to cost_cloud_usd not known */
+		fputs(",,,,,,,,,,,,", fp);
+	else
+		fprintf(fp, "%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,",
+			o->step_seconds, o->tokens_per_second, o->model_tflops_per_gpu, o->peak_gpu,
+			o->peak_dram, o->peak_flash, o->peak_power_watts, o->energy_joules_per_step,
+			o->flash_bytes_written_per_step, o->runtime_seconds, o->cost_total,
+			o->cost_cloud);
 	csv_field(fp, o->fits ? "" : o->overflow);
 	fputc('\n', fp);
+}
+
+/* key: v, or null where it is not known */
+static void num(cJSON *j, const char *key, bool known, double v)
+{
+	if (known)
+		cJSON_AddNumberToObject(j, key, v);
+	else
+		cJSON_AddNullToObject(j, key);
 }
 
 static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const struct row *r)
@@ -160,7 +182,6 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 	if (r->rc) {
 		cJSON_AddStringToObject(j, "error", r->err);
 	} else {
-		cJSON *pk;
 		cJSON_AddBoolToObject(j, "fits", o->fits);
 		cJSON_AddStringToObject(j, "policy", o->policy);
 		cJSON_AddNumberToObject(j, "gpus", o->gpus);
@@ -175,22 +196,26 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 		cJSON_AddNumberToObject(j, "grad_accum", (double)o->grad_accum);
 		cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
 		cJSON_AddNumberToObject(j, "recompute_layers", o->recompute_layers);
-		cJSON_AddNumberToObject(j, "step_seconds", o->step_seconds);
-		cJSON_AddNumberToObject(j, "tokens_per_second", o->tokens_per_second);
-		cJSON_AddNumberToObject(j, "model_tflops_per_gpu", o->model_tflops_per_gpu);
+	}
+	if (!r->rc) {
+		/* --unfit skip: what a whole step would give is not known (null) */
+		bool k = !o->stopped;
+		cJSON *pk;
+		num(j, "step_seconds", k, o->step_seconds);
+		num(j, "tokens_per_second", k, o->tokens_per_second);
+		num(j, "model_tflops_per_gpu", k, o->model_tflops_per_gpu);
 		pk = cJSON_AddObjectToObject(j, "peak_bytes");
-		cJSON_AddNumberToObject(pk, "gpu", o->peak_gpu);
-		cJSON_AddNumberToObject(pk, "gpu_reserved", o->peak_gpu_reserved);
-		cJSON_AddNumberToObject(pk, "gpu_allocated", o->peak_gpu_allocated);
-		cJSON_AddNumberToObject(pk, "dram", o->peak_dram);
-		cJSON_AddNumberToObject(pk, "flash", o->peak_flash);
-		cJSON_AddNumberToObject(j, "peak_power_watts", o->peak_power_watts);
-		cJSON_AddNumberToObject(j, "energy_joules_per_step", o->energy_joules_per_step);
-		cJSON_AddNumberToObject(j, "flash_bytes_written_per_step",
-					o->flash_bytes_written_per_step);
-		cJSON_AddNumberToObject(j, "runtime_seconds", o->runtime_seconds);
-		cJSON_AddNumberToObject(j, "cost_total_usd", o->cost_total);
-		cJSON_AddNumberToObject(j, "cost_cloud_usd", o->cost_cloud);
+		num(pk, "gpu", k, o->peak_gpu);
+		num(pk, "gpu_reserved", k, o->peak_gpu_reserved);
+		num(pk, "gpu_allocated", k, o->peak_gpu_allocated);
+		num(pk, "dram", k, o->peak_dram);
+		num(pk, "flash", k, o->peak_flash);
+		num(j, "peak_power_watts", k, o->peak_power_watts);
+		num(j, "energy_joules_per_step", k, o->energy_joules_per_step);
+		num(j, "flash_bytes_written_per_step", k, o->flash_bytes_written_per_step);
+		num(j, "runtime_seconds", k, o->runtime_seconds);
+		num(j, "cost_total_usd", k, o->cost_total);
+		num(j, "cost_cloud_usd", k, o->cost_cloud);
 		if (!o->fits)
 			cJSON_AddStringToObject(j, "overflow", o->overflow);
 	}
@@ -232,7 +257,7 @@ static int write_row(int fd, FILE *mem, char **buf, size_t *len)
 
 int cmd_sweep(int argc, char **argv)
 {
-	const char *gridpath = NULL, *format = "csv", *outpath = "-";
+	const char *gridpath = NULL, *format = "csv", *outpath = "-", *unfit = "time";
 	long shard = 1, nshards = 1, threads = sysconf(_SC_NPROCESSORS_ONLN);
 	struct tp_grid g;
 	char err[512];
@@ -264,6 +289,8 @@ int cmd_sweep(int argc, char **argv)
 				return cli_fail(EXIT_INVALID, "sweep",
 						"--shard: expected I/N with 1 <= I <= N <= 1000000, "
 						"e.g. 2/8");
+		} else if (!strcmp(a, "--unfit")) {
+			unfit = v;
 		} else if (!strcmp(a, "--threads")) {
 			threads = strtol(v, &end, 10);
 			if (*end || threads < 1 || threads > 1024)
@@ -277,6 +304,8 @@ int cmd_sweep(int argc, char **argv)
 		return cli_fail(EXIT_USAGE, "sweep", "--grid FILE is required");
 	if (strcmp(format, "csv") && strcmp(format, "jsonl"))
 		return cli_fail(EXIT_INVALID, "sweep", "--format: unknown format (allowed: csv, jsonl)");
+	if (strcmp(unfit, "time") && strcmp(unfit, "skip"))
+		return cli_fail(EXIT_INVALID, "sweep", "--unfit: allowed time, skip");
 	if (tp_grid_load(gridpath, &g, err, sizeof err) || tp_grid_check(&g, gridpath, err, sizeof err)) {
 		tp_grid_free(&g);
 		return cli_fail(EXIT_INVALID, "sweep", err);
@@ -324,8 +353,8 @@ int cmd_sweep(int argc, char **argv)
 	/* every point reads the same catalogs and config: once, not a stat per point per file */
 	cfg_freeze_stamps();
 	for (uint64_t done = 0; done < count;) {
-		struct job j = {&g, first + done, count - done < chunk ? count - done : chunk, rows,
-				0};
+		struct job j = {&g, !strcmp(unfit, "skip"), first + done,
+				count - done < chunk ? count - done : chunk, rows, 0};
 		long started = 0;
 		for (long t = 0; t < threads && (uint64_t)t < j.count; t++)
 			if (pthread_create(&tid[t], NULL, worker, &j) == 0)

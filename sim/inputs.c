@@ -416,7 +416,7 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);
 }
 
-int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
+int tp_simulate_argv(int argc, char **argv, struct eng *e, bool stop_unfit, struct sim_option *o,
 		     struct sim_workload *wout, struct mdl_hw *hwout, char *err, size_t errlen)
 {
 	struct tp_opts op;
@@ -437,6 +437,7 @@ int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
 		rc = tp_inputs(&op, w, &hw, &ec, name, sizeof name, path, sizeof path, err, errlen);
 	if (!rc)
 		rc = tp_sim_config(&op, w, &c, err, errlen);
+	c.stop_unfit = stop_unfit;
 	if (!rc && sim_run(e, w, &hw, &ec, &c, o, err, errlen))
 		rc = EXIT_INVALID;
 	if (!rc && wout)
@@ -473,5 +474,5 @@ int tp_simulate_json(const cJSON *flags, struct eng *e, struct sim_option *o,
 		argv[argc++] = vals[n++];
 	}
 	argv[argc] = NULL;
-	return tp_simulate_argv(argc, argv, e, o, w, hw, err, errlen);
+	return tp_simulate_argv(argc, argv, e, false, o, w, hw, err, errlen);
 }

@@ -113,11 +113,12 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen);
 /* Runs `simulate` flags (argv[2..argc), argv[0..1] ignored) on engine e: the one path sweep,
- * validate and regress share with the command. The workload comes back in *w when w is not
+ * validate and regress share with the command. stop_unfit: a configuration stops where a GPU
+ * overflows (o->stopped; sweep --unfit skip). The workload comes back in *w when w is not
  * NULL, the hardware in *hw likewise. 0 ok, else the exit code with err naming the flag. */
 struct eng;
 struct sim_option;
-int tp_simulate_argv(int argc, char **argv, struct eng *e, struct sim_option *o,
+int tp_simulate_argv(int argc, char **argv, struct eng *e, bool stop_unfit, struct sim_option *o,
 		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen);
 /* The same for a JSON object of simulate flags ({"model": "70b", "seq": 4096, ...}: strings
  * or numbers, at most TP_JSON_FLAGS): traces and scenarios are written that way. */

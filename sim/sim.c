@@ -299,6 +299,15 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	double fcap = hw->flash_count * hw->flash.capacity;
 	if (o->peak_flash > fcap)
 		overflow(o, "flash", o->peak_flash, fcap);
+	if (eng_pool_stopped(e)) { /* a GPU passed what fits: the rest of the step did not run */
+		char b2[32];
+		o->stopped = true;
+		o->fits = false;
+		snprintf(o->overflow, sizeof o->overflow,
+			 "gpu: needs at least %s of %s (the run stopped there)",
+			 cfg_fmt_bytes(o->peak_gpu, b, sizeof b),
+			 cfg_fmt_bytes(hw->gpu.memory, b2, sizeof b2));
+	}
 
 	char epn[32] = "";
 	if (mdl_layout_cp(l) > 1 || mdl_layout_ep(l) > 1)

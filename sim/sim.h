@@ -51,6 +51,10 @@ struct sim_option {
 	bool params_on_gpu; /* zero3-offload with --offload-param no */
 	bool fits;
 	char overflow[160]; /* which tier overflowed and by how much, when !fits */
+	/* the run stopped where a GPU overflowed (sim_config.stop_unfit): fits is false, the
+	 * peaks are the levels it reached (lower bounds), and its time, power, energy, writes
+	 * and cost are not known */
+	bool stopped;
 
 	struct mdl_gpu_memory gpu_mem; /* per GPU */
 	double peak_gpu, peak_dram, peak_flash; /* bytes: per GPU, per node, per node */

@@ -848,6 +848,25 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: sweep CSV rows differ in columns from the header: $(cat "$tmp/g2.csv")"
 fi
+# --unfit skip: a point that does not fit stops at the overflow and its row says so, with no
+# time (CSV empty, JSON null); the rows of points that fit are those of --unfit time
+printf '{"base": {"model": "8b", "seq": 2048}, "grid": {"gpus": [1, 8], "zero": [0, 3]}}' >"$tmp/gu.json"
+"$bin" sweep --grid "$tmp/gu.json" --unfit time >"$tmp/gu-time.csv" 2>"$tmp/err"
+"$bin" sweep --grid "$tmp/gu.json" --unfit skip >"$tmp/gu-skip.csv" 2>>"$tmp/err"
+"$bin" sweep --grid "$tmp/gu.json" --unfit skip --format jsonl >"$tmp/gu-skip.jsonl" 2>>"$tmp/err"
+if [ "$(grep -c ',true,' "$tmp/gu-skip.csv")" -eq 1 ] &&
+	[ "$(grep ',true,' "$tmp/gu-skip.csv")" = "$(grep ',true,' "$tmp/gu-time.csv")" ] &&
+	[ "$(grep -c ',full,,,,,,,,,,,,,gpu: needs at least .* of 79.6 GiB (the run stopped there)$' \
+		"$tmp/gu-skip.csv")" -eq 3 ] &&
+	[ "$(grep -c ',full,[0-9.e+]*,[0-9.e+]*,.*gpu: needs .* (over by ' "$tmp/gu-time.csv")" -eq 3 ] &&
+	[ "$(grep -c '"step_seconds":null,.*"overflow":"gpu: needs at least' "$tmp/gu-skip.jsonl")" -eq 3 ] &&
+	[ "$(grep -c '"fits":true,.*"step_seconds":[0-9]' "$tmp/gu-skip.jsonl")" -eq 1 ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: sweep --unfit skip: $(cat "$tmp/gu-skip.csv" "$tmp/err")"
+fi
+expect 3 "unfit: allowed time, skip" sweep --grid "$tmp/gu.json" --unfit drop
 printf '{"grid": {"gpus": 4}}' >"$tmp/badgrid.json"
 expect 3 "gpus" sweep --grid "$tmp/badgrid.json"
 expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4

@@ -254,8 +254,8 @@ static const struct opt *find(int cmd, const char *name)
 
 bool tp_opts_given(const struct tp_opts *o, const char *name)
 {
-	for (int i = 0; i < NOPTS; i++)
-		if (strcmp(table[i].name, name) == 0 && (o->given[i / 64] >> (i % 64) & 1))
+	for (int i = 0; i < NOPTS; i++) /* the given bit first: most options are not given */
+		if ((o->given[i / 64] >> (i % 64) & 1) && strcmp(table[i].name, name) == 0)
 			return true;
 	return false;
 }

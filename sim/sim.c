@@ -304,7 +304,9 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 		o->stopped = true;
 		o->fits = false;
 		snprintf(o->overflow, sizeof o->overflow,
-			 "gpu: needs at least %s of %s (the run stopped there)",
+			 x->resident_only ? "gpu: what it holds all step (weights, gradients, "
+					    "optimizer state) needs %s of %s, whatever the recompute"
+					  : "gpu: needs at least %s of %s (the run stopped there)",
 			 cfg_fmt_bytes(o->peak_gpu, b, sizeof b),
 			 cfg_fmt_bytes(hw->gpu.memory, b2, sizeof b2));
 	}
@@ -342,33 +344,60 @@ static int candidates(const struct sim_config *c)
 	return c->policy->variants * (c->recompute_fixed || c->policy->own_recompute ? 1 : N_AUTO_RC);
 }
 
+/* Builds the step of x's placement (only its resident memory: x->resident_only) on x's
+ * engine, set to stop where a GPU overflows when the option need only say "does not fit"
+ * (sim_config.stop_unfit; not with a paged optimizer, whose states leave the GPU as it fills).
+ * 0 ok, -1 + err. */
+static int build(struct step_ctx *x, char *err, size_t errlen)
+{
+	eng_reset(x->e);
+	x->nfold = 0;
+	x->fold_bwd = 0;
+	if (step_build(x, err, errlen))
+		return -1;
+	if (x->mb_end[0] >= 0 &&
+	    (eng_mark(x->e, x->mb_end[0]) < 0 || eng_mark(x->e, x->mb_end[1]) < 0)) {
+		snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+		return -1;
+	}
+	bool stop = x->c->stop_unfit && !mdl_optimizer_paged(x->job.optimizer);
+	int64_t fits = gpu_pool_fits(x->hw->gpu.memory);
+	for (uint32_t g = 0; stop && g < x->c->layout.pp; g++)
+		if (eng_pool_stop(x->e, x->mc.gpu_pool[g], fits)) {
+			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+			return -1;
+		}
+	return 0;
+}
+
 /* Builds and runs the step of x's placement and collects its option. */
 static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option *o, char *err,
 		    size_t errlen)
 {
+	/* a run that may stop where a GPU overflows first holds only the step's resident memory:
+	 * where that alone overflows, the whole step would stop there too (at t = 0, setup), and
+	 * its passes need not be built */
+	if (x->c->stop_unfit && !mdl_optimizer_paged(x->job.optimizer)) {
+		x->resident_only = true;
+		int rc = build(x, err, errlen);
+		if (!rc && eng_run(x->e, st)) {
+			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
+			rc = -1;
+		}
+		bool stopped = !rc && eng_pool_stopped(x->e);
+		if (stopped)
+			collect(x, st, o);
+		x->resident_only = false;
+		if (rc || stopped)
+			return rc;
+	}
 	/* passes the engine found not periodic are built again (step.c, fold_gap), and the step
 	 * run again; what it found stays for the configuration's next candidate (sim_run starts
 	 * x with none): its variants and recompute modes build the same passes, which mostly
 	 * fold or fail alike (the 405B plan: 1.6 % fewer instructions, results unchanged) */
 	for (;;) {
-		eng_reset(x->e);
-		x->nfold = 0;
-		x->fold_bwd = 0;
-		if (step_build(x, err, errlen))
+		if (build(x, err, errlen))
 			return -1;
-		if (x->mb_end[0] >= 0 && (eng_mark(x->e, x->mb_end[0]) < 0 ||
-					  eng_mark(x->e, x->mb_end[1]) < 0)) {
-			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
-			return -1;
-		}
-		/* a run whose option need only say "does not fit" stops where a GPU overflows */
-		bool stop = x->c->stop_unfit && !mdl_optimizer_paged(x->job.optimizer);
-		int64_t fits = gpu_pool_fits(x->hw->gpu.memory);
-		for (uint32_t g = 0; stop && g < x->c->layout.pp; g++)
-			if (eng_pool_stop(x->e, x->mc.gpu_pool[g], fits)) {
-				snprintf(err, errlen, "simulator: %s", eng_error(x->e));
-				return -1;
-			}
 		if (eng_run(x->e, st)) {
 			snprintf(err, errlen, "simulator: %s", eng_error(x->e));
 			return -1;

@@ -2253,6 +2253,16 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	if (x->c->every_micro_batch)
 		cap = UINT64_MAX;
 	x->built = x->m <= cap ? x->m : cap;
+	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
+	x->mb_span = 1;
+	if (x->resident_only) {
+		bd->setup = task(bd, "setup", -1, 0, 0, 0, NULL, NULL);
+		bd->done = task(bd, "step done", -1, 0, 0, 0, NULL, NULL);
+		rc = bd->setup < 0 || bd->done < 0 || dep(bd, bd->setup, bd->done) || resident(bd)
+			     ? -1
+			     : 0;
+		goto out;
+	}
 	size_t cells = (size_t)x->built * bd->vp * bd->pp;
 	bd->f_first = malloc(cells * 6 * sizeof(int));
 	if (!bd->f_first) {
@@ -2328,8 +2338,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	}
 	if (resident(bd))
 		goto out;
-	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
-	x->mb_span = 1;
 	if (M < x->m) {
 		uint64_t k0, span;
 		steady_marks(bd, &k0, &span);

@@ -152,6 +152,10 @@ struct step_ctx {
 	uint8_t fold_seg[ENG_FOLDS]; /* the pass of each */
 	uint64_t fold_bwd;        /* the foldable passes that are backward passes (bit: by pass) */
 	bool force;               /* no variant applied: place anyway, to report what overflows */
+	/* build only the memory the step holds throughout, allocated at t = 0 (weights, gradients,
+	 * optimizer state, the CUDA context): a run that stops where a GPU overflows needs no
+	 * more when that alone overflows (sim_config.stop_unfit) */
+	bool resident_only;
 };
 
 /* The DeepSpeed policies' two checkpoint placements: variant 0 keeps the checkpoints on the

@@ -4,8 +4,9 @@
  * The grid file is JSON: "base" holds simulate flags (without "--") every point shares, "grid"
  * holds the flags that vary, each a list of values; the points are the Cartesian product, the
  * last key varying fastest. Each point runs as `tierplan simulate` would, on all cores (one
- * engine per thread, in chunks so memory stays bounded), and becomes one output row in point
- * order: CSV (a header, then a row per point) or JSON lines. A point that is invalid (a layout a
+ * engine per thread; the rows pass through a ring of 256 per thread, so memory stays bounded),
+ * and becomes one output row in point order: CSV (a header, then a row per point) or JSON
+ * lines. A point that is invalid (a layout a
  * policy cannot run, a bad value) gets a row with its error; the sweep goes on. --unfit skip
  * stops a point where a GPU overflows (sim_option.stopped): its row has the overflow and no
  * time, peaks or cost; the rows of points that fit are those the whole simulation gives.
@@ -45,12 +46,24 @@ struct row {
 	struct sim_option o;
 };
 
+/* The points of a sweep and the ring their rows pass through: the threads take points in
+ * order and fill row i % nring of point first + i once the writer has taken the row nring
+ * before it; the writer (the command's thread) takes the rows in point order as they are done
+ * and runs points itself while the row it needs next is not. So no thread idles while a
+ * point is left, and memory stays at nring rows. */
 struct job {
 	const struct tp_grid *g;
 	bool skip_unfit; /* --unfit skip */
 	uint64_t first, count;
 	struct row *rows;
-	uint64_t next; /* atomic */
+	unsigned char *done; /* per ring slot: its row is filled */
+	size_t nring;
+	pthread_mutex_t mu;          /* guards what follows */
+	pthread_cond_t filled, free; /* a row is done; a slot is free (or the sweep stops) */
+	uint64_t next;               /* the next point to take */
+	uint64_t taken;              /* rows the writer has taken: it waits for row `taken` */
+	uint32_t waiting;            /* workers waiting for a free slot */
+	bool stop;                   /* the writer gave up (it could not write) */
 };
 
 static void help(FILE *fp)
@@ -82,6 +95,18 @@ static void run_point(const struct job *j, uint64_t p, struct eng *e, struct row
 				 sizeof r->err);
 }
 
+/* Point i of the job into its ring slot, on engine e (NULL: out of memory). */
+static void fill(struct job *j, uint64_t i, struct eng *e)
+{
+	struct row *r = &j->rows[i % j->nring];
+	if (!e) {
+		r->rc = EXIT_SYSTEM;
+		snprintf(r->err, sizeof r->err, "out of memory");
+		return;
+	}
+	run_point(j, j->first + i, e, r);
+}
+
 static void *worker(void *arg)
 {
 	struct job *j = arg;
@@ -89,15 +114,24 @@ static void *worker(void *arg)
 	if (e)
 		eng_keep_history(e, false); /* rows report peaks only */
 	for (;;) {
-		uint64_t i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-		if (i >= j->count)
-			break;
-		if (!e) {
-			j->rows[i].rc = EXIT_SYSTEM;
-			snprintf(j->rows[i].err, sizeof j->rows[i].err, "out of memory");
-			continue;
+		pthread_mutex_lock(&j->mu);
+		while (!j->stop && j->next < j->count && j->next >= j->taken + j->nring) {
+			j->waiting++;
+			pthread_cond_wait(&j->free, &j->mu);
+			j->waiting--;
 		}
-		run_point(j, j->first + i, e, &j->rows[i]);
+		if (j->stop || j->next >= j->count) {
+			pthread_mutex_unlock(&j->mu);
+			break;
+		}
+		uint64_t i = j->next++;
+		pthread_mutex_unlock(&j->mu);
+		fill(j, i, e);
+		pthread_mutex_lock(&j->mu);
+		j->done[i % j->nring] = 1;
+		if (i == j->taken) /* the row the writer waits for */
+			pthread_cond_signal(&j->filled);
+		pthread_mutex_unlock(&j->mu);
 	}
 	eng_free(e);
 	return NULL;
@@ -335,10 +369,17 @@ int cmd_sweep(int argc, char **argv)
 								 : extra);
 	uint64_t count = per + ((uint64_t)(shard - 1) < extra ? 1 : 0);
 	bool csv = !strcmp(format, "csv"), tty = isatty(2);
-	size_t chunk = (size_t)CHUNK * (size_t)threads;
-	struct row *rows = calloc(chunk, sizeof *rows);
+	struct job j = {.g = &g, .skip_unfit = !strcmp(unfit, "skip"), .first = first,
+			.count = count, .nring = (size_t)CHUNK * (size_t)threads};
+	j.rows = calloc(j.nring, sizeof *j.rows);
+	j.done = calloc(j.nring, 1);
 	pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-	if (!rows || !tid || !mem) {
+	long started = 0;
+	struct eng *own = NULL; /* the writer's engine */
+	pthread_mutex_init(&j.mu, NULL);
+	pthread_cond_init(&j.filled, NULL);
+	pthread_cond_init(&j.free, NULL);
+	if (!j.rows || !j.done || !tid || !mem) {
 		rc = cli_fail(EXIT_SYSTEM, "sweep", "out of memory");
 		goto out;
 	}
@@ -352,33 +393,55 @@ int cmd_sweep(int argc, char **argv)
 	}
 	/* every point reads the same catalogs and config: once, not a stat per point per file */
 	cfg_freeze_stamps();
-	for (uint64_t done = 0; done < count;) {
-		struct job j = {&g, !strcmp(unfit, "skip"), first + done,
-				count - done < chunk ? count - done : chunk, rows, 0};
-		long started = 0;
-		for (long t = 0; t < threads && (uint64_t)t < j.count; t++)
-			if (pthread_create(&tid[t], NULL, worker, &j) == 0)
-				started++;
-		if (started == 0)
-			worker(&j);
-		for (long t = 0; t < started; t++)
-			pthread_join(tid[t], NULL);
-		for (uint64_t i = 0; i < j.count; i++) {
-			if (csv)
-				emit_csv(mem, &g, j.first + i, &rows[i]);
-			else
-				emit_jsonl(mem, &g, j.first + i, &rows[i]);
-			if (write_row(fd, mem, &rowbuf, &rowlen))
-				goto write_failed;
-			if (rows[i].rc) {
-				if (!failed++)
-					snprintf(first_err, sizeof first_err, "%s", rows[i].err);
-				oom += rows[i].rc == EXIT_SYSTEM;
+	/* threads - 1 workers; this thread is the writer, and runs points while the row it
+	 * writes next is not done */
+	for (long t = 1; t < threads && (uint64_t)t < count; t++)
+		if (pthread_create(&tid[started], NULL, worker, &j) == 0)
+			started++;
+	if (count > 0 && (own = eng_new()))
+		eng_keep_history(own, false);
+	/* the rows in point order: each done one rendered, the run of them written at once
+	 * (whole rows only) */
+	for (uint64_t i = 0; i < count;) {
+		uint64_t from = i;
+		pthread_mutex_lock(&j.mu);
+		while (!j.done[i % j.nring]) {
+			if (j.next < count && j.next < j.taken + j.nring) {
+				uint64_t k = j.next++;
+				pthread_mutex_unlock(&j.mu);
+				fill(&j, k, own);
+				pthread_mutex_lock(&j.mu);
+				j.done[k % j.nring] = 1;
+			} else { /* every point is taken: the workers finish theirs */
+				pthread_cond_wait(&j.filled, &j.mu);
 			}
 		}
-		done += j.count;
-		if (tty)
-			fprintf(stderr, "\rsweep: %llu / %llu points", (unsigned long long)done,
+		pthread_mutex_unlock(&j.mu);
+		for (;;) {
+			const struct row *r = &j.rows[i % j.nring];
+			if (csv)
+				emit_csv(mem, &g, first + i, r);
+			else
+				emit_jsonl(mem, &g, first + i, r);
+			if (r->rc) {
+				if (!failed++)
+					snprintf(first_err, sizeof first_err, "%s", r->err);
+				oom += r->rc == EXIT_SYSTEM;
+			}
+			pthread_mutex_lock(&j.mu);
+			j.done[i % j.nring] = 0;
+			j.taken = ++i;
+			bool more = i < count && j.done[i % j.nring];
+			if (j.waiting)
+				pthread_cond_broadcast(&j.free);
+			pthread_mutex_unlock(&j.mu);
+			if (!more)
+				break;
+		}
+		if (write_row(fd, mem, &rowbuf, &rowlen))
+			goto write_failed;
+		if (tty && (i / CHUNK != from / CHUNK || i == count))
+			fprintf(stderr, "\rsweep: %llu / %llu points", (unsigned long long)i,
 				(unsigned long long)count);
 	}
 	if (tty)
@@ -402,13 +465,25 @@ write_failed:
 		 out.is_stdout ? "to standard output" : out.path, strerror(errno));
 	rc = cli_fail(EXIT_SYSTEM, "sweep", err);
 out:
+	/* the workers stop (all points taken, or the writer gave up) before their job goes */
+	pthread_mutex_lock(&j.mu);
+	j.stop = true;
+	pthread_cond_broadcast(&j.free);
+	pthread_mutex_unlock(&j.mu);
+	for (long t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	eng_free(own);
+	pthread_cond_destroy(&j.free);
+	pthread_cond_destroy(&j.filled);
+	pthread_mutex_destroy(&j.mu);
 	if (out.fp)
 		cfg_out_abort(&out);
 	sig_tmp[0] = '\0';
 	if (mem)
 		fclose(mem);
 	free(rowbuf);
-	free(rows);
+	free(j.rows);
+	free(j.done);
 	free(tid);
 	tp_grid_free(&g);
 	return rc;

@@ -6,10 +6,10 @@
  * last key varying fastest. Each point runs as `tierplan simulate` would, on all cores (one
  * engine per thread; the rows pass through a ring of 256 per thread, so memory stays bounded),
  * and becomes one output row in point order: CSV (a header, then a row per point) or JSON
- * lines. A point that is invalid (a layout a
- * policy cannot run, a bad value) gets a row with its error; the sweep goes on. --unfit skip
- * stops a point where a GPU overflows (sim_option.stopped): its row has the overflow and no
- * time, peaks or cost; the rows of points that fit are those the whole simulation gives.
+ * lines. A point that is invalid (a layout a policy cannot run, a bad value) gets a row with
+ * its error; the sweep goes on. --unfit skip stops a point where a GPU overflows
+ * (sim_option.stopped): its row has the overflow and no time, peaks or cost; the rows of
+ * points that fit are those the whole simulation gives.
  * --shard I/N takes the I-th of N contiguous slices of the points, and only shard 1 prints the
  * CSV header, so the shards' outputs concatenated in order are the whole sweep's (Slurm job
  * arrays). Progress goes to stderr when stderr is a terminal.
@@ -95,6 +95,20 @@ static void run_point(const struct job *j, uint64_t p, struct eng *e, struct row
 				 sizeof r->err);
 }
 
+/* Whether a point is left to take and the ring has a slot for it (j->mu held). */
+static bool room(const struct job *j)
+{
+	return j->next < j->count && j->next < j->taken + j->nring;
+}
+
+/* Point i's row is filled (j->mu held): wakes the writer when it is the row it waits for. */
+static void mark_filled(struct job *j, uint64_t i)
+{
+	j->done[i % j->nring] = 1;
+	if (i == j->taken)
+		pthread_cond_signal(&j->filled);
+}
+
 /* Point i of the job into its ring slot, on engine e (NULL: out of memory). */
 static void fill(struct job *j, uint64_t i, struct eng *e)
 {
@@ -115,7 +129,7 @@ static void *worker(void *arg)
 		eng_keep_history(e, false); /* rows report peaks only */
 	for (;;) {
 		pthread_mutex_lock(&j->mu);
-		while (!j->stop && j->next < j->count && j->next >= j->taken + j->nring) {
+		while (!j->stop && j->next < j->count && !room(j)) {
 			j->waiting++;
 			pthread_cond_wait(&j->free, &j->mu);
 			j->waiting--;
@@ -128,9 +142,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&j->mu);
 		fill(j, i, e);
 		pthread_mutex_lock(&j->mu);
-		j->done[i % j->nring] = 1;
-		if (i == j->taken) /* the row the writer waits for */
-			pthread_cond_signal(&j->filled);
+		mark_filled(j, i);
 		pthread_mutex_unlock(&j->mu);
 	}
 	eng_free(e);
@@ -230,8 +242,6 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 		cJSON_AddNumberToObject(j, "grad_accum", (double)o->grad_accum);
 		cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
 		cJSON_AddNumberToObject(j, "recompute_layers", o->recompute_layers);
-	}
-	if (!r->rc) {
 		/* --unfit skip: what a whole step would give is not known (null) */
 		bool k = !o->stopped;
 		cJSON *pk;
@@ -406,12 +416,12 @@ int cmd_sweep(int argc, char **argv)
 		uint64_t from = i;
 		pthread_mutex_lock(&j.mu);
 		while (!j.done[i % j.nring]) {
-			if (j.next < count && j.next < j.taken + j.nring) {
+			if (room(&j)) {
 				uint64_t k = j.next++;
 				pthread_mutex_unlock(&j.mu);
 				fill(&j, k, own);
 				pthread_mutex_lock(&j.mu);
-				j.done[k % j.nring] = 1;
+				mark_filled(&j, k);
 			} else { /* every point is taken: the workers finish theirs */
 				pthread_cond_wait(&j.filled, &j.mu);
 			}

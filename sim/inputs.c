@@ -437,7 +437,8 @@ int tp_simulate_argv(int argc, char **argv, struct eng *e, bool stop_unfit, stru
 		rc = tp_inputs(&op, w, &hw, &ec, name, sizeof name, path, sizeof path, err, errlen);
 	if (!rc)
 		rc = tp_sim_config(&op, w, &c, err, errlen);
-	c.stop_unfit = stop_unfit;
+	if (!rc)
+		c.stop_unfit = stop_unfit;
 	if (!rc && sim_run(e, w, &hw, &ec, &c, o, err, errlen))
 		rc = EXIT_INVALID;
 	if (!rc && wout)

@@ -47,9 +47,10 @@ static inline bool mdl_optimizer_paged(enum mdl_optimizer o)
  * attention kernel kept, the rest recomputed) */
 enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL, MDL_RC_OP };
 /* The attention core: a fused flash kernel (FlashAttention-2's, as flash-attn and PyTorch's SDPA
- * run it; or cuDNN's, which Transformer Engine prefers on Hopper and later: NeMo, Megatron-Core)
- * keeps no s^2 scores and skips the causal mask's upper blocks; eager materialises the scores. */
-enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER, MDL_ATTN_CUDNN };
+ * run it; cuDNN's, which Transformer Engine prefers on Hopper and later: NeMo, Megatron-Core; or
+ * FlashAttention in Triton, the 2022-23 kernel MosaicML's MPT ran as attn_impl triton) keeps no
+ * s^2 scores and skips the causal mask's upper blocks; eager materialises the scores. */
+enum mdl_attention { MDL_ATTN_FLASH, MDL_ATTN_EAGER, MDL_ATTN_CUDNN, MDL_ATTN_TRITON };
 static inline bool mdl_attn_fused(enum mdl_attention a)
 {
 	return a != MDL_ATTN_EAGER;

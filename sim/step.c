@@ -667,16 +667,33 @@ double step_hbm_rate(const struct mdl_hw *hw)
 					  : HBM_ACHIEVABLE * hw->gpu.hbm_bandwidth;
 }
 
+/*
+ * FlashAttention in Triton (flash_attn_triton.py: Tri Dao's Triton kernel after Phil Tillet's
+ * tutorial, with attention bias; llm-foundry copies it for MPT's attn_impl triton) against
+ * FlashAttention-2 on an A100 80GB SXM4, head dimension 64 and 128, 512 to 16k tokens:
+ * "FlashAttention-2 is around 1.3-1.5x faster than FlashAttention in Triton in the forward pass
+ * and around 2x faster in the backward pass" (Dao 2023, arXiv 2307.08691, sec. 4.1) [B: the
+ * middle of the forward's range; other GPUs as the A100, C]. FlashAttention-2's rates divided by
+ * these.
+ */
+#define TRITON_FA_FWD_SLOWER 1.4
+#define TRITON_FA_BWD_SLOWER 2.0
+
 const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
 				 enum mdl_precision p, double *fwd, double *bwd)
 {
 	const struct cfg_gpu *g = &hw->gpu;
 	bool cudnn = a == MDL_ATTN_CUDNN && g->cudnn_attention > 0;
+	bool triton = a == MDL_ATTN_TRITON;
 	*fwd = cudnn ? g->cudnn_attention : g->flash_attention;
 	*bwd = cudnn ? g->cudnn_attention_bwd : g->flash_attention_bwd;
 	if (!(*bwd > 0))
 		*bwd = *fwd;
-	/* fp32 inputs: FlashAttention and cuDNN's attention take fp16/bf16 only, and PyTorch's
+	if (triton) {
+		*fwd /= TRITON_FA_FWD_SLOWER;
+		*bwd /= TRITON_FA_BWD_SLOWER;
+	}
+	/* fp32 inputs: the FlashAttention kernels and cuDNN's take fp16/bf16 only, and PyTorch's
 	 * SDPA falls back to its memory-efficient kernel, which also takes fp32
 	 * (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp: can_use_mem_efficient_attention
 	 * allows kFloat, the flash and cuDNN checks do not): tiled as flash is (no s x s scores
@@ -684,7 +701,8 @@ const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
 	 * the reference set] */
 	if (p == MDL_FP32)
 		return NULL;
-	return mdl_attn_fused(a) && *fwd > 0 ? (cudnn ? "cuDNN" : "flash") : NULL;
+	return mdl_attn_fused(a) && *fwd > 0 ? (cudnn ? "cuDNN" : triton ? "Triton flash" : "flash")
+					     : NULL;
 }
 
 double step_fp8_share(const struct mdl_hw *hw)

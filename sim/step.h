@@ -186,10 +186,11 @@ double step_fp8_share(const struct mdl_hw *hw);
 double step_matmul_fixed(const struct mdl_hw *hw);
 
 /* The attention kernel's forward and backward rates over the dense bf16 peak: cuDNN's where the
- * job runs it and the catalog has its rate, else FlashAttention-2's; a backward without its own
- * rate runs at the forward's. Returns the kernel whose rates they are ("cuDNN", "flash"), or NULL
- * (rates unset) for eager attention, fp32 (precision p: both kernels take 16-bit inputs only) or
- * a GPU without them: its FLOPs then run at the GEMM rate. */
+ * job runs it and the catalog has its rate, FlashAttention in Triton's as FlashAttention-2's
+ * slowed by what FlashAttention-2 gained over it, else FlashAttention-2's; a backward without its
+ * own rate runs at the forward's. Returns the kernel whose rates they are ("cuDNN", "Triton
+ * flash", "flash"), or NULL (rates unset) for eager attention, fp32 (precision p: the kernels
+ * take 16-bit inputs only) or a GPU without them: its FLOPs then run at the GEMM rate. */
 const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
 				 enum mdl_precision p, double *fwd, double *bwd);
 

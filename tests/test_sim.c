@@ -126,6 +126,14 @@ static void compute_bound_step_is_its_compute_time(void)
 			 attn * 2.5 / 3.5 / (0.51 * f.hw.gpu.bf16_flops);
 	ASSERT_NEAR_REL(f.o.step_seconds, compute - 4 * attn_s + 4 * cudnn_s + adam, 0.01);
 	CU_ASSERT(cudnn_s < 0.7 * attn_s);
+	/* FlashAttention in Triton: the same FLOPs at FlashAttention-2's rates over 1.4 forward
+	 * and 2 backward (the FlashAttention-2 paper, sec. 4.1): 25 % and 16 % on the H100 */
+	f.w.job.attention = MDL_ATTN_TRITON;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double triton_s = attn / 3.5 / (0.25 * f.hw.gpu.bf16_flops) +
+			  attn * 2.5 / 3.5 / (0.16 * f.hw.gpu.bf16_flops);
+	ASSERT_NEAR_REL(f.o.step_seconds, compute - 4 * attn_s + 4 * triton_s + adam, 0.01);
+	CU_ASSERT(triton_s > 1.6 * attn_s);
 	f.w.job.attention = MDL_ATTN_FLASH;
 	/* extrapolating the steady micro-batch agrees with simulating all of them */
 	f.c.grad_accum = 40;
@@ -1403,7 +1411,9 @@ static void tp_comm_overlap_hides_the_collectives(void)
  * cuDNN at 53 % and 51 % (FlashAttention-3's figures); on the B200 FlashAttention-2, which has no
  * Blackwell kernels, at 17.3 % and 13.75 %, cuDNN 9.13 at 49.8 % and 40.3 % (NVIDIA's cuDNN SDPA
  * benchmark); the A100 has no backward figure, so its backward runs at the forward's 61 %;
- * cuDNN asked of a GPU without a cuDNN figure runs FlashAttention-2's. */
+ * cuDNN asked of a GPU without a cuDNN figure runs FlashAttention-2's; FlashAttention in Triton
+ * runs FlashAttention-2's over 1.4 forward and 2 backward (H100 0.35 / 1.4 = 0.25, 0.32 / 2 =
+ * 0.16; A100 0.61 / 1.4 and 0.305). */
 static void attention_rates_follow_kernel_and_gpu(void)
 {
 	static const struct {
@@ -1412,7 +1422,10 @@ static void attention_rates_follow_kernel_and_gpu(void)
 		double fwd, bwd;
 	} want[] = {{"h100-sxm", MDL_ATTN_FLASH, 0.35, 0.32}, {"h100-sxm", MDL_ATTN_CUDNN, 0.53, 0.51},
 		    {"b200", MDL_ATTN_FLASH, 0.173, 0.1375},   {"b200", MDL_ATTN_CUDNN, 0.498, 0.403},
-		    {"a100-80g", MDL_ATTN_FLASH, 0.61, 0.61},  {"a100-80g", MDL_ATTN_CUDNN, 0.61, 0.61}};
+		    {"a100-80g", MDL_ATTN_FLASH, 0.61, 0.61},
+		    {"a100-80g", MDL_ATTN_CUDNN, 0.61, 0.61},
+		    {"h100-sxm", MDL_ATTN_TRITON, 0.25, 0.16},
+		    {"a100-80g", MDL_ATTN_TRITON, 0.61 / 1.4, 0.305}};
 	struct mdl_hw hw;
 	char err[256];
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -385,6 +385,11 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * b x s x V outlives a chunk (liger_kernel/ops/fused_linear_cross_entropy.py) [A]. */
 	if (j->loss == MDL_LOSS_CHUNKED)
 		return 2.0 * e * sbh / (sp ? t : 1.0) + (e + 4.0) * sbh / t;
+	/* fused: flash-attn's cross-entropy kernel saves its input, the logits in the compute
+	 * dtype, and each row's fp32 log-sum-exp (flash_attn/ops/triton/cross_entropy.py:
+	 * ctx.save_for_backward(logits, lse, labels)) [A: source] */
+	if (j->loss == MDL_LOSS_FUSED)
+		return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb;
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
@@ -405,7 +410,9 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
  * runs in fp32 after transformers' ForCausalLMLoss logits.float(), as torchtitan's
  * cross_entropy_loss pred.float()). 8 bytes per logit element, split by a vocab-parallel head.
  * torchtune's CEWithChunkedOutputLoss does the same one of its num_output_chunks = 8 chunks at a
- * time (torchtune/modules/loss/ce_chunked_output_loss.py).
+ * time (torchtune/modules/loss/ce_chunked_output_loss.py). flash-attn's fused kernel writes
+ * the gradient into a tensor like the logits, in their dtype (dlogits = torch.empty_like(logits)
+ * unless inplace_backward, which llm-foundry leaves off) [A: source].
  */
 #define TORCHTUNE_OUTPUT_CHUNKS 8.0
 double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
@@ -423,6 +430,8 @@ double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, 
 		return 0.0;
 	case MDL_LOSS_CHUNKED_OUTPUT:
 		return b / TORCHTUNE_OUTPUT_CHUNKS;
+	case MDL_LOSS_FUSED:
+		return e * sbv / (tp ? (double)tp : 1.0);
 	case MDL_LOSS_FULL:
 		break;
 	}

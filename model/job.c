@@ -574,7 +574,7 @@ static const char *const optimizer_names[] = {
 	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton", NULL};
-static const char *const loss_names[] = {"full", "chunked", "chunked-output", NULL};
+static const char *const loss_names[] = {"full", "chunked", "chunked-output", "fused", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const quant_names[] = {"nf4", "gptq", NULL};
 

@@ -60,8 +60,10 @@ static inline bool mdl_attn_fused(enum mdl_attention a)
  * so no full logits exist (Liger-Kernel's fused linear cross-entropy, torchtune's
  * LinearCrossEntropyLoss; aiDAPTIV avoids the full logits too); chunked-output keeps the full
  * logits but upcasts and differentiates them a chunk at a time (torchtune's
- * CEWithChunkedOutputLoss). */
-enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT };
+ * CEWithChunkedOutputLoss); fused keeps the full logits in the compute dtype and takes the loss
+ * and its gradient in one kernel each, with no fp32 copy (flash-attn's cross-entropy kernel:
+ * llm-foundry's loss_fn fused_crossentropy, MPT's default). */
+enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT, MDL_LOSS_FUSED };
 /*
  * The format of QLoRA's frozen base weights, and the kernels that train through them.
  * nf4: bitsandbytes' NF4 with double quantisation (QLoRA; PEFT, torchtune, Unsloth). Its

@@ -261,6 +261,19 @@ static void logits_and_fp32_loss_are_counted(void)
 	j.loss = MDL_LOSS_CHUNKED_OUTPUT;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * 4096.0 + 4 * sbh, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv / 8, 1);
+	/* flash-attn's fused cross-entropy, compiled or not: the bf16 logits and a fp32
+	 * log-sum-exp per token (4096) kept, a bf16 gradient of their shape in backward; split by a
+	 * vocab-parallel head (tp 4) but for the log-sum-exp */
+	j.loss = MDL_LOSS_FUSED;
+	for (int c = 0; c < 2; c++) {
+		j.compile = c;
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false),
+				       2 * sbv + 4 * 4096.0 + 4 * sbh, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 4, false),
+				       2 * sbv / 4 + 4 * 4096.0 + 4 * sbh, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4), 2 * sbv / 4, 1);
+	}
 }
 
 static void model_flops_follow_megatron_convention(void)

@@ -148,6 +148,8 @@ struct eng {
 	struct fold folds[ENG_FOLDS];
 	uint32_t nfolds;
 	int32_t fold_open;      /* the fold whose a was captured and b not yet, -1 none */
+	uint32_t fold_next;     /* the first fold not yet found periodic (they close in order) */
+	uint32_t max_started;   /* the highest task id started so far */
 	uint32_t pending[ENG_CAPTURES], npending; /* probe tasks started this instant */
 	struct capture caps[ENG_CAPTURES];
 	uint32_t ncaps;
@@ -526,6 +528,13 @@ static int sample(struct eng *e, struct eng_sample **h, uint32_t *n, uint32_t *c
 	return 0;
 }
 
+/* Whether a pool's built level plus its fold offset is the whole graph's now (eng_pool_stop): no
+ * task past the last a probe of the first fold not yet found periodic has started. */
+static bool stop_exact(const struct eng *e)
+{
+	return e->fold_next >= e->nfolds || e->max_started <= e->folds[e->fold_next].a[0];
+}
+
 static int apply_effects(struct eng *e, struct eng_task *t, int when)
 {
 	for (uint32_t i = t->eff; i < t->eff + t->neff; i++) {
@@ -543,7 +552,7 @@ static int apply_effects(struct eng *e, struct eng_task *t, int when)
 			p->peak_ns = e->now;
 			memcpy(p->peak_cat, p->cur_cat, sizeof p->peak_cat);
 		}
-		if (p->stop && p->cur > p->stop && !e->nfolds)
+		if (p->stop && p->cur + p->off > p->stop && stop_exact(e))
 			e->pool_stop = true;
 		if (p->cur > p->seg_peak) {
 			p->seg_peak = p->cur;
@@ -1086,6 +1095,24 @@ static int fold_counters(struct eng *e)
 	return 0;
 }
 
+/* Fold fi, found periodic: its left-out periods' net bytes (copies x the period's, as unfold
+ * adds them) go to each pool's offset, and a pool whose level with it passes its stop stops
+ * the run (eng_pool_stop). */
+static void fold_offsets(struct eng *e, const struct fold *f, uint32_t fi)
+{
+	size_t np = CAP_POOL * (size_t)e->npools;
+	const int64_t *a = e->cappool + f->cap[0] * np, *b = e->cappool + f->cap[1] * np;
+	e->fold_next = fi + 1;
+	for (uint32_t p = 0; p < e->npools; p++, a += CAP_POOL, b += CAP_POOL) {
+		struct eng_pool *x = &e->pools[p];
+		x->off += (int64_t)f->copies * (b[0] - a[0]);
+		for (int c = 0; c < ENG_CATS; c++)
+			x->off_cat[c] += (int64_t)f->copies * (b[1 + c] - a[1 + c]);
+		if (x->stop && x->cur + x->off > x->stop && stop_exact(e))
+			e->pool_stop = true;
+	}
+}
+
 /* Probe task id of fold fi started this instant: its capture and, at b, the comparison with
  * the a probes' (the nearest period that matches and divides the gap). */
 static int fold_capture(struct eng *e, uint32_t fi, uint32_t id)
@@ -1145,6 +1172,8 @@ static int fold_capture(struct eng *e, uint32_t fi, uint32_t id)
 	e->fold_open = -1;
 	e->fold_stop = f->bad;
 	f->closed = true;
+	if (f->period)
+		fold_offsets(e, f, fi);
 	return 0;
 }
 
@@ -1412,6 +1441,7 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->ncaps = e->npending = 0;
 	e->nsigbuf = 0;
 	e->fold_open = -1;
+	e->fold_next = e->max_started = 0;
 	e->fold_failed = 0;
 	e->fold_stop = e->pool_stop = false;
 	for (uint32_t i = 0; i < e->nfolds; i++) {
@@ -1423,7 +1453,8 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			f->pc[j].cap = UINT32_MAX;
 	}
 	for (uint32_t p = 0; p < e->npools; p++) {
-		e->pools[p].cur = e->pools[p].peak = e->pools[p].seg_peak = 0;
+		e->pools[p].cur = e->pools[p].peak = e->pools[p].seg_peak = e->pools[p].off = 0;
+		memset(e->pools[p].off_cat, 0, sizeof e->pools[p].off_cat);
 		memset(e->pools[p].seg_cat, 0, sizeof e->pools[p].seg_cat);
 		memset(e->pools[p].cur_cat, 0, sizeof e->pools[p].cur_cat);
 		memset(e->pools[p].peak_cat, 0, sizeof e->pools[p].peak_cat);
@@ -1465,6 +1496,8 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			struct eng_task *t = &e->tasks[id];
 			e->events++;
 			t->t_start = e->now;
+			if (id > e->max_started)
+				e->max_started = id;
 			if (e->fold_open >= 0)
 				fold_started(e, id);
 			if (t->probe && e->npending < ENG_CAPTURES)
@@ -1500,13 +1533,24 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	}
 	accrue_energy(e);
 	for (uint32_t i = 0; i < e->nfolds; i++)
-		if (e->folds[i].bad || (!e->fold_stop && !e->folds[i].closed))
+		if (e->folds[i].bad || (!e->fold_stop && !e->pool_stop && !e->folds[i].closed))
 			e->fold_failed |= 1ull << i;
+	if (e->pool_stop) /* the whole graph's levels at the stop */
+		for (uint32_t p = 0; p < e->npools; p++) {
+			struct eng_pool *x = &e->pools[p];
+			x->cur += x->off;
+			for (int c = 0; c < ENG_CATS; c++)
+				x->cur_cat[c] += x->off_cat[c];
+			if (x->cur > x->peak) {
+				x->peak = x->cur;
+				memcpy(x->peak_cat, x->cur_cat, sizeof x->peak_cat);
+			}
+		}
 	for (uint32_t i = 0; i < e->ntasks && !e->fold_stop && !e->pool_stop; i++)
 		if (e->tasks[i].state != TASK_DONE)
 			return fail(e, "deadlock: task %u (%s) never ran", i,
 				    e->tasks[i].name ? e->tasks[i].name : "?");
-	if (e->nfolds && !e->fold_failed)
+	if (e->nfolds && !e->fold_failed && !e->pool_stop)
 		unfold(e);
 
 	if (st) {

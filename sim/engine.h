@@ -69,6 +69,8 @@ struct eng_pool {
 	int64_t seg_peak, seg_cat[ENG_CATS]; /* engine-internal: the peak since the last fold
 					      * capture, and its categories */
 	int64_t stop; /* the run stops once the level passes it (eng_pool_stop); 0 never */
+	int64_t off, off_cat[ENG_CATS]; /* engine-internal: what the left-out periods of the folds
+					 * found periodic so far add to the levels after them */
 	uint32_t hist_n, hist_cap;
 	struct eng_sample *hist; /* (t, bytes) after each change, unscaled */
 };
@@ -117,9 +119,12 @@ const char *eng_error(const struct eng *e);
 int eng_resource(struct eng *e, const char *name, double capacity, const char *unit);
 int eng_pool(struct eng *e, const char *name, double capacity, double scale);
 /* Stops the run as soon as the pool's level (unscaled bytes) passes `level`, for a caller to
- * whom a run past it is of no use (a search that reads only whether an option fits). Only
- * where no fold is registered: a folded run's levels are not the whole graph's (eng_fold).
- * 0 ok, -1 bad pool or level. */
+ * whom a run past it is of no use (a search that reads only whether an option fits). In a
+ * folded run (eng_fold) the level compared is the whole graph's: what the run built plus what
+ * the left-out periods of the folds found periodic add after them; from the first start of a
+ * task past a fold's last a probe until that fold is found periodic, the left-out part is not
+ * known yet and nothing stops. A stopped run's levels and peaks are the whole graph's at the
+ * stop (a lower bound of its peak). 0 ok, -1 bad pool or level. */
 int eng_pool_stop(struct eng *e, int pool, int64_t level);
 /* After eng_run: whether a pool's stop ended the run (its results stand for nothing but that
  * the pool passed its stop level). */

@@ -443,6 +443,41 @@ static void folds_add_the_left_out_periods(void)
 }
 
 /*
+ * A pool's stop in a folded run compares the whole graph's level. fold_pass's 20 blocks each
+ * keep 10 bytes: the level is 10 (j + 1) once block j computes, 200 at the end. Whole, a stop at
+ * 150 ends the run when block 15 starts (160, at 31 s). Folded (blocks 4..15 left out, one
+ * block a period), the run builds block 16 after block 3 at 10 x 5 = 50 bytes; when it starts
+ * the fold is found periodic and its 12 left-out blocks add 120: the level is 170, past the
+ * stop, and the run ends there, reporting 170 (the whole graph's level then, no more than its
+ * peak). A stop at 200 is never passed: the folded run is the whole one.
+ */
+static void a_folded_run_stops_at_the_whole_graphs_level(void)
+{
+	static const int64_t stops[] = {150, 200};
+	for (int k = 0; k < 2; k++)
+		for (int folded = 0; folded < 2; folded++) {
+			struct eng *e = eng_new();
+			struct eng_stats st;
+			int last;
+			eng_keep_history(e, false);
+			CU_ASSERT_EQUAL_FATAL(fold_pass(e, 20, folded ? 4 : 0, folded ? 16 : 0,
+							false, &last),
+					      0);
+			CU_ASSERT_EQUAL_FATAL(eng_pool_stop(e, 0, stops[k]), 0);
+			CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+			CU_ASSERT_EQUAL(eng_fold_failed(e), 0u);
+			CU_ASSERT_EQUAL(eng_pool_stopped(e), k == 0);
+			int64_t peak = k ? 200 : folded ? 170 : 160;
+			CU_ASSERT_EQUAL(eng_pool_at(e, 0)->peak, peak);
+			if (k == 0 && !folded)
+				CU_ASSERT_EQUAL(st.end_ns, (uint64_t)(31 * NS));
+			if (k == 1)
+				CU_ASSERT_EQUAL(st.end_ns, (uint64_t)(41 * NS));
+			eng_free(e);
+		}
+}
+
+/*
  * A pass that settles into a two-block cycle. Each block reads 3 B from a disk (1 B/s, shared
  * max-min), computes 2 s once its read is in, and writes 2 B back to the same disk; a read waits
  * for the compute two blocks before it (two buffers). The disk carries 5 B a block, so every two
@@ -527,6 +562,8 @@ int suite_engine(void)
 		{"cycles are reported", cycles_are_reported},
 		{"marks snapshot counters", marks_snapshot_counters},
 		{"folds add the left-out periods", folds_add_the_left_out_periods},
+		{"a folded run stops at the whole graph's level",
+		 a_folded_run_stops_at_the_whole_graphs_level},
 		{"folds find a cycle of blocks", folds_find_a_cycle_of_blocks},
 	};
 	return add_suite("engine", cases, sizeof cases / sizeof cases[0]);

@@ -50,7 +50,7 @@
 /* A family's own config keys, read after the common ones and the experts (see each). */
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
-static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom, glm4_moe;
+static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe;
 
 struct family {
 	const char *model_type;
@@ -209,6 +209,11 @@ static const struct family families[] = {
 	{"bloom", "hidden_size", "n_layer", "n_head", NULL, "seq_length", 250880, 64, 0, 2, 8, 0, 0,
 	 2048, 0, 0, true, true, true, true, true, false, false, 2, "attention_dropout",
 	 "hidden_dropout", NULL, 0.0, 0.0, 0.0, .alibi = true, .embed_norm = true, .own = bloom},
+	/* MptConfig (transformers configuration_mpt.py; MosaicML's MPT checkpoints): ALiBi, the
+	 * head tied, the MLP 4 x d_model wide by GELU; mpt below reads the rest */
+	{"mpt", "d_model", "n_layers", "n_heads", NULL, "max_seq_len", 50368, 2048, 0, 24, 16, 0, 0,
+	 2048, 0, 0, true, false, false, false, false, false, false, 2, NULL, "resid_pdrop",
+	 "emb_pdrop", 0.0, 0.0, 0.0, .alibi = true, .own = mpt},
 	{"gpt2", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 50257, 768, 0, 12, 12, 0,
 	 0, 1024, 0, 0, true, true, true, true, true, false, true, 2, "attn_pdrop", "resid_pdrop",
 	 "embd_pdrop", 0.1, 0.1, 0.1},
@@ -220,7 +225,8 @@ const char *mdl_arch_supported(void)
 {
 	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
 	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "glm4_moe, gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, gptj, opt, bloom, gpt2; "
+	       "glm4_moe, gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, gptj, opt, bloom, mpt, "
+	       "gpt2; "
 	       "and the language model of gemma3, llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
 }
 
@@ -754,6 +760,61 @@ static int bloom(const cJSON *cfg, struct mdl_arch *a, const char *origin, char 
 		return -1;
 	a->kv_heads = a->heads;
 	a->head_dim = 0;
+	return 0;
+}
+
+/* MPT (MptConfig and MptModel, transformers configuration_mpt.py and modeling_mpt.py; the
+ * checkpoints' own modeling_mpt.py, llm-foundry's, for the keys transformers fixes): no_bias
+ * (default true) takes the biases off every linear and the LayerNorms' (weight only); the MLP
+ * is expansion_ratio x d_model wide (4); attn_config holds attn_pdrop and alibi (MptAttention-
+ * Config's default true), and without ALiBi learned_pos_emb (default true) keeps a position
+ * table of max_seq_len rows (llm-foundry turns it off under ALiBi: MPT-7B's 6,649,286,656
+ * parameters, its index's 13,298,573,312 bf16 bytes, hold none). llm-foundry's other attention
+ * and MLP types are refused, not miscounted. */
+static int mpt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+	       size_t errlen)
+{
+	bool no_bias = true, learned = true;
+	uint64_t ratio = 4;
+	if (get_bool(cfg, "no_bias", &no_bias, origin, err, errlen) ||
+	    get_bool(cfg, "learned_pos_emb", &learned, origin, err, errlen) ||
+	    get_uint(cfg, "expansion_ratio", 1, 64, &ratio, origin, err, errlen))
+		return -1;
+	a->qkv_bias = a->o_bias = a->mlp_bias = a->norm_bias = !no_bias;
+	a->intermediate = ratio * a->hidden;
+	const cJSON *ac = cJSON_GetObjectItemCaseSensitive(cfg, "attn_config");
+	if (ac && !cJSON_IsNull(ac)) {
+		if (!cJSON_IsObject(ac)) {
+			snprintf(err, errlen, "config '%s': field 'attn_config' must be an object",
+				 origin);
+			return -1;
+		}
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(ac, "attn_type");
+		if (t && !cJSON_IsNull(t) &&
+		    !(cJSON_IsString(t) && strcmp(t->valuestring, "multihead_attention") == 0)) {
+			snprintf(err, errlen,
+				 "config '%s': field 'attn_config.attn_type' must be "
+				 "\"multihead_attention\" (other MPT attention types are not "
+				 "modelled)",
+				 origin);
+			return -1;
+		}
+		if (get_bool(ac, "alibi", &a->alibi, origin, err, errlen) ||
+		    get_prob(ac, "attn_pdrop", &a->attn_dropout, origin, err, errlen))
+			return -1;
+	}
+	const cJSON *fc = cJSON_GetObjectItemCaseSensitive(cfg, "ffn_config");
+	const cJSON *ft = fc && cJSON_IsObject(fc) ? cJSON_GetObjectItemCaseSensitive(fc, "ffn_type")
+						   : NULL;
+	if (ft && !cJSON_IsNull(ft) &&
+	    !(cJSON_IsString(ft) && strcmp(ft->valuestring, "mptmlp") == 0)) {
+		snprintf(err, errlen,
+			 "config '%s': field 'ffn_config.ffn_type' must be \"mptmlp\" (other MPT "
+			 "MLP types are not modelled)",
+			 origin);
+		return -1;
+	}
+	a->learned_positions = learned && !a->alibi;
 	return 0;
 }
 

@@ -286,6 +286,42 @@ static void bloom_reads_its_aliases_and_norms_its_embeddings(void)
 			2ull * (12 * 64 * 64 + 13 * 64) + 250880ull * 64 + 4 * 64);
 }
 
+/* MPT. MPT-7B's config (d_model 4096, 32 layers, 32 heads, vocabulary 50,432, ALiBi, no_bias):
+ * 12 x 4096^2 x 32 in the layers, two weight-only LayerNorms a layer and the final one, the
+ * tied embedding: 6,649,286,656, its checkpoint index's 13,298,573,312 bf16 bytes. MptConfig()'s
+ * defaults (d_model 2048, 24 layers, 50,368): 1,311,213,568. llm-foundry's benchmark MPT-1b
+ * (no_bias false, ALiBi off, learned positions of 2,048): 12 d^2 L + 13 d L + 2 d +
+ * (50368 + 2048) d = 1,315,950,592, the MosaicML table's count. Other attention or MLP types
+ * are refused, naming the field. */
+static void mpt_counts_its_variants(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	const char *m7 = "{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_layers\": 32, "
+			 "\"n_heads\": 32, \"vocab_size\": 50432, \"no_bias\": true, "
+			 "\"learned_pos_emb\": true, \"expansion_ratio\": 4, "
+			 "\"attn_config\": {\"alibi\": true, \"attn_pdrop\": 0}}";
+	CU_ASSERT_EQUAL(count_of(m7), 6649286656ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(m7, "t", &a, err, sizeof err), 0);
+	CU_ASSERT(a.alibi && !a.learned_positions && a.tied && !a.gated_mlp);
+	CU_ASSERT_EQUAL(a.intermediate, 16384);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"mpt\"}"), 1311213568ull);
+	const char *b1 = "{\"model_type\": \"mpt\", \"d_model\": 2048, \"n_layers\": 24, "
+			 "\"n_heads\": 16, \"no_bias\": false, \"learned_pos_emb\": true, "
+			 "\"attn_config\": {\"alibi\": false}}";
+	CU_ASSERT_EQUAL(count_of(b1), 1315950592ull);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"mpt\", \"attn_config\": "
+				       "{\"attn_type\": \"grouped_query_attention\"}}",
+				       "t", &a, err, sizeof err),
+			-1);
+	CU_ASSERT(strstr(err, "attn_config.attn_type") != NULL);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"mpt\", \"ffn_config\": "
+				       "{\"ffn_type\": \"mptglu\"}}",
+				       "t", &a, err, sizeof err),
+			-1);
+	CU_ASSERT(strstr(err, "ffn_config.ffn_type") != NULL);
+}
+
 /* GLM-4.5 (by hand, hidden 8, 3 layers of which the first dense, 2 heads and 1 key-value head
  * of 4, 10 tokens, untied): q 64 + 8, k and v 32 + 4 each (attention_bias), o_proj 64 without
  * one, q_norm and k_norm 4 each, two RMSNorms 16: 232 a layer; the dense MLP 3 x 8 x 16 = 384;
@@ -667,6 +703,7 @@ int suite_arch(void)
 		 opt_counts_its_offset_positions_and_keeps_relu_once},
 		{"bloom reads its aliases and norms its embeddings",
 		 bloom_reads_its_aliases_and_norms_its_embeddings},
+		{"mpt counts its variants", mpt_counts_its_variants},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
 		{"sliding_windows_cut_the_attention_flash_runs_and_counts",

@@ -89,6 +89,8 @@ int rpt_file_close(struct rpt_file *f, char *err, size_t errlen);
 int rpt_dir_prepare(const char *dir, bool force, const char *what, char *err, size_t errlen);
 int rpt_gnuplot(const char *dir, const char *script, const char *term, const char *out, char *err,
 		size_t errlen);
+/* A chart script's terminal (svg, or pngcairo by `term`), output, title and axis labels; texts
+ * print as given (noenhanced: a category's or model's underscore is no subscript). */
 void rpt_gnuplot_preamble(FILE *fp, const char *title, const char *xlabel, const char *ylabel);
 /* Data never becomes gnuplot program text: a string as a single-quoted gnuplot string ('
  * doubled, control characters as spaces, so no backquote, system() or newline can act), and a

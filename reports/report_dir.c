@@ -185,8 +185,9 @@ void rpt_gnuplot_preamble(FILE *fp, const char *title, const char *xlabel, const
 		    "this.gp\n"
 		    "if (!exists('term')) term = 'svg'\n"
 		    "if (!exists('out')) out = 'chart.svg'\n"
-		    "if (term eq 'svg') set terminal svg size 960,540 dynamic font 'sans,11'; "
-		    "else set terminal pngcairo size 960,540 font 'sans,10'\n"
+		    "if (term eq 'svg') set terminal svg size 960,540 dynamic noenhanced "
+		    "font 'sans,11'; else set terminal pngcairo size 960,540 noenhanced "
+		    "font 'sans,10'\n"
 		    "set output out\nset title ",
 		TIERPLAN_VERSION);
 	rpt_gnuplot_string(fp, title);

@@ -747,6 +747,15 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: compare --report without a fitting GPU-only option: $(head -c 300 "$tmp/err")"
 fi
+# chart texts print as given: a category's underscore is no gnuplot subscript
+"$bin" validate --report "$tmp/vrep" >/dev/null 2>"$tmp/err"
+if grep -q "framework_throughput: predicted against measured" \
+	"$tmp/vrep/validate_framework_throughput.svg"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: validate --report does not print framework_throughput as written"
+fi
 # and its text says the counts compared were too few, not a --max-gpus it never searched
 "$bin" compare --model 70b --seq 4096 --gpus 1,2 >"$tmp/cmp.txt" 2>&1
 if grep -q "gpu-only  none fits at the GPU counts compared (--gpus)" "$tmp/cmp.txt"; then

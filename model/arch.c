@@ -769,8 +769,11 @@ static int bloom(const cJSON *cfg, struct mdl_arch *a, const char *origin, char 
  * is expansion_ratio x d_model wide (4); attn_config holds attn_pdrop and alibi (MptAttention-
  * Config's default true), and without ALiBi learned_pos_emb (default true) keeps a position
  * table of max_seq_len rows (llm-foundry turns it off under ALiBi: MPT-7B's 6,649,286,656
- * parameters, its index's 13,298,573,312 bf16 bytes, hold none). llm-foundry's other attention
- * and MLP types are refused, not miscounted. */
+ * parameters, its index's 13,298,573,312 bf16 bytes, hold none). attn_config.attn_type
+ * multiquery_attention keeps one key-value head and grouped_query_attention kv_n_heads (llm-
+ * foundry's attention.py: both are its GroupedQueryAttention, multihead with kv_n_heads =
+ * n_heads; configuration_mpt.py's default kv_n_heads 1). llm-foundry's other MLP types are
+ * refused, not miscounted. */
 static int mpt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 	       size_t errlen)
 {
@@ -790,12 +793,32 @@ static int mpt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 			return -1;
 		}
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(ac, "attn_type");
-		if (t && !cJSON_IsNull(t) &&
-		    !(cJSON_IsString(t) && strcmp(t->valuestring, "multihead_attention") == 0)) {
+		const char *type = t && cJSON_IsString(t) ? t->valuestring : "multihead_attention";
+		uint64_t kv = 1;
+		if (t && !cJSON_IsNull(t) && !cJSON_IsString(t)) {
+			type = "";
+		} else if (strcmp(type, "grouped_query_attention") == 0) {
+			if (get_uint(ac, "kv_n_heads", 1, a->heads, &kv, origin, err, errlen))
+				return -1;
+			if (a->heads % kv) {
+				snprintf(err, errlen,
+					 "config '%s': field 'attn_config.kv_n_heads' (%llu) must "
+					 "divide n_heads (%llu)",
+					 origin, (unsigned long long)kv,
+					 (unsigned long long)a->heads);
+				return -1;
+			}
+			a->kv_heads = kv;
+		} else if (strcmp(type, "multiquery_attention") == 0) {
+			a->kv_heads = 1;
+		}
+		if (strcmp(type, "multihead_attention") != 0 &&
+		    strcmp(type, "multiquery_attention") != 0 &&
+		    strcmp(type, "grouped_query_attention") != 0) {
 			snprintf(err, errlen,
 				 "config '%s': field 'attn_config.attn_type' must be "
-				 "\"multihead_attention\" (other MPT attention types are not "
-				 "modelled)",
+				 "\"multihead_attention\", \"multiquery_attention\" or "
+				 "\"grouped_query_attention\"",
 				 origin);
 			return -1;
 		}

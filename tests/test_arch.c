@@ -53,7 +53,9 @@
  * tests, bigscience/bloomz-560m); BLOOM-7B1 7,069,016,064 and BLOOM-176B 176,247,271,424, the
  * family's published sizes (a results script's bloom_params list). GPT-J-6B: 6,050,882,784, the
  * loaded model's parameters as a LoRA test script prints them (EleutherAI's 6,053,381,344 is
- * mesh-transformer-jax's count of its own checkpoint).
+ * mesh-transformer-jax's count of its own checkpoint). MPT-7B: 6,649,286,656, the
+ * pytorch_model.bin index's total_size of a checkpoint of its shapes (13,298,573,312 bf16 bytes,
+ * a Databricks MPT-7B derivative's model card).
  */
 static const struct {
 	const char *file;
@@ -105,6 +107,7 @@ static const struct {
 	{"bloom-560m.json", 559214592ull, 559214592ull},
 	{"bloom-7b1.json", 7069016064ull, 7069016064ull},
 	{"bloom-176b.json", 176247271424ull, 176247271424ull},
+	{"mpt-7b.json", 6649286656ull, 6649286656ull},
 };
 
 static void every_catalog_model_has_its_exact_parameter_count(void)
@@ -291,8 +294,12 @@ static void bloom_reads_its_aliases_and_norms_its_embeddings(void)
  * tied embedding: 6,649,286,656, its checkpoint index's 13,298,573,312 bf16 bytes. MptConfig()'s
  * defaults (d_model 2048, 24 layers, 50,368): 1,311,213,568. llm-foundry's benchmark MPT-1b
  * (no_bias false, ALiBi off, learned positions of 2,048): 12 d^2 L + 13 d L + 2 d +
- * (50368 + 2048) d = 1,315,950,592, the MosaicML table's count. Other attention or MLP types
- * are refused, naming the field. */
+ * (50368 + 2048) d = 1,315,950,592, the MosaicML table's count. llm-foundry's grouped-query
+ * attention (by hand: d_model 64, 8 heads of 8, kv_n_heads 2, 2 layers, vocabulary 100): Wqkv
+ * 64 x (64 + 2 x 2 x 8) = 6,144, out_proj 4,096, the MLP 2 x 64 x 256 = 32,768, two LayerNorm
+ * weights 128: 43,136 a layer, 86,272 with the final norm's 64 and the tied embedding's 6,400
+ * 92,736; multi-query keeps one key-value head. Other attention or MLP types are refused,
+ * naming the field. */
 static void mpt_counts_its_variants(void)
 {
 	struct mdl_arch a;
@@ -310,11 +317,26 @@ static void mpt_counts_its_variants(void)
 			 "\"n_heads\": 16, \"no_bias\": false, \"learned_pos_emb\": true, "
 			 "\"attn_config\": {\"alibi\": false}}";
 	CU_ASSERT_EQUAL(count_of(b1), 1315950592ull);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"mpt\", \"d_model\": 64, \"n_heads\": 8, "
+				 "\"n_layers\": 2, \"vocab_size\": 100, \"attn_config\": "
+				 "{\"attn_type\": \"grouped_query_attention\", \"kv_n_heads\": 2}}"),
+			92736ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"mpt\", \"attn_config\": "
+					     "{\"attn_type\": \"multiquery_attention\"}}",
+					     "t", &a, err, sizeof err),
+			      0);
+	CU_ASSERT_EQUAL(a.kv_heads, 1);
 	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"mpt\", \"attn_config\": "
-				       "{\"attn_type\": \"grouped_query_attention\"}}",
+				       "{\"attn_type\": \"cross_attention\"}}",
 				       "t", &a, err, sizeof err),
 			-1);
 	CU_ASSERT(strstr(err, "attn_config.attn_type") != NULL);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"mpt\", \"n_heads\": 16, "
+				       "\"attn_config\": {\"attn_type\": "
+				       "\"grouped_query_attention\", \"kv_n_heads\": 3}}",
+				       "t", &a, err, sizeof err),
+			-1);
+	CU_ASSERT(strstr(err, "attn_config.kv_n_heads") != NULL);
 	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"mpt\", \"ffn_config\": "
 				       "{\"ffn_type\": \"mptglu\"}}",
 				       "t", &a, err, sizeof err),

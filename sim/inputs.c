@@ -392,7 +392,7 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 		fprintf(stderr,
 			"tierplan %s: note: attention eager, as transformers runs ALiBi models "
 			"(--attention flash where the framework passes ALiBi slopes to "
-			"FlashAttention-2)\n",
+			"FlashAttention-2, triton for llm-foundry's MPT)\n",
 			cmd);
 	if (gptq_config(o, w))
 		fprintf(stderr,

@@ -793,14 +793,16 @@ static int mpt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 			return -1;
 		}
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(ac, "attn_type");
-		const char *type = t && cJSON_IsString(t) ? t->valuestring : "multihead_attention";
-		uint64_t kv = 1;
-		if (t && !cJSON_IsNull(t) && !cJSON_IsString(t)) {
-			type = "";
+		const char *type = !t || cJSON_IsNull(t) ? "multihead_attention"
+				   : cJSON_IsString(t)	     ? t->valuestring
+							     : "";
+		if (strcmp(type, "multiquery_attention") == 0) {
+			a->kv_heads = 1;
 		} else if (strcmp(type, "grouped_query_attention") == 0) {
+			uint64_t kv = 1;
 			if (get_uint(ac, "kv_n_heads", 1, a->heads, &kv, origin, err, errlen))
 				return -1;
-			if (a->heads % kv) {
+			if (a->heads % kv) { /* the shared check would name num_key_value_heads */
 				snprintf(err, errlen,
 					 "config '%s': field 'attn_config.kv_n_heads' (%llu) must "
 					 "divide n_heads (%llu)",
@@ -809,12 +811,7 @@ static int mpt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 				return -1;
 			}
 			a->kv_heads = kv;
-		} else if (strcmp(type, "multiquery_attention") == 0) {
-			a->kv_heads = 1;
-		}
-		if (strcmp(type, "multihead_attention") != 0 &&
-		    strcmp(type, "multiquery_attention") != 0 &&
-		    strcmp(type, "grouped_query_attention") != 0) {
+		} else if (strcmp(type, "multihead_attention") != 0) {
 			snprintf(err, errlen,
 				 "config '%s': field 'attn_config.attn_type' must be "
 				 "\"multihead_attention\", \"multiquery_attention\" or "

@@ -599,10 +599,12 @@ static int gpu_only(struct search *s)
 	return 0;
 }
 
-/* One host-tier configuration; kept when it fits. 0 simulated, 1 the policy has no placement
- * for the fixed recompute (no option: o does not fit), -1 error. */
+/* One host-tier configuration; kept when it fits. `fit_only`: the caller reads o only if it
+ * fits (no closest miss, no DRAM it asked for), so a candidate stops where a GPU overflows
+ * (sim_config.stop_unfit). 0 simulated, 1 the policy has no placement for the fixed recompute
+ * (no option: o does not fit), -1 error. */
 static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, uint64_t mb,
-		    const struct mdl_hw *hw, struct sim_option *o)
+		    const struct mdl_hw *hw, bool fit_only, struct sim_option *o)
 {
 	struct sim_workload cw = *s->w;
 	cw.job.micro_batch = mb;
@@ -615,6 +617,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 	cf.recompute_fixed = s->req->recompute_fixed;
 	cf.loss_fixed = s->req->loss_fixed;
 	cf.params_on_gpu = s->params_on_gpu;
+	cf.stop_unfit = fit_only;
 	int rc = sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen);
 	if (rc > 0) { /* no placement for the fixed recompute: not an option */
 		*o = (struct sim_option){.fits = false};
@@ -656,7 +659,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			struct sim_option o;
 			hw.dram = drams[d];
 			ran++;
-			int rc = host_one(s, pol, n, mbs[b], &hw, &o);
+			int rc = host_one(s, pol, n, mbs[b], &hw, false, &o);
 			if (rc)
 				return rc; /* 1: the policy has no such option at all */
 			if (!o.fits) {
@@ -674,7 +677,8 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			}
 			fits++;
 			/* the drives: from the fewest that hold it, doubling, to a full bay (the
-			 * default count is simulated already) */
+			 * default count is simulated already); a count that does not fit is no
+			 * option, and no closer miss than this one */
 			if (o.peak_flash > 0 && !s->req->flash_fixed) {
 				uint32_t few = (uint32_t)ceil(o.peak_flash / hw.flash.capacity);
 				uint32_t bays = (uint32_t)hw.host.flash_bays;
@@ -683,7 +687,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 					if (c == base->flash_count)
 						continue;
 					hw.flash_count = c;
-					if (host_one(s, pol, n, mbs[b], &hw, &x) < 0)
+					if (host_one(s, pol, n, mbs[b], &hw, true, &x) < 0)
 						return -1;
 				}
 			}

@@ -1,5 +1,6 @@
 /* cmd_simulate — `tierplan simulate`: one exact configuration through the discrete-event
- * simulator; JSON of DESIGN.md or a text summary; --trace writes a Chrome trace. */
+ * simulator; a text summary, JSON of DESIGN.md, a CSV row as `sweep` writes it, or Markdown;
+ * --trace writes a Chrome trace. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,18 @@ int cmd_simulate(int argc, char **argv)
 		rc = EXIT_OK;
 		goto out;
 	}
-	if (strcmp(o.format, "text") && strcmp(o.format, "json")) {
-		rc = cli_fail(EXIT_INVALID, "simulate", "--format: unknown format (allowed: text, json)");
+	static const struct {
+		const char *name;
+		void (*render)(FILE *, const struct rpt_sim *);
+	} formats[] = {{"text", rpt_sim_text}, {"json", rpt_sim_json}, {"csv", rpt_sim_csv},
+		       {"md", rpt_sim_md}};
+	void (*render)(FILE *, const struct rpt_sim *) = NULL;
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(o.format, formats[i].name) == 0)
+			render = formats[i].render;
+	if (!render) {
+		rc = cli_fail(EXIT_INVALID, "simulate",
+			      "--format: unknown format (allowed: text, json, csv, md)");
 		goto out;
 	}
 	struct sim_config c;
@@ -74,10 +85,7 @@ int cmd_simulate(int argc, char **argv)
 		rc = cli_fail(cli_out_code(wrc), "simulate", err);
 		goto out;
 	}
-	if (strcmp(o.format, "json") == 0)
-		rpt_sim_json(stdout, &r);
-	else
-		rpt_sim_text(stdout, &r);
+	render(stdout, &r);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		rc = cli_fail(EXIT_SYSTEM, "simulate", "cannot write the result to standard output");
 		goto out;

@@ -149,61 +149,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void csv_field(FILE *fp, const char *s)
-{
-	bool quote = strpbrk(s, ",\"\n") != NULL;
-	if (!quote) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
-static const char *const result_cols =
-	"fits,error,policy,gpus,tp,pp,interleave,ep,cp,dp,zero,micro_batch,grad_accum,recompute,"
-	"step_seconds,"
-	"tokens_per_second,model_tflops_per_gpu,peak_gpu_bytes,peak_dram_bytes,peak_flash_bytes,"
-	"peak_power_watts,energy_joules_per_step,flash_bytes_written_per_step,runtime_seconds,"
-	"cost_total_usd,cost_cloud_usd,overflow";
-
 static void emit_csv(FILE *fp, const struct tp_grid *g, uint64_t p, const struct row *r)
 {
 	int idx[TP_GRID_KEYS];
-	const struct sim_option *o = &r->o;
 	tp_grid_coords(g, p, idx);
 	fprintf(fp, "%llu", (unsigned long long)p);
 	for (int i = 0; i < g->naxes; i++) {
 		fputc(',', fp);
-		csv_field(fp, g->ax[i].vals[idx[i]]);
+		rpt_csv_field(fp, g->ax[i].vals[idx[i]]);
 	}
-	if (r->rc) {
-		fprintf(fp, ",false,");
-		csv_field(fp, r->err);
-		for (const char *c = strchr(result_cols, ',') + 1; (c = strchr(c, ',')); c++)
-			fputc(',', fp); /* the result columns after the error, empty */
-		fputc('\n', fp);
-		return;
-	}
-	fprintf(fp, ",%s,,%s,%u,%u,%u,%u,%u,%u,%u,%u,%llu,%llu,%s,", o->fits ? "true" : "false",
-		o->policy, o->gpus, o->layout.tp, o->layout.pp, mdl_layout_vp(&o->layout),
-		mdl_layout_ep(&o->layout), mdl_layout_cp(&o->layout), o->layout.dp, o->layout.zero,
-		(unsigned long long)o->micro_batch, (unsigned long long)o->grad_accum,
-		mdl_recompute_name(o->recompute));
-	if (o->stopped) /* --unfit skip: step_seconds to cost_cloud_usd not known */
-		fputs(",,,,,,,,,,,,", fp);
-	else
-		fprintf(fp, "%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,",
-			o->step_seconds, o->tokens_per_second, o->model_tflops_per_gpu, o->peak_gpu,
-			o->peak_dram, o->peak_flash, o->peak_power_watts, o->energy_joules_per_step,
-			o->flash_bytes_written_per_step, o->runtime_seconds, o->cost_total,
-			o->cost_cloud);
-	csv_field(fp, o->fits ? "" : o->overflow);
+	fputc(',', fp);
+	rpt_sim_csv_row(fp, r->rc ? NULL : &r->o, r->err);
 	fputc('\n', fp);
 }
 
@@ -397,7 +353,7 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(mem, "index");
 		for (int i = 0; i < g.naxes; i++)
 			fprintf(mem, ",point.%s", g.ax[i].key);
-		fprintf(mem, ",%s\n", result_cols);
+		fprintf(mem, ",%s\n", RPT_SIM_CSV_COLS);
 		if (write_row(fd, mem, &rowbuf, &rowlen))
 			goto write_failed;
 	}

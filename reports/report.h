@@ -54,7 +54,23 @@ struct rpt_sim {
 };
 
 void rpt_sim_text(FILE *fp, const struct rpt_sim *r);
+/* Markdown: the text report's summary as a block, its resources as a table. */
+void rpt_sim_md(FILE *fp, const struct rpt_sim *r);
 void rpt_sim_json(FILE *fp, const struct rpt_sim *r);
+/* CSV of simulated options, one row each as `sweep` writes them: RPT_SIM_CSV_COLS names the
+ * columns, rpt_sim_csv_row writes them for o, or for a configuration that failed with `error`
+ * (o NULL): fits false, the error, the rest empty (no line end either way). Times, peaks and
+ * costs are empty for a run stopped where a GPU overflowed (sweep --unfit skip). */
+#define RPT_SIM_CSV_COLS                                                                           \
+	"fits,error,policy,gpus,tp,pp,interleave,ep,cp,dp,zero,micro_batch,grad_accum,recompute,"  \
+	"step_seconds,tokens_per_second,model_tflops_per_gpu,peak_gpu_bytes,peak_dram_bytes,"      \
+	"peak_flash_bytes,peak_power_watts,energy_joules_per_step,flash_bytes_written_per_step,"   \
+	"runtime_seconds,cost_total_usd,cost_cloud_usd,overflow"
+void rpt_sim_csv_row(FILE *fp, const struct sim_option *o, const char *error);
+/* s as one CSV field (RFC 4180: quoted where it holds a comma, quote or line end, its quotes
+ * doubled). */
+void rpt_csv_field(FILE *fp, const char *s);
+void rpt_sim_csv(FILE *fp, const struct rpt_sim *r);
 /* Chrome trace event JSON of the simulated micro-batches: one track per stream, counter tracks
  * per memory tier (bytes) and per node power (W), written through cfg_out ("-" is stdout, a
  * device or FIFO in place, a file through a temporary). 0 ok, else CFG_OUT_REFUSED or

@@ -754,15 +754,13 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 	}
 }
 
-void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
+/* The summary lines of a simulated configuration (text and Markdown): host, step, throughput,
+ * fit, peaks per tier, power, flash writes. */
+static void sim_summary(FILE *fp, const struct rpt_sim *r)
 {
 	const struct sim_option *o = r->o;
-	char s[6][32], lay[64], rc[48];
+	char s[6][32], rc[48], why[256];
 
-	layout_str(o, lay, sizeof lay);
-	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, %s\n\n", r->model_name, o->gpus,
-		r->hw->gpu.name, o->policy, lay);
-	char why[256];
 	if (host_why(r->hw, why, sizeof why))
 		fprintf(fp, "  host         %s (%s)\n", r->hw->host.name, why);
 	else
@@ -789,22 +787,112 @@ void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
 	fprintf(fp, "  power        peak %s, average %s, %.0f kJ per step\n",
 		cfg_fmt_watts(o->peak_power_watts, s[4], 32),
 		cfg_fmt_watts(o->avg_power_watts, s[5], 32), o->energy_joules_per_step / 1e3);
-	fprintf(fp, "  flash writes %s per step\n\n",
+	fprintf(fp, "  flash writes %s per step\n",
 		cfg_fmt_bytes(o->flash_bytes_written_per_step, s[0], 32));
-	/* busy: the share of the step anything runs on the resource; load (sim_resource_load):
-	 * the bottleneck is the resource near 100 % load, not the one busy longest */
-	fprintf(fp, "  %-24s %12s %6s %6s\n", "resource", "busy time", "busy", "load");
+}
+
+/* The resources that ran, each with its busy time, busy share and load, as rows of `fmt` (text
+ * columns or a Markdown table). busy: the share of the step anything runs on the resource;
+ * load (sim_resource_load): the bottleneck is the resource near 100 % load, not the one busy
+ * longest. */
+static void sim_resources(FILE *fp, const struct rpt_sim *r, const char *fmt)
+{
+	const struct sim_option *o = r->o;
+	char t[32];
 	for (int i = 0; i < eng_nresources(r->e); i++) {
 		double busy, work;
 		sim_resource_usage(r->e, o, i, &busy, &work);
 		if (busy <= 0)
 			continue;
-		fprintf(fp, "  %-24s %12s %5.1f%% %5.1f%%\n", eng_resource_at(r->e, i)->name,
-			cfg_fmt_seconds(busy, s[0], 32), 100 * busy / o->step_seconds,
-			100 * sim_resource_load(r->e, o, i));
+		fprintf(fp, fmt, eng_resource_at(r->e, i)->name, cfg_fmt_seconds(busy, t, sizeof t),
+			100 * busy / o->step_seconds, 100 * sim_resource_load(r->e, o, i));
 	}
-	fprintf(fp, "\n  %llu events, %llu of %llu micro-batches simulated (the rest repeat the "
-		    "steady one)\n",
+}
+
+static void sim_title(FILE *fp, const struct rpt_sim *r)
+{
+	char lay[64];
+	layout_str(r->o, lay, sizeof lay);
+	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, %s", r->model_name, r->o->gpus,
+		r->hw->gpu.name, r->o->policy, lay);
+}
+
+static void sim_events(FILE *fp, const struct sim_option *o)
+{
+	fprintf(fp, "%llu events, %llu of %llu micro-batches simulated (the rest repeat the steady "
+		    "one)\n",
 		(unsigned long long)o->events, (unsigned long long)o->micro_simulated,
 		(unsigned long long)o->grad_accum);
+}
+
+void rpt_sim_text(FILE *fp, const struct rpt_sim *r)
+{
+	sim_title(fp, r);
+	fputs("\n\n", fp);
+	sim_summary(fp, r);
+	fprintf(fp, "\n  %-24s %12s %6s %6s\n", "resource", "busy time", "busy", "load");
+	sim_resources(fp, r, "  %-24s %12s %5.1f%% %5.1f%%\n");
+	fputs("\n  ", fp);
+	sim_events(fp, r->o);
+}
+
+void rpt_sim_md(FILE *fp, const struct rpt_sim *r)
+{
+	fputs("# ", fp);
+	sim_title(fp, r);
+	fputs("\n\n## Step\n\n```\n", fp);
+	sim_summary(fp, r);
+	fputs("```\n\n## Resources\n\n| resource | busy time | busy | load |\n"
+	      "|---|---:|---:|---:|\n",
+	      fp);
+	sim_resources(fp, r, "| %s | %s | %.1f %% | %.1f %% |\n");
+	fputc('\n', fp);
+	sim_events(fp, r->o);
+}
+
+void rpt_csv_field(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+void rpt_sim_csv_row(FILE *fp, const struct sim_option *o, const char *error)
+{
+	if (!o) {
+		fputs("false,", fp);
+		rpt_csv_field(fp, error);
+		for (const char *c = strchr(RPT_SIM_CSV_COLS, ',') + 1; (c = strchr(c, ',')); c++)
+			fputc(',', fp); /* the result columns after the error, empty */
+		return;
+	}
+	fprintf(fp, "%s,,%s,%u,%u,%u,%u,%u,%u,%u,%u,%llu,%llu,%s,", o->fits ? "true" : "false",
+		o->policy, o->gpus, o->layout.tp, o->layout.pp, mdl_layout_vp(&o->layout),
+		mdl_layout_ep(&o->layout), mdl_layout_cp(&o->layout), o->layout.dp, o->layout.zero,
+		(unsigned long long)o->micro_batch, (unsigned long long)o->grad_accum,
+		mdl_recompute_name(o->recompute));
+	if (o->stopped) /* step_seconds to cost_cloud_usd not known */
+		fputs(",,,,,,,,,,,,", fp);
+	else
+		fprintf(fp, "%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,",
+			o->step_seconds, o->tokens_per_second, o->model_tflops_per_gpu, o->peak_gpu,
+			o->peak_dram, o->peak_flash, o->peak_power_watts, o->energy_joules_per_step,
+			o->flash_bytes_written_per_step, o->runtime_seconds, o->cost_total,
+			o->cost_cloud);
+	rpt_csv_field(fp, o->fits ? "" : o->overflow);
+}
+
+void rpt_sim_csv(FILE *fp, const struct rpt_sim *r)
+{
+	fputs(RPT_SIM_CSV_COLS "\n", fp);
+	rpt_sim_csv_row(fp, r->o, NULL);
+	fputc('\n', fp);
 }

@@ -232,8 +232,11 @@ static const struct opt table[] = {
 	 "write a Chrome trace event file (open in Perfetto or chrome://tracing)"},
 	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json|csv|md", PC,
 	 "output format"},
-	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json",
-	 CMD_SIMULATE | CMD_MODELS | CMD_HARDWARE, "output format"},
+	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json|csv|md", S,
+	 "output format: csv is a header and the row `sweep` writes for the configuration, md the "
+	 "text report as Markdown"},
+	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json", CMD_MODELS | CMD_HARDWARE,
+	 "output format"},
 	{"help", O_FLAG, OFF(help), 0, 0, NULL, false, "", ALL, "print this help"},
 };
 

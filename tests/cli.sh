@@ -876,6 +876,24 @@ else
 	echo "FAIL: sweep --unfit skip: $(cat "$tmp/gu-skip.csv" "$tmp/err")"
 fi
 expect 3 "unfit: allowed time, skip" sweep --grid "$tmp/gu.json" --unfit drop
+# simulate --format csv: the header and the row sweep writes for the same point (less its index
+# and point columns), so one configuration's row joins a sweep's; md: the report's step and its
+# resources as a Markdown table
+"$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --format csv >"$tmp/sim.csv" 2>"$tmp/err"
+sim_rc=$?
+"$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --format md >"$tmp/sim.md" 2>>"$tmp/err"
+if [ "$sim_rc" -eq 0 ] && [ "$(wc -l <"$tmp/sim.csv")" -eq 2 ] &&
+	[ "$(head -1 "$tmp/sim.csv")" = "$(head -1 "$tmp/gu-time.csv" | cut -d, -f4-)" ] &&
+	[ "$(tail -1 "$tmp/sim.csv")" = "$(grep '^3,' "$tmp/gu-time.csv" | cut -d, -f4-)" ] &&
+	grep -q '^# tierplan simulate: Llama-3.1-8B on 8 x h100-sxm' "$tmp/sim.md" &&
+	grep -q '^| gpu0 compute | .* s | .* % | .* % |$' "$tmp/sim.md" &&
+	grep -q '^  fits         yes$' "$tmp/sim.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: simulate --format csv|md: $(cat "$tmp/sim.csv" "$tmp/err")"
+fi
+expect 3 "allowed: text, json, csv, md" simulate --model 8b --seq 2048 --format xml
 printf '{"grid": {"gpus": 4}}' >"$tmp/badgrid.json"
 expect 3 "gpus" sweep --grid "$tmp/badgrid.json"
 expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@
 /* A family's own config keys, read after the common ones and the experts (see each). */
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
-static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe;
+static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe, nemotron;
 
 struct family {
 	const char *model_type;
@@ -198,6 +199,16 @@ static const struct family families[] = {
 	 "max_position_embeddings", 50272, 768, 3072, 12, 12, 0, 0, 2048, 0, 0, true, true, true,
 	 true, true, false, true, 2, "attention_dropout", "dropout", NULL, 0.0, 0.1, 0.0,
 	 .own = opt},
+	/* NemotronConfig (transformers configuration_nemotron.py and modeling_nemotron.py; NVIDIA's
+	 * Nemotron-4 and Minitron checkpoints), whose defaults are Nemotron-4 15B's shape:
+	 * LayerNorm1P (a LayerNorm with weight and bias, the weight stored less one) before
+	 * attention, before the MLP and at the end; q/k/v/o and up/down without biases unless
+	 * attention_bias or mlp_bias; a plain MLP, up_proj, hidden_act, down_proj (nemotron below
+	 * reads the activation and the rotary share); an untied head */
+	{"nemotron", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 256000, 6144, 24576, 32, 48, 0, 0, 4096, 0, 0, false, false,
+	 false, false, true, false, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .attn_bias_key = true, .mlp_bias_key = true, .own = nemotron},
 	/* GPTJConfig (transformers modeling_gptj.py): q/k/v/out_proj without biases, fc_in and
 	 * fc_out with them, attention and MLP side by side on one LayerNorm (GPTJBlock), rotary
 	 * positions, an untied lm_head with a bias */
@@ -221,14 +232,6 @@ static const struct family families[] = {
 
 #define NFAMILIES (sizeof families / sizeof families[0])
 
-const char *mdl_arch_supported(void)
-{
-	return "llama, granite, olmo2, mistral, mixtral, qwen (v1), qwen2, qwen2_moe, qwen3, "
-	       "qwen3_moe, gemma, gemma2, gemma3_text, llama4_text, deepseek_v2, deepseek_v3, "
-	       "glm4_moe, gpt_oss, chatglm, phi, phi3, falcon, gpt_neox, gptj, opt, bloom, mpt, "
-	       "gpt2; "
-	       "and the language model of gemma3, llama4, mistral3, llava, qwen2_vl and qwen2_5_vl";
-}
 
 /* Upper bounds that keep every product below 2^62 and catch garbage early. */
 #define MAX_DIM 1048576ull    /* hidden, head_dim, heads */
@@ -731,6 +734,46 @@ static int opt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 	return 0;
 }
 
+/* Nemotron (NemotronConfig, NemotronMLP and NemotronAttention, transformers modeling_nemotron.py):
+ * hidden_act, the plain MLP's activation as ACT2FN names it, relu2 by default: squared ReLU,
+ * whose backward keeps the ReLU's output and the square's, two tensors of the MLP's width as
+ * GELU's; relu keeps one (relu_mlp); a GELU keeps two. partial_rotary_factor, the share of each
+ * head RoPE rotates (0.5): the kernels' traffic is counted as whole heads'. Its norms are
+ * LayerNorm1P, weights stored less one. */
+static int nemotron(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		    size_t errlen)
+{
+	static const char *const gelus[] = {"gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast"};
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(cfg, "hidden_act");
+	const char *name = cJSON_IsString(act) ? act->valuestring : "relu2";
+	bool gelu = false;
+	for (size_t i = 0; i < sizeof gelus / sizeof gelus[0]; i++)
+		gelu |= strcmp(name, gelus[i]) == 0;
+	if ((act && !cJSON_IsNull(act) && !cJSON_IsString(act)) ||
+	    (strcmp(name, "relu2") && strcmp(name, "relu") && !gelu)) {
+		snprintf(err, errlen,
+			 "config '%s': field 'hidden_act' must be relu2 (Nemotron's squared ReLU), "
+			 "relu or a GELU (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast)",
+			 origin);
+		return -1;
+	}
+	a->squared_relu = strcmp(name, "relu2") == 0;
+	a->relu_mlp = strcmp(name, "relu") == 0;
+	a->norm_1p = true;
+	a->rotary_fraction = 0.5;
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(cfg, "partial_rotary_factor");
+	if (r && !cJSON_IsNull(r)) {
+		if (!cJSON_IsNumber(r) || !(r->valuedouble > 0.0 && r->valuedouble <= 1.0)) {
+			snprintf(err, errlen,
+				 "config '%s': field 'partial_rotary_factor' must be in (0, 1]",
+				 origin);
+			return -1;
+		}
+		a->rotary_fraction = r->valuedouble;
+	}
+	return 0;
+}
+
 /* GLM-4.5 and 4.6 (Glm4MoeConfig, Glm4MoeAttention and Glm4MoeMoE, transformers
  * modeling_glm4_moe.py): DeepSeek-V3's layers (first_k_dense_replace dense MLPs, then routed
  * experts with n_shared_experts beside them and a selection bias on the router) under grouped
@@ -861,6 +904,32 @@ static const struct {
 	{"mistral3", "mistral", false},	  {"llava", "llama", false},
 	{"qwen2_vl", "qwen2", true},	  {"qwen2_5_vl", "qwen2", true},
 };
+
+/* The model types the family and wrapper tables read, written once (pthread_once: a sweep's
+ * workers may report an unsupported config at the same time). */
+static char supported[1024];
+static pthread_once_t supported_once = PTHREAD_ONCE_INIT;
+
+static void supported_init(void)
+{
+	size_t n = 0, cap = sizeof supported;
+	for (size_t i = 0; i < NFAMILIES && n < cap; i++)
+		n += (size_t)snprintf(supported + n, cap - n, "%s%s%s", i ? ", " : "",
+				      families[i].model_type,
+				      strcmp(families[i].model_type, "qwen") ? "" : " (v1)");
+	size_t nw = sizeof wrappers / sizeof wrappers[0];
+	for (size_t i = 0; i < nw && n < cap; i++)
+		n += (size_t)snprintf(supported + n, cap - n, "%s%s",
+				      i ? (i + 1 == nw ? " and " : ", ")
+					: "; and the language model of ",
+				      wrappers[i].outer);
+}
+
+const char *mdl_arch_supported(void)
+{
+	pthread_once(&supported_once, supported_init);
+	return supported;
+}
 
 static int language_model(const cJSON *root, const char *type, const cJSON **cfg,
 			  const struct family **f, struct mdl_arch *a, const char *origin,

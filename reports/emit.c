@@ -211,6 +211,10 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 {
 	if (!a->norm_bias)
 		fprintf(fp, " \\\n  --normalization RMSNorm");
+	else if (a->norm_1p) /* Nemotron's LayerNorm1P */
+		fprintf(fp, " \\\n  --apply-layernorm-1p");
+	if (a->squared_relu)
+		fprintf(fp, " --squared-relu");
 	if (a->quick_glu) /* gpt-oss's experts, as NVIDIA's gpt-oss recipes for Megatron say */
 		fprintf(fp,
 			" --quick-geglu --glu-linear-offset 1.0 --activation-func-clamp-value %g",
@@ -223,6 +227,8 @@ static void arch_args(FILE *fp, const struct mdl_arch *a, uint64_t seq)
 	else
 		fprintf(fp, " \\\n  --position-embedding-type rope --max-position-embeddings %llu",
 			(unsigned long long)seq);
+	if (mdl_arch_rotary(a) && a->rotary_fraction > 0 && a->rotary_fraction < 1)
+		fprintf(fp, " --rotary-percent %g", a->rotary_fraction);
 	if (!a->qkv_bias && !a->o_bias && !a->mlp_bias)
 		fprintf(fp, " --disable-bias-linear");
 	else if (a->qkv_bias && !a->o_bias && !a->mlp_bias)

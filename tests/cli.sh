@@ -527,6 +527,18 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit's Megatron arguments lack the model's shape: $(cat "$l")"
 fi
+# Nemotron: LayerNorm1P, squared ReLU and half-rotary heads, which Megatron-LM states with
+# --apply-layernorm-1p, --squared-relu and --rotary-percent
+"$bin" plan --model traces/published/models/nemotron-4-340b.json --seq 4096 --emit "$tmp/emit-nem" \
+	>/dev/null 2>&1
+if grep -q -- "--apply-layernorm-1p --squared-relu" "$tmp/emit-nem/launch.sh" &&
+	grep -q -- "--max-position-embeddings 4096 --rotary-percent 0.5 --disable-bias-linear" \
+		"$tmp/emit-nem/launch.sh"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit of a Nemotron model: $(cat "$tmp/emit-nem/launch.sh" 2>&1)"
+fi
 # grouped MoE GEMMs, as planned, go to Megatron-LM's arguments and the simulate line
 "$bin" plan --model mixtral-8x7b --seq 4096 --moe-gemm grouped --emit "$tmp/emit-moe" >/dev/null 2>&1
 if grep -q -- "--moe-grouped-gemm" "$tmp/emit-moe/launch.sh" &&

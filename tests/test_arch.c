@@ -344,6 +344,64 @@ static void mpt_counts_its_variants(void)
 	CU_ASSERT(strstr(err, "ffn_config.ffn_type") != NULL);
 }
 
+/* Nemotron. NemotronConfig()'s defaults are Nemotron-4 15B's shape (hidden 6144, 32 layers, 48
+ * heads, MLP 24,576, vocabulary 256,000); with its 8 key-value heads the Nemotron-4 15B report
+ * (Parmar et al. 2024, arXiv 2402.16819, sec. 2) counts "3.2 billion embedding parameters and
+ * 12.5 billion non-embedding parameters": the untied embedding and head 2 x 256,000 x 6,144 =
+ * 3,145,728,000; a layer q and o 6,144^2 each, k and v 6,144 x 1,024 each, up and down 6,144 x
+ * 24,576 each, two LayerNorms of weight and bias 24,576: 390,094,848, x 32 and the final norm's
+ * 12,288 = 12,483,047,424. Nemotron-4 340B (the 340B report, arXiv 2406.11704, Table 1: hidden
+ * 18,432, 96 layers, 96 heads, 8 key-value heads, vocabulary 256,000; the MLP 4 x hidden) is
+ * "9.4 billion embedding parameters and 331.6 billion non-embedding": 9,437,184,000 and
+ * 331,592,011,776. The MLP is plain (no gate) and its norms LayerNorms. */
+static void nemotron_counts_the_reports(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	const char *n15 = "{\"model_type\": \"nemotron\", \"num_key_value_heads\": 8}";
+	CU_ASSERT_EQUAL(count_of(n15), 3145728000ull + 12483047424ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(n15, "t", &a, err, sizeof err), 0);
+	CU_ASSERT(!a.gated_mlp && !a.relu_mlp && a.norm_bias && !a.tied && !a.qkv_bias);
+	CU_ASSERT(a.squared_relu && a.norm_1p && a.rotary_fraction == 0.5 && mdl_arch_rotary(&a));
+	/* hidden_act relu keeps one tensor (as OPT's), a GELU two; anything else is refused by
+	 * name, as is a rotary share outside (0, 1] */
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"nemotron\", \"hidden_act\": "
+					     "\"relu\", \"partial_rotary_factor\": 1.0}",
+					     "t", &a, err, sizeof err),
+			      0);
+	CU_ASSERT(a.relu_mlp && !a.squared_relu && a.rotary_fraction == 1.0);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"nemotron\", \"hidden_act\": "
+					     "\"gelu_pytorch_tanh\"}",
+					     "t", &a, err, sizeof err),
+			      0);
+	CU_ASSERT(!a.relu_mlp && !a.squared_relu);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"nemotron\", \"hidden_act\": "
+				       "\"silu\"}",
+				       "t", &a, err, sizeof err),
+			-1);
+	CU_ASSERT(strstr(err, "'hidden_act'") != NULL);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"nemotron\", "
+				       "\"partial_rotary_factor\": 0}",
+				       "t", &a, err, sizeof err),
+			-1);
+	CU_ASSERT(strstr(err, "'partial_rotary_factor'") != NULL);
+	const char *n340 = "{\"model_type\": \"nemotron\", \"hidden_size\": 18432, "
+			   "\"intermediate_size\": 73728, \"num_hidden_layers\": 96, "
+			   "\"num_attention_heads\": 96, \"num_key_value_heads\": 8}";
+	CU_ASSERT_EQUAL(count_of(n340), 9437184000ull + 331592011776ull);
+	/* attention_bias and mlp_bias put biases on q, k, v, o and on up and down */
+	const char *b = "{\"model_type\": \"nemotron\", \"num_key_value_heads\": 8, "
+			"\"attention_bias\": true, \"mlp_bias\": true}";
+	CU_ASSERT_EQUAL(count_of(b) - count_of(n15),
+			32ull * (6144 + 2 * 1024 + 6144 + 24576 + 6144));
+	/* the list an unknown model_type's error gives is the family table's */
+	char whole[1024];
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"t5\"}", "t", &a, whole, sizeof whole),
+			-1);
+	CU_ASSERT(strstr(whole, ", nemotron, ") && strstr(whole, "qwen (v1)") &&
+		  strstr(whole, "language model of gemma3, ") && strstr(whole, " and qwen2_5_vl)"));
+}
+
 /* GLM-4.5 (by hand, hidden 8, 3 layers of which the first dense, 2 heads and 1 key-value head
  * of 4, 10 tokens, untied): q 64 + 8, k and v 32 + 4 each (attention_bias), o_proj 64 without
  * one, q_norm and k_norm 4 each, two RMSNorms 16: 232 a layer; the dense MLP 3 x 8 x 16 = 384;
@@ -726,6 +784,7 @@ int suite_arch(void)
 		{"bloom reads its aliases and norms its embeddings",
 		 bloom_reads_its_aliases_and_norms_its_embeddings},
 		{"mpt counts its variants", mpt_counts_its_variants},
+		{"nemotron counts the reports", nemotron_counts_the_reports},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
 		{"sliding_windows_cut_the_attention_flash_runs_and_counts",

@@ -51,7 +51,8 @@
 /* A family's own config keys, read after the common ones and the experts (see each). */
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
-static own_keys qwen_v1, llama4, chatglm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe, nemotron;
+static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
+	nemotron;
 
 struct family {
 	const char *model_type;
@@ -98,6 +99,19 @@ static const struct family families[] = {
 	 "seq_length", 65024, 4096, 13696, 28, 32, 0, 128, 2048, 0, 0, false, false, false, false,
 	 false, true, false, 2, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0,
 	 .own = chatglm},
+	/* GlmConfig and Glm4Config (transformers modeling_glm.py, modular_glm4.py; GLM-4-9B's
+	 * transformers port and the GLM-4-0414 family), whose defaults are GLM-4-9B's shape: q, k
+	 * and v biased with attention_bias, o_proj never (GlmAttention); Phi3MLP's merged gate and
+	 * up projection, SiLU; RMSNorms, two a layer, Glm4DecoderLayer four (after attention and
+	 * after the MLP as well, Gemma 2's placement); an untied head; glm below reads the rest */
+	{"glm", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 151552, 4096, 13696, 40, 32, 2, 128, 131072, 0, 0, false, true,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .own = glm},
+	{"glm4", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 151552, 4096, 13696, 40, 32, 2, 128, 131072, 0, 0, false, true,
+	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .own = glm},
 	{"granite", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -619,11 +633,29 @@ static int llama4(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 	return 0;
 }
 
+/* partial_rotary_factor, the share of each head RoPE rotates, where a family has the key (its
+ * default `share`), into a->rotary_fraction. */
+static int rotary_share(const cJSON *cfg, double share, struct mdl_arch *a, const char *origin,
+			char *err, size_t errlen)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(cfg, "partial_rotary_factor");
+	a->rotary_fraction = share;
+	if (!r || cJSON_IsNull(r))
+		return 0;
+	if (!cJSON_IsNumber(r) || !(r->valuedouble > 0.0 && r->valuedouble <= 1.0)) {
+		snprintf(err, errlen, "config '%s': field 'partial_rotary_factor' must be in (0, 1]",
+			 origin);
+		return -1;
+	}
+	a->rotary_fraction = r->valuedouble;
+	return 0;
+}
+
 /* ChatGLM2/3 and GLM-4 (their own ChatGLMConfig and modeling_chatglm.py): the embedding and
  * output layer have padded_vocab_size rows; query_key_value projects to the heads and, with
  * multi_query_attention, multi_query_group_num key-value groups of kv_channels, biased with
  * add_qkv_bias; dense and the MLP are biased with add_bias_linear; RMSNorm unless rmsnorm is
- * false (LayerNorm, with bias). */
+ * false (LayerNorm, with bias); RoPE on half of each head (RotaryEmbedding(rotary_dim // 2)). */
 static int chatglm(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		   size_t errlen)
 {
@@ -640,7 +672,17 @@ static int chatglm(const cJSON *cfg, struct mdl_arch *a, const char *origin, cha
 	a->kv_heads = mqa ? groups : a->heads;
 	a->o_bias = a->mlp_bias = lin_bias;
 	a->norm_bias = !rms;
+	a->rotary_fraction = 0.5;
 	return 0;
+}
+
+/* GLM and GLM-4 (above): attention_bias on q, k and v alone (default true); RoPE on
+ * partial_rotary_factor of each head (0.5), as ChatGLM's. */
+static int glm(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err, size_t errlen)
+{
+	if (rotary_share(cfg, 0.5, a, origin, err, errlen))
+		return -1;
+	return get_bool(cfg, "attention_bias", &a->qkv_bias, origin, err, errlen);
 }
 
 /* Falcon (FalconConfig, FalconDecoderLayer; published.md A.3): keys and values in num_kv_heads
@@ -760,18 +802,7 @@ static int nemotron(const cJSON *cfg, struct mdl_arch *a, const char *origin, ch
 	a->squared_relu = strcmp(name, "relu2") == 0;
 	a->relu_mlp = strcmp(name, "relu") == 0;
 	a->norm_1p = true;
-	a->rotary_fraction = 0.5;
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(cfg, "partial_rotary_factor");
-	if (r && !cJSON_IsNull(r)) {
-		if (!cJSON_IsNumber(r) || !(r->valuedouble > 0.0 && r->valuedouble <= 1.0)) {
-			snprintf(err, errlen,
-				 "config '%s': field 'partial_rotary_factor' must be in (0, 1]",
-				 origin);
-			return -1;
-		}
-		a->rotary_fraction = r->valuedouble;
-	}
-	return 0;
+	return rotary_share(cfg, 0.5, a, origin, err, errlen);
 }
 
 /* GLM-4.5 and 4.6 (Glm4MoeConfig, Glm4MoeAttention and Glm4MoeMoE, transformers

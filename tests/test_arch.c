@@ -402,6 +402,28 @@ static void nemotron_counts_the_reports(void)
 		  strstr(whole, "language model of gemma3, ") && strstr(whole, " and qwen2_5_vl)"));
 }
 
+/* GLM-4 in transformers' own classes. GlmConfig()'s defaults are GLM-4-9B's shape, and its
+ * tensors ChatGLM's (the catalog's glm-4-9b, 9,399,951,360: by hand the untied embedding and
+ * head 2 x 151,552 x 4,096, a layer of q 4,096^2 + 4,096, k and v 4,096 x 256 + 256 each, o
+ * 4,096^2 without a bias, the merged gate and up 4,096 x 27,392, down 13,696 x 4,096 and two
+ * RMSNorms: 203,960,832, x 40, and the final norm); Glm4Config() the same with two RMSNorms a
+ * layer more (40 x 2 x 4,096 = 327,680). attention_bias false drops the q, k and v biases. Both
+ * rotate half of each head, as ChatGLM does. */
+static void glm_counts_as_chatglm(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"glm\"}"), 9399951360ull);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"glm4\"}"), 9399951360ull + 327680ull);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"glm\", \"attention_bias\": false}"),
+			9399951360ull - 40ull * (4096 + 2 * 256));
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"glm4\"}", "t", &a, err, sizeof err),
+			      0);
+	CU_ASSERT(a.gated_mlp && !a.o_bias && a.norms_per_layer == 4 && a.rotary_fraction == 0.5);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("glm-4-9b.json"), &a, err, sizeof err), 0);
+	CU_ASSERT(a.rotary_fraction == 0.5);
+}
+
 /* GLM-4.5 (by hand, hidden 8, 3 layers of which the first dense, 2 heads and 1 key-value head
  * of 4, 10 tokens, untied): q 64 + 8, k and v 32 + 4 each (attention_bias), o_proj 64 without
  * one, q_norm and k_norm 4 each, two RMSNorms 16: 232 a layer; the dense MLP 3 x 8 x 16 = 384;
@@ -785,6 +807,7 @@ int suite_arch(void)
 		 bloom_reads_its_aliases_and_norms_its_embeddings},
 		{"mpt counts its variants", mpt_counts_its_variants},
 		{"nemotron counts the reports", nemotron_counts_the_reports},
+		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},
 		{"sliding_windows_cut_the_attention_flash_runs_and_counts",

@@ -59,6 +59,9 @@ static const struct field gpu_fields[] = {
 	  "cuDNN's fused attention rate over the dense peak; 0 = as FlashAttention-2's"),
 	G(cudnn_attention_bwd, CFG_U_COUNT, 0, 1, 0,
 	  "cuDNN's fused attention backward rate over the dense peak; 0 = as its forward"),
+	G(sm_count, CFG_U_COUNT, 0, 4096, 0,
+	  "streaming multiprocessors (what --tp-comm-overlap's kernels take a share of); 0 = "
+	  "unknown"),
 };
 static const struct field gpu_price_fields[] = {
 	G(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),

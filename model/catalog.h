@@ -52,6 +52,7 @@ struct cfg_gpu {
 	double flash_attention_bwd; /* its backward's rate over bf16_flops; 0 = as its forward */
 	double cudnn_attention;     /* cuDNN's fused attention over bf16_flops; 0 = as flash's */
 	double cudnn_attention_bwd; /* its backward's rate; 0 = as its forward */
+	double sm_count;      /* streaming multiprocessors; 0 = unknown */
 	double price;         /* USD */
 	double cloud_per_hour; /* USD per GPU-hour */
 };

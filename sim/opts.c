@@ -185,7 +185,8 @@ static const struct opt table[] = {
 	 "--overlap-grad-reduce)"},
 	{"tp-comm-overlap", O_STR, OFF(tp_comm_overlap), 0, 0, "no", false, "yes|no", P,
 	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
-	 "sequence parallelism; plan: its layouts with tp > 1)"},
+	 "sequence parallelism; Transformer Engine's collectives take 16 SMs from the GEMMs they "
+	 "run beside; plan: its layouts with tp > 1)"},
 	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", P,
 	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
 	 "optimizer_in_bwd; policy gpu, or zero3-offload as FSDP's CPU offload runs it: the CPU "

@@ -72,7 +72,7 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  * traffic of pipeline sends and Megatron-Core's context-parallel ring (NCCL send/recv, a CTA or
  * two per peer), nor collectives that run alone on the compute stream (tensor- and
  * expert-parallel: nothing overlaps them). Transformer Engine's overlapped tensor-parallel
- * collectives run with an SM count of their own, which no source here states: none taken.
+ * collectives take an SM count of their own (te_ub_margin).
  */
 #define COLL_SM_SHARE (1.0 - 1.0 / 1.189)
 /*
@@ -747,6 +747,51 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	f->attn_half_fwd_exec += extra;
 }
 
+/*
+ * Transformer Engine's overlapped tensor-parallel communication (--tp-comm-overlap: Megatron-
+ * Core's userbuffers). The reduce-scatter after each row-parallel forward GEMM (proj_fprop,
+ * fc2_fprop: "pipeline") and the collectives beside the column-parallel layers' backward
+ * GEMMs (qkv and fc1 dgrad and wgrad: "bulk") run on TE_UB_NUM_SM of the GPU's SMs, and those
+ * GEMMs on the rest (set_sm_margin); the all-gathers before the column-parallel forward GEMMs
+ * and the row-parallel layers' dgrad ("ring_exchange") go by copy engines and take none
+ * (TransformerEngine pytorch/module/base.py, initialize_ub's default_cfg: num_sm 1 for
+ * ring_exchange, else 16, set_sm_margin for all but ring_exchange) [A: source]. Megatron-Core
+ * and NeMo run those defaults unless a recipe names its own numbers.
+ */
+#define TE_UB_NUM_SM 16.0
+
+/* The FLOP-equivalents by which --tp-comm-overlap lengthens a layer's passes: the GEMMs it
+ * runs on sm_count - TE_UB_NUM_SM SMs, at the rate the step's GEMMs run (FP8's where the linear
+ * layers run in FP8). Dense linears only (the experts' GEMMs run under expert parallelism);
+ * their weight gradients only where they train. Nothing where the GPU's SM count is unknown. */
+static void te_ub_margin(const struct mdl_arch *a, const struct mdl_job *j,
+			 const struct mdl_hw *hw, uint32_t tp, bool overlap, struct mdl_flops *f)
+{
+	double sms = hw->gpu.sm_count;
+	if (!overlap || tp <= 1 || !(sms > TE_UB_NUM_SM))
+		return;
+	double row = 0, col = 0; /* a mean layer's weights: row-parallel (o, down), column */
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || t->copies != 1 || !t->target)
+			continue;
+		double p = (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
+		if (t->target & (MDL_T_O | MDL_T_DOWN))
+			row += p;
+		else
+			col += p;
+	}
+	double tokens = (double)j->seq * (double)j->micro_batch;
+	double slow = TE_UB_NUM_SM / (sms - TE_UB_NUM_SM);
+	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0)
+		slow *= hw->gpu.bf16_flops / (step_fp8_share(hw) * hw->gpu.fp8_flops);
+	double fwd = 2.0 * tokens * row * slow;
+	f->layer_fwd_exec += fwd;
+	f->layer_bwd_exec += (j->method == MDL_FULL ? 4.0 : 2.0) * tokens * col * slow;
+	if (j->recompute == MDL_RC_FULL)
+		f->layer_recompute_exec += fwd;
+}
+
 /* "gpu<g> <label>" into an ENG_NAME buffer: the machine is built for every configuration a
  * search simulates, and snprintf showed up in the profile. */
 static void gpu_name(char *dst, uint32_t g, const char *label)
@@ -949,11 +994,12 @@ struct floor_terms {
 
 static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			struct floor_terms *t)
+			bool tp_overlap, struct floor_terms *t)
 {
 	struct mdl_flops f;
 
 	step_layer_flops(a, j, hw, gemm_eff, &f);
+	te_ub_margin(a, j, hw, l->tp, tp_overlap, &f);
 	double saved, all = mdl_act_layer_moved(a, j, l->tp, l->sp, &saved);
 	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
 	 * all-reduces, all serial on the compute stream */
@@ -979,14 +1025,14 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	double hbm = step_hbm_rate(hw);
 	struct floor_terms t;
 
-	floor_terms(a, j, l, hw, gemm_eff, &t);
+	floor_terms(a, j, l, hw, gemm_eff, tp_overlap, &t);
 	if (rc_share < 1) {
 		/* --recompute-layers: the other layers recompute nothing; every term is a sum
 		 * over the layers, so the mean per layer is the blend */
 		struct floor_terms n;
 		struct mdl_job none = *j;
 		none.recompute = MDL_RC_NONE;
-		floor_terms(a, &none, l, hw, gemm_eff, &n);
+		floor_terms(a, &none, l, hw, gemm_eff, tp_overlap, &n);
 #define MIX(f) (t.f = rc_share * t.f + (1 - rc_share) * n.f)
 		MIX(flops), MIX(bytes), MIX(ars), MIX(issue_fwd), MIX(issue_bwd), MIX(fixed_fwd);
 		MIX(fixed_bwd);
@@ -2154,6 +2200,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
 	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw, x->job.precision),
 			 &bd->F);
+	te_ub_margin(a, &x->job, x->hw, l->tp, x->c->tp_comm_overlap, &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
 	/* a layer's backward holds what its recompute rematerialises on top of what it kept

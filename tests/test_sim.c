@@ -635,6 +635,56 @@ static double busy_of(struct fx *f, const char *name)
 	return 0;
 }
 
+/* The work on "gpu0 compute" in f's last run (FLOP-equivalents at the GEMM rate). */
+static double work_of(struct fx *f, const char *name)
+{
+	for (int i = 0; i < eng_nresources(f->eng); i++)
+		if (!strcmp(eng_resource_at(f->eng, i)->name, name)) {
+			double busy, work;
+			sim_resource_usage(f->eng, &f->o, i, &busy, &work);
+			return work;
+		}
+	CU_FAIL_FATAL("no such resource");
+	return 0;
+}
+
+/* --tp-comm-overlap runs Transformer Engine's pipelined and bulk collectives on 16 of an H100's
+ * 132 SMs and the GEMMs beside them on the other 116 (step.c, te_ub_margin): the row-parallel
+ * forward GEMMs (o and down) and the column-parallel layers' backward GEMMs (q, k, v, gate and
+ * up, data and weight gradients). Llama-3.2-1B over TP 2, two micro-batches of 2,048 tokens,
+ * no recompute: a layer's o and down weigh 2,048^2 + 8,192 x 2,048 = 20,971,520, its q, k, v,
+ * gate and up 2,048^2 + 2 x 2,048 x 512 + 2 x 2,048 x 8,192 = 39,845,888; each GPU's compute
+ * does (2 T x 20,971,520 + 4 T x 39,845,888) x 16/116 / 2 more per layer and micro-batch, over
+ * 16 layers and 2 micro-batches, than where the SM count is unknown (no margin). */
+static void tp_comm_overlap_takes_sms(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.2-1b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.layout = (struct mdl_layout){2, 1, 1, 0, true};
+	f.c.grad_accum = 2;
+	f.c.tp_comm_overlap = true;
+	CU_ASSERT_EQUAL_FATAL(f.hw.gpu.sm_count, 132);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double with = work_of(&f, "gpu0 compute"), step = f.o.step_seconds;
+	f.hw.gpu.sm_count = 0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double t = 2048, per = (2 * t * 20971520.0 + 4 * t * 39845888.0) * 16.0 / 116.0 / 2;
+	ASSERT_NEAR_REL(with - work_of(&f, "gpu0 compute"), 2 * 16 * per, 1e-9);
+	CU_ASSERT(step > f.o.step_seconds);
+	/* without the overlap the collectives hold no SMs this way (they run on the compute
+	 * stream, between the GEMMs) */
+	f.hw.gpu.sm_count = 132;
+	f.c.tp_comm_overlap = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double plain = work_of(&f, "gpu0 compute");
+	f.hw.gpu.sm_count = 0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(plain, work_of(&f, "gpu0 compute"), 1e-12);
+	eng_free(f.eng);
+}
+
 /* FSDP's CPU offload with torchtune's optimizer_in_bwd (zero3-offload, --optimizer-in-backward):
  * the CPU steps each layer as backward lands its gradients instead of the whole model after
  * backward, with the same CPU work; so the step shortens by the overlap and stays no shorter
@@ -1385,6 +1435,7 @@ static void tp_comm_overlap_hides_the_collectives(void)
 {
 	struct fx f;
 	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.hw.gpu.sm_count = 0; /* the SMs its kernels take: tp_comm_overlap_takes_sms */
 	f.w.job.recompute = MDL_RC_NONE;
 	f.c.layout = (struct mdl_layout){8, 1, 1, 0, true, 1};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
@@ -2189,6 +2240,7 @@ int suite_sim(void)
 		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
+		{"tp comm overlap takes SMs", tp_comm_overlap_takes_sms},
 		{"random folded and stopped steps equal whole ones",
 		 random_folded_and_stopped_steps_equal_whole_ones},
 		{"repeated periods equal whole steps", repeated_periods_equal_whole_steps},

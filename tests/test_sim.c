@@ -621,31 +621,31 @@ static void shared_links_make_scaling_sublinear(void)
 	eng_free(f.eng);
 }
 
-/* The busy seconds of the engine resource named name in f's last run (the test stops when there
- * is none). */
-static double busy_of(struct fx *f, const char *name)
+/* The busy seconds and the work of the engine resource named name in f's last run (the test
+ * stops when there is none). */
+static void usage_of(struct fx *f, const char *name, double *busy, double *work)
 {
 	for (int i = 0; i < eng_nresources(f->eng); i++)
 		if (!strcmp(eng_resource_at(f->eng, i)->name, name)) {
-			double busy, work;
-			sim_resource_usage(f->eng, &f->o, i, &busy, &work);
-			return busy;
+			sim_resource_usage(f->eng, &f->o, i, busy, work);
+			return;
 		}
 	CU_FAIL_FATAL("no such resource");
-	return 0;
 }
 
-/* The work on "gpu0 compute" in f's last run (FLOP-equivalents at the GEMM rate). */
+static double busy_of(struct fx *f, const char *name)
+{
+	double busy, work;
+	usage_of(f, name, &busy, &work);
+	return busy;
+}
+
+/* The work (FLOP-equivalents at the GEMM rate for a GPU's compute) of that resource. */
 static double work_of(struct fx *f, const char *name)
 {
-	for (int i = 0; i < eng_nresources(f->eng); i++)
-		if (!strcmp(eng_resource_at(f->eng, i)->name, name)) {
-			double busy, work;
-			sim_resource_usage(f->eng, &f->o, i, &busy, &work);
-			return work;
-		}
-	CU_FAIL_FATAL("no such resource");
-	return 0;
+	double busy, work;
+	usage_of(f, name, &busy, &work);
+	return work;
 }
 
 /* --tp-comm-overlap runs Transformer Engine's pipelined and bulk collectives on 16 of an H100's

@@ -93,8 +93,9 @@ struct mdl_arch {
 					    * the ReLU's output and the square's, as GELU's */
 	bool norm_1p;                      /* LayerNorm weights stored less one (Nemotron's
 					    * LayerNorm1P): the same tensors */
-	double rotary_fraction;            /* share of each head RoPE rotates (Nemotron's
-					    * partial_rotary_factor); 0 = all of it */
+	double rotary_fraction;            /* share of each head RoPE rotates (Nemotron's and
+					    * GLM's partial_rotary_factor, ChatGLM's half); 0 =
+					    * all of it */
 	bool qkv_bias, o_bias, mlp_bias;   /* linear biases */
 	bool router_bias;                  /* a bias on the MoE router's logits (GPT-OSS) */
 	bool attn_sinks;                   /* a learned sink logit per attention head (GPT-OSS) */

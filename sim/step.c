@@ -712,39 +712,13 @@ double step_fp8_share(const struct mdl_hw *hw)
 		       : 1.0;
 }
 
-void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
-		      double gemm_eff, struct mdl_flops *f)
+/* What a linear layer's FLOP counts as at the GEMM rate: 1, or under FP8 the bf16 peak over the
+ * share of the FP8 peak its GEMMs reach (step_layer_flops). */
+static double fp8_linear_keep(const struct mdl_job *j, const struct mdl_hw *hw)
 {
-	mdl_job_flops(a, j, f);
-	bool core_again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
-	/* FP8: the linear layers' GEMMs (everything of a layer but its attention core; the lm_head
-	 * stays in bf16, as torchao's float8 filter_fqns ["output"] and Transformer Engine recipes
-	 * keep it) run at the FP8 peak, at the share of it the GPU's best FP8 GEMM reaches over
-	 * what its best bf16 GEMM reaches of the bf16 peak (gemm_mamf_fp8 / gemm_mamf; the same
-	 * share where the catalog has no FP8 figure); the casts to FP8 are memory-bound traffic
-	 * (mdl_job_fp8_casts, added where the passes' bytes are) */
-	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0) {
-		double keep = hw->gpu.bf16_flops / (step_fp8_share(hw) * hw->gpu.fp8_flops),
-		       c = f->attn_core_fwd_exec;
-		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
-		double cb = f->attn_core_bwd_exec;
-		f->layer_bwd_exec = cb + keep * (f->layer_bwd_exec - cb);
-		double rc = core_again ? c : 0;
-		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
-		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
-	}
-	/* a fused attention kernel runs at its own rate (FlashAttention-2 reaches less of the peak
-	 * than cuBLAS on Hopper), its backward (2.5 times the forward's FLOPs) at its own where the
-	 * catalog has one: its FLOPs count as the GEMM-rate equivalents */
-	double fa_fwd, fa_bwd;
-	if (!step_attention_rates(hw, j->attention, j->precision, &fa_fwd, &fa_bwd))
-		return;
-	double extra = (gemm_eff / fa_fwd - 1) * f->attn_core_fwd_exec;
-	f->layer_fwd_exec += extra;
-	f->layer_bwd_exec += (gemm_eff / fa_bwd - 1) * f->attn_core_bwd_exec;
-	if (core_again)
-		f->layer_recompute_exec += extra;
-	f->attn_half_fwd_exec += extra;
+	return j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0
+		       ? hw->gpu.bf16_flops / (step_fp8_share(hw) * hw->gpu.fp8_flops)
+		       : 1.0;
 }
 
 /*
@@ -782,14 +756,47 @@ static void te_ub_margin(const struct mdl_arch *a, const struct mdl_job *j,
 			col += p;
 	}
 	double tokens = (double)j->seq * (double)j->micro_batch;
-	double slow = TE_UB_NUM_SM / (sms - TE_UB_NUM_SM);
-	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0)
-		slow *= hw->gpu.bf16_flops / (step_fp8_share(hw) * hw->gpu.fp8_flops);
+	double slow = TE_UB_NUM_SM / (sms - TE_UB_NUM_SM) * fp8_linear_keep(j, hw);
 	double fwd = 2.0 * tokens * row * slow;
 	f->layer_fwd_exec += fwd;
 	f->layer_bwd_exec += (j->method == MDL_FULL ? 4.0 : 2.0) * tokens * col * slow;
 	if (j->recompute == MDL_RC_FULL)
 		f->layer_recompute_exec += fwd;
+}
+
+void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
+		      double gemm_eff, uint32_t tp, bool tp_overlap, struct mdl_flops *f)
+{
+	mdl_job_flops(a, j, f);
+	bool core_again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
+	/* FP8: the linear layers' GEMMs (everything of a layer but its attention core; the lm_head
+	 * stays in bf16, as torchao's float8 filter_fqns ["output"] and Transformer Engine recipes
+	 * keep it) run at the FP8 peak, at the share of it the GPU's best FP8 GEMM reaches over
+	 * what its best bf16 GEMM reaches of the bf16 peak (gemm_mamf_fp8 / gemm_mamf; the same
+	 * share where the catalog has no FP8 figure); the casts to FP8 are memory-bound traffic
+	 * (mdl_job_fp8_casts, added where the passes' bytes are) */
+	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0) {
+		double keep = fp8_linear_keep(j, hw), c = f->attn_core_fwd_exec;
+		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
+		double cb = f->attn_core_bwd_exec;
+		f->layer_bwd_exec = cb + keep * (f->layer_bwd_exec - cb);
+		double rc = core_again ? c : 0;
+		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
+		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
+	}
+	te_ub_margin(a, j, hw, tp, tp_overlap, f);
+	/* a fused attention kernel runs at its own rate (FlashAttention-2 reaches less of the peak
+	 * than cuBLAS on Hopper), its backward (2.5 times the forward's FLOPs) at its own where the
+	 * catalog has one: its FLOPs count as the GEMM-rate equivalents */
+	double fa_fwd, fa_bwd;
+	if (!step_attention_rates(hw, j->attention, j->precision, &fa_fwd, &fa_bwd))
+		return;
+	double extra = (gemm_eff / fa_fwd - 1) * f->attn_core_fwd_exec;
+	f->layer_fwd_exec += extra;
+	f->layer_bwd_exec += (gemm_eff / fa_bwd - 1) * f->attn_core_bwd_exec;
+	if (core_again)
+		f->layer_recompute_exec += extra;
+	f->attn_half_fwd_exec += extra;
 }
 
 /* "gpu<g> <label>" into an ENG_NAME buffer: the machine is built for every configuration a
@@ -998,8 +1005,7 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 {
 	struct mdl_flops f;
 
-	step_layer_flops(a, j, hw, gemm_eff, &f);
-	te_ub_margin(a, j, hw, l->tp, tp_overlap, &f);
+	step_layer_flops(a, j, hw, gemm_eff, l->tp, tp_overlap, &f);
 	double saved, all = mdl_act_layer_moved(a, j, l->tp, l->sp, &saved);
 	/* the same passes as forward() and backward(): GEMMs, the memory-bound traffic, the TP
 	 * all-reduces, all serial on the compute stream */
@@ -2199,8 +2205,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
 	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw, x->job.precision),
-			 &bd->F);
-	te_ub_margin(a, &x->job, x->hw, l->tp, x->c->tp_comm_overlap, &bd->F);
+			 l->tp, x->c->tp_comm_overlap, &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
 	/* a layer's backward holds what its recompute rematerialises on top of what it kept
@@ -2275,7 +2280,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		struct mdl_dequant dq;
 		double moved, issue_fwd, fixed_fwd, c = bd->cp;
 		j.recompute = MDL_RC_NONE;
-		step_layer_flops(a, &j, x->hw, step_gemm_efficiency(x->c, x->hw, j.precision), &f);
+		step_layer_flops(a, &j, x->hw, step_gemm_efficiency(x->c, x->hw, j.precision), l->tp,
+				 x->c->tp_comm_overlap, &f);
 		mdl_act_layer_moved(a, &j, bd->tp, l->sp, &moved);
 		mdl_job_dequant(a, &j, &dq);
 		bd->none = (struct block_rc){.recompute_exec = f.layer_recompute_exec / c,

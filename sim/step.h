@@ -196,9 +196,11 @@ const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
 
 /* One micro-batch's FLOPs (mdl_job_flops) with the *_exec figures in FLOP-equivalents at the
  * GEMM rate gemm_eff: a flash-attention core at the GPU's flash_attention rate counts
- * gemm_eff / flash_attention of its FLOPs. */
+ * gemm_eff / flash_attention of its FLOPs; FP8 linears their share of the FP8 rate; with
+ * tp_overlap over tp > 1 ranks (--tp-comm-overlap) the GEMMs beside Transformer Engine's
+ * collectives on the SMs those leave. */
 void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
-		      double gemm_eff, struct mdl_flops *f);
+		      double gemm_eff, uint32_t tp, bool tp_overlap, struct mdl_flops *f);
 
 /* Weight buffers a streaming policy prefetches into by default: double buffering, one layer
  * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]. */

@@ -1285,7 +1285,7 @@ static void stage_time(const struct fx *f, double layers, double *stage, double 
 {
 	struct mdl_flops fl;
 	double eff = step_gemm_efficiency(NULL, &f->hw, f->w.job.precision), rate = eff * f->hw.gpu.bf16_flops;
-	step_layer_flops(&f->w.arch, &f->w.job, &f->hw, eff, &fl);
+	step_layer_flops(&f->w.arch, &f->w.job, &f->hw, eff, 1, false, &fl);
 	*stage = layers * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate +
 			   layer_traffic(&f->w.arch, &f->w.job) / (0.88 * f->hw.gpu.hbm_bandwidth) +
 			   23 * MM_FIXED);
@@ -1506,7 +1506,7 @@ static void fp32_attention_runs_at_the_fp32_rate(void)
 	struct mdl_flops plain, timed;
 	mdl_job_flops(&f.w.arch, &f.w.job, &plain);
 	double eff = step_gemm_efficiency(NULL, &f.hw, MDL_FP32);
-	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, &timed);
+	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, 1, false, &timed);
 	CU_ASSERT_DOUBLE_EQUAL(timed.layer_fwd_exec, plain.layer_fwd_exec, 0);
 	CU_ASSERT_DOUBLE_EQUAL(timed.layer_bwd_exec, plain.layer_bwd_exec, 0);
 	/* one layer's forward takes at least its executed FLOPs at the fp32 peak */

@@ -75,11 +75,12 @@ double mdl_job_state_bytes(const struct mdl_job *j)
 /*
  * Optimizer bytes per trainable parameter beyond weights and gradients.
  * Mixed precision keeps an fp32 master copy (4 B) and fp32 states: AdamW m and v = 8 B, total 12
- * (ZeRO paper, Rajbhandari et al. 2020, sec. 3.1: "K = 12"). Pure bf16 keeps states in the param
- * dtype, as torch.optim.AdamW does: 2 x 2 B. SGD is modelled with momentum (one state; HF "Model
- * training anatomy": SGD-momentum 4 B/param); Lion keeps one momentum (Chen et al. 2023, arXiv
- * 2302.06675, Alg. 2). Adafactor keeps factored second moments (rows + cols per matrix, no first
- * moment with beta1 = None; Shazeer & Stern 2018, arXiv 1804.04235), fp32 in the HF
+ * (ZeRO paper, Rajbhandari et al. 2020, sec. 3.1: "K = 12"); of the master only 2 B where the
+ * optimizer keeps the low halves beside bf16 weights (mdl_master). Pure bf16 keeps states in the
+ * param dtype, as torch.optim.AdamW does: 2 x 2 B. SGD is modelled with momentum (one state; HF
+ * "Model training anatomy": SGD-momentum 4 B/param); Lion keeps one momentum (Chen et al. 2023,
+ * arXiv 2302.06675, Alg. 2). Adafactor keeps factored second moments (rows + cols per matrix, no
+ * first moment with beta1 = None; Shazeer & Stern 2018, arXiv 1804.04235), fp32 in the HF
  * implementation; its per-tensor size is added by the caller. param_dtype: a parameter trained
  * in the dtype the base model was loaded in, without a master copy, its states alike
  * (torch.optim's zeros_like): PEFT's modules_to_save copies the frozen module as it is.
@@ -89,7 +90,9 @@ static double optimizer_bytes_per_param(const struct mdl_job *j, bool param_dtyp
 	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
 		     j->precision == MDL_FP8;
 	double state = param_dtype ? mdl_job_weight_bytes(j) : mdl_job_state_bytes(j);
-	double master = mixed && !param_dtype ? 4.0 : 0.0;
+	double master = !mixed || param_dtype		 ? 0.0
+			: j->master == MDL_MASTER_REMAINDER ? 2.0
+							     : 4.0;
 
 	switch (j->optimizer) {
 	case MDL_ADAMW:
@@ -576,6 +579,7 @@ static const char *const recompute_names[] = {"none", "selective", "full", "op",
 static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton", NULL};
 static const char *const loss_names[] = {"full", "chunked", "chunked-output", "fused", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
+static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const quant_names[] = {"nf4", "gptq", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
@@ -606,6 +610,10 @@ const char *mdl_grad_dtype_name(enum mdl_grad_dtype g)
 {
 	return grad_dtype_names[g];
 }
+const char *mdl_master_name(enum mdl_master m)
+{
+	return master_names[m];
+}
 const char *mdl_quant_name(enum mdl_quant q)
 {
 	return quant_names[q];
@@ -621,6 +629,7 @@ int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t 
 		{"optimizer", optimizer_names}, {"recompute", recompute_names},
 		{"attention", attention_names}, {"loss", loss_names},
 		{"grad-dtype", grad_dtype_names}, {"quant", quant_names},
+		{"master-weights", master_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

@@ -90,6 +90,14 @@ enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_GPTQ };
  * parameter of Korthikanti et al. 2022, fig. 1). */
 enum mdl_grad_dtype { MDL_GRAD_PARAM, MDL_GRAD_FP32 };
 
+/* The fp32 master copy mixed precision steps: a whole fp32 copy (torch.amp with an fp32
+ * optimizer, DeepSpeed, Megatron-Core's distributed optimizer), or only the low 16 bits of each
+ * fp32 value, whose high 16 bits are the bf16 parameter itself (Apex DistributedFusedAdam's
+ * store_param_remainders, which NeMo 1.x's distributed_fused_adam sets for bf16 models:
+ * megatron_base_model.py setup_optimization; Transformer Engine FusedAdam's, which
+ * Megatron-Core's precision-aware optimizer sets) [A: source]. */
+enum mdl_master { MDL_MASTER_FP32, MDL_MASTER_REMAINDER };
+
 struct mdl_job {
 	enum mdl_method method;
 	uint32_t lora_rank;
@@ -102,6 +110,7 @@ struct mdl_job {
 	uint64_t micro_batch; /* sequences per GPU per micro-step */
 	enum mdl_loss loss;   /* last, so that positional initialisers default to full */
 	enum mdl_grad_dtype grad_dtype;
+	enum mdl_master master; /* bf16 weights only: fp16 or fp32 ones keep a whole fp32 copy */
 	double lora_dropout;  /* PEFT's lora_dropout probability; 0 = none (nn.Identity) */
 	/* torch.compile: the min-cut partitioner saves the inputs of norms and pointwise ops and
 	 * recomputes their outputs in backward (act.c) */
@@ -272,6 +281,7 @@ const char *mdl_recompute_name(enum mdl_recompute r);
 const char *mdl_attention_name(enum mdl_attention a);
 const char *mdl_loss_name(enum mdl_loss l);
 const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
+const char *mdl_master_name(enum mdl_master m);
 const char *mdl_quant_name(enum mdl_quant q);
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
 

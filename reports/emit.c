@@ -77,6 +77,10 @@ static const char *cannot_express(const struct rpt_plan *r, bool deepspeed)
 	if (!deepspeed && w->job.method != MDL_FULL)
 		return "it trains LoRA adapters, and Megatron-LM's pretrain_gpt.py trains every "
 		       "weight";
+	if (deepspeed && w->job.master == MDL_MASTER_REMAINDER)
+		return "its optimizer keeps only the low 16 bits of each fp32 master beside the "
+		       "bf16 weights (--master-weights remainder), and DeepSpeed's keeps whole "
+		       "fp32 partitions";
 	switch (w->job.precision) {
 	case MDL_BF16:
 		return "it was planned in pure bf16 (no fp32 master weights or optimizer "
@@ -381,6 +385,9 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			f->act_offload_layers);
 	if (r->w->job.grad_dtype == MDL_GRAD_FP32)
 		fprintf(fp, " \\\n  --accumulate-allreduce-grads-in-fp32");
+	/* Transformer Engine's FusedAdam, which stores the masters' remainders from TE 2.1 */
+	if (r->w->job.master == MDL_MASTER_REMAINDER)
+		fprintf(fp, " \\\n  --use-precision-aware-optimizer");
 	/* Megatron clips at 1.0 by default (--clip-grad), as the plan did unless --clip-grad no */
 	if (f->no_clip_grad)
 		fprintf(fp, " \\\n  --clip-grad 0.0");
@@ -451,6 +458,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	}
 	if (f->no_clip_grad)
 		fprintf(fp, " --clip-grad no");
+	if (w->job.master == MDL_MASTER_REMAINDER && !strcmp(o->policy, "gpu"))
+		fprintf(fp, " --master-weights remainder");
 	if (f->no_grad_overlap)
 		fprintf(fp, " --overlap-grad-reduce no");
 	if (f->reduce_bucket > 0)

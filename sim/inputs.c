@@ -82,6 +82,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.attention = o->attention,
 		.loss = o->loss < 0 ? MDL_LOSS_FULL : (enum mdl_loss)o->loss,
 		.grad_dtype = (enum mdl_grad_dtype)o->grad_dtype,
+		.master = (enum mdl_master)o->master,
 		.seq = o->seq,
 		.micro_batch = o->batch,
 		.lora_dropout = o->lora_dropout,
@@ -95,6 +96,15 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 "under --recompute full (Megatron-Core's block method), not %s",
 			 (unsigned long long)o->recompute_layers,
 			 o->recompute < 0 ? "auto" : mdl_recompute_name(o->recompute));
+		return EXIT_INVALID;
+	}
+	/* the remainder completes bf16 weights to fp32; fp16's and fp32's are no such half */
+	if (w->job.master == MDL_MASTER_REMAINDER && w->job.precision != MDL_BF16_MIXED &&
+	    w->job.precision != MDL_FP8) {
+		snprintf(err, errlen,
+			 "--master-weights remainder: the low halves of bf16 weights' fp32 masters "
+			 "(--precision bf16-mixed or fp8), not %s",
+			 mdl_precision_name(w->job.precision));
 		return EXIT_INVALID;
 	}
 	if (tp_opts_given(o, "quant") && w->job.method != MDL_QLORA) {
@@ -320,6 +330,18 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 	c->layout.dp = (uint32_t)dp;
 	c->layout.ep = (uint32_t)o->ep;
 	c->layout.cp = (uint32_t)o->cp;
+	/* the host tiers' optimizers (DeepSpeed's CPU Adam, aiDAPTIV's) step a whole fp32 master */
+	if (w->job.master == MDL_MASTER_REMAINDER && strcmp(c->policy->name, "gpu") != 0)
+		return snprintf(err, errlen,
+				"--master-weights remainder is an optimizer on the GPUs: "
+				"policy gpu, not %s",
+				c->policy->name),
+		       EXIT_INVALID;
+	if (w->job.master == MDL_MASTER_REMAINDER && o->deepspeed)
+		return snprintf(err, errlen, "--master-weights remainder: DeepSpeed's optimizers "
+					     "keep whole fp32 partitions (--deepspeed %s)",
+				o->deepspeed),
+		       EXIT_INVALID;
 	/* context and expert parallelism are Megatron-Core's: modelled for the gpu policy */
 	if ((o->cp > 1 || o->ep > 1) && strcmp(c->policy->name, "gpu") != 0)
 		return snprintf(err, errlen, "--%s %llu: %s parallelism is modelled for policy gpu only",

@@ -94,6 +94,12 @@ static const struct opt table[] = {
 	 "gradients in the parameters' dtype (param) or fp32: main grads as Megatron keeps them, and "
 	 "the data-parallel reduction in fp32 (FSDP's reduce_dtype float32: torchtitan's default, "
 	 "Composer's DEFAULT)"},
+	{"master-weights", O_ENUM, OFF(master), 0, 0, "fp32", false, "master-weights", P,
+	 "the fp32 master copy mixed precision steps: fp32, whole (PyTorch, DeepSpeed, "
+	 "Megatron-Core's distributed optimizer), or remainder: only the low 16 bits beside the "
+	 "bf16 weights (Apex DistributedFusedAdam's store_param_remainders, NeMo 1.x's "
+	 "distributed_fused_adam for bf16 models; Megatron-Core's "
+	 "--use-precision-aware-optimizer); policy gpu, bf16 weights"},
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,
 	 "full | chunked (fused lm_head + cross-entropy, no full logits) | chunked-output "
 	 "(torchtune: full logits, loss a chunk at a time) | fused (flash-attn's cross-entropy "

@@ -69,6 +69,7 @@ struct tp_opts {
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
 	int loss;                                               /* -1 = auto */
 	int grad_dtype;
+	int master; /* enum mdl_master */
 	int quant; /* enum mdl_quant */
 	unsigned lora_targets;
 	bool help;

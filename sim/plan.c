@@ -608,8 +608,10 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 {
 	struct sim_workload cw = *s->w;
 	cw.job.micro_batch = mb;
-	/* Megatron-Core's partial recompute is the GPU-only search's */
+	/* Megatron-Core's partial recompute and an optimizer keeping master remainders are the
+	 * GPU-only search's */
 	cw.job.recompute_layers = 0;
+	cw.job.master = MDL_MASTER_FP32;
 	struct mdl_layout l = {1, 1, n, pol->kind == SIM_GPU_ONLY ? 0u : 3u, false};
 	if (strcmp(pol->name, "zero-offload") == 0)
 		l.zero = 2;

@@ -112,6 +112,25 @@ expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --pol
 expect 3 "under --recompute full" simulate --model 8b --seq 2048 --recompute-layers 4
 expect 3 "for policy gpu" simulate --model 8b --seq 2048 --policy tiered --recompute full --recompute-layers 2
 expect 0 "" simulate --model 70b --seq 4096 --gpus 32 --tp 4 --pp 4 --zero 1 --recompute full --recompute-layers 2
+# --master-weights remainder: the low halves of bf16 weights, kept by an optimizer on the GPUs
+expect 3 "not fp16-mixed" simulate --model 8b --seq 2048 --master-weights remainder --precision fp16-mixed
+expect 3 "policy gpu, not zero-offload" simulate --model 8b --seq 2048 --master-weights remainder --policy zero-offload
+expect 3 "allowed: fp32, remainder" simulate --model 8b --seq 2048 --master-weights half
+# ... and the optimizer's bytes go from 12 to 10 a parameter (8B on 8 GPUs, ZeRO-1)
+for m in fp32 remainder; do
+	"$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 1 --master-weights $m --format json \
+		>"$tmp/mw-$m.json" 2>/dev/null
+done
+if python3 -c "
+import json, sys
+a, b = (json.load(open(sys.argv[i]))['gpu_memory_bytes']['optimizer'] for i in (1, 2))
+c = json.load(open(sys.argv[2]))['job']['master_weights']
+sys.exit(0 if abs(b / a - 10 / 12) < 1e-9 and c == 'remainder' else 1)" "$tmp/mw-fp32.json" "$tmp/mw-remainder.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --master-weights remainder does not keep 10 of 12 optimizer bytes a parameter"
+fi
 expect 3 "activations --activation-offload yes moves" simulate --model 8b --seq 2048 --activation-offload-layers 4
 expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --activation-offload yes --activation-offload-layers 8
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes

@@ -42,6 +42,22 @@ static void bytes_per_parameter_follow_precision_and_optimizer(void)
 				       18.0, 1e-12);
 	}
 	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_FP32, MDL_ADAMW), 16.0, 1e-12);
+	/* Apex DistributedFusedAdam's param remainders: the bf16 weight (2) is the master's high
+	 * half, the optimizer keeps its low half (2) and fp32 m and v (8): 2 + 2 + 2 + 8 = 14 B;
+	 * SGD's one momentum: 2 + 2 + 2 + 4 = 10 B */
+	{
+		struct mdl_arch a = load("llama-3.1-8b.json");
+		struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+				    .optimizer = MDL_ADAMW, .master = MDL_MASTER_REMAINDER};
+		struct mdl_states st;
+		mdl_job_states(&a, &j, &st);
+		CU_ASSERT_DOUBLE_EQUAL(st.optimizer_bytes / (double)st.params, 10.0, 1e-12);
+		double all = st.weights_bytes + st.gradients_bytes + st.optimizer_bytes;
+		CU_ASSERT_DOUBLE_EQUAL(all / (double)st.params, 14.0, 1e-12);
+		j.optimizer = MDL_SGD;
+		mdl_job_states(&a, &j, &st);
+		CU_ASSERT_DOUBLE_EQUAL(st.optimizer_bytes / (double)st.params, 6.0, 1e-12);
+	}
 	CU_ASSERT_DOUBLE_EQUAL(state_bytes_per_param(MDL_BF16_MIXED, MDL_ADAMW8BIT),
 			       2 + 2 + 4 + 2 * (1 + 4.0 / 2048), 1e-12);
 	/* bitsandbytes' paged optimizers keep the same states, in unified memory */

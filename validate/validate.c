@@ -28,7 +28,8 @@
 #include "calibrate.h"
 #include "validate.h"
 
-#define MAX_CASES 256
+/* recorded cases at most, all files together (a bound on the table, ~0.7 kB a case on the heap) */
+#define MAX_CASES 1024
 #define MAX_CATS 12
 
 struct vcase {

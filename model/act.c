@@ -152,7 +152,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->gated_mlp) {
 		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product */
 		item(out, &n, "mlp.gate_out", e * I / t, false);
-		if (!fused)
+		if (!fused && !j->fused_glu)
 			item(out, &n, "mlp.act_out", e * I / t, false);
 		item(out, &n, "mlp.up_out", e * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t);

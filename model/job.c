@@ -338,7 +338,8 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		bool eager = j->eager_ops;
 		fwd = linears + norms * (eager && !a->norm_bias ? 8 : 1) +
 		      (!mdl_arch_rotary(a) ? 0 : eager ? 10 : 2) +
-		      core + (a->gated_mlp ? 2 : 1) + 2 * (a->resid_dropout > 0 ? 2 : 1) +
+		      core + (a->gated_mlp && !j->fused_glu ? 2 : 1) +
+		      2 * (a->resid_dropout > 0 ? 2 : 1) +
 		      routing + lora;
 	}
 	bool gptq = mdl_job_gptq(j);

@@ -122,6 +122,14 @@ struct mdl_job {
 	 * more launches, more memory-bound traffic, and the norms' fp32 temporaries kept for
 	 * backward (act.c, job.c) */
 	bool eager_ops;
+	/* A gated MLP's activation as one fused kernel that keeps only its input, gate and up
+	 * together, for backward (Megatron-Core's bias_swiglu_impl: SwiGLUFunction saves its input
+	 * alone, megatron/core/fusions/fused_bias_swiglu.py, under bias_activation_fusion, which
+	 * Megatron-LM sets unless --no-bias-swiglu-fusion and NeMo's Llama configs set), not
+	 * act(gate) * up as PyTorch ops, whose product also keeps act(gate) (Hugging Face
+	 * transformers, torchtune, torchtitan, LitGPT): one intermediate-wide tensor less a layer,
+	 * one kernel less (act.c, job.c) [A: source] */
+	bool fused_glu;
 	/* MoE: each projection of the local experts one grouped GEMM, the tokens permuted to the
 	 * experts and back once (Megatron-Core --moe-grouped-gemm, torchtitan, torchtune,
 	 * Transformer Engine's GroupedLinear), not a loop launching every expert's linears

@@ -431,6 +431,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --moe-gemm grouped");
 	if (w->job.eager_ops)
 		fprintf(fp, " --pointwise eager");
+	if (w->job.fused_glu)
+		fprintf(fp, " --swiglu fused");
 	if (w->job.doc_tokens)
 		fprintf(fp, " --doc-tokens %llu", (unsigned long long)w->job.doc_tokens);
 	/* the drives the option ran with: those it used, else the plan's (a host-tier placement

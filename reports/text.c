@@ -101,8 +101,12 @@ static const char *pointwise(const struct mdl_job *j, const struct mdl_arch *a)
 	if (j->compile)
 		return ", torch.compile";
 	if (j->eager_ops)
-		return ", norms and rotary as eager PyTorch ops";
-	return a->norm_bias && !mdl_arch_rotary(a) ? "" : ", norms and rotary fused (--pointwise)";
+		return j->fused_glu ? ", norms and rotary as eager PyTorch ops, SwiGLU fused"
+				    : ", norms and rotary as eager PyTorch ops";
+	if (a->norm_bias && !mdl_arch_rotary(a))
+		return j->fused_glu ? ", SwiGLU fused" : "";
+	return j->fused_glu ? ", norms, rotary and SwiGLU fused (--pointwise, --swiglu)"
+			    : ", norms and rotary fused (--pointwise)";
 }
 
 /* Columns a line of the text report keeps within (a terminal's 120; --wide may exceed it). */

@@ -149,6 +149,17 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		return EXIT_INVALID;
 	}
 	w->job.eager_ops = o->pointwise[0] == 'e';
+	if (strcmp(o->swiglu, "fused") && strcmp(o->swiglu, "eager")) {
+		snprintf(err, errlen, "--swiglu: '%s' (allowed: fused, eager)", o->swiglu);
+		return EXIT_INVALID;
+	}
+	w->job.fused_glu = o->swiglu[0] == 'f';
+	if (w->job.fused_glu && !w->arch.gated_mlp) {
+		snprintf(err, errlen, "--swiglu fused: %s's MLP is not gated (no SwiGLU or GeGLU "
+				      "to fuse)",
+			 name);
+		return EXIT_INVALID;
+	}
 	if (w->job.eager_ops && w->job.compile) {
 		snprintf(err, errlen, "--pointwise eager with --compile yes: torch.compile fuses "
 				      "the norms and rotary embeddings (give one or the other)");

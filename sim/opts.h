@@ -54,6 +54,7 @@ struct tp_opts {
 	const char *compile;               /* yes | no */
 	const char *moe_gemm;              /* loop | grouped */
 	const char *pointwise;             /* fused | eager */
+	const char *swiglu;                /* fused | eager */
 	uint64_t doc_tokens;               /* 0: one document a sequence */
 	double deadline, budget;
 	bool force;

@@ -112,6 +112,10 @@ expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --pol
 expect 3 "under --recompute full" simulate --model 8b --seq 2048 --recompute-layers 4
 expect 3 "for policy gpu" simulate --model 8b --seq 2048 --policy tiered --recompute full --recompute-layers 2
 expect 0 "" simulate --model 70b --seq 4096 --gpus 32 --tp 4 --pp 4 --zero 1 --recompute full --recompute-layers 2
+# --swiglu fused: a gated MLP's activation as one kernel; GPT-2's GELU MLP has none to fuse
+expect 3 "MLP is not gated" simulate --model gpt3-175b --seq 2048 --gpus 64 --tp 8 --pp 8 --swiglu fused
+expect 3 "allowed: fused, eager" simulate --model 8b --seq 2048 --swiglu yes
+expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --swiglu fused
 # --master-weights remainder: the low halves of bf16 weights, kept by an optimizer on the GPUs
 expect 3 "not fp16-mixed" simulate --model 8b --seq 2048 --master-weights remainder --precision fp16-mixed
 expect 3 "policy gpu, not zero-offload" simulate --model 8b --seq 2048 --master-weights remainder --policy zero-offload

@@ -387,6 +387,27 @@ static void compile_recomputes_only_what_fusible_ops_read(void)
 			       2048.0 * (2 * 14336 - 2 * 4), 1);
 }
 
+/* Megatron-Core's fused SwiGLU keeps its input (gate and up) alone: Llama-3.1-8B at 2048
+ * tokens keeps act(gate), 14336 wide in bf16, less a layer (2048 x 14336 x 2 B), under TP 2 half
+ * of it; one kernel less in forward (silu and mul become one) */
+static void fused_swiglu_keeps_its_input_alone(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_FULL, 0, 0, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double eager = mdl_act_layer_saved(&a, &j, 1, false);
+	double eager_tp = mdl_act_layer_saved(&a, &j, 2, true);
+	struct mdl_launches k0, k1;
+	mdl_job_launches(&a, &j, 1, &k0);
+	j.fused_glu = true;
+	CU_ASSERT_DOUBLE_EQUAL(eager - mdl_act_layer_saved(&a, &j, 1, false), 2048.0 * 14336 * 2,
+			       1);
+	CU_ASSERT_DOUBLE_EQUAL(eager_tp - mdl_act_layer_saved(&a, &j, 2, true), 2048.0 * 14336,
+			       1);
+	mdl_job_launches(&a, &j, 1, &k1);
+	CU_ASSERT_DOUBLE_EQUAL(k0.fwd - k1.fwd, 1.0, 1e-12);
+}
+
 /* Documents of 512 tokens packed into Llama-3.1-70B's 4096-token sequences, each attending to
  * itself: the attention FLOPs the convention counts are s x 512 of the s^2 (an eighth), a
  * fused kernel executes half of those (each document's causal block), and an eager kernel
@@ -590,6 +611,7 @@ int suite_job(void)
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},
 		{"packed_documents_attend_apart", packed_documents_attend_apart},
+		{"fused_swiglu_keeps_its_input_alone", fused_swiglu_keeps_its_input_alone},
 		{"compile_recomputes_only_what_fusible_ops_read",
 		 compile_recomputes_only_what_fusible_ops_read},
 		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},

@@ -95,7 +95,8 @@ enum mdl_grad_dtype { MDL_GRAD_PARAM, MDL_GRAD_FP32 };
  * fp32 value, whose high 16 bits are the bf16 parameter itself (Apex DistributedFusedAdam's
  * store_param_remainders, which NeMo 1.x's distributed_fused_adam sets for bf16 models:
  * megatron_base_model.py setup_optimization; Transformer Engine FusedAdam's, which
- * Megatron-Core's precision-aware optimizer sets) [A: source]. */
+ * Megatron-Core's precision-aware optimizer sets from TE 2.1: megatron/core/optimizer/__init__.py,
+ * and NeMo 2.0's performance scripts turn on for BF16) [A: source]. */
 enum mdl_master { MDL_MASTER_FP32, MDL_MASTER_REMAINDER };
 
 struct mdl_job {

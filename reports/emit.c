@@ -385,6 +385,9 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			f->act_offload_layers);
 	if (r->w->job.grad_dtype == MDL_GRAD_FP32)
 		fprintf(fp, " \\\n  --accumulate-allreduce-grads-in-fp32");
+	/* Megatron-LM fuses SwiGLU unless told not to: the plan's eager one keeps act(gate) */
+	if (r->w->arch.gated_mlp && !r->w->arch.quick_glu && !r->w->job.fused_glu)
+		fprintf(fp, " \\\n  --no-bias-swiglu-fusion");
 	/* Transformer Engine's FusedAdam, which stores the masters' remainders from TE 2.1 */
 	if (r->w->job.master == MDL_MASTER_REMAINDER)
 		fprintf(fp, " \\\n  --use-precision-aware-optimizer");

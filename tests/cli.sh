@@ -393,6 +393,18 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --recompute-layers 2 --emit (option $idx): step $want planned, $got re-simulated"
 fi
+# a gated MLP planned eager is Megatron-LM's --no-bias-swiglu-fusion; planned fused, its default
+"$bin" plan --model 70b --seq 4096 --emit "$tmp/emit-glu0" >/dev/null 2>&1
+"$bin" plan --model 70b --seq 4096 --swiglu fused --emit "$tmp/emit-glu1" >/dev/null 2>&1
+if grep -q -- "--swiglu" "$tmp/emit-glu0/launch.sh" &&
+	grep -q -- "--no-bias-swiglu-fusion" "$tmp/emit-glu0/launch.sh" &&
+	! grep -q -- "--no-bias-swiglu-fusion" "$tmp/emit-glu1/launch.sh" &&
+	grep -q -- "--swiglu fused" "$tmp/emit-glu1/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit does not carry the SwiGLU fusion to Megatron-LM as planned"
+fi
 # --activation-offload-layers: Megatron-LM offloads the first layers' activations itself
 "$bin" plan --model 70b --seq 4096 --activation-offload yes --activation-offload-layers 10 \
 	>"$tmp/plan-ao.txt" 2>/dev/null

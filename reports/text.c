@@ -170,7 +170,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),
 		 mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
 		 j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
-		 j->master == MDL_MASTER_REMAINDER ? ", fp32 masters as 16-bit remainders (policy gpu)" : "",
+		 j->master == MDL_MASTER_REMAINDER ? ", fp32 masters as 16-bit remainders (policy gpu)"
+						    : "",
 		 pointwise(j, &r->w->arch),
 		 r->w->arch.experts ? (j->grouped_experts ? ", experts as grouped GEMMs"
 							  : ", experts looped (Hugging Face)")

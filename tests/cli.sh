@@ -405,6 +405,16 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit does not carry the SwiGLU fusion to Megatron-LM as planned"
 fi
+# master remainders planned: Megatron-LM's precision-aware optimizer, and the simulate line says so
+"$bin" plan --model 70b --seq 4096 --master-weights remainder --emit "$tmp/emit-mw" >/dev/null 2>&1
+if grep -q -- "--use-precision-aware-optimizer" "$tmp/emit-mw/launch.sh" &&
+	grep -q -- "--master-weights remainder" "$tmp/emit-mw/README.md" &&
+	! grep -q -- "--use-precision-aware-optimizer" "$tmp/emit-glu0/launch.sh"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --master-weights remainder --emit does not ask Megatron-LM for remainders"
+fi
 # --activation-offload-layers: Megatron-LM offloads the first layers' activations itself
 "$bin" plan --model 70b --seq 4096 --activation-offload yes --activation-offload-layers 10 \
 	>"$tmp/plan-ao.txt" 2>/dev/null

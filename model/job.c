@@ -581,6 +581,7 @@ static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton
 static const char *const loss_names[] = {"full", "chunked", "chunked-output", "fused", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
+static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */
 static const char *const quant_names[] = {"nf4", "gptq", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
@@ -630,7 +631,7 @@ int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t 
 		{"optimizer", optimizer_names}, {"recompute", recompute_names},
 		{"attention", attention_names}, {"loss", loss_names},
 		{"grad-dtype", grad_dtype_names}, {"quant", quant_names},
-		{"master-weights", master_names},
+		{"master-weights", master_names}, {"swiglu", swiglu_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

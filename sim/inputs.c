@@ -149,11 +149,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		return EXIT_INVALID;
 	}
 	w->job.eager_ops = o->pointwise[0] == 'e';
-	if (strcmp(o->swiglu, "fused") && strcmp(o->swiglu, "eager")) {
-		snprintf(err, errlen, "--swiglu: '%s' (allowed: fused, eager)", o->swiglu);
-		return EXIT_INVALID;
-	}
-	w->job.fused_glu = o->swiglu[0] == 'f';
+	w->job.fused_glu = o->swiglu == 0;
 	if (w->job.fused_glu && !w->arch.gated_mlp) {
 		snprintf(err, errlen, "--swiglu fused: %s's MLP is not gated (no SwiGLU or GeGLU "
 				      "to fuse)",

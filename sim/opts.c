@@ -52,7 +52,7 @@ static const struct opt table[] = {
 	 "torch.compile: norms and pointwise ops fused; what only fused ops read in backward "
 	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "
 	 "partitioner)"},
-	{"swiglu", O_STR, OFF(swiglu), 0, 0, "eager", false, "fused|eager", P,
+	{"swiglu", O_ENUM, OFF(swiglu), 0, 0, "eager", false, "swiglu", P,
 	 "a gated MLP's activation (SwiGLU, GeGLU): eager, act(gate) * up as PyTorch ops, which "
 	 "keep act(gate) for backward too (Hugging Face transformers, torchtune, torchtitan, "
 	 "LitGPT), or fused, one kernel keeping only its input (Megatron-Core's bias-SwiGLU "

@@ -54,7 +54,6 @@ struct tp_opts {
 	const char *compile;               /* yes | no */
 	const char *moe_gemm;              /* loop | grouped */
 	const char *pointwise;             /* fused | eager */
-	const char *swiglu;                /* fused | eager */
 	uint64_t doc_tokens;               /* 0: one document a sequence */
 	double deadline, budget;
 	bool force;
@@ -71,6 +70,7 @@ struct tp_opts {
 	int loss;                                               /* -1 = auto */
 	int grad_dtype;
 	int master; /* enum mdl_master */
+	int swiglu; /* index of mdl_parse_enum's "swiglu" names: 0 fused, 1 eager */
 	int quant; /* enum mdl_quant */
 	unsigned lora_targets;
 	bool help;

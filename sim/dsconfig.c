@@ -497,19 +497,26 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 			 "from the drives into GPU buffers, where tierplan stages them through "
 			 "pinned DRAM (it counts that DRAM traffic and those buffers in DRAM, not "
 			 "on the GPU)");
-	/* batch: micro-batch and accumulation become flags; the global size is checked (or,
-	 * without the accumulation, becomes --global-batch) */
+	/* batch, as DeepSpeed resolves it (runtime/config.py, _set_batch_related_parameters): of
+	 * train_batch_size, train_micro_batch_size_per_gpu and gradient_accumulation_steps, the
+	 * ones given fix the rest through total = micro x accumulation x data-parallel ranks, the
+	 * accumulation 1 when only one of the other two is given [A: DeepSpeed source]. What
+	 * needs the data-parallel width (a micro-batch or an accumulation from the total) is
+	 * derived once the layout is known (tp_resolve_inputs). With any of them "auto" the
+	 * Hugging Face Trainer fills all three from its arguments: the command line's. */
 	uint64_t micro = 0, accum = 0, total = 0;
+	int am = 0, aa = 0, at = 0;
 	char v[32];
 	if ((it = cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu")) &&
-	    count(&w, it, "train_micro_batch_size_per_gpu", 1, 65536, &micro) < 0)
+	    (am = count(&w, it, "train_micro_batch_size_per_gpu", 1, 65536, &micro)) < 0)
 		goto out;
 	if ((it = cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps")) &&
-	    count(&w, it, "gradient_accumulation_steps", 1, 1e6, &accum) < 0)
+	    (aa = count(&w, it, "gradient_accumulation_steps", 1, 1e6, &accum)) < 0)
 		goto out;
 	if ((it = cJSON_GetObjectItemCaseSensitive(root, "train_batch_size")) &&
-	    count(&w, it, "train_batch_size", 1, 1e9, &total) < 0)
+	    (at = count(&w, it, "train_batch_size", 1, 1e9, &total)) < 0)
 		goto out;
+	bool hf = am || aa || at; /* an "auto" among them */
 	if (micro) {
 		snprintf(v, sizeof v, "%llu", (unsigned long long)micro);
 		set(ds, "batch", "train_micro_batch_size_per_gpu", v);
@@ -517,15 +524,28 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 	if (accum) {
 		snprintf(v, sizeof v, "%llu", (unsigned long long)accum);
 		set(ds, "grad-accum", "gradient_accumulation_steps", v);
+	} else if (!hf && (micro != 0) != (total != 0)) {
+		set(ds, "grad-accum",
+		    micro ? "train_micro_batch_size_per_gpu without the other two (DeepSpeed: 1)"
+			  : "train_batch_size without the other two (DeepSpeed: 1)",
+		    "1");
+		accum = 1;
 	}
-	if (total && accum) {
+	if (total) {
 		ds->train_batch_size = total; /* micro x accumulation x data-parallel ranks */
-		note(ds, "checks train_batch_size %llu against micro-batch x accumulation x "
-			 "data-parallel ranks",
-		     (unsigned long long)total);
-	} else if (total) {
-		snprintf(v, sizeof v, "%llu", (unsigned long long)total);
-		set(ds, "global-batch", "train_batch_size", v);
+		ds->derive = hf		? TP_DS_DERIVE_NONE
+			     : !micro	? TP_DS_DERIVE_MICRO
+			     : !accum	? TP_DS_DERIVE_ACCUM
+					: TP_DS_DERIVE_NONE;
+		if (hf && !accum) {
+			snprintf(v, sizeof v, "%llu", (unsigned long long)total);
+			set(ds, "global-batch", "train_batch_size", v);
+		} else {
+			note(ds, "%s train_batch_size %llu as micro-batch x accumulation x "
+				 "data-parallel ranks",
+			     ds->derive ? "divides" : "checks",
+			     (unsigned long long)total);
+		}
 	}
 	/* precision: fp16 and bf16 exclude each other; neither is fp32 */
 	const cJSON *f16 = cJSON_GetObjectItemCaseSensitive(root, "fp16");

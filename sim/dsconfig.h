@@ -34,6 +34,11 @@ struct tp_ds {
 	} set[TP_DS_MAX_FLAGS];
 	int n;
 	uint64_t train_batch_size; /* 0 = not set; checked against micro x accumulation x dp */
+	enum {
+		TP_DS_DERIVE_NONE,  /* train_batch_size, if set, is checked */
+		TP_DS_DERIVE_MICRO, /* micro-batch = train_batch_size / (accumulation x dp) */
+		TP_DS_DERIVE_ACCUM  /* accumulation = train_batch_size / (micro-batch x dp) */
+	} derive;
 	bool reduce_bucket_auto;   /* reduce_bucket_size "auto": hidden^2, as transformers fills it */
 	double sub_group_size;     /* zero_optimization.sub_group_size; 0 = DeepSpeed's 1e9 */
 	/* offload_param's buffer_count and buffer_size (elements) under nvme; 0 = not given */

@@ -302,7 +302,7 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	return 0;
 }
 
-int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
+int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen)
 {
 	uint64_t tpp = o->tp * o->pp * o->cp, dp = o->dp;
@@ -388,9 +388,22 @@ int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct 
 		return snprintf(err, errlen, "--tp-comm-overlap yes needs --tp > 1 with sequence "
 					     "parallelism (--sequence-parallel yes)"),
 		       EXIT_INVALID;
+	/* a DeepSpeed config's micro-batch or accumulation from its train_batch_size, floored as
+	 * DeepSpeed divides (dsconfig.h), unless the command line gave it */
+	uint64_t tbs = o->ds.train_batch_size;
+	if (o->ds.derive == TP_DS_DERIVE_MICRO && !tp_opts_given(o, "batch"))
+		w->job.micro_batch = tbs / dp / w->grad_accum;
+	else if (o->ds.derive == TP_DS_DERIVE_ACCUM && !tp_opts_given(o, "grad-accum"))
+		w->grad_accum = tbs / w->job.micro_batch / dp;
+	if (o->ds.derive && (!w->job.micro_batch || !w->grad_accum))
+		return snprintf(err, errlen,
+				"%s: train_batch_size %llu is less than one sequence per "
+				"data-parallel rank (%llu ranks)",
+				o->deepspeed, (unsigned long long)tbs, (unsigned long long)dp),
+		       EXIT_INVALID;
 	c->grad_accum = sim_plan_micro_batches(w, c->layout.dp);
 	/* DeepSpeed asserts train_batch_size = micro-batch x accumulation x data-parallel ranks */
-	uint64_t tbs = o->ds.train_batch_size, got = w->job.micro_batch * c->grad_accum * dp;
+	uint64_t got = w->job.micro_batch * c->grad_accum * dp;
 	if (tbs && tbs != got)
 		return snprintf(err, errlen,
 				"%s: train_batch_size %llu is not micro-batch %llu x accumulation "

@@ -110,9 +110,10 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 			struct sim_config *c, char *err, size_t errlen);
 /* The simulate configuration: policy, --tp/--pp/--dp from --gpus, micro-batches per step, and
- * the framework's settings (tp_framework_config).
- * 0 ok, else the exit code with err naming the flag. */
-int tp_sim_config(const struct tp_opts *o, const struct sim_workload *w, struct sim_config *c,
+ * the framework's settings (tp_framework_config). A --deepspeed config's micro-batch or
+ * accumulation that DeepSpeed derives from its train_batch_size and the data-parallel width
+ * goes into w's job and grad_accum. 0 ok, else the exit code with err naming the flag. */
+int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen);
 /* Runs `simulate` flags (argv[2..argc), argv[0..1] ignored) on engine e: the one path sweep,
  * validate and regress share with the command. stop_unfit: a configuration stops where a GPU

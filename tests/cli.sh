@@ -293,6 +293,31 @@ expect 3 "both true" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-both.js
 expect 3 "zero_optimization.stage must be a whole number" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-stage.json"
 expect 3 "train_batch_size 64 is not micro-batch 4 x accumulation 4 x 2" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-tbs.json"
 expect 3 "Shampoo" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-opt.json"
+# DeepSpeed's batch resolution (runtime/config.py): the two given fix the third, the
+# accumulation 1 when only one of the others is given
+printf '{"train_batch_size": 8, "gradient_accumulation_steps": 1}' >"$tmp/ds-tbs-ga.json"
+printf '{"train_batch_size": 8}' >"$tmp/ds-tbs-only.json"
+printf '{"train_batch_size": 16, "train_micro_batch_size_per_gpu": 2}' >"$tmp/ds-tbs-mb.json"
+printf '{"train_micro_batch_size_per_gpu": 2}' >"$tmp/ds-mb-only.json"
+printf '{"train_batch_size": 1}' >"$tmp/ds-tbs-1.json"
+dsb() { # dsb CONFIG STEP-PATTERN [FLAG...]: exit 0 and the step line on stdout
+	f=$1 p=$2
+	shift 2
+	"$bin" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --deepspeed "$f" "$@" >"$tmp/out" 2>"$tmp/err"
+	if [ $? -eq 0 ] && grep -q -- "$p" "$tmp/out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: simulate --deepspeed $f $* -> not '$p': $(grep step "$tmp/out") $(head -c 300 "$tmp/err")"
+	fi
+}
+dsb "$tmp/ds-tbs-ga.json" "1 micro-batches of 4 x 512 tokens"
+dsb "$tmp/ds-tbs-only.json" "1 micro-batches of 4 x 512 tokens"
+dsb "$tmp/ds-tbs-mb.json" "4 micro-batches of 2 x 512 tokens"
+dsb "$tmp/ds-mb-only.json" "1 micro-batches of 2 x 512 tokens"
+expect 3 "train_batch_size 1 is less than one sequence per data-parallel rank" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --deepspeed "$tmp/ds-tbs-1.json"
+expect 3 "contradicts" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --grad-accum 2 --deepspeed "$tmp/ds-tbs-only.json"
+expect 3 "train_batch_size 8 is not micro-batch 2 x accumulation 1 x 2" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --batch 2 --deepspeed "$tmp/ds-tbs-ga.json"
 expect 3 "contradicts" simulate --model 8b --seq 1024 --policy gpu --deepspeed "$ds/zero-offload.json"
 expect 0 "did you mean zero_optimization" simulate --model qwen2.5-0.5b --seq 1024 --deepspeed "$tmp/ds-typo.json"
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-offload --deepspeed "$ds/zero-offload.json"

@@ -328,16 +328,23 @@ static int zero(struct walk *w, const cJSON *z)
 	explain(ds, "zero_optimization.", z, zero_ignored,
 		sizeof zero_ignored / sizeof zero_ignored[0], "a key tierplan knows");
 	it = cJSON_GetObjectItemCaseSensitive(z, "stage");
-	if (it && count(w, it, "zero_optimization.stage", 0, 3, &stage) < 0)
+	int auto_stage = it ? count(w, it, "zero_optimization.stage", 0, 3, &stage) : 0;
+	if (auto_stage < 0)
 		return -1;
-	/* overlap_comm false: the reduction waits for backward (DeepSpeed's default is false for
-	 * stages 1-2 and true for stage 3; only a stated value is used) */
+	/* overlap_comm false: the reduction waits for backward. Absent, DeepSpeed takes it true
+	 * at stage 3 alone (zero/config.py, overlap_comm_valid) [A: DeepSpeed source]: below, the
+	 * reduction runs on the compute stream as buckets fill. */
 	it = cJSON_GetObjectItemCaseSensitive(z, "overlap_comm");
 	if (it && !is_auto(it)) {
 		if (!cJSON_IsBool(it))
 			return bad(w, "zero_optimization.overlap_comm", "must be true or false");
 		set(ds, "overlap-grad-reduce", "zero_optimization.overlap_comm",
 		    cJSON_IsTrue(it) ? "yes" : "no");
+	} else if (!it && !auto_stage && stage < 3) {
+		set(ds, "overlap-grad-reduce",
+		    "zero_optimization.overlap_comm absent "
+		    "(DeepSpeed: true at stage 3 alone)",
+		    "no");
 	}
 	it = cJSON_GetObjectItemCaseSensitive(z, "sub_group_size");
 	uint64_t sg = 0;

@@ -293,6 +293,17 @@ expect 3 "both true" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-both.js
 expect 3 "zero_optimization.stage must be a whole number" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-stage.json"
 expect 3 "train_batch_size 64 is not micro-batch 4 x accumulation 4 x 2" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-tbs.json"
 expect 3 "Shampoo" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-opt.json"
+# overlap_comm absent: DeepSpeed overlaps the reduction at stage 3 alone (zero/config.py)
+printf '{"zero_optimization": {"stage": 2}}' >"$tmp/ds-z2.json"
+printf '{"zero_optimization": {"stage": 3}}' >"$tmp/ds-z3.json"
+expect 0 "overlap_comm absent (DeepSpeed: true at stage 3 alone) -> --overlap-grad-reduce no" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --deepspeed "$tmp/ds-z2.json"
+"$bin" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --deepspeed "$tmp/ds-z3.json" >/dev/null 2>"$tmp/err"
+if grep -q "overlap-grad-reduce" "$tmp/err"; then
+	fail=$((fail + 1))
+	echo "FAIL: a stage-3 config without overlap_comm set --overlap-grad-reduce: $(cat "$tmp/err")"
+else
+	pass=$((pass + 1))
+fi
 # DeepSpeed's batch resolution (runtime/config.py): the two given fix the third, the
 # accumulation 1 when only one of the others is given
 printf '{"train_batch_size": 8, "gradient_accumulation_steps": 1}' >"$tmp/ds-tbs-ga.json"

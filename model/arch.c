@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron;
+	nemotron, starcoder2, gpt_bigcode;
 
 struct family {
 	const char *model_type;
@@ -239,6 +239,23 @@ static const struct family families[] = {
 	{"mpt", "d_model", "n_layers", "n_heads", NULL, "max_seq_len", 50368, 2048, 0, 24, 16, 0, 0,
 	 2048, 0, 0, true, false, false, false, false, false, false, 2, NULL, "resid_pdrop",
 	 "emb_pdrop", 0.0, 0.0, 0.0, .alibi = true, .own = mpt},
+	/* Starcoder2Config (transformers configuration_starcoder2.py and modeling_starcoder2.py;
+	 * BigCode's StarCoder2 3B, 7B and 15B), whose defaults are StarCoder2-3B's shape:
+	 * grouped-query attention with rotary positions; q/k/v/o and the plain MLP (c_fc,
+	 * hidden_act, c_proj) biased with use_bias; LayerNorms with biases, two a layer and a final
+	 * one; the head tied with tie_word_embeddings; sliding_window (None), when set, on every
+	 * layer; dropout after attention and the MLP (residual_dropout) and on the embeddings */
+	{"starcoder2", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 49152, 3072, 12288, 30, 24, 2, 0, 4096, 0,
+	 0, true, true, true, true, true, false, false, 2, "attention_dropout", "residual_dropout",
+	 "embedding_dropout", 0.0, 0.0, 0.0, .windowed = true, .own = starcoder2},
+	/* GPTBigCodeConfig (transformers configuration_gpt_bigcode.py; StarCoder, StarCoderBase,
+	 * SantaCoder and their fine-tunes): GPT-2's layer (LayerNorms and every linear biased, a
+	 * learned position table, an MLP n_inner wide, 4 x n_embd when None) under multi-query
+	 * attention, the head tied to the embeddings; gpt_bigcode below reads the rest */
+	{"gpt_bigcode", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 50257, 768, 0, 12,
+	 12, 0, 0, 1024, 0, 0, true, true, true, true, true, false, true, 2, "attn_pdrop",
+	 "resid_pdrop", "embd_pdrop", 0.1, 0.1, 0.1, .own = gpt_bigcode},
 	{"gpt2", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 50257, 768, 0, 12, 12, 0,
 	 0, 1024, 0, 0, true, true, true, true, true, false, true, 2, "attn_pdrop", "resid_pdrop",
 	 "embd_pdrop", 0.1, 0.1, 0.1},
@@ -803,6 +820,57 @@ static int nemotron(const cJSON *cfg, struct mdl_arch *a, const char *origin, ch
 	a->relu_mlp = strcmp(name, "relu") == 0;
 	a->norm_1p = true;
 	return rotary_share(cfg, 0.5, a, origin, err, errlen);
+}
+
+/* A plain MLP's activation under key, as ACT2FN names it: a GELU (fallback, when the key is
+ * absent), whose backward keeps its input and output, or relu, which keeps one (relu_mlp);
+ * anything else is refused naming the key. */
+static int plain_mlp_act(const cJSON *cfg, const char *key, const char *fallback,
+			 struct mdl_arch *a, const char *origin, char *err, size_t errlen)
+{
+	static const char *const ok[] = {"gelu",      "gelu_new",	  "gelu_pytorch_tanh",
+					 "gelu_fast", "gelu_python", "relu"};
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	const char *name = cJSON_IsString(act) ? act->valuestring : fallback;
+	bool known = false;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		known |= strcmp(name, ok[i]) == 0;
+	if ((act && !cJSON_IsNull(act) && !cJSON_IsString(act)) || !known) {
+		snprintf(err, errlen,
+			 "config '%s': field '%s' must be a GELU (gelu, gelu_new, "
+			 "gelu_pytorch_tanh, gelu_fast, gelu_python) or relu",
+			 origin, key);
+		return -1;
+	}
+	a->relu_mlp = strcmp(name, "relu") == 0;
+	return 0;
+}
+
+/* StarCoder2 (Starcoder2Attention, Starcoder2MLP): use_bias (true) biases q/k/v/o, c_fc and
+ * c_proj together; hidden_act is the MLP's, gelu_pytorch_tanh by default. */
+static int starcoder2(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		      size_t errlen)
+{
+	bool bias = true;
+	if (get_bool(cfg, "use_bias", &bias, origin, err, errlen))
+		return -1;
+	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
+	return plain_mlp_act(cfg, "hidden_act", "gelu_pytorch_tanh", a, origin, err, errlen);
+}
+
+/* GPTBigCode (GPTBigCodeAttention): multi_query (true) gives c_attn one key and one value head
+ * beside the queries, embed_dim + 2 x head_dim wide; false, a key and value per head
+ * (num_key_value_heads = 1 if multi_query else n_head, GPTBigCodeConfig.__init__);
+ * activation_function is the MLP's, gelu_pytorch_tanh by default. */
+static int gpt_bigcode(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		       size_t errlen)
+{
+	bool mq = true;
+	if (get_bool(cfg, "multi_query", &mq, origin, err, errlen))
+		return -1;
+	a->kv_heads = mq ? 1 : a->heads;
+	return plain_mlp_act(cfg, "activation_function", "gelu_pytorch_tanh", a, origin, err,
+			     errlen);
 }
 
 /* GLM-4.5 and 4.6 (Glm4MoeConfig, Glm4MoeAttention and Glm4MoeMoE, transformers

@@ -402,6 +402,50 @@ static void nemotron_counts_the_reports(void)
 		  strstr(whole, "language model of gemma3, ") && strstr(whole, " and qwen2_5_vl)"));
 }
 
+/* BigCode's code models. Starcoder2Config()'s defaults are StarCoder2-3B's shape (the model card's
+ * 3.03B): by hand the tied embedding 49,152 x 3,072 = 150,994,944; a layer of q and o 3,072^2 +
+ * 3,072 each, k and v 3,072 x 256 + 256 each (2 key-value heads of 128), c_fc 3,072 x 12,288 +
+ * 12,288, c_proj 12,288 x 3,072 + 3,072 and two LayerNorms of weight and bias 12,288:
+ * 95,979,008, x 30, and the final norm's 6,144: 3,030,371,328. use_bias false drops every
+ * linear's bias. StarCoder (bigcode/starcoder's config: n_embd 6,144, 48 heads, 40 layers,
+ * n_inner 24,576, 8,192 positions, vocabulary 49,152, multi_query; "15.5B parameters" in its
+ * card): the tied wte 301,989,888, wpe 8,192 x 6,144 = 50,331,648, a layer of c_attn 6,144 x
+ * (6,144 + 2 x 128) + 6,400, c_proj 6,144^2 + 6,144, c_fc 6,144 x 24,576 + 24,576, the MLP's
+ * c_proj 24,576 x 6,144 + 6,144 and two LayerNorms: 379,128,064, x 40, and ln_f 12,288:
+ * 15,517,456,384. Without multi_query every head has its key and value. */
+static void bigcode_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	const char *sc2 = "{\"model_type\": \"starcoder2\"}";
+	CU_ASSERT_EQUAL(count_of(sc2), 3030371328ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(sc2, "t", &a, err, sizeof err), 0);
+	CU_ASSERT(!a.gated_mlp && !a.relu_mlp && a.norm_bias && a.tied && a.qkv_bias &&
+		  a.o_bias && a.mlp_bias && a.kv_heads == 2 && mdl_arch_rotary(&a));
+	CU_ASSERT_EQUAL(count_of(sc2) - count_of("{\"model_type\": \"starcoder2\", "
+						 "\"use_bias\": false}"),
+			30ull * (3072 + 256 + 256 + 3072 + 12288 + 3072));
+	const char *sc = "{\"model_type\": \"gpt_bigcode\", \"n_embd\": 6144, \"n_head\": 48, "
+			 "\"n_layer\": 40, \"n_positions\": 8192, \"vocab_size\": 49152, "
+			 "\"n_inner\": 24576, \"multi_query\": true}";
+	CU_ASSERT_EQUAL(count_of(sc), 15517456384ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(sc, "t", &a, err, sizeof err), 0);
+	CU_ASSERT(a.kv_heads == 1 && a.learned_positions && a.tied && !a.gated_mlp &&
+		  !mdl_arch_rotary(&a) && a.attn_dropout == 0.1);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"gpt_bigcode\", "
+					     "\"multi_query\": false, "
+					     "\"activation_function\": \"relu\"}",
+					     "t", &a, err, sizeof err),
+			      0);
+	CU_ASSERT(a.kv_heads == 12 && a.relu_mlp && a.intermediate == 4 * 768);
+	/* an activation these MLPs are not built with is refused by its key */
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"starcoder2\", \"hidden_act\": "
+				       "\"silu\"}",
+				       "t", &a, err, sizeof err),
+			-1);
+	CU_ASSERT(strstr(err, "'hidden_act'") != NULL);
+}
+
 /* GLM-4 in transformers' own classes. GlmConfig()'s defaults are GLM-4-9B's shape, and its
  * tensors ChatGLM's (the catalog's glm-4-9b, 9,399,951,360: by hand the untied embedding and
  * head 2 x 151,552 x 4,096, a layer of q 4,096^2 + 4,096, k and v 4,096 x 256 + 256 each, o
@@ -807,6 +851,7 @@ int suite_arch(void)
 		 bloom_reads_its_aliases_and_norms_its_embeddings},
 		{"mpt counts its variants", mpt_counts_its_variants},
 		{"nemotron counts the reports", nemotron_counts_the_reports},
+		{"bigcode counts by hand", bigcode_counts_by_hand},
 		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},

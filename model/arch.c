@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron, starcoder2, gpt_bigcode;
+	nemotron, starcoder2, gpt_bigcode, cohere;
 
 struct family {
 	const char *model_type;
@@ -239,6 +239,14 @@ static const struct family families[] = {
 	{"mpt", "d_model", "n_layers", "n_heads", NULL, "max_seq_len", 50368, 2048, 0, 24, 16, 0, 0,
 	 2048, 0, 0, true, false, false, false, false, false, false, 2, NULL, "resid_pdrop",
 	 "emb_pdrop", 0.0, 0.0, 0.0, .alibi = true, .own = mpt},
+	/* CohereConfig (transformers configuration_cohere.py and modeling_cohere.py; Command R and
+	 * R+, Aya 23), whose defaults are Command R's shape: attention and the gated SiLU MLP side
+	 * by side on one CohereLayerNorm (a LayerNorm's centring with a weight, no bias),
+	 * q/k/v/o biased with attention_bias, the head tied; cohere below reads use_qk_norm */
+	{"cohere", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 256000, 8192, 22528, 40, 64, 0, 0, 8192, 0, 0, true, false,
+	 false, false, false, true, false, 1, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .parallel = true, .attn_bias_key = true, .own = cohere},
 	/* Starcoder2Config (transformers configuration_starcoder2.py and modeling_starcoder2.py;
 	 * BigCode's StarCoder2 3B, 7B and 15B), whose defaults are StarCoder2-3B's shape:
 	 * grouped-query attention with rotary positions; q/k/v/o and the plain MLP (c_fc,
@@ -856,6 +864,19 @@ static int starcoder2(const cJSON *cfg, struct mdl_arch *a, const char *origin, 
 		return -1;
 	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
 	return plain_mlp_act(cfg, "hidden_act", "gelu_pytorch_tanh", a, origin, err, errlen);
+}
+
+/* Cohere (CohereAttention): use_qk_norm (false) adds q_norm and k_norm, CohereLayerNorms of
+ * shape (heads, head_dim) and (key-value heads, head_dim): a weight for every element of the
+ * projections, as Olmo2's whole-projection norms count. */
+static int cohere(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		  size_t errlen)
+{
+	bool qk = false;
+	if (get_bool(cfg, "use_qk_norm", &qk, origin, err, errlen))
+		return -1;
+	a->qk_norm = a->qk_norm_full = qk;
+	return 0;
 }
 
 /* GPTBigCode (GPTBigCodeAttention): multi_query (true) gives c_attn one key and one value head

@@ -446,6 +446,29 @@ static void bigcode_counts_by_hand(void)
 	CU_ASSERT(strstr(err, "'hidden_act'") != NULL);
 }
 
+/* Cohere's Command R. CohereConfig()'s defaults are Command R's shape ("35B" in its card): by
+ * hand the tied embedding 256,000 x 8,192 = 2,097,152,000; a layer of q, k, v and o 8,192^2
+ * each (64 key-value heads), gate, up and down 8,192 x 22,528 each and one weight-only
+ * CohereLayerNorm of 8,192: 822,091,776, x 40, and the final norm: 34,980,831,232. Command R+
+ * (hidden 12,288, 64 layers, 96 heads, 8 key-value heads, MLP 33,792, use_qk_norm; "104B"):
+ * 3,145,728,000 + 64 x (2 x 12,288^2 + 2 x 12,288 x 1,024 + 3 x 12,288 x 33,792 + 12,288 +
+ * q_norm 96 x 128 + k_norm 8 x 128) + 12,288 = 103,810,674,688. */
+static void cohere_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	const char *r = "{\"model_type\": \"cohere\"}";
+	CU_ASSERT_EQUAL(count_of(r), 34980831232ull);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse(r, "t", &a, err, sizeof err), 0);
+	CU_ASSERT(a.parallel && a.norms_per_layer == 1 && !a.norm_bias && a.tied && a.gated_mlp &&
+		  !a.qk_norm && !a.qkv_bias);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"cohere\", \"hidden_size\": 12288, "
+				 "\"num_hidden_layers\": 64, \"num_attention_heads\": 96, "
+				 "\"num_key_value_heads\": 8, \"intermediate_size\": 33792, "
+				 "\"use_qk_norm\": true}"),
+			103810674688ull);
+}
+
 /* GLM-4 in transformers' own classes. GlmConfig()'s defaults are GLM-4-9B's shape, and its
  * tensors ChatGLM's (the catalog's glm-4-9b, 9,399,951,360: by hand the untied embedding and
  * head 2 x 151,552 x 4,096, a layer of q 4,096^2 + 4,096, k and v 4,096 x 256 + 256 each, o
@@ -852,6 +875,7 @@ int suite_arch(void)
 		{"mpt counts its variants", mpt_counts_its_variants},
 		{"nemotron counts the reports", nemotron_counts_the_reports},
 		{"bigcode counts by hand", bigcode_counts_by_hand},
+		{"cohere counts by hand", cohere_counts_by_hand},
 		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},

@@ -1012,17 +1012,27 @@ static const struct family *find_family(const char *type)
 /*
  * Vision-language checkpoints: the language model is text_config, of its own model_type or, where
  * it names none or one tierplan does not know, the wrapper's (Gemma3ForConditionalGeneration,
- * Llama4ForConditionalGeneration, Mistral3ForConditionalGeneration, LlavaForConditionalGeneration);
- * Qwen2-VL and Qwen2.5-VL keep Qwen2's fields at the top level. The vision tower is not counted,
- * and a warning says so. Sets *cfg and *f: 0 found, 1 not a wrapper (*f stays NULL), -1 error.
+ * Llama4ForConditionalGeneration, Mistral3ForConditionalGeneration, LlavaForConditionalGeneration,
+ * MllamaForConditionalGeneration); Qwen2-VL and Qwen2.5-VL keep Qwen2's fields at the top level.
+ * The vision tower is not counted, and a warning says so. Llama 3.2 Vision's text model
+ * (MllamaTextConfig: Llama's decoder with cross_attention_layers among its num_hidden_layers,
+ * each with Llama's q/k/v/o and MLP shapes, keys and values projected from the vision states)
+ * is counted and timed as Llama layers attending over the text, and the warning says that too.
+ * Sets *cfg and *f: 0 found, 1 not a wrapper (*f stays NULL), -1 error.
  */
 static const struct {
 	const char *outer, *inner;
-	bool top; /* the language model's fields at the top level when there is no text_config */
+	bool top;	  /* the language model's fields at the top level without a text_config */
+	const char *also; /* what else the warning says, or "" */
 } wrappers[] = {
-	{"gemma3", "gemma3_text", false}, {"llama4", "llama4_text", false},
-	{"mistral3", "mistral", false},	  {"llava", "llama", false},
-	{"qwen2_vl", "qwen2", true},	  {"qwen2_5_vl", "qwen2", true},
+	{"gemma3", "gemma3_text", false, ""},
+	{"llama4", "llama4_text", false, ""},
+	{"mistral3", "mistral", false, ""},
+	{"llava", "llama", false, ""},
+	{"mllama", "llama", false,
+	 "; its cross-attention layers are taken as self-attention over the text"},
+	{"qwen2_vl", "qwen2", true, ""},
+	{"qwen2_5_vl", "qwen2", true, ""},
 };
 
 /* The model types the family and wrapper tables read, written once (pthread_once: a sweep's
@@ -1070,8 +1080,8 @@ static int language_model(const cJSON *root, const char *type, const cJSON **cfg
 		if (!*f)
 			*f = find_family(wrappers[i].inner);
 		snprintf(a->warning, sizeof a->warning,
-			 "%s: the language model (%s) only; the vision tower is not counted", type,
-			 (*f)->model_type);
+			 "%s: the language model (%s) only; the vision tower is not counted%s",
+			 type, (*f)->model_type, wrappers[i].also);
 		return 0;
 	}
 	return 1;

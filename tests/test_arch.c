@@ -631,6 +631,16 @@ static void layers_that_differ_keep_exact_totals(void)
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"mistral3\", \"text_config\": "
 				 "{\"model_type\": \"mistral\", \"vocab_size\": 32000}}"),
 			7241732096ull); /* MistralConfig's defaults: Mistral-7B */
+	/* Llama 3.2 11B Vision's text model: Llama-3.1-8B's layers, 40 of them, 8 being
+	 * cross-attention layers of the same shapes: 8,030,261,248 + 8 x 218,112,000; the
+	 * warning says how its cross-attention is taken */
+	const char *ml = "{\"model_type\": \"mllama\", \"text_config\": {\"model_type\": "
+			 "\"mllama_text_model\", \"vocab_size\": 128256, \"hidden_size\": 4096, "
+			 "\"intermediate_size\": 14336, \"num_hidden_layers\": 40, "
+			 "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+			 "\"cross_attention_layers\": [3, 8, 13, 18, 23, 28, 33, 38]}}";
+	language_model_counts(ml, 9775157248ull, &a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a.warning, "cross-attention"));
 	/* a parallel block (Phi): the MLP reads the attention's normed input, so the block keeps
 	 * 2 (norm input + MLP input) x s b h bytes less than a sequential one; with a norm of its
 	 * own on the same input (Falcon's ln_mlp), one less */

@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron, starcoder2, gpt_bigcode, cohere;
+	nemotron, starcoder2, gpt_bigcode, cohere, phimoe;
 
 struct family {
 	const char *model_type;
@@ -129,6 +129,25 @@ static const struct family families[] = {
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .windowed = true,
 	 .k_experts = "num_local_experts"},
+	/* PhimoeConfig (transformers configuration_phimoe.py and modeling_phimoe.py; Phi-3.5-MoE),
+	 * whose defaults are Phi-3.5-MoE's shape: Mixtral's layer (16 experts of gated SiLU MLPs,
+	 * two chosen a token, grouped-query attention) with LayerNorms of weight and bias, q/k/v/o
+	 * biased with attention_bias, an untied head biased with lm_head_bias (phimoe below) */
+	{"phimoe", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 32064, 4096, 6400, 32, 32, 8, 0, 131072, 16, 2, false, false,
+	 false, false, true, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .windowed = true, .k_experts = "num_local_experts", .attn_bias_key = true,
+	 .own = phimoe},
+	/* OlmoeConfig (transformers configuration_olmoe.py and modeling_olmoe.py; OLMoE-1B-7B),
+	 * whose defaults are OLMoE-1B-7B's shape but for the experts' width (2,048; the checkpoint
+	 * has 1,024): Llama's pre-norm layer with num_experts experts of intermediate_size in place
+	 * of the MLP, num_experts_per_tok chosen a token, q/k/v/o biased with attention_bias, and
+	 * RMSNorms over the whole q and k projections (q_norm hidden wide, k_norm the key-value
+	 * width, as Olmo2's); an untied head */
+	{"olmoe", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 50304, 2048, 2048, 16, 16, 0, 0, 4096, 64, 8, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .qk_norm = true, .qk_norm_full = true, .attn_bias_key = true},
 	{"qwen2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 0, 0, false, true,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
@@ -877,6 +896,14 @@ static int cohere(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 		return -1;
 	a->qk_norm = a->qk_norm_full = qk;
 	return 0;
+}
+
+/* Phi-3.5-MoE (PhimoeForCausalLM): lm_head_bias (false by default, true in Phi-3.5-MoE's
+ * config) biases the head. */
+static int phimoe(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		  size_t errlen)
+{
+	return get_bool(cfg, "lm_head_bias", &a->head_bias, origin, err, errlen);
 }
 
 /* GPTBigCode (GPTBigCodeAttention): multi_query (true) gives c_attn one key and one value head

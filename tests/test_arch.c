@@ -469,6 +469,39 @@ static void cohere_counts_by_hand(void)
 			103810674688ull);
 }
 
+/* Two MoE families. Phi-3.5-MoE (PhimoeConfig()'s defaults with its config's attention_bias and
+ * lm_head_bias; "41.9B" parameters, "6.6B active" in its card): the untied embedding and head
+ * 32,064 x 4,096 each and the head's bias 32,064; a layer of q and o 4,096^2 + 4,096 each, k
+ * and v 4,096 x 1,024 + 1,024 each, 16 experts of 3 x 4,096 x 6,400, the router 4,096 x 16
+ * and two LayerNorms of weight and bias: 1,300,326,400, x 32, and the final norm's 8,192:
+ * 41,873,153,344; active, two experts of the sixteen: 6,640,999,744. OLMoE-1B-7B (OlmoeConfig
+ * with its checkpoint's 1,024-wide experts; "6.9B" total, "1.3B" active in the paper): the
+ * untied 50,304 x 2,048 twice; a layer of 4 x 2,048^2, q_norm and k_norm 2,048 each, 64
+ * experts of 3 x 2,048 x 1,024, the router 2,048 x 64 and two RMSNorms: 419,569,664, x 16, and
+ * the final norm: 6,919,161,856, of which 1,282,017,280 active with eight experts a token. */
+static void moe_families_count_by_hand(void)
+{
+	struct mdl_arch a;
+	struct mdl_counts c;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"phimoe\", "
+					     "\"attention_bias\": true, \"lm_head_bias\": true}",
+					     "t", &a, err, sizeof err),
+			      0);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.params, 41873153344ull);
+	CU_ASSERT_EQUAL(c.active_params, 6640999744ull);
+	CU_ASSERT(a.norm_bias && a.head_bias && a.qkv_bias && !a.tied && a.experts == 16);
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"olmoe\", "
+					     "\"intermediate_size\": 1024}",
+					     "t", &a, err, sizeof err),
+			      0);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.params, 6919161856ull);
+	CU_ASSERT_EQUAL(c.active_params, 1282017280ull);
+	CU_ASSERT(a.qk_norm && a.qk_norm_full && !a.norm_bias && a.experts_per_tok == 8);
+}
+
 /* GLM-4 in transformers' own classes. GlmConfig()'s defaults are GLM-4-9B's shape, and its
  * tensors ChatGLM's (the catalog's glm-4-9b, 9,399,951,360: by hand the untied embedding and
  * head 2 x 151,552 x 4,096, a layer of q 4,096^2 + 4,096, k and v 4,096 x 256 + 256 each, o
@@ -886,6 +919,7 @@ int suite_arch(void)
 		{"nemotron counts the reports", nemotron_counts_the_reports},
 		{"bigcode counts by hand", bigcode_counts_by_hand},
 		{"cohere counts by hand", cohere_counts_by_hand},
+		{"moe families count by hand", moe_families_count_by_hand},
 		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},
 		{"layers_that_differ_keep_exact_totals", layers_that_differ_keep_exact_totals},

@@ -116,6 +116,14 @@ static const struct family families[] = {
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .attn_bias_key = true, .mlp_bias_key = true},
+	/* SmolLM3Config (transformers configuration_smollm3.py; SmolLM3-3B), whose defaults are
+	 * SmolLM3-3B's shape: Llama's tensors with the head tied; its NoPE layers (every fourth,
+	 * no_rope_layers) skip the rotary kernels, which are counted on every layer, and its
+	 * optional windows (use_sliding_window, off in the checkpoint) are not modelled */
+	{"smollm3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 128256, 2048, 11008, 36, 16, 4, 0, 32768, 0, 0, true, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .attn_bias_key = true, .mlp_bias_key = true},
 	{"olmo2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,

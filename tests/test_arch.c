@@ -446,6 +446,15 @@ static void bigcode_counts_by_hand(void)
 	CU_ASSERT(strstr(err, "'hidden_act'") != NULL);
 }
 
+/* SmolLM3. SmolLM3Config()'s defaults are SmolLM3-3B's shape ("3.08B" in its card): the tied
+ * embedding 128,256 x 2,048 = 262,668,288; a layer of q and o 2,048^2 each, k and v 2,048 x 512
+ * each (4 key-value heads of 128), gate, up and down 2,048 x 11,008 each and two RMSNorms:
+ * 78,123,008, x 36, and the final norm: 3,075,098,624. */
+static void smollm3_counts_by_hand(void)
+{
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"smollm3\"}"), 3075098624ull);
+}
+
 /* Cohere's Command R. CohereConfig()'s defaults are Command R's shape ("35B" in its card): by
  * hand the tied embedding 256,000 x 8,192 = 2,097,152,000; a layer of q, k, v and o 8,192^2
  * each (64 key-value heads), gate, up and down 8,192 x 22,528 each and one weight-only
@@ -919,6 +928,7 @@ int suite_arch(void)
 		{"nemotron counts the reports", nemotron_counts_the_reports},
 		{"bigcode counts by hand", bigcode_counts_by_hand},
 		{"cohere counts by hand", cohere_counts_by_hand},
+		{"smollm3 counts by hand", smollm3_counts_by_hand},
 		{"moe families count by hand", moe_families_count_by_hand},
 		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},

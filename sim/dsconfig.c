@@ -45,7 +45,7 @@ static const struct reason ignored[] = {
 	{"prescale_gradients", "not modelled"},
 	{"gradient_predivide_factor", "not modelled"},
 	{"sparse_gradients", "not modelled"},
-	{"data_types", "not modelled: gradients accumulate in the parameters' dtype (--grad-dtype)"},
+	{"data_types", ""}, /* grad_accum_dtype read below */
 	{"amp", "not modelled: use --precision"},
 	{"checkpoint", "checkpoint saving is outside the step"},
 	{"compression_training", "not modelled"},
@@ -314,6 +314,42 @@ static int params_swap(struct walk *w, const cJSON *z, bool nvme)
 			note(w->ds, "ignored %s (%s)", ks, why);
 	}
 	return 0;
+}
+
+/* data_types.grad_accum_dtype: the dtype gradients accumulate and are reduced in. Absent, the
+ * model's (DeepSpeedEngine.get_data_types); fp32 under a 16-bit model keeps fp32 gradients
+ * (BF16_Optimizer's at ZeRO-1, the ZeRO optimizers' partitions otherwise) [A: DeepSpeed
+ * source, runtime/engine.py and config_utils.py's DtypeEnum names]: --grad-dtype fp32; the
+ * 16-bit names, the parameters' dtype. 0, or -1 bad. */
+static int data_types(struct walk *w, const cJSON *dt)
+{
+	static const char *const fp32[] = {"fp32", "float32", "float"};
+	static const char *const half[] = {"fp16", "float16", "half", "bf16", "bfloat16", "bfloat"};
+	const char *k = "data_types.grad_accum_dtype";
+	if (!dt)
+		return 0;
+	if (!cJSON_IsObject(dt))
+		return bad(w, "data_types", "must be an object");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, dt)
+	{
+		if (strcmp(it->string, "grad_accum_dtype") != 0)
+			note(w->ds, "ignored data_types.%s (not modelled)", it->string);
+	}
+	it = cJSON_GetObjectItemCaseSensitive(dt, "grad_accum_dtype");
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	for (size_t i = 0; cJSON_IsString(it) && i < sizeof fp32 / sizeof fp32[0]; i++)
+		if (strcmp(it->valuestring, fp32[i]) == 0) {
+			set(w->ds, "grad-dtype", k, "fp32");
+			return 0;
+		}
+	for (size_t i = 0; cJSON_IsString(it) && i < sizeof half / sizeof half[0]; i++)
+		if (strcmp(it->valuestring, half[i]) == 0) {
+			set(w->ds, "grad-dtype", k, "param");
+			return 0;
+		}
+	return bad(w, k, "must be fp32, fp16 or bf16 (or DeepSpeed's other names for them)");
 }
 
 /* zero_optimization: the stage and offload targets become the policy (and --zero). */
@@ -589,6 +625,8 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 		set(ds, "clip-grad", "gradient_clipping", it->valuedouble > 0 ? "yes" : "no");
 	}
 	if ((it = cJSON_GetObjectItemCaseSensitive(root, "optimizer")) && optimizer(&w, it))
+		goto out;
+	if (data_types(&w, cJSON_GetObjectItemCaseSensitive(root, "data_types")))
 		goto out;
 	rc = 0;
 out:

@@ -24,7 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TP_DS_MAX_FLAGS 12
+/* the flags a config can set: 13 distinct (the set() calls of dsconfig.c), each once */
+#define TP_DS_MAX_FLAGS 16
 
 struct tp_ds {
 	struct {

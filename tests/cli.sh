@@ -293,6 +293,11 @@ expect 3 "both true" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-both.js
 expect 3 "zero_optimization.stage must be a whole number" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-stage.json"
 expect 3 "train_batch_size 64 is not micro-batch 4 x accumulation 4 x 2" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-tbs.json"
 expect 3 "Shampoo" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-opt.json"
+# data_types.grad_accum_dtype fp32 keeps fp32 gradients (BF16_Optimizer at ZeRO-1)
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 1}, "data_types": {"grad_accum_dtype": "fp32"}}' >"$tmp/ds-dt.json"
+printf '{"data_types": {"grad_accum_dtype": "int8"}}' >"$tmp/ds-dtbad.json"
+expect 0 "used data_types.grad_accum_dtype -> --grad-dtype fp32" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --deepspeed "$tmp/ds-dt.json"
+expect 3 "data_types.grad_accum_dtype must be fp32, fp16 or bf16" simulate --model qwen2.5-0.5b --seq 512 --deepspeed "$tmp/ds-dtbad.json"
 # overlap_comm absent: DeepSpeed overlaps the reduction at stage 3 alone (zero/config.py)
 printf '{"zero_optimization": {"stage": 2}}' >"$tmp/ds-z2.json"
 printf '{"zero_optimization": {"stage": 3}}' >"$tmp/ds-z3.json"

@@ -164,7 +164,8 @@ static int run(int argc, char **argv, bool compare)
 			     &req,
 			     p,
 			     o.recompute < 0,
-			     !tp_opts_given(&o, "global-batch") && !tp_opts_given(&o, "grad-accum"),
+			     !tp_opts_given(&o, "global-batch") &&
+				     !tp_opts_given(&o, "grad-accum") && !o.ds.derive,
 			     !tp_opts_given(&o, "tokens") && !tp_opts_given(&o, "epochs"),
 			     !req.batch_fixed,
 			     o.loss < 0,

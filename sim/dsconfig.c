@@ -545,8 +545,9 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 	 * ones given fix the rest through total = micro x accumulation x data-parallel ranks, the
 	 * accumulation 1 when only one of the other two is given [A: DeepSpeed source]. What
 	 * needs the data-parallel width (a micro-batch or an accumulation from the total) is
-	 * derived once the layout is known (tp_resolve_inputs). With any of them "auto" the
-	 * Hugging Face Trainer fills all three from its arguments: the command line's. */
+	 * derived once the layout is known (tp_sim_config); that total is also the global batch
+	 * plan keeps across its layouts (tp_inputs). With any of them "auto" the Hugging Face
+	 * Trainer fills all three from its arguments: the command line's. */
 	uint64_t micro = 0, accum = 0, total = 0;
 	int am = 0, aa = 0, at = 0;
 	char v[32];
@@ -567,28 +568,22 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 	if (accum) {
 		snprintf(v, sizeof v, "%llu", (unsigned long long)accum);
 		set(ds, "grad-accum", "gradient_accumulation_steps", v);
-	} else if (!hf && (micro != 0) != (total != 0)) {
-		set(ds, "grad-accum",
-		    micro ? "train_micro_batch_size_per_gpu without the other two (DeepSpeed: 1)"
-			  : "train_batch_size without the other two (DeepSpeed: 1)",
-		    "1");
-		accum = 1;
+	} else if (!hf && micro && !total) {
+		set(ds, "grad-accum", "train_micro_batch_size_per_gpu alone (DeepSpeed: 1)", "1");
 	}
 	if (total) {
 		ds->train_batch_size = total; /* micro x accumulation x data-parallel ranks */
-		ds->derive = hf		? TP_DS_DERIVE_NONE
-			     : !micro	? TP_DS_DERIVE_MICRO
-			     : !accum	? TP_DS_DERIVE_ACCUM
-					: TP_DS_DERIVE_NONE;
+		ds->derive = hf || (micro && accum) ? TP_DS_DERIVE_NONE
+			     : micro		    ? TP_DS_DERIVE_ACCUM
+						    : TP_DS_DERIVE_MICRO;
 		if (hf && !accum) {
 			snprintf(v, sizeof v, "%llu", (unsigned long long)total);
 			set(ds, "global-batch", "train_batch_size", v);
-		} else {
-			note(ds, "%s train_batch_size %llu as micro-batch x accumulation x "
+		} else
+			note(ds, "%s train_batch_size %llu as micro-batch x accumulation%s x "
 				 "data-parallel ranks",
-			     ds->derive ? "divides" : "checks",
-			     (unsigned long long)total);
-		}
+			     ds->derive ? "divides" : "checks", (unsigned long long)total,
+			     !micro && !accum ? " (DeepSpeed: 1)" : "");
 	}
 	/* precision: fp16 and bf16 exclude each other; neither is fp32 */
 	const cJSON *f16 = cJSON_GetObjectItemCaseSensitive(root, "fp16");

@@ -165,7 +165,11 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		return snprintf(err, errlen, "give --grad-accum or --global-batch, not both"), EXIT_USAGE;
 	}
 	w->grad_accum = tp_opts_given(o, "grad-accum") ? o->grad_accum : 0;
-	w->global_batch = o->global_batch;
+	/* a DeepSpeed config's train_batch_size the micro-batch or accumulation derive from
+	 * (dsconfig.h) is the global batch of every layout plan tries */
+	w->global_batch = o->ds.derive && !tp_opts_given(o, "global-batch")
+				  ? o->ds.train_batch_size
+				  : o->global_batch;
 	w->tokens = o->tokens;
 	if (tp_opts_given(o, "epochs") != tp_opts_given(o, "dataset-tokens")) {
 		return snprintf(err, errlen, "--epochs and --dataset-tokens go together"), EXIT_USAGE;
@@ -389,11 +393,13 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 					     "parallelism (--sequence-parallel yes)"),
 		       EXIT_INVALID;
 	/* a DeepSpeed config's micro-batch or accumulation from its train_batch_size, floored as
-	 * DeepSpeed divides (dsconfig.h), unless the command line gave it */
+	 * DeepSpeed divides (dsconfig.h), unless the command line gave it; the accumulation 1
+	 * where neither gave one */
 	uint64_t tbs = o->ds.train_batch_size;
-	if (o->ds.derive == TP_DS_DERIVE_MICRO && !tp_opts_given(o, "batch"))
+	if (o->ds.derive == TP_DS_DERIVE_MICRO && !tp_opts_given(o, "batch")) {
+		w->grad_accum = w->grad_accum ? w->grad_accum : 1;
 		w->job.micro_batch = tbs / dp / w->grad_accum;
-	else if (o->ds.derive == TP_DS_DERIVE_ACCUM && !tp_opts_given(o, "grad-accum"))
+	} else if (o->ds.derive == TP_DS_DERIVE_ACCUM && !tp_opts_given(o, "grad-accum"))
 		w->grad_accum = tbs / w->job.micro_batch / dp;
 	if (o->ds.derive && (!w->job.micro_batch || !w->grad_accum))
 		return snprintf(err, errlen,

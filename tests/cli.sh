@@ -332,7 +332,15 @@ dsb "$tmp/ds-tbs-only.json" "1 micro-batches of 4 x 512 tokens"
 dsb "$tmp/ds-tbs-mb.json" "4 micro-batches of 2 x 512 tokens"
 dsb "$tmp/ds-mb-only.json" "1 micro-batches of 2 x 512 tokens"
 expect 3 "train_batch_size 1 is less than one sequence per data-parallel rank" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --deepspeed "$tmp/ds-tbs-1.json"
-expect 3 "contradicts" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --grad-accum 2 --deepspeed "$tmp/ds-tbs-only.json"
+dsb "$tmp/ds-tbs-only.json" "2 micro-batches of 2 x 512 tokens" --grad-accum 2
+# plan keeps the config's total as the global batch of every layout it tries
+"$bin" plan --model qwen2.5-0.5b --seq 512 --deepspeed "$tmp/ds-tbs-only.json" >"$tmp/out" 2>"$tmp/err"
+if grep -q "global batch 8 sequences per step$" "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --deepspeed with train_batch_size 8 alone: $(grep "global batch" "$tmp/out")"
+fi
 expect 3 "train_batch_size 8 is not micro-batch 2 x accumulation 1 x 2" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --batch 2 --deepspeed "$tmp/ds-tbs-ga.json"
 expect 3 "contradicts" simulate --model 8b --seq 1024 --policy gpu --deepspeed "$ds/zero-offload.json"
 expect 0 "did you mean zero_optimization" simulate --model qwen2.5-0.5b --seq 1024 --deepspeed "$tmp/ds-typo.json"

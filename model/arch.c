@@ -84,8 +84,9 @@ struct family {
 	/* MLA (deepseek_v3) */
 	uint64_t q_lora, kv_lora, qk_rope, qk_nope, v_head;
 	const char *k_experts; /* the routed-expert count's key; NULL: num_experts */
-	bool attn_bias_key;    /* attention_bias puts biases on q, k, v and o (LlamaConfig,
-				* GraniteConfig, GemmaConfig, Gemma2Config, GptOssConfig) */
+	const char *k_attn_bias; /* the key that puts biases on q, k, v and o (attention_bias:
+				  * LlamaConfig, GraniteConfig, GemmaConfig, Gemma2Config,
+				  * GptOssConfig; bias: InternLM2Config); NULL: none */
 	bool mlp_bias_key;     /* mlp_bias on gate, up and down (LlamaConfig, GraniteConfig) */
 	own_keys *own;         /* the family's own keys, or NULL */
 };
@@ -94,7 +95,7 @@ static const struct family families[] = {
 	{"llama", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .attn_bias_key = true, .mlp_bias_key = true},
+	 .k_attn_bias = "attention_bias", .mlp_bias_key = true},
 	{"chatglm", "hidden_size", "num_layers", "num_attention_heads", "ffn_hidden_size",
 	 "seq_length", 65024, 4096, 13696, 28, 32, 0, 128, 2048, 0, 0, false, false, false, false,
 	 false, true, false, 2, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0,
@@ -115,7 +116,17 @@ static const struct family families[] = {
 	{"granite", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .attn_bias_key = true, .mlp_bias_key = true},
+	 .k_attn_bias = "attention_bias", .mlp_bias_key = true},
+	/* InternLM2 and InternLM2.5 (remote code: configuration_internlm2.py and
+	 * modeling_internlm2.py shipped with each checkpoint): Llama's tensors with q, k and v
+	 * fused in one wqkv, the same shapes; `bias` (true in InternLM2Config, false in the
+	 * released checkpoints' configs) on wqkv and wo. Its checkpoints' configs name every shape
+	 * field; InternLM2Config's defaults differ between releases (the vocabulary above all),
+	 * so Llama's stand in. */
+	{"internlm2", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0,
+	 0, false, true, true, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0,
+	 .k_attn_bias = "bias"},
 	/* SmolLM3Config (transformers configuration_smollm3.py; SmolLM3-3B), whose defaults are
 	 * SmolLM3-3B's shape: Llama's tensors with the head tied; its NoPE layers (every fourth,
 	 * no_rope_layers) skip the rotary kernels, which are counted on every layer, and its
@@ -123,7 +134,7 @@ static const struct family families[] = {
 	{"smollm3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 128256, 2048, 11008, 36, 16, 4, 0, 32768, 0, 0, true, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .attn_bias_key = true, .mlp_bias_key = true},
+	 .k_attn_bias = "attention_bias", .mlp_bias_key = true},
 	{"olmo2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -144,7 +155,7 @@ static const struct family families[] = {
 	{"phimoe", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 4096, 6400, 32, 32, 8, 0, 131072, 16, 2, false, false,
 	 false, false, true, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .windowed = true, .k_experts = "num_local_experts", .attn_bias_key = true,
+	 .windowed = true, .k_experts = "num_local_experts", .k_attn_bias = "attention_bias",
 	 .own = phimoe},
 	/* OlmoeConfig (transformers configuration_olmoe.py and modeling_olmoe.py; OLMoE-1B-7B),
 	 * whose defaults are OLMoE-1B-7B's shape but for the experts' width (2,048; the checkpoint
@@ -155,7 +166,7 @@ static const struct family families[] = {
 	{"olmoe", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50304, 2048, 2048, 16, 16, 0, 0, 4096, 64, 8, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .qk_norm = true, .qk_norm_full = true, .attn_bias_key = true},
+	 .qk_norm = true, .qk_norm_full = true, .k_attn_bias = "attention_bias"},
 	{"qwen2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 0, 0, false, true,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0},
@@ -179,12 +190,12 @@ static const struct family families[] = {
 	{"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 3072, 24576, 28, 16, 16, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .attn_bias_key = true, .geglu = true},
+	 .k_attn_bias = "attention_bias", .geglu = true},
 	{"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 2304, 9216, 26, 8, 4, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .window = 4096, .full_every = 2, .windowed = true,
-	 .attn_bias_key = true, .geglu = true},
+	 .k_attn_bias = "attention_bias", .geglu = true},
 	{"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
 	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
@@ -218,7 +229,7 @@ static const struct family families[] = {
 	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
 	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .router_bias = true, .sinks = true, .window = 128, .full_every = 2, .windowed = true,
-	 .k_experts = "num_local_experts", .attn_bias_key = true, .quick_glu = true},
+	 .k_experts = "num_local_experts", .k_attn_bias = "attention_bias", .quick_glu = true},
 	{"phi", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 51200, 2048, 8192, 24, 32, 0, 0, 2048, 0, 0, false, true, true,
 	 true, true, false, false, 1, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0, 0.0,
@@ -231,7 +242,7 @@ static const struct family families[] = {
 	{"gpt_neox", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50432, 6144, 24576, 44, 64, 0, 0, 2048, 0, 0, false, true, true,
 	 true, true, false, false, 2, "attention_dropout", "hidden_dropout", "hidden_dropout", 0.0,
-	 0.0, 0.0, .parallel = true, .attn_bias_key = true, .own = gpt_neox},
+	 0.0, 0.0, .parallel = true, .k_attn_bias = "attention_bias", .own = gpt_neox},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
@@ -249,7 +260,7 @@ static const struct family families[] = {
 	{"nemotron", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 6144, 24576, 32, 48, 0, 0, 4096, 0, 0, false, false,
 	 false, false, true, false, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .attn_bias_key = true, .mlp_bias_key = true, .own = nemotron},
+	 .k_attn_bias = "attention_bias", .mlp_bias_key = true, .own = nemotron},
 	/* GPTJConfig (transformers modeling_gptj.py): q/k/v/out_proj without biases, fc_in and
 	 * fc_out with them, attention and MLP side by side on one LayerNorm (GPTJBlock), rotary
 	 * positions, an untied lm_head with a bias */
@@ -273,7 +284,7 @@ static const struct family families[] = {
 	{"cohere", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 8192, 22528, 40, 64, 0, 0, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 1, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .parallel = true, .attn_bias_key = true, .own = cohere},
+	 .parallel = true, .k_attn_bias = "attention_bias", .own = cohere},
 	/* Starcoder2Config (transformers configuration_starcoder2.py and modeling_starcoder2.py;
 	 * BigCode's StarCoder2 3B, 7B and 15B), whose defaults are StarCoder2-3B's shape:
 	 * grouped-query attention with rotary positions; q/k/v/o and the plain MLP (c_fc,
@@ -1363,9 +1374,9 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 		    get_uint(cfg, "head_dim", 1, MAX_DIM, &a->head_dim, origin, err, errlen))
 			goto out;
 	}
-	if (f->attn_bias_key) {
+	if (f->k_attn_bias) {
 		bool ab = f->qkv_bias;
-		if (get_bool(cfg, "attention_bias", &ab, origin, err, errlen))
+		if (get_bool(cfg, f->k_attn_bias, &ab, origin, err, errlen))
 			goto out;
 		a->qkv_bias = a->o_bias = ab;
 	}

@@ -454,6 +454,24 @@ static void smollm3_counts_by_hand(void)
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"smollm3\"}"), 3075098624ull);
 }
 
+/* InternLM2.5-7B (its config.json: vocabulary 92,544, hidden 4,096, MLP 14,336, 32 layers, 32
+ * heads, 8 key-value heads, bias false; "7.74B" in its card): the untied embedding and head
+ * 92,544 x 4,096 each; a layer of wqkv 4,096 x (4,096 + 2 x 1,024), wo 4,096^2, w1, w3 and w2
+ * 4,096 x 14,336 each and two RMSNorms: 218,112,000, x 32, and the final norm: 7,737,708,544.
+ * With InternLM2Config's default bias, wqkv and wo carry biases: 32 x (6,144 + 4,096) more. */
+static void internlm2_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	const char *c = "{\"model_type\": \"internlm2\", \"vocab_size\": 92544, "
+			"\"intermediate_size\": 14336, \"num_key_value_heads\": 8, "
+			"\"bias\": false}";
+	counts(c, 7737708544ull, &a);
+	CU_ASSERT(!a.qkv_bias && !a.o_bias && !a.tied && a.gated_mlp);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"internlm2\", \"vocab_size\": 92544, "
+				 "\"intermediate_size\": 14336, \"num_key_value_heads\": 8}"),
+			7737708544ull + 32ull * (6144 + 4096));
+}
+
 /* Cohere's Command R. CohereConfig()'s defaults are Command R's shape ("35B" in its card): by
  * hand the tied embedding 256,000 x 8,192 = 2,097,152,000; a layer of q, k, v and o 8,192^2
  * each (64 key-value heads), gate, up and down 8,192 x 22,528 each and one weight-only
@@ -912,6 +930,7 @@ int suite_arch(void)
 		{"bigcode counts by hand", bigcode_counts_by_hand},
 		{"cohere counts by hand", cohere_counts_by_hand},
 		{"smollm3 counts by hand", smollm3_counts_by_hand},
+		{"internlm2 counts by hand", internlm2_counts_by_hand},
 		{"moe families count by hand", moe_families_count_by_hand},
 		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},

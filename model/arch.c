@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron, starcoder2, gpt_bigcode, cohere, phimoe;
+	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm;
 
 struct family {
 	const char *model_type;
@@ -127,6 +127,14 @@ static const struct family families[] = {
 	 "intermediate_size", "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0,
 	 0, false, true, true, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0,
 	 .k_attn_bias = "bias"},
+	/* StableLmConfig (transformers configuration_stablelm.py and modeling_stablelm.py;
+	 * StableLM-3B-4E1T, StableLM 2, Zephyr and StableCode), whose defaults are
+	 * StableLM-3B-4E1T's shape: Llama's attention and gated SiLU MLP under LayerNorms of weight
+	 * and bias, an untied head; stablelm below reads the rest */
+	{"stablelm", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 50304, 2560, 6912, 32, 32, 0, 0, 4096, 0,
+	 0, false, false, false, false, true, true, false, 2, "attention_dropout",
+	 "hidden_dropout", NULL, 0.0, 0.0, 0.0, .own = stablelm},
 	/* SmolLM3Config (transformers configuration_smollm3.py; SmolLM3-3B), whose defaults are
 	 * SmolLM3-3B's shape: Llama's tensors with the head tied; its NoPE layers (every fourth,
 	 * no_rope_layers) skip the rotary kernels, which are counted on every layer, and its
@@ -915,6 +923,24 @@ static int cohere(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 		return -1;
 	a->qk_norm = a->qk_norm_full = qk;
 	return 0;
+}
+
+/* StableLM (StableLmAttention, StableLmDecoderLayer): use_qkv_bias (false) biases q, k and v,
+ * never o; qk_layernorm (false) adds a weight-only LayerNorm per head over the queries and keys
+ * (StableLmLayerNormPerHead: a weight for every element of the projections, as Olmo2's count);
+ * use_parallel_residual (false) runs attention and the MLP side by side on the input norm, with
+ * no second norm; partial_rotary_factor (0.25) is the share of each head RoPE turns. */
+static int stablelm(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		    size_t errlen)
+{
+	bool qk = false;
+	if (get_bool(cfg, "use_qkv_bias", &a->qkv_bias, origin, err, errlen) ||
+	    get_bool(cfg, "qk_layernorm", &qk, origin, err, errlen) ||
+	    get_bool(cfg, "use_parallel_residual", &a->parallel, origin, err, errlen))
+		return -1;
+	a->qk_norm = a->qk_norm_full = qk;
+	a->norms_per_layer = a->parallel ? 1 : 2;
+	return rotary_share(cfg, 0.25, a, origin, err, errlen);
 }
 
 /* Phi-3.5-MoE (PhimoeForCausalLM): lm_head_bias (false by default, true in Phi-3.5-MoE's

@@ -472,6 +472,26 @@ static void internlm2_counts_by_hand(void)
 			7737708544ull + 32ull * (6144 + 4096));
 }
 
+/* StableLM. StableLmConfig()'s defaults are StableLM-3B-4E1T's shape ("2.8B" in its card): the
+ * untied 50,304 x 2,560 twice; a layer of 4 x 2,560^2, gate, up and down 2,560 x 6,912 each and
+ * two LayerNorms of weight and bias: 79,308,800, x 32, and the final norm: 2,795,443,200.
+ * StableLM 2 1.6B (its config: vocabulary 100,352, hidden 2,048, MLP 5,632, 24 layers, 32 heads,
+ * use_qkv_bias; "1.64B"): 2 x 100,352 x 2,048 + 24 x (3 x (2,048^2 + 2,048) + 2,048^2 + 3 x
+ * 2,048 x 5,632 + 8,192) + 4,096 = 1,644,515,328. Parallel residuals keep one norm a layer. */
+static void stablelm_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"stablelm\"}", 2795443200ull, &a);
+	CU_ASSERT(a.norm_bias && !a.qkv_bias && !a.parallel && a.rotary_fraction == 0.25);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"stablelm\", \"vocab_size\": 100352, "
+				 "\"hidden_size\": 2048, \"intermediate_size\": 5632, "
+				 "\"num_hidden_layers\": 24, \"use_qkv_bias\": true}"),
+			1644515328ull);
+	counts("{\"model_type\": \"stablelm\", \"use_parallel_residual\": true}",
+	       2795443200ull - 32ull * 2 * 2560, &a);
+	CU_ASSERT(a.parallel && a.norms_per_layer == 1);
+}
+
 /* Cohere's Command R. CohereConfig()'s defaults are Command R's shape ("35B" in its card): by
  * hand the tied embedding 256,000 x 8,192 = 2,097,152,000; a layer of q, k, v and o 8,192^2
  * each (64 key-value heads), gate, up and down 8,192 x 22,528 each and one weight-only
@@ -931,6 +951,7 @@ int suite_arch(void)
 		{"cohere counts by hand", cohere_counts_by_hand},
 		{"smollm3 counts by hand", smollm3_counts_by_hand},
 		{"internlm2 counts by hand", internlm2_counts_by_hand},
+		{"stablelm counts by hand", stablelm_counts_by_hand},
 		{"moe families count by hand", moe_families_count_by_hand},
 		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},

@@ -69,6 +69,7 @@ struct family {
 	bool head_bias;          /* PhiForCausalLM's lm_head bias */
 	bool alibi;              /* positions as attention biases (BLOOM's ALiBi) */
 	bool embed_norm;         /* BloomModel's word_embeddings_layernorm */
+	bool norm_weightless;    /* OlmoLayerNorm: no weight, no bias */
 	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
 	bool geglu;              /* the gated MLP's activation is GELU (GemmaMLP's
 				  * hidden_activation gelu_pytorch_tanh), not SiLU */
@@ -127,6 +128,14 @@ static const struct family families[] = {
 	 "intermediate_size", "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0,
 	 0, false, true, true, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0,
 	 .k_attn_bias = "bias"},
+	/* OlmoConfig (transformers configuration_olmo.py and modeling_olmo.py; OLMo-1B and 7B,
+	 * the -hf checkpoints), whose defaults are OLMo-7B's shape: Llama's tensors under
+	 * OlmoLayerNorm, a LayerNorm without weight or bias; q/k/v/o biased with attention_bias;
+	 * clip_qkv clamps activations and changes no shape */
+	{"olmo", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
+	 false, false, true, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .norm_weightless = true, .k_attn_bias = "attention_bias"},
 	/* StableLmConfig (transformers configuration_stablelm.py and modeling_stablelm.py;
 	 * StableLM-3B-4E1T, StableLM 2, Zephyr and StableCode), whose defaults are
 	 * StableLM-3B-4E1T's shape: Llama's attention and gated SiLU MLP under LayerNorms of weight
@@ -543,16 +552,17 @@ static void build_inventory(struct mdl_arch *a)
 					      "shared_experts.down_proj"};
 	uint64_t h = a->hidden, L = a->layers;
 	uint64_t nb = a->norm_bias ? 2 : 1; /* LayerNorm has a bias, RMSNorm does not */
+	uint32_t nw = a->norm_weightless ? 0 : 1; /* stored copies of a norm's weights */
 	uint64_t moe = a->experts ? a->moe_layers : 0;
 	struct mdl_tensor *t = a->layer;
 	int n = 0;
 
-	add(t, &n, "input_norm", h * nb, 1, 0, false, 1, 1);
+	add(t, &n, "input_norm", h * nb, 1, 0, false, nw, 1);
 	add_attention(a, t, &n);
 	if (a->norms_per_layer == 4)
-		add(t, &n, "post_attention_norm", h * nb, 1, 0, false, 1, 1);
+		add(t, &n, "post_attention_norm", h * nb, 1, 0, false, nw, 1);
 	if (a->norms_per_layer != 1) /* a parallel block's MLP reads the input norm's output */
-		add(t, &n, "mlp_norm", h * nb, 1, 0, false, 1, 1);
+		add(t, &n, "mlp_norm", h * nb, 1, 0, false, nw, 1);
 	add_mlp(a, t, &n, L - moe, dense, a->intermediate, 1, 1);
 	if (moe) {
 		add_in(t, &n, moe, L, "router", h, a->experts, 0, true, 1, 1);
@@ -568,7 +578,7 @@ static void build_inventory(struct mdl_arch *a)
 			add_in(t, &n, moe, L, "shared_expert_gate", h, 1, 0, false, 1, 1);
 	}
 	if (a->norms_per_layer == 4)
-		add(t, &n, "post_feedforward_norm", h * nb, 1, 0, false, 1, 1);
+		add(t, &n, "post_feedforward_norm", h * nb, 1, 0, false, nw, 1);
 	a->nlayer = n;
 
 	n = 0;
@@ -577,8 +587,8 @@ static void build_inventory(struct mdl_arch *a)
 		add(a->outer, &n, "embed_positions", a->positions + a->position_offset, h, 0, false,
 		    1, 1);
 	if (a->embed_norm)
-		add(a->outer, &n, "embed_norm", h * nb, 1, 0, false, 1, 1);
-	add(a->outer, &n, "final_norm", h * nb, 1, 0, false, 1, 1);
+		add(a->outer, &n, "embed_norm", h * nb, 1, 0, false, nw, 1);
+	add(a->outer, &n, "final_norm", h * nb, 1, 0, false, nw, 1);
 	/* a tied head stores no weights but still multiplies every token */
 	add(a->outer, &n, "lm_head", h, a->vocab, 0, true, a->tied ? 0 : 1, 1);
 	if (a->head_bias)
@@ -1358,6 +1368,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->learned_positions = f->learned_pos;
 	a->alibi = f->alibi;
 	a->embed_norm = f->embed_norm;
+	a->norm_weightless = f->norm_weightless;
 	a->attn_dropout = f->attn_drop;
 	a->resid_dropout = f->resid_drop;
 	a->embd_dropout = f->embd_drop;

@@ -91,6 +91,9 @@ struct mdl_arch {
 					    * input: one tensor kept, not GELU's two */
 	bool squared_relu;                 /* ... squared ReLU (Nemotron's relu2): two kept,
 					    * the ReLU's output and the square's, as GELU's */
+	bool norm_weightless;              /* norms without weights or biases (OLMo's
+					    * non-parametric LayerNorm): no parameters, the same
+					    * kernels and activations */
 	bool norm_1p;                      /* LayerNorm weights stored less one (Nemotron's
 					    * LayerNorm1P): the same tensors */
 	double rotary_fraction;            /* share of each head RoPE rotates (Nemotron's and

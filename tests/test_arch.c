@@ -492,6 +492,21 @@ static void stablelm_counts_by_hand(void)
 	CU_ASSERT(a.parallel && a.norms_per_layer == 1);
 }
 
+/* OLMo (v1). OlmoConfig()'s defaults are OLMo-7B's shape ("6.9B"): the untied 50,304 x 4,096
+ * twice and 32 layers of 4 x 4,096^2 + 3 x 4,096 x 11,008, its LayerNorms holding nothing:
+ * 6,888,095,744. OLMo-1B-hf (hidden 2,048, 16 layers and heads, MLP 8,192, tied; "1.18B"):
+ * 50,304 x 2,048 + 16 x (4 x 2,048^2 + 3 x 2,048 x 8,192) = 1,176,764,416. */
+static void olmo_norms_hold_nothing(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"olmo\"}", 6888095744ull, &a);
+	CU_ASSERT(a.norm_weightless && a.norms_per_layer == 2);
+	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"olmo\", \"hidden_size\": 2048, "
+				 "\"num_hidden_layers\": 16, \"num_attention_heads\": 16, "
+				 "\"intermediate_size\": 8192, \"tie_word_embeddings\": true}"),
+			1176764416ull);
+}
+
 /* Cohere's Command R. CohereConfig()'s defaults are Command R's shape ("35B" in its card): by
  * hand the tied embedding 256,000 x 8,192 = 2,097,152,000; a layer of q, k, v and o 8,192^2
  * each (64 key-value heads), gate, up and down 8,192 x 22,528 each and one weight-only
@@ -952,6 +967,7 @@ int suite_arch(void)
 		{"smollm3 counts by hand", smollm3_counts_by_hand},
 		{"internlm2 counts by hand", internlm2_counts_by_hand},
 		{"stablelm counts by hand", stablelm_counts_by_hand},
+		{"olmo norms hold nothing", olmo_norms_hold_nothing},
 		{"moe families count by hand", moe_families_count_by_hand},
 		{"glm counts as chatglm", glm_counts_as_chatglm},
 		{"glm4_moe biases q, k and v, not o", glm4_moe_biases_qkv_not_o},

@@ -165,6 +165,15 @@ static const struct family families[] = {
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .windowed = true,
 	 .k_experts = "num_local_experts"},
+	/* GraniteMoeConfig (transformers configuration_granitemoe.py; IBM's Granite 3.0/3.1
+	 * 1B-A400M and 3B-A800M): Granite's attention (its multipliers change no shape) with
+	 * num_local_experts experts of intermediate_size in place of the MLP (input_linear holds
+	 * gate and up, output_linear down), num_experts_per_tok chosen a token by a router without
+	 * bias; RMSNorms; defaults as GraniteMoeConfig's (Llama-7B's dense shape, 8 experts, 2) */
+	{"granitemoe", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 8,
+	 2, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0,
+	 0.0, 0.0, .k_experts = "num_local_experts", .k_attn_bias = "attention_bias"},
 	/* PhimoeConfig (transformers configuration_phimoe.py and modeling_phimoe.py; Phi-3.5-MoE),
 	 * whose defaults are Phi-3.5-MoE's shape: Mixtral's layer (16 experts of gated SiLU MLPs,
 	 * two chosen a token, grouped-query attention) with LayerNorms of weight and bias, q/k/v/o

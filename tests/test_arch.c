@@ -550,6 +550,18 @@ static void moe_families_count_by_hand(void)
 	mdl_arch_counts(&a, &c);
 	CU_ASSERT_EQUAL(c.active_params, 1282017280ull);
 	CU_ASSERT(a.qk_norm && a.qk_norm_full && !a.norm_bias && a.experts_per_tok == 8);
+	/* Granite 3.0 1B-A400M (hidden 1,024, 24 layers, 16 heads, 8 key-value heads, 32 experts
+	 * of 512, eight a token, vocabulary 49,155, tied): 49,155 x 1,024 + 24 x (2 x 1,024^2 +
+	 * 2 x 1,024 x 512 + 32 x 3 x 1,024 x 512 + 1,024 x 32 + 2 x 1,024) + 1,024 =
+	 * 1,334,628,352; active, 8 of the 32 experts: 428,658,688 */
+	counts("{\"model_type\": \"granitemoe\", \"vocab_size\": 49155, \"hidden_size\": 1024, "
+	       "\"intermediate_size\": 512, \"num_hidden_layers\": 24, "
+	       "\"num_attention_heads\": 16, \"num_key_value_heads\": 8, "
+	       "\"num_local_experts\": 32, \"num_experts_per_tok\": 8, "
+	       "\"tie_word_embeddings\": true}",
+	       1334628352ull, &a);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.active_params, 428658688ull);
 }
 
 /* GLM-4 in transformers' own classes. GlmConfig()'s defaults are GLM-4-9B's shape, and its

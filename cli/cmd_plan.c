@@ -63,7 +63,7 @@ static int run(int argc, char **argv, bool compare)
 	struct sim_econ econ;
 	struct sim_plan *p = NULL;
 	struct sim_plan_req req;
-	char err[512], path[4096], name[96];
+	char err[1024], path[4096], name[96]; /* room for the model types an error lists */
 	int rc;
 
 	rc = tp_opts_parse(cmdbit, argc, argv, 2, &o, err, sizeof err);

@@ -32,7 +32,7 @@ int cmd_simulate(int argc, char **argv)
 	struct sim_econ econ;
 	struct sim_option res;
 	struct eng *e = eng_new();
-	char err[512], path[4096], name[96];
+	char err[1024], path[4096], name[96]; /* room for the model types an error lists */
 	int rc;
 
 	if (!w || !e) {

@@ -260,7 +260,7 @@ int cmd_sweep(int argc, char **argv)
 	const char *gridpath = NULL, *format = "csv", *outpath = "-", *unfit = "time";
 	long shard = 1, nshards = 1, threads = sysconf(_SC_NPROCESSORS_ONLN);
 	struct tp_grid g;
-	char err[512];
+	char err[1024]; /* room for the model types an error lists */
 	int rc = EXIT_OK;
 
 	for (int i = 2; i < argc; i++) {

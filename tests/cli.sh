@@ -95,6 +95,8 @@ expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096
 expect 3 "not a regular file" plan --model "$tmp/" --seq 4096
 expect 3 "not valid JSON" plan --model "$tmp/truncated.json" --seq 4096
 expect 3 "not supported" plan --model "$tmp/t5.json" --seq 4096
+# the whole list of what is supported, to its last entry
+expect 3 "mllama, qwen2_vl and qwen2_5_vl)" simulate --model "$tmp/t5.json" --seq 4096
 expect 3 "must be a number" plan --model "$tmp/wrongtype.json" --seq 4096
 expect 3 "hidden_size" plan --model "$tmp/negative.json" --seq 4096
 expect 3 "vocab_size" plan --model "$tmp/overflow.json" --seq 4096

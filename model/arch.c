@@ -866,6 +866,34 @@ static int opt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 	return 0;
 }
 
+/* A plain MLP's activation under key, as ACT2FN names it (fallback when the key is absent): a
+ * GELU, whose backward keeps its input and output; relu, which keeps one (relu_mlp); or, where
+ * squared_ok, relu2, squared ReLU, which keeps two (squared_relu). Anything else is refused
+ * naming the key. */
+static int plain_mlp_act(const cJSON *cfg, const char *key, const char *fallback,
+			 bool squared_ok, struct mdl_arch *a, const char *origin, char *err,
+			 size_t errlen)
+{
+	static const char *const gelus[] = {"gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast",
+					    "gelu_python"};
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	const char *name = cJSON_IsString(act) ? act->valuestring : fallback;
+	bool squared = squared_ok && strcmp(name, "relu2") == 0;
+	bool known = squared || strcmp(name, "relu") == 0;
+	for (size_t i = 0; i < sizeof gelus / sizeof gelus[0]; i++)
+		known |= strcmp(name, gelus[i]) == 0;
+	if ((act && !cJSON_IsNull(act) && !cJSON_IsString(act)) || !known) {
+		snprintf(err, errlen,
+			 "config '%s': field '%s' must be %sa GELU (gelu, gelu_new, "
+			 "gelu_pytorch_tanh, gelu_fast, gelu_python) or relu",
+			 origin, key, squared_ok ? "relu2 (squared ReLU), " : "");
+		return -1;
+	}
+	a->squared_relu = squared;
+	a->relu_mlp = strcmp(name, "relu") == 0;
+	return 0;
+}
+
 /* Nemotron (NemotronConfig, NemotronMLP and NemotronAttention, transformers modeling_nemotron.py):
  * hidden_act, the plain MLP's activation as ACT2FN names it, relu2 by default: squared ReLU,
  * whose backward keeps the ReLU's output and the square's, two tensors of the MLP's width as
@@ -875,48 +903,10 @@ static int opt(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 static int nemotron(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		    size_t errlen)
 {
-	static const char *const gelus[] = {"gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast"};
-	const cJSON *act = cJSON_GetObjectItemCaseSensitive(cfg, "hidden_act");
-	const char *name = cJSON_IsString(act) ? act->valuestring : "relu2";
-	bool gelu = false;
-	for (size_t i = 0; i < sizeof gelus / sizeof gelus[0]; i++)
-		gelu |= strcmp(name, gelus[i]) == 0;
-	if ((act && !cJSON_IsNull(act) && !cJSON_IsString(act)) ||
-	    (strcmp(name, "relu2") && strcmp(name, "relu") && !gelu)) {
-		snprintf(err, errlen,
-			 "config '%s': field 'hidden_act' must be relu2 (Nemotron's squared ReLU), "
-			 "relu or a GELU (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast)",
-			 origin);
+	if (plain_mlp_act(cfg, "hidden_act", "relu2", true, a, origin, err, errlen))
 		return -1;
-	}
-	a->squared_relu = strcmp(name, "relu2") == 0;
-	a->relu_mlp = strcmp(name, "relu") == 0;
 	a->norm_1p = true;
 	return rotary_share(cfg, 0.5, a, origin, err, errlen);
-}
-
-/* A plain MLP's activation under key, as ACT2FN names it: a GELU (fallback, when the key is
- * absent), whose backward keeps its input and output, or relu, which keeps one (relu_mlp);
- * anything else is refused naming the key. */
-static int plain_mlp_act(const cJSON *cfg, const char *key, const char *fallback,
-			 struct mdl_arch *a, const char *origin, char *err, size_t errlen)
-{
-	static const char *const ok[] = {"gelu",      "gelu_new",	  "gelu_pytorch_tanh",
-					 "gelu_fast", "gelu_python", "relu"};
-	const cJSON *act = cJSON_GetObjectItemCaseSensitive(cfg, key);
-	const char *name = cJSON_IsString(act) ? act->valuestring : fallback;
-	bool known = false;
-	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-		known |= strcmp(name, ok[i]) == 0;
-	if ((act && !cJSON_IsNull(act) && !cJSON_IsString(act)) || !known) {
-		snprintf(err, errlen,
-			 "config '%s': field '%s' must be a GELU (gelu, gelu_new, "
-			 "gelu_pytorch_tanh, gelu_fast, gelu_python) or relu",
-			 origin, key);
-		return -1;
-	}
-	a->relu_mlp = strcmp(name, "relu") == 0;
-	return 0;
 }
 
 /* StarCoder2 (Starcoder2Attention, Starcoder2MLP): use_bias (true) biases q/k/v/o, c_fc and
@@ -928,7 +918,8 @@ static int starcoder2(const cJSON *cfg, struct mdl_arch *a, const char *origin, 
 	if (get_bool(cfg, "use_bias", &bias, origin, err, errlen))
 		return -1;
 	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
-	return plain_mlp_act(cfg, "hidden_act", "gelu_pytorch_tanh", a, origin, err, errlen);
+	return plain_mlp_act(cfg, "hidden_act", "gelu_pytorch_tanh", false, a, origin, err,
+			     errlen);
 }
 
 /* Cohere (CohereAttention): use_qk_norm (false) adds q_norm and k_norm, CohereLayerNorms of
@@ -981,8 +972,8 @@ static int gpt_bigcode(const cJSON *cfg, struct mdl_arch *a, const char *origin,
 	if (get_bool(cfg, "multi_query", &mq, origin, err, errlen))
 		return -1;
 	a->kv_heads = mq ? 1 : a->heads;
-	return plain_mlp_act(cfg, "activation_function", "gelu_pytorch_tanh", a, origin, err,
-			     errlen);
+	return plain_mlp_act(cfg, "activation_function", "gelu_pytorch_tanh", false, a, origin,
+			     err, errlen);
 }
 
 /* GLM-4.5 and 4.6 (Glm4MoeConfig, Glm4MoeAttention and Glm4MoeMoE, transformers

@@ -323,8 +323,11 @@ static int params_swap(struct walk *w, const cJSON *z, bool nvme)
  * 16-bit names, the parameters' dtype. 0, or -1 bad. */
 static int data_types(struct walk *w, const cJSON *dt)
 {
-	static const char *const fp32[] = {"fp32", "float32", "float"};
-	static const char *const half[] = {"fp16", "float16", "half", "bf16", "bfloat16", "bfloat"};
+	static const struct {
+		const char *name, *grad_dtype;
+	} dtypes[] = {{"fp32", "fp32"},	  {"float32", "fp32"}, {"float", "fp32"},
+		      {"fp16", "param"},  {"float16", "param"}, {"half", "param"},
+		      {"bf16", "param"},  {"bfloat16", "param"}, {"bfloat", "param"}};
 	const char *k = "data_types.grad_accum_dtype";
 	if (!dt)
 		return 0;
@@ -339,14 +342,9 @@ static int data_types(struct walk *w, const cJSON *dt)
 	it = cJSON_GetObjectItemCaseSensitive(dt, "grad_accum_dtype");
 	if (!it || cJSON_IsNull(it))
 		return 0;
-	for (size_t i = 0; cJSON_IsString(it) && i < sizeof fp32 / sizeof fp32[0]; i++)
-		if (strcmp(it->valuestring, fp32[i]) == 0) {
-			set(w->ds, "grad-dtype", k, "fp32");
-			return 0;
-		}
-	for (size_t i = 0; cJSON_IsString(it) && i < sizeof half / sizeof half[0]; i++)
-		if (strcmp(it->valuestring, half[i]) == 0) {
-			set(w->ds, "grad-dtype", k, "param");
+	for (size_t i = 0; cJSON_IsString(it) && i < sizeof dtypes / sizeof dtypes[0]; i++)
+		if (strcmp(it->valuestring, dtypes[i].name) == 0) {
+			set(w->ds, "grad-dtype", k, dtypes[i].grad_dtype);
 			return 0;
 		}
 	return bad(w, k, "must be fp32, fp16 or bf16 (or DeepSpeed's other names for them)");

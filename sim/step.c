@@ -764,6 +764,83 @@ static void te_ub_margin(const struct mdl_arch *a, const struct mdl_job *j,
 		f->layer_recompute_exec += fwd;
 }
 
+/*
+ * --tp-comm-overlap pairs each sequence-parallel collective with one GEMM, not with the layer:
+ * Transformer Engine's userbuffers (pytorch/module/base.py, initialize_ub's default methods)
+ * all-gather the norm's output inside the QKV and FC1 GEMMs and reduce-scatter the output inside
+ * the proj and FC2 GEMMs in forward; in backward they all-gather the output gradient inside the
+ * proj and FC2 input-gradient GEMMs, and for QKV and FC1 all-gather the input (for the weight
+ * gradient) inside the input-gradient GEMM and reduce-scatter the input gradient inside the
+ * weight-gradient GEMM. The attention core and the memory-bound kernels between the GEMMs hide
+ * nothing. How much of a collective shows depends on the method (default_cfg) [A: TE source]:
+ *   ring_exchange  the all-gathers: the GEMM split into tp chunks, each computed while the next
+ *                  chunk arrives from the neighbour (tp - 1 steps), on every SM;
+ *   pipeline       the forward reduce-scatters: the GEMM split into num_splits 4, each chunk's
+ *                  reduce-scatter beside the next chunk's GEMM, the last one's after them all,
+ *                  on sm_count - TE_UB_NUM_SM SMs (set_sm_margin);
+ *   bulk           the backward of QKV and FC1: the whole collective beside the whole GEMM, on
+ *                  sm_count - TE_UB_NUM_SM SMs.
+ * A split GEMM runs as that many matrix kernels, each with its fill (step_matmul_fixed). Under
+ * an FP8 recipe the all-gathers move FP8 ("AllGather buffers use fp8": fp8_buf), the
+ * reduce-scatters the compute dtype: FP8's faster GEMMs hide less of the reduce-scatters.
+ */
+#define TE_UB_PIPELINE_SPLITS 4.0 /* default_cfg num_splits for "pipeline" [A: TE source] */
+
+enum { UB_QKV, UB_PROJ, UB_FC1, UB_FC2 };
+enum ub_method { UB_RING_AG, UB_PIPELINE_RS, UB_BULK };
+
+/* Seconds a GEMM of `flops` per GPU (at `rate` on every SM) and its paired collective of `bytes`
+ * over tp ranks take beyond the GEMM alone, as `method` runs them. */
+static double ub_gap(enum ub_method method, double bytes, double flops, double rate, uint32_t tp,
+		     double bw, double sms, double fixed)
+{
+	double wire, lat, n = tp, k = TE_UB_PIPELINE_SPLITS;
+	coll_cost(false, bytes, tp, bw, ALPHA_INTRA, &wire, &lat);
+	double m = wire / bw + lat;
+	if (method == UB_RING_AG) /* tp - 1 steps: a chunk's GEMM beside the next chunk's send */
+		return (n - 1) * (fmax(0, m / (n - 1) - flops / rate / n) + fixed);
+	double g = flops / (rate * (sms - TE_UB_NUM_SM) / sms);
+	if (method == UB_PIPELINE_RS) /* first chunk's GEMM, k - 1 overlapped, last chunk's RS */
+		return g / k + (k - 1) * fmax(g, m) / k + m / k - g + (k - 1) * fixed;
+	return fmax(0, m - g);
+}
+
+void step_ub_exposed(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
+		     double gemm_eff, uint32_t tp, uint32_t cp, bool overlap, double *fwd,
+		     double *bwd)
+{
+	*fwd = *bwd = 0;
+	double sms = hw->gpu.sm_count;
+	if (!overlap || tp <= 1 || !(sms > TE_UB_NUM_SM))
+		return;
+	double tokens = (double)j->seq * (double)j->micro_batch / cp, gemm[4] = {0};
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || t->copies != 1 || !t->target)
+			continue;
+		int g = t->target & (MDL_T_Q | MDL_T_K | MDL_T_V) ? UB_QKV
+			: t->target & MDL_T_O			  ? UB_PROJ
+			: t->target & MDL_T_DOWN		  ? UB_FC2
+								  : UB_FC1;
+		double w = (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
+		gemm[g] += 2.0 * tokens * w / tp;
+	}
+	/* the rate te_ub_margin's FLOP-equivalents run at: the job's GEMMs, FP8's where it is */
+	double rate = gemm_eff * hw->gpu.bf16_flops / fp8_linear_keep(j, hw);
+	double bw = intra_bandwidth(hw), fixed = step_matmul_fixed(hw);
+	double rs = (double)mdl_job_act_bytes(j) * tokens * (double)a->hidden;
+	double ag = j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0 ? rs / mdl_job_act_bytes(j)
+								     : rs;
+	double wgrad = j->method == MDL_FULL ? 1 : 0;
+#define GAP(method, bytes, flops) ub_gap(method, bytes, flops, rate, tp, bw, sms, fixed)
+	*fwd = GAP(UB_RING_AG, ag, gemm[UB_QKV]) + GAP(UB_PIPELINE_RS, rs, gemm[UB_PROJ]) +
+	       GAP(UB_RING_AG, ag, gemm[UB_FC1]) + GAP(UB_PIPELINE_RS, rs, gemm[UB_FC2]);
+	*bwd = GAP(UB_RING_AG, ag, gemm[UB_PROJ]) + GAP(UB_RING_AG, ag, gemm[UB_FC2]) +
+	       GAP(UB_BULK, ag, gemm[UB_QKV]) + GAP(UB_BULK, rs, wgrad * gemm[UB_QKV]) +
+	       GAP(UB_BULK, ag, gemm[UB_FC1]) + GAP(UB_BULK, rs, wgrad * gemm[UB_FC1]);
+#undef GAP
+}
+
 void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
 		      double gemm_eff, uint32_t tp, bool tp_overlap, struct mdl_flops *f)
 {
@@ -1021,6 +1098,10 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	t->ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
 	layer_issue(a, j, hw, mdl_layout_ep(l), &t->issue_fwd, &t->issue_bwd, &t->fixed_fwd,
 		    &t->fixed_bwd);
+	double ub_fwd, ub_bwd; /* what the TP collectives overlapped per GEMM leave exposed */
+	step_ub_exposed(a, j, hw, gemm_eff, l->tp, mdl_layout_cp(l), tp_overlap, &ub_fwd, &ub_bwd);
+	t->fixed_fwd += ub_fwd;
+	t->fixed_bwd += ub_bwd + (j->recompute == MDL_RC_FULL ? ub_fwd : 0);
 }
 
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
@@ -2235,6 +2316,13 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 		       (double)x->job.micro_batch * (double)a->hidden;
 	bd->cp = mdl_layout_cp(l);
+	/* the TP collectives --tp-comm-overlap leaves exposed (step_ub_exposed) count as the matrix
+	 * kernels' fixed seconds do: serial on the compute stream, the recompute's forward again */
+	double ub_fwd, ub_bwd;
+	step_ub_exposed(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw, x->job.precision),
+			bd->tp, bd->cp, x->c->tp_comm_overlap, &ub_fwd, &ub_bwd);
+	bd->fixed_fwd += ub_fwd;
+	bd->fixed_bwd += ub_bwd + (x->job.recompute == MDL_RC_FULL ? ub_fwd : 0);
 	fp8_layer_casts(a, &x->job, (double)x->job.seq * (double)x->job.micro_batch / bd->cp,
 			bd->tp, &bd->fp8_fwd, &bd->fp8_bwd);
 	if (bd->cp > 1) {
@@ -2290,6 +2378,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 					     .dequant_bwd = dq.bwd / bd->tp};
 		layer_issue(a, &j, x->hw, mdl_layout_ep(l), &issue_fwd, &bd->none.issue_bwd,
 			    &fixed_fwd, &bd->none.fixed_bwd);
+		bd->none.fixed_bwd += ub_bwd;
 	}
 
 	if (machine(bd))

@@ -202,6 +202,15 @@ const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
 void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
 		      double gemm_eff, uint32_t tp, bool tp_overlap, struct mdl_flops *f);
 
+/* The seconds --tp-comm-overlap (overlap) adds to one decoder layer's forward and backward, per
+ * GPU of a tp x cp group at GEMM efficiency gemm_eff, beyond the SM margin step_layer_flops
+ * counts: each Transformer Engine collective pipelined with its one GEMM shows where it outlasts
+ * it, and split GEMMs pay each chunk's kernel fill (step.c). 0 and 0 without the overlap, TP or
+ * a known SM count. Dense linears only; their weight gradients only where they train. */
+void step_ub_exposed(const struct mdl_arch *a, const struct mdl_job *j, const struct mdl_hw *hw,
+		     double gemm_eff, uint32_t tp, uint32_t cp, bool overlap, double *fwd,
+		     double *bwd);
+
 /* Weight buffers a streaming policy prefetches into by default: double buffering, one layer
  * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]. */
 #define STEP_PREFETCH 2
@@ -214,8 +223,9 @@ double step_reduce_bucket(const struct sim_config *c);
  * backward and recompute), without the embedding, the head and anything a policy moves: the
  * GEMMs at gemm_eff of the dense peak and the memory-bound traffic at HBM speed (or the host's
  * kernel launches, if longer), the synchronous TP all-reduces (with tp_overlap,
- * --tp-comm-overlap: a block takes the longer of its compute and its TP collectives, so the
- * stage at least the longer of their sums) and the experts' all-to-alls within a node. extra:
+ * --tp-comm-overlap: a block takes the longer of its compute, with what step_ub_exposed leaves
+ * showing, and its TP collectives, so the stage at least the longer of their sums) and the
+ * experts' all-to-alls within a node. extra:
  * more GPU seconds in the same compute blocks (the head); rc_share: the share of the layers
  * that run j's recompute mode, the rest none (--recompute-layers; 1: all). The builder's tasks
  * take at least this long, so it is a floor a search can prune with. */

@@ -668,10 +668,15 @@ static void tp_comm_overlap_takes_sms(void)
 	CU_ASSERT_EQUAL_FATAL(f.hw.gpu.sm_count, 132);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double with = work_of(&f, "gpu0 compute"), step = f.o.step_seconds;
+	/* and what the collectives leave showing beside their GEMMs (step_ub_exposed, solved by
+	 * hand in ub_overlap_exposes_what_its_gemm_does_not_hide), as compute seconds */
+	double eff = step_gemm_efficiency(NULL, &f.hw, MDL_BF16_MIXED), ub_f, ub_b;
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 2, 1, true, &ub_f, &ub_b);
+	double ub = (ub_f + ub_b) * eff * f.hw.gpu.bf16_flops;
 	f.hw.gpu.sm_count = 0;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double t = 2048, per = (2 * t * 20971520.0 + 4 * t * 39845888.0) * 16.0 / 116.0 / 2;
-	ASSERT_NEAR_REL(with - work_of(&f, "gpu0 compute"), 2 * 16 * per, 1e-9);
+	ASSERT_NEAR_REL(with - work_of(&f, "gpu0 compute"), 2 * 16 * (per + ub), 1e-9);
 	CU_ASSERT(step > f.o.step_seconds);
 	/* without the overlap the collectives hold no SMs this way (they run on the compute
 	 * stream, between the GEMMs) */
@@ -682,6 +687,55 @@ static void tp_comm_overlap_takes_sms(void)
 	f.hw.gpu.sm_count = 0;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(plain, work_of(&f, "gpu0 compute"), 1e-12);
+	eng_free(f.eng);
+}
+
+/*
+ * --tp-comm-overlap pairs each collective with one GEMM (step.c, step_ub_exposed). Llama-3.2-1B
+ * (hidden 2,048, 8 key-value heads of 64, MLP 8,192) over TP 2 on an H100, 2,048 tokens, bf16:
+ * GEMMs at 0.81 x 0.803 x 989.4 = 643.5 TFLOPS, per GPU QKV 2 T x 2,048 x 3,072 / 2 = 12.88
+ * GFLOP (20.02 us), proj 8.59 (13.35 us), FC1 68.72 (106.78 us), FC2 34.36 (53.39 us); each
+ * collective moves half of 2 T x 2,048 B = 4,194,304 B over NVLink at 0.82 x 450 GB/s = 369 GB/s
+ * plus one 1 us step: m = 12.37 us. A chunk's kernel fill is 6.5 us.
+ *   forward: QKV's all-gather, ring exchange in 2 chunks: 12.37 - 20.02 / 2 = 2.36 us short,
+ *            + 6.5 = 8.86 us; FC1's hides it: 6.5 us; proj's and FC2's reduce-scatters, 4
+ *            pipelined chunks on 116 of 132 SMs, each GEMM longer than m: the last chunk's
+ *            m / 4 = 3.09 us + 3 x 6.5 = 22.59 us each; 60.54 us in all;
+ *   backward: proj's output-gradient all-gather 12.37 - 13.35 / 2 = 5.69 us + 6.5 = 12.19 us,
+ *             FC2's 6.5 us; QKV's and FC1's bulk collectives hide behind GEMMs of 22.8 us and
+ *             more (on 116 SMs): 18.69 us in all.
+ * LoRA trains no base weights: no weight-gradient GEMM hides QKV's and FC1's reduce-scatters,
+ * 2 x 12.37 us more. Nothing without the overlap, over one rank, or with no SM count. Under FP8
+ * the GEMMs run 1.9 times as fast while the reduce-scatters move as much: proj's outlasts its
+ * GEMM (8.05 us on 116 SMs) and forward shows more (the all-gathers, in FP8, move half).
+ */
+static void ub_overlap_exposes_what_its_gemm_does_not_hide(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.2-1b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	double eff = step_gemm_efficiency(NULL, &f.hw, MDL_BF16_MIXED), fwd, bwd;
+	ASSERT_NEAR_REL(eff * f.hw.gpu.bf16_flops, 643.5e12, 1e-4);
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 2, 1, true, &fwd, &bwd);
+	ASSERT_NEAR_REL(fwd, 60.54e-6, 1e-3);
+	ASSERT_NEAR_REL(bwd, 18.69e-6, 1e-3);
+	f.w.job.method = MDL_LORA;
+	double lora_bwd;
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 2, 1, true, &fwd, &lora_bwd);
+	ASSERT_NEAR_REL(lora_bwd - bwd, 2 * 12.37e-6, 1e-3);
+	f.w.job.method = MDL_FULL;
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 2, 1, false, &fwd, &bwd);
+	CU_ASSERT(fwd == 0 && bwd == 0);
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 1, 1, true, &fwd, &bwd);
+	CU_ASSERT(fwd == 0 && bwd == 0);
+	double bf16_fwd;
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 2, 1, true, &bf16_fwd, &bwd);
+	f.w.job.precision = MDL_FP8;
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 2, 1, true, &fwd, &bwd);
+	CU_ASSERT(fwd > bf16_fwd);
+	f.hw.gpu.sm_count = 0;
+	step_ub_exposed(&f.w.arch, &f.w.job, &f.hw, eff, 2, 1, true, &fwd, &bwd);
+	CU_ASSERT(fwd == 0 && bwd == 0);
 	eng_free(f.eng);
 }
 
@@ -2241,6 +2295,8 @@ int suite_sim(void)
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"tp comm overlap takes SMs", tp_comm_overlap_takes_sms},
+		{"ub overlap exposes what its gemm does not hide",
+		 ub_overlap_exposes_what_its_gemm_does_not_hide},
 		{"random folded and stopped steps equal whole ones",
 		 random_folded_and_stopped_steps_equal_whole_ones},
 		{"repeated periods equal whole steps", repeated_periods_equal_whole_steps},

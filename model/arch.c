@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm;
+	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, ernie4_5;
 
 struct family {
 	const char *model_type;
@@ -152,6 +152,33 @@ static const struct family families[] = {
 	 "max_position_embeddings", 128256, 2048, 11008, 36, 16, 4, 0, 32768, 0, 0, true, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .k_attn_bias = "attention_bias", .mlp_bias_key = true},
+	/* SeedOssConfig (transformers configuration_seed_oss.py and modular_seed_oss.py;
+	 * ByteDance's Seed-OSS-36B): Llama's layer with q, k and v biased by attention_bias (true)
+	 * and o_proj by attention_out_bias (false), gate, up and down by mlp_bias; dropout on the
+	 * attention probabilities and on the attention's and the MLP's outputs (residual_dropout),
+	 * 0.1 each by default; an untied head (seed_oss below reads the biases) */
+	{"seed_oss", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 155136, 4096, 27648, 64, 80, 8, 128,
+	 524288, 0, 0, false, true, false, false, false, true, false, 2, "attention_dropout",
+	 "residual_dropout", NULL, 0.1, 0.1, 0.0, .mlp_bias_key = true, .own = seed_oss},
+	/* Ernie4_5Config (transformers configuration_ernie4_5.py and modular_ernie4_5.py; Baidu's
+	 * ERNIE-4.5-0.3B, whose shape the defaults are): Llama's layer, use_bias on every
+	 * projection of attention and the MLP (ernie4_5 below), no attention dropout, the head
+	 * tied; its interleaved rotary changes no shape */
+	{"ernie4_5", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 103424, 1024, 3072, 18, 16, 2, 128, 131072,
+	 0, 0, true, false, false, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0,
+	 .own = ernie4_5},
+	/* Exaone4Config (transformers configuration_exaone4.py and modular_exaone4.py; LG's
+	 * EXAONE 4.0 1.2B and 32B): Olmo2's layer (RMSNorms after attention and after the MLP)
+	 * with Qwen3's RMSNorm over each query and key head, no biases, an untied head by default;
+	 * sliding_window (4,096) on three layers of four (sliding_window_pattern 4, or a string of
+	 * L and G such as "LLLG"; layer_types where given), the full layers without rotary
+	 * (NoPE: their rotary kernels are counted as the others') */
+	{"exaone4", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 102400, 4096, 16384, 32, 32, 32, 0, 2048, 0, 0, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .qk_norm = true, .window = 4096, .full_every = 4, .windowed = true},
 	{"olmo2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -311,6 +338,16 @@ static const struct family families[] = {
 	 "max_position_embeddings", 256000, 8192, 22528, 40, 64, 0, 0, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 1, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .parallel = true, .k_attn_bias = "attention_bias", .own = cohere},
+	/* Cohere2Config (transformers configuration_cohere2.py and modular_cohere2.py; Command R7B
+	 * and Command A): Cohere's parallel layer on one CohereLayerNorm without qk norms, q/k/v/o
+	 * biased with attention_bias, the head tied; sliding_window (4,096) on three layers of four
+	 * (the sliding_window_pattern 4 its configs keep, or layer_types), the full layers without
+	 * rotary (their kernels are counted as the others') */
+	{"cohere2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 256000, 8192, 22528, 40, 64, 0, 0, 8192, 0, 0, true, false,
+	 false, false, false, true, false, 1, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .parallel = true, .k_attn_bias = "attention_bias", .window = 4096, .full_every = 4,
+	 .windowed = true},
 	/* Starcoder2Config (transformers configuration_starcoder2.py and modeling_starcoder2.py;
 	 * BigCode's StarCoder2 3B, 7B and 15B), whose defaults are StarCoder2-3B's shape:
 	 * grouped-query attention with rotary positions; q/k/v/o and the plain MLP (c_fc,
@@ -935,6 +972,26 @@ static int cohere(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 	return 0;
 }
 
+/* Seed-OSS (SeedOssAttention): attention_bias biases q, k and v, attention_out_bias o_proj. */
+static int seed_oss(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		    size_t errlen)
+{
+	if (get_bool(cfg, "attention_bias", &a->qkv_bias, origin, err, errlen))
+		return -1;
+	return get_bool(cfg, "attention_out_bias", &a->o_bias, origin, err, errlen);
+}
+
+/* ERNIE 4.5 (Ernie4_5Attention, Ernie4_5MLP): use_bias biases q, k, v, o, gate, up and down. */
+static int ernie4_5(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		    size_t errlen)
+{
+	bool bias = false;
+	if (get_bool(cfg, "use_bias", &bias, origin, err, errlen))
+		return -1;
+	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
+	return 0;
+}
+
 /* StableLM (StableLmAttention, StableLmDecoderLayer): use_qkv_bias (false) biases q, k and v,
  * never o; qk_layernorm (false) adds a weight-only LayerNorm per head over the queries and keys
  * (StableLmLayerNormPerHead: a weight for every element of the projections, as Olmo2's count);
@@ -1300,11 +1357,28 @@ static int windows(const cJSON *cfg, const struct family *f, struct mdl_arch *a,
 	else if (get_uint(cfg, "sliding_window", 1, MAX_POS, &a->sliding_window, origin, err,
 			  errlen))
 		return -1;
-	if (get_uint(cfg, "sliding_window_pattern", 1, MAX_LAYERS, &every, origin, err, errlen))
+	/* a string of L (local) and G (global), repeated from layer 0, the last layer global
+	 * (Exaone4Config: "LLLG" is a pattern of 4) */
+	const cJSON *pat = cJSON_GetObjectItemCaseSensitive(cfg, "sliding_window_pattern");
+	size_t np = cJSON_IsString(pat) ? strlen(pat->valuestring) : 0;
+	if (np && strspn(pat->valuestring, "LG") != np) {
+		snprintf(err, errlen,
+			 "config '%s': field 'sliding_window_pattern' must be a number or a string "
+			 "of L and G, not '%.20s'",
+			 origin, pat->valuestring);
+		return -1;
+	}
+	if (!np && get_uint(cfg, "sliding_window_pattern", 1, MAX_LAYERS, &every, origin, err,
+			    errlen))
 		return -1;
 	a->sliding_layers = 0;
 	if (!a->sliding_window)
 		return 0;
+	if (np && !cJSON_IsArray(types)) {
+		for (uint64_t i = 0; i + 1 < a->layers; i++)
+			a->sliding_layers += pat->valuestring[i % np] == 'L';
+		return 0;
+	}
 	if (cJSON_IsArray(types)) {
 		const cJSON *it;
 		cJSON_ArrayForEach(it, types)

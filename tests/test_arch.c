@@ -527,6 +527,78 @@ static void cohere_counts_by_hand(void)
 			103810674688ull);
 }
 
+/* Seed-OSS-36B (its config: SeedOssConfig's defaults but hidden 5,120; "36B" in its card): the
+ * untied embedding and head 155,136 x 5,120 each; a layer of q 5,120 x 10,240 (80 heads of 128)
+ * with its bias, k and v 5,120 x 1,024 with theirs, o 10,240 x 5,120 without (attention_bias
+ * and attention_out_bias as SeedOssConfig sets them), gate, up and down 5,120 x 27,648 each and
+ * two RMSNorms: 540,039,168, x 64, and the final norm: 36,151,104,512. Its 0.1 dropouts come
+ * with the config's defaults. */
+static void seed_oss_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"seed_oss\", \"hidden_size\": 5120}", 36151104512ull, &a);
+	CU_ASSERT(a.qkv_bias && !a.o_bias && !a.mlp_bias && !a.tied && a.gated_mlp);
+	CU_ASSERT(a.attn_dropout == 0.1 && a.resid_dropout == 0.1);
+	counts("{\"model_type\": \"seed_oss\", \"hidden_size\": 5120, "
+	       "\"attention_out_bias\": true}",
+	       36151104512ull + 64 * 5120, &a);
+}
+
+/* ERNIE-4.5-0.3B (Ernie4_5Config()'s defaults; "0.36B"): the tied embedding 103,424 x 1,024; a
+ * layer of q and o 1,024 x 2,048 each (16 heads of 128), k and v 1,024 x 256 each, gate, up and
+ * down 1,024 x 3,072 each and two RMSNorms: 14,157,824, x 18, and the final norm: 360,748,032.
+ * use_bias biases every projection: 18 x (2,048 + 2 x 256 + 1,024 + 2 x 3,072 + 1,024) more. */
+static void ernie4_5_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"ernie4_5\"}", 360748032ull, &a);
+	CU_ASSERT(a.tied && !a.qkv_bias && !a.mlp_bias && a.attn_dropout == 0);
+	counts("{\"model_type\": \"ernie4_5\", \"use_bias\": true}",
+	       360748032ull + 18ull * (2048 + 2 * 256 + 1024 + 2 * 3072 + 1024), &a);
+	CU_ASSERT(a.qkv_bias && a.o_bias && a.mlp_bias);
+}
+
+/* EXAONE 4.0 32B (its config: vocabulary 102,400, hidden 5,120, MLP 27,392, 64 layers, 40 heads,
+ * 8 key-value heads of 128; "32.0B"): the untied 102,400 x 5,120 twice; a layer of q and o
+ * 5,120^2 each, k and v 5,120 x 1,024 each, gate, up and down 5,120 x 27,392 each, q_norm and
+ * k_norm 128 each and two RMSNorms: 483,666,176, x 64, and the final norm: 32,003,216,384. Its
+ * pattern "LLLG" windows three layers of four, the last layer global: 48 of the 64; a pattern
+ * of other letters is refused. */
+static void exaone4_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	const char *c = "{\"model_type\": \"exaone4\", \"hidden_size\": 5120, "
+			"\"intermediate_size\": 27392, \"num_hidden_layers\": 64, "
+			"\"num_attention_heads\": 40, \"num_key_value_heads\": 8, "
+			"\"head_dim\": 128, \"sliding_window_pattern\": \"LLLG\"}";
+	counts(c, 32003216384ull, &a);
+	CU_ASSERT(a.qk_norm && !a.qk_norm_full && !a.tied && a.sliding_window == 4096);
+	CU_ASSERT_EQUAL(a.sliding_layers, 48);
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"exaone4\", "
+					     "\"num_hidden_layers\": 64}",
+					     "t", &a, err, sizeof err),
+			      0);
+	CU_ASSERT_EQUAL(a.sliding_layers, 48); /* sliding_window_pattern 4 */
+	refused("{\"model_type\": \"exaone4\", \"sliding_window_pattern\": \"LLXG\"}",
+		"'sliding_window_pattern'");
+}
+
+/* Command R7B (Cohere2; its config: hidden 4,096, MLP 14,336, 32 layers, 32 heads, 8 key-value
+ * heads; "8B"): the tied 256,000 x 4,096; a layer of q and o 4,096^2 each, k and v 4,096 x 1,024
+ * each, gate, up and down 4,096 x 14,336 each and one weight-only CohereLayerNorm: 218,107,904,
+ * x 32, and the final norm: 8,028,033,024; windows on 24 of the 32 layers. */
+static void cohere2_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"cohere2\", \"hidden_size\": 4096, "
+	       "\"intermediate_size\": 14336, \"num_hidden_layers\": 32, "
+	       "\"num_attention_heads\": 32, \"num_key_value_heads\": 8}",
+	       8028033024ull, &a);
+	CU_ASSERT(a.parallel && a.norms_per_layer == 1 && a.tied && !a.qk_norm);
+	CU_ASSERT_EQUAL(a.sliding_layers, 24);
+}
+
 /* Two MoE families. Phi-3.5-MoE (PhimoeConfig()'s defaults with its config's attention_bias and
  * lm_head_bias; "41.9B" parameters, "6.6B active" in its card): the untied embedding and head
  * 32,064 x 4,096 each and the head's bias 32,064; a layer of q and o 4,096^2 + 4,096 each, k
@@ -976,6 +1048,10 @@ int suite_arch(void)
 		{"nemotron counts the reports", nemotron_counts_the_reports},
 		{"bigcode counts by hand", bigcode_counts_by_hand},
 		{"cohere counts by hand", cohere_counts_by_hand},
+		{"seed_oss counts by hand", seed_oss_counts_by_hand},
+		{"ernie4_5 counts by hand", ernie4_5_counts_by_hand},
+		{"exaone4 counts by hand", exaone4_counts_by_hand},
+		{"cohere2 counts by hand", cohere2_counts_by_hand},
 		{"smollm3 counts by hand", smollm3_counts_by_hand},
 		{"internlm2 counts by hand", internlm2_counts_by_hand},
 		{"stablelm counts by hand", stablelm_counts_by_hand},

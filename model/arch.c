@@ -183,6 +183,15 @@ static const struct family families[] = {
 	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .qk_norm = true, .qk_norm_full = true},
+	/* Olmo3Config (transformers configuration_olmo3.py and modular_olmo3.py; OLMo 3 7B and
+	 * 32B): OLMo 2's layer (q and k RMSNorms over the whole projections, norms after attention
+	 * and the MLP), q/k/v/o biased with attention_bias (Olmo2Attention), an untied head;
+	 * sliding_window (4,096) on three layers of four (layer_types where given) */
+	{"olmo3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .qk_norm = true, .qk_norm_full = true, .window = 4096, .full_every = 4, .windowed = true,
+	 .k_attn_bias = "attention_bias"},
 	{"mistral", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,

@@ -584,6 +584,18 @@ static void exaone4_counts_by_hand(void)
 		"'sliding_window_pattern'");
 }
 
+/* OLMo 3 7B (its config: vocabulary 100,278, otherwise Olmo3Config's defaults; "7B"): the
+ * untied 100,278 x 4,096 twice; a layer of q, k, v and o 4,096^2 each, gate, up and down 4,096
+ * x 11,008 each, q_norm and k_norm 4,096 each (over the whole projections) and two RMSNorms:
+ * 202,391,552, x 32, and the final norm: 7,298,011,136; windows on 24 of the 32 layers. */
+static void olmo3_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"olmo3\", \"vocab_size\": 100278}", 7298011136ull, &a);
+	CU_ASSERT(a.qk_norm && a.qk_norm_full && !a.tied && !a.qkv_bias);
+	CU_ASSERT_EQUAL(a.sliding_layers, 24);
+}
+
 /* Command R7B (Cohere2; its config: hidden 4,096, MLP 14,336, 32 layers, 32 heads, 8 key-value
  * heads; "8B"): the tied 256,000 x 4,096; a layer of q and o 4,096^2 each, k and v 4,096 x 1,024
  * each, gate, up and down 4,096 x 14,336 each and one weight-only CohereLayerNorm: 218,107,904,
@@ -1052,6 +1064,7 @@ int suite_arch(void)
 		{"ernie4_5 counts by hand", ernie4_5_counts_by_hand},
 		{"exaone4 counts by hand", exaone4_counts_by_hand},
 		{"cohere2 counts by hand", cohere2_counts_by_hand},
+		{"olmo3 counts by hand", olmo3_counts_by_hand},
 		{"smollm3 counts by hand", smollm3_counts_by_hand},
 		{"internlm2 counts by hand", internlm2_counts_by_hand},
 		{"stablelm counts by hand", stablelm_counts_by_hand},

@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, ernie4_5;
+	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, ernie4_5, arcee;
 
 struct family {
 	const char *model_type;
@@ -152,6 +152,14 @@ static const struct family families[] = {
 	 "max_position_embeddings", 128256, 2048, 11008, 36, 16, 4, 0, 32768, 0, 0, true, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .k_attn_bias = "attention_bias", .mlp_bias_key = true},
+	/* ArceeConfig (transformers configuration_arcee.py and modular_arcee.py; Arcee's
+	 * AFM-4.5B): Llama's attention (q/k/v/o biased with attention_bias) and RMSNorms with
+	 * Nemotron's plain MLP (up_proj, hidden_act, down_proj; biased with mlp_bias), relu2 by
+	 * default (arcee below); an untied head; defaults as ArceeConfig's */
+	{"arcee", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 32000, 2560, 18432, 32, 32, 0, 0, 4096, 0, 0, false, false,
+	 false, false, false, false, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .k_attn_bias = "attention_bias", .mlp_bias_key = true, .own = arcee},
 	/* SeedOssConfig (transformers configuration_seed_oss.py and modular_seed_oss.py;
 	 * ByteDance's Seed-OSS-36B): Llama's layer with q, k and v biased by attention_bias (true)
 	 * and o_proj by attention_out_bias (false), gate, up and down by mlp_bias; dropout on the
@@ -979,6 +987,13 @@ static int cohere(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 		return -1;
 	a->qk_norm = a->qk_norm_full = qk;
 	return 0;
+}
+
+/* Arcee (ArceeMLP, NemotronMLP's): hidden_act, the plain MLP's activation, relu2 by default. */
+static int arcee(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		 size_t errlen)
+{
+	return plain_mlp_act(cfg, "hidden_act", "relu2", true, a, origin, err, errlen);
 }
 
 /* Seed-OSS (SeedOssAttention): attention_bias biases q, k and v, attention_out_bias o_proj. */

@@ -527,6 +527,20 @@ static void cohere_counts_by_hand(void)
 			103810674688ull);
 }
 
+/* Arcee's AFM-4.5B (its config: vocabulary 128,004, hidden 2,560, MLP 18,432, 36 layers, 20
+ * heads, 4 key-value heads of 128; "4.5B"): the untied 128,004 x 2,560 twice; a layer of q and o
+ * 2,560^2 each, k and v 2,560 x 512 each, up and down 2,560 x 18,432 each (no gate: squared
+ * ReLU) and two RMSNorms: 110,105,600, x 36, and the final norm: 4,619,184,640. */
+static void arcee_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"arcee\", \"vocab_size\": 128004, \"num_hidden_layers\": 36, "
+	       "\"num_attention_heads\": 20, \"num_key_value_heads\": 4, \"head_dim\": 128}",
+	       4619184640ull, &a);
+	CU_ASSERT(!a.gated_mlp && a.squared_relu && !a.tied);
+	refused("{\"model_type\": \"arcee\", \"hidden_act\": \"silu\"}", "'hidden_act'");
+}
+
 /* Seed-OSS-36B (its config: SeedOssConfig's defaults but hidden 5,120; "36B" in its card): the
  * untied embedding and head 155,136 x 5,120 each; a layer of q 5,120 x 10,240 (80 heads of 128)
  * with its bias, k and v 5,120 x 1,024 with theirs, o 10,240 x 5,120 without (attention_bias
@@ -1060,6 +1074,7 @@ int suite_arch(void)
 		{"nemotron counts the reports", nemotron_counts_the_reports},
 		{"bigcode counts by hand", bigcode_counts_by_hand},
 		{"cohere counts by hand", cohere_counts_by_hand},
+		{"arcee counts by hand", arcee_counts_by_hand},
 		{"seed_oss counts by hand", seed_oss_counts_by_hand},
 		{"ernie4_5 counts by hand", ernie4_5_counts_by_hand},
 		{"exaone4 counts by hand", exaone4_counts_by_hand},

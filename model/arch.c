@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, ernie4_5, arcee;
+	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, arcee;
 
 struct family {
 	const char *model_type;
@@ -89,6 +89,9 @@ struct family {
 				  * LlamaConfig, GraniteConfig, GemmaConfig, Gemma2Config,
 				  * GptOssConfig; bias: InternLM2Config); NULL: none */
 	bool mlp_bias_key;     /* mlp_bias on gate, up and down (LlamaConfig, GraniteConfig) */
+	const char *k_all_bias; /* the key that puts biases on every projection, attention's and
+				 * the MLP's (use_bias: Starcoder2Config, Ernie4_5Config; bias:
+				 * FalconConfig); NULL: none */
 	own_keys *own;         /* the family's own keys, or NULL */
 };
 
@@ -171,12 +174,12 @@ static const struct family families[] = {
 	 "residual_dropout", NULL, 0.1, 0.1, 0.0, .mlp_bias_key = true, .own = seed_oss},
 	/* Ernie4_5Config (transformers configuration_ernie4_5.py and modular_ernie4_5.py; Baidu's
 	 * ERNIE-4.5-0.3B, whose shape the defaults are): Llama's layer, use_bias on every
-	 * projection of attention and the MLP (ernie4_5 below), no attention dropout, the head
+	 * projection of attention and the MLP, no attention dropout, the head
 	 * tied; its interleaved rotary changes no shape */
 	{"ernie4_5", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 103424, 1024, 3072, 18, 16, 2, 128, 131072,
 	 0, 0, true, false, false, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0,
-	 .own = ernie4_5},
+	 .k_all_bias = "use_bias"},
 	/* Exaone4Config (transformers configuration_exaone4.py and modular_exaone4.py; LG's
 	 * EXAONE 4.0 1.2B and 32B): Olmo2's layer (RMSNorms after attention and after the MLP)
 	 * with Qwen3's RMSNorm over each query and key head, no biases, an untied head by default;
@@ -307,8 +310,7 @@ static const struct family families[] = {
 	{"falcon", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_hidden_size",
 	 "max_position_embeddings", 65024, 4544, 0, 32, 71, 1, 0, 2048, 0, 0, true, false, false,
 	 false, true, false, false, 1, "attention_dropout", "hidden_dropout", NULL, 0.0, 0.0, 0.0,
-	 .parallel = true,
-	 .own = falcon},
+	 .parallel = true, .k_all_bias = "bias", .own = falcon},
 	{"gpt_neox", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50432, 6144, 24576, 44, 64, 0, 0, 2048, 0, 0, false, true, true,
 	 true, true, false, false, 2, "attention_dropout", "hidden_dropout", "hidden_dropout", 0.0,
@@ -374,7 +376,8 @@ static const struct family families[] = {
 	{"starcoder2", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 49152, 3072, 12288, 30, 24, 2, 0, 4096, 0,
 	 0, true, true, true, true, true, false, false, 2, "attention_dropout", "residual_dropout",
-	 "embedding_dropout", 0.0, 0.0, 0.0, .windowed = true, .own = starcoder2},
+	 "embedding_dropout", 0.0, 0.0, 0.0, .windowed = true, .k_all_bias = "use_bias",
+	 .own = starcoder2},
 	/* GPTBigCodeConfig (transformers configuration_gpt_bigcode.py; StarCoder, StarCoderBase,
 	 * SantaCoder and their fine-tunes): GPT-2's layer (LayerNorms and every linear biased, a
 	 * learned position table, an MLP n_inner wide, 4 x n_embd when None) under multi-query
@@ -837,18 +840,16 @@ static int glm(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *e
 static int falcon(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		  size_t errlen)
 {
-	bool mq = true, newarch = false, par = true, bias = false;
+	bool mq = true, newarch = false, par = true;
 	uint64_t kv = 0;
 	if (get_bool(cfg, "multi_query", &mq, origin, err, errlen) ||
 	    get_bool(cfg, "new_decoder_architecture", &newarch, origin, err, errlen) ||
 	    get_bool(cfg, "parallel_attn", &par, origin, err, errlen) ||
-	    get_bool(cfg, "bias", &bias, origin, err, errlen) ||
 	    get_uint(cfg, "num_kv_heads", 1, MAX_DIM, &kv, origin, err, errlen))
 		return -1;
 	a->kv_heads = newarch ? (kv ? kv : a->heads) : mq ? 1 : a->heads;
 	if (!a->intermediate)
 		a->intermediate = 4 * a->hidden;
-	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
 	a->parallel = par || newarch;
 	a->norms_per_layer = newarch || !par ? 2 : 1;
 	return 0;
@@ -963,15 +964,10 @@ static int nemotron(const cJSON *cfg, struct mdl_arch *a, const char *origin, ch
 	return rotary_share(cfg, 0.5, a, origin, err, errlen);
 }
 
-/* StarCoder2 (Starcoder2Attention, Starcoder2MLP): use_bias (true) biases q/k/v/o, c_fc and
- * c_proj together; hidden_act is the MLP's, gelu_pytorch_tanh by default. */
+/* StarCoder2 (Starcoder2MLP): hidden_act is the MLP's, gelu_pytorch_tanh by default. */
 static int starcoder2(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		      size_t errlen)
 {
-	bool bias = true;
-	if (get_bool(cfg, "use_bias", &bias, origin, err, errlen))
-		return -1;
-	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
 	return plain_mlp_act(cfg, "hidden_act", "gelu_pytorch_tanh", false, a, origin, err,
 			     errlen);
 }
@@ -1003,17 +999,6 @@ static int seed_oss(const cJSON *cfg, struct mdl_arch *a, const char *origin, ch
 	if (get_bool(cfg, "attention_bias", &a->qkv_bias, origin, err, errlen))
 		return -1;
 	return get_bool(cfg, "attention_out_bias", &a->o_bias, origin, err, errlen);
-}
-
-/* ERNIE 4.5 (Ernie4_5Attention, Ernie4_5MLP): use_bias biases q, k, v, o, gate, up and down. */
-static int ernie4_5(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
-		    size_t errlen)
-{
-	bool bias = false;
-	if (get_bool(cfg, "use_bias", &bias, origin, err, errlen))
-		return -1;
-	a->qkv_bias = a->o_bias = a->mlp_bias = bias;
-	return 0;
 }
 
 /* StableLM (StableLmAttention, StableLmDecoderLayer): use_qkv_bias (false) biases q, k and v,
@@ -1517,6 +1502,12 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	}
 	if (f->mlp_bias_key && get_bool(cfg, "mlp_bias", &a->mlp_bias, origin, err, errlen))
 		goto out;
+	if (f->k_all_bias) {
+		bool b = f->qkv_bias;
+		if (get_bool(cfg, f->k_all_bias, &b, origin, err, errlen))
+			goto out;
+		a->qkv_bias = a->o_bias = a->mlp_bias = b;
+	}
 	if (f->experts) {
 		const char *k_ex = f->k_experts ? f->k_experts : "num_experts";
 		if (get_uint(cfg, k_ex, 1, 4096, &ex, origin, err, errlen) ||

@@ -186,11 +186,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		rcl, r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
-	char fw[320], al[48] = "";
+	char fw[384], al[48] = "";
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%sprefetch %u, overlap-grad-reduce %s, reduce-bucket %s, "
+		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, overlap-grad-reduce %s, reduce-bucket %s, "
 		 "swap-pipeline %s (each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
@@ -199,7 +199,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
 		 f->act_offload ? "activation-offload yes, " : "", al,
 		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
-		 step_prefetch(f), f->no_grad_overlap ? "no" : "yes",
+		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f), f->no_grad_overlap ? "no" : "yes",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);

@@ -278,7 +278,8 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	    tp_yes_no("--optimizer-in-backward", o->optimizer_in_backward, &c->opt_in_bwd, err,
 		   errlen) ||
 	    tp_yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
-	    tp_yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen))
+	    tp_yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
+	    tp_yes_no("--fp8-all-gather", o->fp8_all_gather, &c->fp8_all_gather, err, errlen))
 		return EXIT_INVALID;
 	c->act_offload_layers = (uint32_t)o->activation_offload_layers;
 	if (c->act_offload_layers && !c->act_offload)

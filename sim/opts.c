@@ -231,6 +231,11 @@ static const struct opt table[] = {
 	 "activations to DRAM, the rest keep them on the GPU: Megatron-Core's "
 	 "cpu_offloading_num_layers (Transformer Engine's CPU offload), as Megatron-Bridge's "
 	 "Blackwell configs set it; 0 = every layer"},
+	{"fp8-all-gather", O_STR, OFF(fp8_all_gather), 0, 0, "no", false, "yes|no", P,
+	 "with --precision fp8 under FSDP / ZeRO-3 on the GPUs (policy gpu, --zero 3), gather the "
+	 "linear layers' weights in FP8, each rank casting its own shard (torchao's "
+	 "enable_fsdp_float8_all_gather, torchtitan's float8 option): half the bytes gathered "
+	 "and held, 1/dp of the weight casts; plan: its ZeRO-3 layouts"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

@@ -156,6 +156,7 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 	c.opt_foreach = f->opt_foreach && gpu;
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	c.act_offload = f->act_offload && gpu;
+	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;
 	c.act_offload_layers = f->act_offload_layers;
 	c.opt_in_bwd = f->opt_in_bwd;
 	c.swap_read_ahead = f->swap_read_ahead && zinf;
@@ -310,7 +311,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 
 /* A candidate's analytic per-GPU bytes, less what its settings move off the GPU: a paged
  * optimizer's states give way to the rest (sim_run pages them out), gradients stepped in
- * backward and offloaded activations leave it. A floor of what its simulation needs, so the
+ * backward and offloaded activations leave it, weights gathered in FP8 take half. A floor of what its simulation needs, so the
  * memory bound prunes no candidate that fits. */
 static double cand_memory(const struct search *s, const struct mdl_gpu_memory *gm,
 			  const struct mdl_layout *l)
@@ -322,9 +323,12 @@ static double cand_memory(const struct search *s, const struct mdl_gpu_memory *g
 		uint32_t n = mdl_layout_chunk_layers(&s->w->arch, l, 0, 0);
 		off = f->act_offload_layers < n ? (double)f->act_offload_layers / n : 1;
 	}
+	/* --fp8-all-gather: the two layers ZeRO-3 holds gathered (mdl_layout_memory) in FP8 */
+	bool fp8_gather = f->fp8_all_gather && l->zero == 3 && l->dp > 1;
+	double gathered = 2.0 * step_fp8_gathered_less(&s->w->arch, &s->w->job, fp8_gather) / l->tp;
 	return gm->total - (mdl_optimizer_paged(s->w->job.optimizer) ? gm->optimizer : 0) -
 	       (f->opt_in_bwd ? gm->gradients : 0) -
-	       (f->act_offload ? off * gm->layer_activations : 0);
+	       (f->act_offload ? off * gm->layer_activations : 0) - gathered;
 }
 
 /* Megatron-Core's partial recompute (--recompute-layers) for a layout whose full recompute

@@ -198,6 +198,7 @@ struct build {
 				      * forward, backward with its recompute */
 	double eager_fwd, eager_bwd; /* HBM bytes of a layer's eager norms and rotary (act.c) */
 	double fp8_fwd, fp8_bwd; /* HBM bytes of a layer's FP8 casts in forward / backward, per GPU */
+	double fp8_gathered;     /* bytes a layer's weights gather less in FP8 (--fp8-all-gather) */
 	/* --recompute-layers (Megatron-Core's block method): the layers of a chunk that run the
 	 * job's recompute mode, the first ones; the rest run none, at the costs in `none`
 	 * (block_rc). 0: every layer runs the job's mode */
@@ -1037,14 +1038,31 @@ static int machine(struct build *bd)
 }
 
 /* HBM bytes of one layer's FP8 casts per GPU (mdl_job_fp8_casts; 0 unless fp8) in its forward
- * and its backward, for `tokens` tokens split over tp ranks. */
+ * and its backward, for `tokens` tokens split over tp ranks, of which the weights' share
+ * weight_share (1, or 1/dp where each rank casts its own shard before an FP8 all-gather). */
 static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, double tokens,
-			    uint32_t tp, double *fwd, double *bwd)
+			    uint32_t tp, double weight_share, double *fwd, double *bwd)
 {
 	struct mdl_fp8_casts fc;
 	mdl_job_fp8_casts(a, j, &fc);
-	*fwd = (tokens * fc.fwd_per_token + fc.weights) / tp;
+	*fwd = (tokens * fc.fwd_per_token + weight_share * fc.weights) / tp;
 	*bwd = tokens * fc.bwd_per_token / tp;
+}
+
+/* torchao's Float8Linear with enable_fsdp_float8_all_gather casts each rank's shard to float8
+ * before FSDP's all-gather and computes with what it gathers: one byte a parameter for the
+ * compute dtype's two [A: torchao float8 README]. */
+double step_fp8_gathered_less(const struct mdl_arch *a, const struct mdl_job *j, bool on)
+{
+	double lin = 0;
+	if (!on || j->precision != MDL_FP8)
+		return 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (t->matmul && t->copies == 1 && t->cols > 1)
+			lin += (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
+	}
+	return lin * (mdl_job_act_bytes(j) - 1.0);
 }
 
 /* Host seconds to launch one decoder layer's forward kernels and its backward's (with the
@@ -1089,7 +1107,11 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	t->flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
 	double rc_mem = 2.0 * rematerialised(j->recompute, all, saved);
 	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
-	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, &cast_fwd, &cast_bwd);
+	/* under ZeRO-3 the weights may be cast shard by shard (--fp8-all-gather): a floor takes
+	 * that share whether or not the job does */
+	double wshare = l->zero == 3 && l->dp > 1 ? 1.0 / l->dp : 1.0;
+	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, wshare, &cast_fwd,
+			&cast_bwd);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
 	struct mdl_dequant dq;
 	mdl_job_dequant(a, j, &dq);
@@ -1211,12 +1233,13 @@ static double block_sum(const struct stage *s, uint32_t b, uint32_t lb, uint32_t
 	return lb * layer + (s->embed && b == 0 ? embed : 0) + (s->head && b == nb - 1 ? head : 0);
 }
 
-/* The block's weights as they move, its gradients and trainable parameters (per TP rank), and
- * the activations it keeps for backward on its GPU. */
+/* The block's weights as they move (its decoder layers' FP8 linears at a byte a parameter
+ * where --fp8-all-gather gathers them so), its gradients and trainable parameters (per TP
+ * rank), and the activations it keeps for backward on its GPU. */
 static double block_weights(const struct build *bd, const struct stage *s, uint32_t b, uint32_t lb,
 			    uint32_t nb)
 {
-	return block_sum(s, b, lb, nb, bd->L.weights_bytes, bd->E.weights_bytes,
+	return block_sum(s, b, lb, nb, bd->L.weights_bytes - bd->fp8_gathered, bd->E.weights_bytes,
 			 bd->H.weights_bytes) /
 	       bd->tp;
 }
@@ -2323,8 +2346,10 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			bd->tp, bd->cp, x->c->tp_comm_overlap, &ub_fwd, &ub_bwd);
 	bd->fixed_fwd += ub_fwd;
 	bd->fixed_bwd += ub_bwd + (x->job.recompute == MDL_RC_FULL ? ub_fwd : 0);
+	bool fp8_gather = x->c->fp8_all_gather && x->pl.fetch == FETCH_GATHER;
+	bd->fp8_gathered = step_fp8_gathered_less(a, &x->job, fp8_gather);
 	fp8_layer_casts(a, &x->job, (double)x->job.seq * (double)x->job.micro_batch / bd->cp,
-			bd->tp, &bd->fp8_fwd, &bd->fp8_bwd);
+			bd->tp, fp8_gather ? 1.0 / bd->dp : 1.0, &bd->fp8_fwd, &bd->fp8_bwd);
 	if (bd->cp > 1) {
 		/* a GPU holds 1/cp of each sequence's tokens (Megatron-Core's load-balanced causal
 		 * chunks): its GEMMs, its share of the attention scores (its queries against all

@@ -211,6 +211,11 @@ void step_ub_exposed(const struct mdl_arch *a, const struct mdl_job *j, const st
 		     double gemm_eff, uint32_t tp, uint32_t cp, bool overlap, double *fwd,
 		     double *bwd);
 
+/* Bytes one decoder layer's weights gather and hold less where FSDP gathers its dense linears
+ * in FP8 (--fp8-all-gather, on): their parameters at one byte for the compute dtype's two. 0
+ * unless on and the job runs fp8. */
+double step_fp8_gathered_less(const struct mdl_arch *a, const struct mdl_job *j, bool on);
+
 /* Weight buffers a streaming policy prefetches into by default: double buffering, one layer
  * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]. */
 #define STEP_PREFETCH 2

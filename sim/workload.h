@@ -77,6 +77,9 @@ struct sim_config {
 	 * Transformer Engine's CPU offload of whole layers, double-buffered back ahead of
 	 * backward); 0: every layer */
 	uint32_t act_offload_layers;
+	/* --fp8-all-gather: FSDP / ZeRO-3 gathers the FP8 linears' weights in FP8, cast on each
+	 * rank's shard (torchao's enable_fsdp_float8_all_gather); policy gpu, --zero 3, fp8 */
+	bool fp8_all_gather;
 	/* --offload-param no: policy zero3-offload keeps the parameters partitioned on the GPUs
 	 * (ZeRO-3 with offload_optimizer alone); by default (false) they live in pinned DRAM */
 	bool params_on_gpu;

@@ -739,6 +739,40 @@ static void ub_overlap_exposes_what_its_gemm_does_not_hide(void)
 	eng_free(f.eng);
 }
 
+/*
+ * --fp8-all-gather: FSDP gathers the FP8 linears' weights at a byte a parameter (torchao's
+ * enable_fsdp_float8_all_gather). Llama-3.2-1B under FP8 on 8 H100s of one node, ZeRO-3, two
+ * micro-batches of 2,048 tokens: a layer's dense linears hold 2 x 2,048^2 + 2 x 2,048 x 512 +
+ * 3 x 2,048 x 8,192 = 60,817,408 parameters, so each all-gather of a layer moves 60,817,408 B
+ * less, of which a rank's NVLink carries 7/8 (a ring over 8); every layer is gathered for
+ * forward and again for backward in each micro-batch: 2 x 2 x 16 x 60,817,408 x 7/8 =
+ * 3,405,774,848 B less on GPU 0's NVLink; the embedding and head stay in bf16. The step
+ * shortens and the GPU holds less. Refused without fp8 or ZeRO-3.
+ */
+static void fp8_all_gather_halves_the_gathered_linears(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.2-1b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	f.w.job.precision = MDL_FP8;
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false};
+	f.c.grad_accum = 2;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double link = work_of(&f, "gpu0 nvlink"), step = f.o.step_seconds, peak = f.o.peak_gpu;
+	f.c.fp8_all_gather = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(link - work_of(&f, "gpu0 nvlink"), 3405774848.0, 1e-9);
+	CU_ASSERT(f.o.step_seconds < step && f.o.peak_gpu < peak);
+	f.w.job.precision = MDL_BF16_MIXED;
+	CU_ASSERT_EQUAL(run(&f, "gpu"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--precision fp8"));
+	f.w.job.precision = MDL_FP8;
+	f.c.layout.zero = 2;
+	CU_ASSERT_EQUAL(run(&f, "gpu"), -1);
+	eng_free(f.eng);
+}
+
 /* FSDP's CPU offload with torchtune's optimizer_in_bwd (zero3-offload, --optimizer-in-backward):
  * the CPU steps each layer as backward lands its gradients instead of the whole model after
  * backward, with the same CPU work; so the step shortens by the overlap and stays no shorter
@@ -2297,6 +2331,8 @@ int suite_sim(void)
 		{"tp comm overlap takes SMs", tp_comm_overlap_takes_sms},
 		{"ub overlap exposes what its gemm does not hide",
 		 ub_overlap_exposes_what_its_gemm_does_not_hide},
+		{"fp8 all-gather halves the gathered linears",
+		 fp8_all_gather_halves_the_gathered_linears},
 		{"random folded and stopped steps equal whole ones",
 		 random_folded_and_stopped_steps_equal_whole_ones},
 		{"repeated periods equal whole steps", repeated_periods_equal_whole_steps},

@@ -199,7 +199,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
 		 f->act_offload ? "activation-offload yes, " : "", al,
 		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
-		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f), f->no_grad_overlap ? "no" : "yes",
+		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
+		 f->no_grad_overlap ? "no" : "yes",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);

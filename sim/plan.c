@@ -311,8 +311,8 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 
 /* A candidate's analytic per-GPU bytes, less what its settings move off the GPU: a paged
  * optimizer's states give way to the rest (sim_run pages them out), gradients stepped in
- * backward and offloaded activations leave it, weights gathered in FP8 take half. A floor of what its simulation needs, so the
- * memory bound prunes no candidate that fits. */
+ * backward and offloaded activations leave it, weights gathered in FP8 take half. A floor of
+ * what its simulation needs, so the memory bound prunes no candidate that fits. */
 static double cand_memory(const struct search *s, const struct mdl_gpu_memory *gm,
 			  const struct mdl_layout *l)
 {

@@ -539,8 +539,9 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 			 c->policy->name);
 		return -1;
 	}
-	if (c->fp8_all_gather &&
-	    (c->policy->kind != SIM_GPU_ONLY || c->layout.zero != 3 || w->job.precision != MDL_FP8)) {
+	bool fsdp_fp8 = c->policy->kind == SIM_GPU_ONLY && c->layout.zero == 3 &&
+			w->job.precision == MDL_FP8;
+	if (c->fp8_all_gather && !fsdp_fp8) {
 		snprintf(err, errlen,
 			 "--fp8-all-gather yes gathers FSDP's sharded weights in FP8: policy gpu, "
 			 "--zero 3 and --precision fp8 (got policy %s, --zero %u, --precision %s)",

@@ -142,6 +142,17 @@ expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
 expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
+# --fp8-all-gather: FSDP's FP8 gather, for ZeRO-3 under fp8 only, said in the plan's inputs
+expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --precision fp8 --fp8-all-gather yes
+expect 3 "--precision fp8" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --fp8-all-gather yes
+expect 3 "--zero 3" simulate --model 8b --seq 2048 --gpus 8 --zero 1 --precision fp8 --fp8-all-gather yes
+expect 0 "" plan --model 8b --seq 2048 --precision fp8 --fp8-all-gather yes
+if grep -q "fp8-all-gather yes" "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --fp8-all-gather yes does not say so in its inputs"
+fi
 expect 3 "no FP8" simulate --model 8b --seq 2048 --precision fp8 --gpu a100-80g
 # Ada's FP8 where its rate is published (the RTX 4090), a clear refusal where the catalog has none
 expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4090 --method lora

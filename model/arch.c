@@ -163,6 +163,14 @@ static const struct family families[] = {
 	 "max_position_embeddings", 32000, 2560, 18432, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, false, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .k_attn_bias = "attention_bias", .mlp_bias_key = true, .own = arcee},
+	/* HunYuanDenseV1Config (transformers configuration_hunyuan_v1_dense.py and
+	 * modular_hunyuan_v1_dense.py; Tencent's Hunyuan 0.5B to 7B): Llama's attention (q/k/v/o
+	 * biased with attention_bias) with an RMSNorm over each query and key head
+	 * (query_layernorm, key_layernorm), Llama's MLP never biased; defaults as its config's */
+	{"hunyuan_v1_dense", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 290943, 4096, 11008, 32, 32, 0, 0, 2048, 0,
+	 0, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0,
+	 0.0, 0.0, .qk_norm = true, .k_attn_bias = "attention_bias"},
 	/* SeedOssConfig (transformers configuration_seed_oss.py and modular_seed_oss.py;
 	 * ByteDance's Seed-OSS-36B): Llama's layer with q, k and v biased by attention_bias (true)
 	 * and o_proj by attention_out_bias (false), gate, up and down by mlp_bias; dropout on the

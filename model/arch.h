@@ -60,7 +60,7 @@ struct mdl_tensor {
 
 struct mdl_arch {
 	char name[96];
-	char model_type[16];
+	char model_type[24];
 	uint64_t vocab, hidden, layers, heads, kv_heads, head_dim, intermediate, positions;
 	uint64_t v_head_dim;               /* value head size; = head_dim except MLA */
 	uint32_t experts, experts_per_tok; /* 0 and 0 for dense models */

@@ -541,6 +541,22 @@ static void arcee_counts_by_hand(void)
 	refused("{\"model_type\": \"arcee\", \"hidden_act\": \"silu\"}", "'hidden_act'");
 }
 
+/* Hunyuan-7B (its config: vocabulary 128,167, hidden 4,096, MLP 14,336, 32 layers, 32 heads, 8
+ * key-value heads of 128, the head tied; "7.5B"): the tied 128,167 x 4,096; a layer of q and o
+ * 4,096^2 each, k and v 4,096 x 1,024 each, gate, up and down 4,096 x 14,336 each, the query and
+ * key head norms 128 each and two RMSNorms: 218,112,256, x 32, and the final norm:
+ * 7,504,568,320. */
+static void hunyuan_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"hunyuan_v1_dense\", \"vocab_size\": 128167, "
+	       "\"intermediate_size\": 14336, \"num_key_value_heads\": 8, \"head_dim\": 128, "
+	       "\"tie_word_embeddings\": true}",
+	       7504568320ull, &a);
+	CU_ASSERT(a.qk_norm && !a.qk_norm_full && a.tied && !a.mlp_bias);
+	CU_ASSERT_STRING_EQUAL(a.model_type, "hunyuan_v1_dense"); /* the longest type, whole */
+}
+
 /* Seed-OSS-36B (its config: SeedOssConfig's defaults but hidden 5,120; "36B" in its card): the
  * untied embedding and head 155,136 x 5,120 each; a layer of q 5,120 x 10,240 (80 heads of 128)
  * with its bias, k and v 5,120 x 1,024 with theirs, o 10,240 x 5,120 without (attention_bias
@@ -1076,6 +1092,7 @@ int suite_arch(void)
 		{"cohere counts by hand", cohere_counts_by_hand},
 		{"arcee counts by hand", arcee_counts_by_hand},
 		{"seed_oss counts by hand", seed_oss_counts_by_hand},
+		{"hunyuan counts by hand", hunyuan_counts_by_hand},
 		{"ernie4_5 counts by hand", ernie4_5_counts_by_hand},
 		{"exaone4 counts by hand", exaone4_counts_by_hand},
 		{"cohere2 counts by hand", cohere2_counts_by_hand},

@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
-	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, arcee;
+	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, arcee, ernie4_5_moe;
 
 struct family {
 	const char *model_type;
@@ -188,6 +188,18 @@ static const struct family families[] = {
 	 "intermediate_size", "max_position_embeddings", 103424, 1024, 3072, 18, 16, 2, 128, 131072,
 	 0, 0, true, false, false, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0,
 	 .k_all_bias = "use_bias"},
+	/* Ernie4_5_MoeConfig (transformers configuration_ernie4_5_moe.py and
+	 * modular_ernie4_5_moe.py; ERNIE-4.5-21B-A3B, whose shape the defaults are): ERNIE 4.5's
+	 * attention (use_bias on every projection), a dense MLP of intermediate_size in the
+	 * layers before moe_layer_start_index, then moe_num_experts experts of
+	 * moe_intermediate_size, moe_k a token, beside moe_num_shared_experts shared ones (one
+	 * MLP as wide as they are together), its router keeping a correction bias per expert
+	 * (Ernie4_5_MoeStatics); the head tied (ernie4_5_moe below reads its MoE keys) */
+	{"ernie4_5_moe", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	 "intermediate_size", "max_position_embeddings", 103424, 2560, 12288, 28, 20, 4, 0, 131072,
+	 64, 6, true, false, false, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0,
+	 .router_bias = true, .moe_inter = 1536, .first_dense = 1, .shared = 2,
+	 .k_experts = "moe_num_experts", .k_all_bias = "use_bias", .own = ernie4_5_moe},
 	/* Exaone4Config (transformers configuration_exaone4.py and modular_exaone4.py; LG's
 	 * EXAONE 4.0 1.2B and 32B): Olmo2's layer (RMSNorms after attention and after the MLP)
 	 * with Qwen3's RMSNorm over each query and key head, no biases, an untied head by default;
@@ -998,6 +1010,32 @@ static int arcee(const cJSON *cfg, struct mdl_arch *a, const char *origin, char 
 		 size_t errlen)
 {
 	return plain_mlp_act(cfg, "hidden_act", "relu2", true, a, origin, err, errlen);
+}
+
+/* ERNIE 4.5 MoE (Ernie4_5_MoeDecoderLayer, Ernie4_5_MoeSparseMoeBlock): layer i holds experts
+ * when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index
+ * (-1: the last layer); moe_k experts a token; moe_num_shared_experts shared ones beside them,
+ * one MLP of moe_intermediate_size times their count. */
+static int ernie4_5_moe(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+			size_t errlen)
+{
+	uint64_t k = a->experts_per_tok, sh = a->shared_experts, start = 1, every = 1;
+	uint64_t end = a->layers - 1;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(cfg, "moe_layer_end_index");
+	if (get_uint(cfg, "moe_k", 1, a->experts, &k, origin, err, errlen) ||
+	    get_uint(cfg, "moe_num_shared_experts", 0, 4096, &sh, origin, err, errlen) ||
+	    get_uint(cfg, "moe_layer_start_index", 0, MAX_LAYERS, &start, origin, err, errlen) ||
+	    get_uint(cfg, "moe_layer_interval", 1, MAX_LAYERS, &every, origin, err, errlen) ||
+	    (!(cJSON_IsNumber(e) && e->valuedouble == -1) &&
+	     get_uint(cfg, "moe_layer_end_index", 0, MAX_LAYERS, &end, origin, err, errlen)))
+		return -1;
+	a->experts_per_tok = (uint32_t)k;
+	a->shared_experts = (uint32_t)sh;
+	a->shared_intermediate = a->moe_intermediate * sh;
+	a->moe_layers = 0;
+	for (uint64_t i = 0; i < a->layers; i++)
+		a->moe_layers += (i + 1) % every == 0 && i >= start && i <= end;
+	return 0;
 }
 
 /* Seed-OSS (SeedOssAttention): attention_bias biases q, k and v, attention_out_bias o_proj. */

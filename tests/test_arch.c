@@ -557,6 +557,28 @@ static void hunyuan_counts_by_hand(void)
 	CU_ASSERT_STRING_EQUAL(a.model_type, "hunyuan_v1_dense"); /* the longest type, whole */
 }
 
+/* ERNIE-4.5-21B-A3B (Ernie4_5_MoeConfig()'s defaults; "21B total, 3B active"): the tied
+ * 103,424 x 2,560; every layer's attention (q and o 2,560^2, k and v 2,560 x 512) and two
+ * RMSNorms, 15,733,760, x 28; layer 0's dense MLP 3 x 2,560 x 12,288; layers 1-27 each 64
+ * experts of 3 x 2,560 x 1,536, two shared ones as one MLP 3,072 wide, the router 2,560 x 64 and
+ * its 64 correction biases: 778,731,584; and the final norm: 21,825,437,888. Active, six
+ * experts of the 64: 3,352,150,208. Experts on every other layer (moe_layer_interval 2: 1, 3,
+ * ..., 27) and no shared ones: 14 dense layers and 14 of 755,138,624, 12,598,459,776. */
+static void ernie4_5_moe_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	struct mdl_counts c;
+	counts("{\"model_type\": \"ernie4_5_moe\"}", 21825437888ull, &a);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.active_params, 3352150208ull);
+	CU_ASSERT(a.experts == 64 && a.experts_per_tok == 6 && a.moe_layers == 27 && a.tied);
+	counts("{\"model_type\": \"ernie4_5_moe\", \"moe_layer_interval\": 2, "
+	       "\"moe_num_shared_experts\": 0, \"moe_layer_end_index\": -1}",
+	       12598459776ull, &a);
+	CU_ASSERT_EQUAL(a.moe_layers, 14);
+	refused("{\"model_type\": \"ernie4_5_moe\", \"moe_k\": 65}", "'moe_k'");
+}
+
 /* Seed-OSS-36B (its config: SeedOssConfig's defaults but hidden 5,120; "36B" in its card): the
  * untied embedding and head 155,136 x 5,120 each; a layer of q 5,120 x 10,240 (80 heads of 128)
  * with its bias, k and v 5,120 x 1,024 with theirs, o 10,240 x 5,120 without (attention_bias
@@ -1093,6 +1115,7 @@ int suite_arch(void)
 		{"arcee counts by hand", arcee_counts_by_hand},
 		{"seed_oss counts by hand", seed_oss_counts_by_hand},
 		{"hunyuan counts by hand", hunyuan_counts_by_hand},
+		{"ernie4_5_moe counts by hand", ernie4_5_moe_counts_by_hand},
 		{"ernie4_5 counts by hand", ernie4_5_counts_by_hand},
 		{"exaone4 counts by hand", exaone4_counts_by_hand},
 		{"cohere2 counts by hand", cohere2_counts_by_hand},

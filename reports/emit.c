@@ -457,6 +457,15 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --foreach-optimizer yes");
 	if (f->tp_comm_overlap && o->layout.sp)
 		fprintf(fp, " --tp-comm-overlap yes");
+	bool gpu = !strcmp(o->policy, "gpu");
+	if (f->opt_in_bwd)
+		fprintf(fp, " --optimizer-in-backward yes");
+	if (f->act_offload && gpu)
+		fprintf(fp, " --activation-offload yes");
+	if (f->act_offload && gpu && f->act_offload_layers)
+		fprintf(fp, " --activation-offload-layers %u", f->act_offload_layers);
+	if (f->fp8_all_gather && gpu && o->layout.zero == 3)
+		fprintf(fp, " --fp8-all-gather yes");
 	if (ds) {
 		fprintf(fp, " --deepspeed ds_config.json\n");
 		return;

@@ -440,6 +440,27 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan $fw: the settings are not in its inputs or the emitted ds_config.json"
 fi
+# --fp8-all-gather, --activation-offload and --optimizer-in-backward ride the README's simulate
+# line, which reproduces the step planned with them
+for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
+	"--optimizer-in-backward yes --grad-accum 1"; do
+	# shellcheck disable=SC2086
+	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw >"$tmp/plan-ride.txt" 2>/dev/null
+	idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}' "$tmp/plan-ride.txt")
+	flag=$(echo "$fw" | sed 's/.*\(--[a-z0-9-]*\) yes.*/\1 yes/')
+	rm -rf "$tmp/emit-ride"
+	# shellcheck disable=SC2086
+	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw --emit "$tmp/emit-ride" \
+		--option "$idx" >/dev/null 2>&1
+	roundtrip "$tmp/emit-ride"
+	if [ -n "$idx" ] && [ -n "$want" ] && [ "$want" = "$got" ] &&
+		grep -q -- "$flag" "$tmp/emit-ride/README.md"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: plan $fw --emit (option $idx): step $want planned, $got re-simulated"
+	fi
+done
 # --recompute-layers: a Megatron option recomputing 2 layers a stage emits Megatron-LM's block
 # method and a simulate line that reproduces its step
 "$bin" plan --model 70b --seq 4096 --recompute full --recompute-layers 2 >"$tmp/plan-rl.txt" 2>/dev/null

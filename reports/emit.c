@@ -413,6 +413,11 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	fprintf(fp, "tierplan simulate --model %s --seq %llu --gpus %u --gpu %s --host %s",
 		named ? r->model_name : r->model_path, (unsigned long long)w->job.seq, o->gpus,
 		hw->gpu.name, hw->host.name);
+	/* a node of other than the host's slots, and memory kept free, as planned */
+	if (hw->gpus_per_node != (uint32_t)hw->host.gpu_slots)
+		fprintf(fp, " --gpus-per-node %u", hw->gpus_per_node);
+	if (hw->gpu_headroom > 0)
+		fprintf(fp, " --gpu-headroom %g", hw->gpu_headroom);
 	if (w->job.method != MDL_FULL) {
 		char t[64];
 		fprintf(fp, " --method %s --lora-rank %u --lora-targets %s",
@@ -438,6 +443,10 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --swiglu fused");
 	if (w->job.doc_tokens)
 		fprintf(fp, " --doc-tokens %llu", (unsigned long long)w->job.doc_tokens);
+	if (w->job.grad_dtype != MDL_GRAD_PARAM)
+		fprintf(fp, " --grad-dtype %s", mdl_grad_dtype_name(w->job.grad_dtype));
+	if (w->job.method != MDL_FULL && w->job.lora_dropout > 0)
+		fprintf(fp, " --lora-dropout %g", w->job.lora_dropout);
 	/* the drives the option ran with: those it used, else the plan's (a host-tier placement
 	 * depends on whether there are any) */
 	if (o->flash_count)

@@ -440,14 +440,15 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan $fw: the settings are not in its inputs or the emitted ds_config.json"
 fi
-# --fp8-all-gather, --activation-offload and --optimizer-in-backward ride the README's simulate
-# line, which reproduces the step planned with them
+# the settings a plan simulates with ride the README's simulate line (each entry's last flag
+# and value), which reproduces the step planned with them
 for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
-	"--optimizer-in-backward yes --grad-accum 1"; do
+	"--grad-accum 1 --optimizer-in-backward yes" "--grad-dtype fp32" \
+	"--method lora --lora-dropout 0.1" "--gpus-per-node 2" "--gpu-headroom 0.1"; do
 	# shellcheck disable=SC2086
 	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw >"$tmp/plan-ride.txt" 2>/dev/null
 	idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}' "$tmp/plan-ride.txt")
-	flag=$(echo "$fw" | sed 's/.*\(--[a-z0-9-]*\) yes.*/\1 yes/')
+	flag=$(echo "$fw" | awk '{print $(NF - 1) " " $NF}')
 	rm -rf "$tmp/emit-ride"
 	# shellcheck disable=SC2086
 	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw --emit "$tmp/emit-ride" \

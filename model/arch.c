@@ -318,6 +318,18 @@ static const struct family families[] = {
 	 128, 8, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
 	 0.0, 0.0, 0.0, .router_bias = true, .moe_inter = 1408, .first_dense = 1, .shared = 1,
 	 .k_experts = "n_routed_experts", .own = glm4_moe},
+	/* Dots1Config (transformers modular_dots1.py; rednote's dots.llm1): Qwen3's attention (an
+	 * RMSNorm over each query and key head, q/k/v/o biased with attention_bias) over
+	 * DeepSeek-V3's MoE: first_k_dense_replace dense MLPs, then n_routed_experts experts of
+	 * moe_intermediate_size, num_experts_per_tok a token, n_shared_experts beside them and a
+	 * selection bias on the router; an untied head. Dots1Config leaves the expert counts None:
+	 * dots.llm1's (128, 6 a token, 2 shared, one dense layer) stand in; its windows
+	 * (max_window_layers) cover no layer in the released configs and are not read */
+	{"dots1", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 152064, 4608, 10944, 62, 32, 32, 0, 2048, 128, 6, false, false,
+	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
+	 .qk_norm = true, .router_bias = true, .moe_inter = 1408, .first_dense = 1, .shared = 2,
+	 .k_experts = "n_routed_experts", .k_attn_bias = "attention_bias"},
 	{"gpt_oss", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 201088, 2880, 2880, 36, 64, 8, 64, 131072, 128, 4, false, true,
 	 true, true, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,

@@ -579,6 +579,23 @@ static void ernie4_5_moe_counts_by_hand(void)
 	refused("{\"model_type\": \"ernie4_5_moe\", \"moe_k\": 65}", "'moe_k'");
 }
 
+/* dots.llm1 (its config: hidden 4,096, 62 layers, 32 heads and key-value heads, 128 experts of
+ * 1,408, six a token, two shared, one dense layer of 10,944; "142B total, 14B active"): the
+ * untied 152,064 x 4,096 twice; every layer's attention 4 x 4,096^2, its q and k head norms and
+ * two RMSNorms, 67,117,312, x 62; layer 0's MLP 3 x 4,096 x 10,944; layers 1-61 each 128 experts
+ * of 3 x 4,096 x 1,408, the shared pair as one MLP 2,816 wide, the router 4,096 x 128 and its
+ * 128 biases, 2,249,719,936; and the final norm: 142,774,381,696, of which 14,016,588,928
+ * active. */
+static void dots1_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	struct mdl_counts c;
+	counts("{\"model_type\": \"dots1\", \"hidden_size\": 4096}", 142774381696ull, &a);
+	mdl_arch_counts(&a, &c);
+	CU_ASSERT_EQUAL(c.active_params, 14016588928ull);
+	CU_ASSERT(a.qk_norm && !a.qk_norm_full && a.moe_layers == 61 && a.shared_experts == 2);
+}
+
 /* Seed-OSS-36B (its config: SeedOssConfig's defaults but hidden 5,120; "36B" in its card): the
  * untied embedding and head 155,136 x 5,120 each; a layer of q 5,120 x 10,240 (80 heads of 128)
  * with its bias, k and v 5,120 x 1,024 with theirs, o 10,240 x 5,120 without (attention_bias
@@ -1116,6 +1133,7 @@ int suite_arch(void)
 		{"seed_oss counts by hand", seed_oss_counts_by_hand},
 		{"hunyuan counts by hand", hunyuan_counts_by_hand},
 		{"ernie4_5_moe counts by hand", ernie4_5_moe_counts_by_hand},
+		{"dots1 counts by hand", dots1_counts_by_hand},
 		{"ernie4_5 counts by hand", ernie4_5_counts_by_hand},
 		{"exaone4 counts by hand", exaone4_counts_by_hand},
 		{"cohere2 counts by hand", cohere2_counts_by_hand},

@@ -150,6 +150,15 @@ static void counts(const char *json, uint64_t params, struct mdl_arch *a)
 	CU_ASSERT_EQUAL(c.params, params);
 }
 
+/* The same for a MoE config, with `active` of them a token passes through. */
+static void counts_active(const char *json, uint64_t params, uint64_t active, struct mdl_arch *a)
+{
+	struct mdl_counts c;
+	counts(json, params, a);
+	mdl_arch_counts(a, &c);
+	CU_ASSERT_EQUAL(c.active_params, active);
+}
+
 /* The config is refused (-1), its message naming `named`. */
 static void refused(const char *json, const char *named)
 {
@@ -567,10 +576,7 @@ static void hunyuan_counts_by_hand(void)
 static void ernie4_5_moe_counts_by_hand(void)
 {
 	struct mdl_arch a;
-	struct mdl_counts c;
-	counts("{\"model_type\": \"ernie4_5_moe\"}", 21825437888ull, &a);
-	mdl_arch_counts(&a, &c);
-	CU_ASSERT_EQUAL(c.active_params, 3352150208ull);
+	counts_active("{\"model_type\": \"ernie4_5_moe\"}", 21825437888ull, 3352150208ull, &a);
 	CU_ASSERT(a.experts == 64 && a.experts_per_tok == 6 && a.moe_layers == 27 && a.tied);
 	counts("{\"model_type\": \"ernie4_5_moe\", \"moe_layer_interval\": 2, "
 	       "\"moe_num_shared_experts\": 0, \"moe_layer_end_index\": -1}",
@@ -589,10 +595,8 @@ static void ernie4_5_moe_counts_by_hand(void)
 static void dots1_counts_by_hand(void)
 {
 	struct mdl_arch a;
-	struct mdl_counts c;
-	counts("{\"model_type\": \"dots1\", \"hidden_size\": 4096}", 142774381696ull, &a);
-	mdl_arch_counts(&a, &c);
-	CU_ASSERT_EQUAL(c.active_params, 14016588928ull);
+	counts_active("{\"model_type\": \"dots1\", \"hidden_size\": 4096}", 142774381696ull,
+		      14016588928ull, &a);
 	CU_ASSERT(a.qk_norm && !a.qk_norm_full && a.moe_layers == 61 && a.shared_experts == 2);
 }
 
@@ -693,28 +697,23 @@ static void cohere2_counts_by_hand(void)
 static void moe_families_count_by_hand(void)
 {
 	struct mdl_arch a;
-	struct mdl_counts c;
-	counts("{\"model_type\": \"phimoe\", \"attention_bias\": true, \"lm_head_bias\": true}",
-	       41873153344ull, &a);
-	mdl_arch_counts(&a, &c);
-	CU_ASSERT_EQUAL(c.active_params, 6640999744ull);
+	counts_active("{\"model_type\": \"phimoe\", \"attention_bias\": true, "
+		      "\"lm_head_bias\": true}",
+		      41873153344ull, 6640999744ull, &a);
 	CU_ASSERT(a.norm_bias && a.head_bias && a.qkv_bias && !a.tied && a.experts == 16);
-	counts("{\"model_type\": \"olmoe\", \"intermediate_size\": 1024}", 6919161856ull, &a);
-	mdl_arch_counts(&a, &c);
-	CU_ASSERT_EQUAL(c.active_params, 1282017280ull);
+	counts_active("{\"model_type\": \"olmoe\", \"intermediate_size\": 1024}", 6919161856ull,
+		      1282017280ull, &a);
 	CU_ASSERT(a.qk_norm && a.qk_norm_full && !a.norm_bias && a.experts_per_tok == 8);
 	/* Granite 3.0 1B-A400M (hidden 1,024, 24 layers, 16 heads, 8 key-value heads, 32 experts
 	 * of 512, eight a token, vocabulary 49,155, tied): 49,155 x 1,024 + 24 x (2 x 1,024^2 +
 	 * 2 x 1,024 x 512 + 32 x 3 x 1,024 x 512 + 1,024 x 32 + 2 x 1,024) + 1,024 =
 	 * 1,334,628,352; active, 8 of the 32 experts: 428,658,688 */
-	counts("{\"model_type\": \"granitemoe\", \"vocab_size\": 49155, \"hidden_size\": 1024, "
-	       "\"intermediate_size\": 512, \"num_hidden_layers\": 24, "
-	       "\"num_attention_heads\": 16, \"num_key_value_heads\": 8, "
-	       "\"num_local_experts\": 32, \"num_experts_per_tok\": 8, "
-	       "\"tie_word_embeddings\": true}",
-	       1334628352ull, &a);
-	mdl_arch_counts(&a, &c);
-	CU_ASSERT_EQUAL(c.active_params, 428658688ull);
+	counts_active("{\"model_type\": \"granitemoe\", \"vocab_size\": 49155, "
+		      "\"hidden_size\": 1024, \"intermediate_size\": 512, "
+		      "\"num_hidden_layers\": 24, \"num_attention_heads\": 16, "
+		      "\"num_key_value_heads\": 8, \"num_local_experts\": 32, "
+		      "\"num_experts_per_tok\": 8, \"tie_word_embeddings\": true}",
+		      1334628352ull, 428658688ull, &a);
 }
 
 /* GLM-4 in transformers' own classes. GlmConfig()'s defaults are GLM-4-9B's shape, and its

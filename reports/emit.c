@@ -460,13 +460,13 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --profile %s", hw->prof.file);
 	/* the framework's settings the option ran with that ds_config.json does not carry */
 	const struct sim_config *f = sim_plan_framework(r->req);
+	bool gpu = !strcmp(o->policy, "gpu");
 	if (step_prefetch(f) != STEP_PREFETCH)
 		fprintf(fp, " --prefetch %u", f->prefetch);
-	if (f->opt_foreach && !strcmp(o->policy, "gpu"))
+	if (f->opt_foreach && gpu)
 		fprintf(fp, " --foreach-optimizer yes");
 	if (f->tp_comm_overlap && o->layout.sp)
 		fprintf(fp, " --tp-comm-overlap yes");
-	bool gpu = !strcmp(o->policy, "gpu");
 	if (f->opt_in_bwd)
 		fprintf(fp, " --optimizer-in-backward yes");
 	if (f->act_offload && gpu)
@@ -481,7 +481,7 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	}
 	if (f->no_clip_grad)
 		fprintf(fp, " --clip-grad no");
-	if (w->job.master == MDL_MASTER_REMAINDER && !strcmp(o->policy, "gpu"))
+	if (w->job.master == MDL_MASTER_REMAINDER && gpu)
 		fprintf(fp, " --master-weights remainder");
 	if (f->no_grad_overlap)
 		fprintf(fp, " --overlap-grad-reduce no");

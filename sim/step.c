@@ -739,23 +739,37 @@ static double fp8_linear_keep(const struct mdl_job *j, const struct mdl_hw *hw)
  * runs on sm_count - TE_UB_NUM_SM SMs, at the rate the step's GEMMs run (FP8's where the linear
  * layers run in FP8). Dense linears only (the experts' GEMMs run under expert parallelism);
  * their weight gradients only where they train. Nothing where the GPU's SM count is unknown. */
+/* A mean layer's dense linears (matmul weights every token passes; the routed experts left
+ * out), in parameters, by the tensor-parallel GEMM they run in: QKV, proj (o), FC1 (gate, up),
+ * FC2 (down), and those no LoRA target names (MoE routers). */
+enum { LIN_QKV, LIN_PROJ, LIN_FC1, LIN_FC2, LIN_OTHER, LIN_GROUPS };
+
+static void dense_linears(const struct mdl_arch *a, double p[LIN_GROUPS])
+{
+	for (int g = 0; g < LIN_GROUPS; g++)
+		p[g] = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || t->copies != 1)
+			continue;
+		int g = !t->target					? LIN_OTHER
+			: t->target & (MDL_T_Q | MDL_T_K | MDL_T_V) ? LIN_QKV
+			: t->target & MDL_T_O			    ? LIN_PROJ
+			: t->target & MDL_T_DOWN		    ? LIN_FC2
+								    : LIN_FC1;
+		p[g] += (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
+	}
+}
+
 static void te_ub_margin(const struct mdl_arch *a, const struct mdl_job *j,
 			 const struct mdl_hw *hw, uint32_t tp, bool overlap, struct mdl_flops *f)
 {
-	double sms = hw->gpu.sm_count;
+	double sms = hw->gpu.sm_count, p[LIN_GROUPS];
 	if (!overlap || tp <= 1 || !(sms > TE_UB_NUM_SM))
 		return;
-	double row = 0, col = 0; /* a mean layer's weights: row-parallel (o, down), column */
-	for (int i = 0; i < a->nlayer; i++) {
-		const struct mdl_tensor *t = &a->layer[i];
-		if (!t->matmul || t->copies != 1 || !t->target)
-			continue;
-		double p = (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
-		if (t->target & (MDL_T_O | MDL_T_DOWN))
-			row += p;
-		else
-			col += p;
-	}
+	dense_linears(a, p);
+	/* row-parallel (o, down) and column-parallel weights */
+	double row = p[LIN_PROJ] + p[LIN_FC2], col = p[LIN_QKV] + p[LIN_FC1];
 	double tokens = (double)j->seq * (double)j->micro_batch;
 	double slow = TE_UB_NUM_SM / (sms - TE_UB_NUM_SM) * fp8_linear_keep(j, hw);
 	double fwd = 2.0 * tokens * row * slow;
@@ -787,7 +801,6 @@ static void te_ub_margin(const struct mdl_arch *a, const struct mdl_job *j,
  */
 #define TE_UB_PIPELINE_SPLITS 4.0 /* default_cfg num_splits for "pipeline" [A: TE source] */
 
-enum { UB_QKV, UB_PROJ, UB_FC1, UB_FC2 };
 enum ub_method { UB_RING_AG, UB_PIPELINE_RS, UB_BULK };
 
 /* Seconds a GEMM of `flops` per GPU (at `rate` on every SM) and its paired collective of `bytes`
@@ -814,18 +827,10 @@ void step_ub_exposed(const struct mdl_arch *a, const struct mdl_job *j, const st
 	double sms = hw->gpu.sm_count;
 	if (!overlap || tp <= 1 || !(sms > TE_UB_NUM_SM))
 		return;
-	double tokens = (double)j->seq * (double)j->micro_batch / cp, gemm[4] = {0};
-	for (int i = 0; i < a->nlayer; i++) {
-		const struct mdl_tensor *t = &a->layer[i];
-		if (!t->matmul || t->copies != 1 || !t->target)
-			continue;
-		int g = t->target & (MDL_T_Q | MDL_T_K | MDL_T_V) ? UB_QKV
-			: t->target & MDL_T_O			  ? UB_PROJ
-			: t->target & MDL_T_DOWN		  ? UB_FC2
-								  : UB_FC1;
-		double w = (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
-		gemm[g] += 2.0 * tokens * w / tp;
-	}
+	double tokens = (double)j->seq * (double)j->micro_batch / cp, gemm[LIN_GROUPS];
+	dense_linears(a, gemm);
+	for (int g = 0; g < LIN_GROUPS; g++) /* each GEMM's FLOPs per GPU */
+		gemm[g] *= 2.0 * tokens / tp;
 	/* the rate te_ub_margin's FLOP-equivalents run at: the job's GEMMs, FP8's where it is */
 	double rate = gemm_eff * hw->gpu.bf16_flops / fp8_linear_keep(j, hw);
 	double bw = intra_bandwidth(hw), fixed = step_matmul_fixed(hw);
@@ -834,11 +839,11 @@ void step_ub_exposed(const struct mdl_arch *a, const struct mdl_job *j, const st
 								     : rs;
 	double wgrad = j->method == MDL_FULL ? 1 : 0;
 #define GAP(method, bytes, flops) ub_gap(method, bytes, flops, rate, tp, bw, sms, fixed)
-	*fwd = GAP(UB_RING_AG, ag, gemm[UB_QKV]) + GAP(UB_PIPELINE_RS, rs, gemm[UB_PROJ]) +
-	       GAP(UB_RING_AG, ag, gemm[UB_FC1]) + GAP(UB_PIPELINE_RS, rs, gemm[UB_FC2]);
-	*bwd = GAP(UB_RING_AG, ag, gemm[UB_PROJ]) + GAP(UB_RING_AG, ag, gemm[UB_FC2]) +
-	       GAP(UB_BULK, ag, gemm[UB_QKV]) + GAP(UB_BULK, rs, wgrad * gemm[UB_QKV]) +
-	       GAP(UB_BULK, ag, gemm[UB_FC1]) + GAP(UB_BULK, rs, wgrad * gemm[UB_FC1]);
+	*fwd = GAP(UB_RING_AG, ag, gemm[LIN_QKV]) + GAP(UB_PIPELINE_RS, rs, gemm[LIN_PROJ]) +
+	       GAP(UB_RING_AG, ag, gemm[LIN_FC1]) + GAP(UB_PIPELINE_RS, rs, gemm[LIN_FC2]);
+	*bwd = GAP(UB_RING_AG, ag, gemm[LIN_PROJ]) + GAP(UB_RING_AG, ag, gemm[LIN_FC2]) +
+	       GAP(UB_BULK, ag, gemm[LIN_QKV]) + GAP(UB_BULK, rs, wgrad * gemm[LIN_QKV]) +
+	       GAP(UB_BULK, ag, gemm[LIN_FC1]) + GAP(UB_BULK, rs, wgrad * gemm[LIN_FC1]);
 #undef GAP
 }
 
@@ -1054,14 +1059,12 @@ static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, d
  * compute dtype's two [A: torchao float8 README]. */
 double step_fp8_gathered_less(const struct mdl_arch *a, const struct mdl_job *j, bool on)
 {
-	double lin = 0;
+	double p[LIN_GROUPS], lin = 0;
 	if (!on || j->precision != MDL_FP8)
 		return 0;
-	for (int i = 0; i < a->nlayer; i++) {
-		const struct mdl_tensor *t = &a->layer[i];
-		if (t->matmul && t->copies == 1 && t->cols > 1)
-			lin += (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
-	}
+	dense_linears(a, p);
+	for (int g = 0; g < LIN_GROUPS; g++)
+		lin += p[g];
 	return lin * (mdl_job_act_bytes(j) - 1.0);
 }
 

@@ -40,11 +40,44 @@ static void dequantised(struct mdl_act_item *out, int *n, const char *name,
  * simulator's FP8 is Transformer Engine's (its casts, mdl_job_fp8_casts, are too).
  */
 static void gemm_input(struct mdl_act_item *out, int *n, const char *name, const struct mdl_job *j,
-		       double e, double elements)
+		       double e, double elements, bool kept)
 {
 	item(out, n, name, e * elements, false);
-	if (j->precision == MDL_FP8)
+	if (!kept)
+		out[*n - 1].kept = 0;
+	else if (j->precision == MDL_FP8)
 		out[*n - 1].kept = elements;
+}
+
+/*
+ * Whether the dense linears of a layer with these targets keep the input they share for
+ * backward. Autograd saves a matmul's input for the weight gradient alone: the generated code
+ * guards each saved tensor with the gradient whose formula reads it, so mm and addmm keep mat1
+ * only where mat2 (the weight) requires grad (tools/autograd/derivatives.yaml, mm_mat2_backward;
+ * the guard as generated, pytorch/pytorch#97575) [A: source]. A full fine-tune's linears keep
+ * their inputs; a LoRA base's frozen ones keep nothing, and its adapter's lora_A keeps the input
+ * where it reads it itself (lora_dropout 0; with dropout it keeps dropout(x), the lora.dropout
+ * item). Quantised bases: GPTQ's torch.matmul keeps both operands (matmul's one formula for both
+ * gradients saves both, the same issue); bitsandbytes' MatMul4Bit kept its input A although its
+ * backward never reads it until 0.43.2 (PR #1270, "delete useless buffered activation", July
+ * 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy. MLA's up-
+ * projections count as reading the layer's input (their targets are q and v). The experts keep
+ * what their own items say.
+ */
+static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned targets)
+{
+	if (j->method == MDL_FULL)
+		return true;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || t->copies > 1 || !(t->target & targets))
+			continue;
+		if ((t->target & j->lora_targets) && !(j->lora_dropout > 0))
+			return true;
+		if (mdl_job_quantised(j, t) && j->quant != MDL_QUANT_NF4)
+			return true;
+	}
+	return false;
 }
 
 int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
@@ -92,7 +125,12 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		item(out, &n, "input_norm.rstd", 4.0 * sb / rep, false);
 	if (rms > 0)
 		item(out, &n, "input_norm.eager", rms * sbh / rep, false);
-	gemm_input(out, &n, "qkv_proj.input", j, e, sbh / rep);
+	/* a parallel block with one norm feeds its MLP the same normed input (Phi) */
+	bool one_input = a->parallel && a->norms_per_layer == 1;
+	unsigned qkv_readers = MDL_T_Q | MDL_T_K | MDL_T_V;
+	if (one_input)
+		qkv_readers |= MDL_T_GATE | MDL_T_UP;
+	gemm_input(out, &n, "qkv_proj.input", j, e, sbh / rep, inputs_kept(a, j, qkv_readers));
 	if (a->kv_lora_rank) {
 		/* MLA's down-projections are replicated under TP (Megatron's linear_q_down_proj,
 		 * linear_kv_down_proj): the compressed query and key-value, each kept as its norm's
@@ -110,6 +148,12 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	item(out, &n, "q", e * q / t, false);
 	item(out, &n, "k", e * kv / t, false);
 	item(out, &n, "v", e * v / t, false);
+	if (j->fused_qkv && mdl_arch_rotary(a) && !a->kv_lora_rank)
+		/* v a view of one fused projection's output keeps its q and k parts too, beside
+		 * the rotated copies the attention keeps (mdl_job.fused_qkv): no bytes move for
+		 * it, the attention's own saved tensors go with them under selective recompute */
+		out[n++] = (struct mdl_act_item){"qkv.fused_output", 0, e * (q + kv) / t, true,
+						 false};
 	if (j->attention == MDL_ATTN_EAGER) {
 		item(out, &n, "attn.softmax", e * s2 / t, true);
 		if (a->attn_dropout > 0) {
@@ -120,7 +164,10 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		/* FlashAttention-2 keeps the fp32 log-sum-exp per query row (Dao 2023, Alg. 1) */
 		item(out, &n, "attn.logsumexp", 4.0 * sb * (double)a->heads / t, true);
 	}
-	gemm_input(out, &n, "o_proj.input", j, e, o / t);
+	/* the fused attention kernels keep their output, o_proj's input (its heads side by side
+	 * are a view of it); eager attention's last bmm keeps its operands, not its product */
+	gemm_input(out, &n, "o_proj.input", j, e, o / t,
+		   j->attention != MDL_ATTN_EAGER || inputs_kept(a, j, MDL_T_O));
 	if (a->resid_dropout > 0)
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4) {
@@ -139,30 +186,33 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
 		if (rms > 0)
 			item(out, &n, "mlp_norm.eager", rms * sbh / rep, false);
-		gemm_input(out, &n, "mlp.input", j, e, sbh / rep);
+		gemm_input(out, &n, "mlp.input", j, e, sbh / rep,
+			   a->experts || inputs_kept(a, j, MDL_T_GATE | MDL_T_UP));
 	}
 	if (a->experts) {
 		/* router logits kept in fp32 for the softmax; each token's hidden state gathered
 		 * into and weighted out of k experts (HF MixtralSparseMoeBlock), in the layers that
 		 * have experts */
 		item(out, &n, "router.logits", 4.0 * sb * a->experts * moe / rep, false);
-		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe / t);
+		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe / t, true);
 		item(out, &n, "experts.weighted_output", e * k * sbh * moe / t, false);
 	}
+	bool down_kept = a->experts || inputs_kept(a, j, MDL_T_DOWN);
 	if (a->gated_mlp) {
-		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product */
+		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product
+		 * (the product's factors are what its mul keeps, not the product) */
 		item(out, &n, "mlp.gate_out", e * I / t, false);
 		if (!fused && !j->fused_glu)
 			item(out, &n, "mlp.act_out", e * I / t, false);
 		item(out, &n, "mlp.up_out", e * I / t, false);
-		gemm_input(out, &n, "down_proj.input", j, e, I / t);
+		gemm_input(out, &n, "down_proj.input", j, e, I / t, down_kept);
 	} else {
 		/* GELU keeps its input, the second linear its output; ReLU's backward reads its
 		 * output (threshold_backward(grad, result), PyTorch derivatives.yaml), the very
-		 * tensor the second linear keeps: one tensor */
+		 * tensor the second linear keeps: one tensor, kept by ReLU whatever the linear */
 		if (!a->relu_mlp)
 			item(out, &n, "mlp.fc_out", e * I / t, false);
-		gemm_input(out, &n, "down_proj.input", j, e, I / t);
+		gemm_input(out, &n, "down_proj.input", j, e, I / t, down_kept || a->relu_mlp);
 	}
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);

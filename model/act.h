@@ -15,6 +15,11 @@
  * GEMM, 1 byte an element, while the kernels before it still write and read the compute dtype.
  * GPTQ (job.h, mdl_quant): each linear's forward keeps its dequantised weight for backward, an
  * item per half of the layer whatever the tokens (attn. and mlp.dequantised_weights).
+ * LoRA: a frozen linear keeps nothing of its input (autograd keeps a matmul's input for the
+ * weight gradient alone); a projection's input is kept where an adapter reading it, a
+ * quantised base that keeps it (GPTQ, bitsandbytes before 0.43.2) or another op (the attention
+ * kernel its output) holds it, and its item keeps 0 bytes otherwise. A fused q/k/v projection
+ * (job.fused_qkv) keeps its whole output through the v view the attention saves.
  *
  * Sizes are doubles holding exact integers (below 2^53 for every supported input).
  */

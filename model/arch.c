@@ -71,6 +71,7 @@ struct family {
 	bool embed_norm;         /* BloomModel's word_embeddings_layernorm */
 	bool norm_weightless;    /* OlmoLayerNorm: no weight, no bias */
 	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
+	bool fused_qkv;          /* one q/k/v projection, split into views (arch.h) */
 	bool geglu;              /* the gated MLP's activation is GELU (GemmaMLP's
 				  * hidden_activation gelu_pytorch_tanh), not SiLU */
 	bool quick_glu;          /* GptOssExperts: gate x sigmoid(1.702 gate), clamped at
@@ -266,7 +267,7 @@ static const struct family families[] = {
 	{"qwen", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 0, 128, 8192, 0, 0, false, true,
 	 false, false, false, true, false, 2, "attn_dropout_prob", NULL, "emb_dropout_prob", 0.0,
-	 0.0, 0.0,
+	 0.0, 0.0, .fused_qkv = true,
 	 .own = qwen_v1},
 	{"qwen3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 0, 0, false, false,
@@ -346,11 +347,12 @@ static const struct family families[] = {
 	{"gpt_neox", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50432, 6144, 24576, 44, 64, 0, 0, 2048, 0, 0, false, true, true,
 	 true, true, false, false, 2, "attention_dropout", "hidden_dropout", "hidden_dropout", 0.0,
-	 0.0, 0.0, .parallel = true, .k_attn_bias = "attention_bias", .own = gpt_neox},
+	 0.0, 0.0, .parallel = true, .k_attn_bias = "attention_bias", .fused_qkv = true,
+	 .own = gpt_neox},
 	{"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", "resid_pdrop", "embd_pdrop", 0.0,
-	 0.0, 0.0, .windowed = true},
+	 0.0, 0.0, .windowed = true, .fused_qkv = true},
 	{"opt", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim",
 	 "max_position_embeddings", 50272, 768, 3072, 12, 12, 0, 0, 2048, 0, 0, true, true, true,
 	 true, true, false, true, 2, "attention_dropout", "dropout", NULL, 0.0, 0.1, 0.0,
@@ -1520,6 +1522,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->norms_per_layer = f->norms_per_layer;
 	a->head_bias = f->head_bias;
 	a->parallel = f->parallel;
+	a->fused_qkv = f->fused_qkv;
 	a->qk_norm = f->qk_norm;
 	a->qk_norm_full = f->qk_norm_full;
 	a->router_bias = f->router_bias;

@@ -107,6 +107,14 @@ struct mdl_arch {
 	int norms_per_layer;               /* 2; 4 for gemma2; 1 for a parallel block (Phi) */
 	bool parallel;                     /* attention and MLP side by side on the same input
 					    * (Phi, Falcon), each normed (2 norms) or one norm */
+	/* The Hugging Face implementation projects q, k and v in one linear and splits its output
+	 * into views: GPTNeoXAttention (query_key_value, chunked), Phi3Attention (qkv_proj,
+	 * sliced), QWenAttention (c_attn, split; modeling_qwen.py). The rotary embedding makes new
+	 * q and k; v stays a view, so the attention's saved v keeps the whole projection output
+	 * alive until backward (mdl_job.fused_qkv, act.c). Falcon's multi-query split copies k
+	 * and v by indexing, GPT-2's and MPT's fused outputs are q, k and v themselves (no
+	 * rotary): no such arch. */
+	bool fused_qkv;
 	double attn_dropout, resid_dropout, embd_dropout;
 	/* a key the config spells close to one tierplan reads, which therefore fell back to its
 	 * default ("" when none): a typo such as num_hidden_layer silently changes the model */

@@ -582,7 +582,7 @@ static const char *const loss_names[] = {"full", "chunked", "chunked-output", "f
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */
-static const char *const quant_names[] = {"nf4", "gptq", NULL};
+static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
 {

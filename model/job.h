@@ -69,6 +69,8 @@ enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT, MDL_LO
  * nf4: bitsandbytes' NF4 with double quantisation (QLoRA; PEFT, torchtune, Unsloth). Its
  * MatMul4Bit keeps the 4-bit weight and dequantises it before each GEMM: in forward, again for
  * the input gradient in backward (bitsandbytes autograd/_functions.py) [B: source].
+ * nf4-legacy: the same as bitsandbytes before 0.43.2 ran it, whose MatMul4Bit also kept each
+ * 4-bit linear's input for backward (act.c, inputs_kept).
  * gptq: a GPTQ int4 checkpoint (a 4-bit zero point and an fp16 scale per group of input
  * features and output feature, an int32 group index per input feature) as auto-gptq's
  * QuantLinear trains it: transformers' docs advise turning the ExLlama kernels off to fine-tune
@@ -81,7 +83,7 @@ enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT, MDL_LO
  * utils/import_utils.py, dynamically_import_QuantLinear) [B: source]. torch.compile fuses the
  * chain into one kernel and keeps the weight all the same (job.c).
  */
-enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_GPTQ };
+enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_NF4_LEGACY, MDL_QUANT_GPTQ };
 /* GPTQConfig's default group_size (transformers utils/quantization_config.py) [A] */
 #define MDL_GPTQ_GROUP 128
 
@@ -116,6 +118,11 @@ struct mdl_job {
 	/* torch.compile: the min-cut partitioner saves the inputs of norms and pointwise ops and
 	 * recomputes their outputs in backward (act.c) */
 	bool compile;
+	/* q, k and v projected by one linear and split into views, the rotary embedding making
+	 * new q and k: the attention's saved v keeps the whole output, its q and k parts beside the
+	 * rotated copies (act.c). The architecture's Hugging Face implementation sets it
+	 * (mdl_arch.fused_qkv); LitGPT fuses every model's (CausalSelfAttention.attn) */
+	bool fused_qkv;
 	/* Norms and rotary embeddings as PyTorch eager ops, as Hugging Face transformers and
 	 * torchtune write them (LlamaRMSNorm's eight kernels through fp32 temporaries, the rotary
 	 * embedding's five per tensor), not as one fused kernel each (Megatron-Core and Transformer

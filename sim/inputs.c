@@ -139,6 +139,13 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	}
 	if (tp_yes_no("--compile", o->compile, &w->job.compile, err, errlen))
 		return EXIT_INVALID;
+	if (strcmp(o->fused_qkv, "auto") && strcmp(o->fused_qkv, "yes") &&
+	    strcmp(o->fused_qkv, "no")) {
+		snprintf(err, errlen, "--fused-qkv: '%s' (allowed: auto, yes, no)", o->fused_qkv);
+		return EXIT_INVALID;
+	}
+	w->job.fused_qkv = strcmp(o->fused_qkv, "auto") ? o->fused_qkv[0] == 'y'
+							 : w->arch.fused_qkv;
 	if (strcmp(o->moe_gemm, "loop") && strcmp(o->moe_gemm, "grouped")) {
 		snprintf(err, errlen, "--moe-gemm: '%s' (allowed: loop, grouped)", o->moe_gemm);
 		return EXIT_INVALID;

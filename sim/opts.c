@@ -42,16 +42,23 @@ static const struct opt table[] = {
 	{"method", O_ENUM, OFF(method), 0, 0, "full", false, "method", P, "full | lora | qlora"},
 	{"quant", O_ENUM, OFF(quant), 0, 0, "nf4", false, "quant", P,
 	 "--method qlora's base weights: nf4 (bitsandbytes' NF4, double-quantised; dequantised "
-	 "for each GEMM, forward and backward) | gptq (a GPTQ int4 checkpoint, group size 128, as "
-	 "auto-gptq trains it with the ExLlama kernels off: dequantised by PyTorch ops in "
-	 "forward, the fp16 weights kept until backward)"},
+	 "for each GEMM, forward and backward; as bitsandbytes 0.43.2 and later and torchao's NF4 "
+	 "run it, keeping nothing of a linear's input) | nf4-legacy (the same under bitsandbytes "
+	 "before 0.43.2, July 2024, which kept every 4-bit linear's input for backward) | gptq (a "
+	 "GPTQ int4 checkpoint, group size 128, as auto-gptq trains it with the ExLlama kernels "
+	 "off: dequantised by PyTorch ops in forward, the fp16 weights kept until backward)"},
 	{"lora-rank", O_COUNT, OFF(lora_rank), 1, 65536, "8", false, "", P, "LoRA rank r"},
 	{"lora-dropout", O_REAL, OFF(lora_dropout), 0, 0.9, "0", false, "probability", P,
-	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask"},
+	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask (0: the "
+	 "input itself, which a frozen linear does not keep)"},
 	{"compile", O_STR, OFF(compile), 0, 0, "no", false, "yes|no", P,
 	 "torch.compile: norms and pointwise ops fused; what only fused ops read in backward "
 	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "
 	 "partitioner)"},
+	{"fused-qkv", O_STR, OFF(fused_qkv), 0, 0, "auto", false, "auto|yes|no", P,
+	 "q, k and v from one linear, split into views: the rotary embedding copies q and k, and "
+	 "the attention's saved v keeps the whole output (LitGPT's attn for every model); auto: "
+	 "as the model's Hugging Face implementation (GPT-NeoX, Phi-3, Qwen v1 fuse)"},
 	{"swiglu", O_ENUM, OFF(swiglu), 0, 0, "eager", false, "swiglu", P,
 	 "a gated MLP's activation (SwiGLU, GeGLU): eager, act(gate) * up as PyTorch ops, which "
 	 "keep act(gate) for backward too (Hugging Face transformers, torchtune, torchtitan, "

@@ -142,6 +142,16 @@ expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
 expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
+# --fused-qkv: auto follows the model's Hugging Face implementation; anything else is refused
+expect 3 "--fused-qkv: 'maybe' (allowed: auto, yes, no)" simulate --model 8b --seq 2048 --fused-qkv maybe
+"$bin" simulate --model pythia-6.9b --seq 2048 --format json >"$tmp/fq.json" 2>/dev/null
+"$bin" simulate --model 8b --seq 2048 --format json >"$tmp/nfq.json" 2>/dev/null
+if grep -q '"fused_qkv":[[:space:]]*true' "$tmp/fq.json" && grep -q '"fused_qkv":[[:space:]]*false' "$tmp/nfq.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --fused-qkv auto: Pythia's fused q/k/v projection and Llama's split ones"
+fi
 # --fp8-all-gather: FSDP's FP8 gather, for ZeRO-3 under fp8 only, said in the plan's inputs
 expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --precision fp8 --fp8-all-gather yes
 expect 3 "--precision fp8" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --fp8-all-gather yes
@@ -160,7 +170,7 @@ expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx400
 # GPTQ base weights: QLoRA's alone, data parallel only (PEFT and auto-gptq), and the plan names
 # the format and searches data-parallel layouts only
 expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq
-expect 3 "unknown quant 'awq' (allowed: nf4, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
+expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
 expect 3 "data parallel only" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
 expect 3 "--tp 2: GPTQ" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --tp 2
 expect 3 "module buffers.*(got policy tiered)" simulate --model 8b --seq 2048 --method qlora --quant gptq --policy tiered
@@ -444,7 +454,8 @@ fi
 # and value), which reproduces the step planned with them
 for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
 	"--grad-accum 1 --optimizer-in-backward yes" "--grad-dtype fp32" \
-	"--method lora --lora-dropout 0.1" "--gpus-per-node 2" "--gpu-headroom 0.1"; do
+	"--method lora --lora-dropout 0.1" "--gpus-per-node 2" "--gpu-headroom 0.1" \
+	"--fused-qkv yes" "--method qlora --quant nf4-legacy"; do
 	# shellcheck disable=SC2086
 	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw >"$tmp/plan-ride.txt" 2>/dev/null
 	idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}' "$tmp/plan-ride.txt")

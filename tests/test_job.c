@@ -360,7 +360,9 @@ static void op_sac_keeps_every_other_matmul(void)
 
 /* PEFT's lora_dropout > 0 runs each adapter's lora_A on a dropped copy of its input: per layer of
  * Llama-3.1-8B with every projection adapted, the inputs of q, k, v (hidden each), o (the
- * attention width, 4096), gate, up (hidden) and down (14336), in bf16 plus a 1-byte mask. */
+ * attention width, 4096), gate, up (hidden) and down (14336), in bf16 plus a 1-byte mask. The
+ * inputs themselves are then kept by nothing but what else reads them: the attention kernel
+ * keeps o's (its output); q/k/v's, gate/up's (hidden each) and down's (14336) go, 2 bytes. */
 static void lora_dropout_keeps_the_dropped_inputs(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -369,7 +371,69 @@ static void lora_dropout_keeps_the_dropped_inputs(void)
 	double none = mdl_act_layer_saved(&a, &j, 1, false);
 	j.lora_dropout = 0.1;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - none,
-			       3.0 * 2048 * (3 * 4096 + 4096 + 2 * 4096 + 14336), 1);
+			       3.0 * 2048 * (3 * 4096 + 4096 + 2 * 4096 + 14336) -
+				       2.0 * 2048 * (4096 + 4096 + 14336),
+			       1);
+}
+
+/* A frozen linear keeps nothing of its input (autograd saves mm's mat1 for the weight's gradient
+ * only); what else reads it may. Llama-3.1-8B, 2048 tokens, LoRA r 8 on q and v alone, against
+ * the full fine-tune's layer: q's adapter keeps the attention input, the attention kernel o's,
+ * and gate/up's (4096) and down's (14336) inputs go, 2 bytes each; the adapters' x A (r 8, q and
+ * v) come in. bitsandbytes before 0.43.2 (nf4-legacy) kept every 4-bit linear's input; 0.43.2
+ * and later keep none, as LoRA's frozen bf16 linears. Eager attention keeps its output no more:
+ * o's input (4096) goes too. */
+static void frozen_linears_keep_no_input(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_FULL, 8, MDL_T_Q | MDL_T_V, MDL_BF16_MIXED, MDL_ADAMW,
+			    MDL_RC_NONE, MDL_ATTN_FLASH, 2048, 1};
+	double sb = 2048, full = mdl_act_layer_saved(&a, &j, 1, false);
+	double adapters = 2.0 * sb * 8 * 2;
+	j.method = MDL_LORA;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - full,
+			       adapters - 2.0 * sb * (4096 + 14336), 1);
+	j.method = MDL_QLORA;
+	j.quant = MDL_QUANT_NF4;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - full,
+			       adapters - 2.0 * sb * (4096 + 14336), 1);
+	j.quant = MDL_QUANT_NF4_LEGACY;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - full, adapters, 1);
+	/* eager attention keeps its softmax (s^2 a heads) where flash keeps its log-sum-exp */
+	j.method = MDL_FULL;
+	j.attention = MDL_ATTN_EAGER;
+	full = mdl_act_layer_saved(&a, &j, 1, false);
+	j.method = MDL_LORA;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - full,
+			       adapters - 2.0 * sb * (4096 + 4096 + 14336), 1);
+}
+
+/* One fused q/k/v projection split into views: the rotary embedding copies q and k, and the
+ * attention's saved v keeps the whole output, so its q and k parts stay beside the copies.
+ * Phi-3-mini (32 heads of 96, as many key-value heads: q and k 3072 each) fuses in Hugging
+ * Face's Phi3Attention, Llama does not; at 2048 tokens and TP 2, 2 x 2048 x (3072 + 3072) / 2
+ * bytes more. Without rotary (GPT-2's c_attn) q, k and v are the output itself: nothing more. */
+static void fused_qkv_keeps_the_whole_projection(void)
+{
+	struct mdl_arch phi = load("phi-3-mini-4k.json"), llama = load("llama-3.1-8b.json");
+	struct mdl_arch gpt = load("gpt3-175b.json");
+	CU_ASSERT(phi.fused_qkv && !llama.fused_qkv && !gpt.fused_qkv);
+	CU_ASSERT(load("pythia-6.9b.json").fused_qkv && load("qwen-7b.json").fused_qkv);
+	struct mdl_job j = {MDL_FULL, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double split = mdl_act_layer_saved(&phi, &j, 2, false);
+	j.fused_qkv = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&phi, &j, 2, false) - split,
+			       2.0 * 2048 * (3072 + 3072) / 2, 1);
+	/* its traffic is the projection's and the copies', already counted */
+	double saved;
+	double moved = mdl_act_layer_moved(&phi, &j, 2, false, &saved);
+	j.fused_qkv = false;
+	double moved_split = mdl_act_layer_moved(&phi, &j, 2, false, &saved);
+	CU_ASSERT_DOUBLE_EQUAL(moved, moved_split, 1);
+	split = mdl_act_layer_saved(&gpt, &j, 1, false);
+	j.fused_qkv = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&gpt, &j, 1, false), split, 1);
 }
 
 /* torch.compile's partitioner recomputes only what fusible ops alone read in backward: it keeps
@@ -609,6 +673,8 @@ int suite_job(void)
 		{"model_flops_follow_megatron_convention", model_flops_follow_megatron_convention},
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
+		{"frozen_linears_keep_no_input", frozen_linears_keep_no_input},
+		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},
 		{"packed_documents_attend_apart", packed_documents_attend_apart},
 		{"fused_swiglu_keeps_its_input_alone", fused_swiglu_keeps_its_input_alone},

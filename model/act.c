@@ -16,6 +16,16 @@ static void item(struct mdl_act_item *out, int *n, const char *name, double byte
 	(*n)++;
 }
 
+/* What a norm keeps in the compute dtype: a fused kernel its input, an eager RMSNorm the
+ * normalised value its weight product reads, which a frozen weight's product keeps not. */
+static void norm_input(struct mdl_act_item *out, int *n, const char *name, double bytes,
+		       bool frozen)
+{
+	item(out, n, name, bytes, false);
+	if (frozen)
+		out[*n - 1].kept = 0;
+}
+
 /* GPTQ's dequantised weights of one half of the layer, which torch.matmul keeps for the input
  * gradient (job.h, mdl_quant): kept whatever the tokens; their writing and reading are the
  * dequantisation's traffic (mdl_job_dequant), so the item moves no bytes of its own. */
@@ -120,7 +130,11 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	 * is cast and x is pow's input, so the normalised value alone, e. LayerNorm is one ATen
 	 * kernel either way. */
 	double rms = j->eager_ops && !a->norm_bias ? (e < 4.0 ? 4.0 : e) : 0.0;
-	item(out, &n, "input_norm.input", e * sbh / rep, false);
+	/* Under LoRA the norms' weights are frozen, so the weight product keeps nothing of the
+	 * normalised value (mul keeps each factor for the other's gradient alone, as mm does:
+	 * inputs_kept): an eager norm keeps its fp32 input alone, the ".eager" item */
+	bool frozen_norm = rms > 0 && j->method != MDL_FULL;
+	norm_input(out, &n, "input_norm.input", e * sbh / rep, frozen_norm);
 	if (fused)
 		item(out, &n, "input_norm.rstd", 4.0 * sb / rep, false);
 	if (rms > 0)
@@ -140,8 +154,8 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		     e * sb * (2.0 * (double)a->kv_lora_rank + (double)a->qk_rope_dim) / rep, false);
 	}
 	if (a->qk_norm) { /* q_norm and k_norm keep their inputs, the projections' outputs */
-		item(out, &n, "q_norm.input", e * q / t, false);
-		item(out, &n, "k_norm.input", e * kv / t, false);
+		norm_input(out, &n, "q_norm.input", e * q / t, frozen_norm);
+		norm_input(out, &n, "k_norm.input", e * kv / t, frozen_norm);
 		if (rms > 0)
 			item(out, &n, "qk_norm.eager", rms * (q + kv) / t, false);
 	}
@@ -171,7 +185,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->resid_dropout > 0)
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4) {
-		item(out, &n, "post_attention_norm.input", e * sbh / rep, false);
+		norm_input(out, &n, "post_attention_norm.input", e * sbh / rep, frozen_norm);
 		if (rms > 0)
 			item(out, &n, "post_attention_norm.eager", rms * sbh / rep, false);
 	}
@@ -180,7 +194,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	/* a parallel block normalises the layer's input for the MLP too, already kept (Falcon's
 	 * ln_mlp), or feeds it the attention's normed input, kept as well (one norm: Phi) */
 	if (!a->parallel)
-		item(out, &n, "mlp_norm.input", e * sbh / rep, false);
+		norm_input(out, &n, "mlp_norm.input", e * sbh / rep, frozen_norm);
 	if (a->norms_per_layer != 1) {
 		if (fused)
 			item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
@@ -217,7 +231,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4) {
-		item(out, &n, "post_feedforward_norm.input", e * sbh / rep, false);
+		norm_input(out, &n, "post_feedforward_norm.input", e * sbh / rep, frozen_norm);
 		if (rms > 0)
 			item(out, &n, "post_feedforward_norm.eager", rms * sbh / rep, false);
 	}

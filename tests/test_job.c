@@ -399,6 +399,15 @@ static void frozen_linears_keep_no_input(void)
 			       adapters - 2.0 * sb * (4096 + 14336), 1);
 	j.quant = MDL_QUANT_NF4_LEGACY;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - full, adapters, 1);
+	/* eager RMSNorms: the frozen weight's product keeps not the normalised value (hidden, 2
+	 * bytes, two norms), the fp32 input stays */
+	j.eager_ops = true;
+	j.method = MDL_FULL;
+	full = mdl_act_layer_saved(&a, &j, 1, false);
+	j.method = MDL_LORA;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - full,
+			       adapters - 2.0 * sb * (4096 + 14336) - 2.0 * sb * 4096 * 2, 1);
+	j.eager_ops = false;
 	/* eager attention keeps its softmax (s^2 a heads) where flash keeps its log-sum-exp */
 	j.method = MDL_FULL;
 	j.attention = MDL_ATTN_EAGER;

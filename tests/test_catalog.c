@@ -17,7 +17,7 @@ static void catalogs_load_with_the_required_entries(void)
 				     "rtx4090",	 "rtx5090",  "rtx6000ada", "rtx4000ada", "rtx-a6000",
 				     "v100-32g", "mi300x",   "rtx3090",	   "t4",	 "a40",
 				     "h800",	 "a800",     "h20",	   "mi325x",	 "gb200",
-				     "b300",	 "gb300",    "rtxpro6000", "mi355x"};
+				     "b300",	 "gb300",    "rtxpro6000", "mi355x",	 "a10g"};
 	static const char *flash[] = {"aidaptiv-ai100e", "pm1743", "micron-7450", "d7-p5510",
 				      "samsung-990pro", "generic-gen4", "generic-gen5"};
 	char err[512];

@@ -162,7 +162,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	item(out, &n, "q", e * q / t, false);
 	item(out, &n, "k", e * kv / t, false);
 	item(out, &n, "v", e * v / t, false);
-	if (j->fused_qkv && mdl_arch_rotary(a) && !a->kv_lora_rank)
+	if (mdl_act_fused_qkv_kept(a, j))
 		/* v a view of one fused projection's output keeps its q and k parts too, beside
 		 * the rotated copies the attention keeps (mdl_job.fused_qkv): no bytes move for
 		 * it, the attention's own saved tensors go with them under selective recompute */

@@ -41,6 +41,13 @@ struct mdl_act_item {
 
 #define MDL_ACT_MAX_ITEMS 40
 
+/* Whether the attention keeps a fused q/k/v projection's q and k parts beside the rotated
+ * copies (job.fused_qkv): with rotary positions, which copy q and k; not MLA's projections. */
+static inline bool mdl_act_fused_qkv_kept(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	return j->fused_qkv && mdl_arch_rotary(a) && !a->kv_lora_rank;
+}
+
 /* Saved tensors of one decoder layer for one micro-batch, ignoring recompute. tp >= 1 splits
  * what Megatron's tensor parallelism splits; sp also splits the norms, dropouts and inputs. */
 int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,

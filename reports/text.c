@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/act.h"
 #include "../model/units.h"
 #include "../sim/engine.h"
 #include "../sim/step.h"
@@ -166,13 +167,16 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
 			 j->method == MDL_QLORA ? ", base " : "",
 			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "");
-	snprintf(job, sizeof job, "%s fine-tune%s, %s, %s, %s attention%s%s%s%s",
+	snprintf(job, sizeof job, "%s fine-tune%s, %s, %s, %s attention%s%s%s%s%s",
 		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),
 		 mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
 		 j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
 		 j->master == MDL_MASTER_REMAINDER ? ", fp32 masters as 16-bit remainders (policy gpu)"
 						    : "",
 		 pointwise(j, &r->w->arch),
+		 mdl_act_fused_qkv_kept(&r->w->arch, j)
+			 ? ", q/k/v from one projection kept whole (--fused-qkv)"
+			 : "",
 		 r->w->arch.experts ? (j->grouped_experts ? ", experts as grouped GEMMs"
 							  : ", experts looped (Hugging Face)")
 				    : "");

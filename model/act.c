@@ -449,11 +449,16 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * b x s x V outlives a chunk (liger_kernel/ops/fused_linear_cross_entropy.py) [A]. */
 	if (j->loss == MDL_LOSS_CHUNKED)
 		return 2.0 * e * sbh / (sp ? t : 1.0) + (e + 4.0) * sbh / t;
+	/* Baichuan 2's NormHead hands its matmul a normalised copy of the head's weight, which
+	 * the matmul keeps for the input gradient whether the head trains or not (mm keeps mat2
+	 * for mat1's gradient): vocab x hidden in the compute dtype a micro-batch, whatever the
+	 * tokens. The chunked loss's kernel takes its gradients in the forward and keeps none. */
+	double norm_head = a->norm_head ? e * (double)a->vocab * (double)a->hidden / t : 0;
 	/* fused: flash-attn's cross-entropy kernel saves its input, the logits in the compute
 	 * dtype, and each row's fp32 log-sum-exp (flash_attn/ops/triton/cross_entropy.py:
 	 * ctx.save_for_backward(logits, lse, labels)) [A: source] */
 	if (j->loss == MDL_LOSS_FUSED)
-		return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb;
+		return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb + norm_head;
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
@@ -462,8 +467,8 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * compute-dtype original nothing keeps; chunked, each chunk in the compute dtype. */
 	if (j->compile)
 		return 2.0 * e * sbh / (sp ? t : 1.0) +
-		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb;
-	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t;
+		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb + norm_head;
+	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t + norm_head;
 }
 
 /*

@@ -51,7 +51,8 @@
 /* A family's own config keys, read after the common ones and the experts (see each). */
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
-static own_keys qwen_v1, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt, glm4_moe,
+static own_keys qwen_v1, baichuan, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt,
+	glm4_moe,
 	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, arcee, ernie4_5_moe;
 
 struct family {
@@ -269,6 +270,14 @@ static const struct family families[] = {
 	 false, false, false, true, false, 2, "attn_dropout_prob", NULL, "emb_dropout_prob", 0.0,
 	 0.0, 0.0, .fused_qkv = true,
 	 .own = qwen_v1},
+	/* Baichuan 1 and 2 (their own BaichuanConfig and modeling_baichuan.py, remote code; the
+	 * defaults Baichuan2-7B's shape): Llama's layer with q, k and v in one W_pack without a
+	 * bias, split into views; rotary positions where the config has max_position_embeddings
+	 * (7B), ALiBi where it has model_max_length alone (13B); baichuan below reads the rest */
+	{"baichuan", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+	 "max_position_embeddings", 125696, 4096, 11008, 32, 32, 0, 0, 4096, 0, 0, false, false,
+	 false, false, false, true, false, 2, NULL, NULL, NULL, 0.0, 0.0, 0.0, .fused_qkv = true,
+	 .own = baichuan},
 	{"qwen3", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -779,6 +788,28 @@ static int qwen_v1(const cJSON *cfg, struct mdl_arch *a, const char *origin, cha
 		return -1;
 	}
 	a->intermediate /= 2;
+	return 0;
+}
+
+/* Baichuan: the 13B's configs have no max_position_embeddings (its modeling_baichuan.py adds
+ * ALiBi biases; model_max_length is its sequence limit) where the 7B's carry one for its
+ * rotary embedding. Baichuan 2's lm_head is a NormHead, its weight L2-normalised along the
+ * hidden dimension in every training forward (modeling_baichuan.py, NormHead.forward); its
+ * 125,696-token vocabulary tells it from Baichuan 1 (64,000), whose config is otherwise the
+ * same [B: the released configs]. The copy's memory is counted (act.c, mdl_act_head); its
+ * normalising passes, 2 x vocab x hidden bytes a micro-batch, about 0.3 % of a 7B step at
+ * 2,048 tokens, are not. */
+#define BAICHUAN2_VOCAB 125696
+static int baichuan(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		    size_t errlen)
+{
+	if (!cJSON_GetObjectItemCaseSensitive(cfg, "max_position_embeddings")) {
+		a->alibi = true;
+		if (get_uint(cfg, "model_max_length", 1, MAX_POS, &a->positions, origin, err,
+			     errlen))
+			return -1;
+	}
+	a->norm_head = a->vocab == BAICHUAN2_VOCAB;
 	return 0;
 }
 

@@ -104,6 +104,8 @@ struct mdl_arch {
 	bool attn_sinks;                   /* a learned sink logit per attention head (GPT-OSS) */
 	bool norm_bias;                    /* LayerNorm (weight + bias) rather than RMSNorm */
 	bool head_bias;                    /* lm_head has a bias (Phi) */
+	bool norm_head;                    /* lm_head's weight normalised each forward, a copy
+					    * its matmul keeps for backward (Baichuan 2) */
 	int norms_per_layer;               /* 2; 4 for gemma2; 1 for a parallel block (Phi) */
 	bool parallel;                     /* attention and MLP side by side on the same input
 					    * (Phi, Falcon), each normed (2 norms) or one norm */

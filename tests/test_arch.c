@@ -585,6 +585,31 @@ static void ernie4_5_moe_counts_by_hand(void)
 	refused("{\"model_type\": \"ernie4_5_moe\", \"moe_k\": 65}", "'moe_k'");
 }
 
+/* Baichuan2-7B (its config: vocabulary 125,696, hidden 4,096, 32 layers of 32 heads, MLP
+ * 11,008, max_position_embeddings 4,096; "7.5B"): the untied 125,696 x 4,096 twice; every
+ * layer's W_pack 3 x 4,096^2, o_proj 4,096^2, the MLP 3 x 4,096 x 11,008 and two RMSNorms,
+ * 202,383,360, x 32; the final norm: 7,505,973,248. Rotary, q/k/v fused, a NormHead.
+ * Baichuan2-13B (hidden 5,120, 40 layers of 40 heads, MLP 13,696, model_max_length alone):
+ * 2 x 125,696 x 5,120 + 40 x 315,238,400 + 5,120 = 13,896,668,160, ALiBi. Baichuan 1's
+ * 64,000-token vocabulary: a plain head. */
+static void baichuan_counts_by_hand(void)
+{
+	struct mdl_arch a;
+	counts("{\"model_type\": \"baichuan\", \"max_position_embeddings\": 4096, "
+	       "\"model_max_length\": 4096}",
+	       7505973248ull, &a);
+	CU_ASSERT(a.fused_qkv && a.norm_head && !a.alibi && mdl_arch_rotary(&a) && !a.tied);
+	counts("{\"model_type\": \"baichuan\", \"hidden_size\": 5120, \"intermediate_size\": "
+	       "13696, \"num_hidden_layers\": 40, \"num_attention_heads\": 40, "
+	       "\"model_max_length\": 4096}",
+	       13896668160ull, &a);
+	CU_ASSERT(a.alibi && a.positions == 4096 && a.norm_head);
+	counts("{\"model_type\": \"baichuan\", \"vocab_size\": 64000, "
+	       "\"max_position_embeddings\": 4096}",
+	       7505973248ull - 2ull * (125696 - 64000) * 4096, &a);
+	CU_ASSERT(!a.norm_head);
+}
+
 /* dots.llm1 (its config: hidden 4,096, 62 layers, 32 heads and key-value heads, 128 experts of
  * 1,408, six a token, two shared, one dense layer of 10,944; "142B total, 14B active"): the
  * untied 152,064 x 4,096 twice; every layer's attention 4 x 4,096^2, its q and k head norms and
@@ -1133,6 +1158,7 @@ int suite_arch(void)
 		{"hunyuan counts by hand", hunyuan_counts_by_hand},
 		{"ernie4_5_moe counts by hand", ernie4_5_moe_counts_by_hand},
 		{"dots1 counts by hand", dots1_counts_by_hand},
+		{"baichuan counts by hand", baichuan_counts_by_hand},
 		{"ernie4_5 counts by hand", ernie4_5_counts_by_hand},
 		{"exaone4 counts by hand", exaone4_counts_by_hand},
 		{"cohere2 counts by hand", cohere2_counts_by_hand},

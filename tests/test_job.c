@@ -445,6 +445,28 @@ static void fused_qkv_keeps_the_whole_projection(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&gpt, &j, 1, false), split, 1);
 }
 
+/* Baichuan 2's NormHead: the head's matmul keeps the normalised weight copy a micro-batch,
+ * 125,696 x 4,096 x 2 bytes beside a plain head's saved tensors (full loss), a LoRA run's too;
+ * the chunked loss keeps none. */
+static void norm_head_keeps_the_normalised_weight(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"baichuan\", "
+					     "\"max_position_embeddings\": 4096}",
+					     "t", &a, err, sizeof err),
+			      0);
+	struct mdl_job j = {MDL_LORA, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double with = mdl_act_head(&a, &j, 1, false);
+	a.norm_head = false;
+	CU_ASSERT_DOUBLE_EQUAL(with - mdl_act_head(&a, &j, 1, false), 2.0 * 125696 * 4096, 1);
+	j.loss = MDL_LOSS_CHUNKED;
+	double chunked = mdl_act_head(&a, &j, 1, false);
+	a.norm_head = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), chunked, 1);
+}
+
 /* torch.compile's partitioner recomputes only what fusible ops alone read in backward: it keeps
  * the norms' outputs and SwiGLU's product (a weight gradient's matmul reads them) and the
  * norms' fp32 rstd, and recomputes SiLU(gate): per layer of Llama-3.1-8B at 2048 tokens, one
@@ -684,6 +706,7 @@ int suite_job(void)
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
 		{"frozen_linears_keep_no_input", frozen_linears_keep_no_input},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
+		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},
 		{"packed_documents_attend_apart", packed_documents_attend_apart},
 		{"fused_swiglu_keeps_its_input_alone", fused_swiglu_keeps_its_input_alone},

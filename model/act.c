@@ -162,6 +162,15 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	item(out, &n, "q", e * q / t, false);
 	item(out, &n, "k", e * kv / t, false);
 	item(out, &n, "v", e * v / t, false);
+	if (j->repeat_kv && a->kv_heads < a->heads && !a->kv_lora_rank) {
+		/* repeat_kv's copies: the keys and values at every query head's width, which the
+		 * attention keeps in place of the key-value heads' (nothing else keeps those);
+		 * the copy writes them once and the kernel reads them, the bytes they move */
+		double rep_k = sb * (double)((a->heads - a->kv_heads) * a->head_dim);
+		double rep_v = sb * (double)((a->heads - a->kv_heads) * a->v_head_dim);
+		item(out, &n, "k.repeated", e * rep_k / t, true);
+		item(out, &n, "v.repeated", e * rep_v / t, true);
+	}
 	if (mdl_act_fused_qkv_kept(a, j))
 		/* v a view of one fused projection's output keeps its q and k parts too, beside
 		 * the rotated copies the attention keeps (mdl_job.fused_qkv): no bytes move for

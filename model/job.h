@@ -123,6 +123,10 @@ struct mdl_job {
 	 * rotated copies (act.c). The architecture's Hugging Face implementation sets it
 	 * (mdl_arch.fused_qkv); LitGPT fuses every model's (CausalSelfAttention.attn) */
 	bool fused_qkv;
+	/* grouped-query attention's keys and values copied to every query head before the
+	 * kernel and kept so (Hugging Face's repeat_kv: under eager attention always, under
+	 * SDPA before transformers 4.48 and since with an attention mask: padded batches) */
+	bool repeat_kv;
 	/* Norms and rotary embeddings as PyTorch eager ops, as Hugging Face transformers and
 	 * torchtune write them (LlamaRMSNorm's eight kernels through fp32 temporaries, the rotary
 	 * embedding's five per tensor), not as one fused kernel each (Megatron-Core and Transformer

@@ -180,6 +180,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddBoolToObject(jj, "compile", jb->compile);
 	cJSON_AddBoolToObject(jj, "fused_qkv", jb->fused_qkv);
+	cJSON_AddBoolToObject(jj, "repeat_kv", jb->repeat_kv);
 	cJSON_AddStringToObject(jj, "moe_gemm", jb->grouped_experts ? "grouped" : "loop");
 	cJSON_AddStringToObject(jj, "pointwise", jb->eager_ops ? "eager" : "fused");
 	cJSON_AddStringToObject(jj, "swiglu", jb->fused_glu ? "fused" : "eager");

@@ -146,6 +146,13 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	}
 	w->job.fused_qkv = strcmp(o->fused_qkv, "auto") ? o->fused_qkv[0] == 'y'
 							 : w->arch.fused_qkv;
+	if (strcmp(o->repeat_kv, "auto") && strcmp(o->repeat_kv, "yes") &&
+	    strcmp(o->repeat_kv, "no")) {
+		snprintf(err, errlen, "--repeat-kv: '%s' (allowed: auto, yes, no)", o->repeat_kv);
+		return EXIT_INVALID;
+	}
+	w->job.repeat_kv = strcmp(o->repeat_kv, "auto") ? o->repeat_kv[0] == 'y'
+							 : w->job.attention == MDL_ATTN_EAGER;
 	if (strcmp(o->moe_gemm, "loop") && strcmp(o->moe_gemm, "grouped")) {
 		snprintf(err, errlen, "--moe-gemm: '%s' (allowed: loop, grouped)", o->moe_gemm);
 		return EXIT_INVALID;

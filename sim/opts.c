@@ -59,6 +59,11 @@ static const struct opt table[] = {
 	 "q, k and v from one linear, split into views: the rotary embedding copies q and k, and "
 	 "the attention's saved v keeps the whole output (LitGPT's attn for every model); auto: "
 	 "as the model's Hugging Face implementation (GPT-NeoX, Phi-3, Qwen v1 fuse)"},
+	{"repeat-kv", O_STR, OFF(repeat_kv), 0, 0, "auto", false, "auto|yes|no", P,
+	 "grouped-query attention's keys and values copied to every query head and kept so "
+	 "(Hugging Face's repeat_kv: under SDPA before transformers 4.48, and since with an "
+	 "attention mask, i.e. padded batches); auto: under --attention eager, which always "
+	 "copies them"},
 	{"swiglu", O_ENUM, OFF(swiglu), 0, 0, "eager", false, "swiglu", P,
 	 "a gated MLP's activation (SwiGLU, GeGLU): eager, act(gate) * up as PyTorch ops, which "
 	 "keep act(gate) for backward too (Hugging Face transformers, torchtune, torchtitan, "

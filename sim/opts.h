@@ -53,6 +53,7 @@ struct tp_opts {
 	const char *swap_pipeline;         /* none | read | write | both */
 	const char *compile;               /* yes | no */
 	const char *fused_qkv;             /* auto | yes | no */
+	const char *repeat_kv;             /* auto | yes | no */
 	const char *moe_gemm;              /* loop | grouped */
 	const char *pointwise;             /* fused | eager */
 	uint64_t doc_tokens;               /* 0: one document a sequence */

@@ -142,6 +142,17 @@ expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
 expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
+# --repeat-kv: auto under eager attention alone; anything else is refused
+expect 3 "--repeat-kv: 'twice' (allowed: auto, yes, no)" simulate --model 8b --seq 2048 --repeat-kv twice
+"$bin" simulate --model 8b --seq 2048 --attention eager --format json >"$tmp/rk.json" 2>/dev/null
+"$bin" simulate --model 8b --seq 2048 --format json >"$tmp/nrk.json" 2>/dev/null
+if grep -q '"repeat_kv":[[:space:]]*true' "$tmp/rk.json" &&
+	grep -q '"repeat_kv":[[:space:]]*false' "$tmp/nrk.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --repeat-kv auto: on under eager attention, off under flash"
+fi
 # --fused-qkv: auto follows the model's Hugging Face implementation; anything else is refused
 expect 3 "--fused-qkv: 'maybe' (allowed: auto, yes, no)" simulate --model 8b --seq 2048 --fused-qkv maybe
 "$bin" simulate --model pythia-6.9b --seq 2048 --format json >"$tmp/fq.json" 2>/dev/null
@@ -455,7 +466,7 @@ fi
 for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
 	"--grad-accum 1 --optimizer-in-backward yes" "--grad-dtype fp32" \
 	"--method lora --lora-dropout 0.1" "--gpus-per-node 2" "--gpu-headroom 0.1" \
-	"--fused-qkv yes" "--method qlora --quant nf4-legacy"; do
+	"--fused-qkv yes" "--method qlora --quant nf4-legacy" "--repeat-kv yes"; do
 	# shellcheck disable=SC2086
 	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw >"$tmp/plan-ride.txt" 2>/dev/null
 	idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}' "$tmp/plan-ride.txt")

@@ -445,6 +445,27 @@ static void fused_qkv_keeps_the_whole_projection(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&gpt, &j, 1, false), split, 1);
 }
 
+/* repeat_kv: grouped-query attention's keys and values copied to every query head and kept so.
+ * Llama-3.1-8B (32 heads, 8 key-value heads of 128) at 2048 tokens: 2 x 2048 x 24 x 128 bytes
+ * each for keys and values, 2 bytes an element; a multi-head model (Llama-2-7B) has nothing to
+ * repeat; selective recompute drops the copies with the attention core. */
+static void repeat_kv_keeps_every_head(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json"), mha = load("llama-2-7b.json");
+	struct mdl_job j = {MDL_FULL, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double base = mdl_act_layer_saved(&a, &j, 1, false);
+	double base_mha = mdl_act_layer_saved(&mha, &j, 1, false);
+	j.repeat_kv = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - base,
+			       2.0 * (2.0 * 2048 * 24 * 128), 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&mha, &j, 1, false), base_mha, 1);
+	j.recompute = MDL_RC_SELECTIVE;
+	double sel = mdl_act_layer_saved(&a, &j, 1, false);
+	j.repeat_kv = false;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), sel, 1);
+}
+
 /* Baichuan 2's NormHead: the head's matmul keeps the normalised weight copy a micro-batch,
  * 125,696 x 4,096 x 2 bytes beside a plain head's saved tensors (full loss), a LoRA run's too;
  * the chunked loss keeps none. */
@@ -707,6 +728,7 @@ int suite_job(void)
 		{"frozen_linears_keep_no_input", frozen_linears_keep_no_input},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
+		{"repeat_kv_keeps_every_head", repeat_kv_keeps_every_head},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},
 		{"packed_documents_attend_apart", packed_documents_attend_apart},
 		{"fused_swiglu_keeps_its_input_alone", fused_swiglu_keeps_its_input_alone},

@@ -46,8 +46,8 @@ static void dequantised(struct mdl_act_item *out, int *n, const char *name,
  * experts' FP8 inputs (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
  * layernorm_mlp.py: save_for_backward after input_quantizer; TE 2.x) [A: TE source]: 1 byte an
  * element. The 16-bit tensor the norm or activation wrote dies with the cast. torchao's float8
- * (Float8Linear's matmul_with_hp_or_float8_args saves input_hp) keeps the 16-bit input; the
- * simulator's FP8 is Transformer Engine's (its casts, mdl_job_fp8_casts, are too).
+ * (Float8Linear's matmul_with_hp_or_float8_args saves input_hp) keeps the 16-bit input
+ * (mdl_fp8_recipe torchao).
  */
 static void gemm_input(struct mdl_act_item *out, int *n, const char *name, const struct mdl_job *j,
 		       double e, double elements, bool kept)
@@ -55,7 +55,7 @@ static void gemm_input(struct mdl_act_item *out, int *n, const char *name, const
 	item(out, n, name, e * elements, false);
 	if (!kept)
 		out[*n - 1].kept = 0;
-	else if (j->precision == MDL_FP8)
+	else if (j->precision == MDL_FP8 && j->fp8_recipe == MDL_FP8_TE)
 		out[*n - 1].kept = elements;
 }
 

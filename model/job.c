@@ -375,17 +375,30 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 		       struct mdl_fp8_casts *c)
 {
-	*c = (struct mdl_fp8_casts){0, 0, 0};
+	*c = (struct mdl_fp8_casts){0, 0, 0, 0};
 	if (j->precision != MDL_FP8)
 		return;
+	/* torchao's dynamic cast of an e-byte tensor: the amax pass reads it, the cast reads it
+	 * again and writes the byte; the output gradient's two casts share one amax */
+	double e = mdl_job_act_bytes(j), ao = 2.0 * e + 1.0, ao_grad = 3.0 * e + 2.0;
+	bool torchao = j->fp8_recipe == MDL_FP8_TORCHAO;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
 		if (!t->matmul || t->cols <= 1)
 			continue;
 		double share = mdl_tensor_share(a, t), pass = (double)t->active * share;
+		double w = (double)(t->rows * t->cols * t->copies) * share;
+		if (torchao) {
+			c->fwd_per_token += ao * (double)t->rows * pass;
+			c->bwd_per_token +=
+				(ao_grad * (double)t->cols + ao * (double)t->rows) * pass;
+			c->weights += ao * w;
+			c->weights_bwd += ao * w;
+			continue;
+		}
 		c->fwd_per_token += FP8_CAST_BYTES * (double)t->rows * pass;
 		c->bwd_per_token += FP8_CAST_BYTES * (double)t->cols * pass;
-		c->weights += FP8_CAST_BYTES * (double)(t->rows * t->cols * t->copies) * share;
+		c->weights += FP8_CAST_BYTES * w;
 	}
 }
 
@@ -583,6 +596,7 @@ static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */
 static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", NULL};
+static const char *const fp8_recipe_names[] = {"te", "torchao", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
 {
@@ -619,6 +633,10 @@ const char *mdl_master_name(enum mdl_master m)
 const char *mdl_quant_name(enum mdl_quant q)
 {
 	return quant_names[q];
+}
+const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r)
+{
+	return fp8_recipe_names[r];
 }
 
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen)

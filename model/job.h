@@ -84,6 +84,16 @@ enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT, MDL_LO
  * chain into one kernel and keeps the weight all the same (job.c).
  */
 enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_NF4_LEGACY, MDL_QUANT_GPTQ };
+/*
+ * Whose FP8 training runs the linear layers under --precision fp8.
+ * te: Transformer Engine (NeMo, Megatron-Core, llm-foundry): each GEMM input cast with its
+ * transpose in one kernel, the FP8 copies kept for backward (act.c, job.c).
+ * torchao: torchao's Float8Linear with tensorwise dynamic scaling (torchtitan, torchtune;
+ * torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args): forward keeps the 16-bit
+ * input and weight (ctx.save_for_backward(input_hp, weight_hp_t)) and backward casts them again
+ * for the weight and input gradients, each cast an amax pass and a cast pass [A: source].
+ */
+enum mdl_fp8_recipe { MDL_FP8_TE, MDL_FP8_TORCHAO };
 /* GPTQConfig's default group_size (transformers utils/quantization_config.py) [A] */
 #define MDL_GPTQ_GROUP 128
 
@@ -154,6 +164,7 @@ struct mdl_job {
 	 * masked s x s (job.c, mdl_job_flops) */
 	uint64_t doc_tokens;
 	enum mdl_quant quant; /* QLoRA's base weights (mdl_quant); ignored by full and LoRA */
+	enum mdl_fp8_recipe fp8_recipe; /* --precision fp8's casts and kept inputs */
 	/* GPTQ: input features sharing a zero point and scale (GPTQConfig's group_size, 128 by
 	 * default; 0: one group, group_size -1), and act order (desc_act), which auto-gptq runs
 	 * through qlinear_cuda's gathered dequantisation (job.c) */
@@ -275,14 +286,18 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    bool attn);
 
-/* HBM bytes Transformer Engine's FP8 casts move for one decoder layer (0 unless --precision
- * fp8): each linear's input cast to FP8 with its transpose in forward, its weight likewise
+/* HBM bytes the FP8 casts move for one decoder layer (0 unless --precision fp8). Transformer
+ * Engine: each linear's input cast to FP8 with its transpose in forward, its weight likewise
  * (every micro-batch), its output gradient likewise in backward (TE's cast_transpose: the
  * 16-bit tensor read, FP8 data and FP8 transpose written, 2 + 1 + 1 bytes per element, as
- * Hopper's FP8 GEMMs take only the TN layout). Per token through the layer in forward and in
+ * Hopper's FP8 GEMMs take only the TN layout). torchao (mdl_fp8_recipe): a cast reads the
+ * 16-bit tensor for its amax, reads it again and writes a byte; forward casts the input and
+ * the weight, backward the output gradient twice on one amax (for each gradient's GEMM), the
+ * kept input again and the weight again. Per token through the layer in forward and in
  * backward, and per micro-batch for the weights. */
 struct mdl_fp8_casts {
 	double fwd_per_token, bwd_per_token, weights;
+	double weights_bwd; /* the weights' casts again in backward (torchao), per micro-batch */
 };
 void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 		       struct mdl_fp8_casts *c);
@@ -303,6 +318,7 @@ const char *mdl_loss_name(enum mdl_loss l);
 const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
 const char *mdl_master_name(enum mdl_master m);
 const char *mdl_quant_name(enum mdl_quant q);
+const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r);
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
 
 #endif

@@ -477,8 +477,12 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --activation-offload yes");
 	if (f->act_offload && gpu && f->act_offload_layers)
 		fprintf(fp, " --activation-offload-layers %u", f->act_offload_layers);
-	if (f->fp8_all_gather && gpu && o->layout.zero == 3)
+	bool fp8_gather = f->fp8_all_gather && gpu && o->layout.zero == 3;
+	if (fp8_gather)
 		fprintf(fp, " --fp8-all-gather yes");
+	/* torchao's recipe goes without saying only beside its FP8 all-gather */
+	if (w->job.precision == MDL_FP8 && w->job.fp8_recipe == MDL_FP8_TORCHAO && !fp8_gather)
+		fprintf(fp, " --fp8-recipe torchao");
 	if (ds) {
 		fprintf(fp, " --deepspeed ds_config.json\n");
 		return;

@@ -173,6 +173,10 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	else
 		cJSON_AddNullToObject(jj, "quant");
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
+	if (jb->precision == MDL_FP8)
+		cJSON_AddStringToObject(jj, "fp8_recipe", mdl_fp8_recipe_name(jb->fp8_recipe));
+	else
+		cJSON_AddNullToObject(jj, "fp8_recipe");
 	cJSON_AddStringToObject(jj, "optimizer", mdl_optimizer_name(jb->optimizer));
 	cJSON_AddStringToObject(jj, "recompute",
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));

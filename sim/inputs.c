@@ -153,6 +153,28 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	}
 	w->job.repeat_kv = strcmp(o->repeat_kv, "auto") ? o->repeat_kv[0] == 'y'
 							 : w->job.attention == MDL_ATTN_EAGER;
+	if (strcmp(o->fp8_recipe, "auto") && strcmp(o->fp8_recipe, "te") &&
+	    strcmp(o->fp8_recipe, "torchao")) {
+		snprintf(err, errlen, "--fp8-recipe: '%s' (allowed: auto, te, torchao)",
+			 o->fp8_recipe);
+		return EXIT_INVALID;
+	}
+	bool fp8_gather = !strcmp(o->fp8_all_gather, "yes");
+	if (strcmp(o->fp8_recipe, "auto") && w->job.precision != MDL_FP8) {
+		snprintf(err, errlen, "--fp8-recipe %s: whose FP8 training --precision fp8 runs, "
+				      "not %s",
+			 o->fp8_recipe, mdl_precision_name(w->job.precision));
+		return EXIT_INVALID;
+	}
+	if (!strcmp(o->fp8_recipe, "te") && fp8_gather) {
+		snprintf(err, errlen, "--fp8-recipe te with --fp8-all-gather yes: the FP8 "
+				      "all-gather is torchao's (--fp8-recipe torchao)");
+		return EXIT_INVALID;
+	}
+	w->job.fp8_recipe = !strcmp(o->fp8_recipe, "torchao") || (!strcmp(o->fp8_recipe, "auto") &&
+								  fp8_gather)
+				    ? MDL_FP8_TORCHAO
+				    : MDL_FP8_TE;
 	if (strcmp(o->moe_gemm, "loop") && strcmp(o->moe_gemm, "grouped")) {
 		snprintf(err, errlen, "--moe-gemm: '%s' (allowed: loop, grouped)", o->moe_gemm);
 		return EXIT_INVALID;

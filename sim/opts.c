@@ -248,6 +248,12 @@ static const struct opt table[] = {
 	 "linear layers' weights in FP8, each rank casting its own shard (torchao's "
 	 "enable_fsdp_float8_all_gather, torchtitan's float8 option): half the bytes gathered "
 	 "and held, 1/dp of the weight casts; plan: its ZeRO-3 layouts"},
+	{"fp8-recipe", O_STR, OFF(fp8_recipe), 0, 0, "auto", false, "auto|te|torchao", P,
+	 "whose FP8 training --precision fp8 runs: te, Transformer Engine (NeMo, Megatron-Core, "
+	 "llm-foundry: each GEMM input cast with its transpose in one pass, the FP8 copies kept "
+	 "for backward), or torchao, its Float8Linear with dynamic tensorwise scaling (torchtitan, "
+	 "torchtune: the 16-bit inputs kept, every cast an amax pass and a cast pass, backward "
+	 "casting the input and weight again); auto: torchao with --fp8-all-gather yes, else te"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

@@ -65,6 +65,7 @@ struct tp_opts {
 	uint64_t recompute_layers;	    /* 0: every layer recomputes */
 	uint64_t activation_offload_layers; /* 0: every layer's activations offload */
 	const char *fp8_all_gather;         /* yes | no */
+	const char *fp8_recipe;             /* auto | te | torchao */
 	double tokens, epochs, dataset_tokens, dram;
 	double amortize_years, pue, usd_per_kwh;
 	double gpu_headroom; /* fraction of each GPU's memory kept free */

@@ -1043,15 +1043,17 @@ static int machine(struct build *bd)
 }
 
 /* HBM bytes of one layer's FP8 casts per GPU (mdl_job_fp8_casts; 0 unless fp8) in its forward
- * and its backward, for `tokens` tokens split over tp ranks, of which the weights' share
- * weight_share (1, or 1/dp where each rank casts its own shard before an FP8 all-gather). */
+ * and its backward, for `tokens` tokens split over tp ranks. `gathered`: the weights are cast
+ * shard by shard, 1/dp of them on each rank, before an FP8 all-gather, and backward takes the
+ * gathered FP8 weights as they are (torchao: tensor_already_casted_to_fp8). */
 static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, double tokens,
-			    uint32_t tp, double weight_share, double *fwd, double *bwd)
+			    uint32_t tp, bool gathered, uint32_t dp, double *fwd, double *bwd)
 {
 	struct mdl_fp8_casts fc;
 	mdl_job_fp8_casts(a, j, &fc);
+	double weight_share = gathered ? 1.0 / dp : 1.0;
 	*fwd = (tokens * fc.fwd_per_token + weight_share * fc.weights) / tp;
-	*bwd = tokens * fc.bwd_per_token / tp;
+	*bwd = (tokens * fc.bwd_per_token + (gathered ? 0 : fc.weights_bwd)) / tp;
 }
 
 /* torchao's Float8Linear with enable_fsdp_float8_all_gather casts each rank's shard to float8
@@ -1112,9 +1114,8 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
 	/* under ZeRO-3 the weights may be cast shard by shard (--fp8-all-gather): a floor takes
 	 * that share whether or not the job does */
-	double wshare = l->zero == 3 && l->dp > 1 ? 1.0 / l->dp : 1.0;
-	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp, wshare, &cast_fwd,
-			&cast_bwd);
+	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp,
+			l->zero == 3 && l->dp > 1, l->dp, &cast_fwd, &cast_bwd);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
 	struct mdl_dequant dq;
 	mdl_job_dequant(a, j, &dq);
@@ -2352,7 +2353,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bool fp8_gather = x->c->fp8_all_gather && x->pl.fetch == FETCH_GATHER;
 	bd->fp8_gathered = step_fp8_gathered_less(a, &x->job, fp8_gather);
 	fp8_layer_casts(a, &x->job, (double)x->job.seq * (double)x->job.micro_batch / bd->cp,
-			bd->tp, fp8_gather ? 1.0 / bd->dp : 1.0, &bd->fp8_fwd, &bd->fp8_bwd);
+			bd->tp, fp8_gather, bd->dp, &bd->fp8_fwd, &bd->fp8_bwd);
 	if (bd->cp > 1) {
 		/* a GPU holds 1/cp of each sequence's tokens (Megatron-Core's load-balanced causal
 		 * chunks): its GEMMs, its share of the attention scores (its queries against all

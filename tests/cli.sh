@@ -142,6 +142,17 @@ expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes
 expect 3 "--activation-offload: 'maybe'" simulate --model 8b --seq 2048 --activation-offload maybe
+# --fp8-recipe: whose FP8 --precision fp8 runs; torchao's where its FP8 all-gather is asked for
+expect 3 "--fp8-recipe: 'nv' (allowed: auto, te, torchao)" simulate --model 8b --seq 2048 --precision fp8 --fp8-recipe nv
+expect 3 "--fp8-recipe torchao: whose FP8 training --precision fp8 runs, not bf16-mixed" simulate --model 8b --seq 2048 --fp8-recipe torchao
+expect 3 "the FP8 all-gather is torchao's" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --precision fp8 --fp8-recipe te --fp8-all-gather yes
+"$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --precision fp8 --fp8-all-gather yes --format json >"$tmp/ao.json" 2>/dev/null
+if grep -q '"fp8_recipe":[[:space:]]*"torchao"' "$tmp/ao.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --fp8-all-gather yes does not take torchao's recipe"
+fi
 # --repeat-kv: auto under eager attention alone; anything else is refused
 expect 3 "--repeat-kv: 'twice' (allowed: auto, yes, no)" simulate --model 8b --seq 2048 --repeat-kv twice
 "$bin" simulate --model 8b --seq 2048 --attention eager --format json >"$tmp/rk.json" 2>/dev/null
@@ -466,7 +477,8 @@ fi
 for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
 	"--grad-accum 1 --optimizer-in-backward yes" "--grad-dtype fp32" \
 	"--method lora --lora-dropout 0.1" "--gpus-per-node 2" "--gpu-headroom 0.1" \
-	"--fused-qkv yes" "--method qlora --quant nf4-legacy" "--repeat-kv yes"; do
+	"--fused-qkv yes" "--method qlora --quant nf4-legacy" "--repeat-kv yes" \
+	"--precision fp8 --fp8-recipe torchao"; do
 	# shellcheck disable=SC2086
 	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw >"$tmp/plan-ride.txt" 2>/dev/null
 	idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}' "$tmp/plan-ride.txt")

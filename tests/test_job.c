@@ -445,6 +445,38 @@ static void fused_qkv_keeps_the_whole_projection(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&gpt, &j, 1, false), split, 1);
 }
 
+/* FP8 recipes on Llama-3.1-8B's layer (q, o 4,096^2; k, v 4,096 x 1,024; gate, up 4,096 x
+ * 14,336; down 14,336 x 4,096: 38,912 input features, 43,008 output features, 218,103,808
+ * weights). Transformer Engine: 4 bytes an element of each input (forward), output gradient
+ * (backward) and weight. torchao: 5 (the amax read, the cast's read, a byte written) an input
+ * element forward and again backward, 8 an output-gradient element (one amax, two casts), 5 a
+ * weight element in forward and again in backward; and the linears keep their 16-bit inputs
+ * (the full fine-tune's layer as in bf16) where TE keeps a byte. */
+static void fp8_recipes_cast_and_keep(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_FULL, 8, MDL_T_ALL, MDL_FP8, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	struct mdl_fp8_casts c;
+	mdl_job_fp8_casts(&a, &j, &c);
+	CU_ASSERT_DOUBLE_EQUAL(c.fwd_per_token, 4.0 * 38912, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.bwd_per_token, 4.0 * 43008, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.weights, 4.0 * 218103808, 1);
+	CU_ASSERT_DOUBLE_EQUAL(c.weights_bwd, 0, 1e-6);
+	double te = mdl_act_layer_saved(&a, &j, 1, false);
+	j.fp8_recipe = MDL_FP8_TORCHAO;
+	mdl_job_fp8_casts(&a, &j, &c);
+	CU_ASSERT_DOUBLE_EQUAL(c.fwd_per_token, 5.0 * 38912, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.bwd_per_token, 8.0 * 43008 + 5.0 * 38912, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.weights, 5.0 * 218103808, 1);
+	CU_ASSERT_DOUBLE_EQUAL(c.weights_bwd, 5.0 * 218103808, 1);
+	double ao = mdl_act_layer_saved(&a, &j, 1, false);
+	j.precision = MDL_BF16_MIXED;
+	CU_ASSERT_DOUBLE_EQUAL(ao, mdl_act_layer_saved(&a, &j, 1, false), 1);
+	/* TE keeps a byte of each linear's input (qkv, o, mlp, down: 4,096 x 3 + 14,336) */
+	CU_ASSERT_DOUBLE_EQUAL(ao - te, 2048.0 * (3 * 4096 + 14336), 1);
+}
+
 /* repeat_kv: grouped-query attention's keys and values copied to every query head and kept so.
  * Llama-3.1-8B (32 heads, 8 key-value heads of 128) at 2048 tokens: 2 x 2048 x 24 x 128 bytes
  * each for keys and values, 2 bytes an element; a multi-head model (Llama-2-7B) has nothing to
@@ -729,6 +761,7 @@ int suite_job(void)
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
 		{"repeat_kv_keeps_every_head", repeat_kv_keeps_every_head},
+		{"fp8_recipes_cast_and_keep", fp8_recipes_cast_and_keep},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},
 		{"packed_documents_attend_apart", packed_documents_attend_apart},
 		{"fused_swiglu_keeps_its_input_alone", fused_swiglu_keeps_its_input_alone},

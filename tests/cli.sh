@@ -21,6 +21,21 @@ expect() {
 	fi
 }
 
+# holds MESSAGE FILE PATTERN...: FILE has a line matching each PATTERN (grep), or the test
+# fails with MESSAGE
+holds() {
+	msg=$1 file=$2
+	shift 2
+	for p in "$@"; do
+		grep -q -- "$p" "$file" || {
+			fail=$((fail + 1))
+			echo "FAIL: $msg"
+			return
+		}
+	done
+	pass=$((pass + 1))
+}
+
 printf '{"model_type": "llama", "hidden_size": 4096' >"$tmp/truncated.json"
 printf '{"model_type": "t5"}' >"$tmp/t5.json"
 printf '{"model_type": "llama", "hidden_size": "big"}' >"$tmp/wrongtype.json"
@@ -147,33 +162,18 @@ expect 3 "--fp8-recipe: 'nv' (allowed: auto, te, torchao)" simulate --model 8b -
 expect 3 "--fp8-recipe torchao: whose FP8 training --precision fp8 runs, not bf16-mixed" simulate --model 8b --seq 2048 --fp8-recipe torchao
 expect 3 "the FP8 all-gather is torchao's" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --precision fp8 --fp8-recipe te --fp8-all-gather yes
 "$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --precision fp8 --fp8-all-gather yes --format json >"$tmp/ao.json" 2>/dev/null
-if grep -q '"fp8_recipe":[[:space:]]*"torchao"' "$tmp/ao.json"; then
-	pass=$((pass + 1))
-else
-	fail=$((fail + 1))
-	echo "FAIL: --fp8-all-gather yes does not take torchao's recipe"
-fi
+holds "--fp8-all-gather yes does not take torchao's recipe" "$tmp/ao.json" '"fp8_recipe":[[:space:]]*"torchao"'
 # --repeat-kv: auto under eager attention alone; anything else is refused
 expect 3 "--repeat-kv: 'twice' (allowed: auto, yes, no)" simulate --model 8b --seq 2048 --repeat-kv twice
 "$bin" simulate --model 8b --seq 2048 --attention eager --format json >"$tmp/rk.json" 2>/dev/null
 "$bin" simulate --model 8b --seq 2048 --format json >"$tmp/nrk.json" 2>/dev/null
-if grep -q '"repeat_kv":[[:space:]]*true' "$tmp/rk.json" &&
-	grep -q '"repeat_kv":[[:space:]]*false' "$tmp/nrk.json"; then
-	pass=$((pass + 1))
-else
-	fail=$((fail + 1))
-	echo "FAIL: --repeat-kv auto: on under eager attention, off under flash"
-fi
+holds "--repeat-kv auto: not on under eager attention" "$tmp/rk.json" '"repeat_kv":[[:space:]]*true'
+holds "--repeat-kv auto: not off under flash" "$tmp/nrk.json" '"repeat_kv":[[:space:]]*false'
 # --fused-qkv: auto follows the model's Hugging Face implementation; anything else is refused
 expect 3 "--fused-qkv: 'maybe' (allowed: auto, yes, no)" simulate --model 8b --seq 2048 --fused-qkv maybe
 "$bin" simulate --model pythia-6.9b --seq 2048 --format json >"$tmp/fq.json" 2>/dev/null
-"$bin" simulate --model 8b --seq 2048 --format json >"$tmp/nfq.json" 2>/dev/null
-if grep -q '"fused_qkv":[[:space:]]*true' "$tmp/fq.json" && grep -q '"fused_qkv":[[:space:]]*false' "$tmp/nfq.json"; then
-	pass=$((pass + 1))
-else
-	fail=$((fail + 1))
-	echo "FAIL: --fused-qkv auto: Pythia's fused q/k/v projection and Llama's split ones"
-fi
+holds "--fused-qkv auto: Pythia's q/k/v projection is not fused" "$tmp/fq.json" '"fused_qkv":[[:space:]]*true'
+holds "--fused-qkv auto: Llama's q/k/v projections are fused" "$tmp/nrk.json" '"fused_qkv":[[:space:]]*false'
 # --fp8-all-gather: FSDP's FP8 gather, for ZeRO-3 under fp8 only, said in the plan's inputs
 expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --precision fp8 --fp8-all-gather yes
 expect 3 "--precision fp8" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --fp8-all-gather yes

@@ -867,7 +867,10 @@ static int rotary_share(const cJSON *cfg, double share, struct mdl_arch *a, cons
  * output layer have padded_vocab_size rows; query_key_value projects to the heads and, with
  * multi_query_attention, multi_query_group_num key-value groups of kv_channels, biased with
  * add_qkv_bias; dense and the MLP are biased with add_bias_linear; RMSNorm unless rmsnorm is
- * false (LayerNorm, with bias); RoPE on half of each head (RotaryEmbedding(rotary_dim // 2)). */
+ * false (LayerNorm, with bias); RoPE on half of each head (RotaryEmbedding(rotary_dim // 2)).
+ * Under multi_query_attention SelfAttention.forward expands the key and value groups to every
+ * head and makes them contiguous before the core attention, which keeps those copies [A:
+ * modeling_chatglm.py]: kv_repeated. */
 static int chatglm(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		   size_t errlen)
 {
@@ -882,6 +885,7 @@ static int chatglm(const cJSON *cfg, struct mdl_arch *a, const char *origin, cha
 	    get_bool(cfg, "rmsnorm", &rms, origin, err, errlen))
 		return -1;
 	a->kv_heads = mqa ? groups : a->heads;
+	a->kv_repeated = mqa;
 	a->o_bias = a->mlp_bias = lin_bias;
 	a->norm_bias = !rms;
 	a->rotary_fraction = 0.5;

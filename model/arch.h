@@ -117,6 +117,9 @@ struct mdl_arch {
 	 * and v by indexing, GPT-2's and MPT's fused outputs are q, k and v themselves (no
 	 * rotary): no such arch. */
 	bool fused_qkv;
+	/* The implementation copies grouped keys and values to every query head before the
+	 * attention kernel, which keeps the copies (ChatGLM's remote code): --repeat-kv auto */
+	bool kv_repeated;
 	double attn_dropout, resid_dropout, embd_dropout;
 	/* a key the config spells close to one tierplan reads, which therefore fell back to its
 	 * default ("" when none): a typo such as num_hidden_layer silently changes the model */

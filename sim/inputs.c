@@ -151,8 +151,9 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		snprintf(err, errlen, "--repeat-kv: '%s' (allowed: auto, yes, no)", o->repeat_kv);
 		return EXIT_INVALID;
 	}
-	w->job.repeat_kv = strcmp(o->repeat_kv, "auto") ? o->repeat_kv[0] == 'y'
-							 : w->job.attention == MDL_ATTN_EAGER;
+	w->job.repeat_kv = strcmp(o->repeat_kv, "auto")
+				   ? o->repeat_kv[0] == 'y'
+				   : w->job.attention == MDL_ATTN_EAGER || w->arch.kv_repeated;
 	if (strcmp(o->fp8_recipe, "auto") && strcmp(o->fp8_recipe, "te") &&
 	    strcmp(o->fp8_recipe, "torchao")) {
 		snprintf(err, errlen, "--fp8-recipe: '%s' (allowed: auto, te, torchao)",

@@ -63,7 +63,7 @@ static const struct opt table[] = {
 	 "grouped-query attention's keys and values copied to every query head and kept so "
 	 "(Hugging Face's repeat_kv: under SDPA before transformers 4.48, and since with an "
 	 "attention mask, i.e. padded batches); auto: under --attention eager, which always "
-	 "copies them"},
+	 "copies them, and for ChatGLM's remote code, which does too"},
 	{"swiglu", O_ENUM, OFF(swiglu), 0, 0, "eager", false, "swiglu", P,
 	 "a gated MLP's activation (SwiGLU, GeGLU): eager, act(gate) * up as PyTorch ops, which "
 	 "keep act(gate) for backward too (Hugging Face transformers, torchtune, torchtitan, "

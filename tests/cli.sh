@@ -169,6 +169,8 @@ expect 3 "--repeat-kv: 'twice' (allowed: auto, yes, no)" simulate --model 8b --s
 "$bin" simulate --model 8b --seq 2048 --format json >"$tmp/nrk.json" 2>/dev/null
 holds "--repeat-kv auto: not on under eager attention" "$tmp/rk.json" '"repeat_kv":[[:space:]]*true'
 holds "--repeat-kv auto: not off under flash" "$tmp/nrk.json" '"repeat_kv":[[:space:]]*false'
+"$bin" simulate --model glm-4-9b --seq 2048 --format json >"$tmp/glm.json" 2>/dev/null
+holds "--repeat-kv auto: not on for ChatGLM's remote code" "$tmp/glm.json" '"repeat_kv":[[:space:]]*true'
 # --fused-qkv: auto follows the model's Hugging Face implementation; anything else is refused
 expect 3 "--fused-qkv: 'maybe' (allowed: auto, yes, no)" simulate --model 8b --seq 2048 --fused-qkv maybe
 "$bin" simulate --model pythia-6.9b --seq 2048 --format json >"$tmp/fq.json" 2>/dev/null

@@ -492,6 +492,9 @@ static void repeat_kv_keeps_every_head(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - base,
 			       2.0 * (2.0 * 2048 * 24 * 128), 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&mha, &j, 1, false), base_mha, 1);
+	/* ChatGLM's remote code expands its two key-value groups itself */
+	struct mdl_arch glm = load("glm-4-9b.json");
+	CU_ASSERT(glm.kv_repeated && !a.kv_repeated && !mha.kv_repeated);
 	j.recompute = MDL_RC_SELECTIVE;
 	double sel = mdl_act_layer_saved(&a, &j, 1, false);
 	j.repeat_kv = false;

@@ -162,7 +162,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	item(out, &n, "q", e * q / t, false);
 	item(out, &n, "k", e * kv / t, false);
 	item(out, &n, "v", e * v / t, false);
-	if (j->repeat_kv && a->kv_heads < a->heads && !a->kv_lora_rank) {
+	if (mdl_act_kv_repeated(a, j)) {
 		/* repeat_kv's copies: the keys and values at every query head's width, which the
 		 * attention keeps in place of the key-value heads' (nothing else keeps those);
 		 * the copy writes them once and the kernel reads them, the bytes they move */

@@ -50,6 +50,20 @@ static inline bool mdl_act_fused_qkv_kept(const struct mdl_arch *a, const struct
 	return j->fused_qkv && mdl_arch_rotary(a) && !a->kv_lora_rank;
 }
 
+/* Whether the attention keeps grouped keys and values copied to every query head
+ * (job.repeat_kv), for a model with groups to copy (not MLA's). */
+static inline bool mdl_act_kv_repeated(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	return j->repeat_kv && a->kv_heads < a->heads && !a->kv_lora_rank;
+}
+
+/* What --repeat-kv auto means: on under eager attention, which Hugging Face runs through
+ * repeat_kv always, and for a model whose own code copies the groups (arch.kv_repeated). */
+static inline bool mdl_act_repeat_kv_auto(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	return j->attention == MDL_ATTN_EAGER || a->kv_repeated;
+}
+
 /* Saved tensors of one decoder layer for one micro-batch, ignoring recompute. tp >= 1 splits
  * what Megatron's tensor parallelism splits; sp also splits the norms, dropouts and inputs. */
 int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,

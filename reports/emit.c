@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../model/act.h"
 #include "../model/catalog.h"
 #include "../sim/step.h"
 #include "report.h"
@@ -441,7 +442,7 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --pointwise eager");
 	if (w->job.fused_qkv != w->arch.fused_qkv)
 		fprintf(fp, " --fused-qkv %s", w->job.fused_qkv ? "yes" : "no");
-	if (w->job.repeat_kv != (w->job.attention == MDL_ATTN_EAGER || w->arch.kv_repeated))
+	if (w->job.repeat_kv != mdl_act_repeat_kv_auto(&w->arch, &w->job))
 		fprintf(fp, " --repeat-kv %s", w->job.repeat_kv ? "yes" : "no");
 	if (w->job.fused_glu)
 		fprintf(fp, " --swiglu fused");

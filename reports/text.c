@@ -167,15 +167,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
 			 j->method == MDL_QLORA ? ", base " : "",
 			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "");
-	bool rep = j->repeat_kv && r->w->arch.kv_heads < r->w->arch.heads &&
-		   !r->w->arch.kv_lora_rank;
 	snprintf(job, sizeof job, "%s fine-tune%s, %s%s, %s, %s attention%s%s%s%s%s%s",
 		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),
 		 j->precision != MDL_FP8 ? ""
 		 : j->fp8_recipe == MDL_FP8_TORCHAO ? " (torchao's Float8Linear)"
 						     : " (Transformer Engine)",
 		 mdl_optimizer_name(j->optimizer), mdl_attention_name(j->attention),
-		 rep ? " (keys and values repeated to every head: --repeat-kv)" : "",
+		 mdl_act_kv_repeated(&r->w->arch, j)
+			 ? " (keys and values repeated to every head: --repeat-kv)"
+			 : "",
 		 j->grad_dtype == MDL_GRAD_FP32 ? ", fp32 main grads" : "",
 		 j->master == MDL_MASTER_REMAINDER ? ", fp32 masters as 16-bit remainders (policy gpu)"
 						    : "",

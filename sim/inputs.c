@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/act.h"
 #include "../model/catalog.h"
 #include "opts.h"
 #include "plan.h"
@@ -38,6 +39,20 @@ int tp_yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errl
 {
 	if (strcmp(v, "yes") && strcmp(v, "no"))
 		return snprintf(err, errlen, "%s: '%s' (allowed: yes, no)", flag, v), -1;
+	*yes = v[0] == 'y';
+	return 0;
+}
+
+/* A yes|no setting that may be left to `automatic` with auto. 0 ok, -1 with err. */
+static int auto_yes_no(const char *flag, const char *v, bool automatic, bool *yes, char *err,
+		       size_t errlen)
+{
+	if (!strcmp(v, "auto")) {
+		*yes = automatic;
+		return 0;
+	}
+	if (strcmp(v, "yes") && strcmp(v, "no"))
+		return snprintf(err, errlen, "%s: '%s' (allowed: auto, yes, no)", flag, v), -1;
 	*yes = v[0] == 'y';
 	return 0;
 }
@@ -139,21 +154,11 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	}
 	if (tp_yes_no("--compile", o->compile, &w->job.compile, err, errlen))
 		return EXIT_INVALID;
-	if (strcmp(o->fused_qkv, "auto") && strcmp(o->fused_qkv, "yes") &&
-	    strcmp(o->fused_qkv, "no")) {
-		snprintf(err, errlen, "--fused-qkv: '%s' (allowed: auto, yes, no)", o->fused_qkv);
+	if (auto_yes_no("--fused-qkv", o->fused_qkv, w->arch.fused_qkv, &w->job.fused_qkv, err,
+			errlen) ||
+	    auto_yes_no("--repeat-kv", o->repeat_kv, mdl_act_repeat_kv_auto(&w->arch, &w->job),
+			&w->job.repeat_kv, err, errlen))
 		return EXIT_INVALID;
-	}
-	w->job.fused_qkv = strcmp(o->fused_qkv, "auto") ? o->fused_qkv[0] == 'y'
-							 : w->arch.fused_qkv;
-	if (strcmp(o->repeat_kv, "auto") && strcmp(o->repeat_kv, "yes") &&
-	    strcmp(o->repeat_kv, "no")) {
-		snprintf(err, errlen, "--repeat-kv: '%s' (allowed: auto, yes, no)", o->repeat_kv);
-		return EXIT_INVALID;
-	}
-	w->job.repeat_kv = strcmp(o->repeat_kv, "auto")
-				   ? o->repeat_kv[0] == 'y'
-				   : w->job.attention == MDL_ATTN_EAGER || w->arch.kv_repeated;
 	if (strcmp(o->fp8_recipe, "auto") && strcmp(o->fp8_recipe, "te") &&
 	    strcmp(o->fp8_recipe, "torchao")) {
 		snprintf(err, errlen, "--fp8-recipe: '%s' (allowed: auto, te, torchao)",

@@ -1,6 +1,7 @@
 #!/bin/sh
 # readme.sh — every `bin/tierplan ...` line inside a ```sh block of the README must run and exit 0,
-# and a shown output must match what the command prints, so the documented examples cannot rot. Usage: sh tests/readme.sh README.md bin/tierplan
+# a shown output must match what the command prints, and each figure the prose quotes (CLAIMS below)
+# must be what simulate prints, so the documented examples cannot rot. Usage: sh tests/readme.sh README.md bin/tierplan
 readme=$1 bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 pass=0 fail=0
 # examples may write files (--trace): run them in a scratch directory
@@ -46,6 +47,41 @@ echo "$cmds" | {
 			head -20 "$work/diff.$k"
 		fi
 	done
+	# the figures the README's prose quotes: its words, what the command prints of the same
+	# figure today, and the command (update all three when a mechanism moves one)
+	ladder="--model llama-3.2-3b --seq 4096 --batch 2 --grad-accum 1 --precision bf16"
+	ladder="$ladder --recompute none --gpu a100-80g --host hgx-8gpu"
+	fsdp8b="--model 8b --seq 8192 --gpus 8 --zero 3 --recompute none"
+	moe="--model qwen3-30b-a3b --seq 4096 --gpus 8 --zero 3"
+	while IFS='|' read -r words printed args; do
+		[ -n "$words" ] || continue
+		# shellcheck disable=SC2086
+		out=$(cd "$work" && "$bin" simulate $args 2>&1)
+		if ! grep -qF -- "$words" "$readme"; then
+			fail=$((fail + 1))
+			echo "FAIL: the README no longer says '$words' (update this test with it)"
+		elif ! printf '%s\n' "$out" | grep -qF -- "$printed"; then
+			fail=$((fail + 1))
+			echo "FAIL: the README says '$words', but 'simulate $args' no longer prints" \
+				"'$printed':"
+			printf '%s\n' "$out" | grep -E 'step |throughput|peak memory|max_memory' | head -5
+		else
+			pass=$((pass + 1))
+		fi
+	done <<CLAIMS
+23.4 s a step looped|23.42 s (|$moe
+11.2 s grouped|11.18 s (|$moe --moe-gemm grouped
+15.10 s a step in bf16|15.10 s (|$fsdp8b
+12.51 s torchao|12.51 s (|$fsdp8b --precision fp8 --fp8-recipe torchao
+11.71 s TE|11.71 s (|$fsdp8b --precision fp8 --fp8-recipe te
+73.2 GiB a GPU in bf16 and torchao|GPU 73.2 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe torchao
+66.6 TE|GPU 66.6 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe te
+8,428 tokens/s predicted fused|8428 tokens/s|$ladder --compile no --loss full --pointwise fused
+7,713 eager|7713 tokens/s|$ladder --compile no --loss full --pointwise eager
+peak 54.6 GiB fused|max_memory_allocated 54.6 GiB|$ladder --compile no --loss full --pointwise fused
+59.8 eager, 60 measured|max_memory_allocated 59.8 GiB|$ladder --compile no --loss full --pointwise eager
+47.2 GiB predicted, 51.0 measured|max_memory_allocated 47.2 GiB|$ladder --compile yes --loss full
+CLAIMS
 	echo "readme: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 }

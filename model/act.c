@@ -94,6 +94,10 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			struct mdl_act_item *out)
 {
 	double e = mdl_job_act_bytes(j);
+	/* the residual stream's and the norms', quantised linears' and MLP's outputs' bytes: e,
+	 * or fp32 under a QLoRA base's upcast norms (mdl_upcast); what the matmuls and the
+	 * attention kernel keep is the compute dtype's copy autocast hands them */
+	double st = mdl_job_stream_bytes(a, j);
 	double t = tp ? (double)tp : 1.0;
 	double rep = sp ? t : 1.0; /* replicated under TP unless sequence parallel */
 	double sb = (double)j->seq * (double)j->micro_batch;
@@ -129,12 +133,12 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	 * cast back: 4 B an element beside the e a fused norm keeps (its input); in fp32 nothing
 	 * is cast and x is pow's input, so the normalised value alone, e. LayerNorm is one ATen
 	 * kernel either way. */
-	double rms = j->eager_ops && !a->norm_bias ? (e < 4.0 ? 4.0 : e) : 0.0;
+	double rms = j->eager_ops && !a->norm_bias ? (st < 4.0 ? 4.0 : st) : 0.0;
 	/* Under LoRA the norms' weights are frozen, so the weight product keeps nothing of the
 	 * normalised value (mul keeps each factor for the other's gradient alone, as mm does:
 	 * inputs_kept): an eager norm keeps its fp32 input alone, the ".eager" item */
 	bool frozen_norm = rms > 0 && j->method != MDL_FULL;
-	norm_input(out, &n, "input_norm.input", e * sbh / rep, frozen_norm);
+	norm_input(out, &n, "input_norm.input", st * sbh / rep, frozen_norm);
 	if (fused)
 		item(out, &n, "input_norm.rstd", 4.0 * sb / rep, false);
 	if (rms > 0)
@@ -154,8 +158,8 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		     e * sb * (2.0 * (double)a->kv_lora_rank + (double)a->qk_rope_dim) / rep, false);
 	}
 	if (a->qk_norm) { /* q_norm and k_norm keep their inputs, the projections' outputs */
-		norm_input(out, &n, "q_norm.input", e * q / t, frozen_norm);
-		norm_input(out, &n, "k_norm.input", e * kv / t, frozen_norm);
+		norm_input(out, &n, "q_norm.input", st * q / t, frozen_norm);
+		norm_input(out, &n, "k_norm.input", st * kv / t, frozen_norm);
 		if (rms > 0)
 			item(out, &n, "qk_norm.eager", rms * (q + kv) / t, false);
 	}
@@ -194,7 +198,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (a->resid_dropout > 0)
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4) {
-		norm_input(out, &n, "post_attention_norm.input", e * sbh / rep, frozen_norm);
+		norm_input(out, &n, "post_attention_norm.input", st * sbh / rep, frozen_norm);
 		if (rms > 0)
 			item(out, &n, "post_attention_norm.eager", rms * sbh / rep, false);
 	}
@@ -203,7 +207,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	/* a parallel block normalises the layer's input for the MLP too, already kept (Falcon's
 	 * ln_mlp), or feeds it the attention's normed input, kept as well (one norm: Phi) */
 	if (!a->parallel)
-		norm_input(out, &n, "mlp_norm.input", e * sbh / rep, frozen_norm);
+		norm_input(out, &n, "mlp_norm.input", st * sbh / rep, frozen_norm);
 	if (a->norms_per_layer != 1) {
 		if (fused)
 			item(out, &n, "mlp_norm.rstd", 4.0 * sb / rep, false);
@@ -218,29 +222,29 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		 * have experts */
 		item(out, &n, "router.logits", 4.0 * sb * a->experts * moe / rep, false);
 		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe / t, true);
-		item(out, &n, "experts.weighted_output", e * k * sbh * moe / t, false);
+		item(out, &n, "experts.weighted_output", st * k * sbh * moe / t, false);
 	}
 	bool down_kept = a->experts || inputs_kept(a, j, MDL_T_DOWN);
 	if (a->gated_mlp) {
 		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product
 		 * (the product's factors are what its mul keeps, not the product) */
-		item(out, &n, "mlp.gate_out", e * I / t, false);
+		item(out, &n, "mlp.gate_out", st * I / t, false);
 		if (!fused && !j->fused_glu)
-			item(out, &n, "mlp.act_out", e * I / t, false);
-		item(out, &n, "mlp.up_out", e * I / t, false);
+			item(out, &n, "mlp.act_out", st * I / t, false);
+		item(out, &n, "mlp.up_out", st * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t, down_kept);
 	} else {
 		/* GELU keeps its input, the second linear its output; ReLU's backward reads its
 		 * output (threshold_backward(grad, result), PyTorch derivatives.yaml), the very
 		 * tensor the second linear keeps: one tensor, kept by ReLU whatever the linear */
 		if (!a->relu_mlp)
-			item(out, &n, "mlp.fc_out", e * I / t, false);
+			item(out, &n, "mlp.fc_out", st * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t, down_kept || a->relu_mlp);
 	}
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4) {
-		norm_input(out, &n, "post_feedforward_norm.input", e * sbh / rep, frozen_norm);
+		norm_input(out, &n, "post_feedforward_norm.input", st * sbh / rep, frozen_norm);
 		if (rms > 0)
 			item(out, &n, "post_feedforward_norm.eager", rms * sbh / rep, false);
 	}
@@ -299,7 +303,9 @@ double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, un
 	*bwd = 0;
 	if (!j->eager_ops)
 		return 0;
-	double e = mdl_job_act_bytes(j), f = 4.0, t = tp ? (double)tp : 1.0;
+	/* the norms and the rotary embedding work on the residual stream and the projections'
+	 * outputs: fp32 under a QLoRA base's upcast norms (mdl_job_stream_bytes) */
+	double e = mdl_job_stream_bytes(a, j), f = 4.0, t = tp ? (double)tp : 1.0;
 	double rep = sp ? t : 1.0, sb = (double)j->seq * (double)j->micro_batch;
 	double qk = a->kv_lora_rank ? (double)(a->heads + 1) * (double)a->qk_rope_dim
 				    : (double)(a->heads + a->kv_heads) * (double)a->head_dim;
@@ -335,7 +341,7 @@ double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, u
 		half[it[i].mlp] += it[i].kept;
 	/* the other half's input, a residual-stream tensor, stays checkpointed meanwhile */
 	double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
-	return fmax(half[0], half[1]) + mdl_job_act_bytes(j) * sbh / (sp ? (double)tp : 1.0);
+	return fmax(half[0], half[1]) + mdl_job_stream_bytes(a, j) * sbh / (sp ? (double)tp : 1.0);
 }
 
 /* A matmul the op-level policy counts: a dense weight (experts' grouped matmuls are not
@@ -370,7 +376,7 @@ static double op_sac_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 {
 	double e = mdl_job_act_bytes(j), t = tp ? (double)tp : 1.0, rep = sp ? t : 1.0;
 	double sb = (double)j->seq * (double)j->micro_batch;
-	double b = e * sb * (double)a->hidden / rep; /* the checkpoint's input */
+	double b = mdl_job_stream_bytes(a, j) * sb * (double)a->hidden / rep; /* the input */
 	int k = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *x = &a->layer[i];
@@ -401,7 +407,7 @@ static double layer_saved(const struct mdl_arch *a, const struct mdl_job *j, uns
 	if (j->recompute == MDL_RC_FULL) {
 		/* only the layer input is checkpointed (Korthikanti: 2 s b h per layer) */
 		double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
-		return mdl_job_act_bytes(j) * sbh / (sp ? (double)tp : 1.0);
+		return mdl_job_stream_bytes(a, j) * sbh / (sp ? (double)tp : 1.0);
 	}
 	n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)
@@ -438,17 +444,18 @@ double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned
 	double rep = sp ? (double)tp : 1.0;
 	return 8.0 * (double)j->seq * (double)j->micro_batch +
 	       (a->embd_dropout > 0 ? sbh / rep : 0.0) +
-	       (a->embed_norm ? mdl_job_act_bytes(j) * sbh / rep : 0.0);
+	       (a->embed_norm ? mdl_job_stream_bytes(a, j) * sbh / rep : 0.0);
 }
 
 double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
 {
-	double e = mdl_job_act_bytes(j);
+	double e = mdl_job_act_bytes(j), st = mdl_job_stream_bytes(a, j);
 	double t = tp ? (double)tp : 1.0;
 	double sb = (double)j->seq * (double)j->micro_batch;
 	double sbh = sb * (double)a->hidden, sbv = sb * (double)a->vocab;
 
-	/* final norm input and lm_head input; logits in compute precision; the loss upcasts to
+	/* final norm input (in the stream's dtype: mdl_job_stream_bytes) and lm_head input;
+	 * logits in compute precision; the loss upcasts to
 	 * fp32 and log_softmax keeps its fp32 output (HF LlamaForCausalLM: logits.float()); the
 	 * chunked-output loss keeps the same, each chunk's log-probabilities saved.
 	 * The vocabulary dimension is split by Megatron's vocab-parallel lm_head.
@@ -457,17 +464,21 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * upcast to fp32, and the logits' gradient is formed in the forward: nothing of size
 	 * b x s x V outlives a chunk (liger_kernel/ops/fused_linear_cross_entropy.py) [A]. */
 	if (j->loss == MDL_LOSS_CHUNKED)
-		return 2.0 * e * sbh / (sp ? t : 1.0) + (e + 4.0) * sbh / t;
+		return (st + e) * sbh / (sp ? t : 1.0) + (e + 4.0) * sbh / t;
 	/* Baichuan 2's NormHead hands its matmul a normalised copy of the head's weight, which
 	 * the matmul keeps for the input gradient whether the head trains or not (mm keeps mat2
 	 * for mat1's gradient): vocab x hidden in the compute dtype a micro-batch, whatever the
 	 * tokens. The chunked loss's kernel takes its gradients in the forward and keeps none. */
-	double norm_head = a->norm_head ? e * (double)a->vocab * (double)a->hidden / t : 0;
+	double head_copy = a->norm_head ? e * (double)a->vocab * (double)a->hidden / t : 0;
+	/* an fp32 head (--kbit-upcast all) meets a compute-dtype input under autocast, whose
+	 * linear casts the weight and keeps that copy for the input gradient the same way */
+	if (!a->norm_head && mdl_job_upcast(j) == MDL_UPCAST_ALL)
+		head_copy = e * (double)a->vocab * (double)a->hidden / t;
 	/* fused: flash-attn's cross-entropy kernel saves its input, the logits in the compute
 	 * dtype, and each row's fp32 log-sum-exp (flash_attn/ops/triton/cross_entropy.py:
 	 * ctx.save_for_backward(logits, lse, labels)) [A: source] */
 	if (j->loss == MDL_LOSS_FUSED)
-		return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb + norm_head;
+		return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb + head_copy;
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
@@ -475,9 +486,9 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * hands the loss fp32 logits (TransformerDecoder.unembed: self.output(h).float()), whose
 	 * compute-dtype original nothing keeps; chunked, each chunk in the compute dtype. */
 	if (j->compile)
-		return 2.0 * e * sbh / (sp ? t : 1.0) +
-		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb + norm_head;
-	return 2.0 * e * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t + norm_head;
+		return (st + e) * sbh / (sp ? t : 1.0) +
+		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb + head_copy;
+	return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t + head_copy;
 }
 
 /*

@@ -71,6 +71,10 @@ struct family {
 	bool alibi;              /* positions as attention biases (BLOOM's ALiBi) */
 	bool embed_norm;         /* BloomModel's word_embeddings_layernorm */
 	bool norm_weightless;    /* OlmoLayerNorm: no weight, no bias */
+	bool norm_cast_back;     /* the norms return their input's dtype (mdl_arch): GemmaRMSNorm
+				  * and Gemma3RMSNorm (output.type_as(x)), Olmo2RMSNorm and
+				  * Olmo3RMSNorm ((weight * x).to(input_dtype)), CohereLayerNorm and
+				  * Cohere2LayerNorm (the same; transformers modeling_*.py) */
 	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
 	bool fused_qkv;          /* one q/k/v projection, split into views (arch.h) */
 	bool geglu;              /* the gated MLP's activation is GELU (GemmaMLP's
@@ -215,7 +219,7 @@ static const struct family families[] = {
 	{"olmo2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .qk_norm = true, .qk_norm_full = true},
+	 .qk_norm = true, .qk_norm_full = true, .norm_cast_back = true},
 	/* Olmo3Config (transformers configuration_olmo3.py and modular_olmo3.py; OLMo 3 7B and
 	 * 32B): OLMo 2's layer (q and k RMSNorms over the whole projections, norms after attention
 	 * and the MLP), q/k/v/o biased with attention_bias (Olmo2Attention), an untied head;
@@ -224,7 +228,7 @@ static const struct family families[] = {
 	 "max_position_embeddings", 50304, 4096, 11008, 32, 32, 0, 0, 2048, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .qk_norm = true, .qk_norm_full = true, .window = 4096, .full_every = 4, .windowed = true,
-	 .k_attn_bias = "attention_bias"},
+	 .k_attn_bias = "attention_bias", .norm_cast_back = true},
 	{"mistral", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 0, 0, false, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
@@ -293,17 +297,17 @@ static const struct family families[] = {
 	{"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 3072, 24576, 28, 16, 16, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 2, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .k_attn_bias = "attention_bias", .geglu = true},
+	 .k_attn_bias = "attention_bias", .geglu = true, .norm_cast_back = true},
 	{"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 2304, 9216, 26, 8, 4, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .window = 4096, .full_every = 2, .windowed = true,
-	 .k_attn_bias = "attention_bias", .geglu = true},
+	 .k_attn_bias = "attention_bias", .geglu = true, .norm_cast_back = true},
 	{"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
 	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
 	 0.0, 0.0, .qk_norm = true, .window = 4096, .full_every = 6, .windowed = true,
-	 .geglu = true},
+	 .geglu = true, .norm_cast_back = true},
 	{"llama4_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 202048, 5120, 8192, 48, 40, 8, 128, 131072,
 	 16, 1, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
@@ -399,7 +403,7 @@ static const struct family families[] = {
 	{"cohere", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
 	 "max_position_embeddings", 256000, 8192, 22528, 40, 64, 0, 0, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 1, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
-	 .parallel = true, .k_attn_bias = "attention_bias", .own = cohere},
+	 .parallel = true, .k_attn_bias = "attention_bias", .own = cohere, .norm_cast_back = true},
 	/* Cohere2Config (transformers configuration_cohere2.py and modular_cohere2.py; Command R7B
 	 * and Command A): Cohere's parallel layer on one CohereLayerNorm without qk norms, q/k/v/o
 	 * biased with attention_bias, the head tied; sliding_window (4,096) on three layers of four
@@ -409,7 +413,7 @@ static const struct family families[] = {
 	 "max_position_embeddings", 256000, 8192, 22528, 40, 64, 0, 0, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 1, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .parallel = true, .k_attn_bias = "attention_bias", .window = 4096, .full_every = 4,
-	 .windowed = true},
+	 .windowed = true, .norm_cast_back = true},
 	/* Starcoder2Config (transformers configuration_starcoder2.py and modeling_starcoder2.py;
 	 * BigCode's StarCoder2 3B, 7B and 15B), whose defaults are StarCoder2-3B's shape:
 	 * grouped-query attention with rotary positions; q/k/v/o and the plain MLP (c_fc,
@@ -1547,6 +1551,7 @@ int mdl_arch_parse(const char *json, const char *origin, struct mdl_arch *a, cha
 	a->alibi = f->alibi;
 	a->embed_norm = f->embed_norm;
 	a->norm_weightless = f->norm_weightless;
+	a->norm_cast_back = f->norm_cast_back;
 	a->attn_dropout = f->attn_drop;
 	a->resid_dropout = f->resid_drop;
 	a->embd_dropout = f->embd_drop;

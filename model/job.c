@@ -50,6 +50,30 @@ unsigned mdl_job_act_bytes(const struct mdl_job *j)
 	return j->precision == MDL_FP32 ? 4 : 2;
 }
 
+enum mdl_upcast mdl_job_upcast(const struct mdl_job *j)
+{
+	return j->method == MDL_QLORA && j->quant != MDL_QUANT_GPTQ ? j->upcast : MDL_UPCAST_NONE;
+}
+
+unsigned mdl_job_stream_bytes(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	enum mdl_upcast u = mdl_job_upcast(j);
+	if (u == MDL_UPCAST_ALL || (u == MDL_UPCAST_NORMS && !a->norm_cast_back))
+		return 4;
+	return mdl_job_act_bytes(j);
+}
+
+/* Bytes of an unquantised frozen parameter of t's kind under the job's upcast: all of them, or
+ * the norms' (vectors: the norm weights, and the biases, which Linear4bit casts to its fp32 input's
+ * dtype on first use) in fp32; else the weight dtype. */
+static double frozen_bytes(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	enum mdl_upcast u = mdl_job_upcast(j);
+	if (u == MDL_UPCAST_ALL || (u == MDL_UPCAST_NORMS && t->cols == 1))
+		return 4.0;
+	return mdl_job_weight_bytes(j);
+}
+
 unsigned mdl_job_weight_bytes(const struct mdl_job *j)
 {
 	return j->precision == MDL_FP32 ? 4 : 2;
@@ -167,8 +191,9 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		double share = mdl_tensor_share(a, t);
 		uint64_t e = t->rows * t->cols * t->copies;
 		all_params += e * holders;
-		layer_frozen +=
-			(mdl_job_quantised(j, t) ? quant_bytes(j, t) : (double)e * wb) * share;
+		double frozen = mdl_job_quantised(j, t) ? quant_bytes(j, t)
+							 : (double)e * frozen_bytes(j, t);
+		layer_frozen += frozen * share;
 		if (j->method == MDL_FULL) {
 			if (ada)
 				layer_ada += factored(t->rows, t->cols) * t->copies * share;
@@ -181,11 +206,13 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		}
 	}
 	uint64_t outer_train = 0; /* PEFT: the embedding and head trained whole (modules_to_save) */
+	double outer_frozen = 0;
 	for (int i = 0; i < a->nouter; i++) {
 		const struct mdl_tensor *t = &a->outer[i];
 		if (!t->copies || (is_embed(t) ? !embed : !head))
 			continue;
 		outer_params += t->rows * t->cols;
+		outer_frozen += (double)(t->rows * t->cols) * frozen_bytes(j, t);
 		bool whole = mdl_job_trains_whole(j, t);
 		if (j->method != MDL_FULL && whole)
 			outer_train += t->rows * t->cols;
@@ -207,8 +234,8 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 	s->optimizer_bytes = opt * (double)(s->trainable_params - outer_train) +
 			     optimizer_bytes_per_param(j, true) * (double)outer_train +
 			     (double)nlayers * layer_ada + outer_ada;
-	if (j->method != MDL_FULL) /* the frozen base, embeddings and head in the compute dtype */
-		s->weights_bytes += (double)nlayers * layer_frozen + wb * (double)outer_params;
+	if (j->method != MDL_FULL) /* the frozen base, embeddings and head (mdl_upcast) */
+		s->weights_bytes += (double)nlayers * layer_frozen + outer_frozen;
 }
 
 void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d)
@@ -237,6 +264,23 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	bool again = j->recompute == MDL_RC_FULL || (gptq && j->recompute == MDL_RC_OP);
 	d->fwd = pass;
 	d->bwd = pass * ((again ? 1.0 : 0.0) + (gptq ? 0.0 : 1.0));
+	/* an fp32 stream (mdl_upcast) through a 4-bit linear: Linear4bit casts its input to the
+	 * compute dtype and its output back (read 4, write 2; read 2, write 4), as autocast casts
+	 * an adapter's input for lora_A; backward casts the two gradients the other way; per
+	 * token, each linear its own copies */
+	double s = mdl_job_stream_bytes(a, j), e = mdl_job_act_bytes(j);
+	if (s <= e)
+		return;
+	double cast = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		double in = (double)t->rows * (is_adapted(j, t) ? 2.0 : 1.0), out = (double)t->cols;
+		if (mdl_job_quantised(j, t))
+			cast += t->active * mdl_tensor_share(a, t) * (s + e) * (in + out);
+	}
+	cast *= (double)j->seq * (double)j->micro_batch;
+	d->fwd += cast;
+	d->bwd += cast * (again ? 2.0 : 1.0);
 }
 
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
@@ -597,6 +641,7 @@ static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */
 static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", NULL};
 static const char *const fp8_recipe_names[] = {"te", "torchao", NULL};
+static const char *const upcast_names[] = {"none", "norms", "all", NULL};
 
 const char *mdl_method_name(enum mdl_method m)
 {
@@ -638,6 +683,10 @@ const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r)
 {
 	return fp8_recipe_names[r];
 }
+const char *mdl_upcast_name(enum mdl_upcast u)
+{
+	return upcast_names[u];
+}
 
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen)
 {
@@ -650,6 +699,7 @@ int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t 
 		{"attention", attention_names}, {"loss", loss_names},
 		{"grad-dtype", grad_dtype_names}, {"quant", quant_names},
 		{"master-weights", master_names}, {"swiglu", swiglu_names},
+		{"kbit-upcast", upcast_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

@@ -94,6 +94,26 @@ enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_NF4_LEGACY, MDL_QUANT_GPTQ };
  * for the weight and input gradients, each cast an amax pass and a cast pass [A: source].
  */
 enum mdl_fp8_recipe { MDL_FP8_TE, MDL_FP8_TORCHAO };
+/*
+ * The parameters a bitsandbytes QLoRA base leaves unquantised (norms, biases, embeddings,
+ * lm_head: transformers' get_keys_to_not_convert keeps the head, nn.Embedding is never replaced)
+ * kept in fp32 (--kbit-upcast).
+ * none: in the model's dtype (torchtune, Unsloth, LitGPT, Axolotl, which casts norms and
+ * embeddings back for FlashAttention-2, LLaMA-Factory without upcast_layernorm; QLoRA under
+ * FSDP or ZeRO-3, which TRL and Axolotl never prepare).
+ * all: PEFT's prepare_model_for_kbit_training ("cast all non INT8 parameters to fp32": every
+ * fp16 or bf16 parameter that is not a Params4bit; peft/utils/other.py), as a script that calls
+ * it alone leaves them (PEFT's examples, Qwen's finetune.py).
+ * norms: the same followed by TRL's peft_module_casting_to_bf16 under bf16 (SFTTrainer's
+ * prepare_peft_model for QLoRA not sharded; the QLoRA paper's qlora.py): embeddings and lm_head
+ * back to bf16, the norms left in fp32 (trl/models/utils.py, trl/trainer/utils.py) [A: source].
+ * An fp32 norm weight promotes a Llama-style RMSNorm's output to fp32 (LlamaRMSNorm returns
+ * weight * x.to(input_dtype)), and bitsandbytes' Linear4bit casts its output back to its
+ * input's dtype (bnb.matmul_4bit(x.to(compute_dtype), ...).to(inp_dtype), bitsandbytes
+ * nn/modules.py) [A: source], so from the first norm on the residual stream, the norms' and the
+ * quantised linears' outputs and the MLP's intermediates are fp32 (mdl_job_stream_bytes).
+ */
+enum mdl_upcast { MDL_UPCAST_NONE, MDL_UPCAST_NORMS, MDL_UPCAST_ALL };
 /* GPTQConfig's default group_size (transformers utils/quantization_config.py) [A] */
 #define MDL_GPTQ_GROUP 128
 
@@ -176,6 +196,7 @@ struct mdl_job {
 	 * performance configs set: transformer_config.py, the activation recomputation guide);
 	 * 0: every layer (mdl_job_rc_layers) */
 	uint32_t recompute_layers;
+	enum mdl_upcast upcast; /* QLoRA under bitsandbytes: what of the base stays fp32 */
 };
 
 /* The layers of a chunk of `layers` that run the job's recompute mode: the first
@@ -305,6 +326,16 @@ void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 /* Bytes of one activation element: 2 for 16-bit compute, 4 for fp32. */
 unsigned mdl_job_act_bytes(const struct mdl_job *j);
 
+/* Bytes of one element of the residual stream and the tensors computed from it outside the
+ * matmuls and the attention kernel (the norms' and the quantised linears' outputs, the MLP's
+ * intermediates): the compute dtype's, or 4 where a bitsandbytes QLoRA base keeps fp32 norms
+ * that hand their input fp32 on (mdl_upcast: every upcast but norms alone under an
+ * architecture whose norms cast back to their input's dtype, mdl_arch.norm_cast_back). */
+unsigned mdl_job_stream_bytes(const struct mdl_arch *a, const struct mdl_job *j);
+/* The job's upcast where it applies (QLoRA on a bitsandbytes base: PEFT casts nothing of a GPTQ
+ * model, prepare_model_for_kbit_training's is_gptq_quantized), else none. */
+enum mdl_upcast mdl_job_upcast(const struct mdl_job *j);
+
 /* Bytes of one weight element in compute precision (the copy that streams layer by layer). */
 unsigned mdl_job_weight_bytes(const struct mdl_job *j);
 
@@ -319,6 +350,7 @@ const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
 const char *mdl_master_name(enum mdl_master m);
 const char *mdl_quant_name(enum mdl_quant q);
 const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r);
+const char *mdl_upcast_name(enum mdl_upcast u);
 int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
 
 #endif

@@ -426,6 +426,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			mdl_targets_str(w->job.lora_targets, t, sizeof t));
 		if (w->job.method == MDL_QLORA)
 			fprintf(fp, " --quant %s", mdl_quant_name(w->job.quant));
+		if (mdl_job_upcast(&w->job) != MDL_UPCAST_NONE)
+			fprintf(fp, " --kbit-upcast %s", mdl_upcast_name(w->job.upcast));
 	}
 	/* the DRAM the option bought, exactly: in GiB where it is whole GiB, else in bytes (a
 	 * host's 2 TB rounded to 1863 GiB would exceed what the host takes) */
@@ -548,6 +550,12 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 			    "bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=True, "
 			    "bnb_4bit_compute_dtype=torch.bfloat16%s)`",
 			ds && o->layout.zero == 3 ? ", bnb_4bit_quant_storage=torch.bfloat16" : "");
+	if (mdl_job_upcast(j) == MDL_UPCAST_NORMS)
+		fprintf(fp, "; planned with the norms in fp32, as TRL's SFTTrainer leaves them "
+			    "(`--kbit-upcast norms`)");
+	else if (mdl_job_upcast(j) == MDL_UPCAST_ALL)
+		fprintf(fp, "; planned with every unquantised parameter in fp32, as PEFT's "
+			    "`prepare_model_for_kbit_training` leaves them (`--kbit-upcast all`)");
 	fprintf(fp, ".\n\n");
 }
 

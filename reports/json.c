@@ -172,6 +172,10 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddStringToObject(jj, "quant", mdl_quant_name(jb->quant));
 	else
 		cJSON_AddNullToObject(jj, "quant");
+	if (jb->method == MDL_QLORA && !mdl_job_gptq(jb))
+		cJSON_AddStringToObject(jj, "kbit_upcast", mdl_upcast_name(jb->upcast));
+	else
+		cJSON_AddNullToObject(jj, "kbit_upcast");
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
 	if (jb->precision == MDL_FP8)
 		cJSON_AddStringToObject(jj, "fp8_recipe", mdl_fp8_recipe_name(jb->fp8_recipe));

@@ -163,10 +163,14 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	char b[4][32], t[64], rank[128] = "", job[512];
 
 	if (j->method != MDL_FULL)
-		snprintf(rank, sizeof rank, " (rank %u on %s%s%s)", j->lora_rank,
+		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s)", j->lora_rank,
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
 			 j->method == MDL_QLORA ? ", base " : "",
-			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "");
+			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "",
+			 mdl_job_upcast(j) == MDL_UPCAST_NORMS ? " with fp32 norms"
+			 : mdl_job_upcast(j) == MDL_UPCAST_ALL
+				 ? " with fp32 norms, embeddings and head"
+				 : "");
 	snprintf(job, sizeof job, "%s fine-tune%s, %s%s, %s, %s attention%s%s%s%s%s%s",
 		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),
 		 j->precision != MDL_FP8 ? ""

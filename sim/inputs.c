@@ -103,6 +103,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.lora_dropout = o->lora_dropout,
 		.doc_tokens = o->doc_tokens,
 		.quant = (enum mdl_quant)o->quant,
+		.upcast = (enum mdl_upcast)o->kbit_upcast,
 	    .recompute_layers = (uint32_t)o->recompute_layers,
 	};
 	if (o->recompute_layers && o->recompute != MDL_RC_FULL) {
@@ -142,6 +143,15 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		}
 		w->job.quant_group = w->arch.quant_group;
 		w->job.quant_desc_act = w->arch.quant_desc_act;
+	}
+	if (w->job.upcast != MDL_UPCAST_NONE && mdl_job_upcast(&w->job) == MDL_UPCAST_NONE) {
+		snprintf(err, errlen,
+			 "--kbit-upcast %s: what a bitsandbytes QLoRA base (--method qlora --quant "
+			 "nf4|nf4-legacy) keeps in fp32, not %s%s%s",
+			 mdl_upcast_name(w->job.upcast), mdl_method_name(w->job.method),
+			 w->job.method == MDL_QLORA ? " on " : "",
+			 w->job.method == MDL_QLORA ? mdl_quant_name(w->job.quant) : "");
+		return EXIT_INVALID;
 	}
 	if (alibi_eager(o, w))
 		w->job.attention = MDL_ATTN_EAGER;

@@ -47,6 +47,15 @@ static const struct opt table[] = {
 	 "before 0.43.2, July 2024, which kept every 4-bit linear's input for backward) | gptq (a "
 	 "GPTQ int4 checkpoint, group size 128, as auto-gptq trains it with the ExLlama kernels "
 	 "off: dequantised by PyTorch ops in forward, the fp16 weights kept until backward)"},
+	{"kbit-upcast", O_ENUM, OFF(kbit_upcast), 0, 0, "none", false, "kbit-upcast", P,
+	 "--method qlora under bitsandbytes: the unquantised parameters (norms, embeddings, "
+	 "lm_head) kept in fp32: none (the model's dtype: torchtune, Unsloth, LitGPT, Axolotl, "
+	 "LLaMA-Factory, FSDP or ZeRO-3 QLoRA) | norms (TRL's SFTTrainer with bf16, the QLoRA "
+	 "paper's qlora.py) | all (PEFT's prepare_model_for_kbit_training alone: PEFT's examples, "
+	 "Qwen's finetune.py). An fp32 norm hands a Llama-style layer an fp32 residual stream, "
+	 "which Linear4bit keeps: the checkpoints, norms' and MLP's tensors in fp32, each 4-bit "
+	 "linear casting its input and output (Gemma's, OLMo 2's and Cohere's norms cast back: "
+	 "norms changes nothing there)"},
 	{"lora-rank", O_COUNT, OFF(lora_rank), 1, 65536, "8", false, "", P, "LoRA rank r"},
 	{"lora-dropout", O_REAL, OFF(lora_dropout), 0, 0.9, "0", false, "probability", P,
 	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask (0: the "

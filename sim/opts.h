@@ -76,6 +76,7 @@ struct tp_opts {
 	int master; /* enum mdl_master */
 	int swiglu; /* index of mdl_parse_enum's "swiglu" names: 0 fused, 1 eager */
 	int quant; /* enum mdl_quant */
+	int kbit_upcast; /* enum mdl_upcast */
 	unsigned lora_targets;
 	bool help;
 	/* which options the user gave, by table index (a --deepspeed config's count as given) */

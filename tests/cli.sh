@@ -195,6 +195,13 @@ expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx400
 # the format and searches data-parallel layouts only
 expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq
 expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
+expect 3 "--kbit-upcast all: what a bitsandbytes QLoRA base.*not lora" simulate --model 8b --seq 2048 --method lora --kbit-upcast all
+expect 3 "--kbit-upcast norms: .*not qlora on gptq" simulate --model 8b --seq 2048 --method qlora --quant gptq --kbit-upcast norms
+expect 3 "unknown kbit-upcast 'fp32' (allowed: none, norms, all)" simulate --model 8b --seq 2048 --method qlora --kbit-upcast fp32
+"$bin" simulate --model 8b --seq 2048 --method qlora --kbit-upcast norms --format json >"$tmp/up.json" 2>/dev/null
+holds "--kbit-upcast is in the job's JSON" "$tmp/up.json" '"kbit_upcast":[[:space:]]*"norms"'
+"$bin" plan --model 8b --seq 2048 --method qlora --kbit-upcast all >"$tmp/up.txt" 2>/dev/null
+holds "--kbit-upcast is in the report's inputs" "$tmp/up.txt" 'base nf4 with fp32 norms, embeddings and head'
 expect 3 "data parallel only" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
 expect 3 "--tp 2: GPTQ" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --tp 2
 expect 3 "module buffers.*(got policy tiered)" simulate --model 8b --seq 2048 --method qlora --quant gptq --policy tiered

@@ -53,6 +53,8 @@ echo "$cmds" | {
 	ladder="$ladder --recompute none --gpu a100-80g --host hgx-8gpu"
 	fsdp8b="--model 8b --seq 8192 --gpus 8 --zero 3 --recompute none"
 	moe="--model qwen3-30b-a3b --seq 4096 --gpus 8 --zero 3"
+	qlora="--model 8b --seq 2048 --batch 2 --grad-accum 1 --method qlora --lora-targets all"
+	qlora="$qlora --pointwise eager --recompute full --gpu rtx4090"
 	while IFS='|' read -r words printed args; do
 		[ -n "$words" ] || continue
 		# shellcheck disable=SC2086
@@ -81,6 +83,11 @@ echo "$cmds" | {
 peak 54.6 GiB fused|max_memory_allocated 54.6 GiB|$ladder --compile no --loss full --pointwise fused
 59.8 eager, 60 measured|max_memory_allocated 59.8 GiB|$ladder --compile no --loss full --pointwise eager
 47.2 GiB predicted, 51.0 measured|max_memory_allocated 47.2 GiB|$ladder --compile yes --loss full
+13.6 GiB with|max_memory_allocated 13.6 GiB|$qlora
+14.6 GiB with|max_memory_allocated 14.6 GiB|$qlora --kbit-upcast norms
+17.5 GiB with|max_memory_allocated 17.5 GiB|$qlora --kbit-upcast all
+a step of 1.89 s|1.89 s (|$qlora
+becomes 2.33 s|2.33 s (|$qlora --kbit-upcast norms
 CLAIMS
 	echo "readme: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

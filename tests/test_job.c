@@ -417,6 +417,70 @@ static void frozen_linears_keep_no_input(void)
 			       adapters - 2.0 * sb * (4096 + 4096 + 14336), 1);
 }
 
+/* --kbit-upcast on Llama-3.1-8B's QLoRA base (32 layers, hidden 4096, MLP 14336, vocab 128256,
+ * untied): all keeps the embedding, the head and the 65 norm weights (2 a layer and the final
+ * one) in fp32, 2 bytes a parameter more each; norms the norm weights alone (Llama has no
+ * biases). Neither touches the 4-bit linears or the adapters; GPTQ bases take none of it. */
+static void kbit_upcast_keeps_unquantised_weights_in_fp32(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_QLORA, 8, MDL_T_Q | MDL_T_V, MDL_BF16_MIXED, MDL_ADAMW,
+			    MDL_RC_FULL, MDL_ATTN_FLASH, 2048, 1};
+	struct mdl_states none, norms, all;
+	mdl_job_states(&a, &j, &none);
+	j.upcast = MDL_UPCAST_NORMS;
+	mdl_job_states(&a, &j, &norms);
+	j.upcast = MDL_UPCAST_ALL;
+	mdl_job_states(&a, &j, &all);
+	double norm_params = (2.0 * 32 + 1) * 4096;
+	CU_ASSERT_DOUBLE_EQUAL(norms.weights_bytes - none.weights_bytes, 2.0 * norm_params, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(all.weights_bytes - none.weights_bytes,
+			       2.0 * (norm_params + 2.0 * 128256 * 4096), 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(all.optimizer_bytes, none.optimizer_bytes, 1e-3);
+	j.quant = MDL_QUANT_GPTQ;
+	CU_ASSERT_EQUAL(mdl_job_upcast(&j), MDL_UPCAST_NONE);
+	j.quant = MDL_QUANT_NF4;
+	j.method = MDL_LORA;
+	CU_ASSERT_EQUAL(mdl_job_upcast(&j), MDL_UPCAST_NONE);
+}
+
+/* The fp32 stream an upcast norm hands a Llama layer: the checkpoint of a fully recomputed layer
+ * is 4 bytes an element (2 s b h -> 4 s b h); without recompute, on q and v adapters without
+ * dropout and fused norms, the two norms' inputs (hidden) and the MLP's gate, activation and up
+ * outputs (14336 each) take 2 bytes an element more, the matmuls' compute-dtype inputs none.
+ * Gemma's norms cast back to their input's dtype: norms alone changes nothing there, all (an
+ * fp32 embedding's output) does. The casts around each 4-bit linear, per token: its input to
+ * bf16 and its output back, and an adapted one's input again for lora_A (q and v): 6 bytes an
+ * element over 2 x 4096 + 4096 (q), 4096 + 1024 (k), 2 x 4096 + 1024 (v), 4096 + 4096 (o),
+ * 3 x (4096 + 14336) (gate, up, down) = 90112; backward casts the gradients back. */
+static void kbit_upcast_streams_fp32(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_QLORA, 8, MDL_T_Q | MDL_T_V, MDL_BF16_MIXED, MDL_ADAMW,
+			    MDL_RC_FULL, MDL_ATTN_FLASH, 2048, 1};
+	double sb = 2048, sbh = sb * 4096;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 2.0 * sbh, 1e-3);
+	j.upcast = MDL_UPCAST_NORMS;
+	CU_ASSERT_EQUAL(mdl_job_stream_bytes(&a, &j), 4);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 4.0 * sbh, 1e-3);
+	j.recompute = MDL_RC_NONE;
+	double up = mdl_act_layer_saved(&a, &j, 1, false);
+	j.upcast = MDL_UPCAST_NONE;
+	CU_ASSERT_DOUBLE_EQUAL(up - mdl_act_layer_saved(&a, &j, 1, false),
+			       2.0 * sb * (2.0 * 4096 + 3.0 * 14336), 1e-3);
+	struct mdl_dequant d0, d1;
+	mdl_job_dequant(&a, &j, &d0);
+	j.upcast = MDL_UPCAST_NORMS;
+	mdl_job_dequant(&a, &j, &d1);
+	CU_ASSERT_DOUBLE_EQUAL(d1.fwd - d0.fwd, 6.0 * 90112 * sb, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(d1.bwd - d0.bwd, 6.0 * 90112 * sb, 1e-3);
+
+	struct mdl_arch g = load("gemma-7b.json");
+	CU_ASSERT_EQUAL(mdl_job_stream_bytes(&g, &j), 2);
+	j.upcast = MDL_UPCAST_ALL;
+	CU_ASSERT_EQUAL(mdl_job_stream_bytes(&g, &j), 4);
+}
+
 /* One fused q/k/v projection split into views: the rotary embedding copies q and k, and the
  * attention's saved v keeps the whole output, so its q and k parts stay beside the copies.
  * Phi-3-mini (32 heads of 96, as many key-value heads: q and k 3072 each) fuses in Hugging
@@ -761,6 +825,9 @@ int suite_job(void)
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
 		{"frozen_linears_keep_no_input", frozen_linears_keep_no_input},
+		{"kbit_upcast_keeps_unquantised_weights_in_fp32",
+		 kbit_upcast_keeps_unquantised_weights_in_fp32},
+		{"kbit_upcast_streams_fp32", kbit_upcast_streams_fp32},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
 		{"repeat_kv_keeps_every_head", repeat_kv_keeps_every_head},

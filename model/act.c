@@ -182,7 +182,18 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		out[n++] = (struct mdl_act_item){"qkv.fused_output", 0, e * (q + kv) / t, true,
 						 false};
 	if (j->attention == MDL_ATTN_EAGER) {
-		item(out, &n, "attn.softmax", e * s2 / t, true);
+		/* the softmax's output, which its backward reads: Megatron's fused softmax
+		 * writes it in the compute dtype and the bmm by the values reads that tensor;
+		 * as PyTorch ops (transformers' eager attention: softmax(w, dim=-1,
+		 * dtype=torch.float32).to(query.dtype); GPT-2's softmax, which autocast runs in
+		 * fp32) softmax keeps its fp32 result (SoftmaxBackward saves it) and the bmm the
+		 * compute-dtype copy it is handed, or dropout's output in its place [A: source] */
+		item(out, &n, "attn.softmax", (j->eager_ops ? 4.0 : e) * s2 / t, true);
+		if (j->eager_ops) {
+			item(out, &n, "attn.probs", e * s2 / t, true);
+			if (a->attn_dropout > 0)
+				out[n - 1].kept = 0;
+		}
 		if (a->attn_dropout > 0) {
 			item(out, &n, "attn.dropout_mask", s2 / t, true); /* 1 byte per element */
 			item(out, &n, "attn.dropout_out", e * s2 / t, true);

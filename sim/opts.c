@@ -115,7 +115,9 @@ static const struct opt table[] = {
 	 "cudnn (cuDNN's fused attention: Transformer Engine's choice on Hopper and later, NeMo, "
 	 "Megatron-Core; PyTorch 2.11's SDPA on H100 and B200) | triton (FlashAttention in Triton, "
 	 "MosaicML llm-foundry's attn_impl triton for MPT: FlashAttention-2's rates over 1.4 "
-	 "forward, 2 backward) | eager (an ALiBi model's default: BLOOM, as transformers runs it)"},
+	 "forward, 2 backward) | eager (an ALiBi model's default: BLOOM, as transformers runs it; "
+	 "its s^2 softmax kept in the compute dtype as Megatron's fused softmax does, with "
+	 "--pointwise eager as PyTorch ops do: fp32, and the compute-dtype copy the next bmm keeps)"},
 	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,
 	 "gradients in the parameters' dtype (param) or fp32: main grads as Megatron keeps them, and "
 	 "the data-parallel reduction in fp32 (FSDP's reduce_dtype float32: torchtitan's default, "

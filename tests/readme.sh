@@ -53,6 +53,7 @@ echo "$cmds" | {
 	ladder="$ladder --recompute none --gpu a100-80g --host hgx-8gpu"
 	fsdp8b="--model 8b --seq 8192 --gpus 8 --zero 3 --recompute none"
 	moe="--model qwen3-30b-a3b --seq 4096 --gpus 8 --zero 3"
+	eager="--model 8b --seq 4096 --grad-accum 1 --attention eager --recompute none --method lora"
 	qlora="--model 8b --seq 2048 --batch 2 --grad-accum 1 --method qlora --lora-targets all"
 	qlora="$qlora --pointwise eager --recompute full --gpu rtx4090"
 	while IFS='|' read -r words printed args; do
@@ -83,6 +84,8 @@ echo "$cmds" | {
 peak 54.6 GiB fused|max_memory_allocated 54.6 GiB|$ladder --compile no --loss full --pointwise fused
 59.8 eager, 60 measured|max_memory_allocated 59.8 GiB|$ladder --compile no --loss full --pointwise eager
 47.2 GiB predicted, 51.0 measured|max_memory_allocated 47.2 GiB|$ladder --compile yes --loss full
+142 GiB against|max_memory_allocated 142 GiB|$eager --pointwise eager
+against 76.2 GiB|max_memory_allocated 76.2 GiB|$eager
 13.6 GiB with|max_memory_allocated 13.6 GiB|$qlora
 14.6 GiB with|max_memory_allocated 14.6 GiB|$qlora --kbit-upcast norms
 17.5 GiB with|max_memory_allocated 17.5 GiB|$qlora --kbit-upcast all

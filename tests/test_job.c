@@ -481,6 +481,40 @@ static void kbit_upcast_streams_fp32(void)
 	CU_ASSERT_EQUAL(mdl_job_stream_bytes(&g, &j), 4);
 }
 
+/* Eager attention's scores, Llama-3.1-8B full fine-tune at 2048 tokens (32 heads: s2 = 32 x
+ * 2048^2 scores): Megatron's fused softmax keeps its bf16 output, which the bmm by the values
+ * reads (2 s2, in place of flash's fp32 log-sum-exp, 4 x 2048 x 32); as PyTorch ops
+ * (--pointwise eager: transformers) softmax keeps its fp32 result and the bmm the bf16 copy,
+ * 4 s2 more. With attention dropout the bmm keeps dropout's output instead of the copy: the
+ * mask (s2) and that output (2 s2) either way, the fp32 result 2 s2 more than Megatron's. */
+static void eager_softmax_keeps_fp32_as_pytorch_ops(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_FULL, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double s2 = 32.0 * 2048 * 2048, lse = 4.0 * 2048 * 32;
+	double delta[2];
+	for (int ops = 0; ops < 2; ops++) {
+		j.eager_ops = ops;
+		j.attention = MDL_ATTN_FLASH;
+		double flash = mdl_act_layer_saved(&a, &j, 1, false);
+		j.attention = MDL_ATTN_EAGER;
+		delta[ops] = mdl_act_layer_saved(&a, &j, 1, false) - flash;
+	}
+	CU_ASSERT_DOUBLE_EQUAL(delta[0], 2.0 * s2 - lse, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(delta[1], 6.0 * s2 - lse, 1e-3);
+	a.attn_dropout = 0.1;
+	j.eager_ops = false;
+	double megatron = mdl_act_layer_saved(&a, &j, 1, false);
+	j.eager_ops = true;
+	double ops = mdl_act_layer_saved(&a, &j, 1, false);
+	j.attention = MDL_ATTN_FLASH;
+	CU_ASSERT_DOUBLE_EQUAL(ops - mdl_act_layer_saved(&a, &j, 1, false), 7.0 * s2 - lse, 1e-3);
+	j.eager_ops = false;
+	CU_ASSERT_DOUBLE_EQUAL(megatron - mdl_act_layer_saved(&a, &j, 1, false), 5.0 * s2 - lse,
+			       1e-3);
+}
+
 /* One fused q/k/v projection split into views: the rotary embedding copies q and k, and the
  * attention's saved v keeps the whole output, so its q and k parts stay beside the copies.
  * Phi-3-mini (32 heads of 96, as many key-value heads: q and k 3072 each) fuses in Hugging
@@ -828,6 +862,7 @@ int suite_job(void)
 		{"kbit_upcast_keeps_unquantised_weights_in_fp32",
 		 kbit_upcast_keeps_unquantised_weights_in_fp32},
 		{"kbit_upcast_streams_fp32", kbit_upcast_streams_fp32},
+		{"eager_softmax_keeps_fp32_as_pytorch_ops", eager_softmax_keeps_fp32_as_pytorch_ops},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
 		{"repeat_kv_keeps_every_head", repeat_kv_keeps_every_head},

@@ -189,6 +189,10 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		 * fp32) softmax keeps its fp32 result (SoftmaxBackward saves it) and the bmm the
 		 * compute-dtype copy it is handed, or dropout's output in its place [A: source] */
 		item(out, &n, "attn.softmax", (j->eager_ops ? 4.0 : e) * s2 / t, true);
+		/* Gemma 2's cap before the softmax: scores / cap, tanh, * cap, tanh keeping its
+		 * output for backward (its eager attention; FlashAttention-2 caps in its kernel) */
+		if (a->attn_softcap)
+			item(out, &n, "attn.softcap", e * s2 / t, true);
 		if (j->eager_ops) {
 			item(out, &n, "attn.probs", e * s2 / t, true);
 			if (a->attn_dropout > 0)
@@ -485,6 +489,11 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * linear casts the weight and keeps that copy for the input gradient the same way */
 	if (!a->norm_head && mdl_job_upcast(j) == MDL_UPCAST_ALL)
 		head_copy = e * (double)a->vocab * (double)a->hidden / t;
+	/* Gemma 2 caps the logits (Gemma2ForCausalLM: logits / cap, tanh, * cap; torchtune's
+	 * Gemma 2 the same): tanh keeps its output, the logits' size, for backward; the chunked
+	 * loss's kernel caps each chunk inside */
+	if (a->final_softcap)
+		head_copy += e * sbv / t;
 	/* fused: flash-attn's cross-entropy kernel saves its input, the logits in the compute
 	 * dtype, and each row's fp32 log-sum-exp (flash_attn/ops/triton/cross_entropy.py:
 	 * ctx.save_for_backward(logits, lse, labels)) [A: source] */

@@ -52,7 +52,7 @@
 typedef int own_keys(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
 		     size_t errlen);
 static own_keys qwen_v1, baichuan, llama4, chatglm, glm, falcon, gpt_neox, opt, bloom, mpt,
-	glm4_moe,
+	glm4_moe, gemma2, gemma3_text,
 	nemotron, starcoder2, gpt_bigcode, cohere, phimoe, stablelm, seed_oss, arcee, ernie4_5_moe;
 
 struct family {
@@ -302,12 +302,12 @@ static const struct family families[] = {
 	 "max_position_embeddings", 256000, 2304, 9216, 26, 8, 4, 256, 8192, 0, 0, true, false,
 	 false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0, 0.0, 0.0,
 	 .window = 4096, .full_every = 2, .windowed = true,
-	 .k_attn_bias = "attention_bias", .geglu = true, .norm_cast_back = true},
+	 .k_attn_bias = "attention_bias", .geglu = true, .norm_cast_back = true, .own = gemma2},
 	{"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 0,
 	 0, true, false, false, false, false, true, false, 4, "attention_dropout", NULL, NULL, 0.0,
 	 0.0, 0.0, .qk_norm = true, .window = 4096, .full_every = 6, .windowed = true,
-	 .geglu = true, .norm_cast_back = true},
+	 .geglu = true, .norm_cast_back = true, .own = gemma3_text},
 	{"llama4_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
 	 "intermediate_size", "max_position_embeddings", 202048, 5120, 8192, 48, 40, 8, 128, 131072,
 	 16, 1, false, false, false, false, false, true, false, 2, "attention_dropout", NULL, NULL,
@@ -1056,6 +1056,48 @@ static int cohere(const cJSON *cfg, struct mdl_arch *a, const char *origin, char
 		return -1;
 	a->qk_norm = a->qk_norm_full = qk;
 	return 0;
+}
+
+/* Gemma's soft-capping keys (Gemma2Config, Gemma3TextConfig): a positive cap turns one on, null
+ * off, a missing key takes the family's default. */
+static int softcap(const cJSON *cfg, const char *key, bool dflt, bool *on, const char *origin,
+		   char *err, size_t errlen)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(cfg, key);
+	*on = it ? false : dflt;
+	if (!it || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsNumber(it) || !(it->valuedouble > 0)) {
+		snprintf(err, errlen, "config '%s': field '%s' must be a cap above 0 or null",
+			 origin, key);
+		return -1;
+	}
+	*on = true;
+	return 0;
+}
+
+static int softcaps(const cJSON *cfg, bool dflt, struct mdl_arch *a, const char *origin,
+		    char *err, size_t errlen)
+{
+	if (softcap(cfg, "attn_logit_softcapping", dflt, &a->attn_softcap, origin, err, errlen))
+		return -1;
+	return softcap(cfg, "final_logit_softcapping", dflt, &a->final_softcap, origin, err,
+		       errlen);
+}
+
+/* Gemma 2: attn_logit_softcapping 50.0 and final_logit_softcapping 30.0 by default
+ * (transformers configuration_gemma2.py) [A] */
+static int gemma2(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		  size_t errlen)
+{
+	return softcaps(cfg, true, a, origin, err, errlen);
+}
+
+/* Gemma 3: both caps None by default, its q and k normed instead (configuration_gemma3.py) [A] */
+static int gemma3_text(const cJSON *cfg, struct mdl_arch *a, const char *origin, char *err,
+		       size_t errlen)
+{
+	return softcaps(cfg, false, a, origin, err, errlen);
 }
 
 /* Arcee (ArceeMLP, NemotronMLP's): hidden_act, the plain MLP's activation, relu2 by default. */

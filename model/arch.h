@@ -109,6 +109,10 @@ struct mdl_arch {
 	bool attn_sinks;                   /* a learned sink logit per attention head (GPT-OSS) */
 	bool norm_bias;                    /* LayerNorm (weight + bias) rather than RMSNorm */
 	bool head_bias;                    /* lm_head has a bias (Phi) */
+	/* tanh soft-capping (Gemma 2: attn_logit_softcapping, final_logit_softcapping): the
+	 * scores / cap, tanh, * cap, as Gemma2's eager attention and Gemma2ForCausalLM run it;
+	 * tanh keeps its output for backward (act.c) */
+	bool attn_softcap, final_softcap;
 	bool norm_head;                    /* lm_head's weight normalised each forward, a copy
 					    * its matmul keeps for backward (Baichuan 2) */
 	int norms_per_layer;               /* 2; 4 for gemma2; 1 for a parallel block (Phi) */

@@ -621,6 +621,46 @@ static void norm_head_keeps_the_normalised_weight(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), chunked, 1);
 }
 
+/* Gemma 2's tanh soft-caps (Gemma2Config's defaults 50 and 30; Gemma 3's none, a config's null
+ * none): the final cap keeps tanh's output, the logits' size (2048 tokens x 256000 in bf16),
+ * except under the chunked loss, which caps inside its kernel; the attention cap, under eager
+ * attention, one bf16 score tensor (16 heads x 2048^2 on gemma-2-9b) a layer. */
+static void gemma2_softcaps_keep_tanh_outputs(void)
+{
+	struct mdl_arch a = load("gemma-2-9b.json"), g3 = load("gemma-3-1b.json");
+	CU_ASSERT(a.attn_softcap && a.final_softcap);
+	CU_ASSERT(!g3.attn_softcap && !g3.final_softcap);
+	struct mdl_arch off;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_parse("{\"model_type\": \"gemma2\", "
+					     "\"final_logit_softcapping\": null}",
+					     "t", &off, err, sizeof err),
+			      0);
+	CU_ASSERT(off.attn_softcap && !off.final_softcap);
+	CU_ASSERT_EQUAL(mdl_arch_parse("{\"model_type\": \"gemma2\", "
+				       "\"attn_logit_softcapping\": -1}",
+				       "t", &off, err, sizeof err),
+			-1);
+	struct mdl_job j = {MDL_LORA, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	double capped = mdl_act_head(&a, &j, 1, false);
+	a.final_softcap = false;
+	CU_ASSERT_DOUBLE_EQUAL(capped - mdl_act_head(&a, &j, 1, false), 2.0 * 2048 * 256000, 1);
+	j.loss = MDL_LOSS_CHUNKED;
+	double chunked = mdl_act_head(&a, &j, 1, false);
+	a.final_softcap = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), chunked, 1);
+	double flash = mdl_act_layer_saved(&a, &j, 1, false);
+	j.attention = MDL_ATTN_EAGER;
+	capped = mdl_act_layer_saved(&a, &j, 1, false);
+	a.attn_softcap = false;
+	CU_ASSERT_DOUBLE_EQUAL(capped - mdl_act_layer_saved(&a, &j, 1, false),
+			       2.0 * 16 * 2048.0 * 2048, 1);
+	a.attn_softcap = true;
+	j.attention = MDL_ATTN_FLASH;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), flash, 1);
+}
+
 /* torch.compile's partitioner recomputes only what fusible ops alone read in backward: it keeps
  * the norms' outputs and SwiGLU's product (a weight gradient's matmul reads them) and the
  * norms' fp32 rstd, and recomputes SiLU(gate): per layer of Llama-3.1-8B at 2048 tokens, one
@@ -865,6 +905,7 @@ int suite_job(void)
 		{"eager_softmax_keeps_fp32_as_pytorch_ops", eager_softmax_keeps_fp32_as_pytorch_ops},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
+		{"gemma2_softcaps_keep_tanh_outputs", gemma2_softcaps_keep_tanh_outputs},
 		{"repeat_kv_keeps_every_head", repeat_kv_keeps_every_head},
 		{"fp8_recipes_cast_and_keep", fp8_recipes_cast_and_keep},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},

@@ -51,7 +51,7 @@ static const struct opt table[] = {
 	 "--method qlora under bitsandbytes: the unquantised parameters (norms, embeddings, "
 	 "lm_head) kept in fp32: none (the model's dtype: torchtune, Unsloth, LitGPT, Axolotl, "
 	 "LLaMA-Factory, FSDP or ZeRO-3 QLoRA) | norms (TRL's SFTTrainer with bf16, the QLoRA "
-	 "paper's qlora.py) | all (PEFT's prepare_model_for_kbit_training alone: PEFT's examples, "
+	 "paper's qlora.py, LLaMA-Factory's upcast_layernorm) | all (PEFT's prepare_model_for_kbit_training alone: PEFT's examples, "
 	 "Qwen's finetune.py). An fp32 norm hands a Llama-style layer an fp32 residual stream, "
 	 "which Linear4bit keeps: the checkpoints, norms' and MLP's tensors in fp32, each 4-bit "
 	 "linear casting its input and output (Gemma's, OLMo 2's and Cohere's norms cast back: "

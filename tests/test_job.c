@@ -602,6 +602,18 @@ static void repeat_kv_keeps_every_head(void)
 /* Baichuan 2's NormHead: the head's matmul keeps the normalised weight copy a micro-batch,
  * 125,696 x 4,096 x 2 bytes beside a plain head's saved tensors (full loss), a LoRA run's too;
  * the chunked loss keeps none. */
+/* What the head keeps with an architecture flag on, less what it keeps with it off. */
+static double head_with(struct mdl_arch *a, const struct mdl_job *j, bool *flag)
+{
+	bool was = *flag;
+	*flag = true;
+	double on = mdl_act_head(a, j, 1, false);
+	*flag = false;
+	double off = mdl_act_head(a, j, 1, false);
+	*flag = was;
+	return on - off;
+}
+
 static void norm_head_keeps_the_normalised_weight(void)
 {
 	struct mdl_arch a;
@@ -612,13 +624,9 @@ static void norm_head_keeps_the_normalised_weight(void)
 			      0);
 	struct mdl_job j = {MDL_LORA, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
 			    MDL_ATTN_FLASH, 2048, 1};
-	double with = mdl_act_head(&a, &j, 1, false);
-	a.norm_head = false;
-	CU_ASSERT_DOUBLE_EQUAL(with - mdl_act_head(&a, &j, 1, false), 2.0 * 125696 * 4096, 1);
+	CU_ASSERT_DOUBLE_EQUAL(head_with(&a, &j, &a.norm_head), 2.0 * 125696 * 4096, 1);
 	j.loss = MDL_LOSS_CHUNKED;
-	double chunked = mdl_act_head(&a, &j, 1, false);
-	a.norm_head = true;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), chunked, 1);
+	CU_ASSERT_DOUBLE_EQUAL(head_with(&a, &j, &a.norm_head), 0, 1);
 }
 
 /* Gemma 2's tanh soft-caps (Gemma2Config's defaults 50 and 30; Gemma 3's none, a config's null
@@ -643,16 +651,12 @@ static void gemma2_softcaps_keep_tanh_outputs(void)
 			-1);
 	struct mdl_job j = {MDL_LORA, 8, MDL_T_ALL, MDL_BF16_MIXED, MDL_ADAMW, MDL_RC_NONE,
 			    MDL_ATTN_FLASH, 2048, 1};
-	double capped = mdl_act_head(&a, &j, 1, false);
-	a.final_softcap = false;
-	CU_ASSERT_DOUBLE_EQUAL(capped - mdl_act_head(&a, &j, 1, false), 2.0 * 2048 * 256000, 1);
+	CU_ASSERT_DOUBLE_EQUAL(head_with(&a, &j, &a.final_softcap), 2.0 * 2048 * 256000, 1);
 	j.loss = MDL_LOSS_CHUNKED;
-	double chunked = mdl_act_head(&a, &j, 1, false);
-	a.final_softcap = true;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), chunked, 1);
+	CU_ASSERT_DOUBLE_EQUAL(head_with(&a, &j, &a.final_softcap), 0, 1);
 	double flash = mdl_act_layer_saved(&a, &j, 1, false);
 	j.attention = MDL_ATTN_EAGER;
-	capped = mdl_act_layer_saved(&a, &j, 1, false);
+	double capped = mdl_act_layer_saved(&a, &j, 1, false);
 	a.attn_softcap = false;
 	CU_ASSERT_DOUBLE_EQUAL(capped - mdl_act_layer_saved(&a, &j, 1, false),
 			       2.0 * 16 * 2048.0 * 2048, 1);

@@ -167,9 +167,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
 			 j->method == MDL_QLORA ? ", base " : "",
 			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "",
-			 mdl_job_upcast(j) == MDL_UPCAST_NORMS ? " with fp32 norms"
+			 mdl_job_upcast(j) == MDL_UPCAST_NORMS ? " with fp32 norms (--kbit-upcast)"
 			 : mdl_job_upcast(j) == MDL_UPCAST_ALL
-				 ? " with fp32 norms, embeddings and head"
+				 ? " with fp32 norms, embeddings and head (--kbit-upcast)"
+			 : j->method == MDL_QLORA && !mdl_job_gptq(j)
+				 ? " with the rest in the compute dtype (--kbit-upcast)"
 				 : "");
 	snprintf(job, sizeof job, "%s fine-tune%s, %s%s, %s, %s attention%s%s%s%s%s%s",
 		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),

@@ -201,7 +201,8 @@ expect 3 "unknown kbit-upcast 'fp32' (allowed: none, norms, all)" simulate --mod
 "$bin" simulate --model 8b --seq 2048 --method qlora --kbit-upcast norms --format json >"$tmp/up.json" 2>/dev/null
 holds "--kbit-upcast is in the job's JSON" "$tmp/up.json" '"kbit_upcast":[[:space:]]*"norms"'
 "$bin" plan --model 8b --seq 2048 --method qlora --kbit-upcast all >"$tmp/up.txt" 2>/dev/null
-holds "--kbit-upcast is in the report's inputs" "$tmp/up.txt" 'base nf4 with fp32 norms, embeddings and head'
+holds "--kbit-upcast is in the report's inputs" "$tmp/up.txt" 'base nf4 with fp32 norms,' \
+	'embeddings and head (--kbit-upcast)'
 expect 3 "data parallel only" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
 expect 3 "--tp 2: GPTQ" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --tp 2
 expect 3 "module buffers.*(got policy tiered)" simulate --model 8b --seq 2048 --method qlora --quant gptq --policy tiered

@@ -484,21 +484,22 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * the matmul keeps for the input gradient whether the head trains or not (mm keeps mat2
 	 * for mat1's gradient): vocab x hidden in the compute dtype a micro-batch, whatever the
 	 * tokens. The chunked loss's kernel takes its gradients in the forward and keeps none. */
-	double head_copy = a->norm_head ? e * (double)a->vocab * (double)a->hidden / t : 0;
+	/* what the head keeps beyond its inputs, the logits and the loss's tensors */
+	double extra = a->norm_head ? e * (double)a->vocab * (double)a->hidden / t : 0;
 	/* an fp32 head (--kbit-upcast all) meets a compute-dtype input under autocast, whose
 	 * linear casts the weight and keeps that copy for the input gradient the same way */
 	if (!a->norm_head && mdl_job_upcast(j) == MDL_UPCAST_ALL)
-		head_copy = e * (double)a->vocab * (double)a->hidden / t;
+		extra = e * (double)a->vocab * (double)a->hidden / t;
 	/* Gemma 2 caps the logits (Gemma2ForCausalLM: logits / cap, tanh, * cap; torchtune's
 	 * Gemma 2 the same): tanh keeps its output, the logits' size, for backward; the chunked
 	 * loss's kernel caps each chunk inside */
 	if (a->final_softcap)
-		head_copy += e * sbv / t;
+		extra += e * sbv / t;
 	/* fused: flash-attn's cross-entropy kernel saves its input, the logits in the compute
 	 * dtype, and each row's fp32 log-sum-exp (flash_attn/ops/triton/cross_entropy.py:
 	 * ctx.save_for_backward(logits, lse, labels)) [A: source] */
 	if (j->loss == MDL_LOSS_FUSED)
-		return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb + head_copy;
+		return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb + extra;
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
@@ -507,8 +508,8 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * compute-dtype original nothing keeps; chunked, each chunk in the compute dtype. */
 	if (j->compile)
 		return (st + e) * sbh / (sp ? t : 1.0) +
-		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb + head_copy;
-	return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t + head_copy;
+		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb + extra;
+	return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t + extra;
 }
 
 /*

@@ -71,10 +71,7 @@ struct family {
 	bool alibi;              /* positions as attention biases (BLOOM's ALiBi) */
 	bool embed_norm;         /* BloomModel's word_embeddings_layernorm */
 	bool norm_weightless;    /* OlmoLayerNorm: no weight, no bias */
-	bool norm_cast_back;     /* the norms return their input's dtype (mdl_arch): GemmaRMSNorm
-				  * and Gemma3RMSNorm (output.type_as(x)), Olmo2RMSNorm and
-				  * Olmo3RMSNorm ((weight * x).to(input_dtype)), CohereLayerNorm and
-				  * Cohere2LayerNorm (the same; transformers modeling_*.py) */
+	bool norm_cast_back;     /* the norms return their input's dtype (mdl_arch says whose) */
 	bool parallel;           /* attention and MLP on the same input (Phi, Falcon) */
 	bool fused_qkv;          /* one q/k/v projection, split into views (arch.h) */
 	bool geglu;              /* the gated MLP's activation is GELU (GemmaMLP's

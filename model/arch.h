@@ -94,11 +94,11 @@ struct mdl_arch {
 	bool norm_weightless;              /* norms without weights or biases (OLMo's
 					    * non-parametric LayerNorm): no parameters, the same
 					    * kernels and activations */
-	bool norm_cast_back;               /* the norms return their input's dtype whatever
-					    * their weight's: GemmaRMSNorm (output.type_as(x)),
-					    * Olmo2RMSNorm ((weight * x).to(input_dtype)),
-					    * CohereLayerNorm; LlamaRMSNorm's weight * x.to(input
-					    * dtype) takes an fp32 weight's dtype (mdl_upcast) */
+	/* the norms return their input's dtype whatever their weight's (transformers
+	 * modeling_*.py): GemmaRMSNorm and Gemma 3's (output.type_as(x)), Olmo2RMSNorm and
+	 * OLMo 3's ((weight * x).to(input_dtype)), CohereLayerNorm and Cohere2LayerNorm;
+	 * LlamaRMSNorm's weight * x.to(input_dtype) takes an fp32 weight's dtype (mdl_upcast) */
+	bool norm_cast_back;
 	bool norm_1p;                      /* LayerNorm weights stored less one (Nemotron's
 					    * LayerNorm1P): the same tensors */
 	double rotary_fraction;            /* share of each head RoPE rotates (Nemotron's and

@@ -52,7 +52,7 @@ unsigned mdl_job_act_bytes(const struct mdl_job *j)
 
 enum mdl_upcast mdl_job_upcast(const struct mdl_job *j)
 {
-	return j->method == MDL_QLORA && j->quant != MDL_QUANT_GPTQ ? j->upcast : MDL_UPCAST_NONE;
+	return mdl_job_bnb(j) ? j->upcast : MDL_UPCAST_NONE;
 }
 
 unsigned mdl_job_stream_bytes(const struct mdl_arch *a, const struct mdl_job *j)
@@ -274,9 +274,10 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	double cast = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
+		if (!mdl_job_quantised(j, t))
+			continue;
 		double in = (double)t->rows * (is_adapted(j, t) ? 2.0 : 1.0), out = (double)t->cols;
-		if (mdl_job_quantised(j, t))
-			cast += t->active * mdl_tensor_share(a, t) * (s + e) * (in + out);
+		cast += t->active * mdl_tensor_share(a, t) * (s + e) * (in + out);
 	}
 	cast *= (double)j->seq * (double)j->micro_batch;
 	d->fwd += cast;

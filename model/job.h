@@ -215,6 +215,13 @@ static inline bool mdl_job_gptq(const struct mdl_job *j)
 	return j->method == MDL_QLORA && j->quant == MDL_QUANT_GPTQ;
 }
 
+/* Whether QLoRA's base weights are bitsandbytes' (nf4, nf4-legacy), the base --kbit-upcast
+ * prepares (mdl_upcast). */
+static inline bool mdl_job_bnb(const struct mdl_job *j)
+{
+	return j->method == MDL_QLORA && j->quant != MDL_QUANT_GPTQ;
+}
+
 /* Whether the job stores tensor t quantised: QLoRA's linear weights (bitsandbytes and auto-gptq
  * replace nn.Linear; norms, biases, embeddings and lm_head stay in the compute dtype). */
 static inline bool mdl_job_quantised(const struct mdl_job *j, const struct mdl_tensor *t)
@@ -332,8 +339,8 @@ unsigned mdl_job_act_bytes(const struct mdl_job *j);
  * that hand their input fp32 on (mdl_upcast: every upcast but norms alone under an
  * architecture whose norms cast back to their input's dtype, mdl_arch.norm_cast_back). */
 unsigned mdl_job_stream_bytes(const struct mdl_arch *a, const struct mdl_job *j);
-/* The job's upcast where it applies (QLoRA on a bitsandbytes base: PEFT casts nothing of a GPTQ
- * model, prepare_model_for_kbit_training's is_gptq_quantized), else none. */
+/* The job's upcast where it applies (mdl_job_bnb: PEFT casts nothing of a GPTQ model,
+ * prepare_model_for_kbit_training's is_gptq_quantized), else none. */
 enum mdl_upcast mdl_job_upcast(const struct mdl_job *j);
 
 /* Bytes of one weight element in compute precision (the copy that streams layer by layer). */

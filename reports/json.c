@@ -172,7 +172,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddStringToObject(jj, "quant", mdl_quant_name(jb->quant));
 	else
 		cJSON_AddNullToObject(jj, "quant");
-	if (jb->method == MDL_QLORA && !mdl_job_gptq(jb))
+	if (mdl_job_bnb(jb))
 		cJSON_AddStringToObject(jj, "kbit_upcast", mdl_upcast_name(jb->upcast));
 	else
 		cJSON_AddNullToObject(jj, "kbit_upcast");

@@ -170,7 +170,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			 mdl_job_upcast(j) == MDL_UPCAST_NORMS ? " with fp32 norms (--kbit-upcast)"
 			 : mdl_job_upcast(j) == MDL_UPCAST_ALL
 				 ? " with fp32 norms, embeddings and head (--kbit-upcast)"
-			 : j->method == MDL_QLORA && !mdl_job_gptq(j)
+			 : mdl_job_bnb(j)
 				 ? " with the rest in the compute dtype (--kbit-upcast)"
 				 : "");
 	snprintf(job, sizeof job, "%s fine-tune%s, %s%s, %s, %s attention%s%s%s%s%s%s",

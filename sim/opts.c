@@ -51,8 +51,8 @@ static const struct opt table[] = {
 	 "--method qlora under bitsandbytes: the unquantised parameters (norms, embeddings, "
 	 "lm_head) kept in fp32: none (the model's dtype: torchtune, Unsloth, LitGPT, Axolotl, "
 	 "LLaMA-Factory, FSDP or ZeRO-3 QLoRA) | norms (TRL's SFTTrainer with bf16, the QLoRA "
-	 "paper's qlora.py, LLaMA-Factory's upcast_layernorm) | all (PEFT's prepare_model_for_kbit_training alone: PEFT's examples, "
-	 "Qwen's finetune.py). An fp32 norm hands a Llama-style layer an fp32 residual stream, "
+	 "paper's qlora.py, LLaMA-Factory's upcast_layernorm) | all (PEFT's "
+	 "prepare_model_for_kbit_training alone: PEFT's examples, Qwen's finetune.py). An fp32 norm hands a Llama-style layer an fp32 residual stream, "
 	 "which Linear4bit keeps: the checkpoints, norms' and MLP's tensors in fp32, each 4-bit "
 	 "linear casting its input and output (Gemma's, OLMo 2's and Cohere's norms cast back: "
 	 "norms changes nothing there)"},
@@ -115,9 +115,10 @@ static const struct opt table[] = {
 	 "cudnn (cuDNN's fused attention: Transformer Engine's choice on Hopper and later, NeMo, "
 	 "Megatron-Core; PyTorch 2.11's SDPA on H100 and B200) | triton (FlashAttention in Triton, "
 	 "MosaicML llm-foundry's attn_impl triton for MPT: FlashAttention-2's rates over 1.4 "
-	 "forward, 2 backward) | eager (an ALiBi model's default: BLOOM, as transformers runs it; "
-	 "its s^2 softmax kept in the compute dtype as Megatron's fused softmax does, with "
-	 "--pointwise eager as PyTorch ops do: fp32, and the compute-dtype copy the next bmm keeps)"},
+	 "forward, 2 backward) | eager (an ALiBi model's default: BLOOM, as transformers runs "
+	 "it; its s^2 softmax kept in the compute dtype as Megatron's fused softmax does, with "
+	 "--pointwise eager as PyTorch ops do: fp32, and the compute-dtype copy the next bmm "
+	 "keeps)"},
 	{"grad-dtype", O_ENUM, OFF(grad_dtype), 0, 0, "param", false, "grad-dtype", P,
 	 "gradients in the parameters' dtype (param) or fp32: main grads as Megatron keeps them, and "
 	 "the data-parallel reduction in fp32 (FSDP's reduce_dtype float32: torchtitan's default, "

@@ -12,8 +12,10 @@
  * NF4 (QLoRA, Dettmers et al. 2023, arXiv 2305.14314, sec. 3): 4-bit weights in blocks of 64;
  * double quantisation stores the fp32 block constants as 8-bit values in second-level blocks of
  * 256 with one fp32 constant each: 8/64 + 32/(64*256) = 0.127 bits per parameter.
- * 8-bit optimizers (Dettmers et al. 2022, arXiv 2110.02861, sec. 2.1): 8-bit states in blocks
- * of 2048 with one fp32 absmax per block.
+ * 8-bit optimizers (Dettmers et al. 2022, arXiv 2110.02861, sec. 2.1): 8-bit states with one
+ * fp32 absmax per block, blocks of 256 since bitsandbytes 0.44 (Sep 2024, "Change 8bit optimizer
+ * blocksize 2048->256", Optimizer2State/Optimizer1State.init_state: blocks = ceil(n / 256)), as
+ * torchao's AdamW8bit (block_size 256) keeps them too; 2048 before.
  */
 #define NF4_BYTES (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0)
 /*
@@ -43,7 +45,7 @@
 #define GPTQ_KERNELS 9.0
 #define GPTQ_KERNELS_ACT_ORDER 13.0
 #define GPTQ_FUSED_BYTES (0.5 + 2.0)
-#define ADAM8_STATE_BYTES (1.0 + 4.0 / 2048.0)
+#define ADAM8_STATE_BYTES (1.0 + 4.0 / 256.0)
 
 unsigned mdl_job_act_bytes(const struct mdl_job *j)
 {

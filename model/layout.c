@@ -101,6 +101,19 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 			 ep, a->experts, l->dp);
 		return -1;
 	}
+	if (l->shard && (l->shard < 2 || l->shard > l->dp || l->dp % l->shard)) {
+		snprintf(err, errlen,
+			 "shard %u must divide dp %u and be at least 2 (dp: every rank)", l->shard,
+			 l->dp);
+		return -1;
+	}
+	if (mdl_layout_shard(l) < l->dp && (l->zero == 0 || ep > 1)) {
+		snprintf(err, errlen,
+			 "shard %u of dp %u: hybrid sharding splits ZeRO's partition (zero 1-3), "
+			 "without expert parallelism",
+			 l->shard, l->dp);
+		return -1;
+	}
 	/* DeepSpeed's pipeline engine asserts "ZeRO-2 and ZeRO-3 are incompatible with pipeline
 	 * parallelism" (deepspeed/runtime/pipe/engine.py); Megatron's distributed optimizer shards
 	 * only optimizer state (stage 1) under PP */
@@ -174,9 +187,10 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	struct mdl_states ex;
 	mdl_job_states_part(a, j, nl, first || head_copy, last, &s);
 	mdl_job_expert_states(a, j, nl, &ex);
-	/* ZeRO and the distributed optimizer shard over the data- and context-parallel ranks */
-	mdl_ep_shard(l->zero, l->dp * mdl_layout_cp(l), mdl_layout_ep(l), &s, &ex, l->tp,
-		     &mem->weights, &mem->gradients, &mem->optimizer);
+	/* ZeRO and the distributed optimizer shard over the data- and context-parallel ranks (a
+	 * hybrid layout's shard group of them) */
+	mdl_ep_shard(l->zero, mdl_layout_shard(l) * mdl_layout_cp(l), mdl_layout_ep(l), &s, &ex,
+		     l->tp, &mem->weights, &mem->gradients, &mem->optimizer);
 
 	uint32_t chunk = mdl_layout_chunk_layers(a, l, p, 0);
 	mem->layer_activations = layers_flight * mdl_act_chunk_saved(a, j, l->tp, l->sp, chunk);
@@ -194,7 +208,7 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	mem->activations /= mdl_layout_cp(l);
 
 	mem->other = MDL_CUDA_CONTEXT_BYTES;
-	if (l->zero == 3 && l->dp > 1) {
+	if (l->zero == 3 && mdl_layout_shard(l) > 1) {
 		/* the layer being computed and the prefetched next one, gathered, plus the full
 		 * gradient of one layer before its reduce-scatter */
 		struct mdl_states one;

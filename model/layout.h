@@ -47,6 +47,13 @@ struct mdl_layout {
 	 * exchanging keys and values around a ring for attention (Megatron-Core's
 	 * --context-parallel-size); 0 or 1 = none */
 	uint32_t cp;
+	/* hybrid sharding: ZeRO's partition spans `shard` of the dp ranks (times cp) and the
+	 * dp / shard groups of them each hold a replica, so parameter all-gathers and gradient
+	 * reduce-scatters stay within a group and the replicas all-reduce their shard of the
+	 * gradients (PyTorch FSDP's HYBRID_SHARD, FSDP2's HSDP mesh: torchtitan's
+	 * data_parallel_shard_degree; DeepSpeed's MiCS mics_shard_size; Megatron-Core's
+	 * distributed optimizer over --num-distributed-optimizer-instances); 0 = all dp ranks */
+	uint32_t shard;
 };
 
 static inline uint32_t mdl_layout_ep(const struct mdl_layout *l)
@@ -57,6 +64,12 @@ static inline uint32_t mdl_layout_ep(const struct mdl_layout *l)
 static inline uint32_t mdl_layout_cp(const struct mdl_layout *l)
 {
 	return l->cp > 1 ? l->cp : 1;
+}
+
+/* The data-parallel ranks a ZeRO partition spans: shard where it splits dp, else all dp. */
+static inline uint32_t mdl_layout_shard(const struct mdl_layout *l)
+{
+	return l->shard >= 1 && l->shard < l->dp ? l->shard : l->dp;
 }
 
 /* The GPUs of a layout: tp x cp x pp x dp. */

@@ -496,6 +496,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --master-weights remainder");
 	if (f->no_grad_overlap)
 		fprintf(fp, " --overlap-grad-reduce no");
+	if (f->bwd_prefetch_post && gpu) /* FSDP's setting: the GPU policy's */
+		fprintf(fp, " --backward-prefetch post");
 	if (f->reduce_bucket > 0)
 		fprintf(fp, " --reduce-bucket %.0f", f->reduce_bucket);
 	fprintf(fp, " --policy %s --tp %u --pp %u --cp %u --zero %u --interleave %u --ep %u "

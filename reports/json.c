@@ -36,6 +36,8 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	cJSON_AddNumberToObject(lay, "interleave", mdl_layout_vp(l));
 	cJSON_AddNumberToObject(lay, "ep", mdl_layout_ep(l));
 	cJSON_AddNumberToObject(lay, "cp", mdl_layout_cp(l));
+	/* the data-parallel ranks a ZeRO partition spans: dp unless hybrid (--dp-shard) */
+	cJSON_AddNumberToObject(lay, "dp_shard", mdl_layout_shard(l));
 }
 
 /* The fields a plan option and a simulate result share. */
@@ -216,6 +218,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddBoolToObject(x, "fp8_all_gather", f->fp8_all_gather);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
 	cJSON_AddNumberToObject(x, "prefetch", step_prefetch(f));
+	cJSON_AddStringToObject(x, "backward_prefetch", f->bwd_prefetch_post ? "post" : "pre");
 	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));
 	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
 

@@ -34,8 +34,10 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
 			 o->flash_count, o->flash_count > 1 ? " drives" : o->flash_count ? " drive" : "");
 	else
-		snprintf(buf, n, "tp%u pp%u%s dp%u%s zero%u", o->layout.tp, o->layout.pp, v,
-			 o->layout.dp, e, o->layout.zero);
+		snprintf(buf, n, "tp%u pp%u%s dp%u%s zero%u%s%.0u", o->layout.tp, o->layout.pp, v,
+			 o->layout.dp, e, o->layout.zero,
+			 mdl_layout_shard(&o->layout) < o->layout.dp ? " shard" : "",
+			 mdl_layout_shard(&o->layout) < o->layout.dp ? o->layout.shard : 0);
 }
 
 /* An option's recompute in the narrow table's four columns: sel for selective, fN for a full
@@ -206,8 +208,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, overlap-grad-reduce %s, reduce-bucket %s, "
-		 "swap-pipeline %s (each where its policy runs it)",
+		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %soverlap-grad-reduce %s, "
+		 "reduce-bucket %s, swap-pipeline %s (each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
 		 : f->opt_foreach	   ? "foreach-optimizer yes, "
@@ -216,6 +218,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->act_offload ? "activation-offload yes, " : "", al,
 		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
 		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
+		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
 		 f->no_grad_overlap ? "no" : "yes",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
 	wrapped(fp, pre, "framework", fw);

@@ -88,7 +88,8 @@ static const struct reason zero_ignored[] = {
 	{"zero_hpz_partition_size", "not modelled (ZeRO++)"},
 	{"zero_quantized_weights", "not modelled (ZeRO++)"},
 	{"zero_quantized_gradients", "not modelled (ZeRO++)"},
-	{"mics_shard_size", "not modelled (MiCS)"},
+	{"mics_shard_size", ""},
+	{"mics_hierarchical_params_gather", "all-gathers across nodes are hierarchical either way"},
 	{"stage", ""},
 	{"offload_optimizer", ""},
 	{"offload_param", ""},
@@ -389,6 +390,21 @@ static int zero(struct walk *w, const cJSON *z)
 		note(ds, "used zero_optimization.sub_group_size %llu: the gradients of one "
 			 "sub-group go to fp32 at the ZeRO-3 step",
 		     (unsigned long long)sg);
+	}
+	/* MiCS: stage 3 sharded over groups of mics_shard_size ranks, replicated across them
+	 * (zero/config.py: -1 off; engine.py builds the MiCS optimizer at stage 3 alone) */
+	it = cJSON_GetObjectItemCaseSensitive(z, "mics_shard_size");
+	if (it && !is_auto(it) && !(cJSON_IsNumber(it) && it->valuedouble <= 0)) {
+		uint64_t ms = 0;
+		if (count(w, it, "zero_optimization.mics_shard_size", 2, 65536, &ms))
+			return -1;
+		if (!auto_stage && stage != 3)
+			return bad(w, "zero_optimization.mics_shard_size",
+				   "MiCS runs at stage 3 (the config has stage %llu)",
+				   (unsigned long long)stage);
+		char b[24];
+		snprintf(b, sizeof b, "%llu", (unsigned long long)ms);
+		set(ds, "dp-shard", "zero_optimization.mics_shard_size", b);
 	}
 	it = cJSON_GetObjectItemCaseSensitive(z, "reduce_bucket_size");
 	uint64_t rb = 0;

@@ -343,6 +343,11 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	c->no_grad_overlap = !overlap_grad;
 	c->no_clip_grad = !clip;
 	c->prefetch = (uint32_t)o->prefetch;
+	if (strcmp(o->backward_prefetch, "pre") && strcmp(o->backward_prefetch, "post"))
+		return snprintf(err, errlen, "--backward-prefetch: '%s' (allowed: pre, post)",
+				o->backward_prefetch),
+		       EXIT_INVALID;
+	c->bwd_prefetch_post = !strcmp(o->backward_prefetch, "post");
 	if (sim_swap_pipeline_parse(o->swap_pipeline, c))
 		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
 				o->swap_pipeline),
@@ -394,6 +399,7 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 	c->layout.dp = (uint32_t)dp;
 	c->layout.ep = (uint32_t)o->ep;
 	c->layout.cp = (uint32_t)o->cp;
+	c->layout.shard = (uint32_t)o->dp_shard;
 	/* the host tiers' optimizers (DeepSpeed's CPU Adam, aiDAPTIV's) step a whole fp32 master */
 	if (w->job.master == MDL_MASTER_REMAINDER && strcmp(c->policy->name, "gpu") != 0)
 		return snprintf(err, errlen,
@@ -406,6 +412,33 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 					     "keep whole fp32 partitions (--deepspeed %s)",
 				o->deepspeed),
 		       EXIT_INVALID;
+	if (c->bwd_prefetch_post && strcmp(c->policy->name, "gpu") != 0)
+		return snprintf(err, errlen,
+				"--backward-prefetch post is FSDP's (policy gpu); %s prefetches as "
+				"DeepSpeed's ZeRO-3 does, by its trace",
+				c->policy->name),
+		       EXIT_INVALID;
+	/* hybrid sharding: the GPUs' own ZeRO partitions (the host tiers shard over every rank) */
+	if (o->dp_shard && o->dp_shard != dp) {
+		if (strcmp(c->policy->name, "gpu") != 0)
+			return snprintf(err, errlen,
+					"--dp-shard %llu: hybrid sharding is modelled for policy "
+					"gpu only, not %s",
+					(unsigned long long)o->dp_shard, c->policy->name),
+			       EXIT_INVALID;
+		if (o->dp_shard < 2 || dp % o->dp_shard)
+			return snprintf(err, errlen,
+					"--dp-shard %llu must divide the %llu data-parallel ranks "
+					"and be at least 2 (0: every rank)",
+					(unsigned long long)o->dp_shard, (unsigned long long)dp),
+			       EXIT_INVALID;
+		if (o->zero == 0 || o->ep > 1)
+			return snprintf(err, errlen,
+					"--dp-shard %llu splits ZeRO's partition: --zero 1-3%s",
+					(unsigned long long)o->dp_shard,
+					o->ep > 1 ? ", without expert parallelism (--ep)" : ""),
+			       EXIT_INVALID;
+	}
 	/* context and expert parallelism are Megatron-Core's: modelled for the gpu policy */
 	if ((o->cp > 1 || o->ep > 1) && strcmp(c->policy->name, "gpu") != 0)
 		return snprintf(err, errlen, "--%s %llu: %s parallelism is modelled for policy gpu only",

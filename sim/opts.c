@@ -205,6 +205,13 @@ static const struct opt table[] = {
 	 "data-parallel degree; 0 = gpus / (tp x pp x cp)"},
 	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
 	 "ZeRO stage over the data-parallel ranks (gpu policy)"},
+	{"dp-shard", O_COUNT, OFF(dp_shard), 0, 65536, "0", false, "ranks", S,
+	 "hybrid sharding: ZeRO's partition spans this many of the data-parallel ranks, each group "
+	 "of them holding a replica, so all-gathers and reduce-scatters stay in the group and the "
+	 "replicas all-reduce their gradient shards (FSDP's HYBRID_SHARD: the GPUs of a node; "
+	 "torchtitan's data_parallel_shard_degree; DeepSpeed's mics_shard_size; Megatron-Core's "
+	 "--dp / --num-distributed-optimizer-instances); must divide --dp, --zero 1-3, policy gpu; "
+	 "0 = every data-parallel rank"},
 	{"cp", O_COUNT, OFF(cp), 1, 64, "1", false, "ranks", S,
 	 "context parallelism: GPUs that split each sequence, exchanging keys and values around a "
 	 "ring for attention (Megatron-Core --context-parallel-size; policy gpu)"},
@@ -266,6 +273,12 @@ static const struct opt table[] = {
 	 "for backward), or torchao, its Float8Linear with dynamic tensorwise scaling (torchtitan, "
 	 "torchtune: the 16-bit inputs kept, every cast an amax pass and a cast pass, backward "
 	 "casting the input and weight again); auto: torchao with --fp8-all-gather yes, else te"},
+	{"backward-prefetch", O_STR, OFF(backward_prefetch), 0, 0, "pre", false, "pre|post", P,
+	 "when ZeRO-3 / FSDP backward gathers the next block's weights: pre, as each block's "
+	 "backward starts, beside it (FSDP's default BACKWARD_PRE, Accelerate, FSDP2's implicit "
+	 "prefetch in torchtitan and torchtune, DeepSpeed's trace prefetch), or post, once it "
+	 "is done, so the next block waits for the gather (BACKWARD_POST: Composer's and "
+	 "llm-foundry's default)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

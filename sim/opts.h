@@ -51,6 +51,7 @@ struct tp_opts {
 	const char *clip_grad;             /* yes | no */
 	const char *foreach_optimizer;     /* yes | no */
 	const char *swap_pipeline;         /* none | read | write | both */
+	const char *backward_prefetch;     /* pre | post */
 	const char *compile;               /* yes | no */
 	const char *fused_qkv;             /* auto | yes | no */
 	const char *repeat_kv;             /* auto | yes | no */
@@ -62,6 +63,7 @@ struct tp_opts {
 	bool wide; /* plan/compare text: every column */
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
 	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave, reduce_bucket, ep, cp;
+	uint64_t dp_shard; /* 0: ZeRO's partition spans every data-parallel rank */
 	uint64_t recompute_layers;	    /* 0: every layer recomputes */
 	uint64_t activation_offload_layers; /* 0: every layer's activations offload */
 	const char *fp8_all_gather;         /* yes | no */

@@ -17,7 +17,8 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	(void)v;
 	(void)err;
 	(void)errlen;
-	x->pl.fetch = x->c->layout.zero == 3 && x->c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
+	bool gathers = x->c->layout.zero == 3 && mdl_layout_shard(&x->c->layout) > 1;
+	x->pl.fetch = gathers ? FETCH_GATHER : FETCH_RESIDENT;
 	x->pl.ckpt = x->c->act_offload ? W_DRAM : W_GPU;
 	x->pl.grads = GRADS_LOCAL;
 	x->pl.update = UPD_GPU;

@@ -316,12 +316,15 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 		snprintf(epn, sizeof epn, "%s%.0u%s%.0u", mdl_layout_cp(l) > 1 ? " cp" : "",
 			 mdl_layout_cp(l) > 1 ? l->cp : 0, mdl_layout_ep(l) > 1 ? " ep" : "",
 			 mdl_layout_ep(l) > 1 ? l->ep : 0);
+	char shn[24] = ""; /* a hybrid layout's shard groups */
+	if (mdl_layout_shard(l) < l->dp)
+		snprintf(shn, sizeof shn, " shard%u", mdl_layout_shard(l));
 	if (o->kind == SIM_GPU_ONLY && mdl_layout_vp(l) > 1)
-		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u vp%u dp%u%s zero%u", o->gpus,
-			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->vp, l->dp, epn, l->zero);
+		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u vp%u dp%u%s zero%u%s", o->gpus,
+			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->vp, l->dp, epn, l->zero, shn);
 	else if (o->kind == SIM_GPU_ONLY)
-		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u dp%u%s zero%u", o->gpus,
-			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->dp, epn, l->zero);
+		snprintf(o->name, sizeof o->name, "%u GPU%s tp%u pp%u dp%u%s zero%u%s", o->gpus,
+			 o->gpus > 1 ? "s" : "", l->tp, l->pp, l->dp, epn, l->zero, shn);
 	else if (o->peak_flash > 0)
 		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM + %ux %s (%s)", o->gpus,
 			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b),

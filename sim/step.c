@@ -207,6 +207,9 @@ struct build {
 	double hbm_bw;
 	uint32_t tp, pp, dp, vp;
 	uint32_t dp_in, dp_nodes; /* a DP group's ranks per node, and the nodes it spans */
+	/* the ranks a ZeRO partition spans (mdl_layout_shard: dp unless hybrid), their ranks per
+	 * node and nodes; and, hybrid, the replicas of a shard: ranks per node and nodes */
+	uint32_t shard, shard_in, shard_nodes, rep_in, rep_nodes;
 	double tp_bw, pp_bw, net_bw;
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int *b_done; /* [cell]: after a micro-batch's backward and its collectives and copies */
@@ -453,15 +456,16 @@ static void dp_cost(bool allreduce, double bytes, uint32_t dp, uint32_t dp_in, u
 	*lat += lout;
 }
 
-static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, bool allreduce,
-		   double bytes)
+/* A collective of `bytes` per GPU over a group of n data-parallel ranks, in of them in each of
+ * `nodes` nodes (dp_cost), on GPU g's `stream`. */
+static int group_coll(struct build *bd, uint32_t g, int stream, const char *name, bool allreduce,
+		      double bytes, uint32_t n, uint32_t in, uint32_t nodes)
 {
 	struct step_machine *mc = &bd->x->mc;
-	if (bd->dp <= 1 || bytes <= 0)
+	if (n <= 1 || bytes <= 0)
 		return task(bd, name, stream, 0, 0, 0, NULL, NULL);
 	double win, wout, lat;
-	dp_cost(allreduce, bytes, bd->dp, bd->dp_in, bd->dp_nodes, bd->tp_bw, bd->net_bw, &win,
-		&wout, &lat);
+	dp_cost(allreduce, bytes, n, in, nodes, bd->tp_bw, bd->net_bw, &win, &wout, &lat);
 	int path[4];
 	float sc[4];
 	int np = 0;
@@ -471,6 +475,30 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 		np = on_link(mc, g, mc->net_link[g], win > 0 ? (float)(wout / win) : 1, path, sc,
 			     np);
 	return sm_share(bd, g, task(bd, name, stream, win > 0 ? win : wout, lat, np, path, sc));
+}
+
+/* A collective over GPU g's whole data-parallel group. */
+static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, bool allreduce,
+		   double bytes)
+{
+	return group_coll(bd, g, stream, name, allreduce, bytes, bd->dp, bd->dp_in, bd->dp_nodes);
+}
+
+/* A ZeRO partition's collective: the weights' all-gather (`reduce` false) over the ranks the
+ * partition spans, or the gradients' reduce-scatter there; under hybrid sharding the replicas
+ * then all-reduce the shard they hold, on a stream of their own (FSDP2's HSDP: reduce-scatter
+ * in the shard group, then all-reduce in the replicate group on all_reduce_stream). Returns the
+ * last task. */
+static int shard_coll(struct build *bd, uint32_t g, int stream, const char *name, bool reduce,
+		      double bytes)
+{
+	int t = group_coll(bd, g, stream, name, false, bytes, bd->shard, bd->shard_in,
+			   bd->shard_nodes);
+	if (t < 0 || !reduce || bd->shard >= bd->dp)
+		return t;
+	int r = group_coll(bd, g, bd->x->mc.s_rep[g], "all-reduce grad shards (replicas)", true,
+			   bytes / bd->shard, bd->dp / bd->shard, bd->rep_in, bd->rep_nodes);
+	return r < 0 || dep(bd, t, r) ? -1 : r;
 }
 
 /*
@@ -927,6 +955,12 @@ static int machine(struct build *bd)
 	 * ranks apart, in other nodes once the layout spans more than one */
 	bool pp_inter = n > gpn;
 	dp_ranks(hw, bd->tp * bd->cp, bd->dp, &bd->dp_in, &bd->dp_nodes);
+	/* a shard group is consecutive data-parallel ranks (the inner dimension of FSDP's
+	 * (replicate, shard) mesh), its replicas shard apart */
+	bd->shard_in = bd->shard < bd->dp_in ? bd->shard : bd->dp_in;
+	bd->shard_nodes = (bd->shard + bd->shard_in - 1) / bd->shard_in;
+	bd->rep_in = bd->shard < bd->dp_in ? bd->dp_in / bd->shard : 1;
+	bd->rep_nodes = (bd->dp / bd->shard + bd->rep_in - 1) / bd->rep_in;
 	mc->k = n < gpn ? n : gpn;
 	bd->tp_bw = intra;
 	bd->net_bw = net;
@@ -981,6 +1015,12 @@ static int machine(struct build *bd)
 	} while (0)
 		STREAM(s_comp, "compute");
 		STREAM(s_comm, "collectives");
+		/* the weights' all-gathers on a stream of their own, beside the gradients'
+		 * reductions: FSDP's unshard stream and post-backward stream (FSDP2: all-gather and
+		 * reduce-scatter streams, _fsdp_param_group.py FSDPCommContext), DeepSpeed ZeRO-3's
+		 * all-gather stream and its reduction stream under overlap_comm */
+		if (x->pl.fetch != FETCH_RESIDENT)
+			STREAM(s_gather, "weight all-gathers");
 		/* pipeline sends on a stream of their own, as Megatron's batched isend/irecv: they
 		 * never queue behind a gradient reduction */
 		STREAM(s_p2p, "p2p");
@@ -988,6 +1028,11 @@ static int machine(struct build *bd)
 			STREAM(s_tp, "tp collectives");
 		if (mdl_layout_cp(&x->c->layout) > 1)
 			STREAM(s_cp, "cp ring");
+		/* FSDP2 runs HSDP's all-reduces on a stream of their own, beside the all-gathers and
+		 * reduce-scatters ("collectives use different network resources and can overlap",
+		 * _fsdp_param_group.py, FSDPCommContext.lazy_init) */
+		if (bd->shard < bd->dp)
+			STREAM(s_rep, "replica all-reduces");
 		STREAM(s_h2d, "copy h2d");
 		STREAM(s_d2h, "copy d2h");
 		gpu_name(name, g, "hbm");
@@ -1322,13 +1367,21 @@ static void block_rc(const struct build *bd, const struct stage *s, uint32_t b, 
 	}
 }
 
+/* How a fetch waits for the computes before it (fetch()). */
+enum fetch_wait {
+	FETCH_AHEAD,	  /* the prefetch depth's blocks back */
+	FETCH_TURNAROUND, /* the block just computed */
+};
+
 /* Fetches a block's weights onto GPU g; returns the task after which they are there (or -1
- * when resident). Allocates the GPU buffer at the start, the compute frees it. turnaround: the
- * first block of a backward that follows its forward at once, the block forward used last;
- * it is fetched again only after that forward released it, so the two copies never coexist
- * (FSDP issues the first backward all-gather from the backward hook, after forward; DeepSpeed
- * keeps the block within stage3_max_reuse_distance instead, one copy either way). */
-static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, bool turnaround)
+ * when resident). Allocates the GPU buffer at the start, the compute frees it. It may start
+ * once the compute the prefetch depth back has ended (FETCH_AHEAD), or the one just before it
+ * (FETCH_TURNAROUND): for the first block of a backward that follows its forward at once, the
+ * block forward used last, fetched again only after that forward released it, so the two
+ * copies never coexist (FSDP issues the first backward all-gather from the backward hook,
+ * after forward; DeepSpeed keeps the block within stage3_max_reuse_distance instead, one copy
+ * either way); and for every block of a backward under BACKWARD_POST. */
+static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, enum fetch_wait wait)
 {
 	struct step_ctx *x = bd->x;
 	struct step_machine *mc = &x->mc;
@@ -1337,9 +1390,9 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, bool 
 
 	if (pl->fetch == FETCH_RESIDENT)
 		return -1;
-	int limit = ring_back(s->comp_ring, s->ncomp, turnaround ? 1 : D);
+	int limit = ring_back(s->comp_ring, s->ncomp, wait == FETCH_TURNAROUND ? 1 : D);
 	if (pl->fetch == FETCH_GATHER) {
-		int t = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, wb);
+		int t = shard_coll(bd, g, mc->s_gather[g], "all-gather weights", false, wb);
 		if (t < 0 || dep(bd, limit, t) || mem(bd, t, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START))
 			return -1;
 		return t;
@@ -1363,7 +1416,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, bool 
 	s->h2d_ring[s->nh2d++ % 16] = h;
 	if (!pl->shard_stream || bd->dp <= 1)
 		return h;
-	int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, wb);
+	int ag = dp_coll(bd, g, mc->s_gather[g], "all-gather weights", false, wb);
 	if (ag < 0 || dep(bd, h, ag))
 		return -1;
 	return ag;
@@ -1609,7 +1662,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			b += gap;
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
-		int f = fetch(bd, g, s, wb, false);
+		int f = fetch(bd, g, s, wb, FETCH_AHEAD);
 		struct block_rc m;
 		block_rc(bd, s, b, lb, nb, &m);
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
@@ -1874,7 +1927,13 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		double wb = block_weights(bd, s, b, lb, nb);
 		double saved = block_saved(bd, s, b, lb, nb, &m);
 		double gb = block_grads(bd, s, b, lb, nb);
-		int f = fetch(bd, g, s, wb, i == 0 && bd->pp == 1 && bd->vp == 1), ck = -1;
+		/* a block's weights come as the block before it in backward starts (FSDP's default
+		 * BACKWARD_PRE: the pre-backward hook issues the next all-gather; DeepSpeed ZeRO-3
+		 * prefetches by its recorded trace), or with --backward-prefetch post once that
+		 * block's backward is done (BACKWARD_POST: the post-backward hook reshards and
+		 * prefetches, torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook) */
+		bool turn = (i == 0 && bd->pp == 1 && bd->vp == 1) || x->c->bwd_prefetch_post;
+		int f = fetch(bd, g, s, wb, turn ? FETCH_TURNAROUND : FETCH_AHEAD), ck = -1;
 		/* the head's backward runs first and frees the logits before the block's layers
 		 * are recomputed: they never coexist with the recompute's working set */
 		double head = s->head && b == nb - 1 ? bd->act_head : 0;
@@ -1953,9 +2012,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			if (unsharded || make_grads)
 				TRY(mem(bd, c, pool, CAT_G, up, ENG_AT_START));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
-				int r = dp_coll(bd, g, mc->s_comm[g],
-						zero_rs ? "reduce-scatter grads" : "all-reduce grads",
-						!zero_rs, gb);
+				int r = zero_rs ? shard_coll(bd, g, mc->s_comm[g],
+							     "reduce-scatter grads", true, gb)
+						: dp_coll(bd, g, mc->s_comm[g], "all-reduce grads",
+							  true, gb);
 				if (r < 0 || dep(bd, end, r) ||
 				    (unsharded && mem(bd, r, pool, CAT_G, -gb, ENG_AT_END)))
 					return -1;
@@ -1968,7 +2028,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				 * runs on the compute stream as backward reaches it (a tied
 				 * embedding's from the head's backward to the embedding's) */
 				double shard = block_trainable(bd, s, b, lb, nb) /
-					       (x->c->layout.zero >= 1 ? bd->dp : 1);
+					       (x->c->layout.zero >= 1 ? bd->shard : 1);
 				double per = bd->L.optimizer_bytes /
 					     fmax(1.0, (double)bd->L.trainable_params);
 				int home, u = paged_update(bd, g, "adamw (in backward)", shard,
@@ -2049,9 +2109,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* not overlapped: one reduction of the chunk's gradients after its backward, on
 		 * the compute stream, which waits for it */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
-		int r = dp_coll(bd, g, mc->s_comp[g],
-				zero_rs ? "reduce-scatter grads" : "all-reduce grads", !zero_rs,
-				chunk_grads);
+		int r = zero_rs ? shard_coll(bd, g, mc->s_comp[g], "reduce-scatter grads", true,
+					     chunk_grads)
+				: dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
+					  chunk_grads);
 		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], r) ||
 		    (whole_grads_until_reduced(bd) && mem(bd, r, pool, CAT_G, -chunk_grads, ENG_AT_END)))
 			return -1;
@@ -2124,13 +2185,14 @@ static int update(struct build *bd, uint32_t g)
 	}
 	if (pl->update == UPD_GPU) {
 		/* the distributed optimizer shards over the data- and context-parallel ranks */
-		double shard = l->zero >= 1 ? params / (bd->dp * bd->cp) : local;
+		double shard = l->zero >= 1 ? params / (bd->shard * bd->cp) : local;
 		int clip = -1;
 		if (!x->c->no_clip_grad) {
 			/* clip_grad_norm_: the norm reads the gradients this GPU steps, a scalar
 			 * all-reduce over every rank combines the norms, the scaling reads and
 			 * writes them (3 passes through HBM) */
-			double gb = s->st.gradients_bytes / bd->tp / (l->zero >= 1 ? bd->dp * bd->cp : 1);
+			double gb = s->st.gradients_bytes / bd->tp /
+				    (l->zero >= 1 ? bd->shard * bd->cp : 1);
 			uint32_t n = bd->tp * bd->cp * bd->pp * bd->dp;
 			uint32_t gpn = x->hw->gpus_per_node ? x->hw->gpus_per_node : 1;
 			double wire, lat = 0;
@@ -2143,7 +2205,8 @@ static int update(struct build *bd, uint32_t g)
 			if (clip < 0 || dep(bd, s->last_bwd_comm, clip))
 				return -1;
 		}
-		double opt = s->st.optimizer_bytes / bd->tp / (l->zero >= 1 ? bd->dp * bd->cp : 1);
+		double opt =
+			s->st.optimizer_bytes / bd->tp / (l->zero >= 1 ? bd->shard * bd->cp : 1);
 		int home, u = paged_update(bd, g, "adamw", shard, opt, s->last_bwd_comm, &home);
 		if (u < 0 || dep(bd, clip, u))
 			return -1;
@@ -2157,7 +2220,7 @@ static int update(struct build *bd, uint32_t g)
 		}
 		s->last_update = home;
 		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1) {
-			int ag = dp_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
+			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
 			if (ag < 0 || dep(bd, u, ag) || dep(bd, home, ag))
 				return -1;
 			s->last_update = ag;
@@ -2220,8 +2283,8 @@ static int resident(struct build *bd)
 			if (pl->update == UPD_GPU) {
 				/* ZeRO-3 keeps the weight shard; gathered layers come and go; expert
 				 * parallelism keeps experts / ep of what ZeRO does not shard */
-				mdl_ep_shard(l->zero, bd->dp * bd->cp, bd->ep, &s->st, &s->ex, bd->tp,
-					     &w, &gr, &o);
+				mdl_ep_shard(l->zero, bd->shard * bd->cp, bd->ep, &s->st, &s->ex,
+					     bd->tp, &w, &gr, &o);
 				if (x->c->opt_in_bwd || grads_made_in_backward(bd))
 					gr = 0; /* per block, in backward */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w, when[i]));
@@ -2280,6 +2343,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->tp = l->tp;
 	bd->pp = l->pp;
 	bd->dp = l->dp;
+	bd->shard = mdl_layout_shard(l);
 	bd->vp = mdl_layout_vp(l);
 	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_splits(a, bd->pp, bd->vp, NULL)) {
 		snprintf(err, errlen,

@@ -127,6 +127,8 @@ struct step_machine {
 	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_p2p[SIM_MAX_PP], s_h2d[SIM_MAX_PP];
 	int s_d2h[SIM_MAX_PP], s_tp[SIM_MAX_PP]; /* s_tp: only with tp_comm_overlap */
 	int s_cp[SIM_MAX_PP];                    /* only with context parallelism */
+	int s_rep[SIM_MAX_PP]; /* only under hybrid sharding: the replicas' all-reduces */
+	int s_gather[SIM_MAX_PP]; /* the weights' all-gathers, where a policy gathers them */
 	int s_cpu, s_nvme, s_ckpt; /* CPU optimizer, NVMe weight reads, checkpoint I/O */
 	int s_opt_rd, s_opt_wr;    /* a pipelined host update's state reads and writes */
 	int gpu_pool[SIM_MAX_PP], dram_pool, flash_pool;

@@ -98,6 +98,12 @@ struct sim_config {
 	 * while a tile steps (pipeline_read), writes the previous one (pipeline_write); by default
 	 * neither, as DeepSpeed's */
 	bool swap_read_ahead, swap_write_behind;
+	/* --backward-prefetch post: a sharded block's backward gathers the next block's weights
+	 * once its own backward is done (FSDP's BackwardPrefetch.BACKWARD_POST, Composer's and
+	 * llm-foundry's default), so the next block waits for the gather; by default (pre) the
+	 * gather is issued as the block's backward starts and runs beside it (FSDP's default
+	 * BACKWARD_PRE, Accelerate's, FSDP2's implicit prefetch, DeepSpeed's trace) */
+	bool bwd_prefetch_post;
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
 	double reduce_bucket;

@@ -452,7 +452,7 @@ done
 # the framework's settings ride along: every option runs with those its policy takes, and the
 # emitted configuration and simulate line (ds_config.json for DeepSpeed, flags otherwise)
 # reproduce the step planned with them
-fw="--clip-grad no --swap-pipeline both --reduce-bucket 2e8 --foreach-optimizer yes --overlap-grad-reduce no --prefetch 3 --tp-comm-overlap yes"
+fw="--clip-grad no --swap-pipeline both --reduce-bucket 2e8 --foreach-optimizer yes --overlap-grad-reduce no --prefetch 3 --tp-comm-overlap yes --backward-prefetch post"
 # shellcheck disable=SC2086
 "$bin" plan --model 70b --seq 4096 $fw >"$tmp/plan-fw.txt" 2>/dev/null
 for pol in tp zero3-offload zero-infinity tiered-dram; do
@@ -474,7 +474,8 @@ c = json.load(open(sys.argv[1]))
 z = c["zero_optimization"]
 assert c["gradient_clipping"] == 0 and z["reduce_bucket_size"] == 2e8 and not z["overlap_comm"], c
 assert z["offload_optimizer"]["pipeline_read"] and z["offload_optimizer"]["pipeline_write"], z
-' "$tmp/emit-fw-zero-infinity/ds_config.json" && grep -q "clip-grad no, foreach-optimizer yes, tp-comm-overlap yes, prefetch 3, overlap-grad-reduce no" "$tmp/plan-fw.txt" &&
+' "$tmp/emit-fw-zero-infinity/ds_config.json" && grep -q "clip-grad no, foreach-optimizer yes, tp-comm-overlap yes, prefetch 3, backward-prefetch post," "$tmp/plan-fw.txt" &&
+	grep -q "overlap-grad-reduce no, reduce-bucket 200 M" "$tmp/plan-fw.txt" &&
 	grep -q -- "--tp-comm-overlap" "$tmp/emit-fw-tp/launch.sh" && grep -q -- "--clip-grad 0.0" "$tmp/emit-fw-tp/launch.sh" &&
 	! grep -q -- "--overlap-grad-reduce" "$tmp/emit-fw-tp/launch.sh"; then
 	pass=$((pass + 1))
@@ -544,10 +545,10 @@ else
 	echo "FAIL: plan --master-weights remainder --emit does not ask Megatron-LM for remainders"
 fi
 # --activation-offload-layers: Megatron-LM offloads the first layers' activations itself
-"$bin" plan --model 70b --seq 4096 --activation-offload yes --activation-offload-layers 10 \
+"$bin" plan --model 70b --seq 8192 --activation-offload yes --activation-offload-layers 10 \
 	>"$tmp/plan-ao.txt" 2>/dev/null
 idx=$(awk '$1 ~ /^[0-9]+$/ && / pp[2-9] / {print $1; exit}' "$tmp/plan-ao.txt")
-"$bin" plan --model 70b --seq 4096 --activation-offload yes --activation-offload-layers 10 \
+"$bin" plan --model 70b --seq 8192 --activation-offload yes --activation-offload-layers 10 \
 	--emit "$tmp/emit-ao" --option "$idx" >/dev/null 2>&1
 if [ -n "$idx" ] && grep -q "activation-offload-layers 10" "$tmp/plan-ao.txt" &&
 	grep -q -- "--cpu-offloading --cpu-offloading-num-layers 10" "$tmp/emit-ao/launch.sh"; then
@@ -836,6 +837,18 @@ expect 3 "cp 4 needs --seq a multiple of 2 x cp" simulate --model 8b --seq 1020 
 expect 3 "zero 0 or 1" simulate --model 8b --seq 4096 --gpus 4 --cp 4 --zero 3
 expect 3 "multiple of --tp x --pp x --cp" simulate --model 8b --seq 4096 --gpus 6 --cp 4
 expect 0 "" simulate --model 8b --seq 32768 --gpus 8 --cp 8 --zero 1
+# --dp-shard: hybrid sharding of ZeRO's partition, its layout named and in the JSON
+expect 0 "" simulate --model 8b --seq 2048 --gpus 32 --zero 3 --dp-shard 8
+holds "simulate --dp-shard 8 names the shard group" "$tmp/out" "dp32 zero3 shard8"
+expect 0 "" simulate --model 8b --seq 2048 --gpus 32 --zero 1 --dp-shard 8 --format json
+holds "simulate --dp-shard 8 --format json has layout.dp_shard" "$tmp/out" '"dp_shard":[[:space:]]*8'
+expect 3 "must divide the 32 data-parallel ranks" simulate --model 8b --seq 2048 --gpus 32 --zero 3 --dp-shard 6
+expect 3 "splits ZeRO's partition: --zero 1-3" simulate --model 8b --seq 2048 --gpus 32 --dp-shard 8
+expect 3 "modelled for policy gpu only, not zero3-offload" simulate --model 8b --seq 2048 --gpus 8 --policy zero3-offload --dp-shard 4
+printf '{"zero_optimization": {"stage": 3, "mics_shard_size": 8}}' >"$tmp/ds-mics.json"
+printf '{"zero_optimization": {"stage": 2, "mics_shard_size": 8}}' >"$tmp/ds-mics2.json"
+expect 0 "used zero_optimization.mics_shard_size -> --dp-shard 8" simulate --model 8b --seq 1024 --gpus 16 --deepspeed "$tmp/ds-mics.json"
+expect 3 "MiCS runs at stage 3" simulate --model 8b --seq 1024 --gpus 16 --deepspeed "$tmp/ds-mics2.json"
 # plan searches context parallelism for long sequences
 "$bin" plan --model 8b --seq 131072 --global-batch 8 >"$tmp/out" 2>/dev/null
 if grep -q " cp[0-9]" "$tmp/out"; then

@@ -1497,6 +1497,44 @@ static void dp_reduction_hierarchical_and_exposed(void)
 	eng_free(f.eng);
 }
 
+/*
+ * Hybrid sharding (--dp-shard): ZeRO-3 over 16 GPUs in two nodes of eight, each node's eight
+ * holding a replica. The all-gathers and reduce-scatters stay on NVLink; each GPU's NIC carries
+ * only the all-reduce of its gradient shard with the other node's replica, 2 (2-1)/2 of G/8:
+ * G/8 over the step. Sharded over all 16, the NIC carries (2-1)/2 of 1/8 of every collective
+ * (dp_cost's hierarchy): the weights W gathered forward and again backward and the gradients
+ * reduce-scattered, (2 W + G)/16. Each GPU holds twice the states' shard: 1/8 of the weights,
+ * gradients and optimizer state instead of 1/16.
+ */
+static void hybrid_shard_reduces_its_shard_across_nodes(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.w.job.seq = 1024;
+	f.c.grad_accum = 1;
+	f.c.layout = (struct mdl_layout){1, 1, 16, 3, false, 1};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double full_net = work_of(&f, "gpu0 network"), full_peak = f.o.peak_gpu_allocated;
+	f.c.layout.shard = 8;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct mdl_states st;
+	mdl_job_states(&f.w.arch, &f.w.job, &st);
+	ASSERT_NEAR_REL(work_of(&f, "gpu0 network"), st.gradients_bytes / 8, 1e-9);
+	ASSERT_NEAR_REL(full_net, (2 * st.weights_bytes + st.gradients_bytes) / 16, 1e-6);
+	double states = st.weights_bytes + st.gradients_bytes + st.optimizer_bytes;
+	double more = states * (1.0 / 8 - 1.0 / 16);
+	ASSERT_NEAR_REL(f.o.peak_gpu_allocated - full_peak, more, 0.01);
+	/* a shard of every rank is plain sharding; one that does not divide dp is refused */
+	f.c.layout.shard = 16;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(work_of(&f, "gpu0 network"), full_net, 1e-12);
+	f.c.layout.shard = 3;
+	CU_ASSERT_EQUAL(run(&f, "gpu"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "shard 3 must divide dp 16"));
+	eng_free(f.eng);
+}
+
 /* Pipeline sends carry each TP rank's slice of the boundary tensor (Narayanan et al. 2021,
  * sec. 4.1): tp 8 x pp 2 over two nodes, four micro-batches, stage 0 sends four forward
  * activations of s b h / 8 over its NIC. */
@@ -1507,11 +1545,8 @@ static void pipeline_sends_carry_the_tp_slice(void)
 	f.c.grad_accum = 4;
 	f.c.layout = (struct mdl_layout){8, 2, 1, 0, true, 1};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	double boundary = 2.0 * 4096 * 1 * (double)f.w.arch.hidden, sent = -1;
-	for (int i = 0; i < eng_nresources(f.eng); i++)
-		if (!strcmp(eng_resource_at(f.eng, i)->name, "gpu0 network"))
-			sent = eng_resource_at(f.eng, i)->work;
-	ASSERT_NEAR_REL(sent, 4 * boundary / 8, 1e-9);
+	double boundary = 2.0 * 4096 * 1 * (double)f.w.arch.hidden;
+	ASSERT_NEAR_REL(work_of(&f, "gpu0 network"), 4 * boundary / 8, 1e-9);
 	eng_free(f.eng);
 }
 
@@ -2380,6 +2415,8 @@ int suite_sim(void)
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},
 		{"interleaving shrinks the bubble", interleaving_shrinks_the_bubble},
 		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
+		{"hybrid sharding: gathers in the node, shards reduced across",
+		 hybrid_shard_reduces_its_shard_across_nodes},
 		{"pipeline sends carry the TP slice", pipeline_sends_carry_the_tp_slice},
 		{"GEMM rate follows the MAMF", gemm_rate_follows_the_mamf},
 		{"attention rates follow the kernel and the GPU", attention_rates_follow_kernel_and_gpu},

@@ -15,14 +15,15 @@
  * the stages; Megatron's warm-up runs 2 (pp - p - 1) + (vp - 1) pp chunk forwards before the
  * first backward, so stage 0 holds pp + (pp - 1)/vp micro-batches of its layers' activations,
  * Korthikanti et al. 2022's factor 1 + (pp - 1)/(pp vp) (sec. 4.2.3).
- * ZeRO over the dp ranks shards optimizer state (stage 1), + gradients (2), + weights (3)
+ * ZeRO over the dp ranks (a hybrid layout: over groups of `shard` of them, each group a
+ * replica) shards optimizer state (stage 1), + gradients (2), + weights (3)
  * (Rajbhandari et al. 2020, sec. 5); stage 3 adds the gathered working set of one layer and the
  * prefetch of the next (ZeRO-Infinity, arXiv 2104.07857, sec. 4: model-state working memory).
  * The per-GPU figure is that of the most loaded stage.
  *
  * Failure: mdl_layout_check() returns -1 naming the degree that does not divide, ZeRO 2-3
- * with pipeline parallelism (DeepSpeed refuses that combination), or interleaving without
- * pipeline parallelism.
+ * with pipeline parallelism (DeepSpeed refuses that combination), interleaving without
+ * pipeline parallelism, or a shard group without ZeRO or with expert parallelism.
  */
 #ifndef TIERPLAN_LAYOUT_H
 #define TIERPLAN_LAYOUT_H

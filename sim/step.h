@@ -13,9 +13,10 @@
  * The step: micro-batches in the 1F1B order of Narayanan et al. 2021 (GPipe order when pp = 1
  * is the same thing), each stage's layers in blocks (one layer per block when weights move per
  * layer, else at most STEP_BLOCKS blocks, enough to overlap bucketed gradient reduction), TP
- * all-reduces on the compute stream (Megatron's are synchronous), collectives on a
- * communication stream, copies on one stream per PCIe direction, CPU AdamW and NVMe I/O on
- * their own streams. Micro-batches in the steady phase are identical: without PP the builder
+ * all-reduces on the compute stream (Megatron's are synchronous), gradient reductions on a
+ * communication stream and weight all-gathers on another beside it (FSDP's and DeepSpeed's
+ * streams; a hybrid layout's replica all-reduces on a third), copies on one stream per PCIe
+ * direction, CPU AdamW and NVMe I/O on their own streams. Micro-batches in the steady phase are identical: without PP the builder
  * simulates three (the first, one steady one, the last, which carries the gradient reduction
  * and update), with PP pp + 3 (1F1B warm-up, steady phase, cool-down), and the caller repeats
  * one steady period for the rest (engine marks on two consecutive backward ends of stage 0).

@@ -1463,6 +1463,17 @@ static void interleaving_shrinks_the_bubble(void)
 	eng_free(f.eng);
 }
 
+/* Llama-3.1-8B on H100s, one micro-batch of 1,024 tokens without recompute, data parallel over
+ * dp GPUs (eight a node) at ZeRO stage `zero`. */
+static void setup_8b_dp(struct fx *f, uint32_t dp, uint32_t zero)
+{
+	setup(f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f->w.job.recompute = MDL_RC_NONE;
+	f->w.job.seq = 1024;
+	f->c.grad_accum = 1;
+	f->c.layout = (struct mdl_layout){1, 1, dp, zero, false, 1};
+}
+
 /*
  * Data-parallel gradient reduction. With --overlap-grad-reduce no it follows backward and the
  * step grows by its whole time. Across two nodes of eight GPUs it runs hierarchically (ring
@@ -1473,12 +1484,8 @@ static void interleaving_shrinks_the_bubble(void)
 static void dp_reduction_hierarchical_and_exposed(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
-	f.w.job.recompute = MDL_RC_NONE;
-	f.w.job.seq = 1024;
-	f.c.grad_accum = 1;
+	setup_8b_dp(&f, 1, 0);
 	f.c.no_grad_overlap = true;
-	f.c.layout = (struct mdl_layout){1, 1, 1, 0, false, 1};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double alone = f.o.step_seconds;
 	f.c.layout.dp = 16;
@@ -1509,11 +1516,7 @@ static void dp_reduction_hierarchical_and_exposed(void)
 static void hybrid_shard_reduces_its_shard_across_nodes(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
-	f.w.job.recompute = MDL_RC_NONE;
-	f.w.job.seq = 1024;
-	f.c.grad_accum = 1;
-	f.c.layout = (struct mdl_layout){1, 1, 16, 3, false, 1};
+	setup_8b_dp(&f, 16, 3);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double full_net = work_of(&f, "gpu0 network"), full_peak = f.o.peak_gpu_allocated;
 	f.c.layout.shard = 8;
@@ -1546,12 +1549,8 @@ static void hybrid_shard_reduces_its_shard_across_nodes(void)
 static void backward_post_waits_for_each_gather(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
-	f.w.job.recompute = MDL_RC_NONE;
-	f.w.job.seq = 1024;
-	f.c.grad_accum = 1;
+	setup_8b_dp(&f, 8, 3);
 	f.c.no_grad_overlap = true;
-	f.c.layout = (struct mdl_layout){1, 1, 8, 3, false, 1};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double pre = f.o.step_seconds;
 	f.c.bwd_prefetch_post = true;

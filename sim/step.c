@@ -488,12 +488,15 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
  * partition spans, or the gradients' reduce-scatter there; under hybrid sharding the replicas
  * then all-reduce the shard they hold, on a stream of their own (FSDP2's HSDP: reduce-scatter
  * in the shard group, then all-reduce in the replicate group on all_reduce_stream). Returns the
- * last task. */
+ * last task; *within, when not NULL, the one in the group (the unsharded gradients are free
+ * after it). */
 static int shard_coll(struct build *bd, uint32_t g, int stream, const char *name, bool reduce,
-		      double bytes)
+		      double bytes, int *within)
 {
 	int t = group_coll(bd, g, stream, name, false, bytes, bd->shard, bd->shard_in,
 			   bd->shard_nodes);
+	if (within)
+		*within = t;
 	if (t < 0 || !reduce || bd->shard >= bd->dp)
 		return t;
 	int r = group_coll(bd, g, bd->x->mc.s_rep[g], "all-reduce grad shards (replicas)", true,
@@ -1392,7 +1395,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, enum 
 		return -1;
 	int limit = ring_back(s->comp_ring, s->ncomp, wait == FETCH_TURNAROUND ? 1 : D);
 	if (pl->fetch == FETCH_GATHER) {
-		int t = shard_coll(bd, g, mc->s_gather[g], "all-gather weights", false, wb);
+		int t = shard_coll(bd, g, mc->s_gather[g], "all-gather weights", false, wb, NULL);
 		if (t < 0 || dep(bd, limit, t) || mem(bd, t, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START))
 			return -1;
 		return t;
@@ -2012,12 +2015,13 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			if (unsharded || make_grads)
 				TRY(mem(bd, c, pool, CAT_G, up, ENG_AT_START));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
+				int rs = -1;
 				int r = zero_rs ? shard_coll(bd, g, mc->s_comm[g],
-							     "reduce-scatter grads", true, gb)
-						: dp_coll(bd, g, mc->s_comm[g], "all-reduce grads",
-							  true, gb);
-				if (r < 0 || dep(bd, end, r) ||
-				    (unsharded && mem(bd, r, pool, CAT_G, -gb, ENG_AT_END)))
+							     "reduce-scatter grads", true, gb, &rs)
+						: (rs = dp_coll(bd, g, mc->s_comm[g],
+								"all-reduce grads", true, gb));
+				if (r < 0 || dep(bd, end, rs) ||
+				    (unsharded && mem(bd, rs, pool, CAT_G, -gb, ENG_AT_END)))
 					return -1;
 				s->last_bwd_comm = r;
 			}
@@ -2109,12 +2113,14 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* not overlapped: one reduction of the chunk's gradients after its backward, on
 		 * the compute stream, which waits for it */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
+		int rs = -1;
 		int r = zero_rs ? shard_coll(bd, g, mc->s_comp[g], "reduce-scatter grads", true,
-					     chunk_grads)
-				: dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
-					  chunk_grads);
-		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], r) ||
-		    (whole_grads_until_reduced(bd) && mem(bd, r, pool, CAT_G, -chunk_grads, ENG_AT_END)))
+					     chunk_grads, &rs)
+				: (rs = dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
+						chunk_grads));
+		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], rs) ||
+		    (whole_grads_until_reduced(bd) &&
+		     mem(bd, rs, pool, CAT_G, -chunk_grads, ENG_AT_END)))
 			return -1;
 		s->last_bwd_comm = r;
 	}
@@ -2220,7 +2226,8 @@ static int update(struct build *bd, uint32_t g)
 		}
 		s->last_update = home;
 		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1) {
-			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w);
+			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w,
+					    NULL);
 			if (ag < 0 || dep(bd, u, ag) || dep(bd, home, ag))
 				return -1;
 			s->last_update = ag;

@@ -1259,8 +1259,9 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		return ar + ag;
 	case 2:
 		return (double)m * rs + ag;
-	default: /* every micro-batch gathers the weights (at least once) and reduce-scatters */
-		return (double)m * (rs + ag);
+	default: /* every micro-batch gathers the weights (at least once) and reduce-scatters, on
+		  * two streams sharing the links: their bytes add on each, one latency at least */
+		return (double)m * dp_coll_seconds(false, w + g, dp, dp_in, dp_nodes, intra, net);
 	}
 }
 

@@ -37,7 +37,8 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 		snprintf(buf, n, "tp%u pp%u%s dp%u%s zero%u%s%.0u", o->layout.tp, o->layout.pp, v,
 			 o->layout.dp, e, o->layout.zero,
 			 mdl_layout_shard(&o->layout) < o->layout.dp ? " shard" : "",
-			 mdl_layout_shard(&o->layout) < o->layout.dp ? o->layout.shard : 0);
+			 mdl_layout_shard(&o->layout) < o->layout.dp ? mdl_layout_shard(&o->layout)
+								      : 0);
 }
 
 /* An option's recompute in the narrow table's four columns: sel for selective, fN for a full

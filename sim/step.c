@@ -1420,7 +1420,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, enum 
 	s->h2d_ring[s->nh2d++ % 16] = h;
 	if (!pl->shard_stream || bd->dp <= 1)
 		return h;
-	int ag = dp_coll(bd, g, mc->s_gather[g], "all-gather weights", false, wb);
+	int ag = shard_coll(bd, g, mc->s_gather[g], "all-gather weights", false, wb, NULL);
 	if (ag < 0 || dep(bd, h, ag))
 		return -1;
 	return ag;

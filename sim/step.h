@@ -16,10 +16,11 @@
  * all-reduces on the compute stream (Megatron's are synchronous), gradient reductions on a
  * communication stream and weight all-gathers on another beside it (FSDP's and DeepSpeed's
  * streams; a hybrid layout's replica all-reduces on a third), copies on one stream per PCIe
- * direction, CPU AdamW and NVMe I/O on their own streams. Micro-batches in the steady phase are identical: without PP the builder
- * simulates three (the first, one steady one, the last, which carries the gradient reduction
- * and update), with PP pp + 3 (1F1B warm-up, steady phase, cool-down), and the caller repeats
- * one steady period for the rest (engine marks on two consecutive backward ends of stage 0).
+ * direction, CPU AdamW and NVMe I/O on their own streams. Micro-batches in the steady phase
+ * are identical: without PP the builder simulates three (the first, one steady one, the last,
+ * which carries the gradient reduction and update), with PP pp + 3 (1F1B warm-up, steady
+ * phase, cool-down), and the caller repeats one steady period for the rest (engine marks on
+ * two consecutive backward ends of stage 0).
  * Within a pass the layers are identical too: where no history is kept (a search), a single
  * stage's per-layer passes are built with their middle left out and the engine adds it back
  * where it finds the pass periodic (eng_fold), exactly; a pass it does not is built whole.

@@ -176,6 +176,25 @@ struct block_rc {
 	bool transient;
 };
 
+/*
+ * A layer pass's tensor-parallel collectives, in boundary-sized all-reduces (all-gather and
+ * reduce-scatter pairs under sequence parallelism): the attention's one and the dense MLP's one
+ * (Megatron's two per layer), and the routed experts'. A MoE layer's experts split over the TP
+ * group as its linears do (Megatron-Core's expert_tensor_parallel_size defaults to the TP size):
+ * the alltoall dispatcher all-gathers the tokens each rank received across the TP group, k copies
+ * of its 1/tp of the sequence, and reduce-scatters the experts' output
+ * (megatron/core/transformer/moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher,
+ * gather_from_sequence_parallel_region and reduce_scatter_to_sequence_parallel_region around the
+ * experts; their backward the other way) [A: source]: k boundaries, called outside Transformer
+ * Engine's linears, so --tp-comm-overlap's userbuffers hide none of it. A shared expert runs as
+ * a dense MLP beside them.
+ */
+struct tp_passes {
+	double dense;  /* attention, and the dense MLP where a layer has one: 1 to 2 */
+	double routed; /* the routed experts' gathers and scatters: top-k x the MoE share */
+	double dense_mlp; /* of dense, the MLP's: 1 for a dense model, the shared experts' share */
+};
+
 struct build {
 	struct step_ctx *x;
 	struct mdl_states L, E, H; /* one layer, embedding, head: whole */
@@ -188,6 +207,7 @@ struct build {
 			      * TP rank: what a context-parallel ring passes around */
 	double a2a;          /* bytes one GPU sends and receives in one expert all-to-all, per
 			      * all-to-all of a layer pass (dispatch or combine) x MoE share */
+	struct tp_passes tpp; /* a layer pass's TP collectives: dense, and the routed experts' */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double act_moved_saved; /* of act_all, what the recompute mode keeps (mdl_act_layer_moved) */
@@ -361,6 +381,13 @@ static double a2a_bytes(const struct mdl_arch *a, const struct mdl_job *j, uint3
 	double tokens = (double)j->seq * (double)j->micro_batch / (sp ? (double)tp : 1.0);
 	return (double)mdl_job_act_bytes(j) * tokens * (double)a->hidden * a->experts_per_tok *
 	       (double)a->moe_layers / (double)a->layers;
+}
+
+static struct tp_passes tp_passes(const struct mdl_arch *a)
+{
+	double moe = a->experts ? (double)a->moe_layers / (double)a->layers : 0.0;
+	double mlp = 1.0 - moe + (a->shared_experts ? moe : 0.0);
+	return (struct tp_passes){1.0 + mlp, moe * a->experts_per_tok, mlp};
 }
 
 /* Appends res to a flow's path with its scale; a resource already there takes the scale on
@@ -869,12 +896,17 @@ void step_ub_exposed(const struct mdl_arch *a, const struct mdl_job *j, const st
 	double ag = j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0 ? rs / mdl_job_act_bytes(j)
 								     : rs;
 	double wgrad = j->method == MDL_FULL ? 1 : 0;
+	/* the dense MLP's collectives in the layers that have one (a MoE layer's routed experts
+	 * gather and scatter outside the userbuffers: tp_passes), its GEMMs there */
+	double mlp = tp_passes(a).dense_mlp;
 #define GAP(method, bytes, flops) ub_gap(method, bytes, flops, rate, tp, bw, sms, fixed)
+#define MLP(method, bytes, flops) (mlp > 0 ? mlp * GAP(method, bytes, (flops) / mlp) : 0)
 	*fwd = GAP(UB_RING_AG, ag, gemm[LIN_QKV]) + GAP(UB_PIPELINE_RS, rs, gemm[LIN_PROJ]) +
-	       GAP(UB_RING_AG, ag, gemm[LIN_FC1]) + GAP(UB_PIPELINE_RS, rs, gemm[LIN_FC2]);
-	*bwd = GAP(UB_RING_AG, ag, gemm[LIN_PROJ]) + GAP(UB_RING_AG, ag, gemm[LIN_FC2]) +
+	       MLP(UB_RING_AG, ag, gemm[LIN_FC1]) + MLP(UB_PIPELINE_RS, rs, gemm[LIN_FC2]);
+	*bwd = GAP(UB_RING_AG, ag, gemm[LIN_PROJ]) + MLP(UB_RING_AG, ag, gemm[LIN_FC2]) +
 	       GAP(UB_BULK, ag, gemm[LIN_QKV]) + GAP(UB_BULK, rs, wgrad * gemm[LIN_QKV]) +
-	       GAP(UB_BULK, ag, gemm[LIN_FC1]) + GAP(UB_BULK, rs, wgrad * gemm[LIN_FC1]);
+	       MLP(UB_BULK, ag, gemm[LIN_FC1]) + MLP(UB_BULK, rs, wgrad * gemm[LIN_FC1]);
+#undef MLP
 #undef GAP
 }
 
@@ -1204,7 +1236,10 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
 				  (double)j->micro_batch * (double)a->hidden;
 		coll_cost(true, boundary, l->tp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
-		tp_comm = t.ars * (lat + wire / intra_bandwidth(hw));
+		/* the routed experts' gathers and scatters show under --tp-comm-overlap too */
+		struct tp_passes tpp = tp_passes(a);
+		tp_comm = t.ars / 2 * tpp.dense * (lat + wire / intra_bandwidth(hw));
+		comm += t.ars / 2 * tpp.routed * (lat + wire / intra_bandwidth(hw));
 	}
 	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
 	 * the TP all-reduces and on the same stream (compute()) */
@@ -1429,7 +1464,8 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, enum 
 /*
  * A block's compute on GPU g: its GEMM FLOPs at the sustained rate, then the memory-bound
  * kernels around them (norms, activations, dropout, softmax, residual adds) moving membytes
- * through HBM, serially on the same stream, then Megatron's synchronous TP all-reduces. The
+ * through HBM, serially on the same stream, then Megatron's synchronous TP all-reduces (two a
+ * layer pass in tp_allreduces, as tp_passes counts them for its layers). The
  * memory-bound time is what makes small layers slower per FLOP than large ones: it grows with
  * tokens x hidden while GEMM FLOPs grow with tokens x hidden^2 (Megatron's table, published.md
  * C.1: 44 % of peak at 1.7B, 52 % at 530B-1T).
@@ -1452,6 +1488,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	 * begins */
 	bool ring = bd->cp > 1 && kv_passes > 0;
 	bool tp_overlap = bd->tp > 1 && tp_allreduces > 0 && bd->x->c->tp_comm_overlap;
+	double passes = tp_allreduces / 2; /* layer passes: Megatron's two collectives each */
 	int begin = -1;
 	if (ring || tp_overlap) {
 		begin = task(bd, "block start", mc->s_comp[g], 0, 0, 0, NULL, NULL);
@@ -1469,16 +1506,26 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		 * consume them (Transformer Engine userbuffers), so the block takes the longer of
 		 * the two; the compute stream waits for the collectives before the next block */
 		int t = collective(bd, g, "tp collectives (overlapped)", mc->s_tp[g],
-				   mc->tp_link[g], true, tp_allreduces, bd->boundary, bd->tp,
-				   bd->tp_bw, mc->tp_alpha);
+				   mc->tp_link[g], true, passes * bd->tpp.dense, bd->boundary,
+				   bd->tp, bd->tp_bw, mc->tp_alpha);
 		int j = task(bd, "tp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (t < 0 || j < 0 || dep(bd, begin, t) || dep(bd, t, j))
 			return -1;
 		*tp_task = j;
 	} else if (bd->tp > 1 && tp_allreduces > 0) {
 		int t = collective(bd, g, "tp all-reduce", mc->s_comp[g], mc->tp_link[g], true,
-				   tp_allreduces, bd->boundary, bd->tp, bd->tp_bw, mc->tp_alpha);
+				   passes * (bd->tpp.dense + bd->tpp.routed), bd->boundary, bd->tp,
+				   bd->tp_bw, mc->tp_alpha);
 		if (t < 0 || dep(bd, c, t))
+			return -1;
+		*tp_task = t;
+	}
+	if (tp_overlap && bd->tpp.routed > 0) {
+		/* the routed experts' gathers and scatters, outside the userbuffers (tp_passes) */
+		int t = collective(bd, g, "tp expert gathers", mc->s_comp[g], mc->tp_link[g], true,
+				   passes * bd->tpp.routed, bd->boundary, bd->tp, bd->tp_bw,
+				   mc->tp_alpha);
+		if (t < 0 || dep(bd, *tp_task, t))
 			return -1;
 		*tp_task = t;
 	}
@@ -2373,6 +2420,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		return -1;
 	}
 	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
+	bd->tpp = tp_passes(a);
 	bd->ep = mdl_layout_ep(l);
 	if (bd->ep > 1) {
 		/* a GPU holds experts / ep of each layer: per-layer weights, gradients, optimizer

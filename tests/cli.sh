@@ -614,10 +614,11 @@ fi
 # sliding-window models: Mistral-7B's window (4096 keys: flash-attn's left 4095) on every layer,
 # gpt-oss-20b's (128) on every other one, with its quick-GELU experts and attention sinks as
 # NVIDIA's gpt-oss recipes give them; Gemma-2's GELU-gated MLP and sandwich norms are
-# beyond Megatron-LM's arguments, so its tp/pp option gets README.md alone, saying why
-idx=$("$bin" plan --model mistral-7b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
+# beyond Megatron-LM's arguments, so its tp/pp option gets README.md alone, saying why (the
+# first GPU-only option Megatron launches: ZeRO-3 goes to DeepSpeed)
+idx=$("$bin" plan --model mistral-7b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ && !/ zero3 / {print $1; exit}')
 "$bin" plan --model mistral-7b --seq 8192 --emit "$tmp/emit-swa" --option "$idx" >/dev/null 2>&1
-idx=$("$bin" plan --model gpt-oss-20b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
+idx=$("$bin" plan --model gpt-oss-20b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ && !/ zero3 / {print $1; exit}')
 "$bin" plan --model gpt-oss-20b --seq 8192 --emit "$tmp/emit-swa2" --option "$idx" >/dev/null 2>&1
 idx=$("$bin" plan --model gemma-2-27b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
 "$bin" plan --model gemma-2-27b --seq 8192 --emit "$tmp/emit-gemma" --option "$idx" >/dev/null 2>&1

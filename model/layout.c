@@ -93,12 +93,18 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "zero stage %u is not one of 0, 1, 2, 3", l->zero);
 		return -1;
 	}
-	uint32_t ep = mdl_layout_ep(l);
-	if (ep > 1 && (!a->experts || a->experts % ep || l->dp % ep)) {
+	uint32_t ep = mdl_layout_ep(l), etp = mdl_layout_etp(l);
+	if (l->etp && (l->etp > l->tp || l->tp % l->etp)) {
+		snprintf(err, errlen, "expert tp %u must divide tp %u", l->etp, l->tp);
+		return -1;
+	}
+	/* the expert-parallel group spans tp / etp TP ranks of each data-parallel rank */
+	if (ep > 1 && (!a->experts || a->experts % ep || (l->tp / etp * l->dp) % ep)) {
 		snprintf(err, errlen,
-			 "ep %u must divide the model's %u routed experts and dp %u (a dense model "
-			 "has none to split)",
-			 ep, a->experts, l->dp);
+			 "ep %u must divide the model's %u routed experts and the %u ranks that can "
+			 "split them, dp %u x tp %u / expert tp %u (a dense model has none to "
+			 "split)",
+			 ep, a->experts, l->tp / etp * l->dp, l->dp, l->tp, etp);
 		return -1;
 	}
 	if (l->shard && (l->shard < 2 || l->shard > l->dp || l->dp % l->shard)) {
@@ -126,26 +132,27 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 	return 0;
 }
 
-void mdl_ep_local(const struct mdl_states *all, const struct mdl_states *experts, uint32_t ep,
+void mdl_ep_local(const struct mdl_states *all, const struct mdl_states *experts, double keep,
 		  struct mdl_states *local)
 {
-	double away = ep > 1 ? 1.0 - 1.0 / ep : 0.0; /* the share other ranks hold */
+	double more = keep - 1.0; /* below 0: the share other ranks hold */
 
 	*local = *all;
-	local->params -= (uint64_t)(away * (double)experts->params);
-	local->trainable_params -= (uint64_t)(away * (double)experts->trainable_params);
-	local->weights_bytes -= away * experts->weights_bytes;
-	local->gradients_bytes -= away * experts->gradients_bytes;
-	local->optimizer_bytes -= away * experts->optimizer_bytes;
+	local->params = (uint64_t)((double)all->params + more * (double)experts->params);
+	local->trainable_params =
+	    (uint64_t)((double)all->trainable_params + more * (double)experts->trainable_params);
+	local->weights_bytes += more * experts->weights_bytes;
+	local->gradients_bytes += more * experts->gradients_bytes;
+	local->optimizer_bytes += more * experts->optimizer_bytes;
 }
 
-void mdl_ep_shard(uint32_t zero, uint32_t dp, uint32_t ep, const struct mdl_states *all,
+void mdl_ep_shard(uint32_t zero, uint32_t dp, double keep, const struct mdl_states *all,
 		  const struct mdl_states *experts, double tp, double *weights, double *grads,
 		  double *opt)
 {
 	struct mdl_states loc;
 
-	mdl_ep_local(all, experts, ep, &loc);
+	mdl_ep_local(all, experts, keep, &loc);
 	*weights = (zero >= 3 ? all->weights_bytes / dp : loc.weights_bytes) / tp;
 	*grads = (zero >= 2 ? all->gradients_bytes / dp : loc.gradients_bytes) / tp;
 	*opt = (zero >= 1 ? all->optimizer_bytes / dp : loc.optimizer_bytes) / tp;
@@ -189,8 +196,8 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	mdl_job_expert_states(a, j, nl, &ex);
 	/* ZeRO and the distributed optimizer shard over the data- and context-parallel ranks (a
 	 * hybrid layout's shard group of them) */
-	mdl_ep_shard(l->zero, mdl_layout_shard(l) * mdl_layout_cp(l), mdl_layout_ep(l), &s, &ex,
-		     l->tp, &mem->weights, &mem->gradients, &mem->optimizer);
+	mdl_ep_shard(l->zero, mdl_layout_shard(l) * mdl_layout_cp(l), mdl_layout_expert_keep(l), &s,
+		     &ex, l->tp, &mem->weights, &mem->gradients, &mem->optimizer);
 
 	uint32_t chunk = mdl_layout_chunk_layers(a, l, p, 0);
 	mem->layer_activations = layers_flight * mdl_act_chunk_saved(a, j, l->tp, l->sp, chunk);

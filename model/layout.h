@@ -55,11 +55,31 @@ struct mdl_layout {
 	 * data_parallel_shard_degree; DeepSpeed's MiCS mics_shard_size; Megatron-Core's
 	 * distributed optimizer over --num-distributed-optimizer-instances); 0 = all dp ranks */
 	uint32_t shard;
+	/* expert tensor parallelism: the TP ranks each routed expert's matrices split over, a
+	 * divisor of tp (Megatron-Core's --expert-tensor-parallel-size, "MoE parallel folding":
+	 * below tp, the expert-parallel group spans tp / etp TP ranks of each data-parallel rank
+	 * too, whole experts on fewer ranks and no gather of the routed tokens across TP);
+	 * 0 = tp, Megatron-Core's default */
+	uint32_t etp;
 };
 
 static inline uint32_t mdl_layout_ep(const struct mdl_layout *l)
 {
 	return l->ep > 1 ? l->ep : 1;
+}
+
+/* The expert TP size: etp where it is set, else tp. */
+static inline uint32_t mdl_layout_etp(const struct mdl_layout *l)
+{
+	return l->etp >= 1 && l->etp < l->tp ? l->etp : l->tp;
+}
+
+/* What a GPU keeps of the routed experts' states, times tp (the dense share a TP rank keeps is
+ * divided by tp, the experts' by etp): tp / (ep x etp); 1 / ep with the experts split as the
+ * dense linears are. */
+static inline double mdl_layout_expert_keep(const struct mdl_layout *l)
+{
+	return (double)l->tp / ((double)mdl_layout_ep(l) * mdl_layout_etp(l));
 }
 
 static inline uint32_t mdl_layout_cp(const struct mdl_layout *l)
@@ -128,16 +148,19 @@ void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
 /* ZeRO sharding of whole-model state bytes over dp ranks (the paper's Table 1 arithmetic). */
 void mdl_zero_shard(uint32_t zero, uint32_t dp, double *weights, double *grads, double *opt);
 
-/* The states one GPU of an expert-parallel group keeps before ZeRO: the dense part of all whole,
- * its experts / ep of experts (params, bytes of weights, gradients and optimizer). */
-void mdl_ep_local(const struct mdl_states *all, const struct mdl_states *experts, uint32_t ep,
+/* The states one GPU of an expert-parallel group keeps before ZeRO and before the common division
+ * by tp: the dense part of all whole, `keep` of experts (mdl_layout_expert_keep: 1 / ep where
+ * the experts split over TP as the dense linears do) in params and bytes of weights, gradients
+ * and optimizer. */
+void mdl_ep_local(const struct mdl_states *all, const struct mdl_states *experts, double keep,
 		  struct mdl_states *local);
 
-/* Per-GPU weights, gradients and optimizer bytes of a stage whose (tp-split) states are all and
- * whose routed experts' share of them is experts: what ZeRO shards is all / dp (expert state is
- * sharded over the dp / ep ranks that hold the same experts), the rest keeps the dense part
- * whole and experts / ep. */
-void mdl_ep_shard(uint32_t zero, uint32_t dp, uint32_t ep, const struct mdl_states *all,
+/* Per-GPU weights, gradients and optimizer bytes of a stage whose states are all and whose
+ * routed experts' share of them is experts, over tp: what ZeRO shards is all / dp (expert state
+ * is sharded over the ranks that hold the same expert slices, tp x dp / (ep x etp) of them, so
+ * every rank keeps experts / (tp x dp) whatever the split), the rest keeps the dense part whole
+ * and `keep` of the experts (mdl_ep_local). */
+void mdl_ep_shard(uint32_t zero, uint32_t dp, double keep, const struct mdl_states *all,
 		  const struct mdl_states *experts, double tp, double *weights, double *grads,
 		  double *opt);
 

@@ -35,6 +35,8 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	cJSON_AddBoolToObject(lay, "sequence_parallel", l->sp);
 	cJSON_AddNumberToObject(lay, "interleave", mdl_layout_vp(l));
 	cJSON_AddNumberToObject(lay, "ep", mdl_layout_ep(l));
+	/* the TP ranks a routed expert splits over: tp unless --expert-tp */
+	cJSON_AddNumberToObject(lay, "expert_tp", mdl_layout_etp(l));
 	cJSON_AddNumberToObject(lay, "cp", mdl_layout_cp(l));
 	/* the data-parallel ranks a ZeRO partition spans: dp unless hybrid (--dp-shard) */
 	cJSON_AddNumberToObject(lay, "dp_shard", mdl_layout_shard(l));

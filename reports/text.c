@@ -23,12 +23,15 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n)
 
 	if (mdl_layout_vp(&o->layout) > 1)
 		snprintf(v, sizeof v, " vp%u", o->layout.vp);
-	char e[32] = "";
-	if (mdl_layout_cp(&o->layout) > 1 || mdl_layout_ep(&o->layout) > 1)
-		snprintf(e, sizeof e, "%s%.0u%s%.0u", mdl_layout_cp(&o->layout) > 1 ? " cp" : "",
+	char e[40] = "";
+	bool etp = mdl_layout_etp(&o->layout) < o->layout.tp; /* --expert-tp below tp */
+	if (mdl_layout_cp(&o->layout) > 1 || mdl_layout_ep(&o->layout) > 1 || etp)
+		snprintf(e, sizeof e, "%s%.0u%s%.0u%s%.0u",
+			 mdl_layout_cp(&o->layout) > 1 ? " cp" : "",
 			 mdl_layout_cp(&o->layout) > 1 ? o->layout.cp : 0,
 			 mdl_layout_ep(&o->layout) > 1 ? " ep" : "",
-			 mdl_layout_ep(&o->layout) > 1 ? o->layout.ep : 0);
+			 mdl_layout_ep(&o->layout) > 1 ? o->layout.ep : 0, etp ? " etp" : "",
+			 etp ? mdl_layout_etp(&o->layout) : 0);
 	if (o->kind == SIM_TIERED)
 		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", sim_option_policy(o), o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",

@@ -398,6 +398,11 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 	}
 	c->layout.dp = (uint32_t)dp;
 	c->layout.ep = (uint32_t)o->ep;
+	if (o->expert_tp && (o->expert_tp > o->tp || o->tp % o->expert_tp))
+		return snprintf(err, errlen, "--expert-tp %llu must divide --tp %llu (0: --tp)",
+				(unsigned long long)o->expert_tp, (unsigned long long)o->tp),
+		       EXIT_INVALID;
+	c->layout.etp = (uint32_t)o->expert_tp;
 	c->layout.cp = (uint32_t)o->cp;
 	c->layout.shard = (uint32_t)o->dp_shard;
 	/* the host tiers' optimizers (DeepSpeed's CPU Adam, aiDAPTIV's) step a whole fp32 master */

@@ -218,6 +218,12 @@ static const struct opt table[] = {
 	{"ep", O_COUNT, OFF(ep), 1, 4096, "1", false, "ranks", S,
 	 "expert parallelism: data-parallel ranks that split each MoE layer's experts, tokens "
 	 "exchanged by all-to-all (Megatron-Core --expert-model-parallel-size; policy gpu)"},
+	{"expert-tp", O_COUNT, OFF(expert_tp), 0, 64, "0", false, "ranks", S,
+	 "expert tensor parallelism: the TP ranks each routed expert splits over, a divisor of "
+	 "--tp (Megatron-Core --expert-tensor-parallel-size, MoE parallel folding): below --tp, "
+	 "--ep may span the TP ranks too (ep dividing dp x tp / expert-tp), experts sit whole "
+	 "on fewer ranks and their tokens arrive by the all-to-all alone, not gathered across "
+	 "TP; 0 = --tp (Megatron-Core's default)"},
 	{"interleave", O_COUNT, OFF(interleave), 1, 64, "1", false, "stages", S,
 	 "virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = none"},
 	{"sequence-parallel", O_STR, OFF(sequence_parallel), 0, 0, "auto", false, "yes|no", S,

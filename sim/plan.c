@@ -275,7 +275,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	 * micro-batch through its layers and the whole head between the first micro-batch's
 	 * first chunk reaching it through the pp - 1 stages before and the last one's backward
 	 * of that chunk returning through them */
-	struct mdl_layout l0 = {tp, pp, dp, l->zero, tp > 1, 1, mdl_layout_ep(l), cp};
+	struct mdl_layout l0 = {tp, pp, dp, l->zero, tp > 1, 1, mdl_layout_ep(l), cp, 0, l->etp};
 	struct mdl_flops fl;
 	mdl_job_flops(&w->arch, &w->job, &fl);
 	bool ov = tp_overlap && tp > 1;
@@ -299,7 +299,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		       (l->zero ? dp * cp : 1);
 	double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
 	if (!l->zero)
-		adam *= 1.0 - ex_share * (1.0 - 1.0 / mdl_layout_ep(l));
+		adam *= 1.0 - ex_share * (1.0 - mdl_layout_expert_keep(l));
 	double compute = fmax(((double)m + (pp - 1.0) / mdl_layout_vp(l)) * stage + adam, pipe);
 	/* the collective stream cannot finish before its own data-parallel traffic */
 	return fmax(compute, step_dp_floor(&w->arch, &w->job, l, hw, m));

@@ -187,7 +187,9 @@ struct block_rc {
  * gather_from_sequence_parallel_region and reduce_scatter_to_sequence_parallel_region around the
  * experts; their backward the other way) [A: source]: k boundaries, called outside Transformer
  * Engine's linears, so --tp-comm-overlap's userbuffers hide none of it. A shared expert runs as
- * a dense MLP beside them.
+ * a dense MLP beside them. Under --expert-tp below tp the gather spans the etp ranks splitting
+ * an expert, each holding etp / tp of the boundary's tokens (none at etp 1: the all-to-all
+ * brings every rank its experts' tokens whole).
  */
 struct tp_passes {
 	double dense;  /* attention, and the dense MLP where a layer has one: 1 to 2 */
@@ -208,6 +210,8 @@ struct build {
 	double a2a;          /* bytes one GPU sends and receives in one expert all-to-all, per
 			      * all-to-all of a layer pass (dispatch or combine) x MoE share */
 	struct tp_passes tpp; /* a layer pass's TP collectives: dense, and the routed experts' */
+	uint32_t etp;         /* expert TP ranks (mdl_layout_etp): tp unless --expert-tp */
+	double ekeep;         /* what a GPU keeps of the experts' states, x tp (expert_keep) */
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double act_moved_saved; /* of act_all, what the recompute mode keeps (mdl_act_layer_moved) */
@@ -532,17 +536,18 @@ static int shard_coll(struct build *bd, uint32_t g, int stream, const char *name
 }
 
 /*
- * An exchange of `bytes` among n ranks, tp apart in Megatron's rank order, where each rank
- * sends (n - 1)/n of them to the others: the experts' all-to-all (n = ep) and the
- * context-parallel ring of keys and values (n = cp). Within the node while tp x n fits in it;
- * else the share bound for other nodes crosses the NIC while the rest crosses NVLink, the
- * slower of the two setting the time (as dp_coll).
+ * An exchange of `bytes` among n ranks, `stride` apart in Megatron's rank order, where each rank
+ * sends (n - 1)/n of them to the others: the experts' all-to-all (n = ep, etp apart: the
+ * expert-parallel group takes the TP ranks an expert does not span first) and the
+ * context-parallel ring of keys and values (n = cp, tp apart). Within the node while stride x n
+ * fits in it; else the share bound for other nodes crosses the NIC while the rest crosses NVLink,
+ * the slower of the two setting the time (as dp_coll).
  */
 static int group_exchange(struct build *bd, uint32_t g, const char *name, int stream,
-			  double count, double bytes, uint32_t n)
+			  double count, double bytes, uint32_t n, uint32_t stride)
 {
 	struct step_machine *mc = &bd->x->mc;
-	uint32_t in = ranks_in_node(bd->x->hw, bd->tp);
+	uint32_t in = ranks_in_node(bd->x->hw, stride);
 	if (n <= in)
 		return collective(bd, g, name, stream, mc->tp_link[g], false, count, bytes, n,
 				  bd->tp_bw, mc->tp_alpha);
@@ -1236,15 +1241,20 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
 				  (double)j->micro_batch * (double)a->hidden;
 		coll_cost(true, boundary, l->tp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
-		/* the routed experts' gathers and scatters show under --tp-comm-overlap too */
-		struct tp_passes tpp = tp_passes(a);
-		tp_comm = t.ars / 2 * tpp.dense * (lat + wire / intra_bandwidth(hw));
-		comm += t.ars / 2 * tpp.routed * (lat + wire / intra_bandwidth(hw));
+		tp_comm = t.ars / 2 * tp_passes(a).dense * (lat + wire / intra_bandwidth(hw));
+	}
+	/* the routed experts' gathers and scatters show under --tp-comm-overlap too */
+	uint32_t etp = mdl_layout_etp(l);
+	if (etp > 1) {
+		double routed = (double)mdl_job_act_bytes(j) * (double)j->seq *
+				(double)j->micro_batch * (double)a->hidden * etp / l->tp;
+		coll_cost(true, routed, etp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
+		comm += t.ars / 2 * tp_passes(a).routed * (lat + wire / intra_bandwidth(hw));
 	}
 	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
 	 * the TP all-reduces and on the same stream (compute()) */
 	uint32_t ep = mdl_layout_ep(l);
-	if (ep > 1 && a->experts && cp == 1 && ep <= ranks_in_node(hw, l->tp)) {
+	if (ep > 1 && a->experts && cp == 1 && ep <= ranks_in_node(hw, etp)) {
 		coll_cost(false, a2a_bytes(a, j, l->tp, l->sp), ep, intra_bandwidth(hw),
 			  ALPHA_INTRA, &wire, &lat);
 		comm += t.ars * (lat + wire / intra_bandwidth(hw));
@@ -1282,7 +1292,7 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	struct mdl_states whole, ex, st;
 	mdl_job_states_part(a, j, a->layers / l->pp, false, false, &whole);
 	mdl_job_expert_states(a, j, a->layers / l->pp, &ex);
-	mdl_ep_local(&whole, &ex, mdl_layout_ep(l), &st);
+	mdl_ep_local(&whole, &ex, mdl_layout_expert_keep(l), &st);
 	double w = st.weights_bytes / tp, g = st.gradients_bytes / tp;
 	double ar = dp_coll_seconds(true, g, dp, dp_in, dp_nodes, intra, net);
 	double rs = dp_coll_seconds(false, g, dp, dp_in, dp_nodes, intra, net);
@@ -1514,17 +1524,18 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		*tp_task = j;
 	} else if (bd->tp > 1 && tp_allreduces > 0) {
 		int t = collective(bd, g, "tp all-reduce", mc->s_comp[g], mc->tp_link[g], true,
-				   passes * (bd->tpp.dense + bd->tpp.routed), bd->boundary, bd->tp,
-				   bd->tp_bw, mc->tp_alpha);
+				   passes * bd->tpp.dense, bd->boundary, bd->tp, bd->tp_bw,
+				   mc->tp_alpha);
 		if (t < 0 || dep(bd, c, t))
 			return -1;
 		*tp_task = t;
 	}
-	if (tp_overlap && bd->tpp.routed > 0) {
-		/* the routed experts' gathers and scatters, outside the userbuffers (tp_passes) */
+	if (bd->etp > 1 && tp_allreduces > 0 && bd->tpp.routed > 0) {
+		/* the routed experts' gathers and scatters over the ranks an expert spans, outside
+		 * the userbuffers (tp_passes) */
 		int t = collective(bd, g, "tp expert gathers", mc->s_comp[g], mc->tp_link[g], true,
-				   passes * bd->tpp.routed, bd->boundary, bd->tp, bd->tp_bw,
-				   mc->tp_alpha);
+				   passes * bd->tpp.routed, bd->boundary * bd->etp / bd->tp, bd->etp,
+				   bd->tp_bw, mc->tp_alpha);
 		if (t < 0 || dep(bd, *tp_task, t))
 			return -1;
 		*tp_task = t;
@@ -1533,7 +1544,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		/* the MoE layers' dispatch and combine, two per layer pass as the TP all-reduces
 		 * are, on the compute path (the experts wait for their tokens) */
 		int t = group_exchange(bd, g, "ep all-to-all", mc->s_comp[g], tp_allreduces,
-				       bd->a2a, bd->ep);
+				       bd->a2a, bd->ep, bd->etp);
 		if (t < 0 || dep(bd, *tp_task, t))
 			return -1;
 		*tp_task = t;
@@ -1543,7 +1554,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		 * computes on the blocks already there (Megatron-Core's p2p ring, overlapped), so
 		 * the block takes the longer of the two */
 		int t = group_exchange(bd, g, "cp ring keys/values", mc->s_cp[g], kv_passes,
-				       bd->kv, bd->cp);
+				       bd->kv, bd->cp, bd->tp);
 		int j = task(bd, "cp join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (t < 0 || j < 0 || dep(bd, begin, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
 			return -1;
@@ -2228,7 +2239,7 @@ static int update(struct build *bd, uint32_t g)
 	struct stage *s = &bd->sg[g];
 	const struct mdl_layout *l = &x->c->layout;
 	struct mdl_states loc; /* what this GPU keeps of its experts */
-	mdl_ep_local(&s->st, &s->ex, bd->ep, &loc);
+	mdl_ep_local(&s->st, &s->ex, bd->ekeep, &loc);
 	double w = loc.weights_bytes / bd->tp, o = s->st.optimizer_bytes / bd->tp;
 	double params = (double)s->st.trainable_params / bd->tp;
 	double local = (double)loc.trainable_params / bd->tp;
@@ -2338,7 +2349,7 @@ static int resident(struct build *bd)
 			if (pl->update == UPD_GPU) {
 				/* ZeRO-3 keeps the weight shard; gathered layers come and go; expert
 				 * parallelism keeps experts / ep of what ZeRO does not shard */
-				mdl_ep_shard(l->zero, bd->shard * bd->cp, bd->ep, &s->st, &s->ex,
+				mdl_ep_shard(l->zero, bd->shard * bd->cp, bd->ekeep, &s->st, &s->ex,
 					     bd->tp, &w, &gr, &o);
 				if (x->c->opt_in_bwd || grads_made_in_backward(bd))
 					gr = 0; /* per block, in backward */
@@ -2422,14 +2433,18 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
 	bd->tpp = tp_passes(a);
 	bd->ep = mdl_layout_ep(l);
-	if (bd->ep > 1) {
-		/* a GPU holds experts / ep of each layer: per-layer weights, gradients, optimizer
-		 * state and parameters shrink by that part; ZeRO shards what it shards over dp */
+	bd->etp = mdl_layout_etp(l);
+	bd->ekeep = mdl_layout_expert_keep(l);
+	if (a->experts && bd->ekeep != 1) {
+		/* a GPU holds experts / ep of each layer, split over etp: per-layer weights,
+		 * gradients, optimizer state and parameters take that part; ZeRO shards what it
+		 * shards over dp */
 		struct mdl_states lx, whole = bd->L;
 		mdl_job_expert_states(a, &x->job, 1, &lx);
-		mdl_ep_local(&whole, &lx, bd->ep, &bd->L);
-		bd->a2a = a2a_bytes(a, &x->job, bd->tp, l->sp);
+		mdl_ep_local(&whole, &lx, bd->ekeep, &bd->L);
 	}
+	if (bd->ep > 1)
+		bd->a2a = a2a_bytes(a, &x->job, bd->tp, l->sp);
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
 	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw, x->job.precision),

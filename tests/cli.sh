@@ -838,6 +838,13 @@ expect 3 "cp 4 needs --seq a multiple of 2 x cp" simulate --model 8b --seq 1020 
 expect 3 "zero 0 or 1" simulate --model 8b --seq 4096 --gpus 4 --cp 4 --zero 3
 expect 3 "multiple of --tp x --pp x --cp" simulate --model 8b --seq 4096 --gpus 6 --cp 4
 expect 0 "" simulate --model 8b --seq 32768 --gpus 8 --cp 8 --zero 1
+# --expert-tp: Megatron-Core's MoE parallel folding, ep spanning the TP ranks too
+expect 0 "" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16 --expert-tp 1 --zero 1
+holds "simulate --expert-tp 1 names it beside ep" "$tmp/out" "tp2 pp1 dp8 ep16 etp1 zero1"
+expect 0 "" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16 --expert-tp 1 --format json
+holds "simulate --expert-tp 1 --format json has layout.expert_tp" "$tmp/out" '"expert_tp":[[:space:]]*1'
+expect 3 "ep 16 must divide the model's 128 routed experts and the 8 ranks" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16
+expect 3 "--expert-tp 3 must divide --tp 2" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --expert-tp 3
 # --dp-shard: hybrid sharding of ZeRO's partition, its layout named and in the JSON
 expect 0 "" simulate --model 8b --seq 2048 --gpus 32 --zero 3 --dp-shard 8
 holds "simulate --dp-shard 8 names the shard group" "$tmp/out" "dp32 zero3 shard8"

@@ -1613,7 +1613,10 @@ static void tp_comm_overlap_hides_the_collectives(void)
  * layers, all MoE, top 2, no shared expert) at tp 8, one micro-batch of 4096 tokens, no
  * recompute: overlapping saves one all-reduce of 2 s h bytes a layer pass, forward and backward
  * (ring: 2 x 7/8 of the bytes at 0.82 x 450 GB/s, 14 steps of 1 us each), where a dense model
- * saves two; NVLink carries 1 + k = 3 of them a layer pass either way. */
+ * saves two; NVLink carries 1 + k = 3 of them a layer pass either way. With the experts split
+ * over 2 of the 8 TP ranks (--expert-tp 2) their gathers span those 2 and carry 2/8 of the
+ * tokens (a ring of 2 moves 2 x 1/2 of 2 s h / 4 bytes, twice a pass); whole on every rank
+ * (--expert-tp 1) nothing is gathered: the attention's one all-reduce a pass alone. */
 static void moe_expert_gathers_stay_exposed(void)
 {
 	struct fx f;
@@ -1630,6 +1633,13 @@ static void moe_expert_gathers_stay_exposed(void)
 	double pass = 2.0 * 7 / 8 * (32 * B) / (0.82 * 450e9) + 32 * 14 * 1e-6;
 	ASSERT_NEAR_REL(serial - f.o.step_seconds, 2 * pass, 0.01);
 	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"), 2 * 32 * 3 * (2.0 * 7 / 8 * B), 1e-9);
+	f.c.layout.etp = 2;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"),
+			2 * 32 * (2.0 * 7 / 8 * B + 2 * (2.0 / 2 * B / 4)), 1e-9);
+	f.c.layout.etp = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"), 2 * 32 * (2.0 * 7 / 8 * B), 1e-9);
 	eng_free(f.eng);
 }
 
@@ -2013,6 +2023,39 @@ static void expert_parallelism_splits_the_experts(void)
 	f.c.layout.ep = 3; /* 128 experts and 8 ranks: 3 divides neither */
 	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ep 3"));
+	eng_free(f.eng);
+}
+
+/* Expert tensor parallelism (--expert-tp, Megatron-Core's MoE parallel folding): Qwen3-30B-A3B
+ * at tp 2 over 4 data-parallel ranks, no ZeRO. With the experts split over both TP ranks (the
+ * default) and ep 4 a GPU keeps 1/(4 x 2) of the experts' states; whole on one rank (expert tp
+ * 1) and ep 4 it keeps 1/4, so the peak grows by 1/8 of the experts' 16 B a parameter. The
+ * expert-parallel group may then span the TP ranks: ep 8 divides dp 4 x tp 2 / expert tp 1, not
+ * dp 4 x tp 2 / expert tp 2; and an expert tp that does not divide tp is refused. */
+static void expert_tp_folds_the_experts_into_tp(void)
+{
+	struct fx f;
+	struct mdl_states ex;
+	char err[256];
+	setup(&f, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.c.layout = (struct mdl_layout){2, 1, 4, 0, true, 1, 4};
+	f.c.grad_accum = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double split = f.o.peak_gpu;
+	f.c.layout.etp = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
+	double all = ex.weights_bytes + ex.gradients_bytes + ex.optimizer_bytes;
+	ASSERT_NEAR_REL(f.o.peak_gpu - split, all / 8.0, 0.01);
+	f.c.layout.ep = 8;
+	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), 0);
+	f.c.layout.etp = 2;
+	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ep 8"));
+	f.c.layout = (struct mdl_layout){4, 1, 2, 0, true, 1, 1};
+	f.c.layout.etp = 3;
+	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "expert tp 3"));
 	eng_free(f.eng);
 }
 
@@ -2418,6 +2461,7 @@ int suite_sim(void)
 		{"deepspeed zero1/2 reduces through its buckets",
 		 deepspeed_zero12_reduces_through_its_buckets},
 		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
+		{"expert tp folds the experts into tp", expert_tp_folds_the_experts_into_tp},
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"tp comm overlap takes SMs", tp_comm_overlap_takes_sms},

@@ -23,10 +23,43 @@ bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool 
 	return *ends;
 }
 
+/* An uneven pipeline's stage p layers: first and last as set, the middle stages an even share of
+ * the rest (a stage left unset takes the middle's share); 0 where they do not split. */
+static uint64_t uneven_stage(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p)
+{
+	uint64_t set = (uint64_t)l->first + l->last, free = (l->first == 0) + (l->last == 0);
+	uint64_t others = l->pp - 2 + free; /* stages sharing the rest evenly */
+	if (set > a->layers)
+		return 0;
+	uint64_t rest = a->layers - set, mid = others ? rest / others : 0;
+	if (others ? rest % others != 0 || mid == 0 : rest != 0)
+		return 0;
+	if (p == 0 && l->first)
+		return l->first;
+	if (p == l->pp - 1 && l->last)
+		return l->last;
+	return mid;
+}
+
+bool mdl_layout_split_ok(const struct mdl_arch *a, const struct mdl_layout *l)
+{
+	uint32_t vp = mdl_layout_vp(l);
+	if (!mdl_layout_uneven(l))
+		return mdl_layout_splits(a, l->pp, vp, NULL);
+	for (uint32_t p = 0; p < l->pp; p++) {
+		uint64_t n = uneven_stage(a, l, p);
+		if (n == 0 || n % vp)
+			return false;
+	}
+	return true;
+}
+
 uint32_t mdl_layout_chunk_layers(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p,
 				 uint32_t c)
 {
 	uint32_t vp = mdl_layout_vp(l);
+	if (mdl_layout_uneven(l))
+		return mdl_layout_split_ok(a, l) ? (uint32_t)(uneven_stage(a, l, p) / vp) : 0;
 	bool ends;
 	if (!mdl_layout_splits(a, l->pp, vp, &ends))
 		return 0;
@@ -80,7 +113,16 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "interleave %u needs pipeline parallelism (pp at least 2)", vp);
 		return -1;
 	}
-	if (!mdl_layout_splits(a, l->pp, vp, NULL)) {
+	if (mdl_layout_uneven(l) && !mdl_layout_split_ok(a, l)) {
+		snprintf(err, errlen,
+			 "first stage %u and last stage %u layers (0: an even share) leave the "
+			 "model's %llu layers no even split over the other %u stages, or a stage's "
+			 "layers not a multiple of interleave %u",
+			 l->first, l->last, (unsigned long long)a->layers,
+			 l->pp - (l->first > 0) - (l->last > 0), vp);
+		return -1;
+	}
+	if (!mdl_layout_uneven(l) && !mdl_layout_splits(a, l->pp, vp, NULL)) {
 		snprintf(err, errlen,
 			 "pp %u x interleave %u divides neither the model's %llu layers nor %llu (the "
 			 "layers with the embedding and the loss counted as one each, leaving each end "
@@ -234,6 +276,14 @@ void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	if (m < 1)
 		m = 1;
 	stage_memory(a, j, l, m, 0, mem);
+	if (mdl_layout_uneven(l)) { /* any stage may hold the most */
+		for (uint32_t p = 1; p < l->pp; p++) {
+			stage_memory(a, j, l, m, p, &cur);
+			if (cur.total > mem->total)
+				*mem = cur;
+		}
+		return;
+	}
 	/* the last stage holds the head; under an ends split the second holds a layer more than
 	 * the first and one micro-batch less */
 	bool ends;

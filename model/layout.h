@@ -61,6 +61,11 @@ struct mdl_layout {
 	 * too, whole experts on fewer ranks and no gather of the routed tokens across TP);
 	 * 0 = tp, Megatron-Core's default */
 	uint32_t etp;
+	/* an uneven pipeline: the decoder layers on the first and on the last stage, the rest split
+	 * evenly over the stages between (Megatron-Core's --decoder-first-pipeline-num-layers and
+	 * --decoder-last-pipeline-num-layers; each stage's layers split evenly over its virtual
+	 * chunks); 0 = as the even split would give them */
+	uint32_t first, last;
 };
 
 static inline uint32_t mdl_layout_ep(const struct mdl_layout *l)
@@ -125,6 +130,16 @@ struct mdl_gpu_memory {
  * and the loss counted as layers (*ends true: the end chunks one layer lighter, each keeping
  * one at least). ends may be NULL. */
 bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool *ends);
+
+/* Whether the layout sets the first or the last stage's layers (an uneven pipeline). */
+static inline bool mdl_layout_uneven(const struct mdl_layout *l)
+{
+	return l->pp > 1 && (l->first || l->last);
+}
+
+/* Whether the layout's stages and chunks split the model's layers: an uneven pipeline's, else
+ * mdl_layout_splits. */
+bool mdl_layout_split_ok(const struct mdl_arch *a, const struct mdl_layout *l);
 
 /* Layers of chunk c of stage p, and of the whole stage (its vp chunks); the layout must split
  * the layers (mdl_layout_check). */

@@ -38,6 +38,9 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	/* the TP ranks a routed expert splits over: tp unless --expert-tp */
 	cJSON_AddNumberToObject(lay, "expert_tp", mdl_layout_etp(l));
 	cJSON_AddNumberToObject(lay, "cp", mdl_layout_cp(l));
+	/* an uneven pipeline's end stages (--first/--last-stage-layers; 0: an even share) */
+	cJSON_AddNumberToObject(lay, "first_stage_layers", mdl_layout_uneven(l) ? l->first : 0);
+	cJSON_AddNumberToObject(lay, "last_stage_layers", mdl_layout_uneven(l) ? l->last : 0);
 	/* the data-parallel ranks a ZeRO partition spans: dp unless hybrid (--dp-shard) */
 	cJSON_AddNumberToObject(lay, "dp_shard", mdl_layout_shard(l));
 }

@@ -403,6 +403,16 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				(unsigned long long)o->expert_tp, (unsigned long long)o->tp),
 		       EXIT_INVALID;
 	c->layout.etp = (uint32_t)o->expert_tp;
+	if ((o->first_stage_layers || o->last_stage_layers) && o->pp < 2)
+		return snprintf(err, errlen,
+				"--%s-stage-layers %llu sets a pipeline stage's layers: --pp 2 or "
+				"more",
+				o->first_stage_layers ? "first" : "last",
+				(unsigned long long)(o->first_stage_layers ? o->first_stage_layers
+									   : o->last_stage_layers)),
+		       EXIT_INVALID;
+	c->layout.first = (uint32_t)o->first_stage_layers;
+	c->layout.last = (uint32_t)o->last_stage_layers;
 	c->layout.cp = (uint32_t)o->cp;
 	c->layout.shard = (uint32_t)o->dp_shard;
 	/* the host tiers' optimizers (DeepSpeed's CPU Adam, aiDAPTIV's) step a whole fp32 master */

@@ -224,6 +224,13 @@ static const struct opt table[] = {
 	 "--ep may span the TP ranks too (ep dividing dp x tp / expert-tp), experts sit whole "
 	 "on fewer ranks and their tokens arrive by the all-to-all alone, not gathered across "
 	 "TP; 0 = --tp (Megatron-Core's default)"},
+	{"first-stage-layers", O_COUNT, OFF(first_stage_layers), 0, 100000, "0", false, "layers", S,
+	 "an uneven pipeline: the decoder layers of the first stage, the rest split evenly over the "
+	 "stages after it (Megatron-Core --decoder-first-pipeline-num-layers; DeepSeek-V3's 61 "
+	 "layers over 16 stages); needs --pp 2 or more; 0 = an even share"},
+	{"last-stage-layers", O_COUNT, OFF(last_stage_layers), 0, 100000, "0", false, "layers", S,
+	 "the decoder layers of the last stage, beside its head and loss (Megatron-Core "
+	 "--decoder-last-pipeline-num-layers); needs --pp 2 or more; 0 = an even share"},
 	{"interleave", O_COUNT, OFF(interleave), 1, 64, "1", false, "stages", S,
 	 "virtual pipeline stages per GPU (Megatron's interleaved 1F1B); 1 = none"},
 	{"sequence-parallel", O_STR, OFF(sequence_parallel), 0, 0, "auto", false, "yes|no", S,

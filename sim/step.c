@@ -2411,7 +2411,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->dp = l->dp;
 	bd->shard = mdl_layout_shard(l);
 	bd->vp = mdl_layout_vp(l);
-	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_splits(a, bd->pp, bd->vp, NULL)) {
+	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_split_ok(a, l)) {
 		snprintf(err, errlen,
 			 "--pp %u x --interleave %u must divide the %llu layers, or the layers plus "
 			 "the embedding and the loss (pp at most %d)",

@@ -845,6 +845,12 @@ expect 0 "" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16 -
 holds "simulate --expert-tp 1 --format json has layout.expert_tp" "$tmp/out" '"expert_tp":[[:space:]]*1'
 expect 3 "ep 16 must divide the model's 128 routed experts and the 8 ranks" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16
 expect 3 "--expert-tp 3 must divide --tp 2" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --expert-tp 3
+# --first/--last-stage-layers: an uneven pipeline (DeepSeek-V2-Lite's 27 layers on 2 stages)
+expect 0 "" simulate --model deepseek-v2-lite --seq 2048 --gpus 8 --pp 2 --zero 1 --first-stage-layers 13 --format json
+holds "simulate --first-stage-layers 13 --format json has layout.first_stage_layers" "$tmp/out" '"first_stage_layers":[[:space:]]*13'
+expect 3 "pp 2 x interleave 1 divides neither the model's 27 layers" simulate --model deepseek-v2-lite --seq 2048 --gpus 2 --pp 2
+expect 3 "leave the model's 27 layers no even split over the other 0 stages" simulate --model deepseek-v2-lite --seq 2048 --gpus 2 --pp 2 --first-stage-layers 13 --last-stage-layers 13
+expect 3 "--first-stage-layers 13 sets a pipeline stage's layers: --pp 2 or more" simulate --model deepseek-v2-lite --seq 2048 --first-stage-layers 13
 # --dp-shard: hybrid sharding of ZeRO's partition, its layout named and in the JSON
 expect 0 "" simulate --model 8b --seq 2048 --gpus 32 --zero 3 --dp-shard 8
 holds "simulate --dp-shard 8 names the shard group" "$tmp/out" "dp32 zero3 shard8"

@@ -208,6 +208,57 @@ static void pipeline_ends_split_counts_embedding_and_loss(void)
 	ASSERT_NEAR_REL(m.layer_activations, 8 * 15 * mdl_act_layer_saved(&a, &j, 1, false), 1e-12);
 }
 
+/*
+ * An uneven pipeline (Megatron-Core's --decoder-first/last-pipeline-num-layers): DeepSeek-V3's 61
+ * layers over 16 stages with one on the first stage leave 60 for the other 15, four each; one on
+ * the last alike; four first and one last leave 56 for 14. Two first leaves 59 for 15, which do
+ * not split; nor does a stage whose layers interleave 2 does not divide; two stages take exactly
+ * what first and last say. The most loaded stage holds the peak: with no recompute the second
+ * stage's 4 layers for 15 micro-batches in flight outweigh the first's 1 for 16.
+ */
+static void uneven_pipeline_sets_the_end_stages(void)
+{
+	struct mdl_arch a;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("deepseek-v3.json"), &a, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(a.layers, 61);
+	struct mdl_layout l = {1, 16, 1, 0, false, 1};
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l, 16, err, sizeof err), -1); /* 61 or 63 on 16 */
+	l.first = 1;
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l, 16, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l, 0), 1);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l, 1), 4);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l, 15), 4);
+	l.first = 0, l.last = 1;
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l, 0), 4);
+	CU_ASSERT_EQUAL(mdl_layout_stage_layers(&a, &l, 15), 1);
+	l.first = 4;
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l, 16, err, sizeof err), 0);
+	uint64_t sum = 0;
+	for (uint32_t p = 0; p < 16; p++)
+		sum += mdl_layout_stage_layers(&a, &l, p);
+	CU_ASSERT_EQUAL(sum, 61);
+	l.first = 2, l.last = 0;
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l, 16, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "first stage 2"));
+	l.first = 1, l.vp = 2;
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l, 16, err, sizeof err), -1);
+	struct mdl_layout two = {1, 2, 1, 0, false, 1};
+	two.first = 30, two.last = 31;
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &two, 2, err, sizeof err), 0);
+	two.last = 30;
+	CU_ASSERT_EQUAL(mdl_layout_check(&a, &two, 2, err, sizeof err), -1);
+
+	struct mdl_job j = job70;
+	struct mdl_gpu_memory m;
+	j.recompute = MDL_RC_NONE;
+	l = (struct mdl_layout){1, 16, 1, 0, false, 1};
+	l.first = 1;
+	mdl_layout_memory(&a, &j, &l, 32, &m);
+	CU_ASSERT_EQUAL(m.stage, 1);
+	ASSERT_NEAR_REL(m.layer_activations, 15 * 4 * mdl_act_layer_saved(&a, &j, 1, false), 1e-12);
+}
+
 int suite_layout(void)
 {
 	static const struct test_case c[] = {
@@ -220,6 +271,7 @@ int suite_layout(void)
 		{"interleaving_holds_more_activations", interleaving_holds_more_activations},
 		{"pipeline_ends_split_counts_embedding_and_loss",
 		 pipeline_ends_split_counts_embedding_and_loss},
+		{"uneven_pipeline_sets_the_end_stages", uneven_pipeline_sets_the_end_stages},
 	};
 	return add_suite("layout", c, (int)(sizeof c / sizeof c[0]));
 }

@@ -363,6 +363,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --moe-grouped-gemm");
 	if (mdl_layout_ep(l) > 1)
 		fprintf(fp, " \\\n  --expert-model-parallel-size %u", l->ep);
+	if (mdl_layout_etp(l) < l->tp)
+		fprintf(fp, " \\\n  --expert-tensor-parallel-size %u", mdl_layout_etp(l));
 	if (mdl_layout_cp(l) > 1)
 		fprintf(fp, " \\\n  --context-parallel-size %u", l->cp);
 	if (p == MDL_BF16_MIXED || p == MDL_BF16)
@@ -500,6 +502,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --backward-prefetch post");
 	if (f->reduce_bucket > 0)
 		fprintf(fp, " --reduce-bucket %.0f", f->reduce_bucket);
+	if (mdl_layout_etp(&o->layout) < o->layout.tp)
+		fprintf(fp, " --expert-tp %u", mdl_layout_etp(&o->layout));
 	fprintf(fp, " --policy %s --tp %u --pp %u --cp %u --zero %u --interleave %u --ep %u "
 		    "--sequence-parallel %s --batch %llu --grad-accum %llu --precision %s "
 		    "--optimizer %s\n",

@@ -17,27 +17,32 @@ static const char *B(double x)
 	return cfg_fmt_bytes(x, ring[i++ % 16], sizeof ring[0]);
 }
 
-static void layout_str(const struct sim_option *o, char *buf, size_t n)
+/* An option's layout: "tp8 pp3 vp7 dp48 ep128 etp1 zero0"; `narrow` (the options table) writes
+ * the expert TP size on the TP degree, "tp8e1", which the table's legend explains. */
+static void layout_str(const struct sim_option *o, char *buf, size_t n, bool narrow)
 {
 	char d[32], v[16] = "";
 
 	if (mdl_layout_vp(&o->layout) > 1)
 		snprintf(v, sizeof v, " vp%u", o->layout.vp);
-	char e[40] = "";
+	char e[40] = "", t[24];
 	bool etp = mdl_layout_etp(&o->layout) < o->layout.tp; /* --expert-tp below tp */
-	if (mdl_layout_cp(&o->layout) > 1 || mdl_layout_ep(&o->layout) > 1 || etp)
+	if (mdl_layout_cp(&o->layout) > 1 || mdl_layout_ep(&o->layout) > 1 || (etp && !narrow))
 		snprintf(e, sizeof e, "%s%.0u%s%.0u%s%.0u",
 			 mdl_layout_cp(&o->layout) > 1 ? " cp" : "",
 			 mdl_layout_cp(&o->layout) > 1 ? o->layout.cp : 0,
 			 mdl_layout_ep(&o->layout) > 1 ? " ep" : "",
-			 mdl_layout_ep(&o->layout) > 1 ? o->layout.ep : 0, etp ? " etp" : "",
-			 etp ? mdl_layout_etp(&o->layout) : 0);
+			 mdl_layout_ep(&o->layout) > 1 ? o->layout.ep : 0,
+			 etp && !narrow ? " etp" : "",
+			 etp && !narrow ? mdl_layout_etp(&o->layout) : 0);
+	snprintf(t, sizeof t, "tp%u%s%.0u", o->layout.tp, etp && narrow ? "e" : "",
+		 etp && narrow ? mdl_layout_etp(&o->layout) : 0);
 	if (o->kind == SIM_TIERED)
 		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", sim_option_policy(o), o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
 			 o->flash_count, o->flash_count > 1 ? " drives" : o->flash_count ? " drive" : "");
 	else
-		snprintf(buf, n, "tp%u pp%u%s dp%u%s zero%u%s%.0u", o->layout.tp, o->layout.pp, v,
+		snprintf(buf, n, "%s pp%u%s dp%u%s zero%u%s%.0u", t, o->layout.pp, v,
 			 o->layout.dp, e, o->layout.zero,
 			 mdl_layout_shard(&o->layout) < o->layout.dp ? " shard" : "",
 			 mdl_layout_shard(&o->layout) < o->layout.dp ? mdl_layout_shard(&o->layout)
@@ -63,14 +68,14 @@ static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
 	if (o->kind == SIM_TIERED)
 		snprintf(buf, n, "%s dp%u", sim_option_policy(o), o->layout.dp);
 	else
-		layout_str(o, buf, n);
+		layout_str(o, buf, n, true);
 }
 
 static void summary_line(FILE *fp, const char *label, const struct sim_option *o, uint64_t asked)
 {
 	char s[6][32], lay[64], rc[48];
 
-	layout_str(o, lay, sizeof lay);
+	layout_str(o, lay, sizeof lay, false);
 	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s, %s loss\n",
 		label, o->gpus, o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
 		(unsigned long long)o->micro_batch, sim_option_recompute(o, rc, sizeof rc),
@@ -510,19 +515,25 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	recommendation(fp, r);
 
 	bool opt = false; /* a zero3-offload option with its parameters on the GPUs */
+	bool folded = false; /* an option with its experts over fewer TP ranks (tpNeM) */
 	int lw = 26;      /* the narrow table's layout column: as wide as its widest cell */
 	for (int i = 0; i < p->noptions; i++) {
 		char lay[96];
 		opt |= p->options[i].params_on_gpu;
+		folded |= p->options[i].kind == SIM_GPU_ONLY &&
+			  mdl_layout_etp(&p->options[i].layout) < p->options[i].layout.tp;
 		narrow_layout(&p->options[i], lay, sizeof lay);
 		lw = (int)strlen(lay) > lw ? (int)strlen(lay) : lw;
 	}
-	fprintf(fp, "\n%s\n  (%s%s)\n",
+	fprintf(fp, "\n%s\n  (%s%s%s)\n",
 		r->req->counts ? "options at each GPU count"
 			       : "options: the Pareto front of cost, runtime and peak power",
 		r->wide ? "GPU peak per GPU; DRAM used and flash per node; buy = hardware to buy"
 			: "GPU peak per GPU; DRAM bought and drives per node; rc = recompute, "
 			  "fN: full on\n   N layers a stage; --wide for more",
+		folded && !r->wide ? ";\n   tpNeM = the routed experts split over M of the N TP "
+				     "ranks (--expert-tp)"
+				   : "",
 		opt ? ";\n   (opt) = ZeRO-3 with the optimizer alone offloaded, the parameters on "
 		      "the GPUs (--offload-param no)"
 		    : "");
@@ -532,7 +543,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 			"#", "kind", "GPUs", "layout", "mb", "recompute", "GPU peak", "DRAM used",
 			"flash", "step", "tok/s", "runtime", "peak", "owned", "cloud", "buy", "wear");
 	else
-		fprintf(fp, "  %-2s %4s %-*s %2s %-4s %9s %9s %6s %9s %9s %8s %9s %6s\n", "#",
+		fprintf(fp, "  %-2s %4s %-*s %2s %-4s %8s %8s %6s %9s %9s %8s %9s %6s\n", "#",
 			"GPUs", lw, "layout", "mb", "rc", "GPU peak", "DRAM", "drives", "step",
 			"runtime", "power", "owned", "wear");
 	bool over = false;
@@ -540,7 +551,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		const struct sim_option *o = &p->options[i];
 		char lay[96], s[7][32], drv[16], rc[48];
 		if (r->wide)
-			layout_str(o, lay, sizeof lay);
+			layout_str(o, lay, sizeof lay, false);
 		else
 			narrow_layout(o, lay, sizeof lay);
 		snprintf(drv, sizeof drv, "%u", o->flash_count);
@@ -561,7 +572,8 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 				o->flash_over_rating ? "!" : "");
 		else
 			fprintf(fp,
-				"  %-2d %4u %-*s %2llu %-4.4s %9s %9s %6s %9s %9s %8s %9s %5.2f%%%s\n",
+				"  %-2d %4u %-*s %2llu %-4.4s %8s %8s %6s %9s %9s %8s %9s "
+				"%5.2f%%%s\n",
 				i, o->gpus, lw, lay, (unsigned long long)o->micro_batch,
 				narrow_rc(o, rc, sizeof rc),
 				B(o->peak_gpu), B(o->dram), o->flash_count ? drv : "-",
@@ -610,7 +622,7 @@ static void option_cells(const struct rpt_plan *r, int i, char cell[OPT_COLS][96
 	snprintf(cell[0], 96, "%d", i);
 	snprintf(cell[1], 96, "%s", o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered");
 	snprintf(cell[2], 96, "%u", o->gpus);
-	layout_str(o, cell[3], 96);
+	layout_str(o, cell[3], 96, false);
 	snprintf(cell[4], 96, "%llu", (unsigned long long)o->micro_batch);
 	sim_option_recompute(o, cell[5], 96);
 	snprintf(cell[6], 96, "%s", o->fits ? "yes" : "no");
@@ -842,7 +854,7 @@ static void sim_resources(FILE *fp, const struct rpt_sim *r, const char *fmt)
 static void sim_title(FILE *fp, const struct rpt_sim *r)
 {
 	char lay[64];
-	layout_str(r->o, lay, sizeof lay);
+	layout_str(r->o, lay, sizeof lay, false);
 	fprintf(fp, "tierplan simulate: %s on %u x %s, policy %s, %s", r->model_name, r->o->gpus,
 		r->hw->gpu.name, r->o->policy, lay);
 }

@@ -239,18 +239,22 @@ static bool cp_allowed(const struct search *s, uint32_t tp, uint32_t dp_all, uin
 			   seq % (2 * cp) == 0 && tp * cp <= s->hw->gpus_per_node);
 }
 
-/* The expert-parallel degrees to try over dp ranks: 1, and for a MoE model the widest whose
- * all-to-all stays in the node and the widest. Returns how many (1 to 3) are in eps. */
-static int ep_choices(const struct search *s, uint32_t tp, uint32_t dp, uint32_t eps[3])
+/* The expert-parallel degrees to try with experts split over etp of the tp ranks, over the
+ * dp x tp / etp ranks that can hold them: 1, and for a MoE model the widest whose all-to-all
+ * stays in the node (its members etp apart) and the widest. Returns how many (1 to 3) are in
+ * eps. */
+static int ep_choices(const struct search *s, uint32_t tp, uint32_t etp, uint32_t dp,
+		      uint32_t eps[3])
 {
 	int n = 1;
+	uint32_t span = dp * (tp / etp);
 
 	eps[0] = 1;
 	for (int wide = 0; wide < 2 && !sim_plan_dp_only(s->w, s->req) && s->w->arch.experts;
 	     wide++)
-		for (uint32_t d = dp; d > 1; d--)
-			if (dp % d == 0 && s->w->arch.experts % d == 0 &&
-			    (wide || tp * d <= s->hw->gpus_per_node)) {
+		for (uint32_t d = span; d > 1; d--)
+			if (span % d == 0 && s->w->arch.experts % d == 0 &&
+			    (wide || etp * d <= s->hw->gpus_per_node)) {
 				if (d != eps[n - 1])
 					eps[n++] = d;
 				break;
@@ -400,8 +404,13 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 	struct sim_workload cw = *w;
 	bool ds = s->req->policy != NULL; /* DeepSpeed alone: its one ZeRO stage */
 	uint64_t mbs[MICRO_SIZES];
-	uint32_t eps[3];
-	int nep = ep_choices(s, tp, dp, eps);
+	/* a MoE model's experts split over the tp ranks, and under tp whole on each (Megatron-Core's
+	 * expert tp 1, MoE parallel folding: no gather of the routed tokens, the expert-parallel
+	 * group over the TP ranks too), each with its expert-parallel degrees */
+	uint32_t eps[2][3], etps[2] = {tp, 1};
+	int nep[2], netp = w->arch.experts && tp > 1 && !sim_plan_dp_only(w, s->req) ? 2 : 1;
+	for (int x = 0; x < netp; x++)
+		nep[x] = ep_choices(s, tp, etps[x], dp, eps[x]);
 
 	/* every option trains the global batch asked: more data-parallel ranks than sequences
 	 * would change the recipe */
@@ -428,14 +437,16 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 				uint32_t vps[8];
 				int nvp = interleaves(&w->arch, pp, m, vps);
 				double tokens = (double)m * dp * mbs[b] * w->job.seq;
-				for (int e = 0; e < nep; e++)
-					for (int v = 0; v < nvp; v++) {
-						struct mdl_layout l = {tp,	pp,	dp,	 zero,
-								       tp > 1, vps[v], eps[e], cp};
-						if (add_layout(s, &cw, &l, m, tokens, ex_share, c,
-							       nc, cap))
-							return -1;
-					}
+				for (int x = 0; x < netp; x++)
+					for (int e = 0; e < nep[x]; e++)
+						for (int v = 0; v < nvp; v++) {
+							struct mdl_layout l = {
+							    tp,	    pp,	     dp, zero, tp > 1,
+							    vps[v], eps[x][e], cp, 0,    etps[x]};
+							if (add_layout(s, &cw, &l, m, tokens,
+								       ex_share, c, nc, cap))
+								return -1;
+						}
 			}
 		}
 	return 0;

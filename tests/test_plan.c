@@ -448,6 +448,61 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 	CU_ASSERT(tight > 0.8 * staged);
 }
 
+/* The bound holds where the experts fold into the TP ranks (--expert-tp 1: whole experts, the
+ * expert-parallel group over the TP ranks too, no gather of the routed tokens): Mixtral-8x7B on
+ * 8 and 16 GPUs at tp 2 to 8, pipelines of 1 and 2, ZeRO 0 and 1, with and without
+ * --tp-comm-overlap, ep the widest the 8 experts and dp x tp allow. The plan of 16 GPUs takes
+ * such a layout: tp 2 with the experts whole, ep 8, beats the experts split over both TP ranks
+ * (their gathers move 2 boundaries a layer pass). */
+static void the_pruning_bound_holds_for_folded_experts(void)
+{
+	struct fixture f;
+	char err[256];
+	int checked = 0;
+	setup(&f, "mixtral-8x7b-v0.1.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	struct eng *e = eng_new();
+	struct mdl_states ex;
+	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
+	double ex_share = (double)ex.trainable_params /
+			  fmax(1.0, (double)mdl_job_trainable(&f.w.arch, &f.w.job));
+	for (uint32_t n = 8; n <= 16; n *= 2)
+		for (uint32_t tp = 2; tp <= 8; tp *= 2)
+			for (uint32_t pp = 1; pp <= 2; pp++)
+				for (int k = 0; k < 4; k++) {
+					uint32_t dp = n / (tp * pp), zero = k & 1, ep = dp * tp;
+					bool ov = k & 2;
+					if (dp < 1)
+						continue;
+					while (f.w.arch.experts % ep)
+						ep /= 2;
+					struct mdl_layout l = {tp, pp, dp, zero, true, 1,
+							       ep, 1,  0,  1};
+					uint64_t m = sim_plan_micro_batches(&f.w, dp);
+					struct sim_config c = {l,    m,	   sim_policy_find("gpu"),
+							       0,    0,	   true};
+					c.tp_comm_overlap = ov;
+					struct sim_option o;
+					if (sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err))
+						continue;
+					double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, ov);
+					CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
+					checked++;
+				}
+	eng_free(e);
+	CU_ASSERT(checked >= 16);
+	const uint32_t counts[] = {16};
+	f.w.job.seq = 4096;
+	f.req.counts = counts;
+	f.req.ncounts = 1;
+	struct sim_plan *p = planned(&f);
+	CU_ASSERT_FATAL(p->rec_gpu_only >= 0);
+	const struct sim_option *g = &p->options[p->rec_gpu_only];
+	CU_ASSERT_EQUAL(g->layout.tp, 2);
+	CU_ASSERT_EQUAL(mdl_layout_etp(&g->layout), 1);
+	free(p);
+}
+
 /* --model-parallel no: every GPU-only layout is data parallel (ZeRO/FSDP sharding, no tp, pp,
  * cp or ep), and 70B's 1.13 TB of model states (16 B a parameter) then need at least 14 GPUs of
  * 85.5 GB; searched with model parallelism the same plan takes a tensor- or pipeline-parallel
@@ -495,6 +550,8 @@ int suite_plan(void)
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},
 		{"data_parallelism_alone_is_planned", data_parallelism_alone_is_planned},
+		{"the_pruning_bound_holds_for_folded_experts",
+		 the_pruning_bound_holds_for_folded_experts},
 	};
 	return add_suite("plan", c, (int)(sizeof c / sizeof c[0]));
 }

@@ -1237,18 +1237,17 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 #undef MIX
 	}
 	double comm = 0, tp_comm = 0;
+	double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq * (double)j->micro_batch *
+			  (double)a->hidden;
 	if (l->tp > 1) {
-		double boundary = (double)mdl_job_act_bytes(j) * (double)j->seq *
-				  (double)j->micro_batch * (double)a->hidden;
 		coll_cost(true, boundary, l->tp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
 		tp_comm = t.ars / 2 * tp_passes(a).dense * (lat + wire / intra_bandwidth(hw));
 	}
 	/* the routed experts' gathers and scatters show under --tp-comm-overlap too */
 	uint32_t etp = mdl_layout_etp(l);
-	if (etp > 1) {
-		double routed = (double)mdl_job_act_bytes(j) * (double)j->seq *
-				(double)j->micro_batch * (double)a->hidden * etp / l->tp;
-		coll_cost(true, routed, etp, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
+	if (etp > 1 && a->experts) {
+		coll_cost(true, boundary * etp / l->tp, etp, intra_bandwidth(hw), ALPHA_INTRA,
+			  &wire, &lat);
 		comm += t.ars / 2 * tp_passes(a).routed * (lat + wire / intra_bandwidth(hw));
 	}
 	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as

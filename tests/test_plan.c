@@ -354,6 +354,16 @@ static void the_plan_does_not_depend_on_threads(void)
 	free(three);
 }
 
+/* The routed experts' share of f's trainable parameters, as the search passes it to
+ * sim_plan_bound. */
+static double expert_share(const struct fixture *f)
+{
+	struct mdl_states ex;
+	mdl_job_expert_states(&f->w.arch, &f->w.job, f->w.arch.layers, &ex);
+	return (double)ex.trainable_params /
+	       fmax(1.0, (double)mdl_job_trainable(&f->w.arch, &f->w.job));
+}
+
 /* The search stops at the first candidate whose bound cannot beat the best simulated one, so
  * the bound must never exceed what the simulation gives. Over layouts (TP with and without
  * --tp-comm-overlap, PP with and without interleaving, ZeRO 0-3, expert parallelism, recompute
@@ -383,10 +393,7 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 		f.w.job.seq = 2048;
 		f.w.job.method = runs[mi].method;
 		struct eng *e = eng_new();
-		struct mdl_states ex;
-		mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
-		double ex_share = (double)ex.trainable_params /
-				  fmax(1.0, (double)mdl_job_trainable(&f.w.arch, &f.w.job));
+		double ex_share = expert_share(&f);
 		for (uint32_t tp = 1; tp <= 8; tp *= 2)
 			for (uint32_t pp = 1; pp <= 4; pp *= 2)
 				for (uint32_t zero = 0; zero <= (pp > 1 ? 1u : 3u); zero++)
@@ -462,10 +469,7 @@ static void the_pruning_bound_holds_for_folded_experts(void)
 	setup(&f, "mixtral-8x7b-v0.1.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.w.job.seq = 2048;
 	struct eng *e = eng_new();
-	struct mdl_states ex;
-	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
-	double ex_share = (double)ex.trainable_params /
-			  fmax(1.0, (double)mdl_job_trainable(&f.w.arch, &f.w.job));
+	double ex_share = expert_share(&f);
 	for (uint32_t n = 8; n <= 16; n *= 2)
 		for (uint32_t tp = 2; tp <= 8; tp *= 2)
 			for (uint32_t pp = 1; pp <= 2; pp++)

@@ -191,6 +191,7 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 		cJSON_AddNumberToObject(j, "pp", o->layout.pp);
 		cJSON_AddNumberToObject(j, "interleave", mdl_layout_vp(&o->layout));
 		cJSON_AddNumberToObject(j, "ep", mdl_layout_ep(&o->layout));
+		cJSON_AddNumberToObject(j, "expert_tp", mdl_layout_etp(&o->layout));
 		cJSON_AddNumberToObject(j, "cp", mdl_layout_cp(&o->layout));
 		cJSON_AddNumberToObject(j, "dp", o->layout.dp);
 		cJSON_AddNumberToObject(j, "zero", o->layout.zero);

@@ -236,7 +236,12 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		 * into and weighted out of k experts (HF MixtralSparseMoeBlock), in the layers that
 		 * have experts */
 		item(out, &n, "router.logits", 4.0 * sb * a->experts * moe / rep, false);
-		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe / t, true);
+		/* split over the TP ranks (expert_gather), the experts' input is what a rank
+		 * gathered from them: Megatron-Core's alltoall dispatcher all-gathers the routed
+		 * tokens across the expert TP group before the experts' column-parallel FC1 (its
+		 * gather_from_sequence_parallel_region) [A: source] */
+		double g = j->expert_gather > 1 && j->expert_gather <= t ? j->expert_gather : 1.0;
+		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe * g / t, true);
 		item(out, &n, "experts.weighted_output", st * k * sbh * moe / t, false);
 	}
 	bool down_kept = a->experts || inputs_kept(a, j, MDL_T_DOWN);

@@ -197,6 +197,11 @@ struct mdl_job {
 	 * 0: every layer (mdl_job_rc_layers) */
 	uint32_t recompute_layers;
 	enum mdl_upcast upcast; /* QLoRA under bitsandbytes: what of the base stays fp32 */
+	/* MoE under tensor parallelism: the TP ranks a layer's routed tokens are gathered across
+	 * for the experts split over them (the layout's expert TP size, mdl_layout_etp; simulate
+	 * and the layout's memory set it), each rank keeping what it gathered for the experts'
+	 * weight gradients; 0 or 1: each its own 1/tp of them (act.c) */
+	uint32_t expert_gather;
 };
 
 /* The layers of a chunk of `layers` that run the job's recompute mode: the first

@@ -268,11 +268,14 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	mem->stage = p;
 }
 
-void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *j,
+void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *job,
 		       const struct mdl_layout *l, uint64_t m, struct mdl_gpu_memory *mem)
 {
 	struct mdl_gpu_memory cur;
+	struct mdl_job jl = *job; /* the layout's expert TP size gathers the routed tokens */
+	const struct mdl_job *j = &jl;
 
+	jl.expert_gather = mdl_layout_etp(l);
 	if (m < 1)
 		m = 1;
 	stage_memory(a, j, l, m, 0, mem);

@@ -438,6 +438,7 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 	int v = i % c->policy->variants;
 
 	x->job = x->w->job;
+	x->job.expert_gather = mdl_layout_etp(&c->layout);
 	if (candidates(c) > c->policy->variants && i / c->policy->variants < N_AUTO_RC - 1) {
 		/* a lighter recompute is worth simulating only if the checkpoints of one micro-batch
 		 * on the first stage (a lower bound of what it keeps: a context-parallel rank keeps

@@ -812,6 +812,24 @@ static void launches_follow_the_eager_layer(void)
 	CU_ASSERT_DOUBLE_EQUAL(k.fwd, 7 + 1 + 2 + 1 + 1 + 2 * 3, 1e-9);
 }
 
+/* A MoE layer under TP with its experts split over the TP ranks keeps for the experts' weight
+ * gradients the routed tokens it gathered from them (Megatron-Core's alltoall dispatcher): at
+ * tp 2 with sequence parallelism, Mixtral-8x7B's k = 2 copies of 4,096 tokens of 4,096 bf16
+ * values, all of them rather than the rank's own half: 2 x 4,096 x 4,096 x 2 B / 2 =
+ * 33,554,432 B more saved a layer. Whole experts on each rank (expert tp 1) keep their half. */
+static void experts_split_over_tp_keep_the_gathered_tokens(void)
+{
+	struct mdl_arch a = load("mixtral-8x7b-v0.1.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .recompute = MDL_RC_NONE, .attention = MDL_ATTN_FLASH, .seq = 4096,
+			    .micro_batch = 1};
+	double own = mdl_act_layer_saved(&a, &j, 2, true);
+	j.expert_gather = 1;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 2, true), own, 1e-6);
+	j.expert_gather = 2;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 2, true) - own, 33554432.0, 1e-3);
+}
+
 /* Mixtral-8x7B's layer, by hand from MixtralSparseMoeBlock: q, k, v, o, the router and 8 experts'
  * gate, up and down = 29 linears, two RMSNorms of 8, rotary 10, SDPA with repeat_kv and its
  * contiguous 4, SiLU and the product 2, two residual adds, the router's 4 and each expert's
@@ -921,6 +939,8 @@ int suite_job(void)
 		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},
 		{"eager norms and rotary move and keep more",
 		 eager_norms_and_rotary_move_and_keep_more},
+		{"experts split over tp keep the gathered tokens",
+		 experts_split_over_tp_keep_the_gathered_tokens},
 		{"grouped experts launch once a projection",
 		 grouped_experts_launch_once_a_projection},
 		{"enum_names_parse_with_allowed_values_listed",

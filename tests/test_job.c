@@ -223,12 +223,18 @@ static void gpt_layer_saves_korthikanti_bytes(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 2 * s * b * h, 1);
 }
 
+/* A full bf16-mixed fine-tune of one 4,096-token sequence with flash attention, no recompute. */
+static struct mdl_job flash_job(void)
+{
+	return (struct mdl_job){.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+				.recompute = MDL_RC_NONE, .attention = MDL_ATTN_FLASH, .seq = 4096,
+				.micro_batch = 1};
+}
+
 static void flash_attention_removes_the_quadratic_term(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
-	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
-			    .recompute = MDL_RC_NONE, .attention = MDL_ATTN_FLASH, .seq = 4096,
-			    .micro_batch = 1};
+	struct mdl_job j = flash_job();
 	double f1 = mdl_act_layer_saved(&a, &j, 1, false);
 	j.seq = 8192;
 	double f2 = mdl_act_layer_saved(&a, &j, 1, false);
@@ -820,9 +826,7 @@ static void launches_follow_the_eager_layer(void)
 static void experts_split_over_tp_keep_the_gathered_tokens(void)
 {
 	struct mdl_arch a = load("mixtral-8x7b-v0.1.json");
-	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
-			    .recompute = MDL_RC_NONE, .attention = MDL_ATTN_FLASH, .seq = 4096,
-			    .micro_batch = 1};
+	struct mdl_job j = flash_job();
 	double own = mdl_act_layer_saved(&a, &j, 2, true);
 	j.expert_gather = 1;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 2, true), own, 1e-6);

@@ -23,6 +23,14 @@ bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool 
 	return *ends;
 }
 
+void mdl_layout_groups_str(const struct mdl_layout *l, bool etp, char *buf, size_t n)
+{
+	bool cp = mdl_layout_cp(l) > 1, ep = mdl_layout_ep(l) > 1;
+	etp = etp && mdl_layout_etp(l) < l->tp;
+	snprintf(buf, n, "%s%.0u%s%.0u%s%.0u", cp ? " cp" : "", cp ? l->cp : 0, ep ? " ep" : "",
+		 ep ? l->ep : 0, etp ? " etp" : "", etp ? mdl_layout_etp(l) : 0);
+}
+
 /* An uneven pipeline's stage p layers: first and last as set, the middle stages an even share of
  * the rest (a stage left unset takes the middle's share); 0 where they do not split. */
 static uint64_t uneven_stage(const struct mdl_arch *a, const struct mdl_layout *l, uint32_t p)

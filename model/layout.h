@@ -131,6 +131,11 @@ struct mdl_gpu_memory {
  * one at least). ends may be NULL. */
 bool mdl_layout_splits(const struct mdl_arch *a, uint32_t pp, uint32_t vp, bool *ends);
 
+/* The layout's context, expert and expert-TP groups as the option names write them after dp,
+ * " cp2 ep8 etp1" (each only where it is more than one, or below tp; the expert TP size only
+ * with `etp`), into buf; "" for none. */
+void mdl_layout_groups_str(const struct mdl_layout *l, bool etp, char *buf, size_t n);
+
 /* Whether the layout sets the first or the last stage's layers (an uneven pipeline). */
 static inline bool mdl_layout_uneven(const struct mdl_layout *l)
 {

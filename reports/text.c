@@ -25,16 +25,9 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n, bool nar
 
 	if (mdl_layout_vp(&o->layout) > 1)
 		snprintf(v, sizeof v, " vp%u", o->layout.vp);
-	char e[40] = "", t[24];
+	char e[40], t[24];
 	bool etp = mdl_layout_etp(&o->layout) < o->layout.tp; /* --expert-tp below tp */
-	if (mdl_layout_cp(&o->layout) > 1 || mdl_layout_ep(&o->layout) > 1 || (etp && !narrow))
-		snprintf(e, sizeof e, "%s%.0u%s%.0u%s%.0u",
-			 mdl_layout_cp(&o->layout) > 1 ? " cp" : "",
-			 mdl_layout_cp(&o->layout) > 1 ? o->layout.cp : 0,
-			 mdl_layout_ep(&o->layout) > 1 ? " ep" : "",
-			 mdl_layout_ep(&o->layout) > 1 ? o->layout.ep : 0,
-			 etp && !narrow ? " etp" : "",
-			 etp && !narrow ? mdl_layout_etp(&o->layout) : 0);
+	mdl_layout_groups_str(&o->layout, !narrow, e, sizeof e);
 	snprintf(t, sizeof t, "tp%u%s%.0u", o->layout.tp, etp && narrow ? "e" : "",
 		 etp && narrow ? mdl_layout_etp(&o->layout) : 0);
 	if (o->kind == SIM_TIERED)

@@ -311,13 +311,8 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 			 cfg_fmt_bytes(hw->gpu.memory, b2, sizeof b2));
 	}
 
-	char epn[40] = "";
-	bool etp = mdl_layout_etp(l) < l->tp; /* --expert-tp below tp */
-	if (mdl_layout_cp(l) > 1 || mdl_layout_ep(l) > 1 || etp)
-		snprintf(epn, sizeof epn, "%s%.0u%s%.0u%s%.0u", mdl_layout_cp(l) > 1 ? " cp" : "",
-			 mdl_layout_cp(l) > 1 ? l->cp : 0, mdl_layout_ep(l) > 1 ? " ep" : "",
-			 mdl_layout_ep(l) > 1 ? l->ep : 0, etp ? " etp" : "",
-			 etp ? mdl_layout_etp(l) : 0);
+	char epn[40];
+	mdl_layout_groups_str(l, true, epn, sizeof epn);
 	char shn[24] = ""; /* a hybrid layout's shard groups */
 	if (mdl_layout_shard(l) < l->dp)
 		snprintf(shn, sizeof shn, " shard%u", mdl_layout_shard(l));

@@ -2491,8 +2491,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	if (bd->cp > 1) {
 		/* a GPU holds 1/cp of each sequence's tokens (Megatron-Core's load-balanced causal
 		 * chunks): its GEMMs, its share of the attention scores (its queries against all
-		 * keys), its activations, the boundary it sends and its loss are 1/cp of the
-		 * sequence's; the keys and values of the whole sequence go round the ring */
+		 * keys), its activations, the boundary it sends, the tokens it dispatches to the
+		 * experts and its loss are 1/cp of the sequence's; the keys and values of the whole
+		 * sequence go round the ring */
 		double c = bd->cp;
 		struct mdl_flops *f = &bd->F;
 		f->layer_fwd /= c, f->layer_bwd /= c, f->layer_recompute /= c;
@@ -2502,6 +2503,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
 		bd->act_moved_saved /= c;
 		bd->act_embed /= c, bd->act_head /= c, bd->act_head_bwd /= c, bd->boundary /= c;
+		bd->a2a /= c;
 		bd->eager_fwd /= c, bd->eager_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 			 (double)x->job.micro_batch * (double)(a->kv_heads * a->head_dim) / bd->tp;

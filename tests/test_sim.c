@@ -2059,6 +2059,34 @@ static void expert_tp_folds_the_experts_into_tp(void)
 	eng_free(f.eng);
 }
 
+/* A context-parallel rank dispatches its own tokens to the experts: Qwen3-30B-A3B (48 MoE
+ * layers, hidden 2,048, 8 experts a token) with ep 4 over 4 data-parallel ranks of one node
+ * sends each all-to-all 2 B x T x 2,048 x 8 per GPU, 3/4 of it to the others over NVLink, two
+ * a layer in forward and two in backward (no recompute). At cp 2 a GPU holds 1,024 of a
+ * 2,048-token sequence, T = 1,024, as at cp 1 with 1,024-token sequences: the same bytes
+ * (they were counted for the whole sequence, twice). LoRA on q and v alone, so the gradients
+ * the ranks reduce are the same with and without ep and the difference is the all-to-alls. */
+static void context_parallel_ranks_dispatch_their_own_tokens(void)
+{
+	struct fx f;
+	setup(&f, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.method = MDL_LORA;
+	f.w.job.lora_targets = MDL_T_Q | MDL_T_V;
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.grad_accum = 1;
+	double expect = 48 * 4 * 2.0 * 1024 * 2048 * 8 * 3 / 4;
+	for (uint32_t cp = 1; cp <= 2; cp++) {
+		f.w.job.seq = 1024 * cp;
+		f.c.layout = (struct mdl_layout){1, 1, 4, 0, false, 1, 1, cp};
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		double apart = work_of(&f, "gpu0 nvlink");
+		f.c.layout.ep = 4;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink") - apart, expect, 0.01);
+	}
+	eng_free(f.eng);
+}
+
 /* Context parallelism over 4 GPUs of one node: each holds a quarter of the sequence, so its
  * GEMMs and attention take a quarter of one GPU's time while the keys and values go round the
  * ring underneath (NVLink), and its activations are a quarter; the weights stay whole. */
@@ -2462,6 +2490,8 @@ int suite_sim(void)
 		 deepspeed_zero12_reduces_through_its_buckets},
 		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
 		{"expert tp folds the experts into tp", expert_tp_folds_the_experts_into_tp},
+		{"context-parallel ranks dispatch their own tokens",
+		 context_parallel_ranks_dispatch_their_own_tokens},
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},
 		{"folded steps equal whole ones", folded_steps_equal_whole_ones},
 		{"tp comm overlap takes SMs", tp_comm_overlap_takes_sms},

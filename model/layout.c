@@ -148,13 +148,17 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "expert tp %u must divide tp %u", l->etp, l->tp);
 		return -1;
 	}
-	/* the expert-parallel group spans tp / etp TP ranks of each data-parallel rank */
-	if (ep > 1 && (!a->experts || a->experts % ep || (l->tp / etp * l->dp) % ep)) {
+	/* the expert-parallel group spans the data- and context-parallel ranks and tp / etp TP
+	 * ranks of each: Megatron-Core's expert rank generator lays out etp, ep, expert-dp, pp
+	 * over the ranks the attention lays out as tp, cp, dp, pp (parallel_state.py, "MoE
+	 * parallel folding"), so ep x etp divides tp x cp x dp */
+	uint32_t span = l->tp / etp * mdl_layout_cp(l) * l->dp;
+	if (ep > 1 && (!a->experts || a->experts % ep || span % ep)) {
 		snprintf(err, errlen,
 			 "ep %u must divide the model's %u routed experts and the %u ranks that can "
-			 "split them, dp %u x tp %u / expert tp %u (a dense model has none to "
-			 "split)",
-			 ep, a->experts, l->tp / etp * l->dp, l->dp, l->tp, etp);
+			 "split them, dp %u x cp %u x tp %u / expert tp %u (a dense model has none "
+			 "to split)",
+			 ep, a->experts, span, l->dp, mdl_layout_cp(l), l->tp, etp);
 		return -1;
 	}
 	if (l->shard && (l->shard < 2 || l->shard > l->dp || l->dp % l->shard)) {

@@ -42,7 +42,8 @@ struct mdl_layout {
 	uint32_t vp;   /* virtual pipeline stages per GPU (interleaved 1F1B); 0 or 1 = none */
 	/* expert parallelism: each rank of a data-parallel group of ep holds experts / ep of every
 	 * MoE layer and tokens reach their experts by all-to-all (Megatron-Core's
-	 * --expert-model-parallel-size, carved out of data parallelism); 0 or 1 = none */
+	 * --expert-model-parallel-size, carved out of the data- and context-parallel ranks); 0 or
+	 * 1 = none */
 	uint32_t ep;
 	/* context parallelism: cp GPUs split every sequence, each holding 1/cp of its tokens and
 	 * exchanging keys and values around a ring for attention (Megatron-Core's
@@ -57,9 +58,9 @@ struct mdl_layout {
 	uint32_t shard;
 	/* expert tensor parallelism: the TP ranks each routed expert's matrices split over, a
 	 * divisor of tp (Megatron-Core's --expert-tensor-parallel-size, "MoE parallel folding":
-	 * below tp, the expert-parallel group spans tp / etp TP ranks of each data-parallel rank
-	 * too, whole experts on fewer ranks and no gather of the routed tokens across TP);
-	 * 0 = tp, Megatron-Core's default */
+	 * below tp, the expert-parallel group spans tp / etp TP ranks of each data-parallel and
+	 * context-parallel rank too, whole experts on fewer ranks and no gather of the routed
+	 * tokens across TP); 0 = tp, Megatron-Core's default */
 	uint32_t etp;
 	/* an uneven pipeline: the decoder layers on the first and on the last stage, the rest split
 	 * evenly over the stages between (Megatron-Core's --decoder-first-pipeline-num-layers and

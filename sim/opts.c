@@ -216,12 +216,13 @@ static const struct opt table[] = {
 	 "context parallelism: GPUs that split each sequence, exchanging keys and values around a "
 	 "ring for attention (Megatron-Core --context-parallel-size; policy gpu)"},
 	{"ep", O_COUNT, OFF(ep), 1, 4096, "1", false, "ranks", S,
-	 "expert parallelism: data-parallel ranks that split each MoE layer's experts, tokens "
-	 "exchanged by all-to-all (Megatron-Core --expert-model-parallel-size; policy gpu)"},
+	 "expert parallelism: data- and context-parallel ranks that split each MoE layer's "
+	 "experts, tokens exchanged by all-to-all; divides dp x cp (Megatron-Core "
+	 "--expert-model-parallel-size; policy gpu)"},
 	{"expert-tp", O_COUNT, OFF(expert_tp), 0, 64, "0", false, "ranks", S,
 	 "expert tensor parallelism: the TP ranks each routed expert splits over, a divisor of "
 	 "--tp (Megatron-Core --expert-tensor-parallel-size, MoE parallel folding): below --tp, "
-	 "--ep may span the TP ranks too (ep dividing dp x tp / expert-tp), experts sit whole "
+	 "--ep may span the TP ranks too (ep dividing dp x cp x tp / expert-tp), experts sit whole "
 	 "on fewer ranks and their tokens arrive by the all-to-all alone, not gathered across "
 	 "TP; 0 = --tp (Megatron-Core's default)"},
 	{"first-stage-layers", O_COUNT, OFF(first_stage_layers), 0, 100000, "0", false, "layers", S,

@@ -240,14 +240,14 @@ static bool cp_allowed(const struct search *s, uint32_t tp, uint32_t dp_all, uin
 }
 
 /* The expert-parallel degrees to try with experts split over etp of the tp ranks, over the
- * dp x tp / etp ranks that can hold them: 1, and for a MoE model the widest whose all-to-all
- * stays in the node (its members etp apart) and the widest. Returns how many (1 to 3) are in
- * eps. */
+ * dp x cp x tp / etp ranks that can hold them (mdl_layout_check): 1, and for a MoE model the
+ * widest whose all-to-all stays in the node (its members etp apart) and the widest. Returns
+ * how many (1 to 3) are in eps. */
 static int ep_choices(const struct search *s, uint32_t tp, uint32_t etp, uint32_t dp,
-		      uint32_t eps[3])
+		      uint32_t cp, uint32_t eps[3])
 {
 	int n = 1;
-	uint32_t span = dp * (tp / etp);
+	uint32_t span = dp * cp * (tp / etp);
 
 	eps[0] = 1;
 	for (int wide = 0; wide < 2 && !sim_plan_dp_only(s->w, s->req) && s->w->arch.experts;
@@ -410,7 +410,7 @@ static int layout_cands(struct search *s, uint32_t tp, uint32_t pp, uint32_t cp,
 	uint32_t eps[2][3], etps[2] = {tp, 1};
 	int nep[2], netp = w->arch.experts && tp > 1 && !sim_plan_dp_only(w, s->req) ? 2 : 1;
 	for (int x = 0; x < netp; x++)
-		nep[x] = ep_choices(s, tp, etps[x], dp, eps[x]);
+		nep[x] = ep_choices(s, tp, etps[x], dp, cp, eps[x]);
 
 	/* every option trains the global batch asked: more data-parallel ranks than sequences
 	 * would change the recipe */

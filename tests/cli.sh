@@ -844,6 +844,10 @@ holds "simulate --expert-tp 1 names it beside ep" "$tmp/out" "tp2 pp1 dp8 ep16 e
 expect 0 "" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16 --expert-tp 1 --format json
 holds "simulate --expert-tp 1 --format json has layout.expert_tp" "$tmp/out" '"expert_tp":[[:space:]]*1'
 expect 3 "ep 16 must divide the model's 128 routed experts and the 8 ranks" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16
+# the expert-parallel group spans the context-parallel ranks too (Megatron-Core's folding)
+expect 0 "" simulate --model qwen3-30b-a3b --seq 16384 --gpus 16 --tp 2 --cp 2 --ep 8 --zero 1
+holds "simulate --ep over dp x cp names both" "$tmp/out" "tp2 pp1 dp4 cp2 ep8 zero1"
+expect 3 "dp 4 x cp 2 x tp 2 / expert tp 2" simulate --model qwen3-30b-a3b --seq 16384 --gpus 16 --tp 2 --cp 2 --ep 16
 expect 3 "--expert-tp 3 must divide --tp 2" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --expert-tp 3
 # --first/--last-stage-layers: an uneven pipeline (DeepSeek-V2-Lite's 27 layers on 2 stages)
 expect 0 "" simulate --model deepseek-v2-lite --seq 2048 --gpus 8 --pp 2 --zero 1 --first-stage-layers 13 --format json

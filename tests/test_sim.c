@@ -2065,7 +2065,10 @@ static void expert_tp_folds_the_experts_into_tp(void)
  * a layer in forward and two in backward (no recompute). At cp 2 a GPU holds 1,024 of a
  * 2,048-token sequence, T = 1,024, as at cp 1 with 1,024-token sequences: the same bytes
  * (they were counted for the whole sequence, twice). LoRA on q and v alone, so the gradients
- * the ranks reduce are the same with and without ep and the difference is the all-to-alls. */
+ * the ranks reduce are the same with and without ep and the difference is the all-to-alls.
+ * The expert-parallel group spans the context-parallel ranks too (Megatron-Core's folding):
+ * ep 8 over dp 4 x cp 2 keeps 1/8 of the frozen experts' weights where ep 4 kept 1/4; ep 16
+ * is refused, naming cp. */
 static void context_parallel_ranks_dispatch_their_own_tokens(void)
 {
 	struct fx f;
@@ -2084,6 +2087,17 @@ static void context_parallel_ranks_dispatch_their_own_tokens(void)
 		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 		ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink") - apart, expect, 0.01);
 	}
+	char err[256];
+	struct mdl_states ex;
+	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
+	double quarter = f.o.peak_gpu;
+	f.c.layout.ep = 8;
+	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(quarter - f.o.peak_gpu, ex.weights_bytes / 8, 0.01);
+	f.c.layout.ep = 16;
+	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cp 2"));
 	eng_free(f.eng);
 }
 

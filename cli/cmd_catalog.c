@@ -142,6 +142,9 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "capacity_bytes", f[i].capacity);
 			cJSON_AddNumberToObject(x, "read_bytes_per_second", f[i].read_bandwidth);
 			cJSON_AddNumberToObject(x, "write_bytes_per_second", f[i].write_bandwidth);
+			cJSON_AddNumberToObject(x, "slc_cache_bytes", f[i].slc_cache);
+			cJSON_AddNumberToObject(x, "write_after_cache_bytes_per_second",
+						f[i].write_after_cache);
 			cJSON_AddNumberToObject(x, "price_usd", f[i].price);
 			cJSON_AddItemToArray(a, x);
 		}
@@ -187,6 +190,15 @@ int cmd_hardware(int argc, char **argv)
 			       cfg_fmt_rate(f[i].write_bandwidth, b[2], 32), endur, f[i].active_power,
 			       f[i].price, f[i].description);
 		}
+		/* a consumer drive's write rating holds for its SLC cache only */
+		int said = 0;
+		for (int i = 0; i < nf; i++)
+			if (f[i].slc_cache > 0)
+				printf("%s%s %s then %s", said++ ? "; " : "  SLC write caches: ",
+				       f[i].name, cfg_fmt_bytes(f[i].slc_cache, b[0], 32),
+				       cfg_fmt_rate(f[i].write_after_cache, b[1], 32));
+		if (said)
+			printf(" (a step's writes past the cache go at that rate)\n");
 		printf("\nhosts (drives: NVMe bays x the PCIe generation of their links)\n"
 		       "  %-17s %5s %6s %10s %11s %10s %7s  %s\n",
 		       "name", "GPUs", "cores", "DRAM", "DRAM bw", "drives", "price", "description");

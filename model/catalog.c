@@ -74,6 +74,10 @@ static const struct field flash_fields[] = {
 	F(capacity, CFG_U_SIZE, 1e9, 1e15, 1, "usable capacity"),
 	F(read_bandwidth, CFG_U_RATE, 1e6, 1e12, 1, "sequential read bandwidth"),
 	F(write_bandwidth, CFG_U_RATE, 1e6, 1e12, 1, "sequential write bandwidth"),
+	F(slc_cache, CFG_U_SIZE, 0, 1e15, 0,
+	  "pseudo-SLC write cache a consumer drive writes at write_bandwidth; 0 = none"),
+	F(write_after_cache, CFG_U_RATE, 0, 1e12, 0,
+	  "sequential write bandwidth once the SLC cache is full"),
 	F(latency, CFG_U_TIME, 0, 1, 1, "access latency"),
 	F(tbw, CFG_U_SIZE, 0, 1e21, 0, "rated terabytes written"),
 	F(dwpd, CFG_U_COUNT, 0, 1e4, 0, "rated drive writes per day"),
@@ -366,6 +370,16 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 		if ((fl->tbw > 0) == (fl->dwpd > 0)) {
 			snprintf(err, errlen, "%s: flash '%s': give exactly one of 'tbw' and 'dwpd'",
 				 origin, nm->name);
+			return -1;
+		}
+		if ((fl->slc_cache > 0) != (fl->write_after_cache > 0) ||
+		    fl->write_after_cache > fl->write_bandwidth) {
+			snprintf(err, errlen,
+				 "%s: flash '%s': 'slc_cache' and 'write_after_cache' go together, "
+				 "and a full cache writes no faster than 'write_bandwidth' (got "
+				 "%g B, %g B/s against %g B/s)",
+				 origin, nm->name, fl->slc_cache, fl->write_after_cache,
+				 fl->write_bandwidth);
 			return -1;
 		}
 	}

@@ -61,6 +61,9 @@ struct cfg_flash {
 	char name[64], description[128];
 	double capacity;                        /* bytes */
 	double read_bandwidth, write_bandwidth; /* bytes/s */
+	/* a consumer TLC/QLC drive's pseudo-SLC write cache, bytes, and the rate it writes at once
+	 * that cache is full, bytes/s; 0 = none (a datacenter drive's rating is sustained) */
+	double slc_cache, write_after_cache;
 	double latency;                         /* s */
 	double tbw, dwpd, warranty_years;       /* tbw in bytes; one of tbw/dwpd set */
 	double active_power, idle_power;        /* W */

@@ -22,6 +22,9 @@ struct mdl_hw {
 	struct cfg_host host;
 	struct cfg_flash flash;
 	uint32_t flash_count; /* drives per node for tiered options */
+	double flash_step_write; /* bytes each drive writes a step, over which a drive with an
+				  * SLC cache averages its write rate (mdl_flash_cached_write);
+				  * 0 = not known: the cache's rate */
 	double dram;	      /* bytes per node */
 	double gpu_headroom;  /* share of gpu.memory kept free; gpu.memory is already reduced */
 	uint32_t gpus_per_node;
@@ -62,8 +65,15 @@ double mdl_drive_link_bandwidth(double gen);
 
 /* Bandwidth of a node's drive array, reading or writing: the profile's measurement, else
  * drives x datasheet (each capped by its x4 link on the host), capped by the host's shared
- * uplink when it has one. bytes/s. */
+ * uplink when it has one; a drive with an SLC cache writes at mdl_flash_cached_write over
+ * hw->flash_step_write, the measured or the datasheet rate taken as its rate into the cache.
+ * bytes/s. */
 double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read);
+
+/* The mean rate at which drive f writes `bytes` a training step, bytes/s: `fast` (what it
+ * reaches writing into its SLC cache) for what the cache takes, write_after_cache for the
+ * rest; `fast` where it has no cache. */
+double mdl_flash_cached_write(const struct cfg_flash *f, double fast, double bytes);
 
 /* Applies a calibrated profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 +
  * err naming the file and key. */

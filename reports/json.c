@@ -336,6 +336,8 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 	cJSON_AddItemToObject(root, "energy_joules_per_step", num(o->energy_joules_per_step));
 	cJSON_AddItemToObject(root, "flash_bytes_written_per_step",
 			      num(o->flash_bytes_written_per_step));
+	/* a drive's mean write rate over the step's writes (through and past an SLC cache) */
+	cJSON_AddItemToObject(root, "flash_drive_write_bytes_per_second", num(o->flash_write_rate));
 	res = cJSON_AddArrayToObject(root, "resources");
 	for (int i = 0; i < eng_nresources(r->e); i++) {
 		const struct eng_resource *er = eng_resource_at(r->e, i);

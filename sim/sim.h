@@ -90,6 +90,9 @@ struct sim_option {
 	uint32_t flash_count;     /* drives per node it uses (0 when it keeps nothing on flash) */
 	double peak_power_facility_watts; /* peak x PUE */
 	double flash_dwpd;        /* drive writes per day the job needs, per drive */
+	double flash_write_rate;  /* mean bytes/s a drive of the array wrote the step's writes at
+				   * (mdl_flash_bandwidth over the drives; through and past an SLC
+				   * cache: mdl_flash_cached_write); 0 = nothing on flash */
 	bool flash_over_rating;   /* flash_dwpd above the drives' rated DWPD */
 	double host_fixed;        /* DRAM per node the policy keeps (reserve, pinned buffers) */
 	bool dram_short;          /* some candidate placement was short of DRAM (step_place) or
@@ -123,7 +126,9 @@ bool sim_gptq_runs(const struct sim_policy *p, uint32_t zero);
 /*
  * Runs one configuration through the engine e (reused across calls; after the call it holds
  * the best variant's run for traces and per-resource figures, unless it keeps no history:
- * eng_keep_history(e, false) says only the option is read). 0 ok, -1 + err; 1 + err when
+ * eng_keep_history(e, false) says only the option is read). Drives with an SLC cache whose
+ * writes overflow it run the configuration again, at the mean write rate its writes give
+ * (mdl_flash_cached_write), up to three runs. 0 ok, -1 + err; 1 + err when
  * the policy has no placement for the recompute mode the caller fixed (tiered has no per-op
  * SAC): not an error of the inputs, an option that does not exist (the planner skips it).
  */

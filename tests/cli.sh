@@ -844,6 +844,13 @@ holds "simulate --expert-tp 1 names it beside ep" "$tmp/out" "tp2 pp1 dp8 ep16 e
 expect 0 "" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16 --expert-tp 1 --format json
 holds "simulate --expert-tp 1 --format json has layout.expert_tp" "$tmp/out" '"expert_tp":[[:space:]]*1'
 expect 3 "ep 16 must divide the model's 128 routed experts and the 8 ranks" simulate --model qwen3-30b-a3b --seq 2048 --gpus 16 --tp 2 --ep 16
+# a consumer drive's SLC write cache: the writes past it at their own rate, said beside them
+expect 0 "" hardware
+holds "hardware lists the SLC write caches" "$tmp/out" "SLC write caches: samsung-980 149 GiB then 500 MB/s"
+expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1
+holds "simulate says a drive's writes fit its SLC cache" "$tmp/out" "120 GiB a drive, all into its 149 GiB SLC cache"
+expect 0 "" simulate --model llama-2-13b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1
+holds "simulate says the writes past the SLC cache" "$tmp/out" "into its SLC cache, the rest at 500 MB/s past it"
 # the expert-parallel group spans the context-parallel ranks too (Megatron-Core's folding)
 expect 0 "" simulate --model qwen3-30b-a3b --seq 16384 --gpus 16 --tp 2 --cp 2 --ep 8 --zero 1
 holds "simulate --ep over dp x cp names both" "$tmp/out" "tp2 pp1 dp4 cp2 ep8 zero1"
@@ -889,7 +896,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("layout", "policy", "fits", "peak_bytes", "step_seconds", "tokens_per_second",
           "model_tflops_per_gpu", "peak_power_watts", "energy_joules_per_step",
-          "flash_bytes_written_per_step", "resources", "events"):
+          "flash_bytes_written_per_step", "flash_drive_write_bytes_per_second", "resources",
+          "events"):
     assert k in d, k
 assert d["fits"] and d["peak_bytes"]["flash"] > 0 and d["events"] > 0
 assert all("busy_seconds" in r and "utilization" in r for r in d["resources"])

@@ -18,8 +18,9 @@ static void catalogs_load_with_the_required_entries(void)
 				     "v100-32g", "mi300x",   "rtx3090",	   "t4",	 "a40",
 				     "h800",	 "a800",     "h20",	   "mi325x",	 "gb200",
 				     "b300",	 "gb300",    "rtxpro6000", "mi355x",	 "a10g"};
-	static const char *flash[] = {"aidaptiv-ai100e", "pm1743", "micron-7450", "d7-p5510",
-				      "samsung-990pro", "generic-gen4", "generic-gen5"};
+	static const char *flash[] = {"aidaptiv-ai100e", "pm1743",	   "micron-7450",
+				      "d7-p5510",	 "samsung-990pro", "samsung-980",
+				      "samsung-980pro",	 "generic-gen4",   "generic-gen5"};
 	char err[512];
 	struct cfg_gpu g;
 	struct cfg_flash f;
@@ -75,6 +76,53 @@ static void links_run_at_the_hosts_pcie_generation(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.74 * 4 * gen3, 1e3);
 	CU_ASSERT_EQUAL_FATAL(cfg_host_get("workstation-4gpu", &hw.host, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.74 * 4 * 4.3e9, 1e3);
+}
+
+/* A consumer drive's SLC cache (Samsung 980 1 TB: 160 GB, then 500 MB/s, model/hw.c): one drive
+ * of a Gen4 server writes into the cache at 0.74 of its 3.0 GB/s rating, 2.22 GB/s. A step
+ * that writes 100 GB a drive stays in the cache: 2.22 GB/s. One that writes 320 GB takes
+ * 160 / 2.22 + 160 / 0.5 = 392.07 s: 0.8162 GB/s. A record with a cache needs the rate past
+ * it, no faster than the rating. */
+static void slc_caches_slow_the_writes_past_them(void)
+{
+	char err[512];
+	struct mdl_hw hw = {0};
+	CU_ASSERT_EQUAL_FATAL(cfg_flash_get("samsung-980", &hw.flash, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("dgx-a100", &hw.host, err, sizeof err), 0);
+	hw.flash_count = 1;
+	double fast = 0.74 * 3.0e9;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), fast, 1e3);
+	hw.flash_step_write = 100e9;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), fast, 1e3);
+	hw.flash_step_write = 320e9;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 320e9 / (160e9 / fast + 320.0),
+			       1e3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.8162e9, 1e6);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, true), 0.89 * 3.5e9, 1e3); /* reads: none */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_cached_write(&hw.flash, fast, 160e9), fast, 1e3);
+	/* calibrate's fio writes for seconds, within the cache: its 2 GB/s is the rate into it,
+	 * 320 GB in 160 / 2 + 160 / 0.5 = 400 s */
+	hw.prof.flash_write = 2e9;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.8e9, 1e3);
+	const char *base = "\"name\": \"x\", \"capacity\": \"1TB\", \"read_bandwidth\": "
+			   "\"3GB/s\", \"write_bandwidth\": \"3GB/s\", \"latency\": \"80us\", "
+			   "\"tbw\": \"600TB\", \"warranty_years\": 5, \"active_power\": \"5W\", "
+			   "\"idle_power\": \"1W\"";
+	char json[1024];
+	struct cfg_flash f;
+	const char *cases[][2] = {{"\"slc_cache\": \"100GB\", \"write_after_cache\": \"1GB/s\"", ""},
+				  {"\"slc_cache\": \"100GB\"", "go together"},
+				  {"\"slc_cache\": \"100GB\", \"write_after_cache\": \"4GB/s\"",
+				   "no faster than 'write_bandwidth'"}};
+	for (int i = 0; i < 3; i++) {
+		snprintf(json, sizeof json, "{%s, %s}", base, cases[i][0]);
+		cJSON *o = cJSON_Parse(json);
+		int rc = cfg_record_parse(CFG_FLASH, o, "t.json", &f, err, sizeof err);
+		cJSON_Delete(o);
+		CU_ASSERT_EQUAL(rc, cases[i][1][0] ? -1 : 0);
+		if (cases[i][1][0])
+			CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i][1]));
+	}
 }
 
 static void every_catalog_value_names_its_source(void)
@@ -239,6 +287,7 @@ int suite_catalog(void)
 		{"catalogs_load_with_the_required_entries", catalogs_load_with_the_required_entries},
 		{"every_catalog_value_names_its_source", every_catalog_value_names_its_source},
 		{"links_run_at_the_hosts_pcie_generation", links_run_at_the_hosts_pcie_generation},
+		{"slc_caches_slow_the_writes_past_them", slc_caches_slow_the_writes_past_them},
 		{"bad_records_name_the_key_and_range", bad_records_name_the_key_and_range},
 		{"gpus_name_catalogued_hosts", gpus_name_catalogued_hosts},
 		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},

@@ -2413,8 +2413,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_split_ok(a, l)) {
 		snprintf(err, errlen,
 			 "--pp %u x --interleave %u must divide the %llu layers, or the layers plus "
-			 "the embedding and the loss (pp at most %d)",
-			 bd->pp, bd->vp, (unsigned long long)a->layers, SIM_MAX_PP);
+			 "the embedding and the loss, or with --first-stage-layers %u and "
+			 "--last-stage-layers %u (0: an even share) the layers between (pp at most "
+			 "%d)",
+			 bd->pp, bd->vp, (unsigned long long)a->layers, l->first, l->last,
+			 SIM_MAX_PP);
 		free(bd);
 		return -1;
 	}

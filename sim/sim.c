@@ -670,20 +670,21 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	/* a drive with an SLC cache writes a step's bytes at their mean rate, which depends on
 	 * how many it writes (mdl_flash_cached_write): the steps run again at the rate the
 	 * writes before gave */
-	struct mdl_hw at = *hw;
-	bool cached = hw->flash.slc_cache > 0 && hw->flash_count > 0;
-	for (int i = 1;; i++) {
-		int rc = run_config(e, w, &at, ec, c, o, err, errlen);
-		if (rc)
-			return rc;
-		double per = cached ? o->flash_bytes_written_per_step / hw->flash_count : 0;
-		if (per <= hw->flash.slc_cache || fabs(per - at.flash_step_write) <= 1e-3 * per ||
-		    i == SLC_RUNS)
-			break;
-		at.flash_step_write = per;
+	int rc = run_config(e, w, hw, ec, c, o, err, errlen);
+	bool flash = !rc && o->peak_flash > 0 && hw->flash_count > 0;
+	double per = flash ? o->flash_bytes_written_per_step / hw->flash_count : 0;
+	if (!flash || !(hw->flash.slc_cache > 0) || per <= hw->flash.slc_cache) {
+		o->flash_write_rate = flash ? mdl_flash_bandwidth(hw, false) / hw->flash_count : 0;
+		return rc;
 	}
-	o->flash_write_rate = o->peak_flash > 0 ? mdl_flash_bandwidth(&at, false) / hw->flash_count
-						: 0;
+	struct mdl_hw at = *hw;
+	for (int i = 2; i <= SLC_RUNS && fabs(per - at.flash_step_write) > 1e-3 * per; i++) {
+		at.flash_step_write = per;
+		if ((rc = run_config(e, w, &at, ec, c, o, err, errlen)) != 0)
+			return rc;
+		per = o->flash_bytes_written_per_step / hw->flash_count;
+	}
+	o->flash_write_rate = mdl_flash_bandwidth(&at, false) / hw->flash_count;
 	return 0;
 }
 

@@ -20,7 +20,8 @@ static void catalogs_load_with_the_required_entries(void)
 				     "b300",	 "gb300",    "rtxpro6000", "mi355x",	 "a10g"};
 	static const char *flash[] = {"aidaptiv-ai100e", "pm1743",	   "micron-7450",
 				      "d7-p5510",	 "samsung-990pro", "samsung-980",
-				      "samsung-980pro",	 "generic-gen4",   "generic-gen5"};
+				      "samsung-980pro",	 "azure-nvme-direct-v2", "generic-gen4",
+				      "generic-gen5"};
 	char err[512];
 	struct cfg_gpu g;
 	struct cfg_flash f;

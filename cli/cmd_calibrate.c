@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/units.h"
 #include "../validate/calibrate.h"
 #include "cli.h"
 
@@ -13,7 +14,8 @@ static void help(FILE *fp)
 	fprintf(fp,
 		"usage: tierplan calibrate [--quick] [--dir DIR] [--out FILE] [--tests LIST]\n"
 		"                          [--device DEV --destroy-data] [--cuda-helper PATH]\n"
-		"                          [--gpu-index N] [--test-timeout S]\n\n"
+		"                          [--gpu-index N] [--test-timeout S]\n"
+		"                          [--flash-fill SIZE]\n\n"
 		"Measures this machine and writes a hardware profile that plan, compare and\n"
 		"simulate use with --profile FILE. Tests (waived with a reason when their\n"
 		"hardware or tool is absent):\n");
@@ -34,7 +36,12 @@ static void help(FILE *fp)
 		"                     helper sets CUDA_DEVICE_ORDER=PCI_BUS_ID) [default 0]\n"
 		"  --test-timeout S   seconds a CUDA test may run before it is killed and reported\n"
 		"                     failed; the CUDA tests after it then fail unrun, the rest\n"
-		"                     still run and the profile is written [default %d]\n",
+		"                     still run and the profile is written [default %d]\n"
+		"  --flash-fill SIZE  flash_slc_fill writes SIZE in one stream under --dir (on\n"
+		"                     the drive: e.g. 400GB, more than a consumer drive's SLC\n"
+		"                     cache) and finds where its write rate drops, and the rate\n"
+		"                     past it; the profile carries both (16MiB to 100TB; it\n"
+		"                     wears the drive, so the test is waived without it)\n",
 		CAL_TEST_TIMEOUT);
 }
 
@@ -71,6 +78,18 @@ int cmd_calibrate(int argc, char **argv)
 				return cli_fail(EXIT_INVALID, "calibrate", err);
 			}
 			o.gpu_index = (int)v;
+		} else if (i + 1 < argc && !strcmp(a, "--flash-fill")) {
+			double v;
+			char e2[256];
+			if (cfg_parse_quantity(argv[++i], CFG_U_SIZE, &v, e2, sizeof e2) ||
+			    v < 16.0 * 1048576 || v > 100e12) {
+				snprintf(err, sizeof err,
+					 "--flash-fill: '%s' is not a size from 16MiB to 100TB "
+					 "(e.g. 400GB)",
+					 argv[i]);
+				return cli_fail(EXIT_INVALID, "calibrate", err);
+			}
+			o.fill = v;
 		} else if (i + 1 < argc && !strcmp(a, "--test-timeout")) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);

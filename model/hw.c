@@ -102,19 +102,31 @@ double mdl_drive_link_bandwidth(double gen)
  * into the cache (the rating through the software path, mdl_flash_bandwidth), the rest at
  * write_after_cache as the reviews measure it, and the step's writes run at their mean.
  */
-double mdl_flash_cached_write(const struct cfg_flash *f, double fast, double bytes)
+double mdl_flash_cached_write(double cache, double after, double fast, double bytes)
 {
-	if (!(f->slc_cache > 0) || bytes <= f->slc_cache)
+	if (!(cache > 0) || !(after > 0) || bytes <= cache)
 		return fast;
-	double after = fmin(f->write_after_cache, fast);
-	return bytes / (f->slc_cache / fast + (bytes - f->slc_cache) / after);
+	return bytes / (cache / fast + (bytes - cache) / fmin(after, fast));
+}
+
+void mdl_flash_slc(const struct mdl_hw *hw, double *cache, double *after)
+{
+	double n = hw->flash_count;
+	if (hw->prof.flash_slc_cache > 0 && n >= 1) { /* an array's cache is its drives' */
+		*cache = hw->prof.flash_slc_cache / n;
+		*after = hw->prof.flash_write_after_cache / n;
+	} else {
+		*cache = hw->flash.slc_cache;
+		*after = hw->flash.write_after_cache;
+	}
 }
 
 double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)
 {
 	double measured = read ? hw->prof.flash_read : hw->prof.flash_write;
-	double n = hw->flash_count;
-	if (measured > 0 && (read || !(hw->flash.slc_cache > 0) || n < 1))
+	double n = hw->flash_count, cache, after;
+	mdl_flash_slc(hw, &cache, &after);
+	if (measured > 0 && (read || !(cache > 0) || n < 1))
 		return measured;
 	double bw;
 	if (measured > 0) { /* calibrate's fio writes for seconds: within a drive's SLC cache */
@@ -129,7 +141,7 @@ double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)
 			bw = fmin(bw, hw->host.flash_uplink);
 	}
 	/* past an SLC cache the flash, not the software path, sets each drive's rate */
-	return read ? bw : n * mdl_flash_cached_write(&hw->flash, bw / n, hw->flash_step_write);
+	return read ? bw : n * mdl_flash_cached_write(cache, after, bw / n, hw->flash_step_write);
 }
 
 int mdl_profile_apply(const char *path, struct mdl_hw *hw, char *err, size_t errlen)
@@ -194,6 +206,10 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 			hw->prof.flash_read = v;
 		else if (!strcmp(k, "flash_write_bandwidth"))
 			hw->prof.flash_write = v;
+		else if (!strcmp(k, "flash_slc_cache"))
+			hw->prof.flash_slc_cache = v;
+		else if (!strcmp(k, "flash_write_after_cache"))
+			hw->prof.flash_write_after_cache = v;
 		else if (!strcmp(k, "pcie_h2d_bandwidth"))
 			hw->prof.pcie_h2d = v;
 		else if (!strcmp(k, "pcie_d2h_bandwidth"))

@@ -41,6 +41,9 @@ struct mdl_hw {
 		double matmul_fixed;		/* seconds a matrix kernel costs beyond its FLOPs */
 		double hbm_bandwidth;		/* bytes/s */
 		double flash_read, flash_write; /* the measured drive array, bytes/s */
+		/* the array's SLC write cache, bytes, and its write rate past it, bytes/s
+		 * (calibrate --flash-fill); 0 = not measured (the catalog drive's) */
+		double flash_slc_cache, flash_write_after_cache;
 		char file[256];
 		char warning[384]; /* the profile's machine differs from the planned host */
 	} prof;
@@ -70,10 +73,14 @@ double mdl_drive_link_bandwidth(double gen);
  * bytes/s. */
 double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read);
 
-/* The mean rate at which drive f writes `bytes` a training step, bytes/s: `fast` (what it
- * reaches writing into its SLC cache) for what the cache takes, write_after_cache for the
- * rest; `fast` where it has no cache. */
-double mdl_flash_cached_write(const struct cfg_flash *f, double fast, double bytes);
+/* One drive's SLC write cache, bytes, and its write rate past it, bytes/s: the profile's
+ * measurement of the array over its drives, else the catalog drive's; 0 and 0 for none. */
+void mdl_flash_slc(const struct mdl_hw *hw, double *cache, double *after);
+
+/* The mean rate at which a drive with an SLC cache of `cache` bytes, writing `after` bytes/s
+ * past it, writes `bytes` a training step, bytes/s: `fast` (what it reaches writing into the
+ * cache) for what the cache takes, `after` for the rest; `fast` where cache is 0. */
+double mdl_flash_cached_write(double cache, double after, double fast, double bytes);
 
 /* Applies a calibrated profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 +
  * err naming the file and key. */

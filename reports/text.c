@@ -825,15 +825,15 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	fprintf(fp, "  flash writes %s per step",
 		cfg_fmt_bytes(o->flash_bytes_written_per_step, s[0], 32));
 	/* a drive with an SLC cache: what it takes of a drive's writes, and the mean rate */
-	const struct cfg_flash *fl = &r->hw->flash;
 	double per = r->hw->flash_count ? o->flash_bytes_written_per_step / r->hw->flash_count : 0;
-	if (fl->slc_cache > 0 && per > 0)
-		fprintf(fp, per > fl->slc_cache ? ", %s a drive: %s into its SLC cache, the rest "
-						  "at %s past it, %s mean"
-						: ", %s a drive, all into its %s SLC cache",
-			cfg_fmt_bytes(per, s[1], 32), cfg_fmt_bytes(fl->slc_cache, s[2], 32),
-			cfg_fmt_rate(fl->write_after_cache, s[3], 32),
-			cfg_fmt_rate(o->flash_write_rate, s[4], 32));
+	double cache, after;
+	mdl_flash_slc(r->hw, &cache, &after);
+	if (cache > 0 && per > 0)
+		fprintf(fp, per > cache ? ", %s a drive: %s into its SLC cache, the rest at %s past "
+					  "it, %s mean"
+					: ", %s a drive, all into its %s SLC cache",
+			cfg_fmt_bytes(per, s[1], 32), cfg_fmt_bytes(cache, s[2], 32),
+			cfg_fmt_rate(after, s[3], 32), cfg_fmt_rate(o->flash_write_rate, s[4], 32));
 	fputc('\n', fp);
 }
 

@@ -672,8 +672,9 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	 * writes before gave */
 	int rc = run_config(e, w, hw, ec, c, o, err, errlen);
 	bool flash = !rc && o->peak_flash > 0 && hw->flash_count > 0;
-	double per = flash ? o->flash_bytes_written_per_step / hw->flash_count : 0;
-	if (!flash || !(hw->flash.slc_cache > 0) || per <= hw->flash.slc_cache) {
+	double per = flash ? o->flash_bytes_written_per_step / hw->flash_count : 0, cache, after;
+	mdl_flash_slc(hw, &cache, &after);
+	if (!flash || !(cache > 0) || per <= cache) {
 		o->flash_write_rate = flash ? mdl_flash_bandwidth(hw, false) / hw->flash_count : 0;
 		return rc;
 	}

@@ -1174,6 +1174,8 @@ for t in ("host_dram_copy", "host_cpu_adamw", "flash_seq_read", "flash_seq_write
 for t, m in st.items():
     if t.startswith("cuda_"):
         assert m["status"] == "waived" and m["reason"], t
+# the SLC-cache stream wears the drive: waived unless --flash-fill sizes it
+assert st["flash_slc_fill"]["status"] == "waived" and "--flash-fill" in st["flash_slc_fill"]["reason"]
 assert d["fitted"]["dram_bandwidth"] > 0 and d["fitted"]["flash_read_bandwidth"] > 0
 ' "$tmp/p.json" && [ -z "$(ls -A "$tmp/caldir")" ]; then
 	pass=$((pass + 1))
@@ -1182,6 +1184,19 @@ else
 	echo "FAIL: calibrate --quick: $(tail -3 "$tmp/err")"
 fi
 expect 0 "" simulate --model 8b --seq 2048 --policy tiered --profile "$tmp/p.json"
+# calibrate --flash-fill: the SLC-cache stream is opt-in, sized, and leaves nothing behind
+expect 3 "--flash-fill: '1KB' is not a size from 16MiB to 100TB" calibrate --flash-fill 1KB
+if command -v fio >/dev/null 2>&1; then
+	"$bin" calibrate --quick --tests flash_slc_fill --flash-fill 64MiB --dir "$tmp/caldir" \
+		--out "$tmp/pf.json" >/dev/null 2>"$tmp/err"
+	if grep -q "flash_slc_fill       ok .*no drop within 64.0 MiB" "$tmp/err" &&
+		[ -z "$(ls -A "$tmp/caldir")" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: calibrate --flash-fill 64MiB: $(tail -2 "$tmp/err")"
+	fi
+fi
 # a CUDA helper that crashes, prints inf, or finds a driver older than its runtime has failed,
 # not waived, and calibrate exits 1; a profile measured on a 4090 refuses an H100 plan
 fake() { # NAME BODY: a fake helper script

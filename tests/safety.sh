@@ -68,6 +68,11 @@ if command -v fio >/dev/null 2>&1; then
 	check "fio does not write through a planted symlink" grep -qx victim "$tmp/victim"
 	check "the planted symlink and the user's file are left" test -L "$tmp/fio/tierplan-fio.dat" -a -f "$tmp/fio/keep.dat"
 	check "fio's private directory is removed" test "$(ls "$tmp/fio" | wc -l)" -eq 2
+	# the SLC-cache stream: its file and its bandwidth log in the private directory alone
+	"$bin" calibrate --quick --tests flash_slc_fill --flash-fill 32MiB --dir "$tmp/fio" --out "$tmp/p.json" 2>"$tmp/err" >/dev/null
+	check "the fill stream leaves the planted symlink, the user's file and nothing else" \
+		test -L "$tmp/fio/tierplan-fio.dat" -a -f "$tmp/fio/keep.dat" -a "$(ls "$tmp/fio" | wc -l)" -eq 2
+	check "the fill stream does not write through a planted symlink" grep -qx victim "$tmp/victim"
 else
 	skipped "fio under --dir (fio not installed)"
 fi

@@ -100,10 +100,19 @@ static void slc_caches_slow_the_writes_past_them(void)
 			       1e3);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.8162e9, 1e6);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, true), 0.89 * 3.5e9, 1e3); /* reads: none */
-	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_cached_write(&hw.flash, fast, 160e9), fast, 1e3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_cached_write(160e9, 0.5e9, fast, 160e9), fast, 1e3);
 	/* calibrate's fio writes for seconds, within the cache: its 2 GB/s is the rate into it,
 	 * 320 GB in 160 / 2 + 160 / 0.5 = 400 s */
 	hw.prof.flash_write = 2e9;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.8e9, 1e3);
+	/* calibrate --flash-fill measured the array's cache, 200 GB, and 400 MB/s past it: 200 / 2
+	 * + 120 / 0.4 = 400 s; over two drives each holds 100 GB of cache and writes 200 MB/s past
+	 * it, 160 GB a drive in 100 / 1 + 60 / 0.2 = 400 s: the array at 0.8 GB/s again */
+	hw.prof.flash_slc_cache = 200e9;
+	hw.prof.flash_write_after_cache = 0.4e9;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.8e9, 1e3);
+	hw.flash_count = 2;
+	hw.flash_step_write = 160e9;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.8e9, 1e3);
 	const char *base = "\"name\": \"x\", \"capacity\": \"1TB\", \"read_bandwidth\": "
 			   "\"3GB/s\", \"write_bandwidth\": \"3GB/s\", \"latency\": \"80us\", "

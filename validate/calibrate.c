@@ -233,7 +233,7 @@ static void host_pinned(const struct cal_opts *o, struct result *r)
 /* ---- storage: fio ---- */
 
 /* What a signal must remove: only the private directory and the file this run created. */
-static char cleanup_file[4200], cleanup_dir[4096];
+static char cleanup_file[4200], cleanup_dir[4096], cleanup_log[4200];
 static volatile sig_atomic_t fio_pid;
 
 static void on_signal(int sig)
@@ -242,6 +242,8 @@ static void on_signal(int sig)
 		kill((pid_t)fio_pid, SIGTERM);
 	if (cleanup_file[0])
 		unlink(cleanup_file);
+	if (cleanup_log[0])
+		unlink(cleanup_log);
 	if (cleanup_dir[0])
 		rmdir(cleanup_dir);
 	signal(sig, SIG_DFL);
@@ -298,9 +300,11 @@ static void fio_target_remove(void)
 {
 	if (cleanup_file[0])
 		unlink(cleanup_file);
+	if (cleanup_log[0])
+		unlink(cleanup_log);
 	if (cleanup_dir[0])
 		rmdir(cleanup_dir);
-	cleanup_file[0] = cleanup_dir[0] = '\0';
+	cleanup_file[0] = cleanup_log[0] = cleanup_dir[0] = '\0';
 }
 
 /* Runs fio with args, its JSON on stdout into out (malloc'd). 0 ok. */
@@ -421,6 +425,102 @@ static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
 	cJSON_AddStringToObject(r->extra, "target", o->device ? o->device : o->dir);
 	cJSON_AddStringToObject(r->extra, "fio", "--bs=1M --iodepth=32 --ioengine=libaio --direct=1 "
 						 "--time_based");
+}
+
+/* Samples of a bandwidth log flash_fill reads at most (a 0.5 s log of a 30-minute fill) */
+#define FILL_SAMPLES 4096
+
+/*
+ * One sequential write stream of o->fill bytes into a file of the private directory under
+ * --dir, fio logging its rate every 0.5 s into that directory (--write_bw_log: "time (msec),
+ * value (KiB/s), direction, block size, offset" a line), and the drop past a consumer drive's
+ * SLC cache fitted to the log (cal_fit_slc). Opt-in: it writes as much as it is told to, which
+ * wears the drive, and must exceed the cache to find it (TechPowerUp's fills: 113-600 GB).
+ */
+static void flash_fill(const struct cal_opts *o, struct result *r)
+{
+	char filename[4200], arg[3][4300], note[64];
+	struct statvfs vf;
+
+	r->unit = "B/s";
+	r->size_bytes = o->fill;
+	if (!(o->fill > 0)) {
+		waive(r, "%s", "give --flash-fill SIZE (more than the drive's SLC cache, "
+			       "e.g. 400GB) and --dir on the drive: the stream wears it");
+		return;
+	}
+	if (!on_path("fio")) {
+		waive(r, "%s", "fio is not installed (apt-get install fio)");
+		return;
+	}
+	if (o->device || !o->dir_given) {
+		waive(r, "%s", "--flash-fill writes a file under --dir on the drive (not a raw "
+			       "device, not a temporary directory)");
+		return;
+	}
+	if (statvfs(o->dir, &vf) != 0 || (double)vf.f_bavail * (double)vf.f_frsize < 1.1 * o->fill) {
+		cfg_fmt_bytes(1.1 * o->fill, note, sizeof note);
+		waive(r, "not enough free space under --dir (needs %s)", note);
+		return;
+	}
+	if (fio_target(o->dir, filename, sizeof filename) ||
+	    snprintf(cleanup_log, sizeof cleanup_log, "%s/fill_bw.1.log", cleanup_dir) >=
+		(int)sizeof cleanup_log) {
+		fio_target_remove();
+		waive(r, "cannot create a private directory and file under --dir %s", o->dir);
+		return;
+	}
+	snprintf(arg[0], sizeof arg[0], "--filename=%s", filename);
+	snprintf(arg[1], sizeof arg[1], "--size=%.0f", o->fill);
+	snprintf(arg[2], sizeof arg[2], "--write_bw_log=%s/fill", cleanup_dir);
+	char *argv[] = {"fio",		    "--name=tierplan", arg[0],	      arg[1],
+			"--rw=write",	    "--bs=1M",	       "--iodepth=32", "--ioengine=libaio",
+			"--direct=1",	    arg[2],	       "--log_avg_msec=500",
+			"--output-format=json", NULL};
+	char *json = NULL;
+	int rc = run_fio(argv, &json);
+	cJSON *root = rc == 0 && json ? cJSON_Parse(json) : NULL;
+	free(json);
+	const cJSON *job = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "jobs"), 0);
+	const cJSON *bwj = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(job, "write"), "bw_bytes");
+	double bw = cJSON_IsNumber(bwj) ? bwj->valuedouble : 0; /* the stream's mean, bytes/s */
+	cJSON_Delete(root);
+	static double t[FILL_SAMPLES], rate[FILL_SAMPLES];
+	int n = 0;
+	FILE *fp = bw > 0 ? fopen(cleanup_log, "re") : NULL;
+	double ms, kib;
+	while (fp && n < FILL_SAMPLES && fscanf(fp, "%lf, %lf, %*[^\n]", &ms, &kib) == 2) {
+		t[n] = ms / 1e3;
+		rate[n++] = kib * 1024.0;
+	}
+	if (fp)
+		fclose(fp);
+	fio_target_remove();
+	if (!(bw > 0)) {
+		waive(r, "%s", rc == 127 ? "fio could not be started"
+				     : "fio failed: the filesystem under --dir may not allow "
+				       "O_DIRECT (tmpfs); give --dir on the drive to measure");
+		return;
+	}
+	r->samples[r->n++] = bw;
+	r->extra = cJSON_CreateObject();
+	cJSON_AddStringToObject(r->extra, "target", o->dir);
+	cJSON_AddNumberToObject(r->extra, "samples", n);
+	double cache = 0, after = 0;
+	char a[32], b[32];
+	if (cal_fit_slc(t, rate, n, &cache, &after) == 0) {
+		cJSON_AddNumberToObject(r->extra, "slc_cache_bytes", cache);
+		cJSON_AddNumberToObject(r->extra, "write_after_cache", after);
+		snprintf(r->reason, sizeof r->reason, "SLC cache %s, then %s",
+			 cfg_fmt_bytes(cache, a, sizeof a), cfg_fmt_rate(after, b, sizeof b));
+	} else {
+		snprintf(r->reason, sizeof r->reason, "no drop within %s%s",
+			 cfg_fmt_bytes(o->fill, a, sizeof a),
+			 n < CAL_SLC_MIN_SAMPLES
+				 ? ": too short a stream to tell, give a larger --flash-fill"
+				 : ": no SLC cache, or a larger one");
+	}
 }
 
 /* ---- CUDA: the helper binary ---- */
@@ -610,6 +710,7 @@ static const struct test {
 	{"host_pinned_alloc", K_HOST, "page-locked allocation rate"},
 	{"flash_seq_read", K_STORAGE, "fio sequential read, 1 MiB, QD32, direct"},
 	{"flash_seq_write", K_STORAGE, "fio sequential write, 1 MiB, QD32, direct"},
+	{"flash_slc_fill", K_STORAGE, "one write stream of --flash-fill bytes: the SLC cache"},
 	{"cuda_h2d_pinned", K_CUDA, "host-to-device copies, pinned, 4 KiB-1 GiB"},
 	{"cuda_d2h_pinned", K_CUDA, "device-to-host copies, pinned, 4 KiB-1 GiB"},
 	{"cuda_h2d_pageable", K_CUDA, "host-to-device copies, pageable"},
@@ -637,6 +738,8 @@ static void run_test(const struct cal_opts *o, int i, struct result *r, bool *cu
 		flash_fio(o, r, false);
 	else if (!strcmp(r->test, "flash_seq_write"))
 		flash_fio(o, r, true);
+	else if (!strcmp(r->test, "flash_slc_fill"))
+		flash_fill(o, r);
 	else
 		cuda_test(o, r, cuda_hung);
 	if (r->status == ST_OK && r->n == 0 && r->nsizes == 0)
@@ -813,6 +916,13 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 			cJSON_AddNumberToObject(fit, "flash_read_bandwidth", v);
 		else if (!strcmp(r->test, "flash_seq_write"))
 			cJSON_AddNumberToObject(fit, "flash_write_bandwidth", v);
+		else if (!strcmp(r->test, "flash_slc_fill") &&
+			 cJSON_GetObjectItemCaseSensitive(r->extra, "slc_cache_bytes")) {
+			cJSON_AddNumberToObject(fit, "flash_slc_cache",
+						num(r->extra, "slc_cache_bytes"));
+			cJSON_AddNumberToObject(fit, "flash_write_after_cache",
+						num(r->extra, "write_after_cache"));
+		}
 		else if (!strcmp(r->test, "cuda_h2d_pinned") && r->bandwidth > 0) {
 			cJSON_AddNumberToObject(fit, "pcie_h2d_bandwidth", r->bandwidth);
 			cJSON_AddNumberToObject(fit, "pcie_h2d_latency_s", r->latency);
@@ -916,6 +1026,7 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 			}
 			p += l + (p[l] == ',');
 		}
+	o.dir_given = o.dir != NULL;
 	if (!o.dir) {
 		if (!mkdtemp(tmpdir))
 			return snprintf(err, errlen, "cannot create a temporary directory"), EXIT_SYSTEM;
@@ -960,8 +1071,10 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 			else
 				snprintf(v, sizeof v, "%.4g %s", x, r->unit);
 		}
-		fprintf(log, "calibrate: %-20s %-7s %s%s\n", r->test, status_name((int)r->status),
-			r->status == ST_OK ? v : r->reason, "");
+		bool said = r->status == ST_OK && r->reason[0]; /* what an OK test found */
+		fprintf(log, "calibrate: %-20s %-7s %s%s%s%s\n", r->test,
+			status_name((int)r->status), r->status == ST_OK ? v : r->reason,
+			said ? " (" : "", said ? r->reason : "", said ? ")" : "");
 		failed += r->status == ST_FAILED;
 	}
 	/* the simulator's prediction of the tiering kernel from the fitted links */

@@ -9,6 +9,9 @@
  *   host_cpu_adamw                    vectorised multi-threaded AdamW over fp32 arrays (params/s)
  *   host_pinned_alloc                 mlock'ed allocation rate (bytes/s)
  *   flash_seq_read, flash_seq_write   fio, 1 MiB blocks, queue depth 32, direct I/O, time based
+ *   flash_slc_fill                    opt-in (--flash-fill SIZE, under --dir): one sequential
+ *                                     write stream of SIZE, its rate logged every 0.5 s, the
+ *                                     drop past a consumer drive's SLC cache found (cal_fit_slc)
  *   cuda_*                            run by the CUDA helper (bin/tierplan-cuda, `make cuda`):
  *                                     copies over a size sweep, bidirectional, device-to-device,
  *                                     bf16 GEMM at layer shapes, and the tiering kernel
@@ -45,6 +48,16 @@ int cal_fit_gemm(const double flops[2], const double rate[2], int kernels, doubl
 void cal_fit_link(const double *size, const double *t, int n, double *latency, double *bandwidth,
 		  double *r2);
 
+/* A consumer drive's SLC write cache from a sequential write stream's bandwidth log: n samples,
+ * each bw[i] bytes/s over the interval ending t[i] seconds after the start. The cache is what
+ * was written before the rate first fell below 0.6 of its opening rate (the median of the
+ * first tenth) and stayed there three samples; after is the median rate from there on. 0 when
+ * it fell, 1 when it did not (a drive without a cache, or one larger than the stream); the
+ * outputs are left alone then. */
+int cal_fit_slc(const double *t, const double *bw, int n, double *cache, double *after);
+/* The fewest samples cal_fit_slc reads a drop from: an opening and a drop of three each */
+#define CAL_SLC_MIN_SAMPLES 6
+
 /* The tiering kernel's loop as the engine sees it: per layer an h2d copy of `bytes` (fitted
  * link) into one of two buffers and `flops` of GEMMs (fitted rate); copy i waits for the GEMM of
  * layer i-2. Seconds per layer in the steady state the helper times (its middle half of layers,
@@ -65,6 +78,9 @@ struct cal_opts {
 	int gpu_index;           /* the CUDA device measured, in PCI bus order */
 	int test_timeout;        /* seconds a CUDA test may run before it is killed and failed
 				  * (the later ones then fail unrun); 0 = CAL_TEST_TIMEOUT */
+	double fill;             /* --flash-fill: bytes flash_slc_fill writes in one stream under
+				  * --dir; 0 = that test is waived (it wears the drive) */
+	bool dir_given;          /* set by cal_run: dir is the user's, not a temporary one */
 };
 
 /* A CUDA test's longest run: full-mode tests run for seconds to tens of seconds (warm-ups of

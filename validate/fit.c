@@ -1,6 +1,8 @@
 /* fit — the link fit and the tiering-kernel prediction of calibrate (see calibrate.h). */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../sim/engine.h"
 #include "../sim/step.h"
@@ -93,4 +95,47 @@ double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw
 	}
 	eng_free(e);
 	return per;
+}
+
+/* A write stream's drop past a drive's SLC cache: below this share of its opening rate for
+ * SLC_DROP_RUN samples in a row [U: a detection threshold, not a model constant: TechPowerUp's
+ * fill curves fall to 0.2-0.5 of their opening rate, and a queue's jitter stays within 0.8] */
+#define SLC_DROP_SHARE 0.6
+#define SLC_DROP_RUN 3
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n), n at most 4096 (a log's samples). */
+static double median_of(const double *v, int n)
+{
+	double w[4096];
+	if (n > 4096)
+		n = 4096;
+	memcpy(w, v, (size_t)n * sizeof *w);
+	qsort(w, (size_t)n, sizeof *w, cmp_double);
+	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+}
+
+int cal_fit_slc(const double *t, const double *bw, int n, double *cache, double *after)
+{
+	if (n < CAL_SLC_MIN_SAMPLES || CAL_SLC_MIN_SAMPLES < 2 * SLC_DROP_RUN)
+		return 1;
+	int head = n / 10 > SLC_DROP_RUN ? n / 10 : SLC_DROP_RUN;
+	double fast = median_of(bw, head), bytes = 0;
+	for (int i = 0; i + SLC_DROP_RUN <= n; i++) {
+		int k = 0;
+		while (k < SLC_DROP_RUN && bw[i + k] < SLC_DROP_SHARE * fast)
+			k++;
+		if (k == SLC_DROP_RUN && i > 0) {
+			*cache = bytes;
+			*after = median_of(bw + i, n - i);
+			return 0;
+		}
+		bytes += bw[i] * (t[i] - (i ? t[i - 1] : 0));
+	}
+	return 1;
 }

@@ -2000,6 +2000,16 @@ static void deepspeed_zero12_reduces_through_its_buckets(void)
 	eng_free(f.eng);
 }
 
+/* That mdl_layout_check refuses f's layout on `gpus` GPUs with a message naming `needle`, or
+ * with needle NULL that it accepts it. */
+static void layout_says(struct fx *f, uint64_t gpus, const char *needle)
+{
+	int rc = mdl_layout_check(&f->w.arch, &f->c.layout, gpus, f->err, sizeof f->err);
+	CU_ASSERT_EQUAL(rc, needle ? -1 : 0);
+	if (needle)
+		CU_ASSERT_PTR_NOT_NULL(strstr(f->err, needle));
+}
+
 /* Expert parallelism over the 8 data-parallel ranks without ZeRO: each GPU keeps the dense
  * part whole and 1/8 of Qwen3-30B-A3B's experts, so the peak falls by 7/8 of the experts'
  * weights, gradients and optimizer state (16 B per parameter), and the all-to-alls take time. */
@@ -2019,10 +2029,8 @@ static void expert_parallelism_splits_the_experts(void)
 	CU_ASSERT_DOUBLE_EQUAL(all / (double)ex.trainable_params, 16.0, 1e-9);
 	ASSERT_NEAR_REL(one - f.o.peak_gpu, 7.0 / 8.0 * all, 0.01);
 	CU_ASSERT(f.o.step_seconds != t1);
-	char err[256];
 	f.c.layout.ep = 3; /* 128 experts and 8 ranks: 3 divides neither */
-	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ep 3"));
+	layout_says(&f, 8, "ep 3");
 	eng_free(f.eng);
 }
 
@@ -2036,7 +2044,6 @@ static void expert_tp_folds_the_experts_into_tp(void)
 {
 	struct fx f;
 	struct mdl_states ex;
-	char err[256];
 	setup(&f, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.c.layout = (struct mdl_layout){2, 1, 4, 0, true, 1, 4};
 	f.c.grad_accum = 1;
@@ -2048,14 +2055,12 @@ static void expert_tp_folds_the_experts_into_tp(void)
 	double all = ex.weights_bytes + ex.gradients_bytes + ex.optimizer_bytes;
 	ASSERT_NEAR_REL(f.o.peak_gpu - split, all / 8.0, 0.01);
 	f.c.layout.ep = 8;
-	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), 0);
+	layout_says(&f, 8, NULL);
 	f.c.layout.etp = 2;
-	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ep 8"));
+	layout_says(&f, 8, "ep 8");
 	f.c.layout = (struct mdl_layout){4, 1, 2, 0, true, 1, 1};
 	f.c.layout.etp = 3;
-	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "expert tp 3"));
+	layout_says(&f, 8, "expert tp 3");
 	eng_free(f.eng);
 }
 
@@ -2117,17 +2122,15 @@ static void context_parallel_ranks_dispatch_their_own_tokens(void)
 		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 		ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink") - apart, expect, 0.01);
 	}
-	char err[256];
 	struct mdl_states ex;
 	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
 	double quarter = f.o.peak_gpu;
 	f.c.layout.ep = 8;
-	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), 0);
+	layout_says(&f, 8, NULL);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(quarter - f.o.peak_gpu, ex.weights_bytes / 8, 0.01);
 	f.c.layout.ep = 16;
-	CU_ASSERT_EQUAL(mdl_layout_check(&f.w.arch, &f.c.layout, 8, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cp 2"));
+	layout_says(&f, 8, "cp 2");
 	eng_free(f.eng);
 }
 

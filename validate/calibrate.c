@@ -354,11 +354,33 @@ static int run_fio(char *const argv[], char **out)
 											 : -1;
 }
 
+/* fio's file under --dir for a test that writes `need` bytes there: the directory readable,
+ * that much free, then fio_target. 0 ok, -1 with r waived saying which. */
+static int fio_file(const struct cal_opts *o, double need, struct result *r, char *file,
+		    size_t n)
+{
+	struct statvfs vf;
+	char note[32];
+	if (statvfs(o->dir, &vf) != 0) {
+		waive(r, "--dir %s is not accessible", o->dir);
+		return -1;
+	}
+	if ((double)vf.f_bavail * (double)vf.f_frsize < need) {
+		waive(r, "not enough free space under --dir (needs %s)",
+		      cfg_fmt_bytes(need, note, sizeof note));
+		return -1;
+	}
+	if (fio_target(o->dir, file, n)) {
+		waive(r, "cannot create a private directory and file under --dir %s", o->dir);
+		return -1;
+	}
+	return 0;
+}
+
 static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
 {
-	char filename[4200], size[32], runtime[32], out_note[64];
+	char filename[4200], size[32], runtime[32];
 	double bytes = o->quick ? 1073741824.0 : 4294967296.0;
-	struct statvfs vf;
 
 	r->unit = "B/s";
 	r->size_bytes = bytes;
@@ -372,20 +394,8 @@ static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
 			return;
 		}
 		snprintf(filename, sizeof filename, "%s", o->device);
-	} else {
-		if (statvfs(o->dir, &vf) != 0) {
-			waive(r, "--dir %s is not accessible", o->dir);
-			return;
-		}
-		if ((double)vf.f_bavail * (double)vf.f_frsize < 1.5 * bytes) {
-			snprintf(out_note, sizeof out_note, "%.1f GiB", 1.5 * bytes / 1073741824.0);
-			waive(r, "not enough free space under --dir (needs %s)", out_note);
-			return;
-		}
-		if (fio_target(o->dir, filename, sizeof filename)) {
-			waive(r, "cannot create a private directory and file under --dir %s", o->dir);
-			return;
-		}
+	} else if (fio_file(o, 1.5 * bytes, r, filename, sizeof filename)) {
+		return;
 	}
 	snprintf(size, sizeof size, "--size=%.0f", bytes);
 	snprintf(runtime, sizeof runtime, "--runtime=%d", o->quick ? 2 : 15);
@@ -439,8 +449,7 @@ static void flash_fio(const struct cal_opts *o, struct result *r, bool write)
  */
 static void flash_fill(const struct cal_opts *o, struct result *r)
 {
-	char filename[4200], arg[3][4300], note[64];
-	struct statvfs vf;
+	char filename[4200], arg[3][4300];
 
 	r->unit = "B/s";
 	r->size_bytes = o->fill;
@@ -458,14 +467,10 @@ static void flash_fill(const struct cal_opts *o, struct result *r)
 			       "device, not a temporary directory)");
 		return;
 	}
-	if (statvfs(o->dir, &vf) != 0 || (double)vf.f_bavail * (double)vf.f_frsize < 1.1 * o->fill) {
-		cfg_fmt_bytes(1.1 * o->fill, note, sizeof note);
-		waive(r, "not enough free space under --dir (needs %s)", note);
+	if (fio_file(o, 1.1 * o->fill, r, filename, sizeof filename))
 		return;
-	}
-	if (fio_target(o->dir, filename, sizeof filename) ||
-	    snprintf(cleanup_log, sizeof cleanup_log, "%s/fill_bw.1.log", cleanup_dir) >=
-		(int)sizeof cleanup_log) {
+	if (snprintf(cleanup_log, sizeof cleanup_log, "%s/fill_bw.1.log", cleanup_dir) >=
+	    (int)sizeof cleanup_log) {
 		fio_target_remove();
 		waive(r, "cannot create a private directory and file under --dir %s", o->dir);
 		return;

@@ -153,9 +153,10 @@ $(BUILD)/bench: $(BUILD)/tests/bench.o $(LIB_OBJ)
 # --- the CUDA calibration helper (its own binary: bin/tierplan runs without a GPU driver) ---
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 NVCCFLAGS ?= -O2 -std=c++17 -Xcompiler -Wall
-# cuBLAS: the toolkit's, found again at run time through an rpath to the toolkit's library folder
+# cuBLAS and cuBLASLt (the FP8 GEMMs; libcublas itself needs it): the toolkit's, found again at
+# run time through an rpath to the toolkit's library folder
 # (a runfile install is often not in ld.so.conf); gpu-check names another where that fails
-CUBLAS ?= -lcublas -Xlinker -rpath -Xlinker $(abspath $(dir $(NVCC))../lib64)
+CUBLAS ?= -lcublas -lcublasLt -Xlinker -rpath -Xlinker $(abspath $(dir $(NVCC))../lib64)
 
 cuda:
 	$(Q)if [ -z "$(NVCC)" ]; then echo "cuda: nvcc not found; the CUDA calibration tests will report waived"; \

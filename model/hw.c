@@ -221,6 +221,10 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 		else if (!strcmp(k, "gemm_flops")) /* the rate on real layer shapes, as a fraction
 						    * of the catalog GPU's dense peak */
 			hw->prof.gemm_efficiency = fmin(v / hw->gpu.bf16_flops, 1.0);
+		else if (!strcmp(k, "gemm_fp8_flops") && hw->gpu.fp8_flops > 0)
+			/* the same for the FP8 GEMMs, of the FP8 peak (a catalog GPU without one
+			 * runs no FP8 job: the figure is informative there) */
+			hw->prof.gemm_fp8_efficiency = fmin(v / hw->gpu.fp8_flops, 1.0);
 		else if (!strcmp(k, "matmul_fixed_s"))
 			hw->prof.matmul_fixed = v;
 		/* other fitted figures (latencies) are informative */

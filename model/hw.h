@@ -38,6 +38,7 @@ struct mdl_hw {
 		double pcie_bidir;		/* both directions at once, bytes/s; 0 = not
 						 * measured (the directions are independent) */
 		double gemm_efficiency;		/* fraction of the catalog's dense peak */
+		double gemm_fp8_efficiency;	/* FP8 GEMMs: fraction of the catalog's FP8 peak */
 		double matmul_fixed;		/* seconds a matrix kernel costs beyond its FLOPs */
 		double hbm_bandwidth;		/* bytes/s */
 		double flash_read, flash_write; /* the measured drive array, bytes/s */

@@ -332,9 +332,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "\n%s           cuDNN's attention runs at %.0f %% (backward %.0f %%) on this GPU: "
 			    "--attention cudnn",
 			pre, cu_fwd * 100, cu_bwd * 100);
-	if (j->precision == MDL_FP8 && hw->gpu.gemm_mamf_fp8 > 0)
-		fprintf(fp, "\n%s           the linear layers' FP8 GEMMs at %.0f %% of the FP8 peak", pre,
-			step_gemm_efficiency(NULL, hw, j->precision) * step_fp8_share(hw) * 100);
+	bool fp8_measured = hw->prof.gemm_fp8_efficiency > 0;
+	if (j->precision == MDL_FP8 && (hw->gpu.gemm_mamf_fp8 > 0 || fp8_measured))
+		fprintf(fp, "\n%s           the linear layers' FP8 GEMMs at %.0f %% of the FP8 "
+			    "peak%s",
+			pre, step_gemm_efficiency(NULL, hw, j->precision) * step_fp8_share(hw) * 100,
+			fp8_measured ? " (the profile's FP8 GEMM test)" : "");
 	fputc('\n', fp);
 	fprintf(fp, "%ssearch     %llu configurations simulated; %llu more pruned by a bound (could "
 		    "not win or fit)\n",

@@ -771,6 +771,11 @@ const char *step_attention_rates(const struct mdl_hw *hw, enum mdl_attention a,
 
 double step_fp8_share(const struct mdl_hw *hw)
 {
+	/* a linear's FP8 GEMM time is its FLOPs over (bf16 efficiency x share x FP8 peak)
+	 * (fp8_linear_keep): at the measured rate that is GEMM_MAMF_SHARE of it */
+	if (hw->prof.gemm_fp8_efficiency > 0)
+		return GEMM_MAMF_SHARE * hw->prof.gemm_fp8_efficiency /
+		       step_gemm_efficiency(NULL, hw, MDL_BF16_MIXED);
 	return hw->gpu.gemm_mamf_fp8 > 0 && hw->gpu.gemm_mamf > 0
 		       ? hw->gpu.gemm_mamf_fp8 / hw->gpu.gemm_mamf
 		       : 1.0;

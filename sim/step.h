@@ -182,7 +182,9 @@ double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 double step_hbm_rate(const struct mdl_hw *hw);
 
 /* How the share of the FP8 peak an FP8 GEMM reaches compares with the share of the bf16 peak a
- * bf16 GEMM reaches: gemm_mamf_fp8 / gemm_mamf where the catalog has both, else 1. */
+ * bf16 GEMM reaches: where a profile measured the FP8 GEMMs (calibrate's cuda_gemm_fp8), such
+ * that they sustain the same 0.81 of that benchmark rate the bf16 GEMMs sustain of theirs; else
+ * gemm_mamf_fp8 / gemm_mamf where the catalog has both; else 1. */
 double step_fp8_share(const struct mdl_hw *hw);
 
 /* Seconds a matrix kernel costs beyond its FLOPs: the profile's fitted figure (calibrate's GEMM

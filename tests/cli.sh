@@ -1285,6 +1285,20 @@ assert abs(f["gemm_flops"] / 700e12 - 1) < 1e-6, f
 assert abs(f["matmul_fixed_s"] / 7e-6 - 1) < 1e-6, f
 ' "$tmp/f-gemm2.json"; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL: calibrate's GEMM fit: $(cat "$tmp/f-gemm2.json" | head -c 600)"; fi
+# the FP8 GEMM test gives the FP8 rate alone (synthetic: 7 us + F / 1,300 TFLOPS): no second fixed
+# time; a plan at --precision fp8 runs its linears at 0.81 of it and says where that came from
+fake gemm8.sh 'echo "{\"test\": \"$1\", \"status\": \"ok\", \"samples\": [1255247668718788], \"extra\": {\"tokens\": 4096, \"hidden\": 4096, \"kv\": 1024, \"intermediate\": 14336, \"kernels\": 21, \"small_tokens\": 512, \"small_samples\": [1011501913941774.2]}}"'
+"$bin" calibrate --quick --tests cuda_gemm_fp8 --cuda-helper "$tmp/gemm8.sh" --out "$tmp/f-gemm8.json" >/dev/null 2>"$tmp/err"
+if grep -q "cuda_gemm_fp8 .*ok" "$tmp/err" && python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["fitted"]
+assert abs(f["gemm_fp8_flops"] / 1300e12 - 1) < 1e-6, f
+assert "matmul_fixed_s" not in f and "gemm_flops" not in f, f
+' "$tmp/f-gemm8.json"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL: calibrate's FP8 GEMM fit: $(cat "$tmp/err") $(head -c 600 "$tmp/f-gemm8.json")"; fi
+"$bin" plan --model 8b --seq 2048 --precision fp8 --profile "$tmp/f-gemm8.json" >"$tmp/p8.txt" 2>&1
+holds "plan --precision fp8 with a measured FP8 GEMM" "$tmp/p8.txt" \
+	"FP8 GEMMs at 53 % of the FP8" "the profile's FP8 GEMM test"
 expect 3 "RTX 4090, not a h100-sxm" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/f-4090.json"
 expect 0 "" simulate --model 8b --seq 1024 --policy tiered --gpu rtx4090 --host workstation-4gpu --profile "$tmp/f-4090.json"
 expect 1 "was measured on" simulate --model 8b --seq 2048 --profile traces/calibration/dev-vm-2core-cpu-only.json

@@ -34,19 +34,25 @@ sh validate/gpu-bundle.sh "$tmp/deps" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "exists" "$tmp/err"
 ok $? "a bundle into an existing folder was not refused"
 
-# a toolkit whose nvcc links only where -L names a folder holding libcublas.so, and whose
-# library sits beside it as libcublas.so.13 (no libcublas.so link: pip's layout)
+# a toolkit whose nvcc links only where -L names a folder holding libcublas.so and
+# libcublasLt.so, and whose libraries sit beside it as libcublas.so.13 and libcublasLt.so.13 (no
+# unversioned links: pip's layout)
 : >"$tmp/cuda/lib64/libcublas.so.13"
+: >"$tmp/cuda/lib64/libcublasLt.so.13"
 cat >"$tmp/cuda/bin/nvcc" <<'EOF'
 #!/bin/sh
 echo "$*" >>"${0%/bin/nvcc}/args"
-o= found=false prev=
+o= found=false lt=false prev=
 for a in "$@"; do
 	[ "$prev" = -o ] && o=$a
-	case $a in -L*) [ -e "${a#-L}/libcublas.so" ] && found=true ;; esac
+	case $a in -L*)
+		[ -e "${a#-L}/libcublas.so" ] && found=true
+		[ -e "${a#-L}/libcublasLt.so" ] && lt=true ;;
+	esac
 	prev=$a
 done
 $found || { echo "ld: cannot find -lcublas" >&2; exit 1; }
+$lt || { echo "ld: cannot find -lcublasLt" >&2; exit 1; }
 {
 	echo '#!/bin/sh'
 	echo 'printf "{\"test\": \"%s\", \"status\": \"waived\", \"reason\": \"fake\"}\n" "$1"'
@@ -62,14 +68,24 @@ cp "$bin" "$tree/bin/tierplan"
 rc=$?
 [ $rc -eq 0 ] && grep -q "bin/tierplan and bin/tierplan-cuda start" "$tmp/log"
 ok $? "build phase with a brought bin/tierplan and a fallback cuBLAS: exit $rc"
-grep -q "linking the helper against $tmp/cuda/bin/../lib64/libcublas.so.13" "$tmp/out/build.log"
-ok $? "the helper was not linked against the libcublas beside nvcc"
+grep -q "linking the helper against $tmp/cuda/bin/../lib64/libcublas.so.13 and .*/libcublasLt.so.13" \
+	"$tmp/out/build.log"
+ok $? "the helper was not linked against the libcublas and libcublasLt beside nvcc"
 tail -n 1 "$tmp/cuda/args" | grep -q -- "-rpath -Xlinker $(cd "$tmp/cuda/lib64" && pwd -P)"
 ok $? "the fallback link has no rpath to the library's folder"
 [ "$(ls "$tmp/out")" = build.log ]
 ok $? "--build-only wrote more than build.log: $(ls "$tmp/out")"
 [ -z "$(ls "$tmp/t")" ]
 ok $? "gpu-check left its temporary folder behind: $(ls "$tmp/t")"
+
+# a libcublas with no libcublasLt beside it: exit 2 naming what is missing
+rm -f "$tree/bin/tierplan-cuda" "$tmp/cuda/lib64/libcublasLt.so.13"
+(cd "$tree" && OUT= TMPDIR="$tmp/t" NVCC="$tmp/cuda/bin/nvcc" TIERPLAN_DEPS="$tmp/deps" \
+	sh validate/gpu-check.sh "$tmp/out" --build-only) >"$tmp/log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "no libcublasLt beside $tmp/cuda/bin/../lib64/libcublas.so.13" "$tmp/log"
+ok $? "a libcublas without libcublasLt: exit $rc (want 2 naming it)"
+: >"$tmp/cuda/lib64/libcublasLt.so.13"
 
 # no bin/tierplan and no way to build one: exit 2, saying how to bring cJSON
 rm -f "$tree/bin/tierplan"

@@ -723,6 +723,7 @@ static const struct test {
 	{"cuda_bidir_pinned", K_CUDA, "both directions at once, pinned"},
 	{"cuda_d2d", K_CUDA, "device-to-device copy (HBM)"},
 	{"cuda_gemm_bf16", K_CUDA, "bf16 GEMM via cuBLAS at layer shapes"},
+	{"cuda_gemm_fp8", K_CUDA, "FP8 GEMM via cuBLASLt at layer shapes, as Transformer Engine"},
 	{"cuda_tiering", K_CUDA, "layer loop: weights streamed into a double buffer under GEMMs"},
 };
 #define NTESTS (int)(sizeof tests / sizeof tests[0])
@@ -812,10 +813,13 @@ static double num(const cJSON *o, const char *k)
  * The GEMM rate and the fixed time per matrix kernel (cal_fit_gemm) from the helper's layer
  * GEMMs: 6 x tokens x params FLOPs per pass set (the layer's seven linears, whose shapes the
  * helper reports), its kernels per pass set ("kernels"), at its token count and, where it timed
- * one, at a smaller one. The measured rate stays beside the fit in the test's record.
+ * one, at a smaller one. The measured rate stays beside the fit in the test's record. The FP8
+ * GEMMs give their rate alone (gemm_fp8_flops): the simulator keeps one fixed time per matrix
+ * kernel, the bf16 test's, and the FP8 fit's stays in its record.
  */
-static void gemm_fit(cJSON *fit, cJSON *rec, const cJSON *extra, double rate)
+static void gemm_fit(cJSON *fit, cJSON *rec, const cJSON *extra, double rate, bool fp8)
 {
+	const char *key = fp8 ? "gemm_fp8_flops" : "gemm_flops";
 	double h = num(extra, "hidden"), kv = num(extra, "kv"), in = num(extra, "intermediate");
 	double params = 2 * h * h + 2 * h * kv + 3 * h * in;
 	double flops[2] = {6 * num(extra, "tokens") * params, 6 * num(extra, "small_tokens") * params};
@@ -829,12 +833,12 @@ static void gemm_fit(cJSON *fit, cJSON *rec, const cJSON *extra, double rate)
 		rates[1] = median(sv, ns);
 	}
 	if (!(flops[0] > 0) || kernels < 1) { /* a helper that did not say its shape: as measured */
-		cJSON_AddNumberToObject(fit, "gemm_flops", rate);
+		cJSON_AddNumberToObject(fit, key, rate);
 		return;
 	}
 	bool both = cal_fit_gemm(flops, rates, kernels, &r, &fixed) == 0;
-	cJSON_AddNumberToObject(fit, "gemm_flops", r);
-	if (both)
+	cJSON_AddNumberToObject(fit, key, r);
+	if (both && !fp8)
 		cJSON_AddNumberToObject(fit, "matmul_fixed_s", fixed);
 	cJSON_AddNumberToObject(rec, "fit_gemm_flops", r);
 	cJSON_AddNumberToObject(rec, "fit_matmul_fixed_s", fixed);
@@ -937,8 +941,8 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 			cJSON_AddNumberToObject(fit, "pcie_bidir_bandwidth", v);
 		else if (!strcmp(r->test, "cuda_d2d"))
 			cJSON_AddNumberToObject(fit, "hbm_bandwidth", v);
-		else if (!strcmp(r->test, "cuda_gemm_bf16"))
-			gemm_fit(fit, x, r->extra, v);
+		else if (!strcmp(r->test, "cuda_gemm_bf16") || !strcmp(r->test, "cuda_gemm_fp8"))
+			gemm_fit(fit, x, r->extra, v, !strcmp(r->test, "cuda_gemm_fp8"));
 		else if (!strcmp(r->test, "cuda_tiering")) {
 			if (tier_pred > 0) {
 				cJSON_AddNumberToObject(x, "predicted", tier_pred);

@@ -105,14 +105,18 @@ if ! starts bin/tierplan-cuda probe; then
 	[ -n "$lib" ] ||
 		cannot "the CUDA helper does not build or start, and no libcublas was found"
 	dir=$(cd "$(dirname "$lib")" && pwd -P)
-	mkdir "$tmp/lib" && ln -s "$dir/$(basename "$lib")" "$tmp/lib/libcublas.so" ||
-		cannot "no temporary folder for the link to $lib"
+	# cuBLASLt (the FP8 GEMMs) ships beside libcublas, which needs it
+	lt=$(ls "$dir"/libcublasLt.so* 2>/dev/null | grep -E '/libcublasLt\.so(\.[0-9]+)*$' | head -n 1)
+	[ -n "$lt" ] || cannot "no libcublasLt beside $lib"
+	mkdir "$tmp/lib" && ln -s "$dir/$(basename "$lib")" "$tmp/lib/libcublas.so" &&
+		ln -s "$lt" "$tmp/lib/libcublasLt.so" ||
+		cannot "no temporary folder for the links to $lib and $lt"
 	inc=
 	[ -f "$dir/../include/cublas_v2.h" ] && inc="-I$dir/../include"
-	echo "gpu-check: linking the helper against $lib" >>"$log"
+	echo "gpu-check: linking the helper against $lib and $lt" >>"$log"
 	rm -f bin/tierplan-cuda
 	make --no-print-directory cuda NVCC="$nvcc" \
-		CUBLAS="$inc -L$tmp/lib -lcublas -Xlinker -rpath -Xlinker $dir" >>"$log" 2>&1
+		CUBLAS="$inc -L$tmp/lib -lcublas -lcublasLt -Xlinker -rpath -Xlinker $dir" >>"$log" 2>&1
 	LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	export LD_LIBRARY_PATH
 	starts bin/tierplan-cuda probe ||

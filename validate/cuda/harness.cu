@@ -17,19 +17,26 @@
  *                       (Llama-3.1-8B, 4096 tokens) on random operands, >= 1 s warm-up, ~200 ms
  *                       samples: FLOP/s; again at 512 tokens ("small_samples"), from which
  *                       calibrate fits each kernel's fixed time
+ *   cuda_gemm_fp8       the same layer's 21 GEMMs in FP8 as Transformer Engine runs them
+ *                       (cuBLASLt, TN, e4m3 forward, e5m2 gradients, fp32 accumulate, bf16
+ *                       out): FLOP/s at 4096 tokens and at 512 ("small_samples"); compute
+ *                       capability 8.9 or later (Ada, Hopper, Blackwell), else waived
  *   cuda_tiering        the tiered policy's data path: for each layer its weights stream from
  *                       pinned host memory into one of two device buffers on a copy stream while
  *                       the compute stream runs the previous layer's GEMMs; reports seconds per
  *                       layer, copy-only and compute-only times and the achieved overlap
  * Every "ok" result carries "device": {name, compute_capability, pci_bus_id, driver_version,
  *   runtime_version, mig, memory_bytes, async_engine_count, numa_node}. Before any test the
- *   process binds to the CPUs of the GPU's NUMA node, so its pinned buffers are node-local. No device: status "waived"; a driver older than the
- *   runtime: "failed" with both versions (exit 1); compute capability below 8.0: the bf16 tests
- *   waive. Every CUDA and cuBLAS call is
- * checked; a failure prints status "failed" naming the call and exits 1.
+ *   process binds to the CPUs of the GPU's NUMA node, so its pinned buffers are node-local. No
+ *   device: status "waived"; a driver older than the runtime: "failed" with both versions (exit
+ *   1); compute capability below 8.0: the bf16 tests waive, below 8.9 the FP8 one (as where
+ *   cuBLASLt offers no FP8 algorithm for a shape). Every CUDA and cuBLAS call is checked; a
+ *   failure prints status "failed" naming the call and exits 1.
  */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <sched.h>
@@ -509,6 +516,224 @@ static void gemm(bool quick)
 	CK(cudaFree(b.Y));
 }
 
+/* Random normal x scale into FP8 (e4m3 or e5m2), saturating to the largest finite value. */
+__global__ static void fill_fp8(__nv_fp8_storage_t *p, size_t n, unsigned seed, float scale,
+				__nv_fp8_interpretation_t kind)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		unsigned a = (unsigned)i * 2654435761u ^ seed, b = a * 1664525u + 1013904223u;
+		a ^= a >> 16;
+		b ^= b >> 13;
+		float u1 = ((a & 0xffffff) + 1) / 16777217.0f, u2 = (b & 0xffffff) / 16777216.0f;
+		float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+		p[i] = __nv_cvt_float_to_fp8(z * scale, __NV_SATFINITE, kind);
+	}
+}
+
+/*
+ * One FP8 GEMM as Transformer Engine issues it (transformer_engine/common/gemm/cublaslt_gemm.cu:
+ * cuBLASLt with A transposed and B not, the one layout FP8 takes on Hopper and Ada; fp32
+ * accumulation, fast in the forward; per-tensor scale-inverse pointers; bf16 output for a
+ * linear's result and its gradients): D (m x n) = A^T B over k, A stored k x m and B k x n,
+ * column-major. The plan (descriptors and the heuristic's first algorithm) is made once per
+ * shape.
+ */
+struct fp8_gemm {
+	int m, n, k;
+	bool grad; /* B holds a gradient: e5m2 (TE's hybrid recipe), else e4m3 */
+	cublasLtMatmulDesc_t op;
+	cublasLtMatrixLayout_t a, b, d;
+	cublasLtMatmulAlgo_t algo;
+};
+
+/* A plan for one shape; false when cuBLASLt offers no algorithm for it (then *why says so). */
+static bool fp8_plan(cublasLtHandle_t lt, fp8_gemm &g, const float *scale, size_t workspace,
+		     char *why, size_t whylen)
+{
+	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	CB(cublasLtMatmulDescCreate(&g.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+	/* TE accumulates the forward's products in the tensor cores' fast mode and the backward's
+	 * in fp32 ("split accumulator": module/base.py, _2X_ACC_FPROP False, _2X_ACC_DGRAD and
+	 * _2X_ACC_WGRAD True) */
+	int8_t fast = g.grad ? 0 : 1;
+	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale,
+					  sizeof scale));
+	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale,
+					  sizeof scale));
+	CB(cublasLtMatrixLayoutCreate(&g.a, CUDA_R_8F_E4M3, g.k, g.m, g.k));
+	CB(cublasLtMatrixLayoutCreate(&g.b, g.grad ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3, g.k, g.n,
+				      g.k));
+	CB(cublasLtMatrixLayoutCreate(&g.d, CUDA_R_16BF, g.m, g.n, g.m));
+	cublasLtMatmulPreference_t pref;
+	CB(cublasLtMatmulPreferenceCreate(&pref));
+	CB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+						&workspace, sizeof workspace));
+	cublasLtMatmulHeuristicResult_t r;
+	int got = 0;
+	cublasStatus_t st =
+		cublasLtMatmulAlgoGetHeuristic(lt, g.op, g.a, g.b, g.d, g.d, pref, 1, &r, &got);
+	CB(cublasLtMatmulPreferenceDestroy(pref));
+	if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && got == 0)) {
+		snprintf(why, whylen,
+			 "cuBLASLt %zu offers no FP8 algorithm for a %d x %d x %d GEMM (%s x e4m3)",
+			 cublasLtGetVersion(), g.m, g.n, g.k, g.grad ? "e5m2" : "e4m3");
+		return false;
+	}
+	CB(st);
+	g.algo = r.algo;
+	return true;
+}
+
+static void fp8_unplan(fp8_gemm &g)
+{
+	CB(cublasLtMatrixLayoutDestroy(g.a));
+	CB(cublasLtMatrixLayoutDestroy(g.b));
+	CB(cublasLtMatrixLayoutDestroy(g.d));
+	CB(cublasLtMatmulDescDestroy(g.op));
+}
+
+/*
+ * The layer's seven linears at L's token count, TE's way: forward Y = X W^T (m out, n tokens,
+ * k in), input gradient dX = dY W on W's transposed copy (m in, n tokens, k out, dY e5m2),
+ * weight gradient dW = dY^T X on the transposed copies of both (m in, n out, k tokens, dY e5m2).
+ * Three plans a linear, forward, dgrad, wgrad in turn (21).
+ */
+static void fp8_layer_plans(cublasLtHandle_t lt, const layer_shape &L, const float *scale,
+			    size_t workspace, std::vector<fp8_gemm> &plans)
+{
+	int m[7][2];
+	layer_mats(L, m);
+	char why[256];
+	for (int g = 0; g < 7; g++) {
+		int out = m[g][0], in = m[g][1];
+		const int three[3][4] = {{out, L.tokens, in, 0}, {in, L.tokens, out, 1},
+					 {in, out, L.tokens, 1}}; /* m, n, k, gradient */
+		for (const int *t : three) {
+			fp8_gemm g{};
+			g.m = t[0], g.n = t[1], g.k = t[2], g.grad = t[3];
+			plans.push_back(g);
+			if (!fp8_plan(lt, plans.back(), scale, workspace, why, sizeof why)) {
+				emit_status("waived", why); /* the process's exit frees the rest */
+				exit(0);
+			}
+		}
+	}
+}
+
+struct fp8_bufs {
+	__nv_fp8_storage_t *W, *X, *G; /* weights, activations (e4m3), gradients (e5m2) */
+	__nv_bfloat16 *D;
+	void *ws;
+	size_t wsize;
+	cublasLtHandle_t lt;
+};
+
+/* Seconds `reps` rounds of the planned GEMMs take on stream s, by events. Operands are the same
+ * buffers at every shape (each holds the largest): the time depends on the shapes only. */
+static double fp8_once(fp8_bufs &b, const std::vector<fp8_gemm> &plans, cudaStream_t s,
+		       cudaEvent_t e0, cudaEvent_t e1, int reps)
+{
+	const float one = 1, zero = 0;
+	float ms;
+	CK(cudaEventRecord(e0, s));
+	for (int r = 0; r < reps; r++)
+		for (const fp8_gemm &g : plans)
+			CB(cublasLtMatmul(b.lt, g.op, &one, b.W, g.a, g.grad ? b.G : b.X, g.b, &zero,
+					  b.D, g.d, b.D, g.d, &g.algo, b.ws, b.wsize, s));
+	CK(cudaEventRecord(e1, s));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaEventElapsedTime(&ms, e0, e1));
+	return ms * 1e-3;
+}
+
+/* Five samples of the planned GEMMs at L's token count, each ~`seconds` long: FLOP/s. */
+static std::vector<double> fp8_samples(fp8_bufs &b, const std::vector<fp8_gemm> &plans,
+				       const layer_shape &L, cudaStream_t s, cudaEvent_t e0,
+				       cudaEvent_t e1, double seconds, int *reps)
+{
+	double once = fp8_once(b, plans, s, e0, e1, 1);
+	*reps = (int)(seconds / once) + 1;
+	std::vector<double> v;
+	for (int k = 0; k < 5; k++)
+		v.push_back(6.0 * L.tokens * layer_params(L) * *reps /
+			    fp8_once(b, plans, s, e0, e1, *reps));
+	return v;
+}
+
+/*
+ * The FP8 counterpart of gemm(): the layer's 21 GEMMs at 4096 and at 512 tokens after at least
+ * 1 s of warm-up, five samples of ~200 ms each. Operands random normal at the scale TE's
+ * per-tensor scaling gives them (amax near the format's largest finite value: e4m3 448, e5m2
+ * 57,344; about 4.5 standard deviations of a normal sample), so the tensor cores see a real
+ * distribution of bits; the casts and transposes TE adds are the simulator's memory-bound
+ * traffic (mdl_job_fp8_casts), not timed here.
+ */
+static void gemm_fp8(bool quick)
+{
+	layer_shape L = {4096, 4096, 1024, 14336}; /* Llama-3.1-8B's layer, as gemm() */
+	size_t wn = (size_t)layer_params(L), xn = (size_t)L.tokens * L.inter;
+	size_t dn = std::max(xn, (size_t)L.hid * L.inter); /* the widest output: dW of the MLP */
+	fp8_bufs b;
+	cudaStream_t s;
+	cudaEvent_t e0, e1;
+	float *scale;
+	const float unit = 1;
+	CK(cudaStreamCreate(&s));
+	DEV_ALLOC(&b.W, wn);
+	DEV_ALLOC(&b.X, xn);
+	DEV_ALLOC(&b.G, xn);
+	DEV_ALLOC(&b.D, dn * 2);
+	b.wsize = (size_t)32 << 20; /* TE's cuBLASLt workspace on Hopper: 32 MiB */
+	DEV_ALLOC(&b.ws, b.wsize);
+	DEV_ALLOC(&scale, sizeof *scale);
+	CK(cudaMemcpy(scale, &unit, sizeof unit, cudaMemcpyHostToDevice));
+	fill_fp8<<<1024, 256>>>(b.W, wn, 1, 448.0f / 4.5f, __NV_E4M3);
+	fill_fp8<<<1024, 256>>>(b.X, xn, 2, 448.0f / 4.5f, __NV_E4M3);
+	fill_fp8<<<1024, 256>>>(b.G, xn, 3, 57344.0f / 4.5f, __NV_E5M2);
+	CK(cudaGetLastError());
+	CB(cublasLtCreate(&b.lt));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	std::vector<fp8_gemm> plans, small_plans;
+	fp8_layer_plans(b.lt, L, scale, b.wsize, plans);
+	layer_shape S = L;
+	S.tokens = 512;
+	fp8_layer_plans(b.lt, S, scale, b.wsize, small_plans);
+	for (double warm = 0; warm < 1.0;) /* warm-up by time */
+		warm += fp8_once(b, plans, s, e0, e1, 1);
+	int reps, small_reps;
+	std::vector<double> samples = fp8_samples(b, plans, L, s, e0, e1, quick ? 0.05 : 0.2, &reps);
+	fp8_once(b, small_plans, s, e0, e1, 8); /* warm-up at the new shape */
+	std::vector<double> small =
+		fp8_samples(b, small_plans, S, s, e0, e1, quick ? 0.05 : 0.2, &small_reps);
+	begin_ok();
+	print_array("samples", samples);
+	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"kv\": %d, \"intermediate\": %d, "
+	       "\"passes\": \"forward, dgrad, wgrad, all TN (Transformer Engine)\", \"kernels\": "
+	       "21, \"operands\": \"random normal, amax near the format's largest\", "
+	       "\"reps_per_sample\": %d, \"dtype\": \"e4m3 (forward), e5m2 gradients x e4m3, fp32 "
+	       "accumulate, bf16 out\", \"cublaslt_version\": %zu, \"small_tokens\": %d, "
+	       "\"small_reps_per_sample\": %d",
+	       L.tokens, L.hid, L.kv, L.inter, reps, cublasLtGetVersion(), S.tokens, small_reps);
+	print_array("small_samples", small);
+	printf("}}\n");
+	for (fp8_gemm &g : plans)
+		fp8_unplan(g);
+	for (fp8_gemm &g : small_plans)
+		fp8_unplan(g);
+	CB(cublasLtDestroy(b.lt));
+	CK(cudaFree(b.W));
+	CK(cudaFree(b.X));
+	CK(cudaFree(b.G));
+	CK(cudaFree(b.D));
+	CK(cudaFree(b.ws));
+	CK(cudaFree(scale));
+}
+
 static void tiering(bool quick)
 {
 	int layers = quick ? 16 : 32, ring = 4;
@@ -692,6 +917,14 @@ int main(int argc, char **argv)
 		emit_status("waived", "bf16 GEMMs need compute capability 8.0 or later");
 		return 0;
 	}
+	int minor = 0;
+	CK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index));
+	if (!strcmp(g_test, "cuda_gemm_fp8") && major * 10 + minor < 89) {
+		/* FP8 tensor cores arrive with Ada (8.9) and Hopper (9.0) */
+		emit_status("waived", "FP8 GEMMs need compute capability 8.9 or later (Ada, Hopper, "
+				      "Blackwell)");
+		return 0;
+	}
 	if (!strcmp(g_test, "cuda_h2d_pinned"))
 		copy_sweep(true, true, quick);
 	else if (!strcmp(g_test, "cuda_d2h_pinned"))
@@ -706,6 +939,8 @@ int main(int argc, char **argv)
 		d2d(quick);
 	else if (!strcmp(g_test, "cuda_gemm_bf16"))
 		gemm(quick);
+	else if (!strcmp(g_test, "cuda_gemm_fp8"))
+		gemm_fp8(quick);
 	else if (!strcmp(g_test, "cuda_tiering"))
 		tiering(quick);
 	else {

@@ -411,19 +411,23 @@ static void layer_gemms(cublasHandle_t h, __nv_bfloat16 *W, const __nv_bfloat16 
 	}
 }
 
-/* Random normal x scale in bf16 (hash, Box-Muller): zeros draw less power and hold boost clocks,
- * which flatters a GEMM by about 15 % on an A100 (issue 19). */
+/* The i-th standard normal sample of a seeded sequence (hash, Box-Muller). */
+__device__ static float normal_at(size_t i, unsigned seed)
+{
+	unsigned a = (unsigned)i * 2654435761u ^ seed, b = a * 1664525u + 1013904223u;
+	a ^= a >> 16;
+	b ^= b >> 13;
+	float u1 = ((a & 0xffffff) + 1) / 16777217.0f, u2 = (b & 0xffffff) / 16777216.0f;
+	return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+}
+
+/* Random normal x scale in bf16: zeros draw less power and hold boost clocks, which flatters a
+ * GEMM by about 15 % on an A100 (issue 19). */
 __global__ static void fill_normal(__nv_bfloat16 *p, size_t n, unsigned seed, float scale)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		unsigned a = (unsigned)i * 2654435761u ^ seed, b = a * 1664525u + 1013904223u;
-		a ^= a >> 16;
-		b ^= b >> 13;
-		float u1 = ((a & 0xffffff) + 1) / 16777217.0f, u2 = (b & 0xffffff) / 16777216.0f;
-		float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-		p[i] = __float2bfloat16(z * scale);
-	}
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = __float2bfloat16(normal_at(i, seed) * scale);
 }
 
 /* Standard deviation 0.02: the initializer_range of GPT-2 and Llama config.json files, so the
@@ -454,15 +458,16 @@ static double one_layer(layer_bufs &b, const layer_shape &L, cudaStream_t s, cud
 	return ms * 1e-3;
 }
 
-/* Five samples of the layer's GEMMs at L's token count, each ~`seconds` long: FLOP/s. */
-static std::vector<double> gemm_samples(layer_bufs &b, const layer_shape &L, cudaStream_t s,
-					cudaEvent_t e0, cudaEvent_t e1, double seconds, int *reps)
+/* Five samples of the layer's GEMMs at L's token count, each ~`seconds` long: FLOP/s. `rounds(n)`
+ * times n rounds of them (seconds); *reps gets the rounds a sample took. */
+template <class Rounds>
+static std::vector<double> gemm_samples(Rounds rounds, const layer_shape &L, double seconds,
+					int *reps)
 {
-	double once = one_layer(b, L, s, e0, e1, 1);
-	*reps = (int)(seconds / once) + 1;
+	*reps = (int)(seconds / rounds(1)) + 1;
 	std::vector<double> v;
 	for (int k = 0; k < 5; k++)
-		v.push_back(6.0 * L.tokens * layer_params(L) * *reps / one_layer(b, L, s, e0, e1, *reps));
+		v.push_back(6.0 * L.tokens * layer_params(L) * *reps / rounds(*reps));
 	return v;
 }
 
@@ -495,12 +500,14 @@ static void gemm(bool quick)
 	for (double warm = 0; warm < 1.0;) /* warm-up by time */
 		warm += one_layer(b, L, s, e0, e1, 1);
 	int reps, small_reps;
-	std::vector<double> samples = gemm_samples(b, L, s, e0, e1, quick ? 0.05 : 0.2, &reps);
+	std::vector<double> samples = gemm_samples(
+		[&](int n) { return one_layer(b, L, s, e0, e1, n); }, L, quick ? 0.05 : 0.2, &reps);
 	layer_shape S = L;
 	S.tokens = 512; /* the same buffers hold it: fewer rows */
 	one_layer(b, S, s, e0, e1, 8); /* warm-up at the new shape */
 	std::vector<double> small =
-		gemm_samples(b, S, s, e0, e1, quick ? 0.05 : 0.2, &small_reps);
+		gemm_samples([&](int n) { return one_layer(b, S, s, e0, e1, n); }, S,
+			     quick ? 0.05 : 0.2, &small_reps);
 	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"kv\": %d, \"intermediate\": %d, "
@@ -521,14 +528,8 @@ __global__ static void fill_fp8(__nv_fp8_storage_t *p, size_t n, unsigned seed, 
 				__nv_fp8_interpretation_t kind)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		unsigned a = (unsigned)i * 2654435761u ^ seed, b = a * 1664525u + 1013904223u;
-		a ^= a >> 16;
-		b ^= b >> 13;
-		float u1 = ((a & 0xffffff) + 1) / 16777217.0f, u2 = (b & 0xffffff) / 16777216.0f;
-		float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
-		p[i] = __nv_cvt_float_to_fp8(z * scale, __NV_SATFINITE, kind);
-	}
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = __nv_cvt_float_to_fp8(normal_at(i, seed) * scale, __NV_SATFINITE, kind);
 }
 
 /*
@@ -559,7 +560,8 @@ static bool fp8_plan(cublasLtHandle_t lt, fp8_gemm &g, const float *scale, size_
 	 * in fp32 ("split accumulator": module/base.py, _2X_ACC_FPROP False, _2X_ACC_DGRAD and
 	 * _2X_ACC_WGRAD True) */
 	int8_t fast = g.grad ? 0 : 1;
-	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+					  sizeof fast));
 	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale,
 					  sizeof scale));
 	CB(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale,
@@ -650,20 +652,6 @@ static double fp8_once(fp8_bufs &b, const std::vector<fp8_gemm> &plans, cudaStre
 	return ms * 1e-3;
 }
 
-/* Five samples of the planned GEMMs at L's token count, each ~`seconds` long: FLOP/s. */
-static std::vector<double> fp8_samples(fp8_bufs &b, const std::vector<fp8_gemm> &plans,
-				       const layer_shape &L, cudaStream_t s, cudaEvent_t e0,
-				       cudaEvent_t e1, double seconds, int *reps)
-{
-	double once = fp8_once(b, plans, s, e0, e1, 1);
-	*reps = (int)(seconds / once) + 1;
-	std::vector<double> v;
-	for (int k = 0; k < 5; k++)
-		v.push_back(6.0 * L.tokens * layer_params(L) * *reps /
-			    fp8_once(b, plans, s, e0, e1, *reps));
-	return v;
-}
-
 /*
  * The FP8 counterpart of gemm(): the layer's 21 GEMMs at 4096 and at 512 tokens after at least
  * 1 s of warm-up, five samples of ~200 ms each. Operands random normal at the scale TE's
@@ -706,10 +694,12 @@ static void gemm_fp8(bool quick)
 	for (double warm = 0; warm < 1.0;) /* warm-up by time */
 		warm += fp8_once(b, plans, s, e0, e1, 1);
 	int reps, small_reps;
-	std::vector<double> samples = fp8_samples(b, plans, L, s, e0, e1, quick ? 0.05 : 0.2, &reps);
+	std::vector<double> samples = gemm_samples(
+		[&](int n) { return fp8_once(b, plans, s, e0, e1, n); }, L, quick ? 0.05 : 0.2, &reps);
 	fp8_once(b, small_plans, s, e0, e1, 8); /* warm-up at the new shape */
 	std::vector<double> small =
-		fp8_samples(b, small_plans, S, s, e0, e1, quick ? 0.05 : 0.2, &small_reps);
+		gemm_samples([&](int n) { return fp8_once(b, small_plans, s, e0, e1, n); }, S,
+			     quick ? 0.05 : 0.2, &small_reps);
 	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"kv\": %d, \"intermediate\": %d, "

@@ -694,8 +694,9 @@ static void gemm_fp8(bool quick)
 	for (double warm = 0; warm < 1.0;) /* warm-up by time */
 		warm += fp8_once(b, plans, s, e0, e1, 1);
 	int reps, small_reps;
-	std::vector<double> samples = gemm_samples(
-		[&](int n) { return fp8_once(b, plans, s, e0, e1, n); }, L, quick ? 0.05 : 0.2, &reps);
+	std::vector<double> samples =
+		gemm_samples([&](int n) { return fp8_once(b, plans, s, e0, e1, n); }, L,
+			     quick ? 0.05 : 0.2, &reps);
 	fp8_once(b, small_plans, s, e0, e1, 8); /* warm-up at the new shape */
 	std::vector<double> small =
 		gemm_samples([&](int n) { return fp8_once(b, small_plans, s, e0, e1, n); }, S,

@@ -146,5 +146,5 @@ bin/tierplan validate --traces "$tmp/traces" >"$out/validate.txt" 2>&1
 bin/tierplan validate --traces "$tmp/traces" --format json >"$out/validate.json" \
 	2>>"$out/validate.txt"
 echo "gpu-check: done in $(($(date +%s) - start)) s; files in $out"
-grep -i "tiering kernel" "$out/calibrate.log" || true
+grep -i -e "tiering kernel" -e "cuda_gemm_" "$out/calibrate.log" || true
 exit "$rc"

@@ -165,17 +165,23 @@ int cmd_hardware(int argc, char **argv)
 		free(t);
 		cJSON_Delete(root);
 	} else {
-		printf("GPUs (TFLOPS: dense bf16 / fp32 without tensor cores; node: the host "
-		       "--host auto takes)\n  %-11s %-10s %11s %14s %6s %8s %8s  %-16s  %s\n",
+		printf("GPUs (TFLOPS: dense bf16 / fp8, '-' none / fp32 without tensor cores; node: "
+		       "the host --host auto takes)\n"
+		       "  %-11s %-10s %11s %21s %6s %8s %8s  %-16s  %s\n",
 		       "name", "memory", "bw", "TFLOPS", "TDP", "price", "$/GPU-h", "node",
 		       "description");
-		for (int i = 0; i < ng; i++)
-			printf("  %-11s %-10s %11s %7.1f/%6.1f %5.0fW %8.0f %8.2f  %-16s  %s\n",
+		for (int i = 0; i < ng; i++) {
+			char fp8[16] = "-";
+			if (g[i].fp8_flops > 0)
+				snprintf(fp8, sizeof fp8, "%.1f", g[i].fp8_flops / 1e12);
+			printf("  %-11s %-10s %11s %7.1f/%6s/%6.1f %5.0fW %8.0f %8.2f  %-16s  %s\n",
 			       g[i].name, cfg_fmt_bytes(g[i].memory, b[0], 32),
 			       cfg_fmt_rate(g[i].hbm_bandwidth, b[1], 32), g[i].bf16_flops / 1e12,
-			       g[i].fp32_flops / 1e12, g[i].tdp, g[i].price, g[i].cloud_per_hour,
+			       fp8, g[i].fp32_flops / 1e12, g[i].tdp, g[i].price,
+			       g[i].cloud_per_hour,
 			       g[i].host[0] ? g[i].host : "- (" CFG_HOST_STAND_IN ")",
 			       g[i].description);
+		}
 		printf("\nflash\n  %-16s %-10s %10s %10s %10s %6s %7s  %s\n", "name", "capacity",
 		       "read", "write", "endurance", "power", "price", "description");
 		for (int i = 0; i < nf; i++) {

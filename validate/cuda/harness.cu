@@ -471,6 +471,21 @@ static std::vector<double> gemm_samples(Rounds rounds, const layer_shape &L, dou
 	return v;
 }
 
+/* The GEMM tests' protocol: at least 1 s of warm-up at L (clocks and power settle), its samples,
+ * eight rounds of warm-up at S, its samples (each ~200 ms, 50 ms with --quick). at_l(n) and
+ * at_s(n) time n rounds of the layer's GEMMs at L's and S's token counts. */
+template <class AtL, class AtS>
+static void gemm_protocol(AtL at_l, AtS at_s, const layer_shape &L, const layer_shape &S,
+			  bool quick, std::vector<double> *samples, int *reps,
+			  std::vector<double> *small, int *small_reps)
+{
+	for (double warm = 0; warm < 1.0;) /* warm-up by time */
+		warm += at_l(1);
+	*samples = gemm_samples(at_l, L, quick ? 0.05 : 0.2, reps);
+	at_s(8); /* warm-up at the new shape */
+	*small = gemm_samples(at_s, S, quick ? 0.05 : 0.2, small_reps);
+}
+
 /*
  * The layer's forward, input-gradient and weight-gradient GEMMs (6 x tokens x params FLOPs, 21
  * kernels) on random operands, after at least 1 s of warm-up (clocks and power settle), in
@@ -497,17 +512,13 @@ static void gemm(bool quick)
 	CB(cublasSetStream(b.h, s));
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	for (double warm = 0; warm < 1.0;) /* warm-up by time */
-		warm += one_layer(b, L, s, e0, e1, 1);
-	int reps, small_reps;
-	std::vector<double> samples = gemm_samples(
-		[&](int n) { return one_layer(b, L, s, e0, e1, n); }, L, quick ? 0.05 : 0.2, &reps);
 	layer_shape S = L;
 	S.tokens = 512; /* the same buffers hold it: fewer rows */
-	one_layer(b, S, s, e0, e1, 8); /* warm-up at the new shape */
-	std::vector<double> small =
-		gemm_samples([&](int n) { return one_layer(b, S, s, e0, e1, n); }, S,
-			     quick ? 0.05 : 0.2, &small_reps);
+	int reps, small_reps;
+	std::vector<double> samples, small;
+	gemm_protocol([&](int n) { return one_layer(b, L, s, e0, e1, n); },
+		      [&](int n) { return one_layer(b, S, s, e0, e1, n); }, L, S, quick, &samples,
+		      &reps, &small, &small_reps);
 	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"kv\": %d, \"intermediate\": %d, "
@@ -691,16 +702,11 @@ static void gemm_fp8(bool quick)
 	layer_shape S = L;
 	S.tokens = 512;
 	fp8_layer_plans(b.lt, S, scale, b.wsize, small_plans);
-	for (double warm = 0; warm < 1.0;) /* warm-up by time */
-		warm += fp8_once(b, plans, s, e0, e1, 1);
 	int reps, small_reps;
-	std::vector<double> samples =
-		gemm_samples([&](int n) { return fp8_once(b, plans, s, e0, e1, n); }, L,
-			     quick ? 0.05 : 0.2, &reps);
-	fp8_once(b, small_plans, s, e0, e1, 8); /* warm-up at the new shape */
-	std::vector<double> small =
-		gemm_samples([&](int n) { return fp8_once(b, small_plans, s, e0, e1, n); }, S,
-			     quick ? 0.05 : 0.2, &small_reps);
+	std::vector<double> samples, small;
+	gemm_protocol([&](int n) { return fp8_once(b, plans, s, e0, e1, n); },
+		      [&](int n) { return fp8_once(b, small_plans, s, e0, e1, n); }, L, S, quick,
+		      &samples, &reps, &small, &small_reps);
 	begin_ok();
 	print_array("samples", samples);
 	printf(", \"extra\": {\"tokens\": %d, \"hidden\": %d, \"kv\": %d, \"intermediate\": %d, "

@@ -336,7 +336,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " \\\n  --sequence-parallel%s",
 			f->tp_comm_overlap ? " --tp-comm-overlap" : "");
 	if (l->zero >= 1)
-		fprintf(fp, " \\\n  --use-distributed-optimizer");
+		fprintf(fp, " \\\n  --use-distributed-optimizer%s",
+			l->zero == 1 && f->overlap_param_gather ? " --overlap-param-gather" : "");
 	fprintf(fp, " \\\n  --micro-batch-size %llu --global-batch-size %llu --seq-length %llu",
 		(unsigned long long)o->micro_batch, (unsigned long long)o->sequences_per_step,
 		(unsigned long long)r->w->job.seq);
@@ -498,6 +499,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --master-weights remainder");
 	if (f->no_grad_overlap)
 		fprintf(fp, " --overlap-grad-reduce no");
+	if (f->overlap_param_gather && gpu && o->layout.zero == 1)
+		fprintf(fp, " --overlap-param-gather yes");
 	if (f->bwd_prefetch_post && gpu) /* FSDP's setting: the GPU policy's */
 		fprintf(fp, " --backward-prefetch post");
 	if (f->reduce_bucket > 0)
@@ -662,6 +665,10 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	 * planned; else Megatron-LM for a GPU-only layout it can run as planned; else README.md
 	 * alone, saying why */
 	bool dsl = deepspeed_of(o, &stage, &opt, &par), gpu = !strcmp(o->policy, "gpu");
+	/* planned with Megatron-Core's deferred parameter all-gather, a ZeRO-1 layout is
+	 * Megatron-LM's: DeepSpeed's ZeRO-1 gathers after the optimizer step */
+	if (gpu && o->layout.zero == 1 && sim_plan_framework(r->req)->overlap_param_gather)
+		dsl = false;
 	const char *why = dsl ? cannot_express(r, true) : NULL;
 	bool ds = dsl && !why;
 	if (!ds && gpu)

@@ -222,6 +222,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddBoolToObject(x, "tp_comm_overlap", f->tp_comm_overlap);
 	cJSON_AddBoolToObject(x, "fp8_all_gather", f->fp8_all_gather);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
+	cJSON_AddBoolToObject(x, "overlap_param_gather", f->overlap_param_gather);
 	cJSON_AddNumberToObject(x, "prefetch", step_prefetch(f));
 	cJSON_AddStringToObject(x, "backward_prefetch", f->bwd_prefetch_post ? "post" : "pre");
 	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));

@@ -210,7 +210,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %soverlap-grad-reduce %s, "
+		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %soverlap-grad-reduce %s, %s"
 		 "reduce-bucket %s, swap-pipeline %s (each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
@@ -222,6 +222,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
 		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
 		 f->no_grad_overlap ? "no" : "yes",
+		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);

@@ -331,7 +331,9 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 		   errlen) ||
 	    tp_yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
 	    tp_yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
-	    tp_yes_no("--fp8-all-gather", o->fp8_all_gather, &c->fp8_all_gather, err, errlen))
+	    tp_yes_no("--fp8-all-gather", o->fp8_all_gather, &c->fp8_all_gather, err, errlen) ||
+	    tp_yes_no("--overlap-param-gather", o->overlap_param_gather, &c->overlap_param_gather,
+		      err, errlen))
 		return EXIT_INVALID;
 	c->act_offload_layers = (uint32_t)o->activation_offload_layers;
 	if (c->act_offload_layers && !c->act_offload)
@@ -341,6 +343,12 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				(unsigned long long)o->activation_offload_layers),
 		       EXIT_INVALID;
 	c->no_grad_overlap = !overlap_grad;
+	if (c->overlap_param_gather && c->no_grad_overlap)
+		return snprintf(err, errlen,
+				"--overlap-param-gather yes needs --overlap-grad-reduce yes "
+				"(Megatron-LM: 'Must use --overlap-param-gather with "
+				"--overlap-grad-reduce')"),
+		       EXIT_INVALID;
 	c->no_clip_grad = !clip;
 	c->prefetch = (uint32_t)o->prefetch;
 	if (strcmp(o->backward_prefetch, "pre") && strcmp(o->backward_prefetch, "post"))

@@ -239,6 +239,11 @@ static const struct opt table[] = {
 	{"overlap-grad-reduce", O_STR, OFF(overlap_grad_reduce), 0, 0, "yes", false, "yes|no", P,
 	 "overlap the DP gradient reduction with backward (no: after it, as Megatron-LM without "
 	 "--overlap-grad-reduce)"},
+	{"overlap-param-gather", O_STR, OFF(overlap_param_gather), 0, 0, "no", false, "yes|no", P,
+	 "Megatron-Core's --overlap-param-gather: the distributed optimizer's all-gather of the "
+	 "updated weights waits for the next step, whose first forward takes each layer's as it "
+	 "reaches it (no: after the optimizer step, which the step waits for; needs policy gpu, "
+	 "--zero 1 and --overlap-grad-reduce yes; plan: its layouts with --zero 1)"},
 	{"tp-comm-overlap", O_STR, OFF(tp_comm_overlap), 0, 0, "no", false, "yes|no", P,
 	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
 	 "sequence parallelism; Transformer Engine's collectives take 16 SMs from the GEMMs they "

@@ -43,6 +43,7 @@ struct tp_opts {
 	uint64_t option; /* plan --emit: the option's index (--option), else the recommendation */
 	const char *sequence_parallel; /* yes | no | auto */
 	const char *overlap_grad_reduce; /* yes | no */
+	const char *overlap_param_gather; /* yes | no */
 	const char *tp_comm_overlap;     /* yes | no */
 	const char *optimizer_in_backward; /* yes | no */
 	const char *activation_offload;    /* yes | no */

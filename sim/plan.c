@@ -158,6 +158,7 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;
+	c.overlap_param_gather = f->overlap_param_gather && gpu && l.zero == 1;
 	c.act_offload_layers = f->act_offload_layers;
 	c.opt_in_bwd = f->opt_in_bwd;
 	c.swap_read_ahead = f->swap_read_ahead && zinf;

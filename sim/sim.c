@@ -549,6 +549,13 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 			 c->policy->name, c->layout.zero, mdl_precision_name(w->job.precision));
 		return -1;
 	}
+	if (c->overlap_param_gather && (c->policy->kind != SIM_GPU_ONLY || c->layout.zero != 1)) {
+		snprintf(err, errlen,
+			 "--overlap-param-gather yes defers the all-gather of Megatron-Core's "
+			 "distributed optimizer: policy gpu and --zero 1 (got policy %s, --zero %u)",
+			 c->policy->name, c->layout.zero);
+		return -1;
+	}
 	if (c->opt_foreach && (c->policy->kind != SIM_GPU_ONLY || w->job.optimizer != MDL_ADAMW)) {
 		snprintf(err, errlen,
 			 "--foreach-optimizer yes is PyTorch's AdamW stepped on the GPU: policy gpu and "

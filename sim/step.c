@@ -1426,6 +1426,34 @@ enum fetch_wait {
 	FETCH_TURNAROUND, /* the block just computed */
 };
 
+/* Megatron-Core's --overlap-param-gather on this configuration: the distributed optimizer's
+ * all-gather of the updated weights runs in the next step, beside its first forward
+ * (param_gather), not after the update. A step simulated alone runs the previous step's there:
+ * the same work in the steady state. */
+static bool deferred_gather(const struct build *bd)
+{
+	const struct step_ctx *x = bd->x;
+	return x->c->overlap_param_gather && x->pl.update == UPD_GPU && !x->c->opt_in_bwd &&
+	       x->c->layout.zero == 1 && bd->dp > 1;
+}
+
+/* The deferred all-gather of a block's weights (deferred_gather), before the block's first
+ * forward of the step, which waits for it. On the collectives stream: the data-parallel
+ * communicator the gradients' reduce-scatters use. Megatron-Core's forward pre-hook dispatches
+ * the next bucket's all-gather as a bucket's first module starts, so a block's may start once
+ * the compute two blocks back is done. Its bytes are the block's share of what the update
+ * gathers otherwise (this GPU's experts alone under expert parallelism). */
+static int param_gather(struct build *bd, uint32_t g, struct stage *s, double wb)
+{
+	struct mdl_states loc;
+	mdl_ep_local(&s->st, &s->ex, bd->ekeep, &loc);
+	double own = s->st.weights_bytes > 0 ? loc.weights_bytes / s->st.weights_bytes : 1;
+	int t = shard_coll(bd, g, bd->x->mc.s_comm[g], "all-gather weights", false, wb * own, NULL);
+	if (t < 0 || dep(bd, ring_back(s->comp_ring, s->ncomp, 2), t))
+		return -1;
+	return t;
+}
+
 /* Fetches a block's weights onto GPU g; returns the task after which they are there (or -1
  * when resident). Allocates the GPU buffer at the start, the compute frees it. It may start
  * once the compute the prefetch depth back has ended (FETCH_AHEAD), or the one just before it
@@ -1720,7 +1748,10 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 	struct stage *s = &bd->sg[g];
 	int pool = mc->gpu_pool[g], prev = -1;
 
-	uint32_t nb = blocks(bd, s, false);
+	/* the step's first forward through the chunk takes the deferred all-gathers of its
+	 * weights layer by layer (Megatron-Core's buckets are a fraction of a layer) */
+	bool gather = k == 0 && deferred_gather(bd);
+	uint32_t nb = gather ? s->layers : blocks(bd, s, false);
 	struct fold_pass fp;
 	uint32_t gap = fold_gap(bd, s, nb, &fp);
 	for (uint32_t b = 0; b < nb; b++) {
@@ -1728,7 +1759,9 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			b += gap;
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
-		int f = fetch(bd, g, s, wb, FETCH_AHEAD);
+		int f = gather ? param_gather(bd, g, s, wb) : fetch(bd, g, s, wb, FETCH_AHEAD);
+		if (gather && f < 0)
+			return -1;
 		struct block_rc m;
 		block_rc(bd, s, b, lb, nb, &m);
 		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
@@ -1770,7 +1803,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		}
 		if (head > 0) /* after the working set is released (effects apply in order) */
 			TRY(mem(bd, c, pool, CAT_A, head, ENG_AT_END));
-		if (f >= 0)
+		if (f >= 0 && !gather) /* a fetched block's buffer; gathered weights stay */
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
 		double share = block_offloaded(bd, s, b, lb, nb);
 		if (x->pl.ckpt != W_GPU && share > 0) {
@@ -2288,7 +2321,7 @@ static int update(struct build *bd, uint32_t g)
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -b, ENG_AT_END));
 		}
 		s->last_update = home;
-		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1) {
+		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1 && !deferred_gather(bd)) {
 			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w,
 					    NULL);
 			if (ag < 0 || dep(bd, u, ag) || dep(bd, home, ag))

@@ -58,6 +58,14 @@ struct sim_config {
 	 * overlap_comm false); by default it overlaps backward bucket by bucket (PyTorch DDP,
 	 * FSDP, Megatron-Core's --overlap-grad-reduce) */
 	bool no_grad_overlap;
+	/* --overlap-param-gather yes: Megatron-Core's distributed optimizer (--zero 1) leaves the
+	 * all-gather of the updated parameters to the next step, whose forward waits for each
+	 * layer's as it reaches it, the gathers dispatched a bucket ahead (its forward pre-hooks,
+	 * distributed/distributed_data_parallel.py; Megatron-LM's --overlap-param-gather,
+	 * default off, which requires the distributed optimizer and --overlap-grad-reduce; NeMo's
+	 * and Megatron-Bridge's recipes turn it on); by default (false) the all-gather follows
+	 * the optimizer step and the step waits for it (DeepSpeed ZeRO-1/2 gathers so too) */
+	bool overlap_param_gather;
 	/* --tp-comm-overlap yes: TP collectives pipelined with the GEMMs (Megatron-Core with
 	 * Transformer Engine userbuffers; needs sequence parallelism); default no, as
 	 * Megatron-Core's */

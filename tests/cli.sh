@@ -507,6 +507,31 @@ for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
 		echo "FAIL: plan $fw --emit (option $idx): step $want planned, $got re-simulated"
 	fi
 done
+# --overlap-param-gather: a ZeRO-1 option is Megatron-Core's distributed optimizer, emitted with
+# the flag as Megatron-LM's arguments (DeepSpeed's ZeRO-1 cannot defer its all-gather), whose
+# simulate line reproduces the step planned; the step is shorter than with the gather after it
+"$bin" plan --model 8b --seq 4096 --overlap-param-gather yes >"$tmp/plan-pg.txt" 2>/dev/null
+idx=$(awk '$1 ~ /^[0-9]+$/ && $5 ~ /^dp([2-9]|[1-9][0-9]+)$/ && $6 == "zero1" {print $1; exit}' "$tmp/plan-pg.txt")
+"$bin" plan --model 8b --seq 4096 --overlap-param-gather yes --emit "$tmp/emit-pg" --option "$idx" \
+	>/dev/null 2>&1
+roundtrip "$tmp/emit-pg"
+line=$(sed -n 's/^tierplan simulate //p' "$tmp/emit-pg/README.md" 2>/dev/null | sed 's/--overlap-param-gather yes//')
+# shellcheck disable=SC2086
+later=$(cd "$tmp/emit-pg" 2>/dev/null && "$abs" simulate $line --format json 2>/dev/null |
+	sed -n 's/.*"step_seconds":[[:space:]]*\([0-9.e+]*\).*/\1/p' | head -1)
+if [ -n "$idx" ] && [ -n "$want" ] && [ "$want" = "$got" ] && [ ! -e "$tmp/emit-pg/ds_config.json" ] &&
+	grep -q -- "--use-distributed-optimizer --overlap-param-gather" "$tmp/emit-pg/launch.sh" &&
+	grep -q "overlap-grad-reduce yes, overlap-param-gather yes," "$tmp/plan-pg.txt" &&
+	awk -v a="$later" -v b="$want" 'BEGIN {exit !(a > b)}'; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --overlap-param-gather yes --emit (option $idx): step $want planned, $got re-simulated, $later without the flag"
+fi
+expect 3 "policy gpu and --zero 1 (got policy gpu, --zero 3)" simulate --model 8b --seq 1024 --gpus 2 \
+	--zero 3 --overlap-param-gather yes
+expect 3 "needs --overlap-grad-reduce yes" simulate --model 8b --seq 1024 --gpus 2 --zero 1 \
+	--overlap-param-gather yes --overlap-grad-reduce no
 # --recompute-layers: a Megatron option recomputing 2 layers a stage emits Megatron-LM's block
 # method and a simulate line that reproduces its step
 "$bin" plan --model 70b --seq 4096 --recompute full --recompute-layers 2 >"$tmp/plan-rl.txt" 2>/dev/null

@@ -1505,6 +1505,46 @@ static void dp_reduction_hierarchical_and_exposed(void)
 }
 
 /*
+ * Megatron-Core's --overlap-param-gather. ZeRO-1 over the 8 GPUs of one node, Llama-3.1-8B at
+ * 8,192 tokens, one micro-batch a step. By default the distributed optimizer's all-gather of the
+ * updated weights W follows the update and the step waits for it: 7/8 W over NVLink at 0.82 x
+ * 450 GB/s, seven 1 us steps. Deferred, the step's forward takes it layer by layer: the first
+ * block's (the embedding and layer 0) is exposed; every later one runs beside the forward of the
+ * block before it (a layer's forward, ~5 ms, outlasts its gather, ~1 ms; the last block's holds
+ * the head too), which it slows by the SMs its kernel takes (1.189x while they overlap). The
+ * same bytes cross NVLink, and the GPU holds the same.
+ */
+static void param_gather_deferred_to_forward(void)
+{
+	struct fx f;
+	setup_8b_dp(&f, 8, 1);
+	f.w.job.seq = 8192;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double after = f.o.step_seconds, link = work_of(&f, "gpu0 nvlink"), peak = f.o.peak_gpu;
+	f.c.overlap_param_gather = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	const struct mdl_arch *a = &f.w.arch;
+	struct mdl_states all, first, mid, last;
+	mdl_job_states(a, &f.w.job, &all);
+	mdl_job_states_part(a, &f.w.job, 1, true, false, &first);
+	mdl_job_states_part(a, &f.w.job, 1, false, false, &mid);
+	mdl_job_states_part(a, &f.w.job, 1, false, true, &last);
+	double bw = 0.82 * 450e9, s = 1 - 1 / 1.189;
+	double g0 = 7.0 / 8 * first.weights_bytes / bw + 7e-6;
+	double later = 30 * (7.0 / 8 * mid.weights_bytes / bw + 7e-6) +
+		       7.0 / 8 * last.weights_bytes / bw + 7e-6;
+	double whole = 7.0 / 8 * all.weights_bytes / bw + 7e-6;
+	ASSERT_NEAR_REL(f.o.step_seconds - after, g0 + s * later - whole, 0.02);
+	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"), link, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.peak_gpu, peak, 1.0);
+	/* Megatron-Core's distributed optimizer alone defers it */
+	f.c.layout.zero = 2;
+	CU_ASSERT_EQUAL(run(&f, "gpu"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--overlap-param-gather yes"));
+	eng_free(f.eng);
+}
+
+/*
  * Hybrid sharding (--dp-shard): ZeRO-3 over 16 GPUs in two nodes of eight, each node's eight
  * holding a replica. The all-gathers and reduce-scatters stay on NVLink; each GPU's NIC carries
  * only the all-reduce of its gradient shard with the other node's replica, 2 (2-1)/2 of G/8:
@@ -2589,6 +2629,8 @@ int suite_sim(void)
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},
 		{"interleaving shrinks the bubble", interleaving_shrinks_the_bubble},
 		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
+		{"--overlap-param-gather: the all-gather in the next forward",
+		 param_gather_deferred_to_forward},
 		{"backward prefetch: post waits for each gather", backward_post_waits_for_each_gather},
 		{"hybrid sharding: gathers in the node, shards reduced across",
 		 hybrid_shard_reduces_its_shard_across_nodes},

@@ -2524,6 +2524,7 @@ static void random_folded_and_stopped_steps_equal_whole_ones(void)
 			f.c.opt_in_bwd = true;
 			f.c.grad_accum = 1;
 		}
+		f.c.overlap_param_gather = gpu && zero == 1 && !f.c.no_grad_overlap && pick(&seed, 2);
 		struct sim_option whole, stopped;
 		char err[sizeof f.err];
 		eng_keep_history(f.eng, true);

@@ -343,6 +343,13 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				(unsigned long long)o->activation_offload_layers),
 		       EXIT_INVALID;
 	c->no_grad_overlap = !overlap_grad;
+	if (c->overlap_param_gather && o->deepspeed)
+		return snprintf(err, errlen,
+				"--overlap-param-gather is Megatron-Core's distributed optimizer: "
+				"DeepSpeed's ZeRO-1/2 all-gather after the optimizer step "
+				"(--deepspeed %s)",
+				o->deepspeed),
+		       EXIT_INVALID;
 	if (c->overlap_param_gather && c->no_grad_overlap)
 		return snprintf(err, errlen,
 				"--overlap-param-gather yes needs --overlap-grad-reduce yes "

@@ -532,6 +532,10 @@ expect 3 "policy gpu and --zero 1 (got policy gpu, --zero 3)" simulate --model 8
 	--zero 3 --overlap-param-gather yes
 expect 3 "needs --overlap-grad-reduce yes" simulate --model 8b --seq 1024 --gpus 2 --zero 1 \
 	--overlap-param-gather yes --overlap-grad-reduce no
+printf '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 1, "overlap_comm": true}}' \
+	>"$tmp/ds-z1.json"
+expect 3 "DeepSpeed's ZeRO-1/2 all-gather after the optimizer step" simulate --model 8b --seq 1024 \
+	--gpus 2 --deepspeed "$tmp/ds-z1.json" --overlap-param-gather yes
 # --recompute-layers: a Megatron option recomputing 2 layers a stage emits Megatron-LM's block
 # method and a simulate line that reproduces its step
 "$bin" plan --model 70b --seq 4096 --recompute full --recompute-layers 2 >"$tmp/plan-rl.txt" 2>/dev/null

@@ -129,6 +129,17 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 mdl_quant_name(w->job.quant), mdl_method_name(w->job.method));
 		return EXIT_INVALID;
 	}
+	/* the adapters' flags describe --method lora|qlora: on a full fine-tune they would be
+	 * dropped without a word, and the job is not the one the user meant */
+	static const char *const adapter_flags[] = {"lora-rank", "lora-targets", "lora-dropout"};
+	for (size_t i = 0; w->job.method == MDL_FULL && i < 3; i++)
+		if (tp_opts_given(o, adapter_flags[i])) {
+			snprintf(err, errlen,
+				 "--%s: the adapters of --method lora or qlora, not of a full "
+				 "fine-tune (add --method lora, or drop --%s)",
+				 adapter_flags[i], adapter_flags[i]);
+			return EXIT_INVALID;
+		}
 	if (gptq_config(o, w))
 		w->job.quant = MDL_QUANT_GPTQ;
 	w->job.quant_group = MDL_GPTQ_GROUP;

@@ -104,6 +104,10 @@ expect 3 "not a whole number" plan --model 70b --seq 4096.5
 expect 3 "out of range" plan --model 70b --seq 4096 --batch 0
 expect 3 "unknown unit" plan --model 70b --seq 4096 --dram 512GX
 expect 3 "takes" plan --model 70b --seq 4096 --dram 64TiB
+# --dram fixes what every option buys: the inputs say so, not the search's doubling
+"$bin" plan --model 8b --seq 2048 --dram 512GiB --max-gpus 1 >"$tmp/dram.txt" 2>&1
+holds "plan --dram: the accounting names the DRAM given" "$tmp/dram.txt" \
+	"the DRAM given (--dram 512 GiB per node)"
 expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
 expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
 expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096

@@ -306,10 +306,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			r->req->zero);
 	else if (r->req->policy)
 		fprintf(fp, "%sdeepspeed  the config's policy only: %s\n", pre, r->req->policy);
-	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, the DRAM it needs "
-		    "(%s doubling)\n%s           and the drives it uses; power counts that "
-		    "hardware\n",
-		pre, B(SIM_DRAM_STEP), pre);
+	/* --dram fixes the size every option buys (sim_dram_bought) */
+	char dram[64];
+	if (r->req->dram_fixed)
+		snprintf(dram, sizeof dram, "the DRAM given (--dram %s per node)", B(hw->dram));
+	else
+		snprintf(dram, sizeof dram, "the DRAM it needs (%s doubling)", B(SIM_DRAM_STEP));
+	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, %s\n%s"
+		    "           and the drives it uses; power counts that hardware\n",
+		pre, dram, pre);
 	fprintf(fp, "%seconomics  capex over %g years, PUE %g, $%g/kWh\n", pre,
 		r->econ->amortize_years, r->econ->pue, r->econ->usd_per_kwh);
 	bool fp32 = j->precision == MDL_FP32;

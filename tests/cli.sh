@@ -198,6 +198,10 @@ expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx400
 # GPTQ base weights: QLoRA's alone, data parallel only (PEFT and auto-gptq), and the plan names
 # the format and searches data-parallel layouts only
 expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq
+# adapter flags on a full fine-tune would be dropped without a word: refused, each by name
+expect 3 "^tierplan simulate: --lora-rank: the adapters of --method lora or qlora" simulate --model 8b --seq 2048 --lora-rank 16
+expect 3 "^tierplan plan: --lora-targets: .*drop --lora-targets" plan --model 8b --seq 2048 --lora-targets q,v
+expect 3 "^tierplan compare: --lora-dropout: " compare --model 8b --seq 2048 --method full --lora-dropout 0.1
 expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
 expect 3 "--kbit-upcast all: what a bitsandbytes QLoRA base.*not lora" simulate --model 8b --seq 2048 --method lora --kbit-upcast all
 expect 3 "--kbit-upcast norms: .*not qlora on gptq" simulate --model 8b --seq 2048 --method qlora --quant gptq --kbit-upcast norms

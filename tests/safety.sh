@@ -73,6 +73,28 @@ if command -v fio >/dev/null 2>&1; then
 	check "the fill stream leaves the planted symlink, the user's file and nothing else" \
 		test -L "$tmp/fio/tierplan-fio.dat" -a -f "$tmp/fio/keep.dat" -a "$(ls "$tmp/fio" | wc -l)" -eq 2
 	check "the fill stream does not write through a planted symlink" grep -qx victim "$tmp/victim"
+	# interrupted while fio writes: the handler removes the private directory and its file
+	# (and stops fio), then dies of the signal; the user's files stay
+	"$bin" calibrate --tests flash_slc_fill --flash-fill 2GiB --dir "$tmp/fio" \
+		--out "$tmp/p.json" >/dev/null 2>&1 &
+	cal=$!
+	i=0
+	while [ $i -lt 200 ] && ! ls -d "$tmp"/fio/tierplan-fio-*/fio.dat >/dev/null 2>&1; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if ls -d "$tmp"/fio/tierplan-fio-*/fio.dat >/dev/null 2>&1; then
+		kill -INT $cal
+		wait $cal
+		st=$?
+		check "an interrupted calibrate dies of SIGINT" test "$st" -eq 130
+		check "an interrupted fio run leaves the user's files and nothing else" \
+			test -L "$tmp/fio/tierplan-fio.dat" -a -f "$tmp/fio/keep.dat" -a \
+			"$(ls "$tmp/fio" | wc -l)" -eq 2
+	else
+		wait $cal
+		skipped "interrupting fio (the fill ended before its file was seen)"
+	fi
 else
 	skipped "fio under --dir (fio not installed)"
 fi

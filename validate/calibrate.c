@@ -236,16 +236,24 @@ static void host_pinned(const struct cal_opts *o, struct result *r)
 static char cleanup_file[4200], cleanup_dir[4096], cleanup_log[4200];
 static volatile sig_atomic_t fio_pid;
 
-static void on_signal(int sig)
+/* Removes what fio_target created, and nothing else (unlink and rmdir are async-signal-safe:
+ * on_signal calls it too). */
+static void fio_target_remove(void)
 {
-	if (fio_pid > 0)
-		kill((pid_t)fio_pid, SIGTERM);
 	if (cleanup_file[0])
 		unlink(cleanup_file);
 	if (cleanup_log[0])
 		unlink(cleanup_log);
 	if (cleanup_dir[0])
 		rmdir(cleanup_dir);
+	cleanup_file[0] = cleanup_log[0] = cleanup_dir[0] = '\0';
+}
+
+static void on_signal(int sig)
+{
+	if (fio_pid > 0)
+		kill((pid_t)fio_pid, SIGTERM);
+	fio_target_remove();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -295,17 +303,6 @@ static int fio_target(const char *dir, char *file, size_t n)
 	return 0;
 }
 
-/* Removes what fio_target created, and nothing else. */
-static void fio_target_remove(void)
-{
-	if (cleanup_file[0])
-		unlink(cleanup_file);
-	if (cleanup_log[0])
-		unlink(cleanup_log);
-	if (cleanup_dir[0])
-		rmdir(cleanup_dir);
-	cleanup_file[0] = cleanup_log[0] = cleanup_dir[0] = '\0';
-}
 
 /* Runs fio with args, its JSON on stdout into out (malloc'd). 0 ok. */
 static int run_fio(char *const argv[], char **out)

@@ -501,7 +501,7 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --overlap-grad-reduce no");
 	if (f->overlap_param_gather && gpu && o->layout.zero == 1)
 		fprintf(fp, " --overlap-param-gather yes");
-	if (f->bwd_prefetch_post && gpu) /* FSDP's setting: the GPU policy's */
+	if (f->bwd_prefetch_post && gpu && o->layout.zero == 3) /* FSDP FULL_SHARD's setting */
 		fprintf(fp, " --backward-prefetch post");
 	if (f->reduce_bucket > 0)
 		fprintf(fp, " --reduce-bucket %.0f", f->reduce_bucket);

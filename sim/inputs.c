@@ -459,6 +459,14 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				"DeepSpeed's ZeRO-3 does, by its trace",
 				c->policy->name),
 		       EXIT_INVALID;
+	/* below ZeRO-3 the weights stay whole on each GPU: backward gathers nothing to prefetch */
+	if (c->bwd_prefetch_post && c->layout.zero != 3)
+		return snprintf(err, errlen,
+				"--backward-prefetch post is when FSDP's FULL_SHARD (--zero 3) "
+				"gathers the next block's weights in backward; --zero %u keeps them "
+				"whole",
+				c->layout.zero),
+		       EXIT_INVALID;
 	/* hybrid sharding: the GPUs' own ZeRO partitions (the host tiers shard over every rank) */
 	if (o->dp_shard && o->dp_shard != dp) {
 		if (strcmp(c->policy->name, "gpu") != 0)

@@ -154,7 +154,8 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 	 * pipeline is ZeRO-Infinity's */
 	bool gpu = pol->kind == SIM_GPU_ONLY, zinf = strcmp(pol->name, "zero-infinity") == 0;
 	c.opt_foreach = f->opt_foreach && gpu;
-	c.bwd_prefetch_post = f->bwd_prefetch_post && gpu; /* FSDP's: DeepSpeed runs its trace */
+	/* FSDP FULL_SHARD's: DeepSpeed runs its trace, and below ZeRO-3 nothing is gathered */
+	c.bwd_prefetch_post = f->bwd_prefetch_post && gpu && l.zero == 3;
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;

@@ -200,6 +200,9 @@ expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx400
 expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq
 # adapter flags on a full fine-tune would be dropped without a word: refused, each by name
 expect 3 "^tierplan simulate: --lora-rank: the adapters of --method lora or qlora" simulate --model 8b --seq 2048 --lora-rank 16
+# FSDP's backward prefetch gathers weights only under FULL_SHARD: refused below ZeRO-3
+expect 3 "^tierplan simulate: --backward-prefetch post is when FSDP's FULL_SHARD (--zero 3) .*--zero 1 keeps them whole" simulate --model 8b --seq 2048 --gpus 2 --zero 1 --backward-prefetch post
+expect 0 "" simulate --model 8b --seq 2048 --gpus 2 --zero 3 --backward-prefetch post
 expect 3 "^tierplan plan: --lora-targets: .*drop --lora-targets" plan --model 8b --seq 2048 --lora-targets q,v
 expect 3 "^tierplan compare: --lora-dropout: " compare --model 8b --seq 2048 --method full --lora-dropout 0.1
 expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq

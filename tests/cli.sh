@@ -1181,12 +1181,50 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert len([c for c in d["cases"] if c["counted"]]) >= 15
 for k in ("params", "gpu_memory", "footprint", "gpu_throughput", "offload_throughput", "bandwidth"):
-    assert k in d["summary"] and "mape" in d["summary"][k], k
+    assert k in d["summary"] and "mape" in d["summary"][k] and "bias" in d["summary"][k], k
 ' "$tmp/v.json"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
 	echo "FAIL: validate --format json lacks cases or categories"
+fi
+# validate's bias: the signed error turned the user's way. Cases measured at half the
+# predicted rate, twice the predicted step and twice the predicted peak are each 50-100 %
+# optimistic; the same cases flipped, pessimistic
+sim8="--model 8b --seq 1024 --gpus 1 --method lora"
+# shellcheck disable=SC2086
+"$bin" simulate $sim8 --format json >"$tmp/b8.json" 2>/dev/null
+mkdir -p "$tmp/bias/opt" "$tmp/bias/pes"
+if python3 - "$tmp/b8.json" "$tmp/bias" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+step, peak = o["step_seconds"], o["peak_bytes"]["gpu"]
+tok = o["tokens_per_second"]
+flags = {"model": "8b", "seq": 1024, "gpus": 1, "method": "lora"}
+def trace(cat, cases):
+    return {"category": cat, "cases": [
+        {"id": i, "confidence": "A", "source": "test", "quantity": q,
+         "measured": {"value": v, "unit": u}, "flags": flags} for i, q, v, u in cases]}
+for d, k in (("opt", 2.0), ("pes", 0.5)):
+    json.dump(trace("zspeed", [("step", "step_seconds", step * k, "s"),
+                               ("rate", "tokens_per_second", tok / k, "tokens/s")]),
+              open(sys.argv[2] + "/" + d + "/speed.json", "w"))
+    json.dump(trace("zmemory", [("peak", "peak_gpu_bytes", peak * k / 2**30, "GiB")]),
+              open(sys.argv[2] + "/" + d + "/memory.json", "w"))
+PY
+then
+	printf '{"zspeed": 1000, "zmemory": 1000}' >"$tmp/bias/th.json"
+	"$bin" validate --traces "$tmp/bias/opt" --thresholds "$tmp/bias/th.json" >"$tmp/bo.txt" 2>&1
+	"$bin" validate --traces "$tmp/bias/pes" --thresholds "$tmp/bias/th.json" >"$tmp/bp.txt" 2>&1
+	holds "validate: a step twice and a rate half the predicted are 75 % optimistic" "$tmp/bo.txt" \
+		"bias +75.0 % (optimistic: faster than measured)" \
+		"bias +50.0 % (optimistic: less memory than measured)"
+	holds "validate: the same cases flipped are pessimistic" "$tmp/bp.txt" \
+		"bias -75.0 % (pessimistic: slower than measured)" \
+		"bias -100.0 % (pessimistic: more memory than measured)"
+else
+	fail=$((fail + 1))
+	echo "FAIL: the bias test's traces could not be written"
 fi
 # Korthikanti et al. 2022 Table 5 (issue 12's bar, better than Calculon's 3.7 % mean): the eight
 # Megatron step times within 3.5 % on average and each within 8 %

@@ -92,24 +92,25 @@ against 76.2 GiB|max_memory_allocated 76.2 GiB|$eager
 a step of 1.89 s|1.89 s (|$qlora
 becomes 2.33 s|2.33 s (|$qlora --kbit-upcast norms
 CLAIMS
-	# the accuracy table: each row's runs, mean and worst error as validate prints them
+	# the accuracy table: each row's runs, mean and worst error and bias as validate prints them
 	"$bin" validate >"$work/validate.txt" 2>&1
 	rows=$(awk -F'|' '/^## How accurate it is/ { on = 1; next } /^## / { on = 0 }
 		on && /^\| `[a-z_]+` \|/ {
-			c = $2; gsub(/[` ]/, "", c); n = $4; m = $5; w = $6
+			c = $2; gsub(/[` ]/, "", c); n = $4; m = $5; w = $6; b = $7
 			gsub(/[ %]/, "", n); gsub(/[ %]/, "", m); gsub(/[ %]/, "", w)
-			print c, n, m, w }' "$readme")
+			gsub(/[ %]/, "", b)
+			print c, n, m, w, b }' "$readme")
 	[ -n "$rows" ] || { fail=$((fail + 1)); echo "FAIL: the README's accuracy table is gone"; }
-	while read -r cat n mean worst; do
+	while read -r cat n mean worst bias; do
 		[ -n "$cat" ] || continue
-		got=$(awk -v c="$cat" '$0 == c { on = 1; next } on && /MAPE/ {
-				print $5, $2, $9; exit }' "$work/validate.txt")
-		if [ "$got" = "$n $mean $worst" ]; then
+		got=$(awk -v c="$cat" '$0 == c { on = 1; next } on && /MAPE/ { r = $5 " " $2 " " $9 }
+				on && r && /^  bias / { print r, $2; exit }' "$work/validate.txt")
+		if [ "$got" = "$n $mean $worst $bias" ]; then
 			pass=$((pass + 1))
 		else
 			fail=$((fail + 1))
-			echo "FAIL: the README says $cat: $n runs, $mean % mean, $worst % worst;" \
-				"validate prints '$got' (runs, mean, worst)"
+			echo "FAIL: the README says $cat: $n runs, $mean % mean, $worst % worst," \
+				"$bias % bias; validate prints '$got' (runs, mean, worst, bias)"
 		fi
 	done <<ROWS
 $rows

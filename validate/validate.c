@@ -7,9 +7,11 @@
  * unit, the quantity predicted, and the simulate flags that describe the setting. A case runs as
  * `tierplan simulate` with those flags; the quantity is read from the result (parameter counts,
  * peak bytes per tier, step time, throughput, hardware TFLOPS, drive-array bandwidth).
- * Only A and B cases count towards a category's mean absolute percentage error; C and D cases
- * are shown for context. A category whose MAPE exceeds its threshold in validate/thresholds.json
- * (the accuracy we have, plus a margin: a regression guard, not a target) fails: exit 1.
+ * Only A and B cases count towards a category's mean absolute percentage error and its bias
+ * (the mean signed error, positive where the predictions favour the user: case_sense); C and D
+ * cases are shown for context. A category whose MAPE exceeds its threshold in
+ * validate/thresholds.json (the accuracy we have, plus a margin: a regression guard, not a
+ * target) fails: exit 1.
  * --report DIR draws predicted against measured per category with gnuplot.
  * Failure: exit 3 for an unreadable or malformed trace (naming the file and case), 4 for I/O.
  */
@@ -44,9 +46,37 @@ struct vcat {
 	char name[32];
 	int n;
 	double mape, max, threshold;
+	double bias; /* mean signed error, oriented by what the quantity is (case_sense) */
+	int sense;   /* the first counted case's: SENSE_SPEED, SENSE_MEMORY or SENSE_COUNT */
 	bool pass;
 	const char *worst;
 };
+
+/*
+ * Which way a quantity errs when it errs in the user's favour. A planner that predicts a step
+ * shorter, a rate higher or a peak smaller than the run had is optimistic: the job takes longer
+ * or does not fit. The bias of a category is the mean of its counted cases' errors turned that
+ * way (positive: optimistic); a case predicted not to fit where it ran is pessimistic by
+ * 100 %, as it counts 100 % in the MAPE. Counts (parameters) have no favourable side: their
+ * bias is plain (positive: more than measured).
+ */
+enum { SENSE_SPEED, SENSE_MEMORY, SENSE_COUNT };
+
+static int case_sense(const char *q, double *sign)
+{
+	if (strstr(q, "params")) {
+		*sign = 1;
+		return SENSE_COUNT;
+	}
+	if (strstr(q, "bytes")) {
+		*sign = -1; /* less memory than measured */
+		return SENSE_MEMORY;
+	}
+	/* step_seconds and seconds_per_layer: shorter is optimistic; tokens/s, TFLOPS, MFU and
+	 * drive bandwidth: higher is */
+	*sign = strstr(q, "seconds") && !strstr(q, "per_second") ? -1 : 1;
+	return SENSE_SPEED;
+}
 
 /* A category names files and chart titles: a lowercase identifier of at most 31 characters. */
 static bool valid_category(const char *s)
@@ -330,8 +360,12 @@ static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cat
 		}
 		if (!cs[i].used)
 			continue;
-		double a = cs[i].nofit ? 1.0 : fabs(cs[i].error);
+		double a = cs[i].nofit ? 1.0 : fabs(cs[i].error), sign;
+		int sense = case_sense(cs[i].quantity, &sign);
+		if (!cats[k].n)
+			cats[k].sense = sense;
 		cats[k].mape += a;
+		cats[k].bias += cs[i].nofit ? -1.0 : sign * cs[i].error;
 		cats[k].n++;
 		if (a >= cats[k].max) {
 			cats[k].max = a;
@@ -339,8 +373,10 @@ static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cat
 		}
 	}
 	for (int k = 0; k < ncat; k++) {
-		if (cats[k].n)
+		if (cats[k].n) {
 			cats[k].mape /= cats[k].n;
+			cats[k].bias /= cats[k].n;
+		}
 		cats[k].pass = cats[k].mape <= cats[k].threshold;
 	}
 	return ncat;
@@ -375,10 +411,20 @@ static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vc
 		fprintf(fp, "  MAPE %.1f %% over %d A/B cases, worst %.1f %% (%s); ", 100 * cats[k].mape,
 			cats[k].n, 100 * cats[k].max, cats[k].worst ? cats[k].worst : "-");
 		if (isnan(cats[k].threshold))
-			fprintf(fp, "no threshold: FAIL\n\n");
+			fprintf(fp, "no threshold: FAIL\n");
 		else
-			fprintf(fp, "threshold %.1f %%: %s\n\n", 100 * cats[k].threshold,
+			fprintf(fp, "threshold %.1f %%: %s\n", 100 * cats[k].threshold,
 				cats[k].pass ? "pass" : "FAIL");
+		static const char *const side[3][2] = {
+		    {"optimistic: faster than measured", "pessimistic: slower than measured"},
+		    {"optimistic: less memory than measured",
+		     "pessimistic: more memory than measured"},
+		    {"more than measured", "less than measured"}};
+		double b = cats[k].bias;
+		if (fabs(b) < 5e-4) /* what prints as 0.0 % has no side */
+			fprintf(fp, "  bias 0.0 %%\n\n");
+		else
+			fprintf(fp, "  bias %+.1f %% (%s)\n\n", 100 * b, side[cats[k].sense][b < 0]);
 	}
 }
 
@@ -421,6 +467,7 @@ static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vc
 		cJSON *x = cJSON_AddObjectToObject(sum, cats[k].name);
 		cJSON_AddNumberToObject(x, "mape", cats[k].mape);
 		cJSON_AddNumberToObject(x, "max", cats[k].max);
+		cJSON_AddNumberToObject(x, "bias", cats[k].bias);
 		cJSON_AddNumberToObject(x, "n", cats[k].n);
 		if (!isnan(cats[k].threshold))
 			cJSON_AddNumberToObject(x, "threshold", cats[k].threshold);

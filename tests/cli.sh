@@ -1211,14 +1211,19 @@ for d, k in (("opt", 2.0), ("pes", 0.5)):
               open(sys.argv[2] + "/" + d + "/speed.json", "w"))
     json.dump(trace("zmemory", [("peak", "peak_gpu_bytes", peak * k / 2**30, "GiB")]),
               open(sys.argv[2] + "/" + d + "/memory.json", "w"))
+    # validate --run's user_runs holds steps and peaks alike
+    json.dump(trace("zmixed", [("mstep", "step_seconds", step * k, "s"),
+                               ("mpeak", "peak_gpu_bytes", peak * k / 2**30, "GiB")]),
+              open(sys.argv[2] + "/" + d + "/mixed.json", "w"))
 PY
 then
-	printf '{"zspeed": 1000, "zmemory": 1000}' >"$tmp/bias/th.json"
+	printf '{"zspeed": 1000, "zmemory": 1000, "zmixed": 1000}' >"$tmp/bias/th.json"
 	"$bin" validate --traces "$tmp/bias/opt" --thresholds "$tmp/bias/th.json" >"$tmp/bo.txt" 2>&1
 	"$bin" validate --traces "$tmp/bias/pes" --thresholds "$tmp/bias/th.json" >"$tmp/bp.txt" 2>&1
 	holds "validate: a step twice and a rate half the predicted are 75 % optimistic" "$tmp/bo.txt" \
 		"bias +75.0 % (optimistic: faster than measured)" \
-		"bias +50.0 % (optimistic: less memory than measured)"
+		"bias +50.0 % (optimistic: less memory than measured)" \
+		"bias +50.0 % (optimistic: faster or less memory than measured)"
 	holds "validate: the same cases flipped are pessimistic" "$tmp/bp.txt" \
 		"bias -75.0 % (pessimistic: slower than measured)" \
 		"bias -100.0 % (pessimistic: more memory than measured)"

@@ -47,7 +47,8 @@ struct vcat {
 	int n;
 	double mape, max, threshold;
 	double bias; /* mean signed error, oriented by what the quantity is (case_sense) */
-	int sense;   /* the first counted case's: SENSE_SPEED, SENSE_MEMORY or SENSE_COUNT */
+	int sense;   /* its counted cases': SENSE_SPEED, SENSE_MEMORY, SENSE_COUNT or, where they
+		      * differ (validate --run's user_runs: steps and peaks), SENSE_MIXED */
 	bool pass;
 	const char *worst;
 };
@@ -60,7 +61,7 @@ struct vcat {
  * 100 %, as it counts 100 % in the MAPE. Counts (parameters) have no favourable side: their
  * bias is plain (positive: more than measured).
  */
-enum { SENSE_SPEED, SENSE_MEMORY, SENSE_COUNT };
+enum { SENSE_SPEED, SENSE_MEMORY, SENSE_COUNT, SENSE_MIXED };
 
 static int case_sense(const char *q, double *sign)
 {
@@ -364,6 +365,8 @@ static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cat
 		int sense = case_sense(cs[i].quantity, &sign);
 		if (!cats[k].n)
 			cats[k].sense = sense;
+		else if (cats[k].sense != sense)
+			cats[k].sense = SENSE_MIXED;
 		cats[k].mape += a;
 		cats[k].bias += cs[i].nofit ? -1.0 : sign * cs[i].error;
 		cats[k].n++;
@@ -415,11 +418,13 @@ static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vc
 		else
 			fprintf(fp, "threshold %.1f %%: %s\n", 100 * cats[k].threshold,
 				cats[k].pass ? "pass" : "FAIL");
-		static const char *const side[3][2] = {
+		static const char *const side[4][2] = {
 		    {"optimistic: faster than measured", "pessimistic: slower than measured"},
 		    {"optimistic: less memory than measured",
 		     "pessimistic: more memory than measured"},
-		    {"more than measured", "less than measured"}};
+		    {"more than measured", "less than measured"},
+		    {"optimistic: faster or less memory than measured",
+		     "pessimistic: slower or more memory than measured"}};
 		double b = cats[k].bias;
 		if (fabs(b) < 5e-4) /* what prints as 0.0 % has no side */
 			fprintf(fp, "  bias 0.0 %%\n\n");

@@ -81,6 +81,16 @@ static int run(int argc, char **argv, bool compare)
 	    strcmp(o.format, "md"))
 		return cli_fail(EXIT_INVALID, cmd,
 				"--format: unknown format (allowed: text, json, csv, md)");
+	/* flags that only qualify another: alone they would do nothing */
+	if (tp_opts_given(&o, "option") && !o.emit)
+		return cli_fail(EXIT_USAGE, cmd,
+				"--option picks the option --emit writes: add --emit DIR");
+	if (o.force && !o.report && !o.emit)
+		return cli_fail(EXIT_USAGE, cmd,
+				compare ? "--force lets --report write into a non-empty directory: "
+					  "add --report DIR"
+					: "--force lets --report or --emit write into a non-empty "
+					  "directory: add one of them");
 
 	w = calloc(1, sizeof *w);
 	p = calloc(1, sizeof *p);

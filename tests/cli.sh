@@ -198,6 +198,10 @@ expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx400
 # GPTQ base weights: QLoRA's alone, data parallel only (PEFT and auto-gptq), and the plan names
 # the format and searches data-parallel layouts only
 expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq
+# flags that only qualify another are refused alone, naming what they need
+expect 2 "^tierplan plan: --option picks the option --emit writes: add --emit DIR" plan --model 8b --seq 2048 --option 2
+expect 2 "^tierplan plan: --force lets --report or --emit write" plan --model 8b --seq 2048 --force
+expect 2 "^tierplan compare: --force lets --report write into a non-empty directory" compare --model 8b --seq 2048 --force
 # adapter flags on a full fine-tune would be dropped without a word: refused, each by name
 expect 3 "^tierplan simulate: --lora-rank: the adapters of --method lora or qlora" simulate --model 8b --seq 2048 --lora-rank 16
 # FSDP's backward prefetch gathers weights only under FULL_SHARD: refused below ZeRO-3

@@ -294,8 +294,13 @@ int cmd_sweep(int argc, char **argv)
 			unfit = v;
 		} else if (!strcmp(a, "--threads")) {
 			threads = strtol(v, &end, 10);
-			if (*end || threads < 1 || threads > 1024)
-				return cli_fail(EXIT_INVALID, "sweep", "--threads: 1 to 1024");
+			if (*end || threads < 1 || threads > 1024) {
+				snprintf(err, sizeof err,
+					 "--threads: '%.32s' is not a thread count "
+					 "(allowed 1 to 1024)",
+					 v);
+				return cli_fail(EXIT_INVALID, "sweep", err);
+			}
 		} else {
 			snprintf(err, sizeof err, "unknown option '%s'", a);
 			return cli_fail(EXIT_USAGE, "sweep", err);
@@ -305,8 +310,10 @@ int cmd_sweep(int argc, char **argv)
 		return cli_fail(EXIT_USAGE, "sweep", "--grid FILE is required");
 	if (strcmp(format, "csv") && strcmp(format, "jsonl"))
 		return cli_fail(EXIT_INVALID, "sweep", "--format: unknown format (allowed: csv, jsonl)");
-	if (strcmp(unfit, "time") && strcmp(unfit, "skip"))
-		return cli_fail(EXIT_INVALID, "sweep", "--unfit: allowed time, skip");
+	if (strcmp(unfit, "time") && strcmp(unfit, "skip")) {
+		snprintf(err, sizeof err, "--unfit: unknown '%.32s' (allowed: time, skip)", unfit);
+		return cli_fail(EXIT_INVALID, "sweep", err);
+	}
 	if (tp_grid_load(gridpath, &g, err, sizeof err) || tp_grid_check(&g, gridpath, err, sizeof err)) {
 		tp_grid_free(&g);
 		return cli_fail(EXIT_INVALID, "sweep", err);

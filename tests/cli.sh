@@ -1145,7 +1145,8 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: sweep --unfit skip: $(cat "$tmp/gu-skip.csv" "$tmp/err")"
 fi
-expect 3 "unfit: allowed time, skip" sweep --grid "$tmp/gu.json" --unfit drop
+expect 3 "unfit: unknown 'drop' (allowed: time, skip)" sweep --grid "$tmp/gu.json" --unfit drop
+expect 3 "threads: '0' is not a thread count (allowed 1 to 1024)" sweep --grid "$tmp/gu.json" --threads 0
 # simulate --format csv: the header and the row sweep writes for the same point (less its index
 # and point columns), so one configuration's row joins a sweep's; md: the report's step and its
 # resources as a Markdown table

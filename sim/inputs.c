@@ -132,7 +132,10 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	/* the adapters' flags describe --method lora|qlora: on a full fine-tune they would be
 	 * dropped without a word, and the job is not the one the user meant */
 	static const char *const adapter_flags[] = {"lora-rank", "lora-targets", "lora-dropout"};
-	for (size_t i = 0; w->job.method == MDL_FULL && i < 3; i++)
+	size_t nadapter = sizeof adapter_flags / sizeof *adapter_flags;
+	if (w->job.method != MDL_FULL)
+		nadapter = 0;
+	for (size_t i = 0; i < nadapter; i++)
 		if (tp_opts_given(o, adapter_flags[i])) {
 			snprintf(err, errlen,
 				 "--%s: the adapters of --method lora or qlora, not of a full "

@@ -303,7 +303,6 @@ static int fio_target(const char *dir, char *file, size_t n)
 	return 0;
 }
 
-
 /* Runs fio with args, its JSON on stdout into out (malloc'd). 0 ok. */
 static int run_fio(char *const argv[], char **out)
 {

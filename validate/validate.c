@@ -73,9 +73,9 @@ static int case_sense(const char *q, double *sign)
 		*sign = -1; /* less memory than measured */
 		return SENSE_MEMORY;
 	}
-	/* step_seconds and seconds_per_layer: shorter is optimistic; tokens/s, TFLOPS, MFU and
-	 * drive bandwidth: higher is */
-	*sign = strstr(q, "seconds") && !strstr(q, "per_second") ? -1 : 1;
+	/* step_seconds and seconds_per_layer: shorter is optimistic; the rates (tokens_per_second*,
+	 * TFLOPS, MFU, drive bandwidth) say "second" but never "seconds": higher is */
+	*sign = strstr(q, "seconds") ? -1 : 1;
 	return SENSE_SPEED;
 }
 

@@ -2012,12 +2012,12 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	 * few blocks (405B tiered on 8 H100: the CPU steps start 2.6 to 4.6 s apart; on two
 	 * GPUs with one drive a 17-block cycle after a 20-block ramp), so the engine would find
 	 * the pass not periodic and the whole step would run again (tried on the 405B plan: with
-	 * 60 blocks of ramp before the gap and periods up to 12 blocks, 149 of its 160 tiered
-	 * runs still failed, at probes whose flows' remaining work and rates differed by 10 to
-	 * 90 %, not by rounding; folding it at the usual edge, the plan took 0.16 s for 0.13 s
-	 * on one core). Where ZeRO-Infinity only
-	 * writes each block's gradients to flash the writes settle within the folded pass's
-	 * edge (the 405B plan: 2.5 % fewer instructions), and the engine checks that they do. */
+	 * 60 blocks of ramp before the gap and periods up to 12 blocks, the engine refused the
+	 * fold 149 times in its 129 tiered runs, at probes whose flows' remaining work and rates
+	 * differed by 10 to 90 %, not by rounding; folding it at the usual edge, the plan took
+	 * 0.16 s for 0.13 s on one core). Where ZeRO-Infinity only writes each block's gradients
+	 * to flash the writes settle within the folded pass's edge (the 405B plan: 2.5 % fewer
+	 * instructions), and the engine checks that they do. */
 	struct fold_pass fp = {.b = -1};
 	uint32_t gap = overlap_update ? 0 : fold_gap(bd, s, nb, &fp);
 	for (uint32_t i = 0; i < nb; i++) {

@@ -75,8 +75,8 @@ echo "$cmds" | {
 19.5 s a step looped|19.52 s (|$moe
 7.4 s grouped|7.37 s (|$moe --moe-gemm grouped
 14.07 s a step in bf16|14.07 s (|$fsdp8b
-11.48 s torchao|11.48 s (|$fsdp8b --precision fp8 --fp8-recipe torchao
-10.68 s TE|10.68 s (|$fsdp8b --precision fp8 --fp8-recipe te
+11.99 s torchao|11.99 s (|$fsdp8b --precision fp8 --fp8-recipe torchao
+11.19 s TE|11.19 s (|$fsdp8b --precision fp8 --fp8-recipe te
 73.2 GiB a GPU in bf16 and torchao|GPU 73.2 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe torchao
 66.6 TE|GPU 66.6 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe te
 8,428 tokens/s predicted fused|8428 tokens/s|$ladder --compile no --loss full --pointwise fused

@@ -140,18 +140,18 @@ static void compute_bound_step_is_its_compute_time(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	CU_ASSERT_EQUAL(f.o.micro_simulated, 3);
 	ASSERT_NEAR_REL(f.o.step_seconds, 10 * compute + adam, 0.01);
-	/* FP8: the layers' GEMMs at the H100's best FP8 GEMM share (0.758 of the 1,979 TFLOPS FP8
-	 * peak, DeepGEMM) over its best bf16 share (0.803), times the bf16 GEMMs' 0.81, the attention
-	 * core and the lm_head as before, plus Transformer Engine's casts through HBM: 4 B per
-	 * element of each linear's input (896 x 6 + 4864 = 10,240 per token) and output gradient
-	 * (896 + 128 + 128 + 896 + 2 x 4864 + 896 = 12,672) over 4096 tokens, and of its weights
-	 * (14,909,440): 435,027,968 B per layer and micro-batch */
+	/* FP8: the layers' GEMMs at the H100's best FP8 GEMM share (0.681 of the 1,979 TFLOPS FP8
+	 * peak, cuBLASLt) over its best bf16 share (0.803), times the bf16 GEMMs' 0.81, the
+	 * attention core and the lm_head as before, plus Transformer Engine's casts through HBM:
+	 * 4 B per element of each linear's input (896 x 6 + 4864 = 10,240 per token) and output
+	 * gradient (896 + 128 + 128 + 896 + 2 x 4864 + 896 = 12,672) over 4096 tokens, and of its
+	 * weights (14,909,440): 435,027,968 B per layer and micro-batch */
 	f.c.grad_accum = 4;
 	f.w.job.precision = MDL_FP8;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double layer_w = fl.layer_fwd_exec + fl.layer_bwd_exec - 3.5 * fl.attn_core_fwd_exec;
 	double eff = 0.81 * 0.803;
-	compute = 4 * (24 * layer_w / (eff * 0.758 / 0.803 * 1979e12) +
+	compute = 4 * (24 * layer_w / (eff * 0.681 / 0.803 * 1979e12) +
 		       (fl.head_fwd + fl.head_bwd) / (eff * f.hw.gpu.bf16_flops) +
 		       attn_s +
 		       24 * (layer_traffic(&f.w.arch, &f.w.job) + 435027968.0) /

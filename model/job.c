@@ -422,7 +422,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 		       struct mdl_fp8_casts *c)
 {
-	*c = (struct mdl_fp8_casts){0, 0, 0, 0};
+	*c = (struct mdl_fp8_casts){0, 0, 0, 0, 0};
 	if (j->precision != MDL_FP8)
 		return;
 	/* torchao's dynamic cast of an e-byte tensor: the amax pass reads it, the cast reads it
@@ -441,11 +441,13 @@ void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 				(ao_grad * (double)t->cols + ao * (double)t->rows) * pass;
 			c->weights += ao * w;
 			c->weights_bwd += ao * w;
+			c->experts += t->copies > 1 ? ao * w : 0;
 			continue;
 		}
 		c->fwd_per_token += FP8_CAST_BYTES * (double)t->rows * pass;
 		c->bwd_per_token += FP8_CAST_BYTES * (double)t->cols * pass;
 		c->weights += FP8_CAST_BYTES * w;
+		c->experts += t->copies > 1 ? FP8_CAST_BYTES * w : 0;
 	}
 }
 

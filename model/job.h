@@ -320,10 +320,11 @@ double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, u
 			    bool attn);
 
 /* HBM bytes the FP8 casts move for one decoder layer (0 unless --precision fp8). Transformer
- * Engine: each linear's input cast to FP8 with its transpose in forward, its weight likewise
- * (every micro-batch), its output gradient likewise in backward (TE's cast_transpose: the
- * 16-bit tensor read, FP8 data and FP8 transpose written, 2 + 1 + 1 bytes per element, as
- * Hopper's FP8 GEMMs take only the TN layout). torchao (mdl_fp8_recipe): a cast reads the
+ * Engine: each linear's input cast to FP8 with its transpose in forward, its weight likewise,
+ * its output gradient likewise in backward (TE's cast_transpose: the 16-bit tensor read, FP8
+ * data and FP8 transpose written, 2 + 1 + 1 bytes per element, as Hopper's FP8 GEMMs take only
+ * the TN layout); the step casts the weights once a step where Megatron-Core keeps TE's FP8
+ * copies (step.c fp8_layer_casts). torchao (mdl_fp8_recipe): a cast reads the
  * 16-bit tensor for its amax, reads it again and writes a byte; forward casts the input and
  * the weight, backward the output gradient twice on one amax (for each gradient's GEMM), the
  * kept input again and the weight again. Per token through the layer in forward and in
@@ -331,6 +332,8 @@ double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, u
 struct mdl_fp8_casts {
 	double fwd_per_token, bwd_per_token, weights;
 	double weights_bwd; /* the weights' casts again in backward (torchao), per micro-batch */
+	double experts;     /* the routed experts' part of weights (and of weights_bwd, which
+			     * repeats weights): a GPU casts those it holds (expert parallelism) */
 };
 void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 		       struct mdl_fp8_casts *c);

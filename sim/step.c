@@ -222,6 +222,7 @@ struct build {
 				      * forward, backward with its recompute */
 	double eager_fwd, eager_bwd; /* HBM bytes of a layer's eager norms and rotary (act.c) */
 	double fp8_fwd, fp8_bwd; /* HBM bytes of a layer's FP8 casts in forward / backward, per GPU */
+	double fp8_first;        /* and in the forward of a step's first micro-batch alone */
 	double fp8_gathered;     /* bytes a layer's weights gather less in FP8 (--fp8-all-gather) */
 	/* --recompute-layers (Megatron-Core's block method): the layers of a chunk that run the
 	 * job's recompute mode, the first ones; the rest run none, at the costs in `none`
@@ -1133,17 +1134,28 @@ static int machine(struct build *bd)
 }
 
 /* HBM bytes of one layer's FP8 casts per GPU (mdl_job_fp8_casts; 0 unless fp8) in its forward
- * and its backward, for `tokens` tokens split over tp ranks. `gathered`: the weights are cast
- * shard by shard, 1/dp of them on each rank, before an FP8 all-gather, and backward takes the
- * gathered FP8 weights as they are (torchao: tensor_already_casted_to_fp8). */
+ * and its backward, for `tokens` tokens split over tp ranks, and in the forward of a step's
+ * first micro-batch alone (*first). `gathered`: the weights are cast shard by shard, 1/dp of
+ * them on each rank, before an FP8 all-gather, and backward takes the gathered FP8 weights as
+ * they are (torchao: tensor_already_casted_to_fp8). `cached`: Transformer Engine's weights stay
+ * whole on the GPU, and Megatron-Core passes is_first_microbatch, so TE casts them (and their
+ * transposes) on the first micro-batch of a step and reuses the FP8 copies on the rest and in
+ * a recompute (megatron/core/transformer/module.py set_is_first_microbatch: "TE modules will
+ * update their fp8 parameter cache"; extensions/transformer_engine.py) [A: source]; weights a
+ * ZeRO-3 gather or a host tier brings anew are cast anew. */
 static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, double tokens,
-			    uint32_t tp, bool gathered, uint32_t dp, double *fwd, double *bwd)
+			    uint32_t tp, double ekeep, bool gathered, uint32_t dp, bool cached,
+			    double *fwd, double *bwd, double *first)
 {
 	struct mdl_fp8_casts fc;
 	mdl_job_fp8_casts(a, j, &fc);
-	double weight_share = gathered ? 1.0 / dp : 1.0;
-	*fwd = (tokens * fc.fwd_per_token + weight_share * fc.weights) / tp;
-	*bwd = (tokens * fc.bwd_per_token + (gathered ? 0 : fc.weights_bwd)) / tp;
+	bool once = cached && j->fp8_recipe == MDL_FP8_TE;
+	/* a GPU holds ekeep x tp of the routed experts (mdl_layout_expert_keep) */
+	double held = fc.weights > 0 ? 1.0 - (1.0 - ekeep) * fc.experts / fc.weights : 1.0;
+	double weights = (gathered ? 1.0 / dp : 1.0) * held * fc.weights / tp;
+	*fwd = tokens * fc.fwd_per_token / tp + (once ? 0 : weights);
+	*bwd = (tokens * fc.bwd_per_token + (gathered ? 0 : held * fc.weights_bwd)) / tp;
+	*first = once ? weights : 0;
 }
 
 /* torchao's Float8Linear with enable_fsdp_float8_all_gather casts each rank's shard to float8
@@ -1201,11 +1213,13 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	 * all-reduces, all serial on the compute stream */
 	t->flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
 	double rc_mem = 2.0 * rematerialised(j->recompute, all, saved);
-	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
+	double cast_fwd, cast_bwd, cast_first, again = j->recompute == MDL_RC_FULL;
 	/* under ZeRO-3 the weights may be cast shard by shard (--fp8-all-gather): a floor takes
-	 * that share whether or not the job does */
+	 * that share whether or not the job does; below it they stay whole and TE casts them once
+	 * a step, which a floor per micro-batch leaves out */
 	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp,
-			l->zero == 3 && l->dp > 1, l->dp, &cast_fwd, &cast_bwd);
+			mdl_layout_expert_keep(l), l->zero == 3 && l->dp > 1, l->dp, l->zero < 3,
+			&cast_fwd, &cast_bwd, &cast_first);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
 	struct mdl_dequant dq;
 	mdl_job_dequant(a, j, &dq);
@@ -1768,7 +1782,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
 		 * and rotary's passes beyond that */
-		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd;
+		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd +
+			       (k == 0 ? bd->fp8_first : 0);
 		int end, c = compute(bd, g, s, "forward", flops, lb * bytes,
 				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
 		if (c < 0)
@@ -2531,8 +2546,10 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->fixed_bwd += ub_bwd + (x->job.recompute == MDL_RC_FULL ? ub_fwd : 0);
 	bool fp8_gather = x->c->fp8_all_gather && x->pl.fetch == FETCH_GATHER;
 	bd->fp8_gathered = step_fp8_gathered_less(a, &x->job, fp8_gather);
+	bool whole = x->c->policy->kind == SIM_GPU_ONLY && x->pl.fetch == FETCH_RESIDENT;
 	fp8_layer_casts(a, &x->job, (double)x->job.seq * (double)x->job.micro_batch / bd->cp,
-			bd->tp, fp8_gather, bd->dp, &bd->fp8_fwd, &bd->fp8_bwd);
+			bd->tp, bd->ekeep, fp8_gather, bd->dp, whole, &bd->fp8_fwd, &bd->fp8_bwd,
+			&bd->fp8_first);
 	if (bd->cp > 1) {
 		/* a GPU holds 1/cp of each sequence's tokens (Megatron-Core's load-balanced causal
 		 * chunks): its GEMMs, its share of the attention scores (its queries against all

@@ -193,9 +193,17 @@ static void fp8_casts_follow_transformer_engine(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.fwd_per_token, 4.0 * 38912, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(c.bwd_per_token, 4.0 * 43008, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(c.weights, 4.0 * 218103808, 1);
+	CU_ASSERT_DOUBLE_EQUAL(c.experts, 0, 1e-9);
 	j.precision = MDL_BF16_MIXED;
 	mdl_job_fp8_casts(&a, &j, &c);
 	CU_ASSERT(c.fwd_per_token == 0 && c.bwd_per_token == 0 && c.weights == 0);
+	/* Mixtral-8x7B's layer: its 8 experts' three 4096 x 14336 matrices are the experts' part of
+	 * the weights' casts (a GPU casts those it holds), the attention and router the rest */
+	a = load("mixtral-8x7b-v0.1.json");
+	j.precision = MDL_FP8;
+	mdl_job_fp8_casts(&a, &j, &c);
+	CU_ASSERT_DOUBLE_EQUAL(c.experts, 4.0 * 8 * 3 * 4096.0 * 14336, 1);
+	CU_ASSERT(c.weights > c.experts);
 }
 
 /* GPT layer with dropout, eager attention: s b h (34 + 5 a s / h) (Korthikanti et al. 2022) */

@@ -144,20 +144,29 @@ static void compute_bound_step_is_its_compute_time(void)
 	 * peak, cuBLASLt) over its best bf16 share (0.803), times the bf16 GEMMs' 0.81, the
 	 * attention core and the lm_head as before, plus Transformer Engine's casts through HBM:
 	 * 4 B per element of each linear's input (896 x 6 + 4864 = 10,240 per token) and output
-	 * gradient (896 + 128 + 128 + 896 + 2 x 4864 + 896 = 12,672) over 4096 tokens, and of its
-	 * weights (14,909,440): 435,027,968 B per layer and micro-batch */
+	 * gradient (896 + 128 + 128 + 896 + 2 x 4864 + 896 = 12,672) over 4096 tokens,
+	 * 375,390,208 B per layer and micro-batch, and of its weights (14,909,440) once a step,
+	 * 59,637,760 B per layer */
 	f.c.grad_accum = 4;
 	f.w.job.precision = MDL_FP8;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double layer_w = fl.layer_fwd_exec + fl.layer_bwd_exec - 3.5 * fl.attn_core_fwd_exec;
 	double eff = 0.81 * 0.803;
-	compute = 4 * (24 * layer_w / (eff * 0.681 / 0.803 * 1979e12) +
-		       (fl.head_fwd + fl.head_bwd) / (eff * f.hw.gpu.bf16_flops) +
-		       attn_s +
-		       24 * (layer_traffic(&f.w.arch, &f.w.job) + 435027968.0) /
-			       (0.88 * f.hw.gpu.hbm_bandwidth) +
-		       24 * 23 * MM_FIXED);
-	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
+	double per_mb = 24 * layer_w / (eff * 0.681 / 0.803 * 1979e12) +
+			(fl.head_fwd + fl.head_bwd) / (eff * f.hw.gpu.bf16_flops) + attn_s +
+			24 * (layer_traffic(&f.w.arch, &f.w.job) + 375390208.0) /
+				(0.88 * f.hw.gpu.hbm_bandwidth) +
+			24 * 23 * MM_FIXED;
+	double weight_casts = 24 * 59637760.0 / (0.88 * f.hw.gpu.hbm_bandwidth);
+	ASSERT_NEAR_REL(f.o.step_seconds, 4 * per_mb + weight_casts + adam, 0.01);
+	/* Megatron-Core's is_first_microbatch: Transformer Engine casts the weights (with their
+	 * transposes) on a step's first micro-batch and reuses them, so four micro-batches more
+	 * add their inputs' and output gradients' casts and not the weights' */
+	double step4 = f.o.step_seconds;
+	f.c.grad_accum = 8;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(f.o.step_seconds - step4, 4 * per_mb, 1e-4);
+	CU_ASSERT(4 * weight_casts > 1e-3 * (f.o.step_seconds - step4)); /* the test can tell */
 	f.w.job.precision = MDL_BF16_MIXED;
 	/* fp32 with eager attention: every FLOP on the CUDA cores at 0.81 of the H100's best fp32
 	 * matmul, 0.779 of the fp32 peak, the activations twice as wide; the MFU is a share of

@@ -422,7 +422,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 		       struct mdl_fp8_casts *c)
 {
-	*c = (struct mdl_fp8_casts){0, 0, 0, 0, 0};
+	*c = (struct mdl_fp8_casts){0};
 	if (j->precision != MDL_FP8)
 		return;
 	/* torchao's dynamic cast of an e-byte tensor: the amax pass reads it, the cast reads it

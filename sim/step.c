@@ -1135,27 +1135,29 @@ static int machine(struct build *bd)
 
 /* HBM bytes of one layer's FP8 casts per GPU (mdl_job_fp8_casts; 0 unless fp8) in its forward
  * and its backward, for `tokens` tokens split over tp ranks, and in the forward of a step's
- * first micro-batch alone (*first). `gathered`: the weights are cast shard by shard, 1/dp of
- * them on each rank, before an FP8 all-gather, and backward takes the gathered FP8 weights as
- * they are (torchao: tensor_already_casted_to_fp8). `cached`: Transformer Engine's weights stay
- * whole on the GPU, and Megatron-Core passes is_first_microbatch, so TE casts them (and their
- * transposes) on the first micro-batch of a step and reuses the FP8 copies on the rest and in
- * a recompute (megatron/core/transformer/module.py set_is_first_microbatch: "TE modules will
- * update their fp8 parameter cache"; extensions/transformer_engine.py) [A: source]; weights a
- * ZeRO-3 gather or a host tier brings anew are cast anew. */
+ * first micro-batch alone (*first; NULL where not wanted). `gathered`: the weights are cast
+ * shard by shard, 1/dp of them on each rank, before an FP8 all-gather, and backward takes the
+ * gathered FP8 weights as they are (torchao: tensor_already_casted_to_fp8). `whole`: the
+ * weights stay whole on the GPU and Megatron-Core passes Transformer Engine
+ * is_first_microbatch, so TE casts them (and their transposes) on the first micro-batch of a
+ * step and reuses the FP8 copies on the rest and in a recompute
+ * (megatron/core/transformer/module.py set_is_first_microbatch: "TE modules will update their
+ * fp8 parameter cache"; extensions/transformer_engine.py) [A: source]; weights a ZeRO-3 gather
+ * or a host tier brings anew are cast anew. */
 static void fp8_layer_casts(const struct mdl_arch *a, const struct mdl_job *j, double tokens,
-			    uint32_t tp, double ekeep, bool gathered, uint32_t dp, bool cached,
+			    uint32_t tp, double ekeep, bool gathered, uint32_t dp, bool whole,
 			    double *fwd, double *bwd, double *first)
 {
 	struct mdl_fp8_casts fc;
 	mdl_job_fp8_casts(a, j, &fc);
-	bool once = cached && j->fp8_recipe == MDL_FP8_TE;
+	bool once = whole && j->fp8_recipe == MDL_FP8_TE;
 	/* a GPU holds ekeep x tp of the routed experts (mdl_layout_expert_keep) */
 	double held = fc.weights > 0 ? 1.0 - (1.0 - ekeep) * fc.experts / fc.weights : 1.0;
 	double weights = (gathered ? 1.0 / dp : 1.0) * held * fc.weights / tp;
 	*fwd = tokens * fc.fwd_per_token / tp + (once ? 0 : weights);
 	*bwd = (tokens * fc.bwd_per_token + (gathered ? 0 : held * fc.weights_bwd)) / tp;
-	*first = once ? weights : 0;
+	if (first)
+		*first = once ? weights : 0;
 }
 
 /* torchao's Float8Linear with enable_fsdp_float8_all_gather casts each rank's shard to float8
@@ -1213,13 +1215,13 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	 * all-reduces, all serial on the compute stream */
 	t->flops = (f.layer_fwd_exec + f.layer_bwd_exec + f.layer_recompute_exec) / l->tp;
 	double rc_mem = 2.0 * rematerialised(j->recompute, all, saved);
-	double cast_fwd, cast_bwd, cast_first, again = j->recompute == MDL_RC_FULL;
+	double cast_fwd, cast_bwd, again = j->recompute == MDL_RC_FULL;
 	/* under ZeRO-3 the weights may be cast shard by shard (--fp8-all-gather): a floor takes
 	 * that share whether or not the job does; below it they stay whole and TE casts them once
 	 * a step, which a floor per micro-batch leaves out */
 	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp,
 			mdl_layout_expert_keep(l), l->zero == 3 && l->dp > 1, l->dp, l->zero < 3,
-			&cast_fwd, &cast_bwd, &cast_first);
+			&cast_fwd, &cast_bwd, NULL);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
 	struct mdl_dequant dq;
 	mdl_job_dequant(a, j, &dq);

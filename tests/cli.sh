@@ -1398,19 +1398,24 @@ expect 3 "reduce --seq" plan --model 405b --seq 10485760 --attention eager --bat
 expect 1 "" simulate --model 405b --seq 10000000 --attention eager --batch 64 --gpus 8
 expect 3 "seq" plan --model 8b --seq 0
 expect 3 "batch" plan --model 8b --seq 1024 --batch -1
-# a profile with a measured tiering kernel is replayed by validate (synthetic numbers: the path)
+# a profile with a measured tiering kernel is replayed by validate, its balanced case too, with
+# each GEMM kernel's fitted fixed time (synthetic numbers: copy 10 ms a layer; GEMMs 2 ms +
+# 7 x 0.1 ms, and in the balanced case 10 + 0.7 ms, which sets its pace)
 mkdir -p "$tmp/caltraces"
 cat >"$tmp/caltraces/gpu.json" <<'JSON'
 {"measurements": [{"test": "cuda_tiering", "status": "ok", "value": 0.0105,
-  "extra": {"layers": 16, "layer_bytes": 250000000, "layer_flops": 2e12}}],
- "fitted": {"pcie_h2d_bandwidth": 25e9, "pcie_h2d_latency_s": 0, "gemm_flops": 1e15}}
+  "extra": {"layers": 16, "layer_bytes": 250000000, "layer_flops": 2e12, "kernels": 7,
+            "balanced": {"tokens": 10240, "layer_flops": 1e13, "overlapped_s": 0.0115}}}],
+ "fitted": {"pcie_h2d_bandwidth": 25e9, "pcie_h2d_latency_s": 0, "gemm_flops": 1e15,
+            "matmul_fixed_s": 1e-4}}
 JSON
 "$bin" validate --traces "$tmp/caltraces" --format json >"$tmp/vc.json" 2>/dev/null
 if python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-c = [x for x in d["cases"] if x["category"] == "tiering_kernel"][0]
+c, b = [x for x in d["cases"] if x["category"] == "tiering_kernel"]
 assert abs(c["predicted"] - 0.010) < 1e-6 and abs(c["error"] - (0.010 / 0.0105 - 1)) < 1e-6
+assert "balanced" in b["id"] and abs(b["predicted"] - 0.0107) < 1e-6, b
 ' "$tmp/vc.json"; then
 	pass=$((pass + 1))
 else

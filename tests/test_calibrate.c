@@ -34,14 +34,14 @@ static void tiering_prediction_overlaps_copy_and_compute(void)
 {
 	int L = 16;
 	/* copy 10 ms, GEMMs 2 ms */
-	double p = cal_predict_tiering(L, 250e6, 2e12, 25e9, 0, 1e15);
+	double p = cal_predict_tiering(L, 250e6, 2e12, 25e9, 0, 1e15, 0);
 	ASSERT_NEAR_REL(p, 0.010, 1e-6);
 	/* copy 2 ms, GEMMs 10 ms */
-	p = cal_predict_tiering(L, 50e6, 10e12, 25e9, 0, 1e15);
+	p = cal_predict_tiering(L, 50e6, 10e12, 25e9, 0, 1e15, 0);
 	ASSERT_NEAR_REL(p, 0.010, 1e-6);
-	p = cal_predict_tiering(3, 50e6, 10e12, 25e9, 0, 1e15);
+	p = cal_predict_tiering(3, 50e6, 10e12, 25e9, 0, 1e15, 0);
 	ASSERT_NEAR_REL(p, (0.002 + 3 * 0.010) / 3, 1e-6);
-	CU_ASSERT_EQUAL(cal_predict_tiering(L, 50e6, 10e12, 0, 0, 1e15), 0);
+	CU_ASSERT_EQUAL(cal_predict_tiering(L, 50e6, 10e12, 0, 0, 1e15, 0), 0);
 }
 
 /* The helper's layer GEMMs (Llama-3.1-8B's: 218,103,808 parameters, 21 kernels) timed at 4096

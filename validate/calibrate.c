@@ -748,23 +748,6 @@ static void run_test(const struct cal_opts *o, int i, struct result *r, bool *cu
 		waive(r, "%s", "no samples");
 }
 
-/* ---- the simulator's prediction of the tiering kernel ---- */
-
-/* From the helper's extra object, or with balanced its balanced case (same layers and bytes,
- * its own FLOPs). */
-static double predict_tiering(const cJSON *extra, bool balanced, double h2d_bw, double h2d_lat,
-			      double gemm)
-{
-	const cJSON *L = cJSON_GetObjectItemCaseSensitive(extra, "layers");
-	const cJSON *B = cJSON_GetObjectItemCaseSensitive(extra, "layer_bytes");
-	const cJSON *F = cJSON_GetObjectItemCaseSensitive(
-		balanced ? cJSON_GetObjectItemCaseSensitive(extra, "balanced") : extra, "layer_flops");
-	if (!cJSON_IsNumber(L) || !cJSON_IsNumber(B) || !cJSON_IsNumber(F))
-		return 0;
-	return cal_predict_tiering((int)L->valuedouble, B->valuedouble, F->valuedouble, h2d_bw,
-				   h2d_lat, gemm);
-}
-
 /* ---- the profile ---- */
 
 static const char *status_name(int s)
@@ -848,10 +831,59 @@ static void gemm_fit(cJSON *fit, cJSON *rec, const cJSON *extra, double rate, bo
 	cJSON_AddStringToObject(rec, "fit_gemm_method", how);
 }
 
-static int write_profile(const char *out, const struct result *rs, int n, const struct cal_opts *o,
-			 double tier_pred, double bal_pred, char *err, size_t errlen)
+/* ---- the simulator's prediction of the tiering kernel ---- */
+
+/* A positive, finite cJSON number member, or 0. */
+static double pos(const cJSON *o, const char *k)
 {
-	cJSON *root = cJSON_CreateObject(), *m, *arr, *fit;
+	double v = num(o, k);
+	return v > 0 && isfinite(v) ? v : 0;
+}
+
+int cal_replay_tiering(const cJSON *profile, struct cal_tiering *t)
+{
+	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(profile, "fitted"), *it, *ex = NULL;
+	double measured = 0;
+	memset(t, 0, sizeof *t);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(profile, "measurements"))
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "test");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, "cuda_tiering") &&
+		    cJSON_IsString(st) && !strcmp(st->valuestring, "ok")) {
+			ex = cJSON_GetObjectItemCaseSensitive(it, "extra");
+			measured = pos(it, "value");
+		}
+	}
+	double L = num(ex, "layers"), bytes = pos(ex, "layer_bytes");
+	double bw = pos(fit, "pcie_h2d_bandwidth"), gemm = pos(fit, "gemm_flops");
+	/* what the CUDA helper records: a layer count of a real model, positive sizes */
+	if (!ex || !(L >= 1 && L <= 1024) || !bytes || !measured || !bw || !gemm)
+		return 1;
+	double lat = pos(fit, "pcie_h2d_latency_s"), fixed = pos(fit, "matmul_fixed_s");
+	double gfix = num(ex, "kernels") * (fixed ? fixed : STEP_MATMUL_FIXED);
+	const cJSON *bal = cJSON_GetObjectItemCaseSensitive(ex, "balanced");
+	t->measured = measured;
+	t->predicted =
+		cal_predict_tiering((int)L, bytes, pos(ex, "layer_flops"), bw, lat, gemm, gfix);
+	/* the helper's own parts as a 1 GB/s link and a 1 PFLOP/s GEMM rate */
+	double c = pos(ex, "copy_only_s"), g = pos(ex, "compute_only_s");
+	if (c && g)
+		t->parts = cal_predict_tiering((int)L, c * 1e9, g * 1e15, 1e9, 0, 1e15, 0);
+	t->bal_measured = pos(bal, "overlapped_s");
+	t->bal_tokens = (int)num(bal, "tokens");
+	if (t->bal_measured)
+		t->bal_predicted = cal_predict_tiering((int)L, bytes, pos(bal, "layer_flops"), bw,
+						       lat, gemm, gfix);
+	return t->predicted > 0 ? 0 : 1;
+}
+
+/* Writes the profile to `out`; tk gets its tiering kernel replayed (cal_replay_tiering), which
+ * the kernel's record carries too. */
+static int write_profile(const char *out, const struct result *rs, int n, const struct cal_opts *o,
+			 struct cal_tiering *tk, char *err, size_t errlen)
+{
+	cJSON *root = cJSON_CreateObject(), *m, *arr, *fit, *trec = NULL;
 	char date[32];
 	time_t t = time(NULL);
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -939,35 +971,21 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 			cJSON_AddNumberToObject(fit, "hbm_bandwidth", v);
 		else if (!strcmp(r->test, "cuda_gemm_bf16") || !strcmp(r->test, "cuda_gemm_fp8"))
 			gemm_fit(fit, x, r->extra, v, !strcmp(r->test, "cuda_gemm_fp8"));
-		else if (!strcmp(r->test, "cuda_tiering")) {
-			if (tier_pred > 0) {
-				cJSON_AddNumberToObject(x, "predicted", tier_pred);
-				cJSON_AddNumberToObject(x, "prediction_error", tier_pred / v - 1);
-			}
-			/* the same loop from the helper's own copy-only and compute-only times:
-			 * what the overlap model alone gets wrong, without the fits' errors */
-			const cJSON *L = cJSON_GetObjectItemCaseSensitive(r->extra, "layers");
-			const cJSON *c = cJSON_GetObjectItemCaseSensitive(r->extra, "copy_only_s");
-			const cJSON *g = cJSON_GetObjectItemCaseSensitive(r->extra, "compute_only_s");
-			double parts = cJSON_IsNumber(L) && cJSON_IsNumber(c) && cJSON_IsNumber(g)
-					       ? cal_predict_tiering((int)L->valuedouble,
-								     c->valuedouble * 1e9,
-								     g->valuedouble * 1e12, 1e9, 0,
-								     1e12)
-					       : 0;
-			if (parts > 0) {
-				cJSON_AddNumberToObject(x, "predicted_from_parts", parts);
-				cJSON_AddNumberToObject(x, "prediction_from_parts_error",
-							parts / v - 1);
-			}
-			/* the balanced case (copy about as long as the GEMMs) */
-			const cJSON *bo = cJSON_GetObjectItemCaseSensitive(
-				cJSON_GetObjectItemCaseSensitive(r->extra, "balanced"), "overlapped_s");
-			if (bal_pred > 0 && cJSON_IsNumber(bo) && bo->valuedouble > 0) {
-				cJSON_AddNumberToObject(x, "balanced_predicted", bal_pred);
-				cJSON_AddNumberToObject(x, "balanced_prediction_error",
-							bal_pred / bo->valuedouble - 1);
-			}
+		else if (!strcmp(r->test, "cuda_tiering"))
+			trec = x;
+	}
+	if (cal_replay_tiering(root, tk) == 0 && trec) {
+		cJSON_AddNumberToObject(trec, "predicted", tk->predicted);
+		cJSON_AddNumberToObject(trec, "prediction_error", tk->predicted / tk->measured - 1);
+		if (tk->parts > 0) {
+			cJSON_AddNumberToObject(trec, "predicted_from_parts", tk->parts);
+			cJSON_AddNumberToObject(trec, "prediction_from_parts_error",
+						tk->parts / tk->measured - 1);
+		}
+		if (tk->bal_predicted > 0) {
+			cJSON_AddNumberToObject(trec, "balanced_predicted", tk->bal_predicted);
+			cJSON_AddNumberToObject(trec, "balanced_prediction_error",
+						tk->bal_predicted / tk->bal_measured - 1);
 		}
 	}
 	struct cfg_out f;
@@ -1082,38 +1100,18 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 			said ? " (" : "", said ? r->reason : "", said ? ")" : "");
 		failed += r->status == ST_FAILED;
 	}
-	/* the simulator's prediction of the tiering kernel from the fitted links */
-	double pred = 0, h2d = 0, lat = 0, gemm = 0;
-	const cJSON *tex = NULL;
-	double tmeas = 0;
-	for (int i = 0; i < n; i++) {
-		if (rs[i].status != ST_OK)
-			continue;
-		if (!strcmp(rs[i].test, "cuda_h2d_pinned"))
-			h2d = rs[i].bandwidth, lat = rs[i].latency;
-		if (!strcmp(rs[i].test, "cuda_gemm_bf16"))
-			gemm = median(rs[i].samples, rs[i].n);
-		if (!strcmp(rs[i].test, "cuda_tiering"))
-			tex = rs[i].extra, tmeas = median(rs[i].samples, rs[i].n);
-	}
-	double bpred = 0;
-	if (tex) {
-		pred = predict_tiering(tex, false, h2d, lat, gemm);
-		bpred = predict_tiering(tex, true, h2d, lat, gemm);
-	}
-	if (pred > 0)
+	/* the simulator's prediction of the tiering kernel from the fitted links and GEMMs */
+	struct cal_tiering tk;
+	int wrc = write_profile(out, rs, n, &o, &tk, err, errlen);
+	if (tk.predicted > 0)
 		fprintf(log, "calibrate: tiering kernel: measured %.4g s per layer, simulator "
 				"predicts %.4g s (%+.1f %%)\n",
-			tmeas, pred, 100 * (pred / tmeas - 1));
-	const cJSON *bal = cJSON_GetObjectItemCaseSensitive(tex, "balanced");
-	const cJSON *bmeas = cJSON_GetObjectItemCaseSensitive(bal, "overlapped_s");
-	const cJSON *btok = cJSON_GetObjectItemCaseSensitive(bal, "tokens");
-	if (bpred > 0 && cJSON_IsNumber(bmeas) && bmeas->valuedouble > 0 && cJSON_IsNumber(btok))
+			tk.measured, tk.predicted, 100 * (tk.predicted / tk.measured - 1));
+	if (tk.bal_predicted > 0)
 		fprintf(log, "calibrate: tiering kernel balanced at %d tokens: measured %.4g s per "
 			     "layer, simulator predicts %.4g s (%+.1f %%)\n",
-			(int)btok->valuedouble, bmeas->valuedouble, bpred,
-			100 * (bpred / bmeas->valuedouble - 1));
-	int wrc = write_profile(out, rs, n, &o, pred, bpred, err, errlen);
+			tk.bal_tokens, tk.bal_measured, tk.bal_predicted,
+			100 * (tk.bal_predicted / tk.bal_measured - 1));
 	for (int i = 0; i < n; i++) {
 		cJSON_Delete(rs[i].extra);
 		cJSON_Delete(rs[i].device);

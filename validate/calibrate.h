@@ -59,11 +59,30 @@ int cal_fit_slc(const double *t, const double *bw, int n, double *cache, double 
 #define CAL_SLC_MIN_SAMPLES 6
 
 /* The tiering kernel's loop as the engine sees it: per layer an h2d copy of `bytes` (fitted
- * link) into one of two buffers and `flops` of GEMMs (fitted rate); copy i waits for the GEMM of
- * layer i-2. Seconds per layer in the steady state the helper times (its middle half of layers,
- * without fill and drain), 0 without the fits. */
+ * link) into one of two buffers and `flops` of GEMMs (fitted rate) plus `gemm_fixed` seconds (its
+ * kernels' fixed times); copy i waits for the GEMM of layer i-2. Seconds per layer in the steady
+ * state the helper times (its middle half of layers, without fill and drain), 0 without the
+ * fits. */
 double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw, double h2d_lat,
-			   double gemm_flops);
+			   double gemm_flops, double gemm_fixed);
+
+/* A calibration profile's tiering kernel, measured and replayed (cal_replay_tiering); a figure
+ * the profile lacks is 0. */
+struct cal_tiering {
+	double measured, predicted; /* the helper's case, seconds per layer */
+	double parts;               /* predicted from its own copy-only and compute-only times */
+	int bal_tokens;             /* its balanced case (GEMMs about as long as the copy) */
+	double bal_measured, bal_predicted;
+};
+
+struct cJSON;
+/* Replays the cuda_tiering measurement of a profile (calibrate's JSON) through the engine with
+ * the profile's fits, as --profile applies them: pcie_h2d_bandwidth and _latency_s, gemm_flops
+ * and matmul_fixed_s for each of the "kernels" the loop runs a layer (the simulator's fixed time
+ * where the profile fitted none); and from its own copy-only and compute-only times, what the
+ * overlap model alone gets wrong. 0 with the measured kernel predicted, 1 when the profile has
+ * no usable tiering measurement or fits (t zeroed). */
+int cal_replay_tiering(const struct cJSON *profile, struct cal_tiering *t);
 
 /* What one calibration run does. */
 struct cal_opts {

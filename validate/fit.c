@@ -59,7 +59,7 @@ void cal_fit_link(const double *size, const double *t, int n, double *latency, d
 }
 
 double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw, double h2d_lat,
-			   double gemm_flops)
+			   double gemm_flops, double gemm_fixed)
 {
 	if (layers < 1 || !(bytes > 0) || !(flops > 0) || !(h2d_bw > 0) || !(gemm_flops > 0))
 		return 0;
@@ -73,7 +73,8 @@ double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw
 	int prev2 = -1, prev1 = -1, q = layers / 4, g0 = -1, g1 = -1;
 	for (int i = 0; i < layers; i++) {
 		int c = eng_task(e, "copy", xs, bytes, (uint64_t)llround(h2d_lat * 1e9), 1, &link, NULL);
-		int g = eng_task(e, "gemm", cs, flops, 0, 1, &sm, NULL);
+		int g = eng_task(e, "gemm", cs, flops, (uint64_t)llround(gemm_fixed * 1e9), 1, &sm,
+				 NULL);
 		eng_dep(e, c, g);
 		if (prev2 >= 0)
 			eng_dep(e, prev2, c); /* double buffer: the buffer of layer i-2 is free */

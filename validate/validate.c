@@ -163,58 +163,40 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 
 /*
  * A calibration profile (traces/calibration): when it measured the tiering kernel, the engine
- * predicts the kernel again from the profile's fitted link and GEMM rate (today's code, the
- * recorded measurements) against the measured seconds per layer. Host-only profiles predict
- * nothing and add no case.
+ * predicts the kernel again from the profile's fits (cal_replay_tiering: today's code, the
+ * recorded measurements) against the measured seconds per layer: the helper's own case (copy-
+ * bound on PCIe GPUs) and, where it ran one, its balanced case (GEMMs about as long as the copy,
+ * where the overlap and the GEMM rate both count). Host-only profiles predict nothing and add no
+ * case.
  */
-static bool positive(const cJSON *x)
+static void tiering_case(const char *path, const char *which, double predicted, double measured,
+			 struct vcase *cs, int *nc)
 {
-	return cJSON_IsNumber(x) && x->valuedouble > 0 && isfinite(x->valuedouble);
+	if (*nc == MAX_CASES)
+		return;
+	struct vcase *c = &cs[(*nc)++];
+	memset(c, 0, sizeof *c);
+	const char *base = strrchr(path, '/');
+	snprintf(c->id, sizeof c->id, "tiering kernel%s, %.80s", which, base ? base + 1 : path);
+	snprintf(c->category, sizeof c->category, "tiering_kernel");
+	snprintf(c->unit, sizeof c->unit, "s");
+	snprintf(c->source, sizeof c->source, "tierplan calibrate run %.200s", path);
+	snprintf(c->confidence, sizeof c->confidence, "A");
+	snprintf(c->quantity, sizeof c->quantity, "seconds_per_layer");
+	c->measured = measured;
+	c->predicted = predicted;
+	c->used = true;
+	c->error = predicted / measured - 1;
 }
 
 static void replay_profile(const char *path, const cJSON *root, struct vcase *cs, int *nc)
 {
-	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted"), *it;
-	const cJSON *bw = cJSON_GetObjectItemCaseSensitive(fit, "pcie_h2d_bandwidth");
-	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(fit, "pcie_h2d_latency_s");
-	const cJSON *gemm = cJSON_GetObjectItemCaseSensitive(fit, "gemm_flops");
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "measurements"))
-	{
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "test");
-		const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "status");
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "value");
-		const cJSON *ex = cJSON_GetObjectItemCaseSensitive(it, "extra");
-		if (*nc == MAX_CASES || !cJSON_IsString(t) || strcmp(t->valuestring, "cuda_tiering") ||
-		    !cJSON_IsString(st) || strcmp(st->valuestring, "ok") || !cJSON_IsNumber(v) ||
-		    !cJSON_IsNumber(bw) || !cJSON_IsNumber(gemm))
-			continue;
-		const cJSON *L = cJSON_GetObjectItemCaseSensitive(ex, "layers");
-		const cJSON *B = cJSON_GetObjectItemCaseSensitive(ex, "layer_bytes");
-		const cJSON *F = cJSON_GetObjectItemCaseSensitive(ex, "layer_flops");
-		/* what the CUDA helper records: a layer count of a real model, positive sizes */
-		if (!cJSON_IsNumber(L) || !(L->valuedouble >= 1 && L->valuedouble <= 1024) ||
-		    !positive(B) || !positive(F) || !positive(v))
-			continue;
-		struct vcase *c = &cs[(*nc)++];
-		memset(c, 0, sizeof *c);
-		snprintf(c->id, sizeof c->id, "tiering kernel, %.90s", path);
-		snprintf(c->category, sizeof c->category, "tiering_kernel");
-		snprintf(c->unit, sizeof c->unit, "s");
-		snprintf(c->source, sizeof c->source, "tierplan calibrate run %.200s", path);
-		snprintf(c->confidence, sizeof c->confidence, "A");
-		snprintf(c->quantity, sizeof c->quantity, "seconds_per_layer");
-		c->measured = v->valuedouble;
-		c->predicted = cal_predict_tiering((int)L->valuedouble, B->valuedouble, F->valuedouble,
-						   bw->valuedouble,
-						   cJSON_IsNumber(lat) ? lat->valuedouble : 0,
-						   gemm->valuedouble);
-		c->used = c->predicted > 0;
-		c->failed = !c->used;
-		if (c->failed)
-			snprintf(c->err, sizeof c->err, "the profile lacks the fitted link or GEMM rate");
-		else
-			c->error = c->predicted / c->measured - 1;
-	}
+	struct cal_tiering t;
+	if (cal_replay_tiering(root, &t))
+		return;
+	tiering_case(path, "", t.predicted, t.measured, cs, nc);
+	if (t.bal_predicted > 0)
+		tiering_case(path, " balanced", t.bal_predicted, t.bal_measured, cs, nc);
 }
 
 /* Loads and runs every case of one trace file. */

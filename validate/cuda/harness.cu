@@ -23,8 +23,9 @@
  *                       capability 8.9 or later (Ada, Hopper, Blackwell), else waived
  *   cuda_tiering        the tiered policy's data path: for each layer its weights stream from
  *                       pinned host memory into one of two device buffers on a copy stream while
- *                       the compute stream runs the previous layer's GEMMs; reports seconds per
- *                       layer, copy-only and compute-only times and the achieved overlap
+ *                       the compute stream runs the previous layer's forward GEMMs (7 kernels);
+ *                       reports seconds per layer, copy-only and compute-only times and the
+ *                       achieved overlap
  * Every "ok" result carries "device": {name, compute_capability, pci_bus_id, driver_version,
  *   runtime_version, mig, memory_bytes, async_engine_count, numa_node}. Before any test the
  *   process binds to the CPUs of the GPU's NUMA node, so its pinned buffers are node-local. No
@@ -852,7 +853,7 @@ static void tiering(bool quick)
 	print_array("samples", samples);
 	printf(", \"extra\": {\"layers\": %d, \"timed_layers\": %d, \"layer_bytes\": %zu, "
 	       "\"layer_flops\": %.9g, \"tokens\": %d, \"copy_only_s\": %.9g, "
-	       "\"compute_only_s\": %.9g, \"overlap\": %.4f, \"buffers\": 2, "
+	       "\"compute_only_s\": %.9g, \"overlap\": %.4f, \"buffers\": 2, \"kernels\": 7, "
 	       "\"statistic\": \"median, steady state\"",
 	       layers, layers - 2 * q, bytes, 2.0 * tokens * layer_params(L), tokens, t[0], t[1],
 	       overlap);

@@ -357,9 +357,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			mdl_recompute_name(j->recompute));
 	}
 	if (hw->prof.file[0])
-		fprintf(fp, "%sprofile    %s (measured links, DRAM, CPU Adam, drives override the "
-			    "catalog)\n",
-			pre, hw->prof.file);
+		fprintf(fp, "%sprofile    %s (its measured %s%s%s%shost links, DRAM, CPU Adam and "
+			    "drives override the catalog)\n",
+			pre, hw->prof.file, hw->prof.gemm_efficiency > 0 ? "GEMMs, " : "",
+			hw->prof.gemm_fp8_efficiency > 0 ? "FP8 GEMMs, " : "",
+			hw->prof.matmul_fixed > 0 ? "kernel fixed time, " : "",
+			hw->prof.hbm_bandwidth > 0 ? "HBM, " : "");
 }
 
 /* "60 fewer GPUs", "the same number of GPUs", "93 % less ..." : one comparison of the trade-off */

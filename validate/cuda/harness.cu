@@ -2,7 +2,9 @@
  * harness — the CUDA side of `tierplan calibrate`, a helper binary (bin/tierplan-cuda, built
  * by `make cuda` with nvcc) so that bin/tierplan itself runs without a GPU driver.
  *
- * Usage: tierplan-cuda TEST [--quick|--full]; prints one JSON object on stdout:
+ * Usage: tierplan-cuda TEST [--quick|--full] [--gpu-index N] [--shape TOKENS,HIDDEN,KV,INTER];
+ * prints one JSON object on stdout (--shape: the GEMM tests at another decoder layer, for a look
+ * at how the rate varies with shape; calibrate runs the default):
  *   {"test", "status": "ok"|"waived"|"failed", "reason", "samples": [...], "sizes": [...],
  *    "times": [...], "extra": {...}}
  * Tests (names as calibrate's registry):
@@ -377,6 +379,10 @@ struct layer_shape {
 	int tokens, hid, kv, inter;
 };
 
+/* The GEMM tests' layer: Llama-3.1-8B's at 4096 tokens unless --shape names another (the small
+ * timing runs an eighth of the tokens). */
+static layer_shape g_shape = {4096, 4096, 1024, 14336};
+
 /* The seven weight matrices as (out, in): q, k, v, o, gate, up, down. */
 static void layer_mats(const layer_shape &L, int m[7][2])
 {
@@ -506,7 +512,7 @@ static void gemm_protocol(AtL at_l, AtS at_s, const layer_shape &L, const layer_
  */
 static void gemm(bool quick)
 {
-	layer_shape L = {4096, 4096, 1024, 14336}; /* Llama-3.1-8B's layer at 4096 tokens */
+	layer_shape L = g_shape;
 	size_t wn = (size_t)layer_params(L), xn = (size_t)L.tokens * L.inter;
 	layer_bufs b;
 	cudaStream_t s;
@@ -523,7 +529,7 @@ static void gemm(bool quick)
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
 	layer_shape S = L;
-	S.tokens = 512; /* the same buffers hold it: fewer rows */
+	S.tokens = L.tokens / 8; /* the same buffers hold it: fewer rows */
 	int reps, small_reps;
 	std::vector<double> samples, small;
 	gemm_protocol([&](int n) { return one_layer(b, L, s, e0, e1, n); },
@@ -689,7 +695,7 @@ static float fp8_sigma(float largest, size_t n)
  */
 static void gemm_fp8(bool quick)
 {
-	layer_shape L = {4096, 4096, 1024, 14336}; /* Llama-3.1-8B's layer, as gemm() */
+	layer_shape L = g_shape;
 	size_t wn = (size_t)layer_params(L), xn = (size_t)L.tokens * L.inter;
 	size_t dn = std::max(xn, (size_t)L.hid * L.inter); /* the widest output: dW of the MLP */
 	fp8_bufs b;
@@ -716,7 +722,7 @@ static void gemm_fp8(bool quick)
 	std::vector<fp8_gemm> plans, small_plans;
 	fp8_layer_plans(b.lt, L, scale, b.wsize, plans);
 	layer_shape S = L;
-	S.tokens = 512;
+	S.tokens = L.tokens / 8;
 	fp8_layer_plans(b.lt, S, scale, b.wsize, small_plans);
 	int reps, small_reps;
 	std::vector<double> samples, small;
@@ -874,12 +880,26 @@ static void tiering(bool quick)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: tierplan-cuda TEST [--quick|--full] [--gpu-index N]\n");
+		fprintf(stderr, "usage: tierplan-cuda TEST [--quick|--full] [--gpu-index N] "
+				"[--shape TOKENS,HIDDEN,KV,INTER]\n");
 		return 2;
 	}
 	g_test = argv[1];
 	bool quick = argc > 2 && !strcmp(argv[2], "--quick");
 	int index = argc > 4 && !strcmp(argv[3], "--gpu-index") ? atoi(argv[4]) : 0;
+	for (int i = 2; i + 1 < argc; i++) /* --shape TOKENS,HIDDEN,KV,INTER (the GEMM tests) */
+		if (!strcmp(argv[i], "--shape")) {
+			layer_shape x;
+			if (sscanf(argv[i + 1], "%d,%d,%d,%d", &x.tokens, &x.hid, &x.kv, &x.inter) != 4 ||
+			    x.tokens < 64 || x.tokens > 65536 || x.hid < 64 || x.hid > 65536 ||
+			    x.kv < 64 || x.kv > x.hid || x.inter < 64 || x.inter > 262144) {
+				emit_status("failed", "--shape takes TOKENS,HIDDEN,KV,INTER: tokens "
+						      "64-65536, hidden 64-65536, kv 64-hidden, inter "
+						      "64-262144");
+				return 1;
+			}
+			g_shape = x;
+		}
 	/* the index names devices in PCI bus order, as nvidia-smi lists them, not CUDA's
 	 * fastest-first default */
 	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);

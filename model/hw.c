@@ -61,6 +61,38 @@ double mdl_host_link_bandwidth(const struct mdl_hw *hw)
 }
 
 /*
+ * Host-to-device and device-to-host copies at once reach less than the sum of the two: the
+ * copies share the host's memory and root port, and the link carries the other direction's
+ * completions and acknowledgements. Measured with both directions on two streams:
+ *  - Gen5: an H200 SXM, 99.0 and 101.6 GB/s against 54.2-55.5 GB/s each way alone (tierplan
+ *    calibrate, traces/calibration/h200-sxm-2026-12-04.json): 0.90 of the sum [A]; 8 RTX 5090
+ *    on a Xeon 8458P, nvbandwidth's host-to-device copy 50.9 GB/s under a device-to-host one
+ *    against 56.3 alone (tinygrad/open-gpu-kernel-modules issue 29): 0.90 [B];
+ *  - Gen4: the host-to-device copy gives way, the other holds: A100-SXM4 with nvbandwidth,
+ *    ~24.8 GB/s each way alone, 11 to + 24 from at once (published.md D.3), 12-13 to + ~24 from
+ *    (NVIDIA/nvbandwidth issue 11); 8 RTX 4090, 11.2-16 GB/s to under a copy from, against
+ *    24-26 alone (nvbandwidth issue 15): 0.71-0.75 of the sum [B]. The pair is shared here,
+ *    not split as measured: which direction waits is the engine's order.
+ * Gen3 and older take Gen4's share, Gen6 Gen5's [D: no measurement].
+ */
+#define BIDIR_SHARE_GEN5 0.90
+#define BIDIR_SHARE_GEN4 0.73
+
+double mdl_host_link_bidir(const struct mdl_hw *hw)
+{
+	if (hw->prof.pcie_bidir > 0)
+		return hw->prof.pcie_bidir;
+	if (hw->gpu.host_link > 0) /* NVLink-C2C: not measured both ways */
+		return 0;
+	double gen = hw->host.pcie_gen > 0 ? fmin(hw->gpu.host_link_gen, hw->host.pcie_gen)
+					   : hw->gpu.host_link_gen;
+	double one = mdl_host_link_bandwidth(hw);
+	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : one;
+	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : one;
+	return (gen >= 5 ? BIDIR_SHARE_GEN5 : BIDIR_SHARE_GEN4) * (h2d + d2h);
+}
+
+/*
  * A drive array through the software path DeepSpeed and aiDAPTIV use (libaio into pinned host
  * buffers, RAID-0) reaches a fraction of the datasheet sum:
  *  - reads: DeepNVMe 2024 (published.md 3: four Azure NC A100 v4 drives of 3.25 GB/s, ds_io

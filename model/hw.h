@@ -63,6 +63,11 @@ double mdl_pcie_bandwidth(double gen, double lanes);
  * profile's measurement overrides it where the caller reads hw->prof. */
 double mdl_host_link_bandwidth(const struct mdl_hw *hw);
 
+/* Both directions of the host link at once, bytes/s: a calibrated profile's measurement
+ * (cuda_bidir_pinned, or one copy engine's one direction), else a PCIe link's measured share of
+ * its two directions' sum; 0 where nothing caps the pair (an NVLink-C2C host link). */
+double mdl_host_link_bidir(const struct mdl_hw *hw);
+
 /* What one drive's x4 link carries in one direction on a host whose drive ports are PCIe
  * generation gen (1 to 6), bytes/s; 0 (no cap) for gen 0, unstated. */
 double mdl_drive_link_bandwidth(double gen);

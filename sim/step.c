@@ -993,6 +993,7 @@ static int machine(struct build *bd)
 	double link = mdl_host_link_bandwidth(hw);
 	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : link;
 	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : link;
+	double bidir = mdl_host_link_bidir(hw);
 	double hbm = step_hbm_rate(hw);
 	double intra = intra_bandwidth(hw), net = net_bandwidth(hw);
 	char name[ENG_NAME];
@@ -1036,11 +1037,11 @@ static int machine(struct build *bd)
 		RES(hbm, "hbm", hbm, "B");
 		RES(h2d, "pcie h2d", h2d, "B");
 		RES(d2h, "pcie d2h", d2h, "B");
-		/* cuda_bidir_pinned measured both directions at once below their sum (or the GPU
-		 * has one copy engine): the pair shares that rate */
+		/* both directions at once move less than their sum (mdl_host_link_bidir): the
+		 * pair shares that rate */
 		mc->pcie_pair[g] = -1;
-		if (hw->prof.pcie_bidir > 0 && hw->prof.pcie_bidir < h2d + d2h)
-			RES(pcie_pair, "pcie both directions", hw->prof.pcie_bidir, "B");
+		if (bidir > 0 && bidir < h2d + d2h)
+			RES(pcie_pair, "pcie both directions", bidir, "B");
 		int nvl = LINK_PCIE;
 		if (hw->gpu.gpu_link > 0) {
 			gpu_name(name, g, "nvlink");

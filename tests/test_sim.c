@@ -617,16 +617,33 @@ static void shared_links_make_scaling_sublinear(void)
 	double w = 8030261248.0 * 2, g = w; /* bf16 weights and gradients */
 	double h2d = mdl_pcie_bandwidth(f.hw.gpu.host_link_gen, f.hw.gpu.host_link_lanes);
 	CU_ASSERT(f.o.step_seconds >= 64 * (2 * w + 0.75 * g) / h2d);
-	/* a profile that measured both directions at once at 30 GB/s (cuda_bidir_pinned), less
-	 * than the 2 x 24.8 of the directions apart: one GPU's weights going up (2 W a
-	 * micro-batch) and gradients coming down (G) now share it */
+	/* one GPU's weights going up (2 W a micro-batch) and gradients coming down (G) share
+	 * what both directions of its Gen4 link move at once, 0.73 of their sum
+	 * (mdl_host_link_bidir); a profile's measurement (cuda_bidir_pinned) replaces it */
 	f.c.layout.dp = 1;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
-	double apart = f.o.step_seconds;
-	f.hw.prof.pcie_bidir = 30e9;
+	double both = mdl_host_link_bidir(&f.hw), shared = f.o.step_seconds;
+	ASSERT_NEAR_REL(both, 0.73 * 2 * h2d, 1e-9);
+	CU_ASSERT(shared >= 64 * (2 * w + g) / both);
+	f.hw.prof.pcie_bidir = 20e9;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
-	CU_ASSERT(f.o.step_seconds >= 64 * (2 * w + g) / 30e9);
-	CU_ASSERT(f.o.step_seconds > 1.1 * apart);
+	CU_ASSERT(f.o.step_seconds >= 64 * (2 * w + g) / 20e9);
+	CU_ASSERT(f.o.step_seconds > 1.3 * shared);
+	eng_free(f.eng);
+}
+
+/* Both directions of the host link at once: 0.90 of their sum on Gen5 (the H200 measured),
+ * nothing capped over NVLink-C2C, and a profile's measurement as it is. */
+static void host_link_both_directions(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h200", "hgx-8gpu", "pm1743", 4);
+	ASSERT_NEAR_REL(mdl_host_link_bidir(&f.hw), 0.90 * 2 * 55.63e9, 1e-9);
+	f.hw.prof.pcie_bidir = 99e9;
+	ASSERT_NEAR_REL(mdl_host_link_bidir(&f.hw), 99e9, 1e-12);
+	eng_free(f.eng);
+	setup(&f, "llama-3.1-8b.json", "gh200", "gh200-node", "pm1743", 4);
+	CU_ASSERT_EQUAL(mdl_host_link_bidir(&f.hw), 0);
 	eng_free(f.eng);
 }
 
@@ -2612,6 +2629,7 @@ int suite_sim(void)
 		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},
 		{"one GPU makes its gradients in backward", single_gpu_gradients_made_in_backward},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
+		{"host link: both directions at once", host_link_both_directions},
 		{"optimizer in backward frees gradients", optimizer_in_backward_frees_gradients},
 		{"cpu offload steps the optimizer in backward",
 		 cpu_offload_steps_the_optimizer_in_backward},

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/arch.h"
+#include "../model/catalog.h"
 #include "../model/units.h"
 #include "../validate/calibrate.h"
 #include "cli.h"
@@ -15,7 +17,7 @@ static void help(FILE *fp)
 		"usage: tierplan calibrate [--quick] [--dir DIR] [--out FILE] [--tests LIST]\n"
 		"                          [--device DEV --destroy-data] [--cuda-helper PATH]\n"
 		"                          [--gpu-index N] [--test-timeout S]\n"
-		"                          [--flash-fill SIZE]\n\n"
+		"                          [--flash-fill SIZE] [--model NAME|PATH]\n\n"
 		"Measures this machine and writes a hardware profile that plan, compare and\n"
 		"simulate use with --profile FILE. Tests (waived with a reason when their\n"
 		"hardware or tool is absent):\n");
@@ -41,8 +43,49 @@ static void help(FILE *fp)
 		"                     the drive: e.g. 400GB, more than a consumer drive's SLC\n"
 		"                     cache) and finds where its write rate drops, and the rate\n"
 		"                     past it; the profile carries both (16MiB to 100TB; it\n"
-		"                     wears the drive, so the test is waived without it)\n",
+		"                     wears the drive, so the test is waived without it)\n"
+		"  --model NAME|PATH  the GEMM tests at this dense model's decoder layer (4096\n"
+		"                     tokens) instead of Llama-3.1-8B's: a GPU at its power cap\n"
+		"                     runs large GEMMs at lower clocks (an H200: 0.68 of its peak\n"
+		"                     at 70B and 405B layers, 0.75 at 8B), so the rate holds\n"
+		"                     best for the model it was measured at\n",
 		CAL_TEST_TIMEOUT);
+}
+
+/* The GEMM tests' layer from a dense model (--model): 0, or an exit code with err filled. */
+static int gemm_shape_of(const char *arg, int shape[4], char *err, size_t errlen)
+{
+	char path[1024], name[128], e2[384];
+	struct mdl_arch a;
+	if (cfg_model_resolve(arg, path, sizeof path, name, sizeof name, e2, sizeof e2) ||
+	    mdl_arch_load(path, &a, e2, sizeof e2)) {
+		snprintf(err, errlen, "--model: %s", e2);
+		return EXIT_INVALID;
+	}
+	uint64_t kv = a.kv_heads * a.head_dim;
+	if (a.experts > 0 || a.q_lora_rank > 0 || a.kv_lora_rank > 0) {
+		snprintf(err, errlen,
+			 "--model: %s has %s; the GEMM tests time a dense decoder layer (q, k, v, o "
+			 "and a gated MLP, every token through each): give a dense model",
+			 name, a.experts > 0 ? "experts" : "latent attention (MLA)");
+		return EXIT_INVALID;
+	}
+	/* the helper's bounds (bin/tierplan-cuda --shape) */
+	if (a.hidden < 64 || a.hidden > 65536 || kv < 64 || kv > a.hidden ||
+	    a.intermediate < 64 || a.intermediate > 262144) {
+		snprintf(err, errlen,
+			 "--model: %s's layer (hidden %llu, k/v width %llu, MLP width %llu) is "
+			 "outside what the GEMM tests run: hidden 64-65536, k/v 64-hidden, MLP "
+			 "64-262144",
+			 name, (unsigned long long)a.hidden, (unsigned long long)kv,
+			 (unsigned long long)a.intermediate);
+		return EXIT_INVALID;
+	}
+	shape[0] = 4096;
+	shape[1] = (int)a.hidden;
+	shape[2] = (int)kv;
+	shape[3] = (int)a.intermediate;
+	return 0;
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -90,6 +133,10 @@ int cmd_calibrate(int argc, char **argv)
 				return cli_fail(EXIT_INVALID, "calibrate", err);
 			}
 			o.fill = v;
+		} else if (i + 1 < argc && !strcmp(a, "--model")) {
+			int rc = gemm_shape_of(argv[++i], o.gemm_shape, err, sizeof err);
+			if (rc)
+				return cli_fail(rc, "calibrate", err);
 		} else if (i + 1 < argc && !strcmp(a, "--test-timeout")) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);

@@ -273,6 +273,16 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 		cJSON_Delete(root);
 		return -1;
 	}
+	/* the layer the bf16 GEMM test timed (its shape decides its clocks under a power cap) */
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "measurements"))
+	{
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "test");
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(it, "extra"), "hidden");
+		if (cJSON_IsString(t) && !strcmp(t->valuestring, "cuda_gemm_bf16") &&
+		    cJSON_IsNumber(h) && h->valuedouble >= 1 && h->valuedouble <= 1e6)
+			hw->prof.gemm_hidden = h->valuedouble;
+	}
 	/* one copy engine moves one direction at a time (cudaDeviceProp.asyncEngineCount 1): the
 	 * pair of directions shares the one-direction rate */
 	const cJSON *eng = cJSON_GetObjectItemCaseSensitive(dev, "async_engine_count");

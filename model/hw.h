@@ -40,6 +40,8 @@ struct mdl_hw {
 		double gemm_efficiency;		/* fraction of the catalog's dense peak */
 		double gemm_fp8_efficiency;	/* FP8 GEMMs: fraction of the catalog's FP8 peak */
 		double matmul_fixed;		/* seconds a matrix kernel costs beyond its FLOPs */
+		double gemm_hidden;		/* the hidden size of the layer its GEMMs were
+						 * timed at; 0 = not recorded */
 		double hbm_bandwidth;		/* bytes/s */
 		double flash_read, flash_write; /* the measured drive array, bytes/s */
 		/* the array's SLC write cache, bytes, and its write rate past it, bytes/s

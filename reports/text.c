@@ -356,13 +356,26 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, " (no placement with --recompute %s)\n",
 			mdl_recompute_name(j->recompute));
 	}
-	if (hw->prof.file[0])
-		fprintf(fp, "%sprofile    %s (its measured %s%s%s%shost links, DRAM, CPU Adam and "
-			    "drives override the catalog)\n",
-			pre, hw->prof.file, hw->prof.gemm_efficiency > 0 ? "GEMMs, " : "",
-			hw->prof.gemm_fp8_efficiency > 0 ? "FP8 GEMMs, " : "",
-			hw->prof.matmul_fixed > 0 ? "kernel fixed time, " : "",
-			hw->prof.hbm_bandwidth > 0 ? "HBM, " : "");
+	if (hw->prof.file[0]) {
+		char prof[768], shape[192] = "";
+		if (hw->prof.gemm_efficiency > 0 && hw->prof.gemm_hidden > 0 &&
+		    hw->prof.gemm_hidden != (double)r->w->arch.hidden)
+			snprintf(shape, sizeof shape,
+				 "its GEMMs were timed at a layer of hidden %.0f, this model's is "
+				 "%llu, and at a power cap their rate varies with the shape, "
+				 "calibrate --model times them at this one",
+				 hw->prof.gemm_hidden, (unsigned long long)r->w->arch.hidden);
+		snprintf(prof, sizeof prof,
+			 "%s (its measured %s%s%s%shost links, DRAM, CPU Adam and drives override "
+			 "the catalog)",
+			 hw->prof.file, hw->prof.gemm_efficiency > 0 ? "GEMMs, " : "",
+			 hw->prof.gemm_fp8_efficiency > 0 ? "FP8 GEMMs, " : "",
+			 hw->prof.matmul_fixed > 0 ? "kernel fixed time, " : "",
+			 hw->prof.hbm_bandwidth > 0 ? "HBM, " : "");
+		wrapped(fp, pre, "profile", prof);
+		if (shape[0])
+			wrapped(fp, pre, "", shape);
+	}
 }
 
 /* "60 fewer GPUs", "the same number of GPUs", "93 % less ..." : one comparison of the trade-off */

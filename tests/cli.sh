@@ -1342,6 +1342,19 @@ fake args.sh 'echo "$*" >"'"$tmp"'/args"; echo "{\"test\": \"$1\", \"status\": \
 if grep -q -- "cuda_d2d --quick --gpu-index 2" "$tmp/args"; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL: calibrate --gpu-index does not reach the helper: $(cat "$tmp/args")"; fi
 expect 3 "gpu-index" calibrate --gpu-index x --out "$tmp/f-x.json"
+# --model runs the GEMM tests at that model's decoder layer (Llama-3.1-70B: hidden 8192, 8 k/v
+# heads of 128, MLP 28672); a model with experts is refused before anything runs
+"$bin" calibrate --quick --tests cuda_gemm_bf16 --model 70b --cuda-helper "$tmp/args.sh" --out "$tmp/f-args.json" >/dev/null 2>&1
+if grep -q -- "cuda_gemm_bf16 --quick --gpu-index 0 --shape 4096,8192,1024,28672" "$tmp/args"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL: calibrate --model does not reach the helper: $(cat "$tmp/args")"; fi
+expect 3 "has experts" calibrate --model deepseek-v3 --out "$tmp/f-x.json"
+# a plan says when the profile's GEMMs were timed at another layer than the model's (the H200's,
+# at Llama-3.1-8B's), and not when they were timed at its own
+"$bin" plan --model 70b --seq 4096 --gpu h200 --profile traces/calibration/h200-sxm-2026-12-04.json >"$tmp/pshape.txt" 2>&1
+holds "plan names the layer a profile's GEMMs were timed at" "$tmp/pshape.txt" \
+	"timed at a layer of hidden 4096, this model's is 8192" "calibrate --model times them"
+"$bin" plan --model 8b --seq 4096 --gpu h200 --profile traces/calibration/h200-sxm-2026-12-04.json >"$tmp/pshape.txt" 2>&1
+if grep -q "timed at a layer" "$tmp/pshape.txt"; then fail=$((fail + 1)); echo "FAIL: plan warns of a GEMM layer that is the model's own"; else pass=$((pass + 1)); fi
 # the tiering kernel is predicted from the fits, from its own copy-only and compute-only times,
 # and in its balanced case (synthetic numbers: copy 10 ms a layer, GEMMs 4 ms, balanced 10 ms)
 cat >"$tmp/tier.sh" <<'SH'

@@ -579,10 +579,14 @@ static void cuda_test(const struct cal_opts *o, struct result *r, bool *hung)
 		dup2(fd[1], 1);
 		close(fd[0]);
 		close(fd[1]);
-		char idx[16];
+		char idx[16], shape[64];
 		snprintf(idx, sizeof idx, "%d", o->gpu_index);
-		execl(o->cuda_helper, o->cuda_helper, r->test, o->quick ? "--quick" : "--full",
-		      "--gpu-index", idx, (char *)NULL);
+		snprintf(shape, sizeof shape, "%d,%d,%d,%d", o->gemm_shape[0], o->gemm_shape[1],
+			 o->gemm_shape[2], o->gemm_shape[3]);
+		char *args[] = {(char *)o->cuda_helper, (char *)r->test,
+				o->quick ? "--quick" : "--full", "--gpu-index", idx,
+				o->gemm_shape[0] > 0 ? "--shape" : NULL, shape, NULL};
+		execv(o->cuda_helper, args);
 		_exit(127);
 	}
 	close(fd[1]);

@@ -95,6 +95,8 @@ struct cal_opts {
 	const char *tests;       /* comma-separated test names; NULL = all */
 	int threads;             /* 0 = the online CPUs */
 	int gpu_index;           /* the CUDA device measured, in PCI bus order */
+	int gemm_shape[4];       /* the GEMM tests' layer: tokens, hidden, k/v width and MLP
+				  * width (calibrate --model); zeros = the helper's Llama-3.1-8B */
 	int test_timeout;        /* seconds a CUDA test may run before it is killed and failed
 				  * (the later ones then fail unrun); 0 = CAL_TEST_TIMEOUT */
 	double fill;             /* --flash-fill: bytes flash_slc_fill writes in one stream under

@@ -137,8 +137,10 @@ uint32_t step_prefetch(const struct sim_config *c)
 }
 /*
  * GPU power while only its copy engines or links are busy: "near idle" (calibration-power-cost
- * 2.5: a GPU waiting on PCIe/NVMe draws about its idle power, 115 W for an H200); we add 10 % of
- * the idle-to-TDP range for the copy engines and HBM traffic [U until calibrate measures it].
+ * 2.5: a GPU waiting on PCIe/NVMe draws about its idle power, 128 W for an H200 with a context,
+ * measured); we add 10 % of the idle-to-TDP range for the copy engines and HBM traffic [U]: 185 W
+ * on the H200, where its tiering kernel's copy-only phases read about 190 W (a rough reading:
+ * nvidia-smi's window averages them with the GEMM phases beside them; traces/calibration).
  */
 #define COPY_POWER_FRACTION 0.10
 

@@ -865,7 +865,12 @@ int cal_replay_tiering(const cJSON *profile, struct cal_tiering *t)
 	if (!ex || !(L >= 1 && L <= 1024) || !bytes || !measured || !bw || !gemm)
 		return 1;
 	double lat = pos(fit, "pcie_h2d_latency_s"), fixed = pos(fit, "matmul_fixed_s");
-	double gfix = num(ex, "kernels") * (fixed ? fixed : STEP_MATMUL_FIXED);
+	/* the helper's 7 kernels a layer; bounds keep a hand-edited profile's figures to what
+	 * the engine's nanosecond clock holds */
+	double kernels = num(ex, "kernels");
+	double gfix = fmin((kernels >= 0 && kernels <= 1000 ? kernels : 0) *
+				   (fixed ? fixed : STEP_MATMUL_FIXED),
+			   3600);
 	const cJSON *bal = cJSON_GetObjectItemCaseSensitive(ex, "balanced");
 	t->measured = measured;
 	t->predicted =

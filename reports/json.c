@@ -12,6 +12,12 @@ static cJSON *num(double v)
 	return cJSON_CreateNumber(v);
 }
 
+/* A profile's figure: null where it measured none (0). */
+static cJSON *measured(double v)
+{
+	return v > 0 ? num(v) : cJSON_CreateNull();
+}
+
 /* Prints the document and frees it; I/O errors are the caller's (ferror). */
 static void emit(FILE *fp, cJSON *root)
 {
@@ -246,6 +252,19 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(x, "name", hw->flash.name);
 	cJSON_AddNumberToObject(x, "count", hw->flash_count);
 	cJSON_AddItemToObject(x, "capacity_bytes", num(hw->flash.capacity));
+	/* the calibrated profile (--profile), null without one: what of it the run used */
+	if (hw->prof.file[0]) {
+		x = cJSON_AddObjectToObject(h, "profile");
+		cJSON_AddStringToObject(x, "file", hw->prof.file);
+		cJSON_AddItemToObject(x, "gemm_share_of_peak", measured(hw->prof.gemm_efficiency));
+		cJSON_AddItemToObject(x, "gemm_layer_hidden", measured(hw->prof.gemm_hidden));
+		cJSON_AddItemToObject(x, "pcie_h2d_bytes_per_second", measured(hw->prof.pcie_h2d));
+		cJSON_AddItemToObject(x, "pcie_d2h_bytes_per_second", measured(hw->prof.pcie_d2h));
+		cJSON_AddItemToObject(x, "pcie_both_bytes_per_second",
+				      measured(hw->prof.pcie_bidir));
+	} else {
+		cJSON_AddNullToObject(h, "profile");
+	}
 	x = cJSON_AddObjectToObject(root, "economics");
 	cJSON_AddItemToObject(x, "amortize_years", num(econ->amortize_years));
 	cJSON_AddItemToObject(x, "pue", num(econ->pue));

@@ -1355,6 +1355,17 @@ holds "plan names the layer a profile's GEMMs were timed at" "$tmp/pshape.txt" \
 	"timed at a layer of hidden 4096, this model's is 8192" "calibrate --model times them"
 "$bin" plan --model 8b --seq 4096 --gpu h200 --profile traces/calibration/h200-sxm-2026-12-04.json >"$tmp/pshape.txt" 2>&1
 if grep -q "timed at a layer" "$tmp/pshape.txt"; then fail=$((fail + 1)); echo "FAIL: plan warns of a GEMM layer that is the model's own"; else pass=$((pass + 1)); fi
+# and the JSON names the profile and what of it the run used; null without one
+"$bin" plan --model 70b --seq 4096 --gpu h200 --profile traces/calibration/h200-sxm-2026-12-04.json --format json >"$tmp/pshape.json" 2>/dev/null
+"$bin" plan --model 8b --seq 2048 --format json >"$tmp/pnone.json" 2>/dev/null
+if python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["hardware"]["profile"]
+assert p["file"].endswith("h200-sxm-2026-12-04.json") and p["gemm_layer_hidden"] == 4096, p
+assert abs(p["pcie_both_bytes_per_second"] / 98978105900 - 1) < 1e-9, p
+assert json.load(open(sys.argv[2]))["hardware"]["profile"] is None
+' "$tmp/pshape.json" "$tmp/pnone.json"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL: the JSON hardware.profile"; fi
 # the tiering kernel is predicted from the fits, from its own copy-only and compute-only times,
 # and in its balanced case (synthetic numbers: copy 10 ms a layer, GEMMs 4 ms, balanced 10 ms)
 cat >"$tmp/tier.sh" <<'SH'

@@ -72,11 +72,12 @@ static int gemm_shape_of(const char *arg, int shape[4], char *err, size_t errlen
 	}
 	/* the helper's bounds (bin/tierplan-cuda --shape) */
 	if (a.hidden < 64 || a.hidden > 65536 || kv < 64 || kv > a.hidden ||
-	    a.intermediate < 64 || a.intermediate > 262144) {
+	    a.intermediate < 64 || a.intermediate > 262144 || a.hidden % 16 || kv % 16 ||
+	    a.intermediate % 16) {
 		snprintf(err, errlen,
 			 "--model: %s's layer (hidden %llu, k/v width %llu, MLP width %llu) is "
 			 "outside what the GEMM tests run: hidden 64-65536, k/v 64-hidden, MLP "
-			 "64-262144",
+			 "64-262144, each a multiple of 16 (the FP8 GEMMs' granularity)",
 			 name, (unsigned long long)a.hidden, (unsigned long long)kv,
 			 (unsigned long long)a.intermediate);
 		return EXIT_INVALID;

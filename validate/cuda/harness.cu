@@ -894,10 +894,11 @@ int main(int argc, char **argv)
 			    x.tokens < 128 || x.tokens > 65536 || x.tokens % 128 || x.hid < 64 ||
 			    x.hid > 65536 || x.kv < 64 || x.kv > x.hid || x.inter < 64 ||
 			    x.inter > 262144 || x.hid % 16 || x.kv % 16 || x.inter % 16) {
-				/* FP8 GEMMs take multiples of 16; the small timing's tokens / 8 too */
-				emit_status("failed", "--shape takes TOKENS,HIDDEN,KV,INTER: tokens "
-						      "128-65536 in 128s, hidden 64-65536, kv 64-hidden, "
-						      "inter 64-262144, all multiples of 16");
+				/* FP8 GEMMs take multiples of 16, the small timing's tokens / 8 too */
+				emit_status("failed",
+					    "--shape takes TOKENS,HIDDEN,KV,INTER: tokens 128-65536 in "
+					    "128s, hidden 64-65536, kv 64-hidden, inter 64-262144, all "
+					    "multiples of 16");
 				return 1;
 			}
 			g_shape = x;

@@ -382,6 +382,10 @@ struct layer_shape {
 /* The GEMM tests' layer: Llama-3.1-8B's at 4096 tokens unless --shape names another (the small
  * timing runs an eighth of the tokens). */
 static layer_shape g_shape = {4096, 4096, 1024, 14336};
+/* what --shape takes: FP8 GEMMs take multiples of 16, the small timing's tokens / 8 too */
+static const char shape_usage[] = "--shape takes TOKENS,HIDDEN,KV,INTER: tokens 128-65536 in "
+				  "128s, hidden 64-65536, kv 64-hidden, inter 64-262144, all "
+				  "multiples of 16";
 
 /* The seven weight matrices as (out, in): q, k, v, o, gate, up, down. */
 static void layer_mats(const layer_shape &L, int m[7][2])
@@ -894,11 +898,7 @@ int main(int argc, char **argv)
 			    x.tokens < 128 || x.tokens > 65536 || x.tokens % 128 || x.hid < 64 ||
 			    x.hid > 65536 || x.kv < 64 || x.kv > x.hid || x.inter < 64 ||
 			    x.inter > 262144 || x.hid % 16 || x.kv % 16 || x.inter % 16) {
-				/* FP8 GEMMs take multiples of 16, the small timing's tokens / 8 too */
-				emit_status("failed",
-					    "--shape takes TOKENS,HIDDEN,KV,INTER: tokens 128-65536 in "
-					    "128s, hidden 64-65536, kv 64-hidden, inter 64-262144, all "
-					    "multiples of 16");
+				emit_status("failed", shape_usage);
 				return 1;
 			}
 			g_shape = x;

@@ -894,8 +894,9 @@ int main(int argc, char **argv)
 	for (int i = 2; i + 1 < argc; i++) /* --shape TOKENS,HIDDEN,KV,INTER (the GEMM tests) */
 		if (!strcmp(argv[i], "--shape")) {
 			layer_shape x;
-			if (sscanf(argv[i + 1], "%d,%d,%d,%d", &x.tokens, &x.hid, &x.kv, &x.inter) != 4 ||
-			    x.tokens < 128 || x.tokens > 65536 || x.tokens % 128 || x.hid < 64 ||
+			int got = sscanf(argv[i + 1], "%d,%d,%d,%d", &x.tokens, &x.hid, &x.kv,
+					 &x.inter);
+			if (got != 4 || x.tokens < 128 || x.tokens > 65536 || x.tokens % 128 || x.hid < 64 ||
 			    x.hid > 65536 || x.kv < 64 || x.kv > x.hid || x.inter < 64 ||
 			    x.inter > 262144 || x.hid % 16 || x.kv % 16 || x.inter % 16) {
 				emit_status("failed", shape_usage);

@@ -71,9 +71,10 @@ static int gemm_shape_of(const char *arg, int shape[4], char *err, size_t errlen
 		return EXIT_INVALID;
 	}
 	/* the helper's bounds (bin/tierplan-cuda --shape) */
-	if (a.hidden < 64 || a.hidden > 65536 || kv < 64 || kv > a.hidden ||
-	    a.intermediate < 64 || a.intermediate > 262144 || a.hidden % 16 || kv % 16 ||
-	    a.intermediate % 16) {
+	if (a.hidden < CAL_SHAPE_MIN || a.hidden > CAL_SHAPE_MAX_HIDDEN || kv < CAL_SHAPE_MIN ||
+	    kv > a.hidden || a.intermediate < CAL_SHAPE_MIN ||
+	    a.intermediate > CAL_SHAPE_MAX_INTER || a.hidden % CAL_SHAPE_ALIGN ||
+	    kv % CAL_SHAPE_ALIGN || a.intermediate % CAL_SHAPE_ALIGN) {
 		snprintf(err, errlen,
 			 "--model: %s's layer (hidden %llu, k/v width %llu, MLP width %llu) is "
 			 "outside what the GEMM tests run: hidden 64-65536, k/v 64-hidden, MLP "

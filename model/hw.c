@@ -52,12 +52,24 @@ double mdl_pcie_bandwidth(double gen, double lanes)
 	return x16 * lanes / 16.0;
 }
 
+/* The generation the GPU's PCIe link trains to: the lower of the GPU's and the host's. */
+static double link_gen(const struct mdl_hw *hw)
+{
+	return hw->host.pcie_gen > 0 ? fmin(hw->gpu.host_link_gen, hw->host.pcie_gen)
+				     : hw->gpu.host_link_gen;
+}
+
 double mdl_host_link_bandwidth(const struct mdl_hw *hw)
 {
 	const struct cfg_gpu *g = &hw->gpu;
-	double gen = hw->host.pcie_gen > 0 ? fmin(g->host_link_gen, hw->host.pcie_gen)
-					   : g->host_link_gen;
-	return g->host_link > 0 ? g->host_link : mdl_pcie_bandwidth(gen, g->host_link_lanes);
+	return g->host_link > 0 ? g->host_link
+				: mdl_pcie_bandwidth(link_gen(hw), g->host_link_lanes);
+}
+
+double mdl_host_link_dir(const struct mdl_hw *hw, bool h2d)
+{
+	double measured = h2d ? hw->prof.pcie_h2d : hw->prof.pcie_d2h;
+	return measured > 0 ? measured : mdl_host_link_bandwidth(hw);
 }
 
 /*
@@ -84,12 +96,8 @@ double mdl_host_link_bidir(const struct mdl_hw *hw)
 		return hw->prof.pcie_bidir;
 	if (hw->gpu.host_link > 0) /* NVLink-C2C: not measured both ways */
 		return 0;
-	double gen = hw->host.pcie_gen > 0 ? fmin(hw->gpu.host_link_gen, hw->host.pcie_gen)
-					   : hw->gpu.host_link_gen;
-	double one = mdl_host_link_bandwidth(hw);
-	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : one;
-	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : one;
-	return (gen >= 5 ? BIDIR_SHARE_GEN5 : BIDIR_SHARE_GEN4) * (h2d + d2h);
+	return (link_gen(hw) >= 5 ? BIDIR_SHARE_GEN5 : BIDIR_SHARE_GEN4) *
+	       (mdl_host_link_dir(hw, true) + mdl_host_link_dir(hw, false));
 }
 
 /*

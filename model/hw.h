@@ -65,6 +65,10 @@ double mdl_pcie_bandwidth(double gen, double lanes);
  * profile's measurement overrides it where the caller reads hw->prof. */
 double mdl_host_link_bandwidth(const struct mdl_hw *hw);
 
+/* One direction of it as the simulator runs it (h2d: host to device): the profile's
+ * measurement where it has one, else mdl_host_link_bandwidth. bytes/s. */
+double mdl_host_link_dir(const struct mdl_hw *hw, bool h2d);
+
 /* Both directions of the host link at once, bytes/s: a calibrated profile's measurement
  * (cuda_bidir_pinned, or one copy engine's one direction), else a PCIe link's measured share of
  * its two directions' sum; 0 where nothing caps the pair (an NVLink-C2C host link). */

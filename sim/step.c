@@ -992,9 +992,7 @@ static int machine(struct build *bd)
 	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	uint32_t nodes = (n + gpn - 1) / gpn;
 	double eff = step_gemm_efficiency(x->c, hw, x->job.precision);
-	double link = mdl_host_link_bandwidth(hw);
-	double h2d = hw->prof.pcie_h2d > 0 ? hw->prof.pcie_h2d : link;
-	double d2h = hw->prof.pcie_d2h > 0 ? hw->prof.pcie_d2h : link;
+	double h2d = mdl_host_link_dir(hw, true), d2h = mdl_host_link_dir(hw, false);
 	double bidir = mdl_host_link_bidir(hw);
 	double hbm = step_hbm_rate(hw);
 	double intra = intra_bandwidth(hw), net = net_bandwidth(hw);

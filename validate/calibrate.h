@@ -75,6 +75,18 @@ struct cal_tiering {
 	double bal_measured, bal_predicted;
 };
 
+/* The decoder layers the CUDA helper's GEMM tests take (tierplan-cuda --shape, calibrate
+ * --model): widths up to these, at least 64 and in multiples of 16 (cuBLASLt's FP8 GEMMs), the
+ * k/v width no wider than hidden; tokens in multiples of 128 (the small timing's eighth stays a
+ * multiple of 16). validate/cuda/harness.cu checks the same figures itself: the helper builds
+ * on its own, from that one file, on a GPU node. */
+#define CAL_SHAPE_MIN 64
+#define CAL_SHAPE_ALIGN 16
+#define CAL_SHAPE_TOKENS_ALIGN 128
+#define CAL_SHAPE_MAX_TOKENS 65536
+#define CAL_SHAPE_MAX_HIDDEN 65536
+#define CAL_SHAPE_MAX_INTER 262144
+
 struct cJSON;
 /* Replays the cuda_tiering measurement of a profile (calibrate's JSON) through the engine with
  * the profile's fits, as --profile applies them: pcie_h2d_bandwidth and _latency_s, gemm_flops

@@ -382,7 +382,8 @@ struct layer_shape {
 /* The GEMM tests' layer: Llama-3.1-8B's at 4096 tokens unless --shape names another (the small
  * timing runs an eighth of the tokens). */
 static layer_shape g_shape = {4096, 4096, 1024, 14336};
-/* what --shape takes: FP8 GEMMs take multiples of 16, the small timing's tokens / 8 too */
+/* what --shape takes: FP8 GEMMs take multiples of 16, the small timing's tokens / 8 too (the
+ * figures of CAL_SHAPE_* in validate/calibrate.h, which calibrate --model checks first) */
 static const char shape_usage[] = "--shape takes TOKENS,HIDDEN,KV,INTER: tokens 128-65536 in "
 				  "128s, hidden 64-65536, kv 64-hidden, inter 64-262144, all "
 				  "multiples of 16";

@@ -84,10 +84,16 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 			      (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
 						     : 0));
 	/* and the last backward's gradients waiting for the CPU optimizer, per GPU its shard of
-	 * a layer's (cache placement: reduce-scattered) or the whole (DRAM-first), in that many
-	 * buffers (step.c) */
+	 * a block's (cache placement: reduce-scattered) or the whole (DRAM-first), in that many
+	 * buffers (step.c); the first and last blocks carry the embedding's and the head's
+	 * beside their layer's, and one of them is in flight with the layers next to it */
+	struct mdl_states embed, head;
+	mdl_job_states_part(a, &x->job, 0, true, false, &embed);
+	mdl_job_states_part(a, &x->job, 0, false, true, &head);
+	double outer = fmax(embed.gradients_bytes, head.gradients_bytes);
 	double down = layer.gradients_bytes / (mode == FILL_CACHE ? n : 1);
-	staging += n * step_grads_inflight(x->c, &layer, layer.gradients_bytes) * down;
+	staging += n * (step_grads_inflight(x->c, &layer, layer.gradients_bytes) * down +
+			outer / (mode == FILL_CACHE ? n : 1));
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will

@@ -450,6 +450,19 @@ static void misses(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			dear ? "budget" : "");
 }
 
+/* No host-tier option fits: says so, and what overflows in the closest miss where the table
+ * shows it (what overflows may be the GPU, not the host's DRAM or flash). */
+static void tiered_none(FILE *fp, const struct sim_plan *p)
+{
+	for (int i = 0; i < p->noptions; i++)
+		if (!p->options[i].fits && p->options[i].kind == SIM_TIERED) {
+			fprintf(fp, "  tiered    none fits one node of this host; the closest, #%d, "
+				    "%s\n", i, p->options[i].overflow);
+			return;
+		}
+	fprintf(fp, "  tiered    none fits one node of this host\n");
+}
+
 /* The recommendation: the best by the objective, the cheapest GPU-only and host-tier options,
  * what the GPU-only option's GPUs are for, and the trade-off; text and Markdown share it. */
 static void recommendation(FILE *fp, const struct rpt_plan *r)
@@ -494,7 +507,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  tiered    not searched: --deepspeed keeps to the GPU (ZeRO without "
 			    "offload)\n");
 	else
-		fprintf(fp, "  tiered    none fits this host's DRAM and flash\n");
+		tiered_none(fp, p);
 	tradeoff(fp, p);
 }
 

@@ -20,7 +20,8 @@
  *                until the host link saturates. The compute-dtype weights, read twice per
  *                micro-batch, stay in DRAM when they fit.
  *   tiered-dram  the DRAM-first optimum: DRAM filled in order of traffic per byte (weights, then
- *                gradients, then optimizer state), only the rest on flash.
+ *                gradients, then optimizer state), only the rest on flash; each GPU copies every
+ *                whole block up from DRAM, where the node reads a block's flash part once.
  * Without drives both keep everything in DRAM. The variants try full recompute with checkpoints
  * on the GPU or in DRAM, selective and no recompute; sim_run keeps the fastest that fits (unless
  * --recompute fixed one).
@@ -77,12 +78,13 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double ckpt = x->pl.ckpt == W_DRAM ? n * (double)a->layers *
 						     mdl_act_layer_saved(a, &x->job, 1, false)
 					   : 0;
-	/* staging the step allocates as it goes (the prefetched layers read from flash, two
-	 * layers' checkpoints on their way to or from flash, per GPU): not resident, but the
-	 * fill below leaves room for it */
-	double staging = n * (x->pl.prefetch * layer.weights_bytes +
-			      (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
-						     : 0));
+	/* staging the step allocates as it goes (the prefetched layers read from flash, once a
+	 * node, each GPU's shard or 1/k of the one read (step.c fetch); two layers' checkpoints
+	 * on their way to or from flash per GPU): not resident, but the fill below leaves room
+	 * for it */
+	double staging = x->pl.prefetch * layer.weights_bytes +
+			 n * (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
+						    : 0);
 	/* and the last backward's gradients waiting for the CPU optimizer, per GPU its shard of
 	 * a block's (cache placement: reduce-scattered) or the whole (DRAM-first), in that many
 	 * buffers (step.c); the first and last blocks carry the embedding's and the head's

@@ -1495,21 +1495,23 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, enum 
 			return -1;
 		return t;
 	}
-	/* stream: [flash -> DRAM] -> GPU [-> all-gather of shards] */
+	/* stream: [flash -> DRAM] -> GPU [-> all-gather of shards]. A node reads a block's flash
+	 * part once: each GPU its ZeRO-3 shard, or, where every GPU copies the whole block up
+	 * (DRAM-first), its 1/k of the one read they all copy from, staged once in DRAM */
 	double share = pl->shard_stream ? wb / bd->dp : wb;
+	double staged = (pl->shard_stream ? share : share / mc->k) * pl->weights_on_flash;
 	int rd = -1;
-	if (pl->weights_on_flash > 0 && mc->nvme_rd >= 0) {
-		rd = flash_io(bd, "flash read weights", mc->s_nvme, share * pl->weights_on_flash,
-			      true);
+	if (staged > 0 && mc->nvme_rd >= 0) {
+		rd = flash_io(bd, "flash read weights", mc->s_nvme, staged, true);
 		int lim = ring_back(s->h2d_ring, s->nh2d, D);
 		if (rd < 0 || dep(bd, lim, rd) ||
-		    mem(bd, rd, mc->dram_pool, CAT_W, share * pl->weights_on_flash, ENG_AT_START))
+		    mem(bd, rd, mc->dram_pool, CAT_W, staged, ENG_AT_START))
 			return -1;
 	}
 	int h = host_copy(bd, g, true, "h2d weights", share);
 	if (h < 0 || dep(bd, rd, h) || dep(bd, limit, h) ||
 	    mem(bd, h, mc->gpu_pool[g], CAT_W, wb, ENG_AT_START) ||
-	    mem(bd, h, mc->dram_pool, CAT_W, -share * pl->weights_on_flash, ENG_AT_END))
+	    mem(bd, h, mc->dram_pool, CAT_W, rd < 0 ? 0 : -staged, ENG_AT_END))
 		return -1;
 	s->h2d_ring[s->nh2d++ % 16] = h;
 	if (!pl->shard_stream || bd->dp <= 1)

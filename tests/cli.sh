@@ -259,12 +259,21 @@ else
 	echo "FAIL: plan marks $marked options over the drives' rating, the JSON $over"
 fi
 # a recommended option that wears its drives past the rating says what the wear costs
-"$bin" plan --model 671b --seq 4096 >"$tmp/p671.txt" 2>/dev/null
-if grep -q "warning: writes [0-9.]* drive writes per day, above the drives' rating; \$[0-9,.]* of its owned cost is their wear" "$tmp/p671.txt"; then
+"$bin" plan --model 405b --seq 8192 >"$tmp/p405.txt" 2>/dev/null
+if grep -q "warning: writes [0-9.]* drive writes per day, above the drives' rating; \$[0-9,.]* of its owned cost is their wear" "$tmp/p405.txt"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: plan 671b's tiered recommendation does not say what its drives' wear costs"
+	echo "FAIL: plan 405b's tiered recommendation does not say what its drives' wear costs"
+fi
+# where no host tier fits, the plan says what overflows in the closest (671B's 22 GB layers,
+# double-buffered with their gradients, overflow an 80 GB GPU: not the host's DRAM or flash)
+"$bin" plan --model 671b --seq 4096 >"$tmp/p671.txt" 2>/dev/null
+if grep -q "^  tiered    none fits one node of this host; the closest, #[0-9]*, gpu: needs" "$tmp/p671.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan 671b does not say what overflows in its closest host-tier miss"
 fi
 # FlashAttention-2 far behind the GPU's cuDNN attention (B200) is pointed out; on the H100 not
 "$bin" plan --model 8b --seq 2048 --gpu b200 >"$tmp/pb.txt" 2>/dev/null

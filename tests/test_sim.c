@@ -1396,6 +1396,46 @@ static void tiered_dram_fill_leaves_room_for_the_outer_blocks(void)
 	eng_free(f.eng);
 }
 
+/* Bytes the node's drives read over the last run's step. */
+static double flash_read(const struct fx *f)
+{
+	double busy, work = 0;
+	for (int i = 0; i < eng_nresources(f->eng); i++)
+		if (!strcmp(eng_resource_at(f->eng, i)->name, "flash read"))
+			sim_resource_usage(f->eng, &f->o, i, &busy, &work);
+	return work;
+}
+
+/* DRAM-first with the weights on flash: every GPU copies each whole block up, and the node
+ * reads it from the drives once for all of them (each GPU 1/k of the read), not once per GPU.
+ * 70B in 64 GiB of DRAM (32 GiB of it the reserve): the drives read most of the weights twice
+ * in each of 8 micro-batches (forward, and backward's recompute), and the fp32 master and
+ * moments and the summed gradients once a step: on two GPUs as on one, but for the few more
+ * GiB of weights two GPUs' gradient buffers push out of DRAM; read once per GPU, the node's
+ * reads on two would be 1.7 times one's. */
+static void dram_first_reads_the_weights_once_a_node(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	f.hw.dram = 64.0 * 1073741824.0;
+	f.c.grad_accum = 8;
+	struct mdl_states st;
+	mdl_job_states(&f.w.arch, &f.w.job, &st);
+	double free = f.hw.dram - STEP_DRAM_RESERVE; /* what DRAM could hold at most */
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
+	CU_ASSERT(f.o.fits);
+	double one = flash_read(&f);
+	CU_ASSERT(one > 16 * (st.weights_bytes - free) + st.optimizer_bytes);
+	CU_ASSERT(one < 16 * st.weights_bytes + st.optimizer_bytes + st.gradients_bytes);
+	f.c.layout.dp = 2;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
+	CU_ASSERT(f.o.fits);
+	/* the representative GPU's share of the node's reads */
+	ASSERT_NEAR_REL(2 * flash_read(&f), one, 0.1);
+	eng_free(f.eng);
+}
+
 /* ZeRO-3: per-GPU model state falls as 1/N (the activations and context do not). */
 static void zero3_state_per_gpu_falls_as_one_over_n(void)
 {
@@ -2673,6 +2713,8 @@ int suite_sim(void)
 		{"tiered checkpoints go to flash on small cards",
 		 tiered_checkpoints_to_flash_on_small_cards},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
+		{"DRAM-first reads the weights once a node",
+		 dram_first_reads_the_weights_once_a_node},
 		{"tiered DRAM fill leaves room for the outer blocks",
 		 tiered_dram_fill_leaves_room_for_the_outer_blocks},
 		{"ZeRO-3 state per GPU falls as 1/N", zero3_state_per_gpu_falls_as_one_over_n},

@@ -656,9 +656,13 @@ static uint32_t next_drives(uint32_t c, uint32_t bays)
 }
 
 /* The host-tier configurations of one policy on n GPUs: micro-batch sizes, DRAM sizes and
- * drive counts, each stopping where the larger ones cannot fit or cannot help. Fitting options
- * go to s->pool, the closest miss to *closest. 0 ok, 1 the policy has no placement for the
- * fixed recompute, -1 error. */
+ * drive counts, each stopping where the larger ones cannot fit or cannot help. DRAM-first
+ * (tiered-dram) keeps more of the state off the drives the more DRAM it has, so where neither
+ * of the two smallest sizes that fit writes its drives within their rating, its search goes on
+ * up the sizes, with a full bay of drives (the fewest writes per drive) unless --flash fixed
+ * the count, until one does (the recommendation takes such an option first: pick). Fitting
+ * options go to s->pool, the closest miss to *closest. 0 ok, 1 the policy has no placement for
+ * the fixed recompute, -1 error. */
 static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n,
 		      const double *drams, int nd, struct sim_option *closest)
 {
@@ -674,10 +678,13 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			continue;
 		}
 		int fits = 0, ran = 0;
-		for (int d = 0; d < nd && fits < 2; d++) {
+		bool within = false, climb = strcmp(pol->name, "tiered-dram") == 0;
+		for (int d = 0; d < nd && (fits < 2 || (climb && !within)); d++) {
 			struct mdl_hw hw = *base;
 			struct sim_option o;
 			hw.dram = drams[d];
+			if (fits >= 2 && !s->req->flash_fixed) /* a full bay spreads the writes */
+				hw.flash_count = (uint32_t)hw.host.flash_bays;
 			ran++;
 			int rc = host_one(s, pol, n, mbs[b], &hw, false, &o);
 			if (rc)
@@ -696,10 +703,11 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 				break;
 			}
 			fits++;
+			within |= !o.flash_over_rating;
 			/* the drives: from the fewest that hold it, doubling, to a full bay (the
 			 * default count is simulated already); a count that does not fit is no
-			 * option, and no closer miss than this one */
-			if (o.peak_flash > 0 && !s->req->flash_fixed) {
+			 * option, and no closer miss than this one; past two sizes, none */
+			if (o.peak_flash > 0 && !s->req->flash_fixed && fits <= 2) {
 				uint32_t few = (uint32_t)ceil(o.peak_flash / hw.flash.capacity);
 				uint32_t bays = (uint32_t)hw.host.flash_bays;
 				struct sim_option x;

@@ -538,6 +538,24 @@ static void data_parallelism_alone_is_planned(void)
 	free(p);
 }
 
+/* 405B at 8k tokens: DRAM-first on one H100 writes 4 drives past their rating at 256 and 512
+ * GiB of DRAM (the two smallest sizes that fit); with more DRAM it keeps more of the optimizer
+ * state off them, and the search goes on up the sizes, a full bay of drives, until it writes
+ * within the rating (1 TiB and 8 drives), so the tiered recommendation is one that does. */
+static void dram_grows_until_the_drives_write_within_their_rating(void)
+{
+	struct fixture f;
+
+	setup(&f, "llama-3.1-405b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 8192;
+	struct sim_plan *p = planned(&f);
+	CU_ASSERT_FATAL(p->rec_tiered >= 0);
+	const struct sim_option *t = &p->options[p->rec_tiered];
+	CU_ASSERT(t->fits && !t->flash_over_rating);
+	CU_ASSERT(t->dram > 512.0 * 1073741824.0);
+	free(p);
+}
+
 int suite_plan(void)
 {
 	static const struct test_case c[] = {
@@ -554,6 +572,8 @@ int suite_plan(void)
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},
 		{"data_parallelism_alone_is_planned", data_parallelism_alone_is_planned},
+		{"DRAM grows until the drives write within their rating",
+		 dram_grows_until_the_drives_write_within_their_rating},
 		{"the_pruning_bound_holds_for_folded_experts",
 		 the_pruning_bound_holds_for_folded_experts},
 	};

@@ -717,6 +717,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 					hw.flash_count = c;
 					if (host_one(s, pol, n, mbs[b], &hw, true, &x) < 0)
 						return -1;
+					within |= x.fits && !x.flash_over_rating;
 				}
 			}
 			/* more DRAM helps only the tiered policies, and only when they spilled to

@@ -74,8 +74,11 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 
 	struct mdl_states st;
 	mdl_job_states(a, &x->job, &st);
+	/* n data-parallel GPUs, k of them on a node (step.c machine): DRAM and drives are a
+	 * node's, each GPU's state share 1/n (step.c resident), so a node holds k/n of it */
 	double n = x->c->layout.dp;
-	double ckpt = x->pl.ckpt == W_DRAM ? n * (double)a->layers *
+	double k = fmin(n, hw->gpus_per_node ? hw->gpus_per_node : 1);
+	double ckpt = x->pl.ckpt == W_DRAM ? k * (double)a->layers *
 						     mdl_act_layer_saved(a, &x->job, 1, false)
 					   : 0;
 	/* staging the step allocates as it goes (the prefetched layers read from flash, once a
@@ -83,7 +86,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	 * on their way to or from flash per GPU): not resident, but the fill below leaves room
 	 * for it */
 	double staging = x->pl.prefetch * layer.weights_bytes +
-			 n * (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
+			 k * (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
 						    : 0);
 	/* and the last backward's gradients waiting for the CPU optimizer, per GPU its shard of
 	 * a block's (cache placement: reduce-scattered) or the whole (DRAM-first), in that many
@@ -94,7 +97,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	mdl_job_states_part(a, &x->job, 0, false, true, &head);
 	double outer = fmax(embed.gradients_bytes, head.gradients_bytes);
 	double down = layer.gradients_bytes / (mode == FILL_CACHE ? n : 1);
-	staging += n * (step_grads_inflight(x->c, &layer, layer.gradients_bytes) * down +
+	staging += k * (step_grads_inflight(x->c, &layer, layer.gradients_bytes) * down +
 			outer / (mode == FILL_CACHE ? n : 1));
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
@@ -113,7 +116,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	 * card), so near the limit both variants run and the simulator decides */
 	bool fits_on_gpu = fixed + saved <= 0.75 * hw->gpu.memory;
 	bool drives = hw->flash_count > 0;
-	bool fits_in_dram = n * saved + x->pl.dram_fixed <= hw->dram;
+	bool fits_in_dram = k * saved + x->pl.dram_fixed <= hw->dram;
 	enum step_where off = drives && (mode == FILL_CACHE || !fits_in_dram) ? W_FLASH : W_DRAM;
 	x->pl.dram_short = drives && mode == FILL_DRAM_FIRST && !fits_in_dram;
 	if (!x->force && (fixed + (x->pl.ckpt == W_GPU ? saved : 0) > 1.1 * hw->gpu.memory ||
@@ -121,9 +124,9 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		return 1;
 
 	double free = hw->dram - x->pl.dram_fixed - staging - ckpt;
-	double want[3] = {st.weights_bytes,
-			  (double)st.trainable_params * step_host_grad_bytes(&x->pl),
-			  st.optimizer_bytes};
+	double want[3] = {k / n * st.weights_bytes,
+			  k / n * (double)st.trainable_params * step_host_grad_bytes(&x->pl),
+			  k / n * st.optimizer_bytes};
 	double *frac[3] = {&x->pl.weights_on_flash, &x->pl.grads_on_flash, &x->pl.opt_on_flash};
 	for (int i = 0; i < 3; i++) {
 		/* the cache placement keeps gradients and optimizer state on flash */

@@ -1396,6 +1396,23 @@ static void tiered_dram_fill_leaves_room_for_the_outer_blocks(void)
 	eng_free(f.eng);
 }
 
+/* Across nodes a node holds k/n of the host-tier state (its k GPUs' shares: step.c resident),
+ * and its DRAM fill counts that, and its own GPUs' staging, against its DRAM: 70B DRAM-first on
+ * two nodes of 8 H100 with 512 GiB each fills them as one node does. Counting the whole model
+ * and all 16 GPUs' staging against each node's DRAM, it left 240 GiB of each empty. */
+static void tiered_fill_counts_a_nodes_share(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.hw.dram = 512.0 * 1073741824.0;
+	f.c.layout.dp = 16;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
+	CU_ASSERT(f.o.fits);
+	CU_ASSERT(f.o.peak_dram <= f.hw.dram);
+	CU_ASSERT(f.o.peak_dram > f.hw.dram - 16 * 1073741824.0);
+	eng_free(f.eng);
+}
+
 /* Bytes the node's drives read over the last run's step. */
 static double flash_read(const struct fx *f)
 {
@@ -2713,6 +2730,7 @@ int suite_sim(void)
 		{"tiered checkpoints go to flash on small cards",
 		 tiered_checkpoints_to_flash_on_small_cards},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
+		{"tiered fill counts a node's share", tiered_fill_counts_a_nodes_share},
 		{"DRAM-first reads the weights once a node",
 		 dram_first_reads_the_weights_once_a_node},
 		{"tiered DRAM fill leaves room for the outer blocks",

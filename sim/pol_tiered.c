@@ -81,24 +81,25 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double ckpt = x->pl.ckpt == W_DRAM ? k * (double)a->layers *
 						     mdl_act_layer_saved(a, &x->job, 1, false)
 					   : 0;
-	/* staging the step allocates as it goes (the prefetched layers read from flash, once a
+	/* staging the step allocates as it goes: the prefetched blocks read from flash, once a
 	 * node, each GPU's shard or 1/k of the one read (step.c fetch); two layers' checkpoints
-	 * on their way to or from flash per GPU): not resident, but the fill below leaves room
-	 * for it */
-	double staging = x->pl.prefetch * layer.weights_bytes +
-			 k * (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
-						    : 0);
-	/* and the last backward's gradients waiting for the CPU optimizer, per GPU its shard of
-	 * a block's (cache placement: reduce-scattered) or the whole (DRAM-first), in that many
-	 * buffers (step.c); the first and last blocks carry the embedding's and the head's
-	 * beside their layer's, and one of them is in flight with the layers next to it */
+	 * on their way to or from flash per GPU; and the last backward's gradients waiting for
+	 * the CPU optimizer, per GPU its shard of a block's (cache placement: reduce-scattered)
+	 * or the whole (DRAM-first), in that many buffers (step.c). Not resident, but the fill
+	 * below leaves room for it. The first and last blocks carry the embedding's and the
+	 * head's weights and gradients beside their layer's, and one of them is in flight with
+	 * the layers next to it. */
 	struct mdl_states embed, head;
 	mdl_job_states_part(a, &x->job, 0, true, false, &embed);
 	mdl_job_states_part(a, &x->job, 0, false, true, &head);
-	double outer = fmax(embed.gradients_bytes, head.gradients_bytes);
+	double outer_w = fmax(embed.weights_bytes, head.weights_bytes);
+	double outer_g = fmax(embed.gradients_bytes, head.gradients_bytes);
+	double staging = x->pl.prefetch * layer.weights_bytes + outer_w +
+			 k * (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
+						    : 0);
 	double down = layer.gradients_bytes / (mode == FILL_CACHE ? n : 1);
 	staging += k * (step_grads_inflight(x->c, &layer, layer.gradients_bytes) * down +
-			outer / (mode == FILL_CACHE ? n : 1));
+			outer_g / (mode == FILL_CACHE ? n : 1));
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will

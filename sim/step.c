@@ -2208,9 +2208,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				/* the sum of the micro-batches before it comes from flash; with one
 				 * micro-batch there is none */
 				double rd = opt * pl->opt_on_flash + (x->m > 1 ? hgb : 0);
-				double wr = opt * pl->opt_on_flash +
-					    wb / bd->dp * pl->weights_on_flash *
-						    (params > 0 ? 1 : 0);
+				/* the state back, and where weights live on flash the ones the step
+				 * changed: the trainable (LoRA's adapters, not the frozen base) */
+				double wnew = params * mdl_job_weight_bytes(&x->job);
+				double wr = opt * pl->opt_on_flash + wnew * pl->weights_on_flash;
 				/* its state read while the block before it in backward computes */
 				int u = host_update(bd, s, params, rd, wr, d,
 						    ring_back(s->comp_ring, s->ncomp, 3), &took);

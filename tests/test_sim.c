@@ -1396,6 +1396,29 @@ static void tiered_dram_fill_leaves_room_for_the_outer_blocks(void)
 	eng_free(f.eng);
 }
 
+/* LoRA on 405B with the frozen base mostly on flash: the step writes back the optimizer state and
+ * the weights it changed, the adapters, not the frozen base around them (548 GiB a step when
+ * it wrote the whole blocks back). And the DRAM fill leaves room for the first and last blocks'
+ * embedding and head weights staged beside a layer's (2.2 GiB over 256 GiB without). */
+static void lora_writes_back_its_adapters_alone(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-405b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.method = MDL_LORA;
+	f.hw.dram = 256.0 * 1073741824.0;
+	f.c.grad_accum = 4;
+	struct mdl_states st;
+	mdl_job_states(&f.w.arch, &f.w.job, &st);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
+	CU_ASSERT(f.o.fits);
+	CU_ASSERT(f.o.peak_dram <= f.hw.dram);
+	CU_ASSERT(f.o.peak_flash > 0.5 * st.weights_bytes); /* the base is mostly on flash */
+	double fw = f.o.flash_bytes_written_per_step;
+	CU_ASSERT(fw >= st.optimizer_bytes * 0.999);
+	CU_ASSERT(fw <= (st.optimizer_bytes + 2.0 * (double)st.trainable_params) * 1.001);
+	eng_free(f.eng);
+}
+
 /* Across nodes a node holds k/n of the host-tier state (its k GPUs' shares: step.c resident),
  * and its DRAM fill counts that, and its own GPUs' staging, against its DRAM: 70B DRAM-first on
  * two nodes of 8 H100 with 512 GiB each fills them as one node does. Counting the whole model
@@ -2731,6 +2754,7 @@ int suite_sim(void)
 		 tiered_checkpoints_to_flash_on_small_cards},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
 		{"tiered fill counts a node's share", tiered_fill_counts_a_nodes_share},
+		{"LoRA writes back its adapters alone", lora_writes_back_its_adapters_alone},
 		{"DRAM-first reads the weights once a node",
 		 dram_first_reads_the_weights_once_a_node},
 		{"tiered DRAM fill leaves room for the outer blocks",

@@ -74,10 +74,10 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 
 	struct mdl_states st;
 	mdl_job_states(a, &x->job, &st);
-	/* n data-parallel GPUs, k of them on a node (step.c machine): DRAM and drives are a
-	 * node's, each GPU's state share 1/n (step.c resident), so a node holds k/n of it */
+	/* n data-parallel GPUs, k of them on a node: DRAM and drives are a node's, each GPU's
+	 * state share 1/n (step.c resident), so a node holds k/n of it */
 	double n = x->c->layout.dp;
-	double k = fmin(n, hw->gpus_per_node ? hw->gpus_per_node : 1);
+	double k = step_node_gpus(hw, x->c->layout.dp);
 	double ckpt = x->pl.ckpt == W_DRAM ? k * (double)a->layers *
 						     mdl_act_layer_saved(a, &x->job, 1, false)
 					   : 0;
@@ -97,9 +97,11 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double staging = x->pl.prefetch * layer.weights_bytes + outer_w +
 			 k * (x->pl.ckpt == W_FLASH ? 2 * mdl_act_layer_saved(a, &x->job, 1, false)
 						    : 0);
-	double down = layer.gradients_bytes / (mode == FILL_CACHE ? n : 1);
-	staging += k * (step_grads_inflight(x->c, &layer, layer.gradients_bytes) * down +
-			outer_g / (mode == FILL_CACHE ? n : 1));
+	double rs = mode == FILL_CACHE ? n : 1; /* the cache placement reduce-scatters them */
+	double down = step_grads_inflight(x->c, &layer, layer.gradients_bytes) *
+			      layer.gradients_bytes +
+		      outer_g;
+	staging += k * down / rs;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will

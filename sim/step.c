@@ -131,6 +131,12 @@ double step_reduce_bucket(const struct sim_config *c)
 	return c->reduce_bucket > 0 ? c->reduce_bucket : GRAD_BUCKET_ELEMENTS;
 }
 
+uint32_t step_node_gpus(const struct mdl_hw *hw, uint32_t n)
+{
+	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
+	return n < gpn ? n : gpn;
+}
+
 uint32_t step_prefetch(const struct sim_config *c)
 {
 	return c->prefetch ? c->prefetch : STEP_PREFETCH;
@@ -1008,7 +1014,7 @@ static int machine(struct build *bd)
 	bd->shard_nodes = (bd->shard + bd->shard_in - 1) / bd->shard_in;
 	bd->rep_in = bd->shard < bd->dp_in ? bd->dp_in / bd->shard : 1;
 	bd->rep_nodes = (bd->dp / bd->shard + bd->rep_in - 1) / bd->rep_in;
-	mc->k = n < gpn ? n : gpn;
+	mc->k = step_node_gpus(hw, n);
 	bd->tp_bw = intra;
 	bd->net_bw = net;
 	bd->pp_bw = pp_inter ? net : intra;

@@ -228,6 +228,9 @@ double step_fp8_gathered_less(const struct mdl_arch *a, const struct mdl_job *j,
 /* The configuration's prefetch depth (STEP_PREFETCH unless --prefetch set it) and the elements
  * of each reduce bucket (DeepSpeed's 5e8 unless --reduce-bucket or a config set it). */
 uint32_t step_prefetch(const struct sim_config *c);
+/* The GPUs of an n-GPU layout one node holds: all n up to the node's GPU count (hw
+ * gpus_per_node, 1 where unset). A node's DRAM, drives and links serve that many. */
+uint32_t step_node_gpus(const struct mdl_hw *hw, uint32_t n);
 double step_reduce_bucket(const struct sim_config *c);
 
 /* Seconds one micro-batch keeps a compute stream busy with `layers` decoder layers (forward,

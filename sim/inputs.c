@@ -303,6 +303,16 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		}
 		w->job.precision = MDL_FP16_MIXED;
 	}
+	/* a node holds the GPUs its host has slots for: more would share one host's price, CPUs,
+	 * DRAM and PCIe switches among GPUs it cannot seat */
+	if (o->gpus_per_node > hw->host.gpu_slots) {
+		snprintf(err, errlen,
+			 "--gpus-per-node: %llu GPUs, but host '%s' has %.0f GPU slots (allowed 0-%.0f, "
+			 "0 for all of them; a node with more is a --host FILE with its gpu_slots)",
+			 (unsigned long long)o->gpus_per_node, hw->host.name, hw->host.gpu_slots,
+			 hw->host.gpu_slots);
+		return EXIT_INVALID;
+	}
 	hw->gpus_per_node = o->gpus_per_node ? (uint32_t)o->gpus_per_node : (uint32_t)hw->host.gpu_slots;
 	/* --gpu-headroom: plan into what is left */
 	hw->gpu_headroom = o->gpu_headroom;

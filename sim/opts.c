@@ -146,7 +146,7 @@ static const struct opt table[] = {
 	 "share of each GPU's memory kept free (fragmentation, other processes); the 0.97 % "
 	 "caching-allocator slack is always counted"},
 	{"gpus-per-node", O_COUNT, OFF(gpus_per_node), 0, 72, "0", false, "", P,
-	 "GPUs per node; 0 = the host's slots"},
+	 "GPUs per node, up to the host's slots; 0 = all of them"},
 	{"objective", O_STR, OFF(objective), 0, 0, "cost", false, "name", PC,
 	 "what the recommendation minimises: cost | time | power | gpus, among the options "
 	 "searched (GPU-only up to 8x the fewest GPUs that fit; --deadline searches on)"},

@@ -1003,6 +1003,8 @@ fi
 expect 3 "single node" compare --model 1b --seq 1024 --host workstation --gpus 2,8
 # a node smaller than the host's slots: the host tiers are searched on its GPUs, not the slots
 expect 0 "" plan --model 1b --seq 1024 --host workstation --gpus-per-node 3
+# a node larger than its host's slots is refused, with the range
+expect 3 "allowed 0-4" simulate --model 1b --seq 1024 --host workstation --gpus-per-node 8
 expect 3 "deadline" plan --model 8b --seq 1024 --deadline soon
 # --report: the documents and at least two charts; a foreign non-empty directory needs --force
 "$bin" plan --model 8b --seq 2048 --report "$tmp/rep" >/dev/null 2>"$tmp/err"

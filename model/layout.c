@@ -148,6 +148,13 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		snprintf(err, errlen, "expert tp %u must divide tp %u", l->etp, l->tp);
 		return -1;
 	}
+	if (etp != l->tp && !a->experts) {
+		snprintf(err, errlen,
+			 "expert tp %u splits routed experts over TP ranks: a dense model has none "
+			 "(0 or %u: as tp)",
+			 etp, l->tp);
+		return -1;
+	}
 	/* the expert-parallel group spans the data- and context-parallel ranks and tp / etp TP
 	 * ranks of each: Megatron-Core's expert rank generator lays out etp, ep, expert-dp, pp
 	 * over the ranks the attention lays out as tp, cp, dp, pp (parallel_state.py, "MoE

@@ -156,7 +156,8 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: --master-weights remainder does not keep 10 of 12 optimizer bytes a parameter"
 fi
-expect 3 "activations --activation-offload yes moves" simulate --model 8b --seq 2048 --activation-offload-layers 4
+expect 3 "give --activation-offload yes with it" simulate --model 8b --seq 2048 --activation-offload-layers 4
+expect 3 "a dense model has none" simulate --model 8b --seq 2048 --gpus 4 --tp 4 --expert-tp 2
 expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --activation-offload yes --activation-offload-layers 8
 expect 3 "grad-accum 1" simulate --model 8b --seq 2048 --grad-accum 2 --optimizer-in-backward yes
 expect 3 "policy gpu" simulate --model 8b --seq 2048 --policy tiered --activation-offload yes

@@ -363,9 +363,9 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	c->act_offload_layers = (uint32_t)o->activation_offload_layers;
 	if (c->act_offload_layers && !c->act_offload)
 		return snprintf(err, errlen,
-				"--activation-offload-layers %llu limits --activation-offload to the "
-				"first layers of each stage: give --activation-offload yes with it (0: "
-				"every layer)",
+				"--activation-offload-layers %llu limits --activation-offload to "
+				"the first layers of each stage: give --activation-offload yes "
+				"with it (0: every layer)",
 				(unsigned long long)o->activation_offload_layers),
 		       EXIT_INVALID;
 	c->no_grad_overlap = !overlap_grad;

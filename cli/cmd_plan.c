@@ -209,7 +209,9 @@ static int run(int argc, char **argv, bool compare)
 		rc = cli_fail(EXIT_SYSTEM, cmd, "cannot write the report to standard output");
 		goto out;
 	}
-	rc = p->rec_best < 0 ? EXIT_INFEASIBLE : EXIT_OK;
+	/* infeasible: nothing fits, or nothing meets --deadline and --budget (the report names
+	 * the fastest instead) */
+	rc = p->rec_best < 0 || !p->deadline_met ? EXIT_INFEASIBLE : EXIT_OK;
 out:
 	free(w);
 	free(p);

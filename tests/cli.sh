@@ -1050,7 +1050,8 @@ fi
 # a deadline the first 8x of GPUs miss: the GPU-only search doubles on until it is met (an 8B
 # job of 100 M tokens in a minute takes some 250 H100s)
 "$bin" plan --model 8b --seq 2048 --deadline 1min --format json >"$tmp/dl.json" 2>"$tmp/err"
-if python3 -c '
+met=$?
+if [ "$met" -eq 0 ] && python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["recommendation"]
@@ -1063,15 +1064,16 @@ else
 	echo "FAIL: plan --deadline 1min did not search past 8x the fewest GPUs: $(head -c 300 "$tmp/err")"
 fi
 # a deadline nothing meets (more GPUs stop buying time): each recommendation says it is its
-# kind's fastest, naming only the constraint given
+# kind's fastest, naming only the constraint given, and the plan exits 1 (infeasible)
 "$bin" plan --model 8b --seq 2048 --deadline 5s >"$tmp/late.txt" 2>&1
-if grep -q "no option meets the deadline: this is the fastest" "$tmp/late.txt" &&
+late=$?
+if [ "$late" -eq 1 ] && grep -q "no option meets the deadline: this is the fastest" "$tmp/late.txt" &&
 	grep -q "no host-tier option meets the deadline: this is the fastest" "$tmp/late.txt" &&
 	! grep -q "deadline and budget" "$tmp/late.txt"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: plan --deadline missed: $(grep -A12 '^recommendation' "$tmp/late.txt")"
+	echo "FAIL: plan --deadline missed (exit $late): $(grep -A12 '^recommendation' "$tmp/late.txt")"
 fi
 # simulate's resource table tells busy from loaded: host DRAM carries ZeRO-Infinity's copies
 # all step at a fraction of its bandwidth

@@ -193,9 +193,11 @@ else
 	echo "FAIL: plan --fp8-all-gather yes does not say so in its inputs"
 fi
 expect 3 "no FP8" simulate --model 8b --seq 2048 --precision fp8 --gpu a100-80g
-# Ada's FP8 where its rate is published (the RTX 4090), a clear refusal where the catalog has none
+# Ada's FP8 where its rate is published or follows from the chip's (the RTX 4090, the Ada pro cards), a
+# clear refusal where the catalog has none (the RTX 5090)
 expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4090 --method lora
-expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4000ada
+expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx6000ada --method lora
+expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx5090
 # GPTQ base weights: QLoRA's alone, data parallel only (PEFT and auto-gptq), and the plan names
 # the format and searches data-parallel layouts only
 expect 3 "of --method qlora, not lora" simulate --model 8b --seq 2048 --method lora --quant gptq

@@ -1887,11 +1887,14 @@ static void gemm_rate_follows_the_mamf(void)
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_FP32) * hw.gpu.bf16_flops,
 			       0.81 * 0.779 * 66.9e12, 1e3);
 	/* no measured matmul rate: the flat share of peak, fp32 too */
-	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx6000ada", &hw.gpu, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx4000ada", &hw.gpu, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), SIM_GEMM_EFFICIENCY,
 			       1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_FP32) * hw.gpu.bf16_flops,
-			       SIM_GEMM_EFFICIENCY * 91.1e12, 1e3);
+			       SIM_GEMM_EFFICIENCY * 26.7e12, 1e3);
+	/* the RTX 6000 Ada borrows the L40S's measured share: the same AD102 */
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx6000ada", &hw.gpu, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), 0.81 * 0.743, 1e-12);
 	/* an Ada datacenter card's SGEMM keeps half its doubled FP32 issue busy (0.512 of 91.6) */
 	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("l40s", &hw.gpu, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(step_gemm_efficiency(NULL, &hw, MDL_BF16_MIXED), 0.81 * 0.743,

@@ -1436,6 +1436,28 @@ static void tiered_fill_counts_a_nodes_share(void)
 	eng_free(f.eng);
 }
 
+/* DRAM-first keeps the checkpoints in DRAM only where they fit beside what the step stages there
+ * (prefetched blocks, the gradients on their way down). 405B, 8 H100 at 8 x 8k tokens, 8 drives,
+ * 2 TiB: the 8 GPUs' checkpoints are 8 x 126 layers x 8 x 8192 x 16384 x 2 B = 1.97 TiB, which
+ * with the 32 GiB reserve fit alone; kept in DRAM, the step overflowed it by 58.7 GiB. They go to
+ * flash, and the run fits. */
+static void dram_first_checkpoints_leave_room_for_the_staging(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-405b.json", "h100-sxm", "hgx-8gpu", "pm1743", 8);
+	f.w.job.seq = 8192;
+	f.w.job.micro_batch = 8;
+	f.hw.dram = 2048.0 * 1073741824.0;
+	f.c.layout.dp = 8;
+	f.c.grad_accum = 1;
+	f.c.recompute_fixed = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
+	CU_ASSERT(f.o.fits);
+	CU_ASSERT(!f.o.ckpt_in_dram);
+	CU_ASSERT(f.o.peak_dram <= f.hw.dram);
+	eng_free(f.eng);
+}
+
 /* Bytes the node's drives read over the last run's step. */
 static double flash_read(const struct fx *f)
 {
@@ -2757,6 +2779,8 @@ int suite_sim(void)
 		 tiered_checkpoints_to_flash_on_small_cards},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
 		{"tiered fill counts a node's share", tiered_fill_counts_a_nodes_share},
+		{"DRAM-first checkpoints leave room for the staging",
+		 dram_first_checkpoints_leave_room_for_the_staging},
 		{"LoRA writes back its adapters alone", lora_writes_back_its_adapters_alone},
 		{"DRAM-first reads the weights once a node",
 		 dram_first_reads_the_weights_once_a_node},

@@ -308,8 +308,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	if (o->gpus_per_node > hw->host.gpu_slots) {
 		snprintf(err, errlen,
 			 "--gpus-per-node: %llu GPUs, but host '%s' has %.0f GPU slots "
-			 "(allowed 0-%.0f, 0 for all of them; a node with more is a --host FILE "
-			 "with its gpu_slots)",
+			 "(allowed 0-%.0f, 0 for all of them; a node with more is another --host, "
+			 "see 'tierplan hardware', or a --host FILE with its gpu_slots)",
 			 (unsigned long long)o->gpus_per_node, hw->host.name, hw->host.gpu_slots,
 			 hw->host.gpu_slots);
 		return EXIT_INVALID;

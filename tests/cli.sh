@@ -193,8 +193,8 @@ else
 	echo "FAIL: plan --fp8-all-gather yes does not say so in its inputs"
 fi
 expect 3 "no FP8" simulate --model 8b --seq 2048 --precision fp8 --gpu a100-80g
-# Ada's FP8 where its rate is published or follows from the chip's (the RTX 4090, the Ada pro cards), a
-# clear refusal where the catalog has none (the RTX 5090)
+# Ada's FP8 where its rate is published or follows from the chip's (the RTX 4090, the Ada pro
+# cards), a clear refusal where the catalog has none (the RTX 5090)
 expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx4090 --method lora
 expect 0 "" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx6000ada --method lora
 expect 3 "fp8_flops" simulate --model 8b --seq 2048 --precision fp8 --gpu rtx5090
@@ -1069,7 +1069,8 @@ fi
 # kind's fastest, naming only the constraint given, and the plan exits 1 (infeasible)
 "$bin" plan --model 8b --seq 2048 --deadline 5s >"$tmp/late.txt" 2>&1
 late=$?
-if [ "$late" -eq 1 ] && grep -q "no option meets the deadline: this is the fastest" "$tmp/late.txt" &&
+if [ "$late" -eq 1 ] &&
+	grep -q "no option meets the deadline: this is the fastest" "$tmp/late.txt" &&
 	grep -q "no host-tier option meets the deadline: this is the fastest" "$tmp/late.txt" &&
 	! grep -q "deadline and budget" "$tmp/late.txt"; then
 	pass=$((pass + 1))

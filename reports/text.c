@@ -64,15 +64,56 @@ static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
 		layout_str(o, buf, n, true);
 }
 
+/* Columns a line of the text report keeps within (a terminal's 120; --wide may exceed it). */
+#define TEXT_COLUMNS 120
+
+/* A labelled line: pre, the label in `width` columns, then text, broken after its ", "
+ * separators onto lines indented under the text wherever it would pass TEXT_COLUMNS. */
+static void wrap_at(FILE *fp, const char *pre, int width, const char *label, const char *text)
+{
+	size_t indent = strlen(pre) + (size_t)width, col = indent;
+	fprintf(fp, "%s%-*s", pre, width, label);
+	for (const char *p = text; *p;) {
+		const char *sep = strstr(p, ", ");
+		size_t n = sep ? (size_t)(sep - p) : strlen(p);
+		/* the piece, and the comma after it when more follows */
+		if (col > indent && col + 1 + n + (sep != NULL) > TEXT_COLUMNS) {
+			fprintf(fp, "\n%s%*s", pre, width, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', fp);
+			col++;
+		}
+		fwrite(p, 1, n, fp);
+		col += n;
+		if (sep) {
+			fputc(',', fp);
+			col++;
+		}
+		p += n + (sep ? 2 : 0);
+	}
+	fputc('\n', fp);
+}
+
+/* An inputs line: its label in 11 columns (wrap_at). */
+static void wrapped(FILE *fp, const char *pre, const char *label, const char *text)
+{
+	wrap_at(fp, pre, 11, label, text);
+}
+
 static void summary_line(FILE *fp, const char *label, const struct sim_option *o, uint64_t asked)
 {
-	char s[6][32], lay[64], rc[48];
+	char s[6][32], lay[64], rc[48], first[256];
 
 	layout_str(o, lay, sizeof lay, false);
-	fprintf(fp, "  %-9s %u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s, %s loss\n",
-		label, o->gpus, o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
-		(unsigned long long)o->micro_batch, sim_option_recompute(o, rc, sizeof rc),
-		mdl_loss_name(o->loss));
+	/* a long layout and a partial recompute wrap after a comma (405B: "tp2 pp1 dp128 zero3,
+	 * ..., recompute full (117 layers a stage)") */
+	snprintf(first, sizeof first,
+		 "%u GPU%s (%u node%s), %s, micro-batch %llu, recompute %s, %s loss", o->gpus,
+		 o->gpus > 1 ? "s" : "", o->nodes, o->nodes > 1 ? "s" : "", lay,
+		 (unsigned long long)o->micro_batch, sim_option_recompute(o, rc, sizeof rc),
+		 mdl_loss_name(o->loss));
+	wrap_at(fp, "  ", 10, label, first);
 	fprintf(fp, "  %-9s %s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud\n",
 		"", cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
 		cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
@@ -112,37 +153,6 @@ static const char *pointwise(const struct mdl_job *j, const struct mdl_arch *a)
 		return j->fused_glu ? ", SwiGLU fused" : "";
 	return j->fused_glu ? ", norms, rotary and SwiGLU fused (--pointwise, --swiglu)"
 			    : ", norms and rotary fused (--pointwise)";
-}
-
-/* Columns a line of the text report keeps within (a terminal's 120; --wide may exceed it). */
-#define TEXT_COLUMNS 120
-
-/* An inputs line: pre, the label in 11 columns, then text, broken after its ", " separators
- * onto lines indented under the text wherever it would pass TEXT_COLUMNS. */
-static void wrapped(FILE *fp, const char *pre, const char *label, const char *text)
-{
-	size_t indent = strlen(pre) + 11, col = indent;
-	fprintf(fp, "%s%-11s", pre, label);
-	for (const char *p = text; *p;) {
-		const char *sep = strstr(p, ", ");
-		size_t n = sep ? (size_t)(sep - p) : strlen(p);
-		/* the piece, and the comma after it when more follows */
-		if (col > indent && col + 1 + n + (sep != NULL) > TEXT_COLUMNS) {
-			fprintf(fp, "\n%s%11s", pre, "");
-			col = indent;
-		} else if (col > indent) {
-			fputc(' ', fp);
-			col++;
-		}
-		fwrite(p, 1, n, fp);
-		col += n;
-		if (sep) {
-			fputc(',', fp);
-			col++;
-		}
-		p += n + (sep ? 2 : 0);
-	}
-	fputc('\n', fp);
 }
 
 /* Why --host auto took the node it did, into buf; false when the user named it. */

@@ -557,6 +557,19 @@ static double fastest_gpu_only(const struct pool *p)
 	return t;
 }
 
+/* The power of two nearest m by ratio, the larger on a tie: the GPU counts a search steps to
+ * beyond the fewest that fit. A count of 2^k GPUs splits a global batch of 2^j sequences into
+ * whole micro-batches on every data-parallel rank (2x the fewest, 176 GPUs for 405B at 8k, took
+ * 88 ranks, which train 176 sequences where 128 were asked), and it is how clusters are
+ * allocated [U: a search choice, not a model constant]. */
+static uint32_t pow2_near(uint32_t m)
+{
+	uint32_t lo = 1;
+	while (lo <= m / 2)
+		lo *= 2;
+	return lo == m || (double)m / lo < 2.0 * lo / m ? lo : 2 * lo;
+}
+
 static int gpu_only(struct search *s)
 {
 	if (s->req->policy && strcmp(s->req->policy, "gpu") != 0)
@@ -592,8 +605,9 @@ static int gpu_only(struct search *s)
 	}
 	if (!found)
 		return closest.gpus ? keep(&s->pool, &closest, s->err, s->errlen) : 0;
-	/* faster and pricier: 2x, 4x, 8x the fewest, in whole nodes beyond one; then, while a
-	 * --deadline is missed, doubling on as long as each doubling still shortens the run */
+	/* faster and pricier: the powers of two nearest 2x, 4x, 8x the fewest (pow2_near), in
+	 * whole nodes beyond one; then, while a --deadline is missed, doubling on as long as each
+	 * doubling still shortens the run */
 	s->misses_unused = true;
 	uint32_t last = n0;
 	double fastest = fastest_gpu_only(&s->pool);
@@ -601,7 +615,7 @@ static int gpu_only(struct search *s)
 		bool chasing = req->deadline > 0 && fastest > req->deadline;
 		if (k > 8 && !chasing)
 			break;
-		n = k > 8 ? 2 * last : n0 * k;
+		n = pow2_near(k > 8 ? 2 * last : n0 * k);
 		if (n > gpn)
 			n = (n + gpn - 1) / gpn * gpn;
 		if (n > cap || n <= last)

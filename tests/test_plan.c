@@ -151,6 +151,28 @@ static void a_fixed_per_op_recompute_is_planned(void)
 	free(p);
 }
 
+/* Beyond the fewest GPUs that fit, the GPU-only search steps to powers of two of GPUs, so data
+ * parallelism splits a power-of-two global batch evenly: 405B at 8k tokens needs 88 H100s (11
+ * nodes), and the counts after it are 128, 256 and 512, not 176, 352 and 704, whose 88-rank
+ * layout trained 176 sequences a step where 128 were asked. The cheapest GPU-only option trains
+ * the 128. */
+static void gpu_counts_step_in_powers_of_two(void)
+{
+	struct fixture f;
+	setup(&f, "llama-3.1-405b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 8192;
+	struct sim_plan *p = planned(&f);
+	CU_ASSERT_EQUAL(p->gpus_for_memory, 88);
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		if (o->kind == SIM_GPU_ONLY && o->gpus > p->gpus_for_memory)
+			CU_ASSERT((o->gpus & (o->gpus - 1)) == 0);
+	}
+	CU_ASSERT_FATAL(p->rec_gpu_only >= 0);
+	CU_ASSERT_EQUAL(p->options[p->rec_gpu_only].sequences_per_step, 128);
+	free(p);
+}
+
 static void the_smallest_fitting_gpu_count_is_chosen(void)
 {
 	struct fixture f;
@@ -562,6 +584,7 @@ int suite_plan(void)
 		{"plan_70b_finds_gpu_only_and_tiered_options",
 		 plan_70b_finds_gpu_only_and_tiered_options},
 		{"the_smallest_fitting_gpu_count_is_chosen", the_smallest_fitting_gpu_count_is_chosen},
+		{"GPU counts step in powers of two", gpu_counts_step_in_powers_of_two},
 		{"objective ties go to the cheaper", objective_ties_go_to_the_cheaper},
 		{"a fixed per-op recompute is planned", a_fixed_per_op_recompute_is_planned},
 		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},

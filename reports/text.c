@@ -264,10 +264,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			r->batch_default ? " (default; rounded up to whole micro-batches per rank)" : "");
 	fprintf(fp, "%stokens     %s%s\n", pre, cfg_fmt_count(r->w->tokens, b[0], 32),
 		r->tokens_default ? " (default; set --tokens)" : "");
-	fprintf(fp, "%sgpu        %s (%s): %s, %.0f TFLOPS dense bf16, %.0f W, %s, %s/GPU-h\n", pre,
-		hw->gpu.name, hw->gpu.description, B(hw->gpu.memory), hw->gpu.bf16_flops / 1e12,
-		hw->gpu.tdp, cfg_fmt_usd(hw->gpu.price, b[1], 32),
-		cfg_fmt_usd(hw->gpu.cloud_per_hour, b[2], 32));
+	char gpu[512];
+	snprintf(gpu, sizeof gpu, "%s (%s): %s, %.0f TFLOPS dense bf16, %.0f W, %s, %s/GPU-h",
+		 hw->gpu.name, hw->gpu.description, B(hw->gpu.memory), hw->gpu.bf16_flops / 1e12,
+		 hw->gpu.tdp, cfg_fmt_usd(hw->gpu.price, b[1], 32),
+		 cfg_fmt_usd(hw->gpu.cloud_per_hour, b[2], 32));
+	wrapped(fp, pre, "gpu", gpu);
 	if (hw->gpu_headroom > 0)
 		fprintf(fp, "%sheadroom   GPU %.0f %% kept free (--gpu-headroom; memory above is what is "
 			    "left) + allocator %.2f %%\n%s           DRAM %s per node for the OS and "
@@ -305,12 +307,16 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			hw->host.flash_bays);
 	double link = mdl_drive_link_bandwidth(hw->host.pcie_gen);
 	if (hw->flash_count && link > 0 && !(hw->prof.flash_read > 0) &&
-	    link < fmax(hw->flash.read_bandwidth, hw->flash.write_bandwidth))
-		fprintf(fp, "%s           each drive at most %s, its PCIe Gen%.0f x4 link on this "
-			    "host (datasheet %s read, %s write)\n",
-			pre, cfg_fmt_rate(link, b[0], 32), hw->host.pcie_gen,
-			cfg_fmt_rate(hw->flash.read_bandwidth, b[1], 32),
-			cfg_fmt_rate(hw->flash.write_bandwidth, b[2], 32));
+	    link < fmax(hw->flash.read_bandwidth, hw->flash.write_bandwidth)) {
+		char cap[256];
+		snprintf(cap, sizeof cap,
+			 "each drive at most %s, its PCIe Gen%.0f x4 link on this host "
+			 "(datasheet %s read, %s write)",
+			 cfg_fmt_rate(link, b[0], 32), hw->host.pcie_gen,
+			 cfg_fmt_rate(hw->flash.read_bandwidth, b[1], 32),
+			 cfg_fmt_rate(hw->flash.write_bandwidth, b[2], 32));
+		wrapped(fp, pre, "", cap);
+	}
 	if (r->req->policy && r->req->zero >= 0 && !strcmp(r->req->policy, "gpu"))
 		fprintf(fp, "%sdeepspeed  the config's ZeRO stage %d, data parallelism only\n", pre,
 			r->req->zero);

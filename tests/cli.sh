@@ -1093,7 +1093,10 @@ expect 3 "sequence-parallel" simulate --model 8b --seq 1024 --gpus 2 --tp 2 --se
 expect 0 "did you mean 'num_hidden_layers'" simulate --model "$tmp/typo.json" --seq 512
 expect 3 "h100-sxm h100-pcie h100-nvl" simulate --model 8b --seq 512 --gpu h100
 # a person's terminal: plan's text fits 120 columns (--wide shows every column)
+# (a long GPU description, and a host whose PCIe generation caps its drives, wrap too)
 "$bin" plan --model 70b --seq 4096 --deadline 1h >"$tmp/plan.txt" 2>&1
+"$bin" plan --model 8b --seq 4096 --gpu gb300 >>"$tmp/plan.txt" 2>&1
+"$bin" plan --model 8b --seq 4096 --gpu a100-40g >>"$tmp/plan.txt" 2>&1
 if awk 'length($0) > 120 { bad = 1 } END { exit bad }' "$tmp/plan.txt"; then
 	pass=$((pass + 1))
 else

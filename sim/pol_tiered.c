@@ -78,9 +78,10 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	 * state share 1/n (step.c resident), so a node holds k/n of it */
 	double n = x->c->layout.dp;
 	double k = step_node_gpus(hw, x->c->layout.dp);
-	double ckpt = x->pl.ckpt == W_DRAM ? k * (double)a->layers *
-						     mdl_act_layer_saved(a, &x->job, 1, false)
-					   : 0;
+	/* a layer's checkpoint per GPU, and all of them; in DRAM, the node's k GPUs' */
+	double layer_saved = mdl_act_layer_saved(a, &x->job, 1, false);
+	double saved = (double)a->layers * layer_saved;
+	double ckpt = x->pl.ckpt == W_DRAM ? k * saved : 0;
 	/* staging the step allocates as it goes: the prefetched blocks read from flash, once a
 	 * node, each GPU's shard or 1/k of the one read (step.c fetch); two layers' checkpoints
 	 * on their way to or from flash per GPU; and the last backward's gradients waiting for
@@ -99,7 +100,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 			      layer.gradients_bytes +
 		      outer_g;
 	double staging = x->pl.prefetch * layer.weights_bytes + outer_w + k * down / rs;
-	double to_flash = k * 2 * mdl_act_layer_saved(a, &x->job, 1, false);
+	double to_flash = x->pl.ckpt == W_FLASH ? k * 2 * layer_saved : 0;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will
@@ -107,7 +108,6 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	 * traffic then. Checkpoints go to flash only with drives: in the cache placement always
 	 * (its measured footprint keeps activations on the SSDs, published.md 1.3), DRAM-first only
 	 * when DRAM cannot hold them. */
-	double saved = (double)a->layers * mdl_act_layer_saved(a, &x->job, 1, false);
 	double fixed = x->pl.prefetch * layer.weights_bytes + layer.gradients_bytes +
 		       (x->job.recompute == MDL_RC_FULL ? mdl_act_half_working(a, &x->job, 1, false)
 							: mdl_act_layer_working(a, &x->job, 1, false)) +
@@ -121,15 +121,13 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	 * 8 H100 at micro-batch 8 and 2 TiB: the checkpoints' 1.97 TiB fit alone, and with the
 	 * staging overflowed by 58.7 GiB) */
 	bool fits_in_dram = k * saved + x->pl.dram_fixed + staging <= hw->dram;
-	if (x->pl.ckpt == W_FLASH)
-		staging += to_flash;
 	enum step_where off = drives && (mode == FILL_CACHE || !fits_in_dram) ? W_FLASH : W_DRAM;
 	x->pl.dram_short = drives && mode == FILL_DRAM_FIRST && !fits_in_dram;
 	if (!x->force && (fixed + (x->pl.ckpt == W_GPU ? saved : 0) > 1.1 * hw->gpu.memory ||
 			  (x->pl.ckpt != W_GPU && (fits_on_gpu || x->pl.ckpt != off))))
 		return 1;
 
-	double free = hw->dram - x->pl.dram_fixed - staging - ckpt;
+	double free = hw->dram - x->pl.dram_fixed - staging - to_flash - ckpt;
 	double want[3] = {k / n * st.weights_bytes,
 			  k / n * (double)st.trainable_params * step_host_grad_bytes(&x->pl),
 			  k / n * st.optimizer_bytes};

@@ -42,7 +42,7 @@
 
 struct row {
 	int rc;
-	char err[256];
+	char err[512];
 	struct sim_option o;
 };
 
@@ -334,7 +334,7 @@ int cmd_sweep(int argc, char **argv)
 	FILE *mem = open_memstream(&rowbuf, &rowlen);
 	int fd = fileno(out.fp);
 	uint64_t failed = 0, oom = 0;
-	char first_err[256] = "";
+	char first_err[512] = "";
 	fflush(out.fp);
 
 	uint64_t per = g.points / (uint64_t)nshards, extra = g.points % (uint64_t)nshards;
@@ -432,6 +432,11 @@ int cmd_sweep(int argc, char **argv)
 		char msg[400];
 		snprintf(msg, sizeof msg, "every point failed; the first: %s", first_err);
 		rc = cli_fail(EXIT_INVALID, "sweep", msg);
+	} else if (failed) {
+		fprintf(stderr,
+			"tierplan sweep: note: %llu of %llu points failed, their rows say why; "
+			"the first: %s\n",
+			(unsigned long long)failed, (unsigned long long)count, first_err);
 	}
 	goto out;
 write_failed:

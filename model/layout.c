@@ -96,6 +96,35 @@ double mdl_layout_rc_share(const struct mdl_arch *a, const struct mdl_job *j,
 	return share;
 }
 
+/* The counts the stage the user set (the first, else the last) may take with the other end as it
+ * is, into buf: "2, 5, 8, ..., 77", or "none" where no count splits the rest. */
+static void uneven_allowed(const struct mdl_arch *a, const struct mdl_layout *l, char *buf,
+			  size_t n)
+{
+	struct mdl_layout t = *l;
+	uint32_t *end = l->first ? &t.first : &t.last, ok[64], k = 0, total = 0, last = 0;
+	for (uint64_t v = 1; v <= a->layers; v++) {
+		*end = (uint32_t)v;
+		if (!mdl_layout_split_ok(a, &t))
+			continue;
+		if (k < 64)
+			ok[k++] = (uint32_t)v;
+		last = (uint32_t)v;
+		total++;
+	}
+	size_t o = 0;
+	buf[0] = '\0';
+	if (total == 0) {
+		snprintf(buf, n, "none");
+		return;
+	}
+	uint32_t shown = total > 6 ? 4 : total;
+	for (uint32_t i = 0; i < shown && o < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%u", i ? ", " : "", ok[i]);
+	if (total > shown && o < n)
+		snprintf(buf + o, n - o, ", ..., %u", last);
+}
+
 int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint64_t gpus,
 		     char *err, size_t errlen)
 {
@@ -122,12 +151,16 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		return -1;
 	}
 	if (mdl_layout_uneven(l) && !mdl_layout_split_ok(a, l)) {
+		char allowed[96];
+		uneven_allowed(a, l, allowed, sizeof allowed);
 		snprintf(err, errlen,
 			 "first stage %u and last stage %u layers (0: an even share) leave the "
 			 "model's %llu layers no even split over the other %u stages, or a stage's "
-			 "layers not a multiple of interleave %u",
+			 "layers not a multiple of interleave %u (allowed %s stage layers with pp "
+			 "%u%s: %s)",
 			 l->first, l->last, (unsigned long long)a->layers,
-			 l->pp - (l->first > 0) - (l->last > 0), vp);
+			 l->pp - (l->first > 0) - (l->last > 0), vp, l->first ? "first" : "last",
+			 l->pp, l->first && l->last ? " and the last stage as set" : "", allowed);
 		return -1;
 	}
 	if (!mdl_layout_uneven(l) && !mdl_layout_splits(a, l->pp, vp, NULL)) {

@@ -919,7 +919,9 @@ expect 3 "--expert-tp 3 must divide --tp 2" simulate --model qwen3-30b-a3b --seq
 expect 0 "" simulate --model deepseek-v2-lite --seq 2048 --gpus 8 --pp 2 --zero 1 --first-stage-layers 13 --format json
 holds "simulate --first-stage-layers 13 --format json has layout.first_stage_layers" "$tmp/out" '"first_stage_layers":[[:space:]]*13'
 expect 3 "pp 2 x interleave 1 divides neither the model's 27 layers" simulate --model deepseek-v2-lite --seq 2048 --gpus 2 --pp 2
-expect 3 "leave the model's 27 layers no even split over the other 0 stages" simulate --model deepseek-v2-lite --seq 2048 --gpus 2 --pp 2 --first-stage-layers 13 --last-stage-layers 13
+expect 3 "leave the model's 27 layers no even split over the other 0 stages, or a stage's layers not a multiple of interleave 1 (allowed first stage layers with pp 2 and the last stage as set: 14)" simulate --model deepseek-v2-lite --seq 2048 --gpus 2 --pp 2 --first-stage-layers 13 --last-stage-layers 13
+expect 3 "(allowed first stage layers with pp 4: 2, 5, 8, 11, ..., 77)" simulate --model 70b --seq 4096 --gpus 4 --pp 4 --first-stage-layers 1
+expect 3 "(allowed last stage layers with pp 4: 2, 8, 14, 20, ..., 74)" simulate --model 70b --seq 4096 --gpus 4 --pp 4 --interleave 2 --last-stage-layers 3
 expect 3 "--first-stage-layers 13 sets a pipeline stage's layers: --pp 2 or more" simulate --model deepseek-v2-lite --seq 2048 --first-stage-layers 13
 # --dp-shard: hybrid sharding of ZeRO's partition, its layout named and in the JSON
 expect 0 "" simulate --model 8b --seq 2048 --gpus 32 --zero 3 --dp-shard 8
@@ -1148,6 +1150,8 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: sweep CSV rows differ in columns from the header: $(cat "$tmp/g2.csv")"
 fi
+holds "sweep with a failed point says so on stderr and quotes it" "$tmp/err" \
+	'note: 1 of 2 points failed, their rows say why; the first: --gpus 2 is not a multiple of --tp'
 # --unfit skip: a point that does not fit stops at the overflow and its row says so, with no
 # time (CSV empty, JSON null); the rows of points that fit are those of --unfit time
 printf '{"base": {"model": "8b", "seq": 2048}, "grid": {"gpus": [1, 8], "zero": [0, 3]}}' >"$tmp/gu.json"

@@ -5,7 +5,8 @@
  * tensor or pipeline parallelism): ds_config.json with the option's ZeRO stage, offload
  * targets, micro-batch, accumulation, precision and optimizer, the reduce bucket and, for NVMe,
  * the aio settings tierplan's fio jobs measure with. For a Megatron layout (tp or pp > 1):
- * Megatron-LM's arguments, the model's shape among them (arch_args). Either way launch.sh with
+ * Megatron-LM's arguments, the model's shape among them (arch_args), ZeRO-2 and 3 as
+ * Megatron-FSDP and the gradients' dtype as planned. Either way launch.sh with
  * the node and GPU counts, and README.md with the prediction (step time, throughput, memory per
  * tier, runtime, cost), the assumptions and the `tierplan simulate` line that reproduces it, so
  * a real run can be checked against it.
@@ -335,9 +336,21 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	if (l->sp)
 		fprintf(fp, " \\\n  --sequence-parallel%s",
 			f->tp_comm_overlap ? " --tp-comm-overlap" : "");
-	if (l->zero >= 1)
+	/* ZeRO-1 is Megatron-Core's distributed optimizer; ZeRO-2 and 3 shard the gradients and
+	 * the weights too, which only Megatron-FSDP does (its optim_grads and optim_grads_params
+	 * strategies; the flags the Megatron-Core guide's "Megatron FSDP" page lists, and the
+	 * fsdp_dtensor checkpoints arguments.py asserts): the distributed optimizer alone would
+	 * keep every weight and gradient of the rank's model-parallel share */
+	if (l->zero == 1)
 		fprintf(fp, " \\\n  --use-distributed-optimizer%s",
-			l->zero == 1 && f->overlap_param_gather ? " --overlap-param-gather" : "");
+			f->overlap_param_gather ? " --overlap-param-gather" : "");
+	else if (l->zero >= 2)
+		fprintf(fp,
+			" \\\n  --use-megatron-fsdp --data-parallel-sharding-strategy %s "
+			"--use-distributed-optimizer \\\n  --no-gradient-accumulation-fusion "
+			"--ckpt-format fsdp_dtensor%s",
+			l->zero == 3 ? "optim_grads_params" : "optim_grads",
+			l->zero == 3 && !f->no_grad_overlap ? " --overlap-param-gather" : "");
 	fprintf(fp, " \\\n  --micro-batch-size %llu --global-batch-size %llu --seq-length %llu",
 		(unsigned long long)o->micro_batch, (unsigned long long)o->sequences_per_step,
 		(unsigned long long)r->w->job.seq);
@@ -387,8 +400,14 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	if (f->act_offload && f->act_offload_layers)
 		fprintf(fp, " \\\n  --cpu-offloading --cpu-offloading-num-layers %u",
 			f->act_offload_layers);
+	/* with --bf16 Megatron-LM accumulates and reduces fp32 main grads unless told
+	 * --grad-reduce-in-bf16 (arguments.py), so a plan with gradients in the weights' dtype says
+	 * so; fp16 keeps fp16 gradients unless told fp32 */
+	bool bf16 = p == MDL_BF16_MIXED || p == MDL_BF16 || p == MDL_FP8;
 	if (r->w->job.grad_dtype == MDL_GRAD_FP32)
 		fprintf(fp, " \\\n  --accumulate-allreduce-grads-in-fp32");
+	else if (bf16)
+		fprintf(fp, " \\\n  --grad-reduce-in-bf16");
 	/* Megatron-LM fuses SwiGLU unless told not to: the plan's eager one keeps act(gate) */
 	if (r->w->arch.gated_mlp && !r->w->arch.quick_glu && !r->w->job.fused_glu)
 		fprintf(fp, " \\\n  --no-bias-swiglu-fusion");

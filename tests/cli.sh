@@ -558,6 +558,26 @@ else
 fi
 expect 3 "policy gpu and --zero 1 (got policy gpu, --zero 3)" simulate --model 8b --seq 1024 --gpus 2 \
 	--zero 3 --overlap-param-gather yes
+# a ZeRO-3 option with tensor parallelism is Megatron-FSDP's (the distributed optimizer alone keeps
+# every weight and gradient of the rank's share), and bf16 gradients as planned need
+# --grad-reduce-in-bf16 (Megatron-LM reduces fp32 main grads with --bf16 otherwise)
+"$bin" plan --model 70b --seq 4096 >"$tmp/plan-z3tp.txt" 2>/dev/null
+idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp[2-9]/ && / zero3 / {print $1; exit}' "$tmp/plan-z3tp.txt")
+"$bin" plan --model 70b --seq 4096 --emit "$tmp/emit-z3tp" --option "$idx" >/dev/null 2>&1
+"$bin" plan --model 70b --seq 4096 --grad-dtype fp32 --emit "$tmp/emit-z3tp32" --option "$idx" \
+	>/dev/null 2>&1
+if [ -n "$idx" ] &&
+	grep -q -- "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params" \
+		"$tmp/emit-z3tp/launch.sh" &&
+	grep -q -- "--ckpt-format fsdp_dtensor --overlap-param-gather" "$tmp/emit-z3tp/launch.sh" &&
+	grep -q -- "--grad-reduce-in-bf16" "$tmp/emit-z3tp/launch.sh" &&
+	! grep -q -- "--grad-reduce-in-bf16" "$tmp/emit-z3tp32/launch.sh" &&
+	grep -q -- "--accumulate-allreduce-grads-in-fp32" "$tmp/emit-z3tp32/launch.sh"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit of a tp ZeRO-3 option (option $idx): not Megatron-FSDP's arguments"
+fi
 expect 3 "needs --overlap-grad-reduce yes" simulate --model 8b --seq 1024 --gpus 2 --zero 1 \
 	--overlap-param-gather yes --overlap-grad-reduce no
 printf '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 1, "overlap_comm": true}}' \

@@ -173,6 +173,16 @@ int cfg_out_check(const char *path, const char *what, char *err, size_t errlen)
 	return 0;
 }
 
+unsigned cfg_out_mode(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return st.st_mode & 07777;
+	mode_t mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
 int cfg_out_open(struct cfg_out *o, const char *path, const char *what, char *err, size_t errlen)
 {
 	struct stat st;
@@ -226,14 +236,7 @@ int cfg_out_open(struct cfg_out *o, const char *path, const char *what, char *er
 		o->tmp[0] = '\0';
 		return e == ENOENT || e == ENOTDIR ? CFG_OUT_REFUSED : CFG_OUT_IO;
 	}
-	/* mkstemp makes 0600; a report or profile is as readable as any file the user creates.
-	 * An existing target keeps its mode. */
-	mode_t mask = umask(0);
-	umask(mask);
-	mode_t mode = 0666 & ~mask;
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-		mode = st.st_mode & 07777;
-	if (fchmod(fd, mode) != 0 || !(o->fp = fdopen(fd, "w"))) {
+	if (fchmod(fd, (mode_t)cfg_out_mode(path)) != 0 || !(o->fp = fdopen(fd, "w"))) {
 		snprintf(err, errlen, "%s: cannot write '%s': %s", what, o->tmp, strerror(errno));
 		close(fd);
 		unlink(o->tmp);

@@ -77,5 +77,8 @@ int cfg_out_check(const char *path, const char *what, char *err, size_t errlen);
 /* Checks that path may be replaced by a rename: it does not exist, or is a regular file (not a
  * symlink). 0 ok, CFG_OUT_REFUSED + err. */
 int cfg_out_replaceable(const char *path, const char *what, char *err, size_t errlen);
+/* The mode a temporary renamed over path takes: path's own where it is a regular file, else
+ * what a new file gets (0666 less the umask); mkstemp's 0600 would hide a report's files. */
+unsigned cfg_out_mode(const char *path);
 
 #endif

@@ -130,6 +130,12 @@ int rpt_gnuplot(const char *dir, const char *script, const char *term, const cha
 		snprintf(err, errlen, "--report: cannot write in '%s': %s", dir, strerror(errno));
 		return CFG_OUT_IO;
 	}
+	if (fchmod(fd, (mode_t)cfg_out_mode(path)) != 0) {
+		snprintf(err, errlen, "--report: cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return CFG_OUT_IO;
+	}
 	close(fd);
 	FILE *e = open_memstream(&expr, &exprlen);
 	if (!e) {

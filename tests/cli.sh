@@ -1041,6 +1041,14 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --report: missing report.md, report.html or charts: $(cat "$tmp/err")"
 fi
+# the charts as readable as the documents (gnuplot writes into mkstemp's 0600 temporary)
+modes=$(stat -c %a "$tmp/rep"/*.svg "$tmp/rep"/*.png "$tmp/rep/report.md" | sort -u)
+if [ "$modes" = "$(printf '%o' $((0666 & ~$(umask))))" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --report: the files' modes differ or ignore the umask: $modes"
+fi
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
 # a compare where no GPU-only option fits (4 RTX 4090 for an 8B full fine-tune): the tiers'
 # points under their own title, and gnuplot quiet (no empty block plotted)

@@ -856,12 +856,18 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 		fprintf(fp, "  host         %s\n", r->hw->host.name);
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
-	fprintf(fp, "  step         %s (%llu micro-batches of %llu x %llu tokens, recompute %s, %s "
-		    "loss%s)\n",
-		cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
-		(unsigned long long)o->micro_batch, (unsigned long long)r->w->job.seq,
-		sim_option_recompute(o, rc, sizeof rc), mdl_loss_name(o->loss),
-		o->ckpt_in_dram > 0 ? ", activations kept in DRAM" : "");
+	/* the sequences a step trains: the global batch rounded up to whole micro-batches on every
+	 * data-parallel replica */
+	char step[320];
+	snprintf(step, sizeof step,
+		 "%s (%llu micro-batch%s of %llu x %llu tokens, %llu sequences a step, recompute "
+		 "%s, %s loss%s)",
+		 cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
+		 o->grad_accum == 1 ? "" : "es", (unsigned long long)o->micro_batch,
+		 (unsigned long long)r->w->job.seq, (unsigned long long)o->sequences_per_step,
+		 sim_option_recompute(o, rc, sizeof rc), mdl_loss_name(o->loss),
+		 o->ckpt_in_dram > 0 ? ", activations kept in DRAM" : "");
+	wrap_at(fp, "  ", 13, "step", step);
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
 		o->tokens_per_second, o->model_tflops_per_gpu);
 	fprintf(fp, "  fits         %s%s%s\n", o->fits ? "yes" : "no", o->fits ? "" : ": ",

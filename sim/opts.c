@@ -1,7 +1,9 @@
 /* opts — see opts.h. */
 #include "opts.h"
 
+#include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../model/arch.h"
@@ -365,6 +367,18 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 		*(bool *)dst = true;
 		return 0;
 	case O_COUNT:
+		/* a length in tokens with a suffix: "4k" is 4000 to the unit parser and 4096 to
+		 * whoever speaks of a 4k context, so neither is guessed */
+		if (op->what && !strcmp(op->what, "tokens") && strpbrk(val, "kKmMgGbBtT")) {
+			char *end;
+			double n = strtod(val, &end);
+			int k = *end == 'k' || *end == 'K' ? 1 : *end == 'm' || *end == 'M' ? 2 : 3;
+			snprintf(err, errlen,
+				 "--%s: '%s' is ambiguous: %.0f tokens as a context length "
+				 "counts, %.0f as the suffix reads; give the number",
+				 op->name, val, n * pow(1024, k), n * pow(1000, k));
+			return -3;
+		}
 		if (cfg_parse_u64(val, CFG_U_COUNT, &u, msg, sizeof msg) < 0) {
 			snprintf(err, errlen, "--%s: %s", op->name, msg);
 			return -3;

@@ -410,10 +410,10 @@ dsb() { # dsb CONFIG STEP-PATTERN [FLAG...]: exit 0 and the step line on stdout
 		echo "FAIL: simulate --deepspeed $f $* -> not '$p': $(grep step "$tmp/out") $(head -c 300 "$tmp/err")"
 	fi
 }
-dsb "$tmp/ds-tbs-ga.json" "1 micro-batches of 4 x 512 tokens"
-dsb "$tmp/ds-tbs-only.json" "1 micro-batches of 4 x 512 tokens"
+dsb "$tmp/ds-tbs-ga.json" "1 micro-batch of 4 x 512 tokens"
+dsb "$tmp/ds-tbs-only.json" "1 micro-batch of 4 x 512 tokens"
 dsb "$tmp/ds-tbs-mb.json" "4 micro-batches of 2 x 512 tokens"
-dsb "$tmp/ds-mb-only.json" "1 micro-batches of 2 x 512 tokens"
+dsb "$tmp/ds-mb-only.json" "1 micro-batch of 2 x 512 tokens"
 expect 3 "train_batch_size 1 is less than one sequence per data-parallel rank" simulate --model qwen2.5-0.5b --seq 512 --gpus 2 --deepspeed "$tmp/ds-tbs-1.json"
 dsb "$tmp/ds-tbs-only.json" "2 micro-batches of 2 x 512 tokens" --grad-accum 2
 # plan keeps the config's total as the global batch of every layout it tries
@@ -1031,6 +1031,14 @@ expect 0 "" plan --model 1b --seq 1024 --host workstation --gpus-per-node 3
 # a node larger than its host's slots is refused, with the range
 expect 3 "allowed 0-4" simulate --model 1b --seq 1024 --host workstation --gpus-per-node 8
 expect 3 "deadline" plan --model 8b --seq 1024 --deadline soon
+# a sequence length with a suffix is refused, both readings named; the step line counts the
+# sequences a step trains (a global batch of 1 on 8 data-parallel ranks trains 8)
+expect 3 "'128k' is ambiguous: 131072 tokens as a context length counts, 128000 as the suffix" \
+	simulate --model 8b --seq 128k
+expect 3 "--doc-tokens: '1k' is ambiguous" simulate --model 8b --seq 2048 --doc-tokens 1k
+expect 0 "" simulate --model 8b --seq 1e3 --global-batch 1 --gpus 8 --zero 3
+holds "simulate: the step line counts the sequences a step trains" "$tmp/out" \
+	"(1 micro-batch of 1 x 1000 tokens, 8 sequences a step, recompute"
 # --report: the documents and at least two charts; a foreign non-empty directory needs --force
 "$bin" plan --model 8b --seq 2048 --report "$tmp/rep" >/dev/null 2>"$tmp/err"
 if [ -s "$tmp/rep/report.md" ] && [ -s "$tmp/rep/report.html" ] &&

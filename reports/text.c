@@ -454,16 +454,27 @@ static void why_gpus(FILE *fp, const struct rpt_plan *r, const struct sim_option
 }
 
 /* Says when a kind's recommended option misses --deadline or --budget: then no option of its
- * kind meets them, and it is the kind's fastest (plan.c, pick). */
+ * kind meets both, and it is the nearest miss (plan.c, pick): the fastest within the budget,
+ * the cheapest by the deadline, else the fastest (a deadline set) or the cheapest. */
 static void misses(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, const char *kind)
 {
 	const struct sim_plan_req *q = r->req;
 	bool late = q->deadline > 0 && o->runtime_seconds > q->deadline;
 	bool dear = q->budget > 0 && o->cost_total > q->budget;
-	if (late || dear)
-		fprintf(fp, "  %-9s no %s%soption meets the %s%s%s: this is the fastest\n", "", kind,
-			*kind ? " " : "", late ? "deadline" : "", late && dear ? " and " : "",
-			dear ? "budget" : "");
+	const char *sp = *kind ? " " : "";
+	if (late && dear)
+		fprintf(fp,
+			"  %-9s no %s%soption meets the deadline or the budget: this is the "
+			"fastest\n",
+			"", kind, sp);
+	else if (late)
+		fprintf(fp, "  %-9s no %s%soption%s meets the deadline: this is the fastest%s\n", "",
+			kind, sp, q->budget > 0 ? " within the budget" : "",
+			q->budget > 0 ? " within it" : "");
+	else if (dear)
+		fprintf(fp, "  %-9s no %s%soption%s is within the budget: this is the cheapest%s\n",
+			"", kind, sp, q->deadline > 0 ? " that meets the deadline" : "",
+			q->deadline > 0 ? " that meets it" : "");
 }
 
 /* No host-tier option fits: says so, and what overflows in the closest miss where the table

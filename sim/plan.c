@@ -964,30 +964,47 @@ static bool dominated(const struct sim_option *a, const struct sim_option *b)
 		b->peak_power_watts < a->peak_power_watts);
 }
 
-/* index of the best option of a kind (-1 any) by the objective among feasible ones, else among
- * fitting ones by runtime; -1 when none fits */
+/* index of the best option of a kind (-1 any) by the objective among feasible ones, else the
+ * nearest miss among fitting ones; -1 when none fits */
 static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 		 enum sim_objective obj, bool *met)
 {
-	/* pass 0: meets the deadline and budget and writes the drives within their rating;
-	 * pass 1: meets them at the drives' expense; pass 2: nothing does, the fastest */
-	long best = -1;
-	for (int pass = 0; pass < 3 && best < 0; pass++)
-		for (size_t i = 0; i < p->n; i++) {
-			const struct sim_option *o = &p->v[i];
-			if (!o->fits || (kind >= 0 && (int)o->kind != kind))
-				continue;
-			if (pass < 2 && !feasible(o, r))
-				continue;
-			if (pass == 0 && o->flash_over_rating)
-				continue;
-			if (best < 0 || versus(o, &p->v[best], pass < 2 ? obj : OBJ_TIME) < 0) {
-				best = (long)i;
+	/* level 0: meets the deadline and budget, by the objective; nothing does: level 1, within
+	 * the budget the fastest; level 2, by the deadline the cheapest; level 3, the fastest where
+	 * a deadline was set (what misses it least), else the cheapest (what misses the budget
+	 * least). Each level takes an option that writes its drives within their rating first,
+	 * else one at the drives' expense. */
+	struct sim_plan_req budget_only = *r, deadline_only = *r;
+	budget_only.deadline = 0;
+	deadline_only.budget = 0;
+	bool both = r->deadline > 0 && r->budget > 0;
+	const struct sim_plan_req *need[4] = {r, both ? &budget_only : NULL,
+					      both ? &deadline_only : NULL, &deadline_only};
+	enum sim_objective by[4] = {obj, OBJ_TIME, OBJ_COST,
+				    r->deadline > 0 ? OBJ_TIME : OBJ_COST};
+	for (int level = 0; level < 4; level++) {
+		if (!need[level])
+			continue;
+		for (int rated = 1; rated >= 0; rated--) {
+			long best = -1;
+			for (size_t i = 0; i < p->n; i++) {
+				const struct sim_option *o = &p->v[i];
+				if (!o->fits || (kind >= 0 && (int)o->kind != kind) ||
+				    (rated && o->flash_over_rating))
+					continue;
+				if (level < 3 && !feasible(o, need[level]))
+					continue;
+				if (best < 0 || versus(o, &p->v[best], by[level]) < 0)
+					best = (long)i;
+			}
+			if (best >= 0) {
 				if (met)
-					*met = pass < 2;
+					*met = level == 0;
+				return best;
 			}
 		}
-	return best;
+	}
+	return -1;
 }
 
 static int by_kind_gpus(const void *a, const void *b)

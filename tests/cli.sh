@@ -1116,6 +1116,22 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --deadline missed (exit $late): $(grep -A12 '^recommendation' "$tmp/late.txt")"
 fi
+# a budget nothing meets: the nearest miss is the cheapest (the cost objective's own pick), not
+# the fastest; with a deadline too, the fastest within the budget
+"$bin" plan --model 8b --seq 2048 --budget 0.01 >"$tmp/dear.txt" 2>&1
+dear=$?
+"$bin" plan --model 8b --seq 2048 >"$tmp/cheap.txt" 2>&1
+"$bin" plan --model 8b --seq 2048 --budget 1000 --deadline 5s >"$tmp/both.txt" 2>&1
+if [ "$dear" -eq 1 ] &&
+	[ "$(grep -m1 '^  best' "$tmp/dear.txt")" = "$(grep -m1 '^  best' "$tmp/cheap.txt")" ] &&
+	grep -q "no option is within the budget: this is the cheapest$" "$tmp/dear.txt" &&
+	grep -q "no option within the budget meets the deadline: this is the fastest within it" \
+		"$tmp/both.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --budget missed: $(grep -A3 '^recommendation' "$tmp/dear.txt" "$tmp/both.txt")"
+fi
 # simulate's resource table tells busy from loaded: host DRAM carries ZeRO-Infinity's copies
 # all step at a fraction of its bandwidth
 "$bin" simulate --model 8b --seq 2048 --gpus 1 --policy zero-infinity >"$tmp/zi.txt" 2>&1

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "../sim/opts.h"
 #include "../model/units.h"
+#include "../reports/report.h"
 
 static int parse(int cmd, const char *name, int argc, char **argv, struct tp_opts *o)
 {
@@ -165,24 +166,35 @@ int cmd_hardware(int argc, char **argv)
 		free(t);
 		cJSON_Delete(root);
 	} else {
+		/* each table's names as wide as its longest; a description wraps at its column */
+		char row[256];
+		int w = 11;
+		for (int i = 0; i < ng; i++)
+			w = (int)strlen(g[i].name) > w ? (int)strlen(g[i].name) : w;
 		printf("GPUs (TFLOPS: dense bf16 / fp8, '-' none / fp32 without tensor cores; node: "
 		       "the host --host auto takes)\n"
-		       "  %-11s %-10s %11s %21s %6s %8s %8s  %-16s  %s\n",
-		       "name", "memory", "bw", "TFLOPS", "TDP", "price", "$/GPU-h", "node",
-		       "description");
+		       "  %-*s %-10s %11s %21s %6s %8s %8s  %s\n%*s%s\n",
+		       w, "name", "memory", "bw", "TFLOPS", "TDP", "price", "$/GPU-h", "node",
+		       w + 3, "", "description");
 		for (int i = 0; i < ng; i++) {
 			char fp8[16] = "-";
 			if (g[i].fp8_flops > 0)
 				snprintf(fp8, sizeof fp8, "%.1f", g[i].fp8_flops / 1e12);
-			printf("  %-11s %-10s %11s %7.1f/%6s/%6.1f %5.0fW %8.0f %8.2f  %-16s  %s\n",
-			       g[i].name, cfg_fmt_bytes(g[i].memory, b[0], 32),
-			       cfg_fmt_rate(g[i].hbm_bandwidth, b[1], 32), g[i].bf16_flops / 1e12,
-			       fp8, g[i].fp32_flops / 1e12, g[i].tdp, g[i].price,
-			       g[i].cloud_per_hour,
-			       g[i].host[0] ? g[i].host : "- (" CFG_HOST_STAND_IN ")",
-			       g[i].description);
+			snprintf(row, sizeof row,
+				 "  %-*s %-10s %11s %7.1f/%6s/%6.1f %5.0fW %8.0f %8.2f  %s", w,
+				 g[i].name, cfg_fmt_bytes(g[i].memory, b[0], 32),
+				 cfg_fmt_rate(g[i].hbm_bandwidth, b[1], 32),
+				 g[i].bf16_flops / 1e12, fp8, g[i].fp32_flops / 1e12, g[i].tdp,
+				 g[i].price, g[i].cloud_per_hour,
+				 g[i].host[0] ? g[i].host : "- (" CFG_HOST_STAND_IN ")");
+			/* the description its own line: the row leaves it under 20 columns */
+			printf("%s\n%*s", row, w + 3, "");
+			rpt_wrap(stdout, (size_t)w + 3, (size_t)w + 3, g[i].description, " ");
 		}
-		printf("\nflash\n  %-16s %-10s %10s %10s %10s %6s %7s  %s\n", "name", "capacity",
+		w = 16;
+		for (int i = 0; i < nf; i++)
+			w = (int)strlen(f[i].name) > w ? (int)strlen(f[i].name) : w;
+		printf("\nflash\n  %-*s %-10s %10s %10s %10s %6s %7s  %s\n", w, "name", "capacity",
 		       "read", "write", "endurance", "power", "price", "description");
 		for (int i = 0; i < nf; i++) {
 			char endur[32];
@@ -190,24 +202,37 @@ int cmd_hardware(int argc, char **argv)
 				snprintf(endur, sizeof endur, "%.0f TBW", f[i].tbw / 1e12);
 			else
 				snprintf(endur, sizeof endur, "%g DWPD", f[i].dwpd);
-			printf("  %-16s %-10s %10s %10s %10s %5.0fW %7.0f  %s\n", f[i].name,
-			       cfg_fmt_bytes(f[i].capacity, b[0], 32),
-			       cfg_fmt_rate(f[i].read_bandwidth, b[1], 32),
-			       cfg_fmt_rate(f[i].write_bandwidth, b[2], 32), endur, f[i].active_power,
-			       f[i].price, f[i].description);
+			int n = snprintf(row, sizeof row,
+					 "  %-*s %-10s %10s %10s %10s %5.0fW %7.0f  ", w, f[i].name,
+					 cfg_fmt_bytes(f[i].capacity, b[0], 32),
+					 cfg_fmt_rate(f[i].read_bandwidth, b[1], 32),
+					 cfg_fmt_rate(f[i].write_bandwidth, b[2], 32), endur,
+					 f[i].active_power, f[i].price);
+			fputs(row, stdout);
+			rpt_wrap(stdout, (size_t)n, (size_t)n, f[i].description, " ");
 		}
 		/* a consumer drive's write rating holds for its SLC cache only */
-		int said = 0;
-		for (int i = 0; i < nf; i++)
+		char slc[1024];
+		size_t at = 0;
+		for (int i = 0; i < nf && at < sizeof slc; i++)
 			if (f[i].slc_cache > 0)
-				printf("%s%s %s then %s", said++ ? "; " : "  SLC write caches: ",
-				       f[i].name, cfg_fmt_bytes(f[i].slc_cache, b[0], 32),
-				       cfg_fmt_rate(f[i].write_after_cache, b[1], 32));
-		if (said)
-			printf(" (a step's writes past the cache go at that rate)\n");
+				at += (size_t)snprintf(
+					slc + at, sizeof slc - at, "%s%s %s then %s", at ? ", " : "",
+					f[i].name, cfg_fmt_bytes(f[i].slc_cache, b[0], 32),
+					cfg_fmt_rate(f[i].write_after_cache, b[1], 32));
+		if (at && at < sizeof slc) {
+			snprintf(slc + at, sizeof slc - at, " (a step's writes past the cache go at "
+							    "that rate)");
+			fputs("  SLC write caches: ", stdout);
+			rpt_wrap(stdout, 20, 4, slc, " ");
+		}
+		w = 17;
+		for (int i = 0; i < nh; i++)
+			w = (int)strlen(h[i].name) > w ? (int)strlen(h[i].name) : w;
 		printf("\nhosts (drives: NVMe bays x the PCIe generation of their links)\n"
-		       "  %-17s %5s %6s %10s %11s %10s %7s  %s\n",
-		       "name", "GPUs", "cores", "DRAM", "DRAM bw", "drives", "price", "description");
+		       "  %-*s %5s %6s %10s %11s %10s %7s  %s\n",
+		       w, "name", "GPUs", "cores", "DRAM", "DRAM bw", "drives", "price",
+		       "description");
 		for (int i = 0; i < nh; i++) {
 			char bays[32];
 			if (h[i].pcie_gen > 0)
@@ -215,10 +240,14 @@ int cmd_hardware(int argc, char **argv)
 					 h[i].pcie_gen);
 			else
 				snprintf(bays, sizeof bays, "%.0f", h[i].flash_bays);
-			printf("  %-17s %5.0f %6.0f %10s %11s %10s %7.0f  %s\n", h[i].name,
-			       h[i].gpu_slots, h[i].cpu_cores, cfg_fmt_bytes(h[i].dram, b[0], 32),
-			       cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), bays, h[i].price,
-			       h[i].description);
+			int n = snprintf(row, sizeof row,
+					 "  %-*s %5.0f %6.0f %10s %11s %10s %7.0f  ", w, h[i].name,
+					 h[i].gpu_slots, h[i].cpu_cores,
+					 cfg_fmt_bytes(h[i].dram, b[0], 32),
+					 cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), bays,
+					 h[i].price);
+			fputs(row, stdout);
+			rpt_wrap(stdout, (size_t)n, (size_t)n, h[i].description, " ");
 		}
 		printf("\nsources: configs/gpus.json, flash.json, hosts.json (a _source per value)\n");
 	}

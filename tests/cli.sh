@@ -924,6 +924,12 @@ expect 3 "ep 16 must divide the model's 128 routed experts and the 8 ranks" simu
 # a consumer drive's SLC write cache: the writes past it at their own rate, said beside them
 expect 0 "" hardware
 holds "hardware lists the SLC write caches" "$tmp/out" "SLC write caches: samsung-980 149 GiB then 500 MB/s"
+if awk 'length > 120 { exit 1 }' "$tmp/out" && ! grep -q ' $' "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: hardware: lines past 120 columns or trailing blanks"
+fi
 holds "hardware lists each GPU's FP8 peak, or none" "$tmp/out" "h100-sxm .* 989.4/1979.0/  66.9" \
 	"a100-80g .* 312.0/     -/  19.5"
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1

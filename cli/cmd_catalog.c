@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "../sim/opts.h"
 #include "../model/units.h"
-#include "../reports/report.h"
 
 static int parse(int cmd, const char *name, int argc, char **argv, struct tp_opts *o)
 {
@@ -189,7 +188,8 @@ int cmd_hardware(int argc, char **argv)
 				 g[i].host[0] ? g[i].host : "- (" CFG_HOST_STAND_IN ")");
 			/* the description its own line: the row leaves it under 20 columns */
 			printf("%s\n%*s", row, w + 3, "");
-			rpt_wrap(stdout, (size_t)w + 3, (size_t)w + 3, g[i].description, " ");
+			cfg_wrap(stdout, (size_t)w + 3, (size_t)w + 3, CFG_TEXT_COLUMNS,
+				 g[i].description, " ");
 		}
 		w = 16;
 		for (int i = 0; i < nf; i++)
@@ -209,7 +209,8 @@ int cmd_hardware(int argc, char **argv)
 					 cfg_fmt_rate(f[i].write_bandwidth, b[2], 32), endur,
 					 f[i].active_power, f[i].price);
 			fputs(row, stdout);
-			rpt_wrap(stdout, (size_t)n, (size_t)n, f[i].description, " ");
+			cfg_wrap(stdout, (size_t)n, (size_t)n, CFG_TEXT_COLUMNS, f[i].description,
+				 " ");
 		}
 		/* a consumer drive's write rating holds for its SLC cache only */
 		char slc[1024];
@@ -224,7 +225,7 @@ int cmd_hardware(int argc, char **argv)
 			snprintf(slc + at, sizeof slc - at, " (a step's writes past the cache go at "
 							    "that rate)");
 			fputs("  SLC write caches: ", stdout);
-			rpt_wrap(stdout, 20, 4, slc, " ");
+			cfg_wrap(stdout, 20, 4, CFG_TEXT_COLUMNS, slc, " ");
 		}
 		w = 17;
 		for (int i = 0; i < nh; i++)
@@ -247,7 +248,8 @@ int cmd_hardware(int argc, char **argv)
 					 cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), bays,
 					 h[i].price);
 			fputs(row, stdout);
-			rpt_wrap(stdout, (size_t)n, (size_t)n, h[i].description, " ");
+			cfg_wrap(stdout, (size_t)n, (size_t)n, CFG_TEXT_COLUMNS, h[i].description,
+				 " ");
 		}
 		printf("\nsources: configs/gpus.json, flash.json, hosts.json (a _source per value)\n");
 	}

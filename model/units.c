@@ -262,3 +262,27 @@ char *cfg_fmt_usd(double usd, char *buf, size_t n)
 	}
 	return buf;
 }
+
+void cfg_wrap(FILE *fp, size_t col, size_t indent, size_t width, const char *text,
+	      const char *sep)
+{
+	size_t seplen = strlen(sep), start = col;
+	for (const char *p = text; *p;) {
+		const char *at = strstr(p, sep);
+		size_t n = at ? (size_t)(at - p) : strlen(p);
+		/* the piece, and its separator less the trailing space when more follows */
+		size_t mark = at ? seplen - 1 : 0;
+		if (col > start && col + 1 + n + mark > width) {
+			fprintf(fp, "\n%*s", (int)indent, "");
+			col = start = indent;
+		} else if (col > start) {
+			fputc(' ', fp);
+			col++;
+		}
+		fwrite(p, 1, n, fp);
+		fwrite(sep, 1, mark, fp);
+		col += n + mark;
+		p += n + (at ? seplen : 0);
+	}
+	fputc('\n', fp);
+}

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum cfg_unit {
 	CFG_U_SIZE,  /* bytes: B kB MB GB TB PB KiB MiB GiB TiB PiB; bare number = bytes */
@@ -48,5 +49,14 @@ char *cfg_fmt_watts(double w, char *buf, size_t n);
 char *cfg_fmt_count(double c, char *buf, size_t n);
 char *cfg_fmt_usd(double usd, char *buf, size_t n);
 char *cfg_fmt_rate(double bytes_per_s, char *buf, size_t n);
+
+/* Columns text output keeps within: a terminal's 120 (plan --wide may pass it). */
+#define CFG_TEXT_COLUMNS 120
+
+/* Prints text from column col on, broken after its sep separators (the separator kept less its
+ * trailing space: ", " leaves the comma, " " nothing) onto lines indented `indent` columns
+ * wherever it would pass `width`; a piece longer than a line stands alone. Ends the line. */
+void cfg_wrap(FILE *fp, size_t col, size_t indent, size_t width, const char *text,
+	      const char *sep);
 
 #endif

@@ -77,10 +77,6 @@ void rpt_sim_csv(FILE *fp, const struct rpt_sim *r);
  * CFG_OUT_IO with err naming the file. */
 int rpt_sim_trace(const char *path, const struct rpt_sim *r, char *err, size_t errlen);
 
-/* Prints text from column col on, broken after its sep separators (the separator kept less
- * its trailing space: ", " leaves the comma, " " nothing) onto lines indented `indent` columns
- * wherever it would pass the text report's 120; ends the line. */
-void rpt_wrap(FILE *fp, size_t col, size_t indent, const char *text, const char *sep);
 void rpt_plan_text(FILE *fp, const struct rpt_plan *r);
 void rpt_plan_md(FILE *fp, const struct rpt_plan *r);
 /* The HTML report's body sections: the recommendation first, the options and memory as tables

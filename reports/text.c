@@ -64,39 +64,14 @@ static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
 		layout_str(o, buf, n, true);
 }
 
-/* Columns a line of the text report keeps within (a terminal's 120; --wide may exceed it). */
-#define TEXT_COLUMNS 120
-
-void rpt_wrap(FILE *fp, size_t col, size_t indent, const char *text, const char *sep)
-{
-	size_t seplen = strlen(sep), start = col;
-	for (const char *p = text; *p;) {
-		const char *at = strstr(p, sep);
-		size_t n = at ? (size_t)(at - p) : strlen(p);
-		/* the piece, and its separator less the trailing space when more follows */
-		size_t mark = at ? seplen - 1 : 0;
-		if (col > start && col + 1 + n + mark > TEXT_COLUMNS) {
-			fprintf(fp, "\n%*s", (int)indent, "");
-			col = start = indent;
-		} else if (col > start) {
-			fputc(' ', fp);
-			col++;
-		}
-		fwrite(p, 1, n, fp);
-		fwrite(sep, 1, mark, fp);
-		col += n + mark;
-		p += n + (at ? seplen : 0);
-	}
-	fputc('\n', fp);
-}
 
 /* A labelled line: pre, the label in `width` columns, then text, broken after its ", "
- * separators onto lines indented under the text wherever it would pass TEXT_COLUMNS. */
+ * separators onto lines indented under the text wherever it would pass CFG_TEXT_COLUMNS. */
 static void wrap_at(FILE *fp, const char *pre, int width, const char *label, const char *text)
 {
 	fprintf(fp, "%s%-*s", pre, width, label);
 	size_t indent = strlen(pre) + (size_t)width;
-	rpt_wrap(fp, indent, indent, text, ", ");
+	cfg_wrap(fp, indent, indent, CFG_TEXT_COLUMNS, text, ", ");
 }
 
 /* An inputs line: its label in 11 columns (wrap_at). */

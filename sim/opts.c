@@ -570,11 +570,13 @@ void tp_opts_help(int cmd, FILE *fp)
 					 : op->what);
 		if (op->type == O_ENUM)
 			snprintf(left, sizeof left, "--%s %s", op->name, "NAME");
-		fprintf(fp, "  %-28s %s", left, op->help);
-		if (op->required)
-			fprintf(fp, " (required)");
-		else if (op->def)
-			fprintf(fp, " [default %s]", op->def);
-		fputc('\n', fp);
+		/* the description wrapped under its column, a long name's pushed right */
+		char text[2048];
+		snprintf(text, sizeof text, "%s%s%s%s", op->help,
+			 op->required ? " (required)" : op->def ? " [default " : "",
+			 !op->required && op->def ? op->def : "",
+			 !op->required && op->def ? "]" : "");
+		int col = fprintf(fp, "  %-28s ", left);
+		cfg_wrap(fp, (size_t)col, 31, CFG_TEXT_COLUMNS, text, " ");
 	}
 }

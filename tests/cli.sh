@@ -930,6 +930,16 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: hardware: lines past 120 columns or trailing blanks"
 fi
+# every command's help keeps within 120 columns (descriptions wrap under their column)
+for c in plan compare simulate sweep calibrate validate regress models hardware; do
+	"$bin" help "$c" >"$tmp/help-$c.txt" 2>&1
+	if awk 'length > 120 { exit 1 }' "$tmp/help-$c.txt"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: help $c: lines past 120 columns"
+	fi
+done
 holds "hardware lists each GPU's FP8 peak, or none" "$tmp/out" "h100-sxm .* 989.4/1979.0/  66.9" \
 	"a100-80g .* 312.0/     -/  19.5"
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1

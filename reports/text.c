@@ -978,7 +978,7 @@ void rpt_sim_csv_row(FILE *fp, const struct sim_option *o, const char *error)
 	if (o->stopped) /* step_seconds to cost_cloud_usd not known */
 		fputs(",,,,,,,,,,,,", fp);
 	else
-		fprintf(fp, "%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,",
+		fprintf(fp, "%.6g,%.6g,%.6g,%.0f,%.0f,%.0f,%.6g,%.6g,%.0f,%.6g,%.6g,%.6g,",
 			o->step_seconds, o->tokens_per_second, o->model_tflops_per_gpu, o->peak_gpu,
 			o->peak_dram, o->peak_flash, o->peak_power_watts, o->energy_joules_per_step,
 			o->flash_bytes_written_per_step, o->runtime_seconds, o->cost_total,

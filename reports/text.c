@@ -814,13 +814,14 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 		    "fits,peak_gpu_bytes,peak_dram_bytes,peak_flash_bytes,step_seconds,tokens_per_second,"
 		    "runtime_seconds,peak_power_watts,energy_kwh,cost_capex_usd,cost_energy_usd,"
 		    "cost_cloud_usd,cost_total_usd,flash_bytes_written,flash_life_fraction,interleave,"
-		    "purchase_usd,flash_over_rating,recommended\n");
+		    "purchase_usd,flash_over_rating,recommended,ep,expert_tp,cp,"
+		    "recompute_layers\n");
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
 		char rl[64];
 		fprintf(fp,
 			"%d,%s,\"%s\",%u,%u,%u,%u,%u,%u,%s,%s,%llu,%llu,%s,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,"
-			"%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%u,%.2f,%s,\"%s\"\n",
+			"%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f,%.6g,%u,%.2f,%s,\"%s\",%u,%u,%u,%u\n",
 			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->name, o->gpus, o->nodes,
 			o->layout.tp, o->layout.pp, o->layout.dp, o->layout.zero, o->policy,
 			mdl_recompute_name(o->recompute), (unsigned long long)o->micro_batch,
@@ -829,7 +830,9 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 			o->runtime_seconds, o->peak_power_watts, o->energy_kwh, o->cost_capex,
 			o->cost_energy, o->cost_cloud, o->cost_total, o->flash_bytes_written,
 			o->flash_life_fraction, mdl_layout_vp(&o->layout), o->purchase_usd,
-			o->flash_over_rating ? "true" : "false", roles(r, i, rl, sizeof rl));
+			o->flash_over_rating ? "true" : "false", roles(r, i, rl, sizeof rl),
+			mdl_layout_ep(&o->layout), mdl_layout_etp(&o->layout),
+			mdl_layout_cp(&o->layout), o->recompute_layers);
 	}
 }
 

@@ -127,6 +127,15 @@ expect 3 "required key" plan --model 70b --seq 4096 --gpu "$tmp/gpu.json"
 expect 0 "" plan --model 70b --seq 4096
 expect 0 "" plan --model 8b --seq 2048 --method qlora --format md
 expect 0 "" plan --model mixtral-8x7b --seq 4096 --format csv
+# the CSV's layout columns name what the option's name does: ep, expert tp, cp, recompute layers
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$3 ~ / ep8 etp1 / && $c["ep"] == 8 && $c["expert_tp"] == 1 { ok = 1 }
+	END { exit !ok }' "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --format csv: no ep and expert_tp columns for an ep8 etp1 option"
+fi
 expect 0 "" plan --model 8b --seq 4096 --optimizer adamw8bit --recompute selective --attention eager
 expect 0 "" simulate --model 8b --seq 4096 --gpus 8 --zero 3 --recompute op
 expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --policy tiered --recompute op

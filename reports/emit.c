@@ -633,7 +633,13 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			reduce_bucket(r, o));
 	else if (megatron)
 		fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "
-			    "tokenizer and optimizer arguments.\n\n");
+			    "tokenizer and optimizer arguments.%s\n\n",
+			o->layout.zero >= 2
+				? " ZeRO's gradient (and weight) sharding runs as Megatron-FSDP, "
+				  "`--use-megatron-fsdp` (Megatron-Core 0.14 and later; "
+				  "`--use-custom-fsdp` before), whose checkpoints are "
+				  "`fsdp_dtensor`."
+				: "");
 	else if (why)
 		fprintf(fp, "tierplan writes no configuration for this option: %s. Run it with a "
 			    "framework that does (%s); the prediction below is what to check a run "

@@ -580,6 +580,7 @@ if [ -n "$idx" ] &&
 		"$tmp/emit-z3tp/launch.sh" &&
 	grep -q -- "--ckpt-format fsdp_dtensor --overlap-param-gather" "$tmp/emit-z3tp/launch.sh" &&
 	grep -q -- "--grad-reduce-in-bf16" "$tmp/emit-z3tp/launch.sh" &&
+	grep -q "runs as Megatron-FSDP" "$tmp/emit-z3tp/README.md" &&
 	! grep -q -- "--grad-reduce-in-bf16" "$tmp/emit-z3tp32/launch.sh" &&
 	grep -q -- "--accumulate-allreduce-grads-in-fp32" "$tmp/emit-z3tp32/launch.sh"; then
 	pass=$((pass + 1))

@@ -1,5 +1,7 @@
 /* test_units — unit parsing and formatting. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../model/units.h"
@@ -90,6 +92,32 @@ static void formats_human_units(void)
 	CU_ASSERT_STRING_EQUAL(cfg_fmt_count(70553706496.0, b, sizeof b), "70.6 B");
 }
 
+/* cfg_wrap, solved by hand: "aa bb cc dd" from column 2 within 8 columns breaks after "bb"
+ * (2 + "aa bb" = 7; " cc" would reach 10) and "cc dd" fits the indented line (3 + 5 = 8); ", "
+ * keeps its comma; a piece longer than a line stands alone on its own. */
+static void wraps_words_and_lists_within_the_width(void)
+{
+	static const struct {
+		size_t col, indent, width;
+		const char *text, *sep, *want;
+	} c[] = {
+		{2, 3, 8, "aa bb cc dd", " ", "aa bb\n   cc dd\n"},
+		{0, 2, 9, "one, two, three", ", ", "one, two,\n  three\n"},
+		{4, 4, 6, "abcdefgh ij", " ", "abcdefgh\n    ij\n"},
+		{0, 0, 120, "", " ", "\n"},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+		cfg_wrap(fp, c[i].col, c[i].indent, c[i].width, c[i].text, c[i].sep);
+		fclose(fp);
+		CU_ASSERT_STRING_EQUAL(buf, c[i].want);
+		free(buf);
+	}
+}
+
 int suite_units(void)
 {
 	static const struct test_case c[] = {
@@ -99,6 +127,7 @@ int suite_units(void)
 		{"whole_numbers_only_where_counts_are_expected",
 		 whole_numbers_only_where_counts_are_expected},
 		{"formats_human_units", formats_human_units},
+		{"wraps_words_and_lists_within_the_width", wraps_words_and_lists_within_the_width},
 	};
 	return add_suite("units", c, (int)(sizeof c / sizeof c[0]));
 }

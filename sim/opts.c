@@ -340,6 +340,57 @@ static const struct opt *find(int cmd, const char *name)
 	return NULL;
 }
 
+/*
+ * Options as the peers name them, for the error an unknown one gets: the name tierplan takes
+ * for the same thing (a suggestion, not an alias: one name for each flag). Megatron-LM's
+ * arguments.py, DeepSpeed's ds_config keys, Hugging Face TrainingArguments and TRL's SFTConfig,
+ * torchtune's and axolotl's configs, torchrun's flags; '_' compared as '-'.
+ */
+static const struct {
+	const char *peer, *whose, *ours;
+} peers[] = {
+	{"seq-length", "Megatron-LM", "seq"},
+	{"max-seq-length", "TRL", "seq"},
+	{"max-seq-len", "torchtune", "seq"},
+	{"micro-batch-size", "Megatron-LM", "batch"},
+	{"per-device-train-batch-size", "Hugging Face", "batch"},
+	{"train-micro-batch-size-per-gpu", "DeepSpeed", "batch"},
+	{"global-batch-size", "Megatron-LM", "global-batch"},
+	{"train-batch-size", "DeepSpeed", "global-batch"},
+	{"gradient-accumulation-steps", "Hugging Face and DeepSpeed", "grad-accum"},
+	{"tensor-model-parallel-size", "Megatron-LM", "tp"},
+	{"pipeline-model-parallel-size", "Megatron-LM", "pp"},
+	{"context-parallel-size", "Megatron-LM", "cp"},
+	{"expert-model-parallel-size", "Megatron-LM", "ep"},
+	{"expert-tensor-parallel-size", "Megatron-LM", "expert-tp"},
+	{"num-layers-per-virtual-pipeline-stage", "Megatron-LM", "interleave"},
+	{"num-virtual-stages-per-pipeline-rank", "Megatron-LM", "interleave"},
+	{"decoder-first-pipeline-num-layers", "Megatron-LM", "first-stage-layers"},
+	{"decoder-last-pipeline-num-layers", "Megatron-LM", "last-stage-layers"},
+	{"recompute-granularity", "Megatron-LM", "recompute"},
+	{"recompute-num-layers", "Megatron-LM", "recompute-layers"},
+	{"zero-stage", "DeepSpeed", "zero"},
+	{"nproc-per-node", "torchrun", "gpus-per-node"},
+	{"lora-r", "axolotl", "lora-rank"},
+};
+
+/* The option of command cmd a peer's name for name means, and whose name it is; NULL none. */
+static const char *peer_name(const char *name, int cmd, const char **whose)
+{
+	char n[64];
+	size_t i = 0;
+	for (; name[i] && i + 1 < sizeof n; i++)
+		n[i] = name[i] == '_' ? '-' : name[i];
+	n[i] = '\0';
+	for (size_t k = 0; k < sizeof peers / sizeof peers[0]; k++)
+		if (!strcmp(n, peers[k].peer) && find(cmd, peers[k].ours)) {
+			*whose = peers[k].whose;
+			return peers[k].ours;
+		}
+	return NULL;
+}
+
+
 bool tp_opts_given(const struct tp_opts *o, const char *name)
 {
 	for (int i = 0; i < NOPTS; i++) /* the given bit first: most options are not given */
@@ -506,9 +557,17 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 				if (table[k].cmds & cmd)
 					cands[nc++] = table[k].name;
 			const char *near = cfg_did_you_mean(name, cands, nc);
-			snprintf(err, errlen, "unknown option '--%s'%s%s%s", name,
-				 near ? " (did you mean '--" : "", near ? near : "",
-				 near ? "'?)" : "");
+			const char *whose = NULL;
+			if (!near)
+				near = peer_name(name, cmd, &whose);
+			if (whose)
+				snprintf(err, errlen,
+					 "unknown option '--%s' (%s's name; tierplan's is '--%s')",
+					 name, whose, near);
+			else
+				snprintf(err, errlen, "unknown option '--%s'%s%s%s", name,
+					 near ? " (did you mean '--" : "", near ? near : "",
+					 near ? "'?)" : "");
 			return -2;
 		}
 		if (op->type == O_FLAG) {

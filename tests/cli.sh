@@ -1057,6 +1057,11 @@ expect 0 "" plan --model 1b --seq 1024 --host workstation --gpus-per-node 3
 # a node larger than its host's slots is refused, with the range
 expect 3 "allowed 0-4" simulate --model 1b --seq 1024 --host workstation --gpus-per-node 8
 expect 3 "deadline" plan --model 8b --seq 1024 --deadline soon
+# a peer's name for an option gets tierplan's (Megatron-LM's, DeepSpeed's, Hugging Face's)
+expect 2 "unknown option '--seq-length' (Megatron-LM's name; tierplan's is '--seq')" \
+	simulate --model 8b --seq-length 2048
+expect 2 "'--gradient_accumulation_steps' (Hugging Face and DeepSpeed's name; tierplan's is '--grad-accum')" \
+	simulate --model 8b --seq 2048 --gradient_accumulation_steps 4
 # a sequence length with a suffix is refused, both readings named; the step line counts the
 # sequences a step trains (a global batch of 1 on 8 data-parallel ranks trains 8)
 expect 3 "'128k' is ambiguous: 131072 tokens as a context length counts, 128000 as the suffix" \

@@ -102,18 +102,17 @@ static void uneven_allowed(const struct mdl_arch *a, const struct mdl_layout *l,
 			  size_t n)
 {
 	struct mdl_layout t = *l;
-	uint32_t *end = l->first ? &t.first : &t.last, ok[64], k = 0, total = 0, last = 0;
+	uint32_t *end = l->first ? &t.first : &t.last, ok[6], total = 0, last = 0;
 	for (uint64_t v = 1; v <= a->layers; v++) {
 		*end = (uint32_t)v;
 		if (!mdl_layout_split_ok(a, &t))
 			continue;
-		if (k < 64)
-			ok[k++] = (uint32_t)v;
+		if (total < 6)
+			ok[total] = (uint32_t)v;
 		last = (uint32_t)v;
 		total++;
 	}
 	size_t o = 0;
-	buf[0] = '\0';
 	if (total == 0) {
 		snprintf(buf, n, "none");
 		return;

@@ -978,12 +978,11 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 	budget_only.deadline = 0;
 	deadline_only.budget = 0;
 	bool both = r->deadline > 0 && r->budget > 0;
-	const struct sim_plan_req *need[4] = {r, both ? &budget_only : NULL,
-					      both ? &deadline_only : NULL, &deadline_only};
+	const struct sim_plan_req *need[3] = {r, &budget_only, &deadline_only};
 	enum sim_objective by[4] = {obj, OBJ_TIME, OBJ_COST,
 				    r->deadline > 0 ? OBJ_TIME : OBJ_COST};
 	for (int level = 0; level < 4; level++) {
-		if (!need[level])
+		if ((level == 1 || level == 2) && !both)
 			continue;
 		for (int rated = 1; rated >= 0; rated--) {
 			long best = -1;

@@ -42,6 +42,13 @@ const double SIM_GEMM_EFFICIENCY = 0.65;
  * 370GB/s" (NCCL maintainer, NVIDIA/nccl-tests issue 212, 2024), 370/450 [B].
  */
 #define NVLINK_ACHIEVABLE 0.82
+/*
+ * The share of a NIC's line rate NCCL moves across nodes: "For NDR @ 400Gbps you should see
+ * 46-48GB/s per NIC" and "CX-7 NICs at NDR rate (400Gbps) should achieve up to 48-49GB/s per
+ * NIC" in an all-to-all (NCCL maintainers, NVIDIA/nccl-tests issues 290 and 267, 2024-2025):
+ * 47/50 [B].
+ */
+#define NET_ACHIEVABLE 0.94
 
 enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, activations, other */
 
@@ -366,7 +373,8 @@ static double intra_bandwidth(const struct mdl_hw *hw)
 /* Each GPU's share of its node's network; a host without one stays within a node. */
 static double net_bandwidth(const struct mdl_hw *hw)
 {
-	return hw->host.network_per_gpu > 0 ? hw->host.network_per_gpu : intra_bandwidth(hw);
+	return hw->host.network_per_gpu > 0 ? NET_ACHIEVABLE * hw->host.network_per_gpu
+					    : intra_bandwidth(hw);
 }
 
 /* Ranks of a group whose members sit `apart` ranks apart that share a node (at least 1). */

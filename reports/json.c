@@ -52,6 +52,23 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 }
 
 /* The fields a plan option and a simulate result share. */
+/* A host tier's contents at its peak, per node (null where peak_bytes has none). */
+static void add_tier(cJSON *j, const char *key, bool shown, const struct sim_tier_memory *t,
+		     double total)
+{
+	if (!shown) {
+		cJSON_AddNullToObject(j, key);
+		return;
+	}
+	cJSON *m = cJSON_AddObjectToObject(j, key);
+	cJSON_AddItemToObject(m, "weights", num(t->weights));
+	cJSON_AddItemToObject(m, "gradients", num(t->gradients));
+	cJSON_AddItemToObject(m, "optimizer", num(t->optimizer));
+	cJSON_AddItemToObject(m, "activations", num(t->activations));
+	cJSON_AddItemToObject(m, "other", num(t->other));
+	cJSON_AddItemToObject(m, "total", num(total));
+}
+
 static void add_result(cJSON *j, const struct sim_option *o)
 {
 	cJSON *pk, *gm;
@@ -94,6 +111,8 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	cJSON_AddItemToObject(gm, "activations", num(o->gpu_mem.activations));
 	cJSON_AddItemToObject(gm, "other", num(o->gpu_mem.other));
 	cJSON_AddItemToObject(gm, "total", num(o->gpu_mem.total));
+	add_tier(j, "dram_memory_bytes", rpt_shows_dram(o), &o->dram_mem, o->peak_dram);
+	add_tier(j, "flash_memory_bytes", rpt_shows_dram(o), &o->flash_mem, o->peak_flash);
 	cJSON_AddItemToObject(j, "step_seconds", num(o->step_seconds));
 	cJSON_AddItemToObject(j, "tokens_per_step", num(o->tokens_per_step));
 	cJSON_AddNumberToObject(j, "sequences_per_step", (double)o->sequences_per_step);

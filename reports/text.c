@@ -80,6 +80,28 @@ static void wrapped(FILE *fp, const char *pre, const char *label, const char *te
 	wrap_at(fp, pre, 11, label, text);
 }
 
+/* What a tier holds at its peak, the kinds it holds in a fixed order ("other": the CUDA
+ * context and workspaces on a GPU; the OS reserve, pinned buffers and staging in DRAM); nothing
+ * for a tier that holds nothing. */
+static void holds(FILE *fp, const char *tier, const struct sim_tier_memory *t)
+{
+	const double v[] = {t->weights, t->gradients, t->optimizer, t->activations, t->other};
+	static const char *const kind[] = {"weights", "gradients", "optimizer", "activations",
+					   "other"};
+	char text[320], b[32];
+	size_t n = (size_t)snprintf(text, sizeof text, "%s at its peak:", tier);
+	bool any = false;
+	for (int i = 0; i < 5; i++) {
+		if (!(v[i] >= 0.5) || n >= sizeof text)
+			continue;
+		n += (size_t)snprintf(text + n, sizeof text - n, "%s %s %s", any ? "," : "",
+				      kind[i], cfg_fmt_bytes(v[i], b, sizeof b));
+		any = true;
+	}
+	if (any)
+		wrap_at(fp, "  ", 13, "", text);
+}
+
 static void summary_line(FILE *fp, const char *label, const struct sim_option *o, uint64_t asked)
 {
 	char s[6][32], lay[64], rc[48], first[256];
@@ -872,6 +894,16 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	fprintf(fp, "               PyTorch max_memory_reserved %s, max_memory_allocated %s\n",
 		cfg_fmt_bytes(o->peak_gpu_reserved, s[1], 32),
 		cfg_fmt_bytes(o->peak_gpu_allocated, s[2], 32));
+	char gpu[32] = "GPU";
+	if (o->layout.pp > 1) /* the busiest stage's */
+		snprintf(gpu, sizeof gpu, "stage %u's GPU", o->gpu_mem.stage);
+	holds(fp, gpu, &(struct sim_tier_memory){o->gpu_mem.weights, o->gpu_mem.gradients,
+						   o->gpu_mem.optimizer, o->gpu_mem.activations,
+						   o->gpu_mem.other});
+	if (rpt_shows_dram(o)) {
+		holds(fp, "DRAM", &o->dram_mem);
+		holds(fp, "flash", &o->flash_mem);
+	}
 	fprintf(fp, "  power        peak %s, average %s, %.0f kJ per step\n",
 		cfg_fmt_watts(o->peak_power_watts, s[4], 32),
 		cfg_fmt_watts(o->avg_power_watts, s[5], 32), o->energy_joules_per_step / 1e3);

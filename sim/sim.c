@@ -205,6 +205,17 @@ static int64_t gpu_pool_fits(double memory)
 	       1048576;
 }
 
+/* A host tier's pool at its peak, by category (step.c's CAT_W ... CAT_X), for the k GPUs of a
+ * node the pool stands for. */
+static void tier_memory(const struct eng_pool *p, uint32_t k, struct sim_tier_memory *t)
+{
+	t->weights = (double)p->peak_cat[0] * k;
+	t->gradients = (double)p->peak_cat[1] * k;
+	t->optimizer = (double)p->peak_cat[2] * k;
+	t->activations = (double)p->peak_cat[3] * k;
+	t->other = (double)p->peak_cat[4] * k;
+}
+
 /* Reads the run back: peaks, fit, time and energy with the steady micro-batches added. */
 static void collect(const struct step_ctx *x, const struct eng_stats *st, struct sim_option *o)
 {
@@ -283,12 +294,20 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->gpu_mem.total = gpu_device_bytes((double)worst->peak, managed);
 	o->peak_gpu = o->gpu_mem.total;
 	o->peak_dram = eng_pool_at(e, mc->dram_pool)->peak * (double)mc->k;
-	o->peak_flash = mc->flash_pool >= 0 ? eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k
-					    : 0;
+	tier_memory(eng_pool_at(e, mc->dram_pool), mc->k, &o->dram_mem);
+	o->peak_flash = 0;
+	o->flash_mem = (struct sim_tier_memory){0};
+	if (mc->flash_pool >= 0) {
+		o->peak_flash = eng_pool_at(e, mc->flash_pool)->peak * (double)mc->k;
+		tier_memory(eng_pool_at(e, mc->flash_pool), mc->k, &o->flash_mem);
+	}
 	if (o->kind == SIM_GPU_ONLY) { /* DRAM only for offloaded activations, paged states */
 		o->peak_flash = 0;
-		if (!x->c->act_offload && !(x->pl.opt_paged > 0))
+		o->flash_mem = (struct sim_tier_memory){0};
+		if (!x->c->act_offload && !(x->pl.opt_paged > 0)) {
 			o->peak_dram = 0;
+			o->dram_mem = (struct sim_tier_memory){0};
+		}
 	}
 
 	o->fits = true;

@@ -37,6 +37,13 @@ struct sim_econ {
 	double usd_per_kwh;
 };
 
+/* What a host tier holds at its peak, per node, by kind: the parts of sim_option's peak_dram
+ * and peak_flash (the OS reserve, ZeRO-Infinity's pinned buffers and the tiers' staging are
+ * `other`); all zero where the tier holds nothing of the option's. */
+struct sim_tier_memory {
+	double weights, gradients, optimizer, activations, other;
+};
+
 struct sim_option {
 	char name[128];
 	enum sim_kind kind;
@@ -58,6 +65,7 @@ struct sim_option {
 
 	struct mdl_gpu_memory gpu_mem; /* per GPU */
 	double peak_gpu, peak_dram, peak_flash; /* bytes: per GPU, per node, per node */
+	struct sim_tier_memory dram_mem, flash_mem; /* per node, at each tier's peak */
 	/* the GPU peak as PyTorch's allocator counts it, without the CUDA context: tensors
 	 * (torch.cuda.max_memory_allocated, what LitGPT and torchtune print) and the cached
 	 * blocks holding them (max_memory_reserved), both without a paged optimizer's states

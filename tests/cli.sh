@@ -165,6 +165,27 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: --master-weights remainder does not keep 10 of 12 optimizer bytes a parameter"
 fi
+# what each tier holds at its peak: the text names the kinds, the JSON's parts add up to the
+# peak, and GPU-only has no host tier to break down
+"$bin" simulate --model 8b --seq 2048 --gpus 2 --policy zero3-offload >"$tmp/z3.txt" 2>&1
+holds "simulate does not say what DRAM holds at its peak" "$tmp/z3.txt" \
+	"DRAM at its peak: weights .*, gradients .*, optimizer .*, other " "GPU at its peak: "
+"$bin" simulate --model 8b --seq 2048 --gpus 2 --policy tiered --format json >"$tmp/t.json" 2>/dev/null
+"$bin" simulate --model 8b --seq 2048 --format json >"$tmp/g.json" 2>/dev/null
+if python3 -c "
+import json, sys
+t, g = (json.load(open(sys.argv[i])) for i in (1, 2))
+ok = g['dram_memory_bytes'] is None and g['flash_memory_bytes'] is None
+for k in ('dram', 'flash'):
+    m = t[k + '_memory_bytes']
+    parts = sum(v for n, v in m.items() if n != 'total')
+    ok = ok and abs(parts - t['peak_bytes'][k]) <= 1e-9 * t['peak_bytes'][k] and m['total'] == t['peak_bytes'][k]
+sys.exit(0 if ok and t['flash_memory_bytes']['optimizer'] > 0 else 1)" "$tmp/t.json" "$tmp/g.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: dram_memory_bytes / flash_memory_bytes do not add up to peak_bytes"
+fi
 expect 3 "give --activation-offload yes with it" simulate --model 8b --seq 2048 --activation-offload-layers 4
 expect 3 "a dense model has none" simulate --model 8b --seq 2048 --gpus 4 --tp 4 --expert-tp 2
 expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --recompute none --activation-offload yes --activation-offload-layers 8

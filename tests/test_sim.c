@@ -247,7 +247,11 @@ static void bandwidth_bound_step_is_bytes_over_bandwidth(void)
 /* ZeRO-3 offload to the CPU (DeepSpeed offload_param + offload_optimizer: cpu) shards the weights
  * over DP and streams them from DRAM: 70B on 8 H100 fits where ZeRO-2 offload (weights resident)
  * cannot, nothing reaches the drives, and DRAM holds at least the 16 B/param of model states plus
- * the pinned parameter copy. zero-offload with --zero 3 is refused, naming the right policy. */
+ * the pinned parameter copy. Its DRAM at the peak, per node, is the model's states whole (the 8
+ * ranks' shards): bf16 weights 2 B, fp32 gradients 4 B, AdamW's fp32 master, momentum and
+ * variance 12 B a parameter, and `other` the OS reserve and the pinned copy's overhead (one
+ * more weights' worth, PINNED_OVERHEAD 2); nothing of it activations, nothing on flash.
+ * zero-offload with --zero 3 is refused, naming the right policy. */
 static void zero3_offload_shards_weights_in_dram(void)
 {
 	struct fx f;
@@ -266,6 +270,14 @@ static void zero3_offload_shards_weights_in_dram(void)
 	CU_ASSERT_EQUAL(f.o.flash_bytes_written_per_step, 0);
 	double params = 70553706496.0;
 	CU_ASSERT(f.o.peak_dram > params * (16 + 2));
+	const struct sim_tier_memory *d = &f.o.dram_mem;
+	ASSERT_NEAR_REL(d->weights, 2 * params, 1e-9);
+	ASSERT_NEAR_REL(d->gradients, 4 * params, 1e-9);
+	ASSERT_NEAR_REL(d->optimizer, 12 * params, 1e-9);
+	CU_ASSERT_EQUAL(d->activations, 0);
+	ASSERT_NEAR_REL(d->other, 32.0 * 1073741824 + 2 * params, 1e-9);
+	ASSERT_NEAR_REL(d->weights + d->gradients + d->optimizer + d->other, f.o.peak_dram, 1e-12);
+	CU_ASSERT_EQUAL(f.o.flash_mem.optimizer + f.o.flash_mem.weights, 0);
 	/* the CPU update of the whole model (once per node, sharded over the 8 ranks) bounds the
 	 * step from below: params / (cores x AdamW rate per core) */
 	CU_ASSERT(f.o.step_seconds > params / (f.hw.host.cpu_cores * f.hw.host.cpu_adam_rate_per_core));
@@ -371,6 +383,13 @@ static void tiered_state_traffic_shapes(void)
 		CU_ASSERT_EQUAL_FATAL(run(&f, "tiered"), 0);
 		CU_ASSERT(f.o.fits);
 		CU_ASSERT(f.o.peak_flash >= 0.99 * 8030261248.0 * 14); /* master, m, v, gradients */
+		/* what the flash holds at its peak, by kind: 12 B a parameter of AdamW state, 2 of
+		 * bf16 gradients, and the rest the checkpoints */
+		const struct sim_tier_memory *m = &f.o.flash_mem;
+		ASSERT_NEAR_REL(m->optimizer, 12 * 8030261248.0, 1e-9);
+		ASSERT_NEAR_REL(m->gradients, 2 * 8030261248.0, 1e-9);
+		ASSERT_NEAR_REL(m->weights + m->gradients + m->optimizer + m->activations + m->other,
+				f.o.peak_flash, 1e-12);
 		tps[i] = f.o.tokens_per_second;
 	}
 	CU_ASSERT(tps[1] > 1.5 * tps[0]); /* 1 -> 2 drives: nearly twice */

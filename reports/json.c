@@ -51,7 +51,6 @@ static void add_layout(cJSON *o, const struct mdl_layout *l)
 	cJSON_AddNumberToObject(lay, "dp_shard", mdl_layout_shard(l));
 }
 
-/* The fields a plan option and a simulate result share. */
 /* A host tier's contents at its peak, per node (null where peak_bytes has none). */
 static void add_tier(cJSON *j, const char *key, bool shown, const struct sim_tier_memory *t,
 		     double total)
@@ -69,6 +68,7 @@ static void add_tier(cJSON *j, const char *key, bool shown, const struct sim_tie
 	cJSON_AddItemToObject(m, "total", num(total));
 }
 
+/* The fields a plan option and a simulate result share. */
 static void add_result(cJSON *j, const struct sim_option *o)
 {
 	cJSON *pk, *gm;

@@ -80,25 +80,34 @@ static void wrapped(FILE *fp, const char *pre, const char *label, const char *te
 	wrap_at(fp, pre, 11, label, text);
 }
 
-/* What a tier holds at its peak, the kinds it holds in a fixed order ("other": the CUDA
- * context and workspaces on a GPU; the OS reserve, pinned buffers and staging in DRAM); nothing
- * for a tier that holds nothing. */
-static void holds(FILE *fp, const char *tier, const struct sim_tier_memory *t)
+/* What a tier holds at its peak into text, the kinds it holds in a fixed order ("other": the
+ * CUDA context and workspaces on a GPU; the OS reserve, pinned buffers and staging in DRAM), with
+ * the peak itself when total > 0; false (text empty) for a tier that holds nothing. */
+static bool holds_text(char *text, size_t size, const char *tier,
+		       const struct sim_tier_memory *t, double total)
 {
 	const double v[] = {t->weights, t->gradients, t->optimizer, t->activations, t->other};
 	static const char *const kind[] = {"weights", "gradients", "optimizer", "activations",
 					   "other"};
-	char text[320], b[32];
-	size_t n = (size_t)snprintf(text, sizeof text, "%s at its peak:", tier);
-	bool any = false;
-	for (int i = 0; i < 5; i++) {
-		if (!(v[i] >= 0.5) || n >= sizeof text)
-			continue;
-		n += (size_t)snprintf(text + n, sizeof text - n, "%s %s %s", any ? "," : "",
-				      kind[i], cfg_fmt_bytes(v[i], b, sizeof b));
-		any = true;
-	}
-	if (any)
+	char kinds[256], b[32], all[40] = "";
+	size_t n = 0;
+	for (int i = 0; i < 5; i++)
+		if (v[i] >= 0.5 && n < sizeof kinds)
+			n += (size_t)snprintf(kinds + n, sizeof kinds - n, "%s%s %s", n ? ", " : "",
+					      kind[i], cfg_fmt_bytes(v[i], b, sizeof b));
+	text[0] = 0;
+	if (!n)
+		return false;
+	if (total > 0)
+		snprintf(all, sizeof all, " (%s)", cfg_fmt_bytes(total, b, sizeof b));
+	snprintf(text, size, "%s at its peak%s: %s", tier, all, kinds);
+	return true;
+}
+
+static void holds(FILE *fp, const char *tier, const struct sim_tier_memory *t)
+{
+	char text[320];
+	if (holds_text(text, sizeof text, tier, t, 0))
 		wrap_at(fp, "  ", 13, "", text);
 }
 
@@ -133,6 +142,13 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 			    "micro-batches on each of its %u data-parallel ranks\n",
 			"", (unsigned long long)o->sequences_per_step, (unsigned long long)asked,
 			o->layout.dp);
+	if (o->kind == SIM_TIERED) { /* why it buys the DRAM and the drives it does */
+		char text[320];
+		if (holds_text(text, sizeof text, "DRAM", &o->dram_mem, o->peak_dram))
+			wrap_at(fp, "  ", 10, "", text);
+		if (holds_text(text, sizeof text, "flash", &o->flash_mem, o->peak_flash))
+			wrap_at(fp, "  ", 10, "", text);
+	}
 	if (o->flash_over_rating) {
 		char wear[32];
 		fprintf(fp, "  %-9s warning: writes %.1f drive writes per day, above the drives' "

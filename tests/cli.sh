@@ -170,6 +170,10 @@ fi
 "$bin" simulate --model 8b --seq 2048 --gpus 2 --policy zero3-offload >"$tmp/z3.txt" 2>&1
 holds "simulate does not say what DRAM holds at its peak" "$tmp/z3.txt" \
 	"DRAM at its peak: weights .*, gradients .*, optimizer .*, other " "GPU at its peak: "
+# ... and plan's tiered option says it with the peak, beside the DRAM it buys
+"$bin" plan --model 8b --seq 4096 --gpu rtx4090 >"$tmp/plan4090.txt" 2>&1
+holds "plan's tiered option does not say what its DRAM holds" "$tmp/plan4090.txt" \
+	"^  tiered .* GiB DRAM" "^            DRAM at its peak ([0-9.]* GiB): weights "
 "$bin" simulate --model 8b --seq 2048 --gpus 2 --policy tiered --format json >"$tmp/t.json" 2>/dev/null
 "$bin" simulate --model 8b --seq 2048 --format json >"$tmp/g.json" 2>/dev/null
 if python3 -c "

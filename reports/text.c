@@ -80,15 +80,17 @@ static void wrapped(FILE *fp, const char *pre, const char *label, const char *te
 	wrap_at(fp, pre, 11, label, text);
 }
 
-/* What a tier holds at its peak into text, the kinds it holds in a fixed order ("other": the
- * CUDA context and workspaces on a GPU; the OS reserve, pinned buffers and staging in DRAM), with
- * the peak itself when total > 0; false (text empty) for a tier that holds nothing. */
+/* What a tier holds at its peak into text, the kinds it holds in a fixed order, the last named
+ * for the tier (the CUDA context and workspaces on a GPU; the OS reserve, pinned buffers and
+ * staging in DRAM), with the peak itself when total > 0; false (text empty) for a tier that
+ * holds nothing. */
 static bool holds_text(char *text, size_t size, const char *tier,
 		       const struct sim_tier_memory *t, double total)
 {
 	const double v[] = {t->weights, t->gradients, t->optimizer, t->activations, t->other};
-	static const char *const kind[] = {"weights", "gradients", "optimizer", "activations",
-					   "other"};
+	const char *const kind[] = {"weights", "gradients", "optimizer", "activations",
+				    strcmp(tier, "DRAM") == 0 ? "OS and buffers"
+							      : "other"};
 	char kinds[256], b[32], all[40] = "";
 	size_t n = 0;
 	for (int i = 0; i < 5; i++)

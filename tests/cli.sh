@@ -169,7 +169,7 @@ fi
 # peak, and GPU-only has no host tier to break down
 "$bin" simulate --model 8b --seq 2048 --gpus 2 --policy zero3-offload >"$tmp/z3.txt" 2>&1
 holds "simulate does not say what DRAM holds at its peak" "$tmp/z3.txt" \
-	"DRAM at its peak: weights .*, gradients .*, optimizer .*, other " "GPU at its peak: "
+	"DRAM at its peak: weights .*, gradients .*, optimizer .*, OS and buffers " "GPU at its peak: .*, other "
 # ... and plan's tiered option says it with the peak, beside the DRAM it buys
 "$bin" plan --model 8b --seq 4096 --gpu rtx4090 >"$tmp/plan4090.txt" 2>&1
 holds "plan's tiered option does not say what its DRAM holds" "$tmp/plan4090.txt" \

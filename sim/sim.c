@@ -389,6 +389,44 @@ static int build(struct step_ctx *x, char *err, size_t errlen)
 	return 0;
 }
 
+/* o, collected from the resident-only run, as stopped where stage 0 holds floor (pool bytes)
+ * at the end of the warm-up of its n micro-batches in flight. */
+static void inflight_overflow(const struct step_ctx *x, struct sim_option *o, double floor,
+			      uint64_t n)
+{
+	char b[32], b2[32];
+	o->stopped = true;
+	o->fits = false;
+	o->peak_gpu = gpu_device_bytes(floor, 0);
+	snprintf(o->overflow, sizeof o->overflow,
+		 "gpu: what it holds all step and the activations of the %llu micro-batch%s in "
+		 "flight need at least %s of %s",
+		 (unsigned long long)n, n == 1 ? "" : "es", cfg_fmt_bytes(o->peak_gpu, b, sizeof b),
+		 cfg_fmt_bytes(x->hw->gpu.memory, b2, sizeof b2));
+}
+
+/*
+ * A floor of what stage 0's GPU holds beyond its resident memory once 1F1B's warm-up is done:
+ * the activations kept by the min(pp, m) micro-batches it has run forward before its first
+ * backward (step.c's schedule: pp - 1 warm-up forwards, then one more; each block's kept
+ * activations allocated as its forward starts and freed as its backward ends), each the
+ * stage's layers x what a layer keeps under the job's recompute (less than a partial
+ * recompute's mix; the embedding's left out). *n gets the micro-batches. 0 where no such floor
+ * holds: a policy other than gpu, activations leaving the GPU (--activation-offload,
+ * checkpoints in DRAM), interleaving (its chunks in flight hold a share of the layers each).
+ */
+static double inflight_floor(const struct step_ctx *x, uint64_t *n)
+{
+	const struct sim_config *c = x->c;
+	const struct mdl_layout *l = &c->layout;
+	if (c->policy->kind != SIM_GPU_ONLY || c->act_offload || x->pl.ckpt != W_GPU ||
+	    mdl_layout_vp(l) > 1)
+		return 0;
+	*n = x->m < l->pp ? x->m : l->pp;
+	return (double)*n * (double)mdl_layout_stage_layers(&x->w->arch, l, 0) *
+	       mdl_act_layer_saved(&x->w->arch, &x->job, l->tp, l->sp) / mdl_layout_cp(l);
+}
+
 /* Builds and runs the step of x's placement and collects its option. */
 static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option *o, char *err,
 		    size_t errlen)
@@ -404,8 +442,18 @@ static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option 
 			rc = -1;
 		}
 		bool stopped = !rc && eng_pool_stopped(x->e);
-		if (stopped)
+		/* where the resident memory fits but it and the activations 1F1B's warm-up keeps
+		 * cannot, the whole step would stop too (at the warm-up's end at the latest) */
+		uint64_t n = 0;
+		double held = rc || stopped ? 0 : inflight_floor(x, &n);
+		double floor = held > 0 ? (double)eng_pool_at(x->e, x->mc.gpu_pool[0])->peak + held
+					: 0;
+		if (stopped || floor > (double)gpu_pool_fits(x->hw->gpu.memory)) {
 			collect(x, st, o);
+			if (!stopped)
+				inflight_overflow(x, o, floor, n);
+			stopped = true;
+		}
 		x->resident_only = false;
 		if (rc || stopped)
 			return rc;

@@ -2557,6 +2557,44 @@ static void unfit_runs_stop_where_they_overflow(void)
 }
 
 /*
+ * Where a pipeline's resident memory fits but the activations 1F1B's warm-up keeps cannot, a
+ * run that may stop (stop_unfit) answers from a floor without building the step: stage 0 holds
+ * its resident memory and the kept activations of the min(pp, m) micro-batches it runs forward
+ * before its first backward. Over 70B layouts on an H100 (tp 1-8, pp 2-10, every recompute,
+ * micro-batches of 1 and 2, sixteen a step) the answer is the whole run's: it fits exactly when
+ * the whole run does, and where the floor stops it, the floor it reports is no more than the
+ * whole run's peak and more than the card. Some layouts stop on the floor, so it is exercised.
+ */
+static void warmup_floor_answers_as_the_whole_run(void)
+{
+	static const uint32_t tps[] = {1, 2, 4, 8}, pps[] = {2, 4, 8, 10};
+	static const enum mdl_recompute rcs[] = {MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL};
+	int floored = 0;
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	eng_keep_history(f.eng, false);
+	f.c.grad_accum = 16;
+	for (int i = 0; i < 4 * 4 * 3 * 2; i++) {
+		f.c.layout = (struct mdl_layout){tps[i % 4], pps[i / 4 % 4], 1, 0, tps[i % 4] > 1};
+		f.w.job.recompute = rcs[i / 16 % 3];
+		f.w.job.micro_batch = 1 + (uint64_t)(i / 48);
+		f.c.stop_unfit = false;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		struct sim_option whole = f.o;
+		f.c.stop_unfit = true;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+		CU_ASSERT_EQUAL(f.o.fits, whole.fits);
+		if (strstr(f.o.overflow, "in flight")) {
+			floored++;
+			CU_ASSERT(f.o.peak_gpu <= whole.peak_gpu);
+			CU_ASSERT(f.o.peak_gpu > f.hw.gpu.memory);
+		}
+	}
+	CU_ASSERT(floored > 0);
+	eng_free(f.eng);
+}
+
+/*
  * Folded steps equal whole ones. A search's engine keeps no histories, so the builder leaves
  * the middle of each per-layer pass out and the engine adds it back where the pass is periodic
  * (engine.h, eng_fold). The same configurations on an engine that keeps histories run every
@@ -2816,6 +2854,7 @@ int suite_sim(void)
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},
 		{"interleaving shrinks the bubble", interleaving_shrinks_the_bubble},
 		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
+		{"1F1B warm-up floor answers as the whole run", warmup_floor_answers_as_the_whole_run},
 		{"--overlap-param-gather: the all-gather in the next forward",
 		 param_gather_deferred_to_forward},
 		{"backward prefetch: post waits for each gather", backward_post_waits_for_each_gather},

@@ -2854,7 +2854,7 @@ int suite_sim(void)
 		{"pipeline bubble follows 1F1B", pipeline_bubble_follows_1f1b},
 		{"interleaving shrinks the bubble", interleaving_shrinks_the_bubble},
 		{"DP reduction: hierarchical and exposed", dp_reduction_hierarchical_and_exposed},
-		{"1F1B warm-up floor: the whole run's answer", warmup_floor_answers_as_the_whole_run},
+		{"1F1B warm-up floor: the run's answer", warmup_floor_answers_as_the_whole_run},
 		{"--overlap-param-gather: the all-gather in the next forward",
 		 param_gather_deferred_to_forward},
 		{"backward prefetch: post waits for each gather", backward_post_waits_for_each_gather},

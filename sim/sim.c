@@ -389,15 +389,16 @@ static int build(struct step_ctx *x, char *err, size_t errlen)
 	return 0;
 }
 
-/* o, collected from the resident-only run, as stopped where stage 0 holds floor (pool bytes)
- * at the end of the warm-up of its n micro-batches in flight. */
-static void inflight_overflow(const struct step_ctx *x, struct sim_option *o, double floor,
+/* o, collected from the resident-only run, as stopped where stage 0 holds `level` pool bytes
+ * at the end of the warm-up of its n micro-batches in flight (a floor of its peak). */
+static void inflight_overflow(const struct step_ctx *x, struct sim_option *o, double level,
 			      uint64_t n)
 {
 	char b[32], b2[32];
 	o->stopped = true;
 	o->fits = false;
-	o->peak_gpu = gpu_device_bytes(floor, 0);
+	o->peak_gpu = o->gpu_mem.total = gpu_device_bytes(level, 0);
+	o->gpu_mem.stage = 0;
 	snprintf(o->overflow, sizeof o->overflow,
 		 "gpu: what it holds all step and the activations of the %llu micro-batch%s in "
 		 "flight need at least %s of %s",
@@ -446,12 +447,12 @@ static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option 
 		 * cannot, the whole step would stop too (at the warm-up's end at the latest) */
 		uint64_t n = 0;
 		double held = rc || stopped ? 0 : inflight_floor(x, &n);
-		double floor = held > 0 ? (double)eng_pool_at(x->e, x->mc.gpu_pool[0])->peak + held
+		double level = held > 0 ? (double)eng_pool_at(x->e, x->mc.gpu_pool[0])->peak + held
 					: 0;
-		if (stopped || floor > (double)gpu_pool_fits(x->hw->gpu.memory)) {
+		if (stopped || level > (double)gpu_pool_fits(x->hw->gpu.memory)) {
 			collect(x, st, o);
 			if (!stopped)
-				inflight_overflow(x, o, floor, n);
+				inflight_overflow(x, o, level, n);
 			stopped = true;
 		}
 		x->resident_only = false;

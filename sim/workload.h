@@ -132,7 +132,8 @@ struct sim_config {
 	/* the caller reads a run that does not fit its GPUs only as "does not fit" (the planner
 	 * once a smaller option fits): the run stops as soon as a GPU holds more than fits, and
 	 * its option says that alone (eng_pool_stop; not with a paged optimizer, whose states
-	 * leave the GPU as it fills) */
+	 * leave the GPU as it fills); where what a GPU holds all step, or that and the floor of
+	 * 1F1B's warm-up (sim.c, inflight_floor), already overflows, no pass is built */
 	bool stop_unfit;
 };
 

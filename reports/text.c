@@ -80,17 +80,19 @@ static void wrapped(FILE *fp, const char *pre, const char *label, const char *te
 	wrap_at(fp, pre, 11, label, text);
 }
 
-/* What a tier holds at its peak into text, the kinds it holds in a fixed order, the last named
- * for the tier (the CUDA context and workspaces on a GPU; the OS reserve, pinned buffers and
- * staging in DRAM), with the peak itself when total > 0; false (text empty) for a tier that
- * holds nothing. */
-static bool holds_text(char *text, size_t size, const char *tier,
+/* What DRAM holds besides the model's states and activations: the OS reserve, pinned buffers,
+ * staging (the `other` of sim_tier_memory). */
+#define DRAM_REST "OS and buffers"
+
+/* What a tier holds at its peak into text, the kinds it holds in a fixed order, the last one
+ * (t->other) named `rest` (a GPU's CUDA context and workspaces; DRAM's OS reserve, pinned
+ * buffers and staging), with the peak itself when total > 0; false (text empty) for a tier
+ * that holds nothing. */
+static bool holds_text(char *text, size_t size, const char *tier, const char *rest,
 		       const struct sim_tier_memory *t, double total)
 {
 	const double v[] = {t->weights, t->gradients, t->optimizer, t->activations, t->other};
-	const char *const kind[] = {"weights", "gradients", "optimizer", "activations",
-				    strcmp(tier, "DRAM") == 0 ? "OS and buffers"
-							      : "other"};
+	const char *const kind[] = {"weights", "gradients", "optimizer", "activations", rest};
 	char kinds[256], b[32], all[40] = "";
 	size_t n = 0;
 	for (int i = 0; i < 5; i++)
@@ -106,10 +108,10 @@ static bool holds_text(char *text, size_t size, const char *tier,
 	return true;
 }
 
-static void holds(FILE *fp, const char *tier, const struct sim_tier_memory *t)
+static void holds(FILE *fp, const char *tier, const char *rest, const struct sim_tier_memory *t)
 {
 	char text[320];
-	if (holds_text(text, sizeof text, tier, t, 0))
+	if (holds_text(text, sizeof text, tier, rest, t, 0))
 		wrap_at(fp, "  ", 13, "", text);
 }
 
@@ -146,9 +148,9 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 			o->layout.dp);
 	if (o->kind == SIM_TIERED) { /* why it buys the DRAM and the drives it does */
 		char text[320];
-		if (holds_text(text, sizeof text, "DRAM", &o->dram_mem, o->peak_dram))
+		if (holds_text(text, sizeof text, "DRAM", DRAM_REST, &o->dram_mem, o->peak_dram))
 			wrap_at(fp, "  ", 10, "", text);
-		if (holds_text(text, sizeof text, "flash", &o->flash_mem, o->peak_flash))
+		if (holds_text(text, sizeof text, "flash", "other", &o->flash_mem, o->peak_flash))
 			wrap_at(fp, "  ", 10, "", text);
 	}
 	if (o->flash_over_rating) {
@@ -915,12 +917,12 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	char gpu[32] = "GPU";
 	if (o->layout.pp > 1) /* the busiest stage's */
 		snprintf(gpu, sizeof gpu, "stage %u's GPU", o->gpu_mem.stage);
-	holds(fp, gpu, &(struct sim_tier_memory){o->gpu_mem.weights, o->gpu_mem.gradients,
+	holds(fp, gpu, "other", &(struct sim_tier_memory){o->gpu_mem.weights, o->gpu_mem.gradients,
 						   o->gpu_mem.optimizer, o->gpu_mem.activations,
 						   o->gpu_mem.other});
 	if (rpt_shows_dram(o)) {
-		holds(fp, "DRAM", &o->dram_mem);
-		holds(fp, "flash", &o->flash_mem);
+		holds(fp, "DRAM", DRAM_REST, &o->dram_mem);
+		holds(fp, "flash", "other", &o->flash_mem);
 	}
 	fprintf(fp, "  power        peak %s, average %s, %.0f kJ per step\n",
 		cfg_fmt_watts(o->peak_power_watts, s[4], 32),

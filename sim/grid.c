@@ -154,13 +154,28 @@ int tp_grid_argv(const struct tp_grid *g, uint64_t p, char **argv, char flags[][
 
 int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t errlen)
 {
-	char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48], msg[256];
+	char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48], msg[768];
 	struct tp_opts o;
 	int argc = tp_grid_argv(g, 0, argv, flags);
 	if (tp_opts_parse(CMD_SIMULATE, argc, argv, 2, &o, msg, sizeof msg) == -2) {
 		snprintf(err, errlen, "--grid %s: %s", path, msg);
 		return -1;
 	}
+	/* a value that cannot run on its own (a model file that is not there, a GPU the catalog
+	 * lacks, a number out of range) would fail every point that has it */
+	for (int i = 0; i < g->nbase; i++)
+		if (tp_input_value(g->base_key[i], g->base_val[i], msg, sizeof msg)) {
+			snprintf(err, errlen, "--grid %s: base \"%s\": %s", path, g->base_key[i],
+				 msg);
+			return -1;
+		}
+	for (int k = 0; k < g->naxes; k++)
+		for (int i = 0; i < g->ax[k].n; i++)
+			if (tp_input_value(g->ax[k].key, g->ax[k].vals[i], msg, sizeof msg)) {
+				snprintf(err, errlen, "--grid %s: grid \"%s\" value %d of %d: %s",
+					 path, g->ax[k].key, i + 1, g->ax[k].n, msg);
+				return -1;
+			}
 	return 0;
 }
 

@@ -42,9 +42,11 @@ void tp_grid_coords(const struct tp_grid *g, uint64_t p, int *idx);
 /* The simulate argv of point p into argv (TP_GRID_ARGV entries); flags holds the "--key"
  * strings. Returns argc. */
 int tp_grid_argv(const struct tp_grid *g, uint64_t p, char **argv, char flags[][48]);
-/* Every point has the same keys: an unknown key or a missing required one (--model, --seq)
- * would fail every point, so the first point's flags are checked before any runs. 0 ok, -1 +
- * err. */
+/* What would fail every point that has it, checked before any runs: every point has the same
+ * keys, so an unknown key or a missing required one (--model, --seq) is found in the first
+ * point's flags; and each base and grid value that cannot run on its own (tp_input_value: a
+ * model file that is not there, an unknown GPU, a count out of range). 0 ok, -1 + err naming the
+ * key and, in the grid, which of its values. */
 int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t errlen);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "../model/act.h"
 #include "../model/catalog.h"
+#include "../model/file.h"
 #include "opts.h"
 #include "plan.h"
 #include "sim.h"
@@ -570,6 +571,39 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				(unsigned long long)got),
 		       EXIT_INVALID;
 	return 0;
+}
+
+int tp_input_value(const char *name, const char *value, char *err, size_t errlen)
+{
+	int rc = tp_opts_value(CMD_SIMULATE, name, value, err, errlen);
+	if (rc)
+		return rc == -2 ? EXIT_USAGE : EXIT_INVALID;
+	char path[4096], model[256], flash[256];
+	uint32_t count;
+	struct mdl_arch a;
+	struct mdl_hw hw;
+	bool ok = true;
+	if (!strcmp(name, "model"))
+		ok = cfg_model_resolve(value, path, sizeof path, model, sizeof model, err, errlen) >=
+			     0 &&
+		     mdl_arch_load(path, &a, err, errlen) >= 0;
+	else if (!strcmp(name, "gpu"))
+		ok = cfg_gpu_get(value, &hw.gpu, err, errlen) >= 0;
+	else if (!strcmp(name, "host") && strcmp(value, "auto"))
+		ok = cfg_host_get(value, &hw.host, err, errlen) >= 0;
+	else if (!strcmp(name, "flash") && strcmp(value, "none"))
+		ok = parse_flash(value, flash, sizeof flash, &count, err, errlen) >= 0 &&
+		     cfg_flash_get(flash, &hw.flash, err, errlen) >= 0;
+	else if (!strcmp(name, "profile")) {
+		char *text = cfg_read_file(value, "profile", 1 << 22, err, errlen);
+		ok = text != NULL;
+		free(text);
+	} else if (!strcmp(name, "policy") && !sim_policy_find(value)) {
+		snprintf(err, errlen, "--policy: unknown policy '%s' (allowed: %s)", value,
+			 sim_policy_names());
+		ok = false;
+	}
+	return ok ? 0 : EXIT_INVALID;
 }
 
 void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_workload *w,

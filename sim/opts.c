@@ -462,17 +462,24 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 		}
 		*(double *)dst = d;
 		return 0;
-	case O_ENUM:
-		if ((!strcmp(op->what, "recompute") || !strcmp(op->what, "loss")) &&
-		    !strcmp(val, "auto")) {
+	case O_ENUM: {
+		bool automatic = !strcmp(op->what, "recompute") || !strcmp(op->what, "loss");
+		if (automatic && !strcmp(val, "auto")) {
 			*(int *)dst = -1;
 			return 0;
 		}
 		if (mdl_parse_enum(op->what, val, (int *)dst, msg, sizeof msg) < 0) {
-			snprintf(err, errlen, "--%s: %s", op->name, msg);
+			/* the names the model's enum lists, and auto before them */
+			const char *list = automatic ? strstr(msg, "(allowed: ") : NULL;
+			if (list)
+				snprintf(err, errlen, "--%s: %.*s(allowed: auto, %s", op->name,
+					 (int)(list - msg), msg, list + strlen("(allowed: "));
+			else
+				snprintf(err, errlen, "--%s: %s", op->name, msg);
 			return -3;
 		}
 		return 0;
+	}
 	case O_TARGETS:
 		if (mdl_parse_targets(val, (unsigned *)dst, msg, sizeof msg) < 0) {
 			snprintf(err, errlen, "--%s: %s", op->name, msg);
@@ -612,6 +619,20 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 			return rc;
 	}
 	return 0;
+}
+
+int tp_opts_value(int cmd, const char *name, const char *value, char *err, size_t errlen)
+{
+	const struct opt *op = find(cmd, name);
+	if (!op) {
+		snprintf(err, errlen, "unknown option '--%s'", name);
+		return -2;
+	}
+	struct tp_opts o;
+	memset(&o, 0, sizeof o);
+	if (!strcmp(name, "deepspeed"))
+		return tp_ds_read(value, &o.ds, err, errlen) < 0 ? -3 : 0;
+	return set(op, value, &o, err, errlen);
 }
 
 void tp_opts_help(int cmd, FILE *fp)

@@ -93,6 +93,11 @@ struct tp_opts {
 int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, char *err,
 		  size_t errlen);
 
+/* Whether value is one that option `name` of command cmd takes on its own: a number in its
+ * range, a name it knows, a --deepspeed config that reads (the checks tp_opts_parse makes of
+ * each value). 0 ok, -2 no such option, -3 bad value; err says which. */
+int tp_opts_value(int cmd, const char *name, const char *value, char *err, size_t errlen);
+
 /* True if the user gave the option with this name. */
 bool tp_opts_given(const struct tp_opts *o, const char *name);
 
@@ -138,6 +143,12 @@ int tp_simulate_argv(int argc, char **argv, struct eng *e, bool stop_unfit, stru
 struct cJSON;
 int tp_simulate_json(const struct cJSON *flags, struct eng *e, struct sim_option *o,
 		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen);
+/* Whether value of simulate's flag `name` can run on its own: tp_opts_value's check, and what
+ * it names can be read: a model (catalog name or config.json), a GPU, host or flash entry or
+ * file, a policy, a profile. What fails only beside other flags (a layout the model's layers do
+ * not divide, more drives than the host's bays, a profile measured on another GPU) is left to
+ * the run. 0 ok, else the exit code (EXIT_USAGE: no such flag) with err naming flag and value. */
+int tp_input_value(const char *name, const char *value, char *err, size_t errlen);
 /* Warns on stderr about the inputs: --seq beyond the model's positions, a misspelled
  * config.json key (mdl_arch.warning), a profile measured on another machine. */
 void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_workload *w,

@@ -1300,6 +1300,23 @@ fi
 expect 3 "allowed: text, json, csv, md" simulate --model 8b --seq 2048 --format xml
 printf '{"grid": {"gpus": 4}}' >"$tmp/badgrid.json"
 expect 3 "gpus" sweep --grid "$tmp/badgrid.json"
+# a value that fails on its own (a model file that is not there, a GPU the catalog lacks, a
+# count out of range) is refused before any point runs, naming its key, and --out is not
+# written; one that fails only beside another flag stays its points' error rows (above)
+printf '{"base": {"model": "%s/none.json", "seq": 512}, "grid": {"gpus": [1, 2]}}' "$tmp" >"$tmp/gm.json"
+expect 3 "grid .*gm.json: base \"model\": cannot open config '.*none.json'" sweep --grid "$tmp/gm.json" --out "$tmp/gm.csv"
+if [ -e "$tmp/gm.csv" ]; then
+	fail=$((fail + 1))
+	echo "FAIL: a refused grid left its --out: $(head -2 "$tmp/gm.csv")"
+else
+	pass=$((pass + 1))
+fi
+printf '{"base": {"model": "8b", "seq": 512}, "grid": {"gpu": ["h100-sxm", "h100x"], "batch": [1, 0]}}' >"$tmp/gv.json"
+expect 3 "grid \"gpu\" value 2 of 2: unknown gpu 'h100x'" sweep --grid "$tmp/gv.json"
+printf '{"base": {"model": "8b", "seq": 512}, "grid": {"batch": [1, 0]}}' >"$tmp/gv.json"
+expect 3 "grid \"batch\" value 2 of 2: --batch: 0 is out of range (allowed 1 to" sweep --grid "$tmp/gv.json"
+printf '{"base": {"model": "8b", "seq": 512}, "grid": {"recompute": ["auto", "some"]}}' >"$tmp/gv.json"
+expect 3 "unknown recompute 'some' (allowed: auto, none, selective, full" sweep --grid "$tmp/gv.json"
 expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4
 expect 2 "grid" sweep
 

@@ -76,7 +76,7 @@ static void help(FILE *fp)
 		"4, 8],\n\"policy\": [\"gpu\", \"tiered\"]}}; the last key varies fastest. A point\n"
 		"that cannot run gets a row with its error; a value that cannot run on its own (a\n"
 		"model file that is not there, an unknown GPU, a count out of range) is refused\n"
-		"first, naming its key. Paths are read from the directory sweep runs in.\n\n"
+		"first, naming its key. A relative path is read beside FILE.\n\n"
 		"options:\n"
 		"  --grid FILE        the grid (required)\n"
 		"  --format F         csv (default) or jsonl (one JSON object per line)\n"

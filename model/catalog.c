@@ -532,17 +532,12 @@ int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size
 	return catalog_load(kind, true, records, n, err, errlen);
 }
 
-static bool is_path(const char *s)
-{
-	return strchr(s, '/') || ends_with(s, ".json");
-}
-
 static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err, size_t errlen)
 {
 	void *all = NULL;
 	int n = 0, rc = -1;
 
-	if (is_path(arg)) {
+	if (cfg_is_path(arg)) {
 		cJSON *root = load_json(arg, err, errlen);
 		if (!root)
 			return -1;
@@ -648,7 +643,7 @@ static int record_get(enum cfg_kind kind, const char *arg, void *rec, char *err,
 	bool keyed = strlen(arg) < sizeof record_memo[0].arg &&
 		     strlen(dir) < sizeof record_memo[0].dir &&
 		     strlen(prices) < sizeof record_memo[0].prices &&
-		     cfg_file_stamp(is_path(arg) ? arg : src, &s1) == 0 &&
+		     cfg_file_stamp(cfg_is_path(arg) ? arg : src, &s1) == 0 &&
 		     cfg_file_stamp(prices, &s2) == 0;
 	for (int i = 0; keyed && i < RECORD_MEMO; i++) {
 		if (record_memo[i].kind == (int)kind && !strcmp(record_memo[i].arg, arg) &&
@@ -776,7 +771,7 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 	char index[PATH_MAX];
 	struct cfg_stamp st;
 
-	if (is_path(arg)) {
+	if (cfg_is_path(arg)) {
 		const char *base = strrchr(arg, '/');
 		snprintf(path, pathlen, "%s", arg);
 		snprintf(name, namelen, "%s", base ? base + 1 : arg);

@@ -68,6 +68,20 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool cfg_is_path(const char *s)
+{
+	size_t n = strlen(s);
+	return strchr(s, '/') || (n >= 5 && !strcmp(s + n - 5, ".json"));
+}
+
+int cfg_path_beside(const char *file, const char *path, char *out, size_t n)
+{
+	const char *slash = strrchr(file, '/');
+	int dir = path[0] == '/' || !slash ? 0 : (int)(slash - file + 1);
+	int k = snprintf(out, n, "%.*s%s", dir, file, path);
+	return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
 int cfg_list_json(const char *dir, char ***names)
 {
 	DIR *d = opendir(dir);

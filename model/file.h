@@ -26,6 +26,14 @@
  * role in messages ("config", "catalog"). NULL with err filled on failure. */
 char *cfg_read_file(const char *path, const char *what, size_t max, char *err, size_t errlen);
 
+/* Whether a flag's value names a file rather than a catalog entry: it has a '/' or ends in
+ * ".json" (--model x.json, --gpu gpus/a.json; --model 70b is the catalog's). */
+bool cfg_is_path(const char *s);
+/* A path named inside file (a sweep's grid, a validate trace) as the process opens it: a
+ * relative one is taken beside file, so the file reads the same from any directory; an absolute
+ * one stays. Into out (n bytes); -1 when the result does not fit. */
+int cfg_path_beside(const char *file, const char *path, char *out, size_t n);
+
 /* The names of the .json files in dir, sorted (a malloc'd array of malloc'd strings, which
  * cfg_list_free releases). Returns the count, or -1 when dir cannot be opened. */
 int cfg_list_json(const char *dir, char ***names);

@@ -28,6 +28,19 @@ static char *value_str(const cJSON *v)
 	return NULL;
 }
 
+/* Where simulate finds the file value v of flag key names, when it is not v itself (a relative
+ * path, beside the grid file at path); NULL otherwise, or with *oom set. */
+static char *beside(const char *path, const char *key, const char *v, bool *oom)
+{
+	char buf[4096];
+	if (!tp_opts_input_file(key, v) || !strchr(path, '/') || v[0] == '/' ||
+	    cfg_path_beside(path, v, buf, sizeof buf))
+		return NULL;
+	char *s = strdup(buf);
+	*oom |= !s;
+	return s;
+}
+
 static bool forbidden(const char *key)
 {
 	return !strcmp(key, "trace") || !strcmp(key, "format") || !strcmp(key, "help");
@@ -69,7 +82,13 @@ int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *e
 				 path, it->string, TP_GRID_KEYS);
 			return -1;
 		}
+		bool oom = false;
+		g->base_arg[g->nbase] = beside(path, it->string, g->base_val[g->nbase], &oom);
 		g->base_key[g->nbase++] = it->string;
+		if (oom) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 	}
 	g->points = 1;
 	cJSON_ArrayForEach(it, grid)
@@ -85,7 +104,10 @@ int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *e
 		}
 		a->key = it->string;
 		a->vals = calloc((size_t)n, sizeof *a->vals);
-		if (!a->vals) {
+		a->args = calloc((size_t)n, sizeof *a->args);
+		if (!a->vals || !a->args) {
+			free(a->vals);
+			free(a->args);
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
@@ -99,7 +121,13 @@ int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *e
 					 path, a->key, a->n + 1);
 				return -1;
 			}
+			bool oom = false;
+			a->args[a->n] = beside(path, a->key, a->vals[a->n], &oom);
 			a->n++;
+			if (oom) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
 		}
 		if (g->points > UINT64_MAX / (uint64_t)n) {
 			snprintf(err, errlen, "--grid %s: too many points", path);
@@ -112,12 +140,17 @@ int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *e
 
 void tp_grid_free(struct tp_grid *g)
 {
-	for (int i = 0; i < g->nbase; i++)
+	for (int i = 0; i < g->nbase; i++) {
 		free(g->base_val[i]);
+		free(g->base_arg[i]);
+	}
 	for (int i = 0; i < g->naxes; i++) {
-		for (int k = 0; k < g->ax[i].n; k++)
+		for (int k = 0; k < g->ax[i].n; k++) {
 			free(g->ax[i].vals[k]);
+			free(g->ax[i].args[k]);
+		}
 		free(g->ax[i].vals);
+		free(g->ax[i].args);
 	}
 	cJSON_Delete(g->root);
 }
@@ -141,12 +174,12 @@ int tp_grid_argv(const struct tp_grid *g, uint64_t p, char **argv, char flags[][
 	for (int i = 0; i < g->nbase; i++) {
 		snprintf(flags[nf], sizeof flags[0], "--%s", g->base_key[i]);
 		argv[argc++] = flags[nf++];
-		argv[argc++] = g->base_val[i];
+		argv[argc++] = g->base_arg[i] ? g->base_arg[i] : g->base_val[i];
 	}
 	for (int i = 0; i < g->naxes; i++) {
 		snprintf(flags[nf], sizeof flags[0], "--%s", g->ax[i].key);
 		argv[argc++] = flags[nf++];
-		argv[argc++] = g->ax[i].vals[idx[i]];
+		argv[argc++] = g->ax[i].args[idx[i]] ? g->ax[i].args[idx[i]] : g->ax[i].vals[idx[i]];
 	}
 	argv[argc] = NULL;
 	return argc;
@@ -164,14 +197,17 @@ int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t e
 	/* a value that cannot run on its own (a model file that is not there, a GPU the catalog
 	 * lacks, a number out of range) would fail every point that has it */
 	for (int i = 0; i < g->nbase; i++)
-		if (tp_input_value(g->base_key[i], g->base_val[i], msg, sizeof msg)) {
+		if (tp_input_value(g->base_key[i], g->base_arg[i] ? g->base_arg[i] : g->base_val[i],
+				   msg, sizeof msg)) {
 			snprintf(err, errlen, "--grid %s: base \"%s\": %s", path, g->base_key[i],
 				 msg);
 			return -1;
 		}
 	for (int k = 0; k < g->naxes; k++)
 		for (int i = 0; i < g->ax[k].n; i++)
-			if (tp_input_value(g->ax[k].key, g->ax[k].vals[i], msg, sizeof msg)) {
+			if (tp_input_value(g->ax[k].key,
+					   g->ax[k].args[i] ? g->ax[k].args[i] : g->ax[k].vals[i],
+					   msg, sizeof msg)) {
 				snprintf(err, errlen, "--grid %s: grid \"%s\" value %d of %d: %s",
 					 path, g->ax[k].key, i + 1, g->ax[k].n, msg);
 				return -1;

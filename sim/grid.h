@@ -2,7 +2,9 @@
  * grid — a sweep's grid of simulate flags: {"base": {flag: value}, "grid": {flag: [values]}}.
  * The points are the Cartesian product of the grid's lists, the last key varying fastest; each
  * point is the argv `tierplan simulate` would get. sweep runs them; this module only reads and
- * enumerates, so it is what the fuzzer and the tests drive.
+ * enumerates, so it is what the fuzzer and the tests drive. A file a value names by a relative
+ * path (models/x.json) is read beside the grid file, as validate reads a trace's: a grid runs the
+ * same from any directory.
  * Bounds: at most TP_GRID_KEYS base and grid keys; the point count must fit 64 bits.
  * Failure: -1 with a message naming the file and key; tp_grid_free is safe after any failure.
  */
@@ -17,17 +19,20 @@
 #define TP_GRID_ARGV (2 + 4 * TP_GRID_KEYS + 1)
 
 struct cJSON;
+/* A value as the grid writes it (vals: the point's columns) and as simulate gets it (args: a
+ * relative path the grid names, taken beside the grid file, cfg_path_beside; NULL where it is
+ * the value itself). */
 struct tp_grid_axis {
 	const char *key;
 	int n;
-	char **vals;
+	char **vals, **args;
 };
 
 struct tp_grid {
 	struct cJSON *root;
 	int nbase, naxes;
 	const char *base_key[TP_GRID_KEYS];
-	char *base_val[TP_GRID_KEYS];
+	char *base_val[TP_GRID_KEYS], *base_arg[TP_GRID_KEYS];
 	struct tp_grid_axis ax[TP_GRID_KEYS];
 	uint64_t points;
 };

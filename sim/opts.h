@@ -98,6 +98,12 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
  * each value). 0 ok, -2 no such option, -3 bad value; err says which. */
 int tp_opts_value(int cmd, const char *name, const char *value, char *err, size_t errlen);
 
+/* Whether value of option `name` names an input file rather than a catalog entry: a --profile,
+ * --prices or --deepspeed file, or a --model, --gpu, --host or --flash value that is a path
+ * (cfg_is_path). A file of flags (a sweep's grid, a validate trace) has it read beside itself
+ * (cfg_path_beside). */
+bool tp_opts_input_file(const char *name, const char *value);
+
 /* True if the user gave the option with this name. */
 bool tp_opts_given(const struct tp_opts *o, const char *name);
 

@@ -1317,6 +1317,25 @@ printf '{"base": {"model": "8b", "seq": 512}, "grid": {"batch": [1, 0]}}' >"$tmp
 expect 3 "grid \"batch\" value 2 of 2: --batch: 0 is out of range (allowed 1 to" sweep --grid "$tmp/gv.json"
 printf '{"base": {"model": "8b", "seq": 512}, "grid": {"recompute": ["auto", "some"]}}' >"$tmp/gv.json"
 expect 3 "unknown recompute 'some' (allowed: auto, none, selective, full" sweep --grid "$tmp/gv.json"
+# a file a grid or a trace names by a relative path is read beside it, from any directory; the
+# grid's point column keeps the value as written
+mkdir -p "$tmp/rel/models" && cp configs/models/llama-3.2-1b.json "$tmp/rel/models/m.json"
+cp configs/models/llama-3.2-1b.json "$tmp/rel/bare.json"
+abin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+printf '{"base": {"seq": 512, "gpus": 1}, "grid": {"model": ["models/m.json", "bare.json"]}}' >"$tmp/rel/g.json"
+mkdir "$tmp/rel/tr"
+printf '{"category": "rel", "cases": [{"id": "r", "confidence": "A", "source": "t", "quantity": "params", "measured": {"value": 1235814400, "unit": "params"}, "flags": {"model": "../bare.json", "seq": 512}}]}' >"$tmp/rel/tr/t.json"
+printf '{"rel": 1}' >"$tmp/rel/th.json"
+(cd / && "$abin" sweep --grid "$tmp/rel/g.json" >"$tmp/rel.csv" 2>"$tmp/err" &&
+	"$abin" validate --traces "$tmp/rel/tr" --thresholds "$tmp/rel/th.json" >"$tmp/rel.txt" 2>>"$tmp/err")
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^0,models/m.json,true,,gpu,1,' "$tmp/rel.csv" &&
+	grep -q '^1,bare.json,true,,gpu,1,' "$tmp/rel.csv" && grep -q ' +0.0%' "$tmp/rel.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: grid- and trace-relative files (rc $rc): $(cat "$tmp/rel.csv" "$tmp/rel.txt" "$tmp/err")"
+fi
 expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4
 expect 2 "grid" sweep
 

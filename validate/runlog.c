@@ -208,10 +208,7 @@ int val_record_run(const struct val_run_opts *ro, FILE *out, char *err, size_t e
 		/* files by absolute path: the trace is replayed from wherever it is kept */
 		const char *v = ro->flags[++i];
 		char abs[4096];
-		bool file = strchr(v, '/') && (!strcmp(k, "--model") || !strcmp(k, "--gpu") ||
-					       !strcmp(k, "--host") || !strcmp(k, "--profile") ||
-					       !strcmp(k, "--deepspeed") || !strcmp(k, "--prices"));
-		if (file && realpath(v, abs))
+		if (tp_opts_input_file(k + 2, v) && realpath(v, abs))
 			v = abs;
 		cJSON_AddStringToObject(flags, k + 2, v);
 	}

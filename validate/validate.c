@@ -263,20 +263,15 @@ static int run_text(const char *text, const char *path, struct vcase *cs, int *n
 		snprintf(c->quantity, sizeof c->quantity, "%s", q->valuestring);
 		c->measured = mv->valuedouble * f;
 		c->used = cf->valuestring[0] == 'A' || cf->valuestring[0] == 'B';
-		/* a model, GPU or host named by a relative path lives beside the trace file
+		/* a file the flags name by a relative path lives beside the trace file
 		 * (models/x.json, hosts/y.json): validate runs from any directory */
-		cJSON *fl = cJSON_Duplicate(flags, 1);
-		static const char *const files[] = {"model", "gpu", "host"};
-		for (size_t k = 0; fl && k < sizeof files / sizeof files[0]; k++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(fl, files[k]);
-			if (!cJSON_IsString(v) || !strchr(v->valuestring, '/') ||
-			    v->valuestring[0] == '/')
-				continue;
+		cJSON *fl = cJSON_Duplicate(flags, 1), *v;
+		cJSON_ArrayForEach(v, fl)
+		{
 			char mp[4400];
-			const char *slash = strrchr(path, '/');
-			snprintf(mp, sizeof mp, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path,
-				 v->valuestring);
-			cJSON_ReplaceItemInObjectCaseSensitive(fl, files[k], cJSON_CreateString(mp));
+			if (cJSON_IsString(v) && tp_opts_input_file(v->string, v->valuestring) &&
+			    cfg_path_beside(path, v->valuestring, mp, sizeof mp) == 0)
+				cJSON_SetValuestring(v, mp);
 		}
 		if (!e) {
 			c->used = false;

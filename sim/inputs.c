@@ -606,6 +606,18 @@ int tp_input_value(const char *name, const char *value, char *err, size_t errlen
 	return ok ? 0 : EXIT_INVALID;
 }
 
+void tp_flags_beside(cJSON *flags, const char *file)
+{
+	cJSON *v;
+	cJSON_ArrayForEach(v, flags)
+	{
+		char p[4400];
+		if (cJSON_IsString(v) && tp_opts_input_file(v->string, v->valuestring) &&
+		    cfg_path_beside(file, v->valuestring, p, sizeof p) == 0)
+			cJSON_SetValuestring(v, p);
+	}
+}
+
 void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_workload *w,
 		    const struct mdl_hw *hw)
 {

@@ -155,6 +155,10 @@ int tp_simulate_json(const struct cJSON *flags, struct eng *e, struct sim_option
  * not divide, more drives than the host's bays, a profile measured on another GPU) is left to
  * the run. 0 ok, else the exit code (EXIT_USAGE: no such flag) with err naming flag and value. */
 int tp_input_value(const char *name, const char *value, char *err, size_t errlen);
+/* Flags a file holds (a validate trace, a regress scenario: JSON as tp_simulate_json takes
+ * them): each file they name by a relative path is taken beside that file (tp_opts_input_file,
+ * cfg_path_beside), so it reads the same from any directory. */
+void tp_flags_beside(struct cJSON *flags, const char *file);
 /* Warns on stderr about the inputs: --seq beyond the model's positions, a misspelled
  * config.json key (mdl_arch.warning), a profile measured on another machine. */
 void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_workload *w,

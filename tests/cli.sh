@@ -1317,8 +1317,8 @@ printf '{"base": {"model": "8b", "seq": 512}, "grid": {"batch": [1, 0]}}' >"$tmp
 expect 3 "grid \"batch\" value 2 of 2: --batch: 0 is out of range (allowed 1 to" sweep --grid "$tmp/gv.json"
 printf '{"base": {"model": "8b", "seq": 512}, "grid": {"recompute": ["auto", "some"]}}' >"$tmp/gv.json"
 expect 3 "unknown recompute 'some' (allowed: auto, none, selective, full" sweep --grid "$tmp/gv.json"
-# a file a grid or a trace names by a relative path is read beside it, from any directory; the
-# grid's point column keeps the value as written
+# a file a grid, a trace or a scenario names by a relative path is read beside it, from any
+# directory; the grid's point column keeps the value as written
 mkdir -p "$tmp/rel/models" && cp configs/models/llama-3.2-1b.json "$tmp/rel/models/m.json"
 cp configs/models/llama-3.2-1b.json "$tmp/rel/bare.json"
 abin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
@@ -1326,11 +1326,16 @@ printf '{"base": {"seq": 512, "gpus": 1}, "grid": {"model": ["models/m.json", "b
 mkdir "$tmp/rel/tr"
 printf '{"category": "rel", "cases": [{"id": "r", "confidence": "A", "source": "t", "quantity": "params", "measured": {"value": 1235814400, "unit": "params"}, "flags": {"model": "../bare.json", "seq": 512}}]}' >"$tmp/rel/tr/t.json"
 printf '{"rel": 1}' >"$tmp/rel/th.json"
+mkdir "$tmp/rel/sc" "$tmp/rel/gold"
+printf '{"scenarios": [{"name": "rel", "flags": {"model": "../models/m.json", "seq": 512}}]}' >"$tmp/rel/sc/s.json"
 (cd / && "$abin" sweep --grid "$tmp/rel/g.json" >"$tmp/rel.csv" 2>"$tmp/err" &&
-	"$abin" validate --traces "$tmp/rel/tr" --thresholds "$tmp/rel/th.json" >"$tmp/rel.txt" 2>>"$tmp/err")
+	"$abin" validate --traces "$tmp/rel/tr" --thresholds "$tmp/rel/th.json" >"$tmp/rel.txt" 2>>"$tmp/err" &&
+	"$abin" regress --scenarios "$tmp/rel/sc" --golden "$tmp/rel/gold" --update >/dev/null 2>>"$tmp/err" &&
+	"$abin" regress --scenarios "$tmp/rel/sc" --golden "$tmp/rel/gold" >>"$tmp/rel.txt" 2>>"$tmp/err")
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q '^0,models/m.json,true,,gpu,1,' "$tmp/rel.csv" &&
-	grep -q '^1,bare.json,true,,gpu,1,' "$tmp/rel.csv" && grep -q ' +0.0%' "$tmp/rel.txt"; then
+	grep -q '^1,bare.json,true,,gpu,1,' "$tmp/rel.csv" && grep -q ' +0.0%' "$tmp/rel.txt" &&
+	grep -q '^regress: 1 scenarios match their goldens' "$tmp/rel.txt"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

@@ -171,7 +171,7 @@ int val_scenarios_add(struct val_scenarios *s, const char *text, const char *pat
 	cJSON_ArrayForEach(it, arr)
 	{
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
-		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(it, "flags");
+		cJSON *flags = cJSON_GetObjectItemCaseSensitive(it, "flags");
 		if (!cJSON_IsString(name) || !cJSON_IsObject(flags)) {
 			snprintf(err, errlen, "%.300s: a scenario needs a name and flags", path);
 			return -1;
@@ -204,6 +204,7 @@ int val_scenarios_add(struct val_scenarios *s, const char *text, const char *pat
 			s->v = v;
 			s->cap = cap;
 		}
+		tp_flags_beside(flags, path); /* its files beside the scenario file */
 		s->v[s->n++] = (struct val_scenario){name->valuestring, flags};
 	}
 	return 0;

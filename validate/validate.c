@@ -263,16 +263,10 @@ static int run_text(const char *text, const char *path, struct vcase *cs, int *n
 		snprintf(c->quantity, sizeof c->quantity, "%s", q->valuestring);
 		c->measured = mv->valuedouble * f;
 		c->used = cf->valuestring[0] == 'A' || cf->valuestring[0] == 'B';
-		/* a file the flags name by a relative path lives beside the trace file
-		 * (models/x.json, hosts/y.json): validate runs from any directory */
-		cJSON *fl = cJSON_Duplicate(flags, 1), *v;
-		cJSON_ArrayForEach(v, fl)
-		{
-			char mp[4400];
-			if (cJSON_IsString(v) && tp_opts_input_file(v->string, v->valuestring) &&
-			    cfg_path_beside(path, v->valuestring, mp, sizeof mp) == 0)
-				cJSON_SetValuestring(v, mp);
-		}
+		/* the files the flags name (models/x.json, hosts/y.json) beside the trace file:
+		 * validate runs from any directory */
+		cJSON *fl = cJSON_Duplicate(flags, 1);
+		tp_flags_beside(fl, path);
 		if (!e) {
 			c->used = false;
 		} else if (!fl || predict(c, fl, e)) {

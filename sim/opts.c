@@ -564,11 +564,36 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 			for (int k = 0; k < NOPTS; k++)
 				if (table[k].cmds & cmd)
 					cands[nc++] = table[k].name;
-			const char *near = cfg_did_you_mean(name, cands, nc);
+			/* another command's option: say whose, rather than guess a near name */
+			static const struct {
+				int cmd;
+				const char *name;
+			} cmds[] = {{CMD_PLAN, "plan"},
+				    {CMD_COMPARE, "compare"},
+				    {CMD_SIMULATE, "simulate"},
+				    {CMD_MODELS, "models"},
+				    {CMD_HARDWARE, "hardware"}};
+			const char *self = "", *whose_cmd[5];
+			int nw = 0;
+			for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
+				if (cmds[c].cmd == cmd)
+					self = cmds[c].name;
+				else if (find(cmds[c].cmd, name))
+					whose_cmd[nw++] = cmds[c].name;
+			char others[64] = "";
+			for (int w = 0; w < nw; w++) {
+				size_t used = strlen(others);
+				snprintf(others + used, sizeof others - used, "%s%s",
+					 w == 0 ? "" : w == nw - 1 ? " and " : ", ", whose_cmd[w]);
+			}
+			const char *near = nw ? NULL : cfg_did_you_mean(name, cands, nc);
 			const char *whose = NULL;
-			if (!near)
+			if (!near && !nw)
 				near = peer_name(name, cmd, &whose);
-			if (whose)
+			if (nw)
+				snprintf(err, errlen, "unknown option '--%s' for %s (%s take%s it)",
+					 name, self, others, nw > 1 ? "" : "s");
+			else if (whose)
 				snprintf(err, errlen,
 					 "unknown option '--%s' (%s's name; tierplan's is '--%s')",
 					 name, whose, near);

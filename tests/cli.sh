@@ -1083,6 +1083,10 @@ expect 0 "" plan --model 1b --seq 1024 --host workstation --gpus-per-node 3
 expect 3 "allowed 0-4" simulate --model 1b --seq 1024 --host workstation --gpus-per-node 8
 expect 3 "deadline" plan --model 8b --seq 1024 --deadline soon
 # a peer's name for an option gets tierplan's (Megatron-LM's, DeepSpeed's, Hugging Face's)
+# another command's option is named as such, not taken for a misspelling of a near one
+expect 2 "unknown option '--gpus' for plan (compare and simulate take it)" plan --model 8b --seq 512 --gpus 8
+expect 2 "unknown option '--objective' for simulate (plan and compare take it)" \
+	simulate --model 8b --seq 512 --objective cost
 expect 2 "unknown option '--seq-length' (Megatron-LM's name; tierplan's is '--seq')" \
 	simulate --model 8b --seq-length 2048
 expect 2 "'--gradient_accumulation_steps' (Hugging Face and DeepSpeed's name; tierplan's is '--grad-accum')" \

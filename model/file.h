@@ -29,9 +29,9 @@ char *cfg_read_file(const char *path, const char *what, size_t max, char *err, s
 /* Whether a flag's value names a file rather than a catalog entry: it has a '/' or ends in
  * ".json" (--model x.json, --gpu gpus/a.json; --model 70b is the catalog's). */
 bool cfg_is_path(const char *s);
-/* A path named inside file (a sweep's grid, a validate trace) as the process opens it: a
- * relative one is taken beside file, so the file reads the same from any directory; an absolute
- * one stays. Into out (n bytes); -1 when the result does not fit. */
+/* A path named inside file (a sweep's grid, a validate trace, a regress scenario file) as the
+ * process opens it: a relative one is taken beside file, so the file reads the same from any
+ * directory; an absolute one stays. Into out (n bytes); -1 when the result does not fit. */
 int cfg_path_beside(const char *file, const char *path, char *out, size_t n);
 
 /* The names of the .json files in dir, sorted (a malloc'd array of malloc'd strings, which

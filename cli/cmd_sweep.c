@@ -432,7 +432,7 @@ int cmd_sweep(int argc, char **argv)
 			 (unsigned long long)oom);
 		rc = cli_fail(EXIT_SYSTEM, "sweep", err);
 	} else if (count > 0 && failed == count) {
-		char msg[400];
+		char msg[sizeof first_err + 40]; /* room for the first error whole */
 		snprintf(msg, sizeof msg, "every point failed; the first: %s", first_err);
 		rc = cli_fail(EXIT_INVALID, "sweep", msg);
 	} else if (failed) {

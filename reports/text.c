@@ -265,7 +265,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 					  "expert parallelism (searched), --model-parallel no for "
 					  "data parallelism alone");
 	wrapped(fp, pre, "layouts", lay);
-	char seq[256], docs[96] = "", accum[96] = "";
+	char seq[512], docs[96] = "", accum[96] = "";
 	if (j->doc_tokens && j->doc_tokens < j->seq)
 		snprintf(docs, sizeof docs, ", documents of %llu tokens packed, attended apart",
 			 (unsigned long long)j->doc_tokens);

@@ -594,8 +594,8 @@ int tp_input_value(const char *name, const char *value, char *err, size_t errlen
 	else if (!strcmp(name, "flash") && strcmp(value, "none"))
 		ok = parse_flash(value, flash, sizeof flash, &count, err, errlen) >= 0 &&
 		     cfg_flash_get(flash, &hw.flash, err, errlen) >= 0;
-	else if (!strcmp(name, "profile")) {
-		char *text = cfg_read_file(value, "profile", 1 << 22, err, errlen);
+	else if (!strcmp(name, "profile") || !strcmp(name, "prices")) {
+		char *text = cfg_read_file(value, name, 1 << 22, err, errlen);
 		ok = text != NULL;
 		free(text);
 	} else if (!strcmp(name, "policy") && !sim_policy_find(value)) {

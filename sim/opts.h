@@ -151,7 +151,7 @@ int tp_simulate_json(const struct cJSON *flags, struct eng *e, struct sim_option
 		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen);
 /* Whether value of simulate's flag `name` can run on its own: tp_opts_value's check, and what
  * it names can be read: a model (catalog name or config.json), a GPU, host or flash entry or
- * file, a policy, a profile. What fails only beside other flags (a layout the model's layers do
+ * file, a policy, a profile or price list. What fails only beside other flags (a layout the model's layers do
  * not divide, more drives than the host's bays, a profile measured on another GPU) is left to
  * the run. 0 ok, else the exit code (EXIT_USAGE: no such flag) with err naming flag and value. */
 int tp_input_value(const char *name, const char *value, char *err, size_t errlen);

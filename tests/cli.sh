@@ -1319,6 +1319,8 @@ printf '{"base": {"model": "8b", "seq": 512}, "grid": {"gpu": ["h100-sxm", "h100
 expect 3 "grid \"gpu\" value 2 of 2: unknown gpu 'h100x'" sweep --grid "$tmp/gv.json"
 printf '{"base": {"model": "8b", "seq": 512}, "grid": {"batch": [1, 0]}}' >"$tmp/gv.json"
 expect 3 "grid \"batch\" value 2 of 2: --batch: 0 is out of range (allowed 1 to" sweep --grid "$tmp/gv.json"
+printf '{"base": {"model": "8b", "seq": 512, "prices": "%s/none.json"}, "grid": {"gpus": [1]}}' "$tmp" >"$tmp/gv.json"
+expect 3 "base \"prices\": cannot open prices '.*none.json'" sweep --grid "$tmp/gv.json"
 printf '{"base": {"model": "8b", "seq": 512}, "grid": {"recompute": ["auto", "some"]}}' >"$tmp/gv.json"
 expect 3 "unknown recompute 'some' (allowed: auto, none, selective, full" sweep --grid "$tmp/gv.json"
 # a file a grid, a trace or a scenario names by a relative path is read beside it, from any

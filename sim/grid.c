@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/catalog.h"
 #include "../model/file.h"
 #include "opts.h"
 
@@ -195,13 +196,22 @@ int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t e
 		return -1;
 	}
 	/* a value that cannot run on its own (a model file that is not there, a GPU the catalog
-	 * lacks, a number out of range) would fail every point that has it */
-	for (int i = 0; i < g->nbase; i++)
-		if (tp_input_value(g->base_key[i], g->base_arg[i] ? g->base_arg[i] : g->base_val[i],
-				   msg, sizeof msg)) {
-			snprintf(err, errlen, "--grid %s: base \"%s\": %s", path, g->base_key[i],
-				 msg);
-			return -1;
+	 * lacks, a number out of range) would fail every point that has it; the price list first,
+	 * which every point takes (a grid cannot vary it) and which prices a GPU, host or drive
+	 * file */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < g->nbase; i++) {
+			const char *v = g->base_arg[i] ? g->base_arg[i] : g->base_val[i];
+			bool prices = !strcmp(g->base_key[i], "prices");
+			if (prices != (pass == 0))
+				continue;
+			if (tp_input_value(g->base_key[i], v, msg, sizeof msg)) {
+				snprintf(err, errlen, "--grid %s: base \"%s\": %s", path,
+					 g->base_key[i], msg);
+				return -1;
+			}
+			if (prices)
+				cfg_set_prices(v);
 		}
 	for (int k = 0; k < g->naxes; k++)
 		for (int i = 0; i < g->ax[k].n; i++)

@@ -669,8 +669,16 @@ bool tp_opts_input_file(const char *name, const char *value)
 		if (!strcmp(name, files[i]))
 			return true;
 	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
-		if (!strcmp(name, named[i]))
+		if (!strcmp(name, named[i])) {
+			/* --flash NAME[:COUNT]: the name before the count */
+			const char *colon = strcmp(name, "flash") ? NULL : strrchr(value, ':');
+			char head[4096];
+			if (colon && !strchr(colon, '/') &&
+			    snprintf(head, sizeof head, "%.*s", (int)(colon - value), value) <
+				    (int)sizeof head)
+				return cfg_is_path(head);
 			return cfg_is_path(value);
+		}
 	return false;
 }
 

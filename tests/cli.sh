@@ -1333,15 +1333,30 @@ mkdir "$tmp/rel/tr"
 printf '{"category": "rel", "cases": [{"id": "r", "confidence": "A", "source": "t", "quantity": "params", "measured": {"value": 1235814400, "unit": "params"}, "flags": {"model": "../bare.json", "seq": 512}}]}' >"$tmp/rel/tr/t.json"
 printf '{"rel": 1}' >"$tmp/rel/th.json"
 mkdir "$tmp/rel/sc" "$tmp/rel/gold"
+# a drive file, bare name and count, priced by the grid's own price list (read before the
+# values it prices are checked)
+python3 - "$tmp/rel" <<'PY'
+import json, sys
+d = sys.argv[1]
+f = [x for x in json.load(open("configs/flash.json"))["flash"] if x["name"] == "pm1743"][0]
+json.dump(dict(f, name="mydrive"), open(d + "/drive.json", "w"))
+p = json.load(open("configs/prices.json"))
+p["flash"].append({"name": "mydrive", "price": 1000, "price_source": "test"})
+json.dump(p, open(d + "/prices.json", "w"))
+json.dump({"base": {"model": "8b", "seq": 512, "gpus": 1, "policy": "tiered", "prices": "prices.json"},
+           "grid": {"flash": ["drive.json:2"]}}, open(d + "/gd.json", "w"))
+PY
 printf '{"scenarios": [{"name": "rel", "flags": {"model": "../models/m.json", "seq": 512}}]}' >"$tmp/rel/sc/s.json"
 (cd / && "$abin" sweep --grid "$tmp/rel/g.json" >"$tmp/rel.csv" 2>"$tmp/err" &&
 	"$abin" validate --traces "$tmp/rel/tr" --thresholds "$tmp/rel/th.json" >"$tmp/rel.txt" 2>>"$tmp/err" &&
 	"$abin" regress --scenarios "$tmp/rel/sc" --golden "$tmp/rel/gold" --update >/dev/null 2>>"$tmp/err" &&
-	"$abin" regress --scenarios "$tmp/rel/sc" --golden "$tmp/rel/gold" >>"$tmp/rel.txt" 2>>"$tmp/err")
+	"$abin" regress --scenarios "$tmp/rel/sc" --golden "$tmp/rel/gold" >>"$tmp/rel.txt" 2>>"$tmp/err" &&
+	"$abin" sweep --grid "$tmp/rel/gd.json" >>"$tmp/rel.csv" 2>>"$tmp/err")
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q '^0,models/m.json,true,,gpu,1,' "$tmp/rel.csv" &&
 	grep -q '^1,bare.json,true,,gpu,1,' "$tmp/rel.csv" && grep -q ' +0.0%' "$tmp/rel.txt" &&
-	grep -q '^regress: 1 scenarios match their goldens' "$tmp/rel.txt"; then
+	grep -q '^regress: 1 scenarios match their goldens' "$tmp/rel.txt" &&
+	grep -q '^0,drive.json:2,true,,tiered,1,' "$tmp/rel.csv"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

@@ -198,9 +198,10 @@ int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t e
 	/* a value that cannot run on its own (a model file that is not there, a GPU the catalog
 	 * lacks, a number out of range) would fail every point that has it; the price list first,
 	 * which every point takes (a grid cannot vary it) and which prices a GPU, host or drive
-	 * file */
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < g->nbase; i++) {
+	 * file (set for the checks, as each point sets its own, and unset after them) */
+	int rc = 0;
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (int i = 0; i < g->nbase && !rc; i++) {
 			const char *v = g->base_arg[i] ? g->base_arg[i] : g->base_val[i];
 			bool prices = !strcmp(g->base_key[i], "prices");
 			if (prices != (pass == 0))
@@ -208,20 +209,21 @@ int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t e
 			if (tp_input_value(g->base_key[i], v, msg, sizeof msg)) {
 				snprintf(err, errlen, "--grid %s: base \"%s\": %s", path,
 					 g->base_key[i], msg);
-				return -1;
-			}
-			if (prices)
+				rc = -1;
+			} else if (prices) {
 				cfg_set_prices(v);
+			}
 		}
-	for (int k = 0; k < g->naxes; k++)
-		for (int i = 0; i < g->ax[k].n; i++)
+	for (int k = 0; k < g->naxes && !rc; k++)
+		for (int i = 0; i < g->ax[k].n && !rc; i++)
 			if (tp_input_value(g->ax[k].key,
 					   g->ax[k].args[i] ? g->ax[k].args[i] : g->ax[k].vals[i],
 					   msg, sizeof msg)) {
 				snprintf(err, errlen, "--grid %s: grid \"%s\" value %d of %d: %s",
 					 path, g->ax[k].key, i + 1, g->ax[k].n, msg);
-				return -1;
+				rc = -1;
 			}
-	return 0;
+	cfg_set_prices(NULL);
+	return rc;
 }
 

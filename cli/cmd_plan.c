@@ -121,7 +121,9 @@ static int run(int argc, char **argv, bool compare)
 	req.framework = &framework;
 	req.max_gpus = (uint32_t)o.max_gpus;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	req.threads = cpus > 1 ? (uint32_t)cpus : 1; /* the search bounds it */
+	req.threads = o.threads ? (uint32_t)o.threads
+		      : cpus > 1 ? (uint32_t)cpus
+				 : 1; /* the search bounds it */
 	req.recompute_fixed = o.recompute >= 0;
 	req.loss_fixed = o.loss >= 0;
 	req.batch_fixed = tp_opts_given(&o, "batch");

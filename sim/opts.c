@@ -176,6 +176,9 @@ static const struct opt table[] = {
 	 "network)"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
 	 "largest GPU count the GPU-only search tries"},
+	{"threads", O_COUNT, OFF(threads), 0, 1024, "0", false, "", PC,
+	 "worker threads of the search, 0 for one per online CPU; the result is the same on any "
+	 "number"},
 	{"model-parallel", O_STR, OFF(model_parallel), 0, 0, "yes", false, "yes|no", PC,
 	 "search tensor, pipeline, context and expert parallelism beside data parallelism "
 	 "(Megatron-Core, NeMo, torchtitan), or no: data parallelism alone with ZeRO/FSDP sharding, "

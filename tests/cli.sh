@@ -1083,6 +1083,16 @@ expect 0 "" plan --model 1b --seq 1024 --host workstation --gpus-per-node 3
 expect 3 "allowed 0-4" simulate --model 1b --seq 1024 --host workstation --gpus-per-node 8
 expect 3 "deadline" plan --model 8b --seq 1024 --deadline soon
 # a peer's name for an option gets tierplan's (Megatron-LM's, DeepSpeed's, Hugging Face's)
+# --threads: the search's result does not depend on its workers (tasks merge in their order)
+"$bin" plan --model 70b --seq 4096 --threads 1 --format json >"$tmp/th1.json" 2>&1
+"$bin" plan --model 70b --seq 4096 --threads 3 --format json >"$tmp/th3.json" 2>&1
+if cmp -s "$tmp/th1.json" "$tmp/th3.json" && grep -q '"recommendation"' "$tmp/th1.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --threads 1 and 3 differ: $(diff "$tmp/th1.json" "$tmp/th3.json" | head -5)"
+fi
+expect 3 "threads: 2000 is out of range (allowed 0 to 1024)" plan --model 8b --seq 512 --threads 2000
 # another command's option is named as such, not taken for a misspelling of a near one
 expect 2 "unknown option '--gpus' for plan (compare and simulate take it)" plan --model 8b --seq 512 --gpus 8
 expect 2 "unknown option '--objective' for simulate (plan and compare take it)" \

@@ -29,17 +29,14 @@ static char *value_str(const cJSON *v)
 	return NULL;
 }
 
-/* Where simulate finds the file value v of flag key names, when it is not v itself (a relative
- * path, beside the grid file at path); NULL otherwise, or with *oom set. */
-static char *beside(const char *path, const char *key, const char *v, bool *oom)
+/* Value v of flag key as simulate gets it (malloc'd): a file it names by a relative path taken
+ * beside the grid file at path (cfg_path_beside), anything else as written; NULL out of
+ * memory. */
+static char *arg_of(const char *path, const char *key, const char *v)
 {
 	char buf[4096];
-	if (!tp_opts_input_file(key, v) || !strchr(path, '/') || v[0] == '/' ||
-	    cfg_path_beside(path, v, buf, sizeof buf))
-		return NULL;
-	char *s = strdup(buf);
-	*oom |= !s;
-	return s;
+	bool file = tp_opts_input_file(key, v) && cfg_path_beside(path, v, buf, sizeof buf) == 0;
+	return strdup(file ? buf : v);
 }
 
 static bool forbidden(const char *key)
@@ -83,10 +80,9 @@ int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *e
 				 path, it->string, TP_GRID_KEYS);
 			return -1;
 		}
-		bool oom = false;
-		g->base_arg[g->nbase] = beside(path, it->string, g->base_val[g->nbase], &oom);
-		g->base_key[g->nbase++] = it->string;
-		if (oom) {
+		g->base_arg[g->nbase] = arg_of(path, it->string, g->base_val[g->nbase]);
+		g->base_key[g->nbase] = it->string;
+		if (!g->base_arg[g->nbase++]) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
@@ -122,10 +118,8 @@ int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *e
 					 path, a->key, a->n + 1);
 				return -1;
 			}
-			bool oom = false;
-			a->args[a->n] = beside(path, a->key, a->vals[a->n], &oom);
-			a->n++;
-			if (oom) {
+			a->args[a->n] = arg_of(path, a->key, a->vals[a->n]);
+			if (!a->args[a->n++]) {
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
@@ -175,12 +169,12 @@ int tp_grid_argv(const struct tp_grid *g, uint64_t p, char **argv, char flags[][
 	for (int i = 0; i < g->nbase; i++) {
 		snprintf(flags[nf], sizeof flags[0], "--%s", g->base_key[i]);
 		argv[argc++] = flags[nf++];
-		argv[argc++] = g->base_arg[i] ? g->base_arg[i] : g->base_val[i];
+		argv[argc++] = g->base_arg[i];
 	}
 	for (int i = 0; i < g->naxes; i++) {
 		snprintf(flags[nf], sizeof flags[0], "--%s", g->ax[i].key);
 		argv[argc++] = flags[nf++];
-		argv[argc++] = g->ax[i].args[idx[i]] ? g->ax[i].args[idx[i]] : g->ax[i].vals[idx[i]];
+		argv[argc++] = g->ax[i].args[idx[i]];
 	}
 	argv[argc] = NULL;
 	return argc;
@@ -202,7 +196,7 @@ int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t e
 	int rc = 0;
 	for (int pass = 0; pass < 2 && !rc; pass++)
 		for (int i = 0; i < g->nbase && !rc; i++) {
-			const char *v = g->base_arg[i] ? g->base_arg[i] : g->base_val[i];
+			const char *v = g->base_arg[i];
 			bool prices = !strcmp(g->base_key[i], "prices");
 			if (prices != (pass == 0))
 				continue;
@@ -216,9 +210,7 @@ int tp_grid_check(const struct tp_grid *g, const char *path, char *err, size_t e
 		}
 	for (int k = 0; k < g->naxes && !rc; k++)
 		for (int i = 0; i < g->ax[k].n && !rc; i++)
-			if (tp_input_value(g->ax[k].key,
-					   g->ax[k].args[i] ? g->ax[k].args[i] : g->ax[k].vals[i],
-					   msg, sizeof msg)) {
+			if (tp_input_value(g->ax[k].key, g->ax[k].args[i], msg, sizeof msg)) {
 				snprintf(err, errlen, "--grid %s: grid \"%s\" value %d of %d: %s",
 					 path, g->ax[k].key, i + 1, g->ax[k].n, msg);
 				rc = -1;

@@ -20,8 +20,7 @@
 
 struct cJSON;
 /* A value as the grid writes it (vals: the point's columns) and as simulate gets it (args: a
- * relative path the grid names, taken beside the grid file, cfg_path_beside; NULL where it is
- * the value itself). */
+ * file it names by a relative path taken beside the grid file, cfg_path_beside; else a copy). */
 struct tp_grid_axis {
 	const char *key;
 	int n;

@@ -573,6 +573,25 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 	return 0;
 }
 
+bool tp_opts_input_file(const char *name, const char *value)
+{
+	static const char *const files[] = {"profile", "prices", "deepspeed"};
+	static const char *const named[] = {"model", "gpu", "host", "flash"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		if (!strcmp(name, files[i]))
+			return true;
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		if (!strcmp(name, named[i])) {
+			/* --flash NAME[:COUNT]: the name (parse_flash) */
+			char head[4096], e[8];
+			uint32_t count;
+			bool flash = !strcmp(name, "flash") &&
+				     parse_flash(value, head, sizeof head, &count, e, sizeof e) == 0;
+			return cfg_is_path(flash ? head : value);
+		}
+	return false;
+}
+
 int tp_input_value(const char *name, const char *value, char *err, size_t errlen)
 {
 	int rc = tp_opts_value(CMD_SIMULATE, name, value, err, errlen);

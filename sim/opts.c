@@ -9,7 +9,6 @@
 #include "../model/arch.h"
 #include "../model/job.h"
 #include "../model/catalog.h"
-#include "../model/file.h"
 #include "../model/units.h"
 
 enum otype { O_STR, O_COUNT, O_SIZE, O_REAL, O_TIME, O_USD, O_ENUM, O_TARGETS, O_FLAG };
@@ -576,7 +575,7 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 				    {CMD_SIMULATE, "simulate"},
 				    {CMD_MODELS, "models"},
 				    {CMD_HARDWARE, "hardware"}};
-			const char *self = "", *whose_cmd[5];
+			const char *self = "", *whose_cmd[sizeof cmds / sizeof *cmds];
 			int nw = 0;
 			for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
 				if (cmds[c].cmd == cmd)
@@ -662,27 +661,6 @@ int tp_opts_value(int cmd, const char *name, const char *value, char *err, size_
 	if (!strcmp(name, "deepspeed"))
 		return tp_ds_read(value, &o.ds, err, errlen) < 0 ? -3 : 0;
 	return set(op, value, &o, err, errlen);
-}
-
-bool tp_opts_input_file(const char *name, const char *value)
-{
-	static const char *const files[] = {"profile", "prices", "deepspeed"};
-	static const char *const named[] = {"model", "gpu", "host", "flash"};
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		if (!strcmp(name, files[i]))
-			return true;
-	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
-		if (!strcmp(name, named[i])) {
-			/* --flash NAME[:COUNT]: the name before the count */
-			const char *colon = strcmp(name, "flash") ? NULL : strrchr(value, ':');
-			char head[4096];
-			if (colon && !strchr(colon, '/') &&
-			    snprintf(head, sizeof head, "%.*s", (int)(colon - value), value) <
-				    (int)sizeof head)
-				return cfg_is_path(head);
-			return cfg_is_path(value);
-		}
-	return false;
 }
 
 void tp_opts_help(int cmd, FILE *fp)

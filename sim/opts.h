@@ -99,12 +99,6 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
  * each value). 0 ok, -2 no such option, -3 bad value; err says which. */
 int tp_opts_value(int cmd, const char *name, const char *value, char *err, size_t errlen);
 
-/* Whether value of option `name` names an input file rather than a catalog entry: a --profile,
- * --prices or --deepspeed file, or a --model, --gpu, --host or --flash value that is a path
- * (cfg_is_path). A file of flags (a sweep's grid, a validate trace) has it read beside itself
- * (cfg_path_beside). */
-bool tp_opts_input_file(const char *name, const char *value);
-
 /* True if the user gave the option with this name. */
 bool tp_opts_given(const struct tp_opts *o, const char *name);
 
@@ -152,10 +146,16 @@ int tp_simulate_json(const struct cJSON *flags, struct eng *e, struct sim_option
 		     struct sim_workload *w, struct mdl_hw *hw, char *err, size_t errlen);
 /* Whether value of simulate's flag `name` can run on its own: tp_opts_value's check, and what
  * it names can be read: a model (catalog name or config.json), a GPU, host or flash entry or
- * file, a policy, a profile or price list. What fails only beside other flags (a layout the model's layers do
- * not divide, more drives than the host's bays, a profile measured on another GPU) is left to
- * the run. 0 ok, else the exit code (EXIT_USAGE: no such flag) with err naming flag and value. */
+ * file, a policy, a profile or price list. What fails only beside other flags (a layout the
+ * model's layers do not divide, more drives than the host's bays, a profile measured on another
+ * GPU) is left to the run. 0 ok, else the exit code (EXIT_USAGE: no such flag) with err naming
+ * flag and value. */
 int tp_input_value(const char *name, const char *value, char *err, size_t errlen);
+/* Whether value of option `name` names an input file rather than a catalog entry: a --profile,
+ * --prices or --deepspeed file, or a --model, --gpu, --host or --flash value (its name, before
+ * a count) that is a path (cfg_is_path). A file of flags (a sweep's grid, a validate trace, a
+ * regress scenario) has it read beside itself (cfg_path_beside). */
+bool tp_opts_input_file(const char *name, const char *value);
 /* Flags a file holds (a validate trace, a regress scenario: JSON as tp_simulate_json takes
  * them): each file they name by a relative path is taken beside that file (tp_opts_input_file,
  * cfg_path_beside), so it reads the same from any directory. */

@@ -1,5 +1,6 @@
 /* inputs — see opts.h: the command line resolved into workload, hardware and economics. */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -590,6 +591,22 @@ bool tp_opts_input_file(const char *name, const char *value)
 			return cfg_is_path(flash ? head : value);
 		}
 	return false;
+}
+
+int tp_input_file_abs(const char *name, const char *value, char *out, size_t len)
+{
+	if (!tp_opts_input_file(name, value))
+		return -1;
+	/* --flash FILE:COUNT: the file resolved, its count kept after it (parse_flash) */
+	char head[4096], e[8], abs[PATH_MAX];
+	uint32_t count;
+	bool counted = !strcmp(name, "flash") &&
+		       parse_flash(value, head, sizeof head, &count, e, sizeof e) == 0 &&
+		       strcmp(head, value) != 0;
+	if (!realpath(counted ? head : value, abs))
+		return -1;
+	int n = snprintf(out, len, "%s%s", abs, counted ? value + strlen(head) : "");
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 int tp_input_value(const char *name, const char *value, char *err, size_t errlen)

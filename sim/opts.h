@@ -156,6 +156,11 @@ int tp_input_value(const char *name, const char *value, char *err, size_t errlen
  * a count) that is a path (cfg_is_path). A file of flags (a sweep's grid, a validate trace, a
  * regress scenario) has it read beside itself (cfg_path_beside). */
 bool tp_opts_input_file(const char *name, const char *value);
+/* The value of option `name` with the file it names made absolute (realpath; --flash's :COUNT
+ * kept after it), into out: 0, or -1 where it names no file (tp_opts_input_file), the file
+ * does not resolve or out is too short. A record of flags kept elsewhere (validate --run's
+ * trace) reads the same files from wherever it is replayed. */
+int tp_input_file_abs(const char *name, const char *value, char *out, size_t len);
 /* Flags a file holds (a validate trace, a regress scenario: JSON as tp_simulate_json takes
  * them): each file they name by a relative path is taken beside that file (tp_opts_input_file,
  * cfg_path_beside), so it reads the same from any directory. */

@@ -1372,6 +1372,20 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: grid- and trace-relative files (rc $rc): $(cat "$tmp/rel.csv" "$tmp/rel.txt" "$tmp/err")"
 fi
+# validate --run records a drive file named with its count (--flash FILE:COUNT) by absolute
+# path, count kept: the trace replays from any directory
+mkdir -p "$tmp/rel/runs"
+alog=$(cd "$runs" && pwd)/deepspeed.log
+(cd "$tmp/rel" && "$abin" validate --run "$alog" --out "$tmp/rel/runs/r.json" \
+	-- --model 8b --seq 512 --policy tiered --flash drive.json:2 --prices prices.json) >/dev/null 2>&1
+(cd / && "$abin" validate --traces "$tmp/rel/runs" >"$tmp/out" 2>&1)
+if tr -d ' \t\n' <"$tmp/rel/runs/r.json" | grep -q "\"flash\":\"$tmp/rel/drive.json:2\"" &&
+	grep -q "deepspeed.log step" "$tmp/out" && ! grep -q "failed" "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: validate --run with --flash FILE:COUNT: $(cat "$tmp/out")"
+fi
 expect 3 "shard" sweep --grid "$tmp/grid.json" --shard 5/4
 expect 2 "grid" sweep
 

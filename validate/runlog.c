@@ -20,7 +20,6 @@
  * exit code with one line naming the file.
  */
 #include <cjson/cJSON.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
@@ -207,8 +206,8 @@ int val_record_run(const struct val_run_opts *ro, FILE *out, char *err, size_t e
 		}
 		/* files by absolute path: the trace is replayed from wherever it is kept */
 		const char *v = ro->flags[++i];
-		char abs[4096];
-		if (tp_opts_input_file(k + 2, v) && realpath(v, abs))
+		char abs[4096 + 16];
+		if (tp_input_file_abs(k + 2, v, abs, sizeof abs) == 0)
 			v = abs;
 		cJSON_AddStringToObject(flags, k + 2, v);
 	}

@@ -693,7 +693,8 @@ const char *mdl_upcast_name(enum mdl_upcast u)
 	return upcast_names[u];
 }
 
-int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen)
+int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, char *err,
+		   size_t errlen)
 {
 	static const struct {
 		const char *what;
@@ -709,15 +710,19 @@ int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t 
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)
 			continue;
+		if (also && strcmp(also, s) == 0) {
+			*out = -1;
+			return 0;
+		}
 		char allowed[128] = "";
-		size_t used = 0;
+		size_t used = also ? (size_t)snprintf(allowed, sizeof allowed, "%s", also) : 0;
 		for (int i = 0; kinds[k].names[i]; i++) {
 			if (strcmp(kinds[k].names[i], s) == 0) {
 				*out = i;
 				return 0;
 			}
 			used += (size_t)snprintf(allowed + used, sizeof allowed - used, "%s%s",
-						 i ? ", " : "", kinds[k].names[i]);
+						 used ? ", " : "", kinds[k].names[i]);
 		}
 		snprintf(err, errlen, "unknown %s '%s' (allowed: %s)", what, s, allowed);
 		return -1;

@@ -366,6 +366,10 @@ const char *mdl_master_name(enum mdl_master m);
 const char *mdl_quant_name(enum mdl_quant q);
 const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r);
 const char *mdl_upcast_name(enum mdl_upcast u);
-int mdl_parse_enum(const char *what, const char *s, int *out, char *err, size_t errlen);
+/* The setting `what` ("method", "precision", "recompute", ...) named s into *out: 0, or -1 with
+ * err naming s and the allowed names. `also` (NULL: none) is one more name it takes, listed
+ * first, for which *out is -1 (a command's "auto"). */
+int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, char *err,
+		   size_t errlen);
 
 #endif

@@ -466,19 +466,11 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 		*(double *)dst = d;
 		return 0;
 	case O_ENUM: {
+		/* recompute and loss take auto too (-1: the fastest that fits, chunked where tiered) */
 		bool automatic = !strcmp(op->what, "recompute") || !strcmp(op->what, "loss");
-		if (automatic && !strcmp(val, "auto")) {
-			*(int *)dst = -1;
-			return 0;
-		}
-		if (mdl_parse_enum(op->what, val, (int *)dst, msg, sizeof msg) < 0) {
-			/* the names the model's enum lists, and auto before them */
-			const char *list = automatic ? strstr(msg, "(allowed: ") : NULL;
-			if (list)
-				snprintf(err, errlen, "--%s: %.*s(allowed: auto, %s", op->name,
-					 (int)(list - msg), msg, list + strlen("(allowed: "));
-			else
-				snprintf(err, errlen, "--%s: %s", op->name, msg);
+		if (mdl_parse_enum(op->what, val, automatic ? "auto" : NULL, (int *)dst, msg,
+				   sizeof msg) < 0) {
+			snprintf(err, errlen, "--%s: %s", op->name, msg);
 			return -3;
 		}
 		return 0;

@@ -908,10 +908,16 @@ static void enum_names_parse_with_allowed_values_listed(void)
 	int v;
 	char err[128];
 
-	CU_ASSERT_EQUAL(mdl_parse_enum("optimizer", "lion", &v, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(mdl_parse_enum("optimizer", "lion", NULL, &v, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(v, MDL_LION);
-	CU_ASSERT_EQUAL(mdl_parse_enum("precision", "fp4", &v, err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bf16-mixed, bf16, fp16-mixed, fp32, fp8"));
+	CU_ASSERT_EQUAL(mdl_parse_enum("precision", "fp4", NULL, &v, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "(allowed: bf16-mixed, bf16, fp16-mixed, fp32, fp8"));
+	/* a command's extra name: taken as -1, listed first */
+	CU_ASSERT_EQUAL(mdl_parse_enum("recompute", "auto", "auto", &v, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(v, -1);
+	CU_ASSERT_EQUAL(mdl_parse_enum("recompute", "some", "auto", &v, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "(allowed: auto, none, "));
+	CU_ASSERT_EQUAL(mdl_parse_enum("loss", "auto", NULL, &v, err, sizeof err), -1);
 }
 
 int suite_job(void)

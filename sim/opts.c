@@ -466,7 +466,8 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 		*(double *)dst = d;
 		return 0;
 	case O_ENUM: {
-		/* recompute and loss take auto too (-1: the fastest that fits, chunked where tiered) */
+		/* recompute and loss take auto too (-1: the fastest that fits; chunked where
+		 * tiered) */
 		bool automatic = !strcmp(op->what, "recompute") || !strcmp(op->what, "loss");
 		if (mdl_parse_enum(op->what, val, automatic ? "auto" : NULL, (int *)dst, msg,
 				   sizeof msg) < 0) {

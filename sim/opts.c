@@ -377,6 +377,26 @@ static const struct {
 	{"lora-r", "axolotl", "lora-rank"},
 };
 
+/* What plan or compare searches in place of simulate's one value of option `name`, said where
+ * it is not theirs (plan --gpus, --tp, --policy); NULL none. */
+static const char *searched(int cmd, const char *name)
+{
+	static const char *const layout[] = {"tp", "pp", "dp", "cp", "ep", "expert-tp",
+					     "interleave"};
+	if (!(cmd & (CMD_PLAN | CMD_COMPARE)))
+		return NULL;
+	if (cmd == CMD_PLAN && !strcmp(name, "gpus"))
+		return "it searches the GPU counts up to --max-gpus (compare --gpus lists counts; "
+		       "simulate runs one)";
+	if (!strcmp(name, "policy"))
+		return "it weighs every policy (simulate runs one)";
+	for (size_t i = 0; i < sizeof layout / sizeof *layout; i++)
+		if (!strcmp(name, layout[i]))
+			return "it searches the layouts (simulate runs one; --model-parallel "
+			       "no keeps data parallelism alone)";
+	return NULL;
+}
+
 /* The option of command cmd a peer's name for name means, and whose name it is; NULL none. */
 static const char *peer_name(const char *name, int cmd, const char **whose)
 {
@@ -585,7 +605,11 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 			const char *whose = NULL;
 			if (!near && !nw)
 				near = peer_name(name, cmd, &whose);
-			if (nw)
+			const char *instead = searched(cmd, name);
+			if (instead)
+				snprintf(err, errlen, "unknown option '--%s' for %s: %s", name, self,
+					 instead);
+			else if (nw)
 				snprintf(err, errlen, "unknown option '--%s' for %s (%s take%s it)",
 					 name, self, others, nw > 1 ? "" : "s");
 			else if (whose)

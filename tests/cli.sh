@@ -1094,7 +1094,12 @@ else
 fi
 expect 3 "threads: 2000 is out of range (allowed 0 to 1024)" plan --model 8b --seq 512 --threads 2000
 # another command's option is named as such, not taken for a misspelling of a near one
-expect 2 "unknown option '--gpus' for plan (compare and simulate take it)" plan --model 8b --seq 512 --gpus 8
+expect 2 "unknown option '--max-gpus' for compare (plan takes it)" compare --model 8b --seq 512 --max-gpus 8
+# and what plan and compare search in place of simulate's one value says so
+expect 2 "unknown option '--gpus' for plan: it searches the GPU counts up to --max-gpus" \
+	plan --model 8b --seq 512 --gpus 8
+expect 2 "unknown option '--tp' for compare: it searches the layouts" compare --model 8b --seq 512 --tp 2
+expect 2 "unknown option '--policy' for plan: it weighs every policy" plan --model 8b --seq 512 --policy tiered
 expect 2 "unknown option '--objective' for simulate (plan and compare take it)" \
 	simulate --model 8b --seq 512 --objective cost
 expect 2 "unknown option '--seq-length' (Megatron-LM's name; tierplan's is '--seq')" \

@@ -181,6 +181,7 @@ static int run(int argc, char **argv, bool compare)
 			     !tp_opts_given(&o, "tokens") && !tp_opts_given(&o, "epochs"),
 			     !req.batch_fixed,
 			     o.loss < 0,
+			     tp_opts_given(&o, "max-gpus"),
 			     o.wide};
 	int wrc = o.report ? rpt_plan_report(o.report, o.force, &r, err, sizeof err) : 0;
 	if (!wrc && o.emit) {

@@ -38,6 +38,7 @@ struct rpt_plan {
 	const struct sim_plan_req *req;
 	const struct sim_plan *plan;
 	bool recompute_auto, batch_default, tokens_default, batch_searched, loss_auto;
+	bool max_gpus_given; /* plan --max-gpus: the inputs name the bound */
 	bool wide; /* text: every column (--wide) */
 };
 

@@ -257,13 +257,17 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);
-	char lay[160];
+	char lay[224], most[48] = "";
+	if (r->max_gpus_given)
+		snprintf(most, sizeof most, "; up to %u GPUs (--max-gpus)", r->req->max_gpus);
 	if (dp)
-		snprintf(lay, sizeof lay, "data parallelism alone with ZeRO/FSDP sharding (%s)", dp);
+		snprintf(lay, sizeof lay, "data parallelism alone with ZeRO/FSDP sharding (%s)%s",
+			 dp, most);
 	else
 		snprintf(lay, sizeof lay, "data parallelism with tensor, pipeline, context and "
 					  "expert parallelism (searched), --model-parallel no for "
-					  "data parallelism alone");
+					  "data parallelism alone%s",
+			 most);
 	wrapped(fp, pre, "layouts", lay);
 	char seq[512], docs[96] = "", accum[96] = "";
 	if (j->doc_tokens && j->doc_tokens < j->seq)

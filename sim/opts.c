@@ -174,7 +174,8 @@ static const struct opt table[] = {
 	 "GPU counts to compare, comma-separated (the default stops at one node on a host without a "
 	 "network)"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
-	 "largest GPU count the GPU-only search tries"},
+	 "the most GPUs an option may use, GPU-only or tiered (the tiered options stay on one "
+	 "node)"},
 	{"threads", O_COUNT, OFF(threads), 0, 1024, "0", false, "", PC,
 	 "worker threads of the search, 0 for one per online CPU; the result is the same on any "
 	 "number"},

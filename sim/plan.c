@@ -815,8 +815,11 @@ static int search_all(struct search *s, struct sim_option *closest)
 		"tiered", "tiered-dram", "zero-infinity", "zero3-offload", "zero-offload"};
 	const struct mdl_hw *base = s->hw;
 	/* the host tiers are searched on one node: its GPUs as --gpus-per-node sets them (the
-	 * host's slots by default), not the slots a smaller node leaves empty */
+	 * host's slots by default), not the slots a smaller node leaves empty, and no more than
+	 * --max-gpus, which bounds every option */
 	uint32_t slots = base->gpus_per_node ? base->gpus_per_node : (uint32_t)base->host.gpu_slots;
+	if (s->req->max_gpus && slots > s->req->max_gpus)
+		slots = s->req->max_gpus;
 	uint32_t counts[16];
 	int nn = 0;
 	double drams[8];

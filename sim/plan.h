@@ -15,8 +15,9 @@
  * and bound: the bound never exceeds the simulated time). Once a layout has fit, a layout that
  * does not stops simulating where a GPU overflows (sim_config.stop_unfit).
  * Host-tier options (policies tiered, zero-infinity, zero-offload; one node): 1, 2, 4, ... GPUs
- * up to the host's slots, micro-batch 1, 2, 4, 8, DRAM from the smallest size that holds the job up
- * to the host's maximum (unless --dram fixes it), and the drives: the given count, and when the
+ * up to the host's slots (or --max-gpus, where fewer), micro-batch 1, 2, 4, 8, DRAM from the
+ * smallest size that holds the job up to the host's maximum (unless --dram fixes it), and the
+ * drives: the given count, and when the
  * option keeps state on flash and --flash gave no count, the fewest drives that hold it and a
  * full bay. A GPU, or the largest DRAM, too small for a micro-batch is too small for the
  * larger ones (what a placement needs of both grows with the tokens): those are not simulated.
@@ -66,7 +67,7 @@ struct sim_plan {
 };
 
 struct sim_plan_req {
-	uint32_t max_gpus;    /* search bound for GPU-only */
+	uint32_t max_gpus;    /* the most GPUs an option uses, GPU-only and host-tier */
 	uint32_t threads;     /* workers for the search (0 or 1: the caller alone): the GPU-only
 			       * search and each (policy, GPU count) of the host-tier search are
 			       * tasks; the result does not depend on it */

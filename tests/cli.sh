@@ -108,6 +108,18 @@ expect 3 "takes" plan --model 70b --seq 4096 --dram 64TiB
 "$bin" plan --model 8b --seq 2048 --dram 512GiB --max-gpus 1 >"$tmp/dram.txt" 2>&1
 holds "plan --dram: the accounting names the DRAM given" "$tmp/dram.txt" \
 	"the DRAM given (--dram 512 GiB per node)"
+# --max-gpus bounds every option, the tiered ones too (a 4-slot workstation, at most 2 GPUs)
+"$bin" plan --model 8b --seq 2048 --gpu rtx4090 --max-gpus 2 --format json >"$tmp/mg.json" 2>&1
+if python3 -c "import json, sys; o = json.load(open(sys.argv[1]))['options']
+sys.exit(not (o and max(x['gpus'] for x in o) == 2 and any(x['kind'] == 'tiered' for x in o)))" \
+	"$tmp/mg.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --max-gpus 2 gave an option on more than 2 GPUs: $(head -c 300 "$tmp/mg.json")"
+fi
+"$bin" plan --model 8b --seq 2048 --gpu rtx4090 --max-gpus 2 >"$tmp/mg.txt" 2>&1
+holds "plan --max-gpus: the inputs name the bound" "$tmp/mg.txt" "up to 2 GPUs (--max-gpus)"
 expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
 expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
 expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096

@@ -182,8 +182,13 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 	cJSON *j = cJSON_CreateObject(), *pt = cJSON_AddObjectToObject(j, "point");
 	tp_grid_coords(g, p, idx);
 	cJSON_AddNumberToObject(j, "index", (double)p);
-	for (int i = 0; i < g->naxes; i++)
-		cJSON_AddStringToObject(pt, g->ax[i].key, g->ax[i].vals[idx[i]]);
+	for (int i = 0; i < g->naxes; i++) { /* as the grid gave it: numbers stay numbers */
+		const cJSON *v = cJSON_GetArrayItem(g->ax[i].list, idx[i]);
+		if (cJSON_IsNumber(v))
+			cJSON_AddNumberToObject(pt, g->ax[i].key, v->valuedouble);
+		else
+			cJSON_AddStringToObject(pt, g->ax[i].key, g->ax[i].vals[idx[i]]);
+	}
 	if (r->rc) {
 		cJSON_AddStringToObject(j, "error", r->err);
 	} else {

@@ -100,6 +100,7 @@ int tp_grid_parse(const char *text, const char *path, struct tp_grid *g, char *e
 			return -1;
 		}
 		a->key = it->string;
+		a->list = it;
 		a->vals = calloc((size_t)n, sizeof *a->vals);
 		a->args = calloc((size_t)n, sizeof *a->args);
 		if (!a->vals || !a->args) {

@@ -20,11 +20,14 @@
 
 struct cJSON;
 /* A value as the grid writes it (vals: the point's columns) and as simulate gets it (args: a
- * file it names by a relative path taken beside the grid file, cfg_path_beside; else a copy). */
+ * file it names by a relative path taken beside the grid file, cfg_path_beside; else a copy);
+ * list: the grid file's own array of them (in root), whose numbers a JSON row keeps as
+ * numbers. */
 struct tp_grid_axis {
 	const char *key;
 	int n;
 	char **vals, **args;
+	const struct cJSON *list;
 };
 
 struct tp_grid {

@@ -1310,6 +1310,12 @@ else
 	echo "FAIL: sweep --unfit skip: $(cat "$tmp/gu-skip.csv" "$tmp/err")"
 fi
 expect 3 "unfit: unknown 'drop' (allowed: time, skip)" sweep --grid "$tmp/gu.json" --unfit drop
+# a JSON row's point keeps the grid's types: numbers stay numbers, strings strings
+printf '{"base": {"model": "8b", "seq": 2048}, "grid": {"gpus": [2], "policy": ["gpu"], "dram": ["64GiB"]}}' \
+	>"$tmp/gt.json"
+"$bin" sweep --grid "$tmp/gt.json" --format jsonl >"$tmp/gt.jsonl" 2>"$tmp/err"
+holds "sweep --format jsonl: the point's numbers are numbers" "$tmp/gt.jsonl" \
+	'^{"point":{"gpus":2,"policy":"gpu","dram":"64GiB"},'
 expect 3 "threads: '0' is not a thread count (allowed 1 to 1024)" sweep --grid "$tmp/gu.json" --threads 0
 # simulate --format csv: the header and the row sweep writes for the same point (less its index
 # and point columns), so one configuration's row joins a sweep's; md: the report's step and its

@@ -524,6 +524,14 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 		return rc; /* -1 error, 1 variant not applicable */
 	if (simulate(x, &st, o, err, errlen))
 		return -1;
+	/* the drives' power follows step_uses_flash: a placement that put bytes on them without
+	 * saying so would run them unpowered */
+	if (o->peak_flash > 0 && !step_uses_flash(&x->pl)) {
+		snprintf(err, errlen, "simulator: policy %s put %.0f bytes on the drives its placement "
+				      "does not name (internal error)",
+			 c->policy->name, o->peak_flash);
+		return -1;
+	}
 	/* a paged optimizer stepped on the GPU leaves in host DRAM what the GPU cannot hold at
 	 * its peak: the states are static, so moving that much out lowers the peak by as much */
 	if (!o->fits && mdl_optimizer_paged(x->job.optimizer) && x->pl.update == UPD_GPU &&

@@ -1140,6 +1140,10 @@ static int machine(struct build *bd)
 		TRY(mc->nvme = eng_resource(e, "flash drives", rd / k, "B read"));
 		mc->nvme_write_cost = (float)(rd / wr);
 		TRY(mc->flash_pool = eng_pool(e, "flash", hw->flash_count * hw->flash.capacity, k));
+	}
+	/* the drives draw power where the placement uses them, as an option buys them (a GPU-only
+	 * or DRAM-only option on a host with drives configured for the tiers buys none) */
+	if (hw->flash_count > 0 && step_uses_flash(&x->pl)) {
 		int ssd = eng_device(e, node, "flash", hw->flash_count * hw->flash.idle_power, 1);
 		TRY(ssd);
 		TRY(eng_device_state(e, ssd, mc->nvme_wr, hw->flash_count * hw->flash.active_power));
@@ -1643,6 +1647,12 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 		       (bd->dp > 1 && !x->c->no_grad_overlap &&
 			(x->c->layout.zero >= 2 || last_backward));
 	return overlap ? s->nb : 1;
+}
+
+bool step_uses_flash(const struct step_place *pl)
+{
+	return pl->weights_on_flash > 0 || pl->grads_on_flash > 0 || pl->opt_on_flash > 0 ||
+	       pl->ckpt == W_FLASH;
 }
 
 double step_host_grad_bytes(const struct step_place *pl)

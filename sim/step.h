@@ -111,6 +111,10 @@ struct step_place {
 /* The host gradients' bytes per parameter of a placement (its host_grad_bytes, else
  * HOST_GRAD_BYTES). */
 double step_host_grad_bytes(const struct step_place *pl);
+/* Whether a placement keeps anything on the drives (weights, gradients, optimizer state or
+ * checkpoints): only then are they part of the machine's power, as they are of what the
+ * option buys (sim.c). */
+bool step_uses_flash(const struct step_place *pl);
 
 /* A GPU-to-GPU link that is no resource of its own: the GPU has no NVLink-class fabric and peer
  * traffic crosses its PCIe link (h2d and d2h). */

@@ -108,6 +108,20 @@ expect 3 "takes" plan --model 70b --seq 4096 --dram 64TiB
 "$bin" plan --model 8b --seq 2048 --dram 512GiB --max-gpus 1 >"$tmp/dram.txt" 2>&1
 holds "plan --dram: the accounting names the DRAM given" "$tmp/dram.txt" \
 	"the DRAM given (--dram 512 GiB per node)"
+# the drives draw power only where the placement uses them, as an option buys only those: a
+# GPU-only run with the tiers' default drives configured draws what it draws with none
+"$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 1 --format json >"$tmp/pw4.json" 2>&1
+"$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 1 --flash none --format json >"$tmp/pw0.json" 2>&1
+if python3 -c "import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+sys.exit(not (a['peak_power_watts'] == b['peak_power_watts'] and
+              a['energy_joules_per_step'] == b['energy_joules_per_step']))" \
+	"$tmp/pw4.json" "$tmp/pw0.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: unused drives draw power: $(head -c 300 "$tmp/pw4.json")"
+fi
 # --max-gpus bounds every option, the tiered ones too (a 4-slot workstation, at most 2 GPUs)
 "$bin" plan --model 8b --seq 2048 --gpu rtx4090 --max-gpus 2 --format json >"$tmp/mg.json" 2>&1
 if python3 -c "import json, sys; o = json.load(open(sys.argv[1]))['options']

@@ -527,8 +527,9 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 	/* the drives' power follows step_uses_flash: a placement that put bytes on them without
 	 * saying so would run them unpowered */
 	if (o->peak_flash > 0 && !step_uses_flash(&x->pl)) {
-		snprintf(err, errlen, "simulator: policy %s put %.0f bytes on the drives its placement "
-				      "does not name (internal error)",
+		snprintf(err, errlen,
+			 "simulator: policy %s put %.0f bytes on the drives its placement does not "
+			 "name (internal error)",
 			 c->policy->name, o->peak_flash);
 		return -1;
 	}

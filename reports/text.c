@@ -608,7 +608,14 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		narrow_layout(&p->options[i], lay, sizeof lay);
 		lw = (int)strlen(lay) > lw ? (int)strlen(lay) : lw;
 	}
-	fprintf(fp, "\n%s\n  (%s%s%s)\n",
+	/* compare: counts past one node have GPU-only options alone */
+	char beyond[80] = "";
+	for (int i = 0; r->req->counts && i < r->req->ncounts; i++)
+		if (r->req->counts[i] > p->host_tier_gpus && p->host_tier_gpus > 0)
+			snprintf(beyond, sizeof beyond,
+				 ";\n   host tiers on one node: up to %u GPUs, GPU-only beyond",
+				 p->host_tier_gpus);
+	fprintf(fp, "\n%s\n  (%s%s%s%s)\n",
 		r->req->counts ? "options at each GPU count"
 			       : "options: the Pareto front of cost, runtime and peak power",
 		r->wide ? "GPU peak per GPU; DRAM used and flash per node; buy = hardware to buy"
@@ -619,7 +626,8 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 				   : "",
 		opt ? ";\n   (opt) = ZeRO-3 with the optimizer alone offloaded, the parameters on "
 		      "the GPUs (--offload-param no)"
-		    : "");
+		    : "",
+		beyond);
 	if (r->wide)
 		fprintf(fp, "  %-2s %-8s %5s %-44s %2s %-9s %9s %9s %9s %9s %8s %8s %8s %9s %9s %11s "
 			    "%7s\n",

@@ -820,6 +820,7 @@ static int search_all(struct search *s, struct sim_option *closest)
 	uint32_t slots = base->gpus_per_node ? base->gpus_per_node : (uint32_t)base->host.gpu_slots;
 	if (s->req->max_gpus && slots > s->req->max_gpus)
 		slots = s->req->max_gpus;
+	s->plan->host_tier_gpus = slots;
 	uint32_t counts[16];
 	int nn = 0;
 	double drams[8];

@@ -221,12 +221,40 @@ static int levenshtein(const char *a, const char *b)
 	return prev[lb];
 }
 
+/* The digits of s in order into d (n bytes): what names a product's generation and size. */
+static void digits_of(const char *s, char *d, size_t n)
+{
+	size_t k = 0;
+	for (; *s && k + 1 < n; s++)
+		if (isdigit((unsigned char)*s))
+			d[k++] = *s;
+	d[k] = '\0';
+}
+
 const char *cfg_did_you_mean(const char *s, const char *const *cands, int n)
 {
 	const char *best = NULL;
 	int bestd = 3;
+	char ds[64], dc[64];
 
+	digits_of(s, ds, sizeof ds);
+	/* a product's name (one with a model number) and a suffix of the user's own after a dash
+	 * (h200-sxm for h200): the longest such. A word's (seq in seq-length, num_experts in
+	 * num_experts_per_tok) is another setting, not this one. */
 	for (int i = 0; i < n; i++) {
+		size_t lc = strlen(cands[i]);
+		digits_of(cands[i], dc, sizeof dc);
+		if (*dc && strncasecmp(s, cands[i], lc) == 0 && s[lc] == '-' &&
+		    (!best || lc > strlen(best)))
+			best = cands[i];
+	}
+	if (best)
+		return best;
+	for (int i = 0; i < n; i++) {
+		/* other digits name another product (h100 for h200), not a misspelling */
+		digits_of(cands[i], dc, sizeof dc);
+		if (*ds && *dc && strcmp(ds, dc) != 0)
+			continue;
 		int d = levenshtein(s, cands[i]);
 		if (d < bestd) {
 			bestd = d;

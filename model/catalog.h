@@ -133,7 +133,9 @@ int cfg_models_next(struct cfg_models *m, char *name, size_t namelen, char *path
 		    char *aliases, size_t aliaslen);
 void cfg_models_close(struct cfg_models *m);
 
-/* The closest of n candidate names to s within edit distance 2, or NULL. */
+/* The candidate s means, or NULL: the longest of n product names (with digits) that s extends
+ * by a dash and a suffix of its own (h200-sxm for h200), else the closest within edit distance 2
+ * whose digits are s's (h100 is not a misspelling of h200). */
 const char *cfg_did_you_mean(const char *s, const char *const *cands, int n);
 
 #endif

@@ -283,6 +283,13 @@ static void unknown_names_suggest_the_nearest(void)
 
 	CU_ASSERT_EQUAL(cfg_gpu_get("h100-sx", &g, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'h100-sxm'"));
+	/* a suffix of the user's own names the entry; other digits name another GPU */
+	CU_ASSERT_EQUAL(cfg_gpu_get("h200-sxm", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'h200'"));
+	CU_ASSERT_EQUAL(cfg_gpu_get("h300-sxm", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NULL(strstr(err, "did you mean"));
+	CU_ASSERT_EQUAL(cfg_gpu_get("rtx-4090", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'rtx4090'"));
 	CU_ASSERT_EQUAL(cfg_model_resolve("70B", path, sizeof path, name, sizeof name, err,
 					  sizeof err), 0);
 	CU_ASSERT_STRING_EQUAL(name, "Llama-3.1-70B");

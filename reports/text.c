@@ -610,7 +610,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	}
 	/* compare: counts past one node have GPU-only options alone */
 	char beyond[80] = "";
-	for (int i = 0; r->req->counts && i < r->req->ncounts; i++)
+	for (int i = 0; r->req->counts && i < r->req->ncounts && !beyond[0]; i++)
 		if (r->req->counts[i] > p->host_tier_gpus && p->host_tier_gpus > 0)
 			snprintf(beyond, sizeof beyond,
 				 ";\n   host tiers on one node: up to %u GPUs, GPU-only beyond",

@@ -563,6 +563,19 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	tradeoff(fp, p);
 }
 
+/* compare: where a count it lists lies past the node, where only GPU-only options are searched
+ * (the host tiers are one node's: sim_plan.host_tier_gpus), says so into buf; NULL otherwise */
+static const char *host_tiers_note(const struct rpt_plan *r, char *buf, size_t n)
+{
+	for (int i = 0; r->req->counts && i < r->req->ncounts; i++)
+		if (r->plan->host_tier_gpus > 0 && r->req->counts[i] > r->plan->host_tier_gpus) {
+			snprintf(buf, n, "host tiers on one node: up to %u GPUs, GPU-only beyond",
+				 r->plan->host_tier_gpus);
+			return buf;
+		}
+	return NULL;
+}
+
 /* The recommended roles of option i, "" when none: "best (cost)", "gpu-only", "tiered", joined
  * by " + ". */
 static const char *roles(const struct rpt_plan *r, int i, char *buf, size_t n)
@@ -608,13 +621,9 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		narrow_layout(&p->options[i], lay, sizeof lay);
 		lw = (int)strlen(lay) > lw ? (int)strlen(lay) : lw;
 	}
-	/* compare: counts past one node have GPU-only options alone */
-	char beyond[80] = "";
-	for (int i = 0; r->req->counts && i < r->req->ncounts && !beyond[0]; i++)
-		if (r->req->counts[i] > p->host_tier_gpus && p->host_tier_gpus > 0)
-			snprintf(beyond, sizeof beyond,
-				 ";\n   host tiers on one node: up to %u GPUs, GPU-only beyond",
-				 p->host_tier_gpus);
+	char note[80], beyond[96] = "";
+	if (host_tiers_note(r, note, sizeof note))
+		snprintf(beyond, sizeof beyond, ";\n   %s", note);
 	fprintf(fp, "\n%s\n  (%s%s%s%s)\n",
 		r->req->counts ? "options at each GPU count"
 			       : "options: the Pareto front of cost, runtime and peak power",
@@ -756,7 +765,11 @@ void rpt_plan_md(FILE *fp, const struct rpt_plan *r)
 	inputs(fp, r, "");
 	fprintf(fp, "```\n\n## Recommendation\n\n```\n");
 	recommendation(fp, r);
-	fprintf(fp, "```\n\n## Options\n\n|");
+	char note[80];
+	fprintf(fp, "```\n\n## Options\n\n");
+	if (host_tiers_note(r, note, sizeof note))
+		fprintf(fp, "(%s)\n\n", note);
+	fputc('|', fp);
 	for (int c = 0; c < OPT_COLS; c++)
 		fprintf(fp, " %s |", opt_head[c]);
 	fprintf(fp, "\n|");
@@ -828,8 +841,14 @@ void rpt_plan_html(FILE *fp, const struct rpt_plan *r)
 
 	fprintf(fp, "<section id=\"recommendation\"><h2>Recommendation</h2>\n");
 	html_pre(fp, "recommendation", recommendation, r);
-	fprintf(fp, "</section>\n<section id=\"options\"><h2>Options</h2>\n"
-		    "<div class=\"scroll\"><table id=\"options-table\"><thead><tr>");
+	char note[80];
+	fprintf(fp, "</section>\n<section id=\"options\"><h2>Options</h2>\n");
+	if (host_tiers_note(r, note, sizeof note)) {
+		fprintf(fp, "<p>(");
+		html_text(fp, note);
+		fprintf(fp, ")</p>\n");
+	}
+	fprintf(fp, "<div class=\"scroll\"><table id=\"options-table\"><thead><tr>");
 	for (int c = 0; c < OPT_COLS; c++) {
 		fprintf(fp, "<th>");
 		html_text(fp, opt_head[c]);

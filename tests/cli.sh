@@ -1088,9 +1088,11 @@ else
 	echo "FAIL: compare --format json lacks fitting gpu-only and tiered options with cost and power"
 fi
 # counts past one node: the table says the host tiers stop at the node
-"$bin" compare --model 70b --seq 4096 --gpus 8,16 >"$tmp/c16.txt" 2>&1
+"$bin" compare --model 70b --seq 4096 --gpus 8,16 --report "$tmp/c16r" >"$tmp/c16.txt" 2>&1
 holds "compare past one node says where the host tiers stop" "$tmp/c16.txt" \
 	"host tiers on one node: up to 8 GPUs, GPU-only beyond"
+holds "and its report says so beside the options table" "$tmp/c16r/report.md" \
+	"^(host tiers on one node: up to 8 GPUs, GPU-only beyond)$"
 expect 3 "objective" plan --model 8b --seq 1024 --objective speed
 expect 3 "gpus" compare --model 8b --seq 1024 --gpus 1,x
 # a host without a network: the default counts stop at its one node; counts asked for beyond it

@@ -1536,6 +1536,28 @@ else
 	echo "FAIL: calibrate --quick: $(tail -3 "$tmp/err")"
 fi
 expect 0 "" simulate --model 8b --seq 2048 --policy tiered --profile "$tmp/p.json"
+# a profile's CPU AdamW loop bounds the host's optimizer step, it does not replace it: a loop
+# far faster than the catalog's sustained rate leaves the step as it is, a slower one slows it
+python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+for name, rate in (('fast', 1e9), ('slow', 1e6)):
+    d['fitted'] = {'cpu_adam_rate_per_core': rate}
+    json.dump(d, open(sys.argv[2] + '/cpu-' + name + '.json', 'w'))" "$tmp/p.json" "$tmp"
+for v in none fast slow; do
+	prof=$([ "$v" = none ] || echo "--profile $tmp/cpu-$v.json")
+	# shellcheck disable=SC2086
+	"$bin" simulate --model 8b --seq 2048 --policy zero-offload --host hgx-8gpu $prof \
+		--format json 2>/dev/null >"$tmp/cpu-$v.out"
+done
+if python3 -c "import json, sys
+n, f, s = (json.load(open(sys.argv[1] + '/cpu-' + v + '.out'))['step_seconds']
+           for v in ('none', 'fast', 'slow'))
+sys.exit(not (f == n and s > n))" "$tmp"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: a profile's CPU AdamW rate should bound the host's, not replace it"
+fi
 # calibrate --flash-fill: the SLC-cache stream is opt-in, sized, and leaves nothing behind
 expect 3 "--flash-fill: '1KB' is not a size from 16MiB to 100TB" calibrate --flash-fill 1KB
 if command -v fio >/dev/null 2>&1; then

@@ -574,6 +574,17 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 	return 0;
 }
 
+/* The part of option `name`'s value that names a file or catalog entry, into head (n bytes):
+ * --flash NAME:COUNT's NAME (parse_flash), else the value itself. */
+static const char *name_part(const char *name, const char *value, char *head, size_t n)
+{
+	char e[8];
+	uint32_t count;
+	return !strcmp(name, "flash") && parse_flash(value, head, n, &count, e, sizeof e) == 0
+		       ? head
+		       : value;
+}
+
 bool tp_opts_input_file(const char *name, const char *value)
 {
 	static const char *const files[] = {"profile", "prices", "deepspeed"};
@@ -583,12 +594,8 @@ bool tp_opts_input_file(const char *name, const char *value)
 			return true;
 	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
 		if (!strcmp(name, named[i])) {
-			/* --flash NAME[:COUNT]: the name (parse_flash) */
-			char head[4096], e[8];
-			uint32_t count;
-			bool flash = !strcmp(name, "flash") &&
-				     parse_flash(value, head, sizeof head, &count, e, sizeof e) == 0;
-			return cfg_is_path(flash ? head : value);
+			char head[4096];
+			return cfg_is_path(name_part(name, value, head, sizeof head));
 		}
 	return false;
 }
@@ -597,15 +604,12 @@ int tp_input_file_abs(const char *name, const char *value, char *out, size_t len
 {
 	if (!tp_opts_input_file(name, value))
 		return -1;
-	/* --flash FILE:COUNT: the file resolved, its count kept after it (parse_flash) */
-	char head[4096], e[8], abs[PATH_MAX];
-	uint32_t count;
-	bool counted = !strcmp(name, "flash") &&
-		       parse_flash(value, head, sizeof head, &count, e, sizeof e) == 0 &&
-		       strcmp(head, value) != 0;
-	if (!realpath(counted ? head : value, abs))
+	/* the file resolved; what follows its name (--flash's :COUNT) kept after it */
+	char head[4096], abs[PATH_MAX];
+	const char *file = name_part(name, value, head, sizeof head);
+	if (!realpath(file, abs))
 		return -1;
-	int n = snprintf(out, len, "%s%s", abs, counted ? value + strlen(head) : "");
+	int n = snprintf(out, len, "%s%s", abs, value + strlen(file));
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 

@@ -206,7 +206,7 @@ int val_record_run(const struct val_run_opts *ro, FILE *out, char *err, size_t e
 		}
 		/* files by absolute path: the trace is replayed from wherever it is kept */
 		const char *v = ro->flags[++i];
-		char abs[4096 + 16];
+		char abs[4096 + 16]; /* a path, and --flash's :COUNT after it */
 		if (tp_input_file_abs(k + 2, v, abs, sizeof abs) == 0)
 			v = abs;
 		cJSON_AddStringToObject(flags, k + 2, v);

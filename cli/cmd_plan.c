@@ -182,7 +182,8 @@ static int run(int argc, char **argv, bool compare)
 			     !req.batch_fixed,
 			     o.loss < 0,
 			     tp_opts_given(&o, "max-gpus"),
-			     o.wide};
+			     o.wide,
+			     tp_opts_given(&o, "epochs") ? o.epochs : 0};
 	int wrc = o.report ? rpt_plan_report(o.report, o.force, &r, err, sizeof err) : 0;
 	if (!wrc && o.emit) {
 		int idx = tp_opts_given(&o, "option") ? (int)o.option : p->rec_best;

@@ -40,6 +40,7 @@ struct rpt_plan {
 	bool recompute_auto, batch_default, tokens_default, batch_searched, loss_auto;
 	bool max_gpus_given; /* plan --max-gpus: the inputs name the bound */
 	bool wide; /* text: every column (--wide) */
+	double epochs; /* --epochs: the tokens are that many passes over --dataset-tokens; else 0 */
 };
 
 /* One simulated configuration: the inputs, the result and the engine that ran it. */

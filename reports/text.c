@@ -287,8 +287,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%s           global batch %llu sequences per step%s\n", pre,
 			(unsigned long long)r->w->global_batch,
 			r->batch_default ? " (default; rounded up to whole micro-batches per rank)" : "");
-	fprintf(fp, "%stokens     %s%s\n", pre, cfg_fmt_count(r->w->tokens, b[0], 32),
-		r->tokens_default ? " (default; set --tokens)" : "");
+	char ep[64] = "";
+	if (r->epochs > 0)
+		snprintf(ep, sizeof ep, " (%g epochs of %s)", r->epochs,
+			 cfg_fmt_count(r->w->tokens / r->epochs, b[1], 32));
+	fprintf(fp, "%stokens     %s%s%s\n", pre, cfg_fmt_count(r->w->tokens, b[0], 32),
+		r->tokens_default ? " (default; set --tokens)" : "", ep);
 	char gpu[512];
 	snprintf(gpu, sizeof gpu, "%s (%s): %s, %.0f TFLOPS dense bf16, %.0f W, %s, %s/GPU-h",
 		 hw->gpu.name, hw->gpu.description, B(hw->gpu.memory), hw->gpu.bf16_flops / 1e12,

@@ -134,6 +134,9 @@ else
 fi
 "$bin" plan --model 8b --seq 2048 --gpu rtx4090 --max-gpus 2 >"$tmp/mg.txt" 2>&1
 holds "plan --max-gpus: the inputs name the bound" "$tmp/mg.txt" "up to 2 GPUs (--max-gpus)"
+# --epochs with --dataset-tokens: the tokens say how they came about
+"$bin" plan --model 8b --seq 2048 --max-gpus 1 --epochs 3 --dataset-tokens 50M >"$tmp/ep.txt" 2>&1
+holds "plan --epochs: the inputs name the epochs" "$tmp/ep.txt" "150 M (3 epochs of 50.0 M)"
 expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
 expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
 expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096

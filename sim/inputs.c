@@ -427,6 +427,19 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 		return snprintf(err, errlen, "--policy: unknown policy '%s' (allowed: %s)", o->policy,
 				sim_policy_names()),
 		       EXIT_INVALID;
+	/* a host-tier policy shards as its framework does: another stage is a contradiction,
+	 * and the layout echoes the stage it runs */
+	int stage = c->policy->zero;
+	if (stage >= 0 && tp_opts_given(o, "zero") && o->zero != (uint64_t)stage)
+		return snprintf(err, errlen, "--zero %llu: policy %s runs ZeRO-%d (give %d or leave "
+					     "--zero out)%s",
+				(unsigned long long)o->zero, c->policy->name, stage, stage,
+				o->zero == 3 ? "; ZeRO-3 with the optimizer on the CPU is --policy "
+					       "zero3-offload"
+					     : ""),
+		       EXIT_INVALID;
+	if (stage >= 0)
+		c->layout.zero = (uint32_t)stage;
 	if (dp == 0) {
 		if (o->gpus % tpp)
 			return snprintf(err, errlen,

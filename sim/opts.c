@@ -212,7 +212,8 @@ static const struct opt table[] = {
 	{"dp", O_COUNT, OFF(dp), 0, 65536, "0", false, "", S,
 	 "data-parallel degree; 0 = gpus / (tp x pp x cp)"},
 	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
-	 "ZeRO stage over the data-parallel ranks (gpu policy)"},
+	 "ZeRO stage over the data-parallel ranks (gpu policy; a host-tier policy runs its own: "
+	 "zero-offload 2, the others 3)"},
 	{"dp-shard", O_COUNT, OFF(dp_shard), 0, 65536, "0", false, "ranks", S,
 	 "hybrid sharding: ZeRO's partition spans this many of the data-parallel ranks, each group "
 	 "of them holding a replica, so all-gathers and reduce-scatters stay in the group and the "

@@ -644,9 +644,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 	 * GPU-only search's */
 	cw.job.recompute_layers = 0;
 	cw.job.master = MDL_MASTER_FP32;
-	struct mdl_layout l = {1, 1, n, pol->kind == SIM_GPU_ONLY ? 0u : 3u, false};
-	if (strcmp(pol->name, "zero-offload") == 0)
-		l.zero = 2;
+	struct mdl_layout l = {1, 1, n, pol->zero >= 0 ? (uint32_t)pol->zero : 0u, false};
 	struct sim_config cf = config_for(s, pol, l, sim_plan_micro_batches(&cw, n));
 	cf.recompute_fixed = s->req->recompute_fixed;
 	cf.loss_fixed = s->req->loss_fixed;
@@ -693,10 +691,16 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 		}
 		int fits = 0, ran = 0;
 		bool within = false, climb = strcmp(pol->name, "tiered-dram") == 0;
+		/* the tiered placements fill DRAM to its size, leaving room for what the step
+		 * stages there: an option of theirs buys the size it ran with, not a smaller one
+		 * its peak would fit, where the fill would have placed otherwise (a run at that
+		 * size is its own option) */
+		bool fills = strncmp(pol->name, "tiered", 6) == 0;
 		for (int d = 0; d < nd && (fits < 2 || (climb && !within)); d++) {
 			struct mdl_hw hw = *base;
 			struct sim_option o;
 			hw.dram = drams[d];
+			hw.dram_set |= fills;
 			if (fits >= 2 && !s->req->flash_fixed) /* a full bay spreads the writes */
 				hw.flash_count = (uint32_t)hw.host.flash_bays;
 			ran++;

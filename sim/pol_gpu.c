@@ -26,4 +26,5 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 }
 
 const struct sim_policy sim_pol_gpu = {
-	"gpu", "all state in HBM: DP/ZeRO 0-3, TP, PP 1F1B", SIM_GPU_ONLY, 1, false, false, place};
+	"gpu", "all state in HBM: DP/ZeRO 0-3, TP, PP 1F1B", SIM_GPU_ONLY, -1, 1, false, false,
+	place};

@@ -85,21 +85,20 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	/* staging the step allocates as it goes: the prefetched blocks read from flash, once a
 	 * node, each GPU's shard or 1/k of the one read (step.c fetch); two layers' checkpoints
 	 * on their way to or from flash per GPU; and the last backward's gradients waiting for
-	 * the CPU optimizer, per GPU its shard of a block's (cache placement: reduce-scattered)
-	 * or the whole (DRAM-first), in that many buffers (step.c). Not resident, but the fill
-	 * below leaves room for it. The first and last blocks carry the embedding's and the
-	 * head's weights and gradients beside their layer's, and one of them is in flight with
-	 * the layers next to it. */
+	 * the CPU optimizer, per GPU its shard of a block's (both placements reduce-scatter
+	 * them over the ranks first: sim_policy.zero 3), in that many buffers (step.c). Not
+	 * resident, but the fill below leaves room for it. The first and last blocks carry the
+	 * embedding's and the head's weights and gradients beside their layer's, and one of
+	 * them is in flight with the layers next to it. */
 	struct mdl_states embed, head;
 	mdl_job_states_part(a, &x->job, 0, true, false, &embed);
 	mdl_job_states_part(a, &x->job, 0, false, true, &head);
 	double outer_w = fmax(embed.weights_bytes, head.weights_bytes);
 	double outer_g = fmax(embed.gradients_bytes, head.gradients_bytes);
-	double rs = mode == FILL_CACHE ? n : 1; /* the cache placement reduce-scatters them */
 	double down = step_grads_inflight(x->c, &layer, layer.gradients_bytes) *
 			      layer.gradients_bytes +
 		      outer_g;
-	double staging = x->pl.prefetch * layer.weights_bytes + outer_w + k * down / rs;
+	double staging = x->pl.prefetch * layer.weights_bytes + outer_w + k * down / n;
 	double to_flash = x->pl.ckpt == W_FLASH ? k * 2 * layer_saved : 0;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
@@ -158,8 +157,8 @@ static int place_dram_first(struct step_ctx *x, int v, char *err, size_t errlen)
 const struct sim_policy sim_pol_tiered = {
 	"tiered", "aiDAPTIV+: optimizer state and gradients on the flash cache, update overlapping "
 		  "backward",
-	SIM_TIERED, sizeof variants / sizeof variants[0], true, false, place_cache};
+	SIM_TIERED, 3, sizeof variants / sizeof variants[0], true, false, place_cache};
 
 const struct sim_policy sim_pol_tiered_dram = {
 	"tiered-dram", "weights and states DRAM-first, the rest on flash, update overlapping backward",
-	SIM_TIERED, sizeof variants / sizeof variants[0], true, false, place_dram_first};
+	SIM_TIERED, 3, sizeof variants / sizeof variants[0], true, false, place_dram_first};

@@ -132,9 +132,9 @@ static int place_cpu(struct step_ctx *x, int v, char *err, size_t errlen)
 }
 
 const struct sim_policy sim_pol_zero_infinity = {
-	"zero-infinity", "ZeRO-3 with weights and optimizer state on NVMe", SIM_TIERED, 2, false,
-	true, place_nvme};
+	"zero-infinity", "ZeRO-3 with weights and optimizer state on NVMe", SIM_TIERED, 3, 2,
+	false, true, place_nvme};
 
 const struct sim_policy sim_pol_zero3_offload = {
 	"zero3-offload", "ZeRO-3 with weights and optimizer state in DRAM, AdamW on the CPU",
-	SIM_TIERED, 2, false, true, place_cpu};
+	SIM_TIERED, 3, 2, false, true, place_cpu};

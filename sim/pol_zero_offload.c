@@ -14,8 +14,6 @@
  * activation_checkpointing.cpu_checkpointing does, go to DRAM (the second variant); sim_run
  * keeps the faster that fits.
  */
-#include <stdio.h>
-
 #include "step.h"
 
 static int place(struct step_ctx *x, int v, char *err, size_t errlen)
@@ -24,12 +22,6 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 		return 1;
 	if (step_require_dp_only(x, err, errlen))
 		return -1;
-	if (x->c->layout.zero == 3) { /* never silently unsharded: ZeRO-3 has a policy of its own */
-		snprintf(err, errlen, "policy zero-offload is ZeRO-2 with the optimizer on the CPU; for "
-				      "ZeRO-3 with parameters and optimizer on the CPU use --policy "
-				      "zero3-offload");
-		return -1;
-	}
 	x->pl.fetch = FETCH_RESIDENT;
 	x->pl.grads = GRADS_HOST;
 	x->pl.grads_copy = COPY_DS_ZERO2;
@@ -40,5 +32,5 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 }
 
 const struct sim_policy sim_pol_zero_offload = {
-	"zero-offload", "ZeRO-2 with optimizer state and AdamW on the CPU", SIM_TIERED, 2, false,
-	true, place};
+	"zero-offload", "ZeRO-2 with optimizer state and AdamW on the CPU", SIM_TIERED, 2, 2,
+	false, true, place};

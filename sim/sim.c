@@ -569,6 +569,12 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 	if (mdl_layout_check(&w->arch, &c->layout,
 			     mdl_layout_gpus(&c->layout), err, errlen))
 		return -1;
+	/* never silently another sharding than the layout says (tp_sim_config resolves it) */
+	if (c->policy->zero >= 0 && c->layout.zero != (uint32_t)c->policy->zero) {
+		snprintf(err, errlen, "policy %s runs ZeRO-%d, not the layout's ZeRO-%u",
+			 c->policy->name, c->policy->zero, c->layout.zero);
+		return -1;
+	}
 	if (mdl_job_gptq(&w->job) && !sim_gptq_runs(c->policy, c->layout.zero)) {
 		bool gpu = c->policy->kind == SIM_GPU_ONLY;
 		snprintf(err, errlen,

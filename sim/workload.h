@@ -36,6 +36,10 @@ struct step_ctx;
 struct sim_policy {
 	const char *name, *summary;
 	enum sim_kind kind;
+	/* the ZeRO stage it runs over the data-parallel ranks, whatever --zero says (a host-tier
+	 * policy shards as its framework does: tp_sim_config refuses another stage and echoes
+	 * this one); -1: the layout's (policy gpu) */
+	int zero;
 	int variants; /* placements the policy offers; sim_run keeps the best that fits */
 	bool own_recompute; /* its variants choose the recompute mode (else sim_run tries each
 			     * mode with each variant unless --recompute fixed one) */

@@ -1286,6 +1286,43 @@ expect 3 "sequence parallelism" simulate --model 8b --seq 1024 --gpus 2 --tp 2 -
 expect 3 "multiple of --pp" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 2 --grad-accum 6
 expect 3 "interleave 3" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 3 --grad-accum 8
 expect 3 "zero3-offload" simulate --model 8b --seq 1024 --gpus 2 --zero 3 --policy zero-offload
+# a host-tier policy runs its own ZeRO stage: another is refused, and the layout names its own
+expect 3 "policy tiered-dram runs ZeRO-3" simulate --model 8b --seq 1024 --gpus 2 --zero 0 --policy tiered-dram
+"$bin" simulate --model 8b --seq 1024 --gpus 2 --policy zero3-offload --format json >"$tmp/z3.json" 2>&1
+holds "simulate: a host-tier policy's layout names the stage it runs" "$tmp/z3.json" '"zero":	3'
+# every host-tier option of a plan is what simulate gives for its policy, GPUs, micro-batch,
+# recompute, loss, DRAM bought and drives: the one configuration the row names (Qwen2.5-14B on
+# RTX A6000s: tiered-dram at dp 2 and 4, and DRAM sizes the fill depends on)
+"$bin" plan --model qwen2.5-14b --seq 4096 --gpu rtx-a6000 --format json >"$tmp/rp.json" 2>&1
+if python3 -c "import json, subprocess, sys
+bin, opts = sys.argv[1], json.load(open(sys.argv[2]))['options']
+bad, n = [], 0
+for o in opts:
+    if o['kind'] != 'tiered' or not o['fits']:
+        continue
+    a = [bin, 'simulate', '--model', 'qwen2.5-14b', '--seq', '4096', '--gpu', 'rtx-a6000',
+         '--gpus', str(o['gpus']), '--batch', str(o['micro_batch']), '--recompute', o['recompute'],
+         '--loss', o['loss'], '--policy', o['policy'], '--dram', '%dB' % o['dram_bytes'],
+         '--format', 'json']
+    if o['flash_drives']:
+        a += ['--flash', 'pm1743:%d' % o['flash_drives']]
+    if o['policy'] == 'zero3-offload':
+        a += ['--offload-param', 'no' if o['offload_param'] == 'none' else 'yes']
+    s = json.loads(subprocess.run(a, capture_output=True, text=True).stdout)
+    n += 1
+    for k, x, y in (('step', s['step_seconds'], o['step_seconds']),
+                    ('gpu', s['peak_bytes']['gpu'], o['peak_bytes']['gpu']),
+                    ('dram', s['peak_bytes']['dram'], o['peak_bytes']['dram']),
+                    ('power', s['peak_power_watts'], o['peak_power_watts'])):
+        if x != y:
+            bad.append('%s: %s %s != %s' % (o['name'], k, x, y))
+print('; '.join(bad[:5]))
+sys.exit(bool(bad) or n < 10)" "$bin" "$tmp/rp.json" >"$tmp/rp.txt" 2>&1; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan's host-tier options are not what simulate gives for them: $(head -c 600 "$tmp/rp.txt")"
+fi
 mkdir -p "$tmp/other" && echo keep >"$tmp/other/notes.txt"
 expect 3 "force" plan --model 8b --seq 2048 --report "$tmp/other"
 expect 0 "" plan --model 8b --seq 2048 --report "$tmp/other" --force

@@ -605,10 +605,14 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 	fprintf(fp, "| GPU memory peak | %.1f GiB per GPU |\n", o->peak_gpu / gib);
 	fprintf(fp, "| DRAM peak | %.1f GiB per node (%.0f GiB bought) |\n", o->peak_dram / gib,
 		o->dram / gib);
-	fprintf(fp, "| flash peak | %.1f GiB per node on %u drives |\n", o->peak_flash / gib,
-		o->flash_count);
-	fprintf(fp, "| runtime | %.2f h for %.3g tokens |\n", o->runtime_seconds / 3600.0,
-		r->w->tokens);
+	if (o->flash_count)
+		fprintf(fp, "| flash peak | %.1f GiB per node on %u drive%s |\n",
+			o->peak_flash / gib, o->flash_count, o->flash_count == 1 ? "" : "s");
+	else
+		fprintf(fp, "| flash | none |\n");
+	char tok[32];
+	fprintf(fp, "| runtime | %.2f h for %s tokens |\n", o->runtime_seconds / 3600.0,
+		cfg_fmt_count(r->w->tokens, tok, sizeof tok));
 	fprintf(fp, "| peak power | %.2f kW |\n| cost | $%.2f owned, $%.2f cloud |\n\n",
 		o->peak_power_watts / 1000.0, o->cost_total, o->cost_cloud);
 	fprintf(fp, "## Run\n\n");

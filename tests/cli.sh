@@ -540,6 +540,12 @@ for pol in zero3-offload zero-infinity; do
 		echo "FAIL: plan --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
 	fi
 done
+# the emitted README names the drives an option uses, or none, and the tokens in words
+holds "plan --emit: an option without drives says so" "$tmp/emit-zero3-offload/README.md" \
+	"| flash | none |"
+holds "plan --emit: the drives an option uses" "$tmp/emit-zero-infinity/README.md" \
+	"GiB per node on 8 drives |"
+holds "plan --emit: the tokens in words" "$tmp/emit-zero-infinity/README.md" "h for 100 M tokens |"
 # the framework's settings ride along: every option runs with those its policy takes, and the
 # emitted configuration and simulate line (ds_config.json for DeepSpeed, flags otherwise)
 # reproduce the step planned with them

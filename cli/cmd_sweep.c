@@ -217,8 +217,9 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 		num(pk, "gpu", k, o->peak_gpu);
 		num(pk, "gpu_reserved", k, o->peak_gpu_reserved);
 		num(pk, "gpu_allocated", k, o->peak_gpu_allocated);
-		num(pk, "dram", k, o->peak_dram);
-		num(pk, "flash", k, o->peak_flash);
+		/* as simulate's JSON: a GPU-only placement has no host tiers (null) */
+		num(pk, "dram", k && rpt_shows_dram(o), o->peak_dram);
+		num(pk, "flash", k && rpt_shows_dram(o), o->peak_flash);
 		num(j, "peak_power_watts", k, o->peak_power_watts);
 		num(j, "energy_joules_per_step", k, o->energy_joules_per_step);
 		num(j, "flash_bytes_written_per_step", k, o->flash_bytes_written_per_step);

@@ -1382,6 +1382,19 @@ printf '{"base": {"model": "8b", "seq": 2048}, "grid": {"gpus": [2], "policy": [
 "$bin" sweep --grid "$tmp/gt.json" --format jsonl >"$tmp/gt.jsonl" 2>"$tmp/err"
 holds "sweep --format jsonl: the point's numbers are numbers" "$tmp/gt.jsonl" \
 	'^{"point":{"gpus":2,"policy":"gpu","dram":"64GiB"},'
+# a row's peaks are simulate's for the point: a GPU-only one has no DRAM or flash tier (null)
+"$bin" simulate --model 8b --seq 2048 --gpus 2 --policy gpu --dram 64GiB --format json \
+	>"$tmp/gt-sim.json" 2>>"$tmp/err"
+if python3 -c "import json, sys
+row = json.loads(open(sys.argv[1]).readline())
+sim = json.load(open(sys.argv[2]))
+sys.exit(not (row['peak_bytes'] == sim['peak_bytes'] and row['peak_bytes']['dram'] is None))" \
+	"$tmp/gt.jsonl" "$tmp/gt-sim.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: sweep --format jsonl: a row's peaks are not simulate's: $(head -c 400 "$tmp/gt.jsonl")"
+fi
 expect 3 "threads: '0' is not a thread count (allowed 1 to 1024)" sweep --grid "$tmp/gu.json" --threads 0
 # simulate --format csv: the header and the row sweep writes for the same point (less its index
 # and point columns), so one configuration's row joins a sweep's; md: the report's step and its

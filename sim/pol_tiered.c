@@ -98,7 +98,8 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double down = step_grads_inflight(x->c, &layer, layer.gradients_bytes) *
 			      layer.gradients_bytes +
 		      outer_g;
-	double staging = x->pl.prefetch * layer.weights_bytes + outer_w + k * down / n;
+	double stage_w = x->pl.prefetch * layer.weights_bytes + outer_w, stage_g = k * down / n;
+	double staging = stage_w + stage_g;
 	double to_flash = x->pl.ckpt == W_FLASH ? k * 2 * layer_saved : 0;
 	x->pl.dram_fixed = STEP_DRAM_RESERVE;
 
@@ -126,11 +127,14 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 			  (x->pl.ckpt != W_GPU && (fits_on_gpu || x->pl.ckpt != off))))
 		return 1;
 
-	double free = hw->dram - x->pl.dram_fixed - staging - to_flash - ckpt;
+	/* the prefetched blocks are staged in DRAM only for the part of the weights on flash
+	 * (step.c fetch): their room is kept where the weights do not all fit without it */
+	double room = hw->dram - x->pl.dram_fixed - stage_g - to_flash - ckpt;
 	double want[3] = {k / n * st.weights_bytes,
 			  k / n * (double)st.trainable_params * step_host_grad_bytes(&x->pl),
 			  k / n * st.optimizer_bytes};
 	double *frac[3] = {&x->pl.weights_on_flash, &x->pl.grads_on_flash, &x->pl.opt_on_flash};
+	double free = room - (want[0] <= room ? 0 : stage_w);
 	for (int i = 0; i < 3; i++) {
 		/* the cache placement keeps gradients and optimizer state on flash */
 		double in = mode == FILL_CACHE && i > 0 && hw->flash_count > 0

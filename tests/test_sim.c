@@ -1458,6 +1458,29 @@ static void tiered_fill_counts_a_nodes_share(void)
 	eng_free(f.eng);
 }
 
+/* DRAM-first stages the prefetched blocks in DRAM only for weights on flash (step.c fetch), so
+ * where the weights all fit it keeps no room for them. Qwen2.5-14B on one RTX A6000 with 256 GiB:
+ * weights 27.5 GiB, gradients 30.5 GiB, optimizer 165 GiB and the 32 GiB reserve are 255 GiB, and
+ * the 2.6 GiB once kept for two blocks and the embedding spilled 1.55 GiB of optimizer state to a
+ * drive; now it all stays in DRAM and fits. */
+static void dram_first_stages_weights_only_from_flash(void)
+{
+	struct fx f;
+	setup(&f, "qwen2.5-14b.json", "rtx-a6000", "workstation-4gpu", "pm1743", 4);
+	f.hw.dram = 256.0 * 1073741824.0;
+	f.w.job.micro_batch = 1;
+	f.w.job.recompute = MDL_RC_NONE;
+	f.w.job.loss = MDL_LOSS_CHUNKED;
+	f.c.grad_accum = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
+	CU_ASSERT(f.o.fits);
+	CU_ASSERT_EQUAL(f.o.peak_flash, 0);
+	CU_ASSERT_EQUAL(f.o.flash_bytes_written_per_step, 0);
+	CU_ASSERT(f.o.peak_dram <= f.hw.dram);
+	CU_ASSERT(f.o.peak_dram > f.hw.dram - 2 * 1073741824.0);
+	eng_free(f.eng);
+}
+
 /* DRAM-first keeps the checkpoints in DRAM only where they fit beside what the step stages there
  * (prefetched blocks, the gradients on their way down). 405B, 8 H100 at 8 x 8k tokens, 8 drives,
  * 2 TiB: the 8 GPUs' checkpoints are 8 x 126 layers x 8 x 8192 x 16384 x 2 B = 1.97 TiB, which
@@ -2847,6 +2870,8 @@ int suite_sim(void)
 		 tiered_checkpoints_to_flash_on_small_cards},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
 		{"tiered fill counts a node's share", tiered_fill_counts_a_nodes_share},
+		{"DRAM-first stages weights only from flash",
+		 dram_first_stages_weights_only_from_flash},
 		{"DRAM-first checkpoints leave room for the staging",
 		 dram_first_checkpoints_leave_room_for_the_staging},
 		{"LoRA writes back its adapters alone", lora_writes_back_its_adapters_alone},

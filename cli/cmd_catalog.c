@@ -127,7 +127,10 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "hbm_bandwidth_bytes_per_second", g[i].hbm_bandwidth);
 			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);
 			cJSON_AddNumberToObject(x, "fp32_flops", g[i].fp32_flops);
-			cJSON_AddNumberToObject(x, "fp8_flops", g[i].fp8_flops);
+			if (g[i].fp8_flops > 0) /* null: no FP8 tensor cores (the text's '-') */
+				cJSON_AddNumberToObject(x, "fp8_flops", g[i].fp8_flops);
+			else
+				cJSON_AddNullToObject(x, "fp8_flops");
 			cJSON_AddBoolToObject(x, "bf16", !(g[i].fp16_only > 0));
 			cJSON_AddNumberToObject(x, "tdp_watts", g[i].tdp);
 			cJSON_AddNumberToObject(x, "price_usd", g[i].price);
@@ -142,9 +145,14 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "capacity_bytes", f[i].capacity);
 			cJSON_AddNumberToObject(x, "read_bytes_per_second", f[i].read_bandwidth);
 			cJSON_AddNumberToObject(x, "write_bytes_per_second", f[i].write_bandwidth);
-			cJSON_AddNumberToObject(x, "slc_cache_bytes", f[i].slc_cache);
-			cJSON_AddNumberToObject(x, "write_after_cache_bytes_per_second",
-						f[i].write_after_cache);
+			if (f[i].slc_cache > 0) { /* null: no SLC cache, one write rate */
+				cJSON_AddNumberToObject(x, "slc_cache_bytes", f[i].slc_cache);
+				cJSON_AddNumberToObject(x, "write_after_cache_bytes_per_second",
+							f[i].write_after_cache);
+			} else {
+				cJSON_AddNullToObject(x, "slc_cache_bytes");
+				cJSON_AddNullToObject(x, "write_after_cache_bytes_per_second");
+			}
 			cJSON_AddNumberToObject(x, "price_usd", f[i].price);
 			cJSON_AddItemToArray(a, x);
 		}

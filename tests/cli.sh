@@ -84,8 +84,20 @@ g.update(name="my4090", host="nosuch-node", price=1599, cloud_per_hour=0.4)
 print(json.dumps(g))' configs/gpus.json >"$tmp/my4090.json"
 expect 3 "gpu my4090's host (--host auto)" simulate --model 8b --seq 2048 --gpu "$tmp/my4090.json"
 # a GPU without bf16 (Volta, Turing) says so in the catalog and plans fp16-mixed by default
-"$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","host":null,"memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":0,"bf16":false' &&
+"$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","host":null,"memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":null,"bf16":false' &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: hardware --format json does not mark the t4 without bf16"; }
+# what a part does not have is null (the text's '-'): FP8 on a T4, an SLC cache on a PM1743
+"$bin" hardware --format json >"$tmp/hw.json"
+if python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+g = {x['name']: x for x in d['gpus']}; f = {x['name']: x for x in d['flash']}
+sys.exit(not (g['t4']['fp8_flops'] is None and g['h100-sxm']['fp8_flops'] > 0 and
+              f['pm1743']['slc_cache_bytes'] is None and f['samsung-980']['slc_cache_bytes'] > 0))" \
+	"$tmp/hw.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: hardware --format json: a part's missing feature is not null"
+fi
 "$bin" plan --model 1b --seq 1024 --gpu v100-32g >"$tmp/out" 2>&1 && grep -q "fp16-mixed" "$tmp/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan on v100-32g does not default to fp16-mixed"; }
 # an ALiBi model (BLOOM) scores attention eagerly, as transformers runs it, unless told otherwise

@@ -105,7 +105,7 @@ int main(void)
 	printf("{\n  \"events_per_second\": %.0f,\n", engine_events_per_second());
 	static const char *pols[] = {"gpu", "zero-offload", "zero-infinity", "tiered"};
 	static const struct mdl_layout lays[] = {
-		{4, 2, 2, 1, true}, {1, 1, 8, 2, false}, {1, 1, 8, 3, false}, {1, 1, 1, 0, false}};
+		{4, 2, 2, 1, true}, {1, 1, 8, 2, false}, {1, 1, 8, 3, false}, {1, 1, 1, 3, false}};
 	for (int p = 0; p < 4; p++) {
 		struct sim_config c = {lays[p], 128 / lays[p].dp, sim_policy_find(pols[p]), 0, 0,
 				       true};

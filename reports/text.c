@@ -289,7 +289,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			r->batch_default ? " (default; rounded up to whole micro-batches per rank)" : "");
 	char ep[64] = "";
 	if (r->epochs > 0)
-		snprintf(ep, sizeof ep, " (%g epochs of %s)", r->epochs,
+		snprintf(ep, sizeof ep, " (%g epoch%s of %s)", r->epochs, r->epochs == 1 ? "" : "s",
 			 cfg_fmt_count(r->w->tokens / r->epochs, b[1], 32));
 	fprintf(fp, "%stokens     %s%s%s\n", pre, cfg_fmt_count(r->w->tokens, b[0], 32),
 		r->tokens_default ? " (default; set --tokens)" : "", ep);

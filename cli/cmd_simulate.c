@@ -72,7 +72,9 @@ int cmd_simulate(int argc, char **argv)
 		goto out;
 	}
 	tp_warn_inputs("simulate", &o, w, &hw);
-	if (c.layout.zero > 0 && c.layout.dp * mdl_layout_cp(&c.layout) == 1)
+	/* the user's --zero (a host-tier policy's own stage needs no note) */
+	if (tp_opts_given(&o, "zero") && c.layout.zero > 0 &&
+	    c.layout.dp * mdl_layout_cp(&c.layout) == 1)
 		fprintf(stderr, "tierplan simulate: note: --zero %u has no effect with one "
 				"data-parallel rank\n", c.layout.zero);
 	if (sim_run(e, w, &hw, &econ, &c, &res, err, sizeof err)) {

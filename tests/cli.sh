@@ -1304,7 +1304,16 @@ expect 3 "sequence parallelism" simulate --model 8b --seq 1024 --gpus 2 --tp 2 -
 expect 3 "multiple of --pp" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 2 --grad-accum 6
 expect 3 "interleave 3" simulate --model 8b --seq 1024 --gpus 4 --pp 4 --interleave 3 --grad-accum 8
 expect 3 "zero3-offload" simulate --model 8b --seq 1024 --gpus 2 --zero 3 --policy zero-offload
-# a host-tier policy runs its own ZeRO stage: another is refused, and the layout names its own
+# a host-tier policy runs its own ZeRO stage: another is refused, and the layout names its own;
+# a --zero on one rank gets a note, a host-tier policy's own stage none
+expect 0 "note: --zero 2 has no effect with one data-parallel rank" simulate --model 1b --seq 1024 --zero 2
+"$bin" simulate --model 1b --seq 1024 --policy tiered-dram >/dev/null 2>"$tmp/z1.err"
+if [ ! -s "$tmp/z1.err" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: simulate --policy tiered-dram on one GPU notes a --zero it was not given: $(cat "$tmp/z1.err")"
+fi
 expect 3 "policy tiered-dram runs ZeRO-3" simulate --model 8b --seq 1024 --gpus 2 --zero 0 --policy tiered-dram
 "$bin" simulate --model 8b --seq 1024 --gpus 2 --policy zero3-offload --format json >"$tmp/z3.json" 2>&1
 holds "simulate: a host-tier policy's layout names the stage it runs" "$tmp/z3.json" '"zero":	3'

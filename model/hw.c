@@ -284,8 +284,8 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 	const cJSON *dname = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	if (cJSON_IsString(dname) && !same_gpu(dname->valuestring, hw->gpu.name)) {
 		snprintf(err, errlen,
-			 "--profile %s was measured on an %.80s, not a %s: give the --gpu that "
-			 "matches the profile (or a GPU file)",
+			 "--profile %s was measured on %.80s, not on the GPU given (%s): give "
+			 "the --gpu that matches the profile (or a GPU file)",
 			 path, dname->valuestring, hw->gpu.name);
 		cJSON_Delete(root);
 		return -1;

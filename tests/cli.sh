@@ -1777,7 +1777,7 @@ assert "matmul_fixed_s" not in f and "gemm_flops" not in f, f
 "$bin" plan --model 8b --seq 2048 --precision fp8 --profile "$tmp/f-gemm8.json" >"$tmp/p8.txt" 2>&1
 holds "plan --precision fp8 with a measured FP8 GEMM" "$tmp/p8.txt" \
 	"FP8 GEMMs at 53 % of the FP8" "the profile's FP8 GEMM test"
-expect 3 "RTX 4090, not a h100-sxm" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/f-4090.json"
+expect 3 "RTX 4090, not on the GPU given (h100-sxm)" simulate --model 8b --seq 1024 --policy tiered --profile "$tmp/f-4090.json"
 expect 0 "" simulate --model 8b --seq 1024 --policy tiered --gpu rtx4090 --host workstation-4gpu --profile "$tmp/f-4090.json"
 expect 1 "was measured on" simulate --model 8b --seq 2048 --profile traces/calibration/dev-vm-2core-cpu-only.json
 expect 3 "profile" simulate --model 8b --seq 2048 --profile "$tmp/s.json"

@@ -284,8 +284,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 t, docs, accum);
 	wrapped(fp, pre, "sequence", seq);
 	if (!r->w->grad_accum)
-		fprintf(fp, "%s           global batch %llu sequences per step%s\n", pre,
-			(unsigned long long)r->w->global_batch,
+		fprintf(fp, "%s           global batch %llu sequence%s per step%s\n", pre,
+			(unsigned long long)r->w->global_batch, r->w->global_batch == 1 ? "" : "s",
 			r->batch_default ? " (default; rounded up to whole micro-batches per rank)" : "");
 	char ep[64] = "";
 	if (r->epochs > 0)
@@ -930,11 +930,12 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	 * data-parallel replica */
 	char step[320];
 	snprintf(step, sizeof step,
-		 "%s (%llu micro-batch%s of %llu x %llu tokens, %llu sequences a step, recompute "
+		 "%s (%llu micro-batch%s of %llu x %llu tokens, %llu sequence%s a step, recompute "
 		 "%s, %s loss%s)",
 		 cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
 		 o->grad_accum == 1 ? "" : "es", (unsigned long long)o->micro_batch,
 		 (unsigned long long)r->w->job.seq, (unsigned long long)o->sequences_per_step,
+		 o->sequences_per_step == 1 ? "" : "s",
 		 sim_option_recompute(o, rc, sizeof rc), mdl_loss_name(o->loss),
 		 o->ckpt_in_dram > 0 ? ", activations kept in DRAM" : "");
 	wrap_at(fp, "  ", 13, "step", step);

@@ -149,6 +149,12 @@ holds "plan --max-gpus: the inputs name the bound" "$tmp/mg.txt" "up to 2 GPUs (
 # --epochs with --dataset-tokens: the tokens say how they came about
 "$bin" plan --model 8b --seq 2048 --max-gpus 1 --epochs 3 --dataset-tokens 50M >"$tmp/ep.txt" 2>&1
 holds "plan --epochs: the inputs name the epochs" "$tmp/ep.txt" "150 M (3 epochs of 50.0 M)"
+# one of a thing is singular: an epoch, a sequence a step
+"$bin" plan --model 1b --seq 1024 --max-gpus 1 --epochs 1 --dataset-tokens 1M --global-batch 1 \
+	>"$tmp/one.txt" 2>&1
+"$bin" simulate --model 1b --seq 1024 --grad-accum 1 >>"$tmp/one.txt" 2>&1
+holds "plan and simulate: one epoch, one sequence" "$tmp/one.txt" "(1 epoch of 1.00 M)" \
+	"global batch 1 sequence per step" "1 micro-batch of 1 x 1024 tokens, 1 sequence a step"
 expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
 expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
 expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096

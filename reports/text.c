@@ -230,8 +230,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	wrapped(fp, pre, "job", job);
 	char rcl[64] = "";
 	if (j->recompute_layers && !r->recompute_auto)
-		snprintf(rcl, sizeof rcl, " of the first %u layers of each stage",
-			 j->recompute_layers);
+		snprintf(rcl, sizeof rcl, " of the first %u layer%s of each stage",
+			 j->recompute_layers, j->recompute_layers == 1 ? "" : "s");
 	fprintf(fp, "%s           recompute %s%s, loss %s\n", pre,
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
 		rcl, r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
@@ -274,8 +274,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		snprintf(docs, sizeof docs, ", documents of %llu tokens packed, attended apart",
 			 (unsigned long long)j->doc_tokens);
 	if (r->w->grad_accum)
-		snprintf(accum, sizeof accum, ", grad-accum %llu micro-batches per step",
-			 (unsigned long long)r->w->grad_accum);
+		snprintf(accum, sizeof accum, ", grad-accum %llu micro-batch%s per step",
+			 (unsigned long long)r->w->grad_accum, r->w->grad_accum == 1 ? "" : "es");
 	if (r->batch_searched)
 		snprintf(t, sizeof t, "1, 2, 4 or 8 per GPU (searched)");
 	else

@@ -153,8 +153,12 @@ holds "plan --epochs: the inputs name the epochs" "$tmp/ep.txt" "150 M (3 epochs
 "$bin" plan --model 1b --seq 1024 --max-gpus 1 --epochs 1 --dataset-tokens 1M --global-batch 1 \
 	>"$tmp/one.txt" 2>&1
 "$bin" simulate --model 1b --seq 1024 --grad-accum 1 >>"$tmp/one.txt" 2>&1
-holds "plan and simulate: one epoch, one sequence" "$tmp/one.txt" "(1 epoch of 1.00 M)" \
-	"global batch 1 sequence per step" "1 micro-batch of 1 x 1024 tokens, 1 sequence a step"
+"$bin" plan --model 1b --seq 1024 --max-gpus 1 --grad-accum 1 --recompute full \
+	--recompute-layers 1 >>"$tmp/one.txt" 2>&1
+holds "plan and simulate: one epoch, one sequence, one layer, one micro-batch" "$tmp/one.txt" \
+	"(1 epoch of 1.00 M)" "global batch 1 sequence per step" \
+	"1 micro-batch of 1 x 1024 tokens, 1 sequence a step" "the first 1 layer of each stage" \
+	"grad-accum 1 micro-batch per step"
 expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
 expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
 expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096

@@ -594,10 +594,11 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 
 	fprintf(fp, "# %s on %u x %s: option %d of tierplan's plan\n\n", r->model_name, o->gpus,
 		r->hw->gpu.name, idx);
-	fprintf(fp, "%s, micro-batch %llu, %llu micro-batches per step (%llu sequences of %llu "
+	fprintf(fp, "%s, micro-batch %llu, %llu micro-batch%s per step (%llu sequence%s of %llu "
 		    "tokens), recompute %s, %s loss.\n\n",
 		o->name, (unsigned long long)o->micro_batch, (unsigned long long)o->grad_accum,
-		(unsigned long long)o->sequences_per_step, (unsigned long long)r->w->job.seq,
+		o->grad_accum == 1 ? "" : "es", (unsigned long long)o->sequences_per_step,
+		o->sequences_per_step == 1 ? "" : "s", (unsigned long long)r->w->job.seq,
 		mdl_recompute_name(o->recompute), mdl_loss_name(o->loss));
 	fprintf(fp, "## Predicted\n\n| quantity | value |\n|---|---|\n");
 	fprintf(fp, "| step | %.2f s |\n| throughput | %.0f tokens/s |\n", o->step_seconds,

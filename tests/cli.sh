@@ -159,6 +159,9 @@ holds "plan and simulate: one epoch, one sequence, one layer, one micro-batch" "
 	"(1 epoch of 1.00 M)" "global batch 1 sequence per step" \
 	"1 micro-batch of 1 x 1024 tokens, 1 sequence a step" "the first 1 layer of each stage" \
 	"grad-accum 1 micro-batch per step"
+"$bin" plan --model 1b --seq 1024 --max-gpus 1 --global-batch 1 --emit "$tmp/emit-one" >/dev/null 2>&1
+holds "plan --emit: one micro-batch, one sequence" "$tmp/emit-one/README.md" \
+	"1 micro-batch per step (1 sequence of 1024 tokens)"
 expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
 expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
 expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096

@@ -681,6 +681,11 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 	const struct mdl_hw *base = s->hw;
 	uint64_t mbs[MICRO_SIZES];
 	int nmb = micro_sizes(s, n, mbs);
+	/* the tiered placements fill DRAM to its size, leaving room for what the step stages
+	 * there: an option of theirs buys the size it ran with, not a smaller one its peak would
+	 * fit, where the fill would have placed otherwise (a run at that size is its own option);
+	 * and only they gain from more DRAM (below) */
+	bool fills = strncmp(pol->name, "tiered", 6) == 0;
 	/* A GPU, or the host's largest DRAM, too small for one micro-batch is too small for the
 	 * larger ones (sizes ascend; what a placement needs of either grows with the tokens) */
 	bool full = false;
@@ -691,11 +696,6 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 		}
 		int fits = 0, ran = 0;
 		bool within = false, climb = strcmp(pol->name, "tiered-dram") == 0;
-		/* the tiered placements fill DRAM to its size, leaving room for what the step
-		 * stages there: an option of theirs buys the size it ran with, not a smaller one
-		 * its peak would fit, where the fill would have placed otherwise (a run at that
-		 * size is its own option) */
-		bool fills = strncmp(pol->name, "tiered", 6) == 0;
 		for (int d = 0; d < nd && (fits < 2 || (climb && !within)); d++) {
 			struct mdl_hw hw = *base;
 			struct sim_option o;
@@ -742,8 +742,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			 * flash for want of it: otherwise every placement at a larger size is this
 			 * one's, with dearer DRAM (tiered's cache keeps the states on flash by
 			 * design) */
-			if (strncmp(pol->name, "tiered", 6) != 0 || o.peak_flash == 0 ||
-			    !o.dram_short)
+			if (!fills || o.peak_flash == 0 || !o.dram_short)
 				break;
 		}
 		*s->pruned += (uint64_t)(nd - ran); /* DRAM sizes that could not fit or help */

@@ -231,11 +231,22 @@ static void digits_of(const char *s, char *d, size_t n)
 	d[k] = '\0';
 }
 
+/* The letters of s before its first digit, lower case, into f (n bytes): a product's family
+ * where they are one or two (a100, h100, gh200, mi300x). */
+static void family_of(const char *s, char *f, size_t n)
+{
+	size_t k = 0;
+	for (; *s && !isdigit((unsigned char)*s) && k + 1 < n; s++)
+		if (isalpha((unsigned char)*s))
+			f[k++] = (char)tolower((unsigned char)*s);
+	f[k] = '\0';
+}
+
 const char *cfg_did_you_mean(const char *s, const char *const *cands, int n)
 {
 	const char *best = NULL;
 	int bestd = 3;
-	char ds[64], dc[64];
+	char ds[64], dc[64], fs[8], fc[8];
 
 	digits_of(s, ds, sizeof ds);
 	/* a product's name (one with a model number) and a suffix of the user's own after a dash
@@ -250,10 +261,29 @@ const char *cfg_did_you_mean(const char *s, const char *const *cands, int n)
 	}
 	if (best)
 		return best;
+	/* a model number the user gave without the letters around it (4090, a6000): the one
+	 * product name that holds it, not as part of a longer number (a10 in a100-80g) */
+	size_t ls = strlen(s);
+	int holders = 0;
+	for (int i = 0; *ds && i < n; i++) {
+		const char *at = strcasestr(cands[i], s);
+		if (at && !(at > cands[i] && isdigit((unsigned char)at[-1])) &&
+		    !isdigit((unsigned char)at[ls]) && holders++ == 0)
+			best = cands[i];
+	}
+	if (holders == 1)
+		return best; /* not 6000: the RTX 6000 Ada, the RTX A6000 or the RTX PRO 6000 */
+	best = NULL;
+	family_of(s, fs, sizeof fs);
 	for (int i = 0; i < n; i++) {
-		/* other digits name another product (h100 for h200), not a misspelling */
+		/* other digits name another product (h100 for h200), not a misspelling, and so does
+		 * another family letter before the same digits (a100 for h100, gh200 for h200) */
 		digits_of(cands[i], dc, sizeof dc);
 		if (*ds && *dc && strcmp(ds, dc) != 0)
+			continue;
+		family_of(cands[i], fc, sizeof fc);
+		if (*ds && *dc && *fs && *fc && strlen(fs) <= 2 && strlen(fc) <= 2 &&
+		    strcmp(fs, fc) != 0)
 			continue;
 		int d = levenshtein(s, cands[i]);
 		if (d < bestd) {

@@ -134,8 +134,9 @@ int cfg_models_next(struct cfg_models *m, char *name, size_t namelen, char *path
 void cfg_models_close(struct cfg_models *m);
 
 /* The candidate s means, or NULL: the longest of n product names (with digits) that s extends
- * by a dash and a suffix of its own (h200-sxm for h200), else the closest within edit distance 2
- * whose digits are s's (h100 is not a misspelling of h200). */
+ * by a dash and a suffix of its own (h200-sxm for h200), else the one product name that holds s
+ * whole where s has digits (rtx4090 for 4090), else the closest within edit distance 2 whose
+ * digits and family letters are s's (h100 is not a misspelling of h200, nor of a100). */
 const char *cfg_did_you_mean(const char *s, const char *const *cands, int n);
 
 #endif

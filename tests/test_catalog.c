@@ -290,6 +290,18 @@ static void unknown_names_suggest_the_nearest(void)
 	CU_ASSERT_PTR_NULL(strstr(err, "did you mean"));
 	CU_ASSERT_EQUAL(cfg_gpu_get("rtx-4090", &g, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'rtx4090'"));
+	/* a bare model number names the one product holding it; another family letter before the
+	 * same digits is another GPU */
+	CU_ASSERT_EQUAL(cfg_gpu_get("4090", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'rtx4090'"));
+	CU_ASSERT_EQUAL(cfg_gpu_get("A6000", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'rtx-a6000'"));
+	CU_ASSERT_EQUAL(cfg_gpu_get("6000", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NULL(strstr(err, "did you mean"));
+	CU_ASSERT_EQUAL(cfg_gpu_get("a100-pcie", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NULL(strstr(err, "did you mean"));
+	CU_ASSERT_EQUAL(cfg_gpu_get("h100-pcei", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'h100-pcie'"));
 	CU_ASSERT_EQUAL(cfg_model_resolve("70B", path, sizeof path, name, sizeof name, err,
 					  sizeof err), 0);
 	CU_ASSERT_STRING_EQUAL(name, "Llama-3.1-70B");

@@ -665,6 +665,13 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 	size_t used = (size_t)snprintf(err, errlen, "unknown %s '%s'", kinds[kind].what, arg);
 	if (near && used < errlen)
 		used += (size_t)snprintf(err + used, errlen - used, " (did you mean '%s'?)", near);
+	/* a family's name with a suffix of the user's own (a100-sxm): the family's entries */
+	const char *dash = strchr(arg, '-');
+	size_t lf = dash ? (size_t)(dash - arg) : 0;
+	for (int i = 0, k = 0; !near && lf && i < nn && used < errlen; i++)
+		if (strncasecmp(names[i], arg, lf) == 0 && names[i][lf] == '-')
+			used += (size_t)snprintf(err + used, errlen - used, "%s%s",
+						 k++ ? " " : "; its family: ", names[i]);
 	if (used < errlen)
 		snprintf(err + used, errlen - used, "; see 'tierplan hardware'");
 out:

@@ -298,8 +298,12 @@ static void unknown_names_suggest_the_nearest(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'rtx-a6000'"));
 	CU_ASSERT_EQUAL(cfg_gpu_get("6000", &g, err, sizeof err), -1);
 	CU_ASSERT_PTR_NULL(strstr(err, "did you mean"));
-	CU_ASSERT_EQUAL(cfg_gpu_get("a100-pcie", &g, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(cfg_gpu_get("a100-sxm", &g, err, sizeof err), -1);
 	CU_ASSERT_PTR_NULL(strstr(err, "did you mean"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(err, "its family: a100-40g a100-80g a100-pcie-40g a100-pcie-80g"));
+	CU_ASSERT_EQUAL(cfg_gpu_get("a100-pcie", &g, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "several variants: a100-pcie-40g a100-pcie-80g"));
 	CU_ASSERT_EQUAL(cfg_gpu_get("h100-pcei", &g, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'h100-pcie'"));
 	CU_ASSERT_EQUAL(cfg_model_resolve("70B", path, sizeof path, name, sizeof name, err,

@@ -664,10 +664,13 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 	/* a host without a network is one node: no silent cluster of workstations over PCIe */
 	uint64_t gpus = mdl_layout_gpus(&c->layout);
 	if (!(hw->host.network_per_gpu > 0) && gpus > hw->gpus_per_node) {
+		uint32_t per = hw->gpus_per_node;
+		bool set = per < hw->host.gpu_slots; /* --gpus-per-node left slots empty */
 		snprintf(err, errlen,
-			 "host %s is a single node (network_per_gpu 0): at most %u GPUs, not %llu "
-			 "(choose a host with a network, e.g. hgx-8gpu)",
-			 hw->host.name, hw->gpus_per_node, (unsigned long long)gpus);
+			 "host %s is a single node (network_per_gpu 0): at most %u GPU%s%s, not "
+			 "%llu (choose a host with a network, e.g. hgx-8gpu)",
+			 hw->host.name, per, per == 1 ? "" : "s",
+			 set ? " as --gpus-per-node sets it" : "", (unsigned long long)gpus);
 		return -1;
 	}
 	int n = candidates(c);

@@ -1157,6 +1157,8 @@ else
 	echo "FAIL: compare on a single-node host: default counts beyond the node ($(head -c 200 "$tmp/err"))"
 fi
 expect 3 "single node" compare --model 1b --seq 1024 --host workstation --gpus 2,8
+expect 3 "at most 1 GPU as --gpus-per-node sets it, not 2" simulate --model 1b --seq 1024 \
+	--host workstation-4gpu --gpus 2 --gpus-per-node 1
 # a node smaller than the host's slots: the host tiers are searched on its GPUs, not the slots
 expect 0 "" plan --model 1b --seq 1024 --host workstation --gpus-per-node 3
 # a node larger than its host's slots is refused, with the range

@@ -1,5 +1,6 @@
 /* cmd_catalog — `tierplan models` and `tierplan hardware`: list the catalogs. */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +72,13 @@ int cmd_models(int argc, char **argv)
 			cJSON_AddNumberToObject(m, "active_params", (double)c.active_params);
 			cJSON_AddNumberToObject(m, "layers", (double)a.layers);
 			cJSON_AddNumberToObject(m, "hidden", (double)a.hidden);
-			cJSON_AddStringToObject(m, "aliases", aliases);
-			cJSON_AddStringToObject(m, "config", path);
+			/* the aliases as a list (the text table joins them with ", ") */
+			cJSON *al = cJSON_AddArrayToObject(m, "aliases");
+			for (char *save = NULL, *t = strtok_r(aliases, ", ", &save); t;
+			     t = strtok_r(NULL, ", ", &save))
+				cJSON_AddItemToArray(al, cJSON_CreateString(t));
+			char real[PATH_MAX];
+			cJSON_AddStringToObject(m, "config", realpath(path, real) ? real : path);
 			cJSON_AddItemToArray(arr, m);
 		} else {
 			printf("%-*s %-11s %16llu %16llu %6llu %6llu  %s\n", nw, name, a.model_type,

@@ -343,6 +343,20 @@ expect 3 "bits 8; 4-bit GPTQ is modelled" simulate --model "$tmp/gptq8.json" --s
 expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
 expect 0 "" models
 expect 0 "" hardware --format json
+# the JSON catalog lists each model's aliases as an array, and each names its model
+"$bin" models --format json >"$tmp/models.json" 2>/dev/null
+if python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["models"]
+assert m and all(isinstance(x["aliases"], list) and x["aliases"] for x in m)
+assert m[0]["aliases"] == ["8b", "llama-3.1-8b", "llama3.1-8b"], m[0]["aliases"]' "$tmp/models.json" &&
+	"$bin" simulate --model "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["models"][1]["aliases"][0])' "$tmp/models.json")" --seq 512 \
+		--gpus 8 --format json 2>/dev/null | grep -q '"name":[[:space:]]*"Llama-3.1-70B"'; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: models --format json: aliases not an array of names that resolve"
+fi
 "$bin" plan --model 70b --seq 4096 --format json >"$tmp/p.json" 2>/dev/null
 if grep -q '"params":[[:space:]]*70553706496' "$tmp/p.json" &&
 	grep -q '"model_state_bytes_per_param":[[:space:]]*16' "$tmp/p.json" &&

@@ -11,6 +11,7 @@
 #include "opts.h"
 #include "plan.h"
 #include "sim.h"
+#include "step.h"
 
 /* "pm1743:4" -> name and count; 0 ok, -1 + err. */
 static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, char *err,
@@ -711,6 +712,14 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 	if (o->seq > w->arch.positions)
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);
+	if (hw->dram_set && hw->dram <= STEP_DRAM_RESERVE) {
+		char d[32], r[32];
+		fprintf(stderr,
+			"tierplan %s: warning: --dram %s is no more than the %s per node the host "
+			"keeps for the OS and data loader: no host tier has room in it\n",
+			cmd, cfg_fmt_bytes(hw->dram, d, sizeof d),
+			cfg_fmt_bytes(STEP_DRAM_RESERVE, r, sizeof r));
+	}
 }
 
 int tp_simulate_argv(int argc, char **argv, struct eng *e, bool stop_unfit, struct sim_option *o,

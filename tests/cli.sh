@@ -341,6 +341,12 @@ sed '1s/{/{"quantization_config": {"quant_method": "gptq", "bits": 4, "group_siz
 sed 's/"bits": 4/"bits": 8/' "$tmp/gptq.json" >"$tmp/gptq8.json"
 expect 3 "bits 8; 4-bit GPTQ is modelled" simulate --model "$tmp/gptq8.json" --seq 2048 --method qlora
 expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
+# a --dram no larger than the host's OS reserve warns that no host tier has room, and the
+# plan's tiered line says what overflowed
+expect 0 "warning: --dram 16.0 GiB is no more than the 32.0 GiB per node" plan --model 1b \
+	--seq 512 --dram 16GiB
+grep -q "tiered    none fits one node of this host; the closest, #[0-9]*, dram: needs" "$tmp/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan --dram 16GiB: no tiered overflow line"; }
 expect 0 "" models
 expect 0 "" hardware --format json
 # the JSON catalog lists each model's aliases as an array, and each names its model

@@ -377,7 +377,25 @@ static const struct {
 	{"zero-stage", "DeepSpeed", "zero"},
 	{"nproc-per-node", "torchrun", "gpus-per-node"},
 	{"lora-r", "axolotl", "lora-rank"},
+	{"batch-size", "torchtune", "batch"},
+	{"local-batch-size", "torchtitan", "batch"},
+	{"seq-len", "torchtitan", "seq"},
 };
+
+/* The option an unknown name qualifies with words of its own before a dash (--micro-batch,
+ * --max-seq): the longest of the n candidates it ends with after a dash; NULL none. */
+static const char *qualified(const char *name, const char *const *cands, int n)
+{
+	const char *best = NULL;
+	size_t ln = strlen(name);
+	for (int i = 0; i < n; i++) {
+		size_t lc = strlen(cands[i]);
+		if (lc < ln && name[ln - lc - 1] == '-' && !strcmp(name + ln - lc, cands[i]) &&
+		    (!best || lc > strlen(best)))
+			best = cands[i];
+	}
+	return best;
+}
 
 /* What plan or compare searches in place of simulate's one value of option `name`, said where
  * it is not theirs (plan --gpus, --tp, --policy); NULL none. */
@@ -607,6 +625,8 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 			const char *whose = NULL;
 			if (!near && !nw)
 				near = peer_name(name, cmd, &whose);
+			if (!near && !nw)
+				near = qualified(name, cands, nc);
 			const char *instead = searched(cmd, name);
 			if (instead)
 				snprintf(err, errlen, "unknown option '--%s' for %s: %s", name, self,

@@ -54,6 +54,9 @@ expect 0 "" version
 expect 2 "unknown command" frobnicate
 expect 2 "" # no command
 expect 2 "did you mean '--seq'" plan --model 70b --sqe 4096
+# a name that qualifies one of ours with words before a dash, and frameworks' own names
+expect 2 "did you mean '--batch'" simulate --model 8b --seq 2048 --micro-batch 2
+expect 2 "torchtitan's name; tierplan's is '--seq'" simulate --model 8b --seq-len 2048
 expect 2 "--seq is required" plan --model 70b
 expect 2 "--model is required" plan --seq 4096
 expect 2 "needs a value" plan --model 70b --seq

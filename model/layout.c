@@ -192,11 +192,16 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 	 * over the ranks the attention lays out as tp, cp, dp, pp (parallel_state.py, "MoE
 	 * parallel folding"), so ep x etp divides tp x cp x dp */
 	uint32_t span = l->tp / etp * mdl_layout_cp(l) * l->dp;
-	if (ep > 1 && (!a->experts || a->experts % ep || span % ep)) {
+	if (ep > 1 && !a->experts) {
+		snprintf(err, errlen,
+			 "ep %u splits routed experts over ranks: a dense model has none (ep 1)",
+			 ep);
+		return -1;
+	}
+	if (ep > 1 && (a->experts % ep || span % ep)) {
 		snprintf(err, errlen,
 			 "ep %u must divide the model's %u routed experts and the %u ranks that can "
-			 "split them, dp %u x cp %u x tp %u / expert tp %u (a dense model has none "
-			 "to split)",
+			 "split them, dp %u x cp %u x tp %u / expert tp %u",
 			 ep, a->experts, span, l->dp, mdl_layout_cp(l), l->tp, etp);
 		return -1;
 	}

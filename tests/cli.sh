@@ -1040,7 +1040,8 @@ expect 3 "--pointwise: 'triton' (allowed: fused, eager)" simulate --model 8b --s
 expect 3 "torch.compile fuses the norms" simulate --model 8b --seq 1024 --pointwise eager --compile yes
 expect 3 "--doc-tokens: 2048 tokens is longer than --seq 1024 (allowed: 0 to 1024)" simulate \
 	--model 8b --seq 1024 --doc-tokens 2048
-expect 3 "ep 2 must divide" simulate --model 8b --seq 1024 --gpus 2 --ep 2
+expect 3 "ep 2 splits routed experts over ranks: a dense model has none (ep 1)" simulate \
+	--model 8b --seq 1024 --gpus 2 --ep 2
 expect 3 "policy gpu only" simulate --model qwen3-30b-a3b --seq 1024 --gpus 2 --ep 2 --policy zero3-offload
 expect 0 "" simulate --model qwen3-30b-a3b --seq 1024 --gpus 8 --ep 8 --zero 1
 expect 3 "cp 4 needs --seq a multiple of 2 x cp" simulate --model 8b --seq 1020 --gpus 4 --cp 4

@@ -150,8 +150,11 @@ int cmd_calibrate(int argc, char **argv)
 			}
 			o.test_timeout = (int)v;
 		} else {
-			snprintf(err, sizeof err, "unknown option or missing value '%s'", a);
-			return cli_fail(EXIT_USAGE, "calibrate", err);
+			static const char *const known[] = {
+				"--dir",       "--out",        "--tests",        "--device",
+				"--cuda-helper", "--gpu-index", "--flash-fill", "--test-timeout",
+				"--model",     NULL};
+			return cli_bad_arg("calibrate", a, known, NULL);
 		}
 	}
 	int rc = cal_run(&o, stderr, err, sizeof err);

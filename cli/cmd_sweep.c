@@ -279,10 +279,10 @@ int cmd_sweep(int argc, char **argv)
 			help(stdout);
 			return EXIT_OK;
 		}
-		if (i + 1 >= argc) {
-			snprintf(err, sizeof err, "%s: unknown option or missing value", a);
-			return cli_fail(EXIT_USAGE, "sweep", err);
-		}
+		static const char *const known[] = {"--grid",  "--format",  "--out", "--shard",
+						    "--unfit", "--threads", NULL};
+		if (a[0] != '-' || i + 1 >= argc)
+			return cli_bad_arg("sweep", a, known, "--grid");
 		const char *v = argv[++i];
 		char *end;
 		if (!strcmp(a, "--grid")) {
@@ -311,8 +311,7 @@ int cmd_sweep(int argc, char **argv)
 				return cli_fail(EXIT_INVALID, "sweep", err);
 			}
 		} else {
-			snprintf(err, sizeof err, "unknown option '%s'", a);
-			return cli_fail(EXIT_USAGE, "sweep", err);
+			return cli_bad_arg("sweep", a, NULL, NULL);
 		}
 	}
 	if (!gridpath)

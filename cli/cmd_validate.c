@@ -46,12 +46,18 @@ int cmd_validate(int argc, char **argv)
 			run.nflags = argc - i - 1;
 			break;
 		}
-		if (i + 1 >= argc) {
-			snprintf(err, sizeof err, "%s: unknown option or missing value", a);
+		static const char *const known[] = {"--traces", "--thresholds", "--format",
+						    "--report", "--run",        "--smi",
+						    "--out",    "--id",         NULL};
+		if (a[0] != '-' || i + 1 >= argc)
+			return cli_bad_arg("validate", a, known, "--traces");
+		const char *v = argv[++i];
+		if (!strcmp(a, "--traces") && o.ndirs == VAL_MAX_TRACE_DIRS) {
+			snprintf(err, sizeof err, "--traces: at most %d directories",
+				 VAL_MAX_TRACE_DIRS);
 			return cli_fail(EXIT_USAGE, "validate", err);
 		}
-		const char *v = argv[++i];
-		if (!strcmp(a, "--traces") && o.ndirs < VAL_MAX_TRACE_DIRS)
+		if (!strcmp(a, "--traces"))
 			o.dirs[o.ndirs++] = v;
 		else if (!strcmp(a, "--thresholds"))
 			o.thresholds = v;
@@ -67,10 +73,8 @@ int cmd_validate(int argc, char **argv)
 			run.out = v;
 		else if (!strcmp(a, "--id"))
 			run.id = v;
-		else {
-			snprintf(err, sizeof err, "unknown option '%s'", a);
-			return cli_fail(EXIT_USAGE, "validate", err);
-		}
+		else
+			return cli_bad_arg("validate", a, NULL, NULL);
 	}
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		return cli_fail(EXIT_INVALID, "validate",
@@ -114,10 +118,10 @@ int cmd_regress(int argc, char **argv)
 			sdir = argv[++i];
 		else if (!strcmp(argv[i], "--golden") && i + 1 < argc)
 			gdir = argv[++i];
-		else {
-			snprintf(err, sizeof err, "unknown option or missing value '%s'", argv[i]);
-			return cli_fail(EXIT_USAGE, "regress", err);
-		}
+		else
+			return cli_bad_arg("regress", argv[i],
+					   (const char *const[]){"--scenarios", "--golden", NULL},
+					   "--scenarios");
 	}
 	int rc = val_regress(sdir, gdir, update, stdout, stderr, err, sizeof err);
 	return rc == EXIT_OK || rc == EXIT_INFEASIBLE ? rc : cli_fail(rc, "regress", err);

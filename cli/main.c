@@ -1,5 +1,6 @@
 /* main — git-style subcommand dispatch for bin/tierplan. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,24 @@ int cli_fail(int code, const char *cmd, const char *msg)
 	else
 		fprintf(stderr, "tierplan%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
 	return code;
+}
+
+int cli_bad_arg(const char *cmd, const char *a, const char *const *known, const char *word)
+{
+	char msg[512];
+	bool option = false;
+	for (int i = 0; known && known[i]; i++)
+		option |= strcmp(a, known[i]) == 0;
+	if (option)
+		snprintf(msg, sizeof msg, "%s needs a value", a);
+	else if (a[0] != '-' && word)
+		snprintf(msg, sizeof msg, "unexpected argument '%.200s' (did you mean %s %.200s?)",
+			 a, word, a);
+	else if (a[0] != '-')
+		snprintf(msg, sizeof msg, "unexpected argument '%.200s'", a);
+	else
+		snprintf(msg, sizeof msg, "unknown option '%.200s'", a);
+	return cli_fail(EXIT_USAGE, cmd, msg);
 }
 
 int cli_out_code(int rc)

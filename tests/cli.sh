@@ -54,6 +54,11 @@ expect 0 "" version
 expect 2 "unknown command" frobnicate
 expect 2 "" # no command
 expect 2 "did you mean '--seq'" plan --model 70b --sqe 4096
+# the hand-parsed commands name what is wrong with an argument: a bare word, a value missing
+expect 2 "unexpected argument 'g.json' (did you mean --grid g.json?)" sweep g.json
+expect 2 "--grid needs a value" sweep --grid
+expect 2 "--scenarios needs a value" regress --scenarios
+expect 2 "unknown option '--zzz'" calibrate --zzz
 # a name that qualifies one of ours with words before a dash, and frameworks' own names
 expect 2 "did you mean '--batch'" simulate --model 8b --seq 2048 --micro-batch 2
 expect 2 "torchtitan's name; tierplan's is '--seq'" simulate --model 8b --seq-len 2048

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "file.h"
@@ -837,9 +838,30 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 	struct cfg_stamp st;
 
 	if (cfg_is_path(arg)) {
+		/* a Hugging Face snapshot's directory reads its config.json, and a config.json is
+		 * named for its directory (Llama-3.1-8B/config.json: Llama-3.1-8B) */
+		struct stat sb;
+		bool dir = stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode);
 		const char *base = strrchr(arg, '/');
-		snprintf(path, pathlen, "%s", arg);
-		snprintf(name, namelen, "%s", base ? base + 1 : arg);
+		base = base ? base + 1 : arg;
+		size_t n = strlen(arg);
+		while (dir && n > 1 && arg[n - 1] == '/')
+			n--;
+		snprintf(path, pathlen, dir ? "%.*s/config.json" : "%.*s", (int)n, arg);
+		if (dir && stat(path, &sb) != 0) {
+			snprintf(err, errlen, "model directory '%.*s' holds no config.json", (int)n,
+				 arg);
+			return -1;
+		}
+		snprintf(name, namelen, "%s", base);
+		char real[PATH_MAX];
+		if ((dir || !strcmp(base, "config.json")) && realpath(path, real)) {
+			char *slash = strrchr(real, '/');
+			*slash = '\0';
+			slash = strrchr(real, '/');
+			if (slash && slash[1])
+				snprintf(name, namelen, "%s", slash + 1);
+		}
 		return 0;
 	}
 	snprintf(index, sizeof index, "%s/models.json", cfg_dir());

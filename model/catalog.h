@@ -115,8 +115,9 @@ struct cJSON;
 int cfg_record_parse(enum cfg_kind kind, const struct cJSON *obj, const char *origin, void *rec,
 		     char *err, size_t errlen);
 
-/* A model: catalog name/alias, or a path to a config.json. Fills the path to read and the
- * display name. 0 ok, -1 + err listing near names. */
+/* A model: catalog name/alias, or a path to a config.json or to the directory holding one (a
+ * Hugging Face snapshot). Fills the path to read and the display name (a config.json's
+ * directory's name). 0 ok, -1 + err listing near names. */
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
 		      char *err, size_t errlen);
 

@@ -173,7 +173,7 @@ holds "plan --emit: one micro-batch, one sequence" "$tmp/emit-one/README.md" \
 expect 3 "unknown format" plan --model 70b --seq 4096 --format yaml
 expect 3 "unknown LoRA target" plan --model 70b --seq 4096 --method lora --lora-targets q,zz
 expect 3 "cannot open config" plan --model /nonexistent/config.json --seq 4096
-expect 3 "not a regular file" plan --model "$tmp/" --seq 4096
+expect 3 "model directory '$tmp' holds no config.json" plan --model "$tmp/" --seq 4096
 expect 3 "not valid JSON" plan --model "$tmp/truncated.json" --seq 4096
 expect 3 "not supported" plan --model "$tmp/t5.json" --seq 4096
 # the whole list of what is supported, to its last entry
@@ -355,6 +355,12 @@ expect 0 "warning: --dram 16.0 GiB is no more than the 32.0 GiB per node" plan -
 	--seq 512 --dram 16GiB
 grep -q "tiered    none fits one node of this host; the closest, #[0-9]*, dram: needs" "$tmp/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: plan --dram 16GiB: no tiered overflow line"; }
+# a snapshot's directory reads its config.json, named for the directory
+mkdir -p "$tmp/Snap-1B" && cp configs/models/llama-3.2-1b.json "$tmp/Snap-1B/config.json"
+"$bin" simulate --model "$tmp/Snap-1B/" --seq 512 >"$tmp/snap.txt" 2>&1 &&
+	grep -q "^tierplan simulate: Snap-1B on 1 x" "$tmp/snap.txt" &&
+	"$bin" simulate --model "$tmp/Snap-1B/config.json" --seq 512 2>&1 | grep -q "Snap-1B on 1 x" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --model DIR does not read DIR/config.json named DIR"; }
 expect 0 "" models
 expect 0 "" hardware --format json
 # the JSON catalog lists each model's aliases as an array, and each names its model

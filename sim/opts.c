@@ -33,7 +33,8 @@ struct opt {
 
 static const struct opt table[] = {
 	{"model", O_STR, OFF(model), 0, 0, NULL, true, "name|path", P,
-	 "catalog model or alias (see 'tierplan models'), or a Hugging Face config.json"},
+	 "catalog model or alias (see 'tierplan models'), or a Hugging Face config.json or the "
+	 "snapshot directory holding it"},
 	{"seq", O_COUNT, OFF(seq), 1, 10485760, NULL, true, "tokens", P,
 	 "sequence length in tokens, a plain number like 4096, not 4k"},
 	{"batch", O_COUNT, OFF(batch), 1, 65536, "1", false, "sequences", P,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../model/catalog.h"
 #include "../reports/report.h"
 #include "cli.h"
 
@@ -113,7 +114,12 @@ int main(int argc, char **argv)
 			if (strcmp(commands[i].name, name) == 0)
 				return finish(name, commands[i].fn(argc, argv));
 	}
+	const char *names[NCOMMANDS];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	const char *near = cfg_did_you_mean(name, names, (int)NCOMMANDS);
 	char msg[200];
-	snprintf(msg, sizeof msg, "unknown command '%.100s'", name);
+	snprintf(msg, sizeof msg, "unknown command '%.100s'%s%s%s", name,
+		 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 	return cli_fail(EXIT_USAGE, NULL, msg);
 }

@@ -54,6 +54,7 @@ expect 0 "" version
 expect 2 "unknown command" frobnicate
 expect 2 "" # no command
 expect 2 "did you mean '--seq'" plan --model 70b --sqe 4096
+expect 2 "unknown command 'plna' (did you mean 'plan'?)" plna --model 70b --seq 4096
 # the hand-parsed commands name what is wrong with an argument: a bare word, a value missing
 expect 2 "unexpected argument 'g.json' (did you mean --grid g.json?)" sweep g.json
 expect 2 "--grid needs a value" sweep --grid

@@ -60,6 +60,8 @@ expect 2 "unexpected argument 'g.json' (did you mean --grid g.json?)" sweep g.js
 expect 2 "--grid needs a value" sweep --grid
 expect 2 "--scenarios needs a value" regress --scenarios
 expect 2 "unknown option '--zzz'" calibrate --zzz
+expect 3 "unknown test 'host_dram_cpy' (did you mean 'host_dram_copy'?)" calibrate --quick \
+	--tests host_dram_cpy --out "$tmp/never.json"
 # a name that qualifies one of ours with words before a dash, and frameworks' own names
 expect 2 "did you mean '--batch'" simulate --model 8b --seq 2048 --micro-batch 2
 expect 2 "torchtitan's name; tierplan's is '--seq'" simulate --model 8b --seq-len 2048

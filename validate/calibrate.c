@@ -1052,8 +1052,17 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 			for (int i = 0; i < NTESTS; i++)
 				known |= strlen(tests[i].name) == l && !strncmp(tests[i].name, p, l);
 			if (!known) {
-				snprintf(err, errlen, "--tests: unknown test '%.*s' (see calibrate --help)",
-					 (int)l, p);
+				char name[64];
+				const char *names[NTESTS];
+				for (int i = 0; i < NTESTS; i++)
+					names[i] = tests[i].name;
+				snprintf(name, sizeof name, "%.*s", (int)(l < 63 ? l : 63), p);
+				const char *near = cfg_did_you_mean(name, names, NTESTS);
+				snprintf(err, errlen,
+					 "--tests: unknown test '%s'%s%s%s (see calibrate "
+					 "--help)",
+					 name, near ? " (did you mean '" : "", near ? near : "",
+					 near ? "'?)" : "");
 				return EXIT_INVALID;
 			}
 			p += l + (p[l] == ',');

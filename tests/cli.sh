@@ -62,6 +62,8 @@ expect 2 "--scenarios needs a value" regress --scenarios
 expect 2 "unknown option '--zzz'" calibrate --zzz
 expect 3 "unknown test 'host_dram_cpy' (did you mean 'host_dram_copy'?)" calibrate --quick \
 	--tests host_dram_cpy --out "$tmp/never.json"
+[ ! -e "$tmp/never.json" ] && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: calibrate wrote a profile after an unknown test"; }
 # a name that qualifies one of ours with words before a dash, and frameworks' own names
 expect 2 "did you mean '--batch'" simulate --model 8b --seq 2048 --micro-batch 2
 expect 2 "torchtitan's name; tierplan's is '--seq'" simulate --model 8b --seq-len 2048

@@ -117,9 +117,8 @@ int main(int argc, char **argv)
 	const char *names[NCOMMANDS];
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		names[i] = commands[i].name;
-	const char *near = cfg_did_you_mean(name, names, (int)NCOMMANDS);
-	char msg[200];
-	snprintf(msg, sizeof msg, "unknown command '%.100s'%s%s%s", name,
-		 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	char msg[200], hint[64];
+	snprintf(msg, sizeof msg, "unknown command '%.100s'%s", name,
+		 cfg_near_hint(cfg_did_you_mean(name, names, (int)NCOMMANDS), hint, sizeof hint));
 	return cli_fail(EXIT_USAGE, NULL, msg);
 }

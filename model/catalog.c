@@ -295,6 +295,15 @@ const char *cfg_did_you_mean(const char *s, const char *const *cands, int n)
 	return best;
 }
 
+const char *cfg_near_hint(const char *near, char *buf, size_t n)
+{
+	if (near)
+		snprintf(buf, n, " (did you mean '%s'?)", near);
+	else if (n)
+		buf[0] = '\0';
+	return buf;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t ls = strlen(s), lx = strlen(suffix);
@@ -379,10 +388,10 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 			const char *cands[32];
 			for (int i = 0; i < nf; i++)
 				cands[i] = fields[i].key;
-			const char *near = cfg_did_you_mean(key, cands, nf);
-			snprintf(err, errlen, "%s: %s '%s': unknown key '%s'%s%s%s", origin,
-				 kinds[kind].what, nm->name, key, near ? " (did you mean '" : "",
-				 near ? near : "", near ? "'?)" : "");
+			char hint[96];
+			snprintf(err, errlen, "%s: %s '%s': unknown key '%s'%s", origin,
+				 kinds[kind].what, nm->name, key,
+				 cfg_near_hint(cfg_did_you_mean(key, cands, nf), hint, sizeof hint));
 			return -1;
 		}
 		if (cJSON_IsString(it)) {
@@ -663,9 +672,9 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 		goto out;
 	}
 	const char *near = cfg_did_you_mean(arg, names, nn);
-	size_t used = (size_t)snprintf(err, errlen, "unknown %s '%s'", kinds[kind].what, arg);
-	if (near && used < errlen)
-		used += (size_t)snprintf(err + used, errlen - used, " (did you mean '%s'?)", near);
+	char hint[96];
+	size_t used = (size_t)snprintf(err, errlen, "unknown %s '%s'%s", kinds[kind].what, arg,
+				       cfg_near_hint(near, hint, sizeof hint));
 	/* a family's name with a suffix of the user's own (a100-sxm): the family's entries */
 	const char *dash = strchr(arg, '-');
 	size_t lf = dash ? (size_t)(dash - arg) : 0;
@@ -908,10 +917,10 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 			goto out;
 		}
 	}
-	const char *near = cfg_did_you_mean(arg, names, nn);
-	snprintf(err, errlen, "unknown model '%s'%s%s%s; see 'tierplan models', or give a path to a "
+	char hint[160];
+	snprintf(err, errlen, "unknown model '%s'%s; see 'tierplan models', or give a path to a "
 			      "config.json",
-		 arg, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		 arg, cfg_near_hint(cfg_did_you_mean(arg, names, nn), hint, sizeof hint));
 out:
 	cJSON_Delete(root);
 	return rc;

@@ -139,5 +139,8 @@ void cfg_models_close(struct cfg_models *m);
  * whole where s has digits (rtx4090 for 4090), else the closest within edit distance 2 whose
  * digits and family letters are s's (h100 is not a misspelling of h200, nor of a100). */
 const char *cfg_did_you_mean(const char *s, const char *const *cands, int n);
+/* The hint an error appends for a near name: " (did you mean 'NEAR'?)" into buf (n bytes), or ""
+ * where near is NULL. Returns buf. */
+const char *cfg_near_hint(const char *near, char *buf, size_t n);
 
 #endif

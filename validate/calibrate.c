@@ -1052,17 +1052,15 @@ int cal_run(const struct cal_opts *opts, FILE *log, char *err, size_t errlen)
 			for (int i = 0; i < NTESTS; i++)
 				known |= strlen(tests[i].name) == l && !strncmp(tests[i].name, p, l);
 			if (!known) {
-				char name[64];
+				char name[64], hint[96];
 				const char *names[NTESTS];
 				for (int i = 0; i < NTESTS; i++)
 					names[i] = tests[i].name;
 				snprintf(name, sizeof name, "%.*s", (int)(l < 63 ? l : 63), p);
-				const char *near = cfg_did_you_mean(name, names, NTESTS);
 				snprintf(err, errlen,
-					 "--tests: unknown test '%s'%s%s%s (see calibrate "
-					 "--help)",
-					 name, near ? " (did you mean '" : "", near ? near : "",
-					 near ? "'?)" : "");
+					 "--tests: unknown test '%s'%s (see calibrate --help)", name,
+					 cfg_near_hint(cfg_did_you_mean(name, names, NTESTS), hint,
+						       sizeof hint));
 				return EXIT_INVALID;
 			}
 			p += l + (p[l] == ',');

@@ -27,9 +27,10 @@ int cmd_hardware(int argc, char **argv);
 /* Prints "tierplan CMD: msg" to stderr as one line (usage errors end with the --help hint);
  * returns code. */
 int cli_fail(int code, const char *cmd, const char *msg);
-/* The usage error (exit 2) of an argument `a` no option of cmd took: an option of `known` (a
- * NULL-terminated list) with no value after it, a bare word (with `word`, the option it most
- * likely belongs to: "--grid"), or an unknown option. */
+/* The usage error (exit 2) of an argument `a` no option of cmd took: one of `known` (cmd's
+ * options, a NULL-terminated list; a flag never gets here) with no value after it, a bare word
+ * (with `word`, the option it most likely belongs to: "--grid"), or an unknown option, with the
+ * option of `known` it most likely misspells. */
 int cli_bad_arg(const char *cmd, const char *a, const char *const *known, const char *word);
 /* The exit code of an output that failed (cfg_out and the report writers): a path that is not
  * ours to write is invalid input (3), anything else a system error (4). */

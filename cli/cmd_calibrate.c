@@ -153,7 +153,7 @@ int cmd_calibrate(int argc, char **argv)
 			static const char *const known[] = {
 				"--dir",       "--out",        "--tests",        "--device",
 				"--cuda-helper", "--gpu-index", "--flash-fill", "--test-timeout",
-				"--model",     NULL};
+				"--model",     "--quick",      "--destroy-data", NULL};
 			return cli_bad_arg("calibrate", a, known, NULL);
 		}
 	}

@@ -269,6 +269,8 @@ int cmd_sweep(int argc, char **argv)
 {
 	const char *gridpath = NULL, *format = "csv", *outpath = "-", *unfit = "time";
 	long shard = 1, nshards = 1, threads = sysconf(_SC_NPROCESSORS_ONLN);
+	static const char *const known[] = {"--grid",  "--format",  "--out", "--shard",
+					    "--unfit", "--threads", NULL};
 	struct tp_grid g;
 	char err[1024]; /* room for the model types an error lists */
 	int rc = EXIT_OK;
@@ -279,8 +281,6 @@ int cmd_sweep(int argc, char **argv)
 			help(stdout);
 			return EXIT_OK;
 		}
-		static const char *const known[] = {"--grid",  "--format",  "--out", "--shard",
-						    "--unfit", "--threads", NULL};
 		if (a[0] != '-' || i + 1 >= argc)
 			return cli_bad_arg("sweep", a, known, "--grid");
 		const char *v = argv[++i];
@@ -311,7 +311,7 @@ int cmd_sweep(int argc, char **argv)
 				return cli_fail(EXIT_INVALID, "sweep", err);
 			}
 		} else {
-			return cli_bad_arg("sweep", a, NULL, NULL);
+			return cli_bad_arg("sweep", a, known, NULL);
 		}
 	}
 	if (!gridpath)

@@ -12,6 +12,9 @@ int cmd_validate(int argc, char **argv)
 	struct val_run_opts run = {0};
 	const char *format = "text";
 	char err[512];
+	static const char *const known[] = {"--traces", "--thresholds", "--format", "--report",
+					    "--force",  "--run",        "--smi",    "--out",
+					    "--id",     NULL};
 
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -46,9 +49,6 @@ int cmd_validate(int argc, char **argv)
 			run.nflags = argc - i - 1;
 			break;
 		}
-		static const char *const known[] = {"--traces", "--thresholds", "--format",
-						    "--report", "--run",        "--smi",
-						    "--out",    "--id",         NULL};
 		if (a[0] != '-' || i + 1 >= argc)
 			return cli_bad_arg("validate", a, known, "--traces");
 		const char *v = argv[++i];
@@ -74,7 +74,7 @@ int cmd_validate(int argc, char **argv)
 		else if (!strcmp(a, "--id"))
 			run.id = v;
 		else
-			return cli_bad_arg("validate", a, NULL, NULL);
+			return cli_bad_arg("validate", a, known, NULL);
 	}
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		return cli_fail(EXIT_INVALID, "validate",
@@ -99,6 +99,7 @@ int cmd_validate(int argc, char **argv)
 int cmd_regress(int argc, char **argv)
 {
 	const char *sdir = "tests/scenarios", *gdir = "tests/golden";
+	static const char *const known[] = {"--scenarios", "--golden", "--update", NULL};
 	bool update = false;
 	char err[512];
 
@@ -109,7 +110,9 @@ int cmd_regress(int argc, char **argv)
 			       "Recomputes the scenario matrix and compares it with the stored "
 			       "goldens: "
 			       "counts and bytes\nexactly, times, power and costs within 0.5 %%. "
-			       "--update rewrites the goldens.\n");
+			       "--update rewrites the goldens.\n"
+			       "Defaults: --scenarios tests/scenarios, --golden tests/golden (a "
+			       "directory that must exist).\n");
 			return EXIT_OK;
 		}
 		if (!strcmp(argv[i], "--update"))
@@ -119,9 +122,7 @@ int cmd_regress(int argc, char **argv)
 		else if (!strcmp(argv[i], "--golden") && i + 1 < argc)
 			gdir = argv[++i];
 		else
-			return cli_bad_arg("regress", argv[i],
-					   (const char *const[]){"--scenarios", "--golden", NULL},
-					   "--scenarios");
+			return cli_bad_arg("regress", argv[i], known, "--scenarios");
 	}
 	int rc = val_regress(sdir, gdir, update, stdout, stderr, err, sizeof err);
 	return rc == EXIT_OK || rc == EXIT_INFEASIBLE ? rc : cli_fail(rc, "regress", err);

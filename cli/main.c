@@ -59,8 +59,14 @@ int cli_bad_arg(const char *cmd, const char *a, const char *const *known, const 
 			 a, word, a);
 	else if (a[0] != '-')
 		snprintf(msg, sizeof msg, "unexpected argument '%.200s'", a);
-	else
-		snprintf(msg, sizeof msg, "unknown option '%.200s'", a);
+	else {
+		int n = 0;
+		char hint[256];
+		while (known && known[n])
+			n++;
+		snprintf(msg, sizeof msg, "unknown option '%.200s'%s", a,
+			 cfg_near_hint(cfg_did_you_mean(a, known, n), hint, sizeof hint));
+	}
 	return cli_fail(EXIT_USAGE, cmd, msg);
 }
 

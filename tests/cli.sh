@@ -60,6 +60,12 @@ expect 2 "unexpected argument 'g.json' (did you mean --grid g.json?)" sweep g.js
 expect 2 "--grid needs a value" sweep --grid
 expect 2 "--scenarios needs a value" regress --scenarios
 expect 2 "unknown option '--zzz'" calibrate --zzz
+# and the option a near name misspells, flags included
+expect 2 "unknown option '--grids' (did you mean '--grid'?)" sweep --grids g.json
+expect 2 "unknown option '--trace' (did you mean '--traces'?)" validate --trace traces
+expect 2 "unknown option '--frce' (did you mean '--force'?)" validate --frce
+expect 2 "unknown option '--test' (did you mean '--tests'?)" calibrate --test dram
+expect 2 "unknown option '--updte' (did you mean '--update'?)" regress --updte
 expect 3 "unknown test 'host_dram_cpy' (did you mean 'host_dram_copy'?)" calibrate --quick \
 	--tests host_dram_cpy --out "$tmp/never.json"
 [ ! -e "$tmp/never.json" ] && pass=$((pass + 1)) ||
@@ -1584,13 +1590,19 @@ expect 2 "grid" sweep
 # regress: a golden moved by 20 % is caught and shown; validate runs the recorded cases
 mkdir -p "$tmp/golden" && cp tests/golden/*.json "$tmp/golden/"
 sed -i 's/"step_seconds": \([0-9.]*\)/"step_seconds": 1e9/' "$tmp/golden/8b-full-1xh100-gpu.json"
+rm "$tmp/golden/8b-full-2xh100-zero3.json"
 expect 1 "" regress --scenarios tests/scenarios --golden "$tmp/golden"
-if grep -q "8b-full-1xh100-gpu *step_seconds" "$tmp/out"; then
+if grep -q "8b-full-1xh100-gpu *step_seconds" "$tmp/out" &&
+	grep -q "^regress: 1 fields differ" "$tmp/out" &&
+	grep -q "^regress: 1 of [0-9]* scenarios have no golden in $tmp/golden" "$tmp/out"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: regress did not report the changed golden: $(head -3 "$tmp/out")"
+	echo "FAIL: regress did not report the changed and the missing golden: $(tail -3 "$tmp/out")"
 fi
+# a --golden that is not a directory is refused before any scenario runs
+expect 3 "--golden $tmp/nogold: No such file or directory" regress --golden "$tmp/nogold"
+expect 3 "--golden README.md: Not a directory" regress --golden README.md --update
 "$bin" validate --format json >"$tmp/v.json" 2>"$tmp/err"
 if python3 -c '
 import json, sys

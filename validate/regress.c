@@ -6,7 +6,9 @@
  * scenario and compares: counts and bytes exactly, times, power, energy and costs within 0.5 %
  * relative. On a mismatch it prints a table (scenario, field, golden, new, change) and exits 1.
  * --update rewrites the goldens (each file written to a temporary name and renamed); the commit
- * that does so says why the numbers moved. A scenario that errors is a failure too.
+ * that does so says why the numbers moved. A scenario that errors is a failure too. Scenario
+ * files that do not parse and a --golden that is not a directory are refused (exit 3) before
+ * any scenario runs.
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../reports/report.h"
 #include "../sim/engine.h"
@@ -127,7 +130,8 @@ static int compare(const char *dir, const char *name, const double *v, FILE *fp,
 	char *text = cfg_read_file(path, "golden", 1 << 16, err, sizeof err);
 	if (!text) {
 		header(fp, hdr);
-		fprintf(fp, "  %-34s %-28s missing golden (%s); run make golden\n", name, "-", err);
+		fprintf(fp, "  %-34s %-28s missing golden (%s): regress --update writes it\n", name,
+			"-", err);
 		return -1;
 	}
 	cJSON *g = cJSON_Parse(text);
@@ -224,7 +228,7 @@ int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE
 {
 	struct val_scenarios sc = {0};
 	char path[4400], **names;
-	int nn = cfg_list_json(sdir, &names), rc = EXIT_OK, mismatches = 0;
+	int nn = cfg_list_json(sdir, &names), rc = EXIT_OK, mismatches = 0, missing = 0;
 	bool hdr = false;
 
 	if (nn < 0) {
@@ -244,6 +248,12 @@ int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE
 		snprintf(err, errlen, "--scenarios %s: no scenarios (JSON files of {\"scenarios\": "
 				      "[{\"name\", \"flags\"}]})",
 			 sdir);
+		rc = EXIT_INVALID;
+	}
+	struct stat st;
+	int gerr = stat(gdir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (rc == EXIT_OK && gerr) {
+		snprintf(err, errlen, "--golden %s: %s", gdir, strerror(gerr));
 		rc = EXIT_INVALID;
 	}
 	struct eng *e = rc == EXIT_OK ? eng_new() : NULL;
@@ -270,17 +280,22 @@ int val_regress(const char *sdir, const char *gdir, bool update, FILE *out, FILE
 			continue;
 		}
 		int bad = compare(gdir, name, v, out, &hdr);
-		if (bad) {
-			mismatches += bad > 0 ? bad : 1;
+		if (bad < 0)
+			missing++;
+		else
+			mismatches += bad;
+		if (bad)
 			rc = EXIT_INFEASIBLE;
-		}
 	}
 	eng_free(e);
 	if (update && rc == EXIT_OK)
 		fprintf(out, "regress: %d goldens written to %s\n", sc.n, gdir);
 	else if (rc == EXIT_OK)
 		fprintf(out, "regress: %d scenarios match their goldens\n", sc.n);
-	else if (mismatches)
+	if (missing)
+		fprintf(out, "regress: %d of %d scenarios have no golden in %s\n", missing, sc.n,
+			gdir);
+	if (mismatches)
 		fprintf(out, "regress: %d fields differ across %d scenarios (run make golden only if the "
 			     "change is meant, and say why)\n",
 			mismatches, sc.n);

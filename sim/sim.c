@@ -475,13 +475,18 @@ static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option 
 			break;
 		/* the run stopped at the first pass that was not; the same passes of the later
 		 * micro-batches repeat its placement, so they are built as it is next: with a gap
-		 * its period divides where the engine found one (the first time), else whole */
+		 * its period divides where the engine found one, wide where it found none the
+		 * first time (step.c, fold_gap), else whole */
 		for (uint32_t i = 0; i < x->nfold; i++) {
 			if (!(bad >> i & 1))
 				continue;
 			uint8_t seg = x->fold_seg[i], had = x->fold_unit[seg];
 			uint32_t p = eng_fold_period(x->e, (int)i);
-			uint8_t next = p && !had ? (uint8_t)p : STEP_FOLD_WHOLE;
+			uint8_t next = STEP_FOLD_WHOLE;
+			if (had == 0)
+				next = p ? (uint8_t)p : STEP_FOLD_WIDE;
+			else if (had == STEP_FOLD_WIDE)
+				next = p ? (uint8_t)(STEP_FOLD_WIDE | p) : STEP_FOLD_WHOLE;
 			for (uint32_t j = i; j < x->nfold; j++) {
 				uint8_t sj = x->fold_seg[j];
 				if ((x->fold_bwd >> sj & 1) == (x->fold_bwd >> seg & 1) &&

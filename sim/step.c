@@ -1683,13 +1683,19 @@ static uint32_t grads_inflight(const struct build *bd, double gb)
  * run's histories are not kept (a search reads peaks and totals), for one stage without
  * interleaving (a pipeline's stages are built one after another, so its live tasks are not near
  * each other in the graph). A pass the engine found periodic with a period that does not divide
- * its gap is built again with a gap it divides; one it found not periodic is built whole
- * (x->fold_unit).
+ * its gap is built again with a gap it divides; one it found not periodic is built again wide,
+ * with FOLD_WIDE_LEFT more blocks before the gap (a longer ramp: drives that reads and writes
+ * share settle into a cycle of several blocks after several more), and built whole where that
+ * fails too (x->fold_unit).
  */
 #define FOLD_EDGE 6     /* blocks kept at each end at least: the ramp-up before the period
 			 * settles, and the window the engine compares after the gap [U: a cost, not
 			 * a model constant: a pass whose ramp is longer is rebuilt] */
 #define FOLD_MIN_GAP 4  /* fewer left out saves less than a rebuild costs [U] */
+/* a wide fold's further blocks before the gap: a ramp, and every probe [U: a cost; the 405B
+ * plan's tiered passes with checkpoints on one or two drives cycle every 4 to 7 blocks after
+ * 10 to 20] */
+#define FOLD_WIDE_LEFT (2 * ENG_FOLD_PROBES)
 
 /* A pass being folded: its gap, the blocks before it, and the probes (a[j] j + 1 blocks before
  * the gap's far side, b just after it). */
@@ -1742,8 +1748,11 @@ static uint32_t fold_gap(struct build *bd, const struct stage *s, uint32_t nb, s
 	uint8_t unit = x->fold_unit[fp->seg];
 	if (unit == STEP_FOLD_WHOLE)
 		return 0;
-	fp->left = bd->edge;
-	fp->gap = nb - 2 * bd->edge;
+	fp->left = bd->edge + (unit & STEP_FOLD_WIDE ? FOLD_WIDE_LEFT : 0);
+	if (nb < fp->left + bd->edge + FOLD_MIN_GAP)
+		return 0;
+	fp->gap = nb - fp->left - bd->edge;
+	unit &= (uint8_t)~STEP_FOLD_WIDE;
 	if (unit > 1) { /* a gap the period divides: the rest built before it */
 		fp->left += fp->gap % unit;
 		fp->gap -= fp->gap % unit;

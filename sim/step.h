@@ -36,6 +36,8 @@
 #define STEP_BLOCKS 8
 #define STEP_FOLD_PASSES 64 /* foldable passes of a step the builder tracks (fold_bwd's bits) */
 #define STEP_FOLD_WHOLE 0xff /* step_ctx.fold_unit: the pass is built whole */
+#define STEP_FOLD_WIDE 0x80  /* step_ctx.fold_unit: with more blocks before the gap (its low bits
+			      * the period, if any) */
 /*
  * GPU time a matrix kernel (GEMM, fused attention) costs beyond its FLOPs at the MAMF rate:
  * the fill and drain of its tile pipeline and its last partial wave. Fitting t = t0 + F / R to
@@ -154,7 +156,9 @@ struct step_ctx {
 	int mb_end[3];            /* last compute task of two steady micro-batches when built < m */
 	uint64_t mb_span;         /* micro-batches from mb_end[0] to mb_end[1]: 1, or pp interleaved */
 	/* the foldable passes in build order: the period (blocks) the engine found where it did
-	 * not divide the gap, STEP_FOLD_WHOLE for a pass built whole, 0 neither (eng_fold) */
+	 * not divide the gap, with STEP_FOLD_WIDE where its ramp or period needed more blocks
+	 * before the gap than fold_edge's, STEP_FOLD_WHOLE for a pass built whole, 0 none of
+	 * these (eng_fold) */
 	uint8_t fold_unit[STEP_FOLD_PASSES];
 	uint32_t nfold;           /* folds the build registered (eng_fold) */
 	uint8_t fold_seg[ENG_FOLDS]; /* the pass of each */

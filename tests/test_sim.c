@@ -2632,8 +2632,11 @@ static void warmup_floor_answers_as_the_whole_run(void)
  * gathers over 8 GPUs, and 405B at 8k tokens on two GPUs with two drives, whose forward passes
  * settle into a two-block cycle (the checkpoint writes and the weight reads take turns on the
  * drives): the engine finds it at its second probe, and the whole run (5,674 tasks) is built in
- * 2,002; and ZeRO-3 over 8 GPUs with its activations offloaded, each block's forward waiting
- * for the copy down two blocks back.
+ * 2,002; ZeRO-3 over 8 GPUs with its activations offloaded, each block's forward waiting
+ * for the copy down two blocks back; and 405B at 8k tokens on two GPUs with one drive and
+ * 512 GiB, whose first forward settles into a seven-block cycle after about ten blocks, more
+ * than fold_edge keeps before the gap: the builder folds it wide on its second try, where it
+ * built it whole before (2,434 tasks, 3,946 whole).
  */
 static void folded_steps_equal_whole_ones(void)
 {
@@ -2649,6 +2652,7 @@ static void folded_steps_equal_whole_ones(void)
 		{"llama-3.1-70b.json", "gpu", 4096, 1, 3, 8, 4, 0, 3, 0},
 		{"llama-3.1-405b.json", "tiered", 8192, 2, 3, 2, 2, 0, 3, 256},
 		{"llama-3.1-70b.json", "gpu", 4096, 1, 3, 8, 4, 0, 3, 0, true},
+		{"llama-3.1-405b.json", "tiered", 8192, 2, 3, 2, 1, 0, 3, 512},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct fx f;
@@ -2673,6 +2677,8 @@ static void folded_steps_equal_whole_ones(void)
 			CU_ASSERT_EQUAL(eng_ntasks(f.eng), 2002);
 		if (i == 1) /* the last backward too: its gradient writes to flash settle */
 			CU_ASSERT_EQUAL(eng_ntasks(f.eng), 1184);
+		if (i == 5) /* its first forward folded wide, not whole (3,946 tasks) */
+			CU_ASSERT_EQUAL(eng_ntasks(f.eng), 2434);
 		CU_ASSERT_EQUAL(f.o.step_seconds, whole.step_seconds);
 		CU_ASSERT_EQUAL(f.o.peak_gpu, whole.peak_gpu);
 		CU_ASSERT_EQUAL(f.o.peak_dram, whole.peak_dram);

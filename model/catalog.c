@@ -837,12 +837,33 @@ static _Thread_local struct {
 	struct cfg_stamp st;
 } model_memo;
 
+/* Whether catalog model `name` is one of what `arg` names as a family (mixtral, qwen3, gemma-3:
+ * the name goes on after it with '-' or '.', or with a digit after letters: qwen for Qwen2.5)
+ * or as a size ("7b": a '-' before it, '-' or the end after it). */
+static bool model_of(const char *name, const char *arg)
+{
+	size_t la = strlen(arg);
+	if (!la)
+		return false;
+	if (strncasecmp(name, arg, la) == 0 &&
+	    (name[la] == '-' || name[la] == '.' ||
+	     (isalpha((unsigned char)arg[la - 1]) && isdigit((unsigned char)name[la]))))
+		return true;
+	char c = (char)tolower((unsigned char)arg[la - 1]);
+	if (la < 2 || (c != 'b' && c != 'm') || strspn(arg, "0123456789.") != la - 1)
+		return false;
+	for (const char *at = strcasestr(name, arg); at; at = strcasestr(at + 1, arg))
+		if (at > name && at[-1] == '-' && (at[la] == '-' || at[la] == '\0'))
+			return true;
+	return false;
+}
+
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
 		      char *err, size_t errlen)
 {
 	cJSON *root, *m, *a;
-	const char *names[512];
-	int nn = 0, rc = -1;
+	const char *names[512] = {0}, *models[256];
+	int nn = 0, nof = 0, rc = -1;
 	char index[PATH_MAX];
 	struct cfg_stamp st;
 
@@ -894,6 +915,8 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		bool hit = strcasecmp(nm, arg) == 0;
 		if (nn < 512)
 			names[nn++] = nm;
+		if (nof < 256 && model_of(nm, arg))
+			models[nof++] = nm;
 		cJSON_ArrayForEach(a, al)
 		{
 			if (!cJSON_IsString(a))
@@ -918,9 +941,17 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		}
 	}
 	char hint[160];
-	snprintf(err, errlen, "unknown model '%s'%s; see 'tierplan models', or give a path to a "
-			      "config.json",
-		 arg, cfg_near_hint(cfg_did_you_mean(arg, names, nn), hint, sizeof hint));
+	/* a family or a size the catalog holds several of (phi: Phi-2, Phi-3-mini-4k, Phi-4, not
+	 * the nearest alias), else the near name, else the one model of that family or size */
+	const char *near = nof < 2 ? cfg_did_you_mean(arg, names, nn) : NULL;
+	size_t used = (size_t)snprintf(err, errlen, "unknown model '%s'%s", arg,
+				       cfg_near_hint(near, hint, sizeof hint));
+	for (int i = 0; !near && i < nof && used < errlen; i++)
+		used += (size_t)snprintf(err + used, errlen - used, "%s%s",
+					 i ? ", " : "; the catalog has ", models[i]);
+	if (used < errlen)
+		snprintf(err + used, errlen - used, "; see 'tierplan models', or give a path to a "
+						    "config.json");
 out:
 	cJSON_Delete(root);
 	return rc;

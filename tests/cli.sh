@@ -79,6 +79,12 @@ expect 2 "needs a value" plan --model 70b --seq
 expect 2 "unexpected argument" plan --model 70b --seq 4096 extra
 expect 2 "not both" plan --model 70b --seq 4096 --grad-accum 2 --global-batch 64
 expect 3 "unknown model '7Ob'" plan --model 7Ob --seq 4096
+# a family or a size the catalog holds: its models, not one guessed
+expect 3 "unknown model 'mixtral'; the catalog has Mixtral-8x7B-v0.1, Mixtral-8x22B-v0.1;" \
+	plan --model mixtral --seq 4096
+expect 3 "unknown model 'phi'; the catalog has Phi-2, Phi-3-mini-4k, Phi-4;" plan --model phi --seq 4096
+expect 3 "unknown model '13b'; the catalog has Llama-2-13B, OPT-13B;" plan --model 13b --seq 4096
+expect 3 "unknown model 'qwen3-8' (did you mean 'Qwen3-8B'?); see" plan --model qwen3-8 --seq 4096
 expect 3 "did you mean 'h100-sxm'" plan --model 70b --seq 4096 --gpu h100-sx
 expect 3 "unknown flash" plan --model 70b --seq 4096 --flash nosuch:2
 expect 3 "drive count" plan --model 70b --seq 4096 --flash pm1743:0

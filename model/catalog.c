@@ -200,26 +200,32 @@ const char *cfg_dir(void)
 	return exe_dir;
 }
 
-static int levenshtein(const char *a, const char *b)
+/* Edits from a to b, case ignored: insertions, deletions, substitutions and swaps of two
+ * neighbours (the optimal string alignment distance: sqe is one edit from seq, not two). */
+static int edit_distance(const char *a, const char *b)
 {
 	int la = (int)strlen(a), lb = (int)strlen(b);
-	int prev[64], cur[64];
+	int d[64][64];
 
 	if (la > 62 || lb > 62)
 		return 99;
-	for (int j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (int i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (int j = 1; j <= lb; j++) {
-			int c = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
-					       tolower((unsigned char)b[j - 1]));
-			int d = prev[j] + 1, e = cur[j - 1] + 1;
-			cur[j] = c < d ? (c < e ? c : e) : (d < e ? d : e);
+	for (int i = 0; i <= la; i++)
+		for (int j = 0; j <= lb; j++) {
+			if (!i || !j) {
+				d[i][j] = i + j;
+				continue;
+			}
+			int ai = tolower((unsigned char)a[i - 1]);
+			int bj = tolower((unsigned char)b[j - 1]);
+			int v = d[i - 1][j - 1] + (ai != bj);
+			v = d[i - 1][j] + 1 < v ? d[i - 1][j] + 1 : v;
+			v = d[i][j - 1] + 1 < v ? d[i][j - 1] + 1 : v;
+			if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == bj && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
 		}
-		memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
-	}
-	return prev[lb];
+	return d[la][lb];
 }
 
 /* The digits of s in order into d (n bytes): what names a product's generation and size. */
@@ -286,8 +292,10 @@ const char *cfg_did_you_mean(const char *s, const char *const *cands, int n)
 		if (*ds && *dc && *fs && *fc && strlen(fs) <= 2 && strlen(fc) <= 2 &&
 		    strcmp(fs, fc) != 0)
 			continue;
-		int d = levenshtein(s, cands[i]);
-		if (d < bestd) {
+		/* and no more edits than half its length: two letters are not a misspelling of two
+		 * others (gb is not l4) */
+		int d = edit_distance(s, cands[i]);
+		if (d < bestd && 2 * (size_t)d <= ls) {
 			bestd = d;
 			best = cands[i];
 		}
@@ -631,7 +639,7 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 	}
 	if (catalog_load(kind, false, &all, &n, err, errlen) < 0)
 		return -1;
-	const char *names[256];
+	const char *names[256] = {0};
 	int nn = 0;
 	for (int i = 0; i < n; i++) {
 		const struct named *r = (const void *)((char *)all + (size_t)i * kinds[kind].size);
@@ -646,22 +654,26 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 		if (nn < 256)
 			names[nn++] = r->name;
 	}
-	/* a family name ("h100", "a100"): the one variant it names, or the list of them */
-	int variants = 0, which = -1;
+	/* a family name ("h100", "a100"): the one variant it names, or the list of them, where
+	 * no other name begins with it (rtx begins rtx4090 and five more beside rtx-a6000) */
+	int variants = 0, begins = 0, which = -1;
 	size_t la = strlen(arg);
 	for (int i = 0; i < nn; i++)
-		if (strncasecmp(names[i], arg, la) == 0 && names[i][la] == '-') {
-			variants++;
-			which = i;
+		if (strncasecmp(names[i], arg, la) == 0 && names[i][la]) {
+			begins++;
+			if (names[i][la] == '-') {
+				variants++;
+				which = i;
+			}
 		}
-	if (variants == 1) {
+	if (variants == 1 && begins == 1) {
 		cJSON *prices = load_prices(err, errlen);
 		memcpy(rec, (char *)all + (size_t)which * kinds[kind].size, kinds[kind].size);
 		rc = prices ? apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen) : -1;
 		cJSON_Delete(prices);
 		goto out;
 	}
-	if (variants > 1) {
+	if (variants > 1 && begins == variants) {
 		size_t used = (size_t)snprintf(err, errlen, "%s '%s' has several variants:",
 					       kinds[kind].what, arg);
 		for (int i = 0; i < nn && used < errlen; i++)
@@ -675,9 +687,15 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 	char hint[96];
 	size_t used = (size_t)snprintf(err, errlen, "unknown %s '%s'%s", kinds[kind].what, arg,
 				       cfg_near_hint(near, hint, sizeof hint));
-	/* a family's name with a suffix of the user's own (a100-sxm): the family's entries */
+	/* the names that begin with it (rtx, mi3), else, for a family's name with a suffix of the
+	 * user's own (a100-sxm), the family's entries */
+	for (int i = 0, k = 0; !near && begins && i < nn && used < errlen; i++)
+		if (strncasecmp(names[i], arg, la) == 0 && names[i][la])
+			used += (size_t)snprintf(err + used, errlen - used, "%s%s",
+						 k++ ? " " : "; names that begin with it: ",
+						 names[i]);
 	const char *dash = strchr(arg, '-');
-	size_t lf = dash ? (size_t)(dash - arg) : 0;
+	size_t lf = dash && !begins ? (size_t)(dash - arg) : 0;
 	for (int i = 0, k = 0; !near && lf && i < nn && used < errlen; i++)
 		if (strncasecmp(names[i], arg, lf) == 0 && names[i][lf] == '-')
 			used += (size_t)snprintf(err + used, errlen - used, "%s%s",

@@ -136,8 +136,9 @@ void cfg_models_close(struct cfg_models *m);
 
 /* The candidate s means, or NULL: the longest of n product names (with digits) that s extends
  * by a dash and a suffix of its own (h200-sxm for h200), else the one product name that holds s
- * whole where s has digits (rtx4090 for 4090), else the closest within edit distance 2 whose
- * digits and family letters are s's (h100 is not a misspelling of h200, nor of a100). */
+ * whole where s has digits (rtx4090 for 4090), else the closest within edit distance 2, and half
+ * of s's length, whose digits and family letters are s's (h100 is not a misspelling of h200, nor
+ * of a100; gb not of l4). */
 const char *cfg_did_you_mean(const char *s, const char *const *cands, int n);
 /* The hint an error appends for a near name: " (did you mean 'NEAR'?)" into buf (n bytes), or ""
  * where near is NULL. Returns buf. */

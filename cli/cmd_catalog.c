@@ -159,6 +159,19 @@ int cmd_hardware(int argc, char **argv)
 				cJSON_AddNullToObject(x, "slc_cache_bytes");
 				cJSON_AddNullToObject(x, "write_after_cache_bytes_per_second");
 			}
+			/* the rating the drive has: bytes written, or drive writes a day over the
+			 * warranty (the other null) */
+			if (f[i].tbw > 0)
+				cJSON_AddNumberToObject(x, "endurance_bytes", f[i].tbw);
+			else
+				cJSON_AddNullToObject(x, "endurance_bytes");
+			if (f[i].dwpd > 0)
+				cJSON_AddNumberToObject(x, "drive_writes_per_day", f[i].dwpd);
+			else
+				cJSON_AddNullToObject(x, "drive_writes_per_day");
+			cJSON_AddNumberToObject(x, "warranty_years", f[i].warranty_years);
+			cJSON_AddNumberToObject(x, "active_power_watts", f[i].active_power);
+			cJSON_AddNumberToObject(x, "idle_power_watts", f[i].idle_power);
 			cJSON_AddNumberToObject(x, "price_usd", f[i].price);
 			cJSON_AddItemToArray(a, x);
 		}
@@ -169,9 +182,19 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddStringToObject(x, "description", h[i].description);
 			cJSON_AddNumberToObject(x, "gpu_slots", h[i].gpu_slots);
 			cJSON_AddNumberToObject(x, "dram_bytes", h[i].dram);
+			cJSON_AddNumberToObject(x, "dram_max_bytes", h[i].dram_max);
+			cJSON_AddNumberToObject(x, "dram_bandwidth_bytes_per_second",
+						h[i].dram_bandwidth);
 			cJSON_AddNumberToObject(x, "cpu_cores", h[i].cpu_cores);
 			cJSON_AddNumberToObject(x, "flash_bays", h[i].flash_bays);
 			cJSON_AddNumberToObject(x, "pcie_gen", h[i].pcie_gen);
+			/* bytes/s per GPU between nodes; null: a single node, no network */
+			if (h[i].network_per_gpu > 0)
+				cJSON_AddNumberToObject(x, "network_bytes_per_second_per_gpu",
+							h[i].network_per_gpu);
+			else
+				cJSON_AddNullToObject(x, "network_bytes_per_second_per_gpu");
+			cJSON_AddNumberToObject(x, "price_usd", h[i].price);
 			cJSON_AddItemToArray(a, x);
 		}
 		char *t = cJSON_Print(root);
@@ -244,9 +267,10 @@ int cmd_hardware(int argc, char **argv)
 		w = 17;
 		for (int i = 0; i < nh; i++)
 			w = (int)strlen(h[i].name) > w ? (int)strlen(h[i].name) : w;
-		printf("\nhosts (drives: NVMe bays x the PCIe generation of their links)\n"
-		       "  %-*s %5s %6s %10s %11s %10s %7s  %s\n",
-		       w, "name", "GPUs", "cores", "DRAM", "DRAM bw", "drives", "price",
+		printf("\nhosts (DRAM: as delivered, and the most the node takes; drives: NVMe "
+		       "bays x the PCIe generation of their links)\n"
+		       "  %-*s %5s %6s %10s %10s %11s %10s %7s  %s\n",
+		       w, "name", "GPUs", "cores", "DRAM", "DRAM max", "DRAM bw", "drives", "price",
 		       "description");
 		for (int i = 0; i < nh; i++) {
 			char bays[32];
@@ -256,9 +280,10 @@ int cmd_hardware(int argc, char **argv)
 			else
 				snprintf(bays, sizeof bays, "%.0f", h[i].flash_bays);
 			int n = snprintf(row, sizeof row,
-					 "  %-*s %5.0f %6.0f %10s %11s %10s %7.0f  ", w, h[i].name,
-					 h[i].gpu_slots, h[i].cpu_cores,
+					 "  %-*s %5.0f %6.0f %10s %10s %11s %10s %7.0f  ", w,
+					 h[i].name, h[i].gpu_slots, h[i].cpu_cores,
 					 cfg_fmt_bytes(h[i].dram, b[0], 32),
+					 cfg_fmt_bytes(h[i].dram_max, b[2], 32),
 					 cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), bays,
 					 h[i].price);
 			fputs(row, stdout);

@@ -111,12 +111,20 @@ expect 3 "gpu my4090's host (--host auto)" simulate --model 8b --seq 2048 --gpu 
 # a GPU without bf16 (Volta, Turing) says so in the catalog and plans fp16-mixed by default
 "$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","host":null,"memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":null,"bf16":false' &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: hardware --format json does not mark the t4 without bf16"; }
-# what a part does not have is null (the text's '-'): FP8 on a T4, an SLC cache on a PM1743
+# what a part does not have is null (the text's '-'): FP8 on a T4, an SLC cache on a PM1743, a
+# TBW rating on a drive rated in drive writes a day, a network on a workstation; and what the
+# text shows is there (endurance, power, the DRAM a host takes at most, its price)
 "$bin" hardware --format json >"$tmp/hw.json"
 if python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
 g = {x['name']: x for x in d['gpus']}; f = {x['name']: x for x in d['flash']}
+h = {x['name']: x for x in d['hosts']}
 sys.exit(not (g['t4']['fp8_flops'] is None and g['h100-sxm']['fp8_flops'] > 0 and
-              f['pm1743']['slc_cache_bytes'] is None and f['samsung-980']['slc_cache_bytes'] > 0))" \
+              f['pm1743']['slc_cache_bytes'] is None and f['samsung-980']['slc_cache_bytes'] > 0 and
+              f['pm1743']['endurance_bytes'] is None and f['pm1743']['drive_writes_per_day'] == 1 and
+              f['samsung-990pro']['endurance_bytes'] == 1.2e15 and
+              f['pm1743']['active_power_watts'] == 25 and
+              h['hgx-8gpu']['dram_max_bytes'] == 4 * 2**40 and h['hgx-8gpu']['price_usd'] > 0 and
+              h['workstation-4gpu']['network_bytes_per_second_per_gpu'] is None))" \
 	"$tmp/hw.json"; then
 	pass=$((pass + 1))
 else

@@ -79,6 +79,10 @@ int cmd_models(int argc, char **argv)
 				cJSON_AddItemToArray(al, cJSON_CreateString(t));
 			char real[PATH_MAX];
 			cJSON_AddStringToObject(m, "config", realpath(path, real) ? real : path);
+			if (cat.hf_id)
+				cJSON_AddStringToObject(m, "hf_id", cat.hf_id);
+			else
+				cJSON_AddNullToObject(m, "hf_id");
 			cJSON_AddItemToArray(arr, m);
 		} else {
 			printf("%-*s %-11s %16llu %16llu %6llu %6llu  %s\n", nw, name, a.model_type,

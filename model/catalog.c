@@ -828,6 +828,8 @@ int cfg_models_next(struct cfg_models *m, char *name, size_t namelen, char *path
 			continue;
 		snprintf(name, namelen, "%s", nm);
 		snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
+		const cJSON *hf = cJSON_GetObjectItemCaseSensitive(m->next, "hf_id");
+		m->hf_id = cJSON_IsString(hf) ? hf->valuestring : NULL;
 		aliases[0] = '\0';
 		cJSON_ArrayForEach(a, al)
 		{

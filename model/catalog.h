@@ -128,6 +128,8 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 struct cfg_models {
 	struct cJSON *root;
 	const struct cJSON *next;
+	const char *hf_id; /* the Hugging Face repository next's entry was transcribed from, NULL
+			    * where it names none; valid until close */
 };
 int cfg_models_open(struct cfg_models *m, char *err, size_t errlen);
 int cfg_models_next(struct cfg_models *m, char *name, size_t namelen, char *path, size_t pathlen,

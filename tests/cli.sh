@@ -388,12 +388,15 @@ mkdir -p "$tmp/Snap-1B" && cp configs/models/llama-3.2-1b.json "$tmp/Snap-1B/con
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --model DIR does not read DIR/config.json named DIR"; }
 expect 0 "" models
 expect 0 "" hardware --format json
-# the JSON catalog lists each model's aliases as an array, and each names its model
+# the JSON catalog lists each model's aliases as an array, and each names its model; and the
+# Hub repository each config was transcribed from (null for GPT-3, which has none)
 "$bin" models --format json >"$tmp/models.json" 2>/dev/null
 if python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))["models"]
 assert m and all(isinstance(x["aliases"], list) and x["aliases"] for x in m)
-assert m[0]["aliases"] == ["8b", "llama-3.1-8b", "llama3.1-8b"], m[0]["aliases"]' "$tmp/models.json" &&
+assert m[0]["aliases"] == ["8b", "llama-3.1-8b", "llama3.1-8b"], m[0]["aliases"]
+assert m[0]["hf_id"] == "meta-llama/Llama-3.1-8B", m[0]["hf_id"]
+assert [x["name"] for x in m if x["hf_id"] is None] == ["GPT-3-175B"]' "$tmp/models.json" &&
 	"$bin" simulate --model "$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["models"][1]["aliases"][0])' "$tmp/models.json")" --seq 512 \
 		--gpus 8 --format json 2>/dev/null | grep -q '"name":[[:space:]]*"Llama-3.1-70B"'; then

@@ -120,6 +120,15 @@ static int run(int argc, char **argv, bool compare)
 	}
 	req.framework = &framework;
 	req.max_gpus = (uint32_t)o.max_gpus;
+	req.tier_nodes = (uint32_t)o.tier_nodes;
+	if (req.tier_nodes > 1 && !(hw.host.network_per_gpu > 0)) {
+		snprintf(err, sizeof err,
+			 "--tier-nodes %u: host %s has no network, so its host tiers stay on one "
+			 "node (--host " CFG_HOST_STAND_IN " plans a cluster)",
+			 req.tier_nodes, hw.host.name);
+		rc = cli_fail(EXIT_INVALID, cmd, err);
+		goto out;
+	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	req.threads = o.threads ? (uint32_t)o.threads
 		      : cpus > 1 ? (uint32_t)cpus

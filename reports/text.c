@@ -308,11 +308,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%sheadroom   GPU allocator slack %.2f %% (--gpu-headroom keeps more free); "
 			    "DRAM %s per node for the OS\n",
 			pre, 100 * SIM_ALLOC_SLACK, B(STEP_DRAM_RESERVE));
-	fprintf(fp, "%shost       %s: %u GPU%s per node, %.0f CPU cores, up to %s DRAM, %s\n", pre,
-		hw->host.name, hw->gpus_per_node, hw->gpus_per_node == 1 ? "" : "s",
+	char nodes[48] = "";
+	if (r->req->tier_nodes > 1)
+		snprintf(nodes, sizeof nodes, "; host tiers on up to %u nodes",
+			 r->req->tier_nodes);
+	fprintf(fp, "%shost       %s: %u GPU%s per node, %.0f CPU cores, up to %s DRAM, %s%s\n",
+		pre, hw->host.name, hw->gpus_per_node, hw->gpus_per_node == 1 ? "" : "s",
 		hw->host.cpu_cores,
 		B(hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram),
-		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)");
+		hw->host.network_per_gpu > 0 ? "multi-node" : "single node (no network)", nodes);
 	char why[256];
 	if (host_why(hw, why, sizeof why))
 		fprintf(fp, "%s           %s (--host names another)\n", pre, why);
@@ -506,17 +510,30 @@ static void misses(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			q->deadline > 0 ? " that meets it" : "");
 }
 
+/* The nodes the host tiers were searched on: "one node", or "up to N nodes" (--tier-nodes). */
+static const char *tier_nodes(const struct sim_plan_req *q, char *buf, size_t n)
+{
+	if (q->tier_nodes > 1)
+		snprintf(buf, n, "up to %u nodes", q->tier_nodes);
+	else
+		snprintf(buf, n, "one node");
+	return buf;
+}
+
 /* No host-tier option fits: says so, and what overflows in the closest miss where the table
  * shows it (what overflows may be the GPU, not the host's DRAM or flash). */
-static void tiered_none(FILE *fp, const struct sim_plan *p)
+static void tiered_none(FILE *fp, const struct rpt_plan *r)
 {
+	const struct sim_plan *p = r->plan;
+	char nodes[32];
+	tier_nodes(r->req, nodes, sizeof nodes);
 	for (int i = 0; i < p->noptions; i++)
 		if (!p->options[i].fits && p->options[i].kind == SIM_TIERED) {
-			fprintf(fp, "  tiered    none fits one node of this host; the closest, #%d, "
-				    "%s\n", i, p->options[i].overflow);
+			fprintf(fp, "  tiered    none fits %s of this host; the closest, #%d, %s\n",
+				nodes, i, p->options[i].overflow);
 			return;
 		}
-	fprintf(fp, "  tiered    none fits one node of this host\n");
+	fprintf(fp, "  tiered    none fits %s of this host\n", nodes);
 }
 
 /* The recommendation: the best by the objective, the cheapest GPU-only and host-tier options,
@@ -563,18 +580,20 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 		fprintf(fp, "  tiered    not searched: --deepspeed keeps to the GPU (ZeRO without "
 			    "offload)\n");
 	else
-		tiered_none(fp, p);
+		tiered_none(fp, r);
 	tradeoff(fp, p);
 }
 
-/* compare: where a count it lists lies past the node, where only GPU-only options are searched
- * (the host tiers are one node's: sim_plan.host_tier_gpus), says so into buf; NULL otherwise */
+/* compare: where a count it lists lies past the nodes the host tiers were searched on (one, or
+ * --tier-nodes: sim_plan.host_tier_gpus), where only GPU-only options are searched, says so
+ * into buf; NULL otherwise */
 static const char *host_tiers_note(const struct rpt_plan *r, char *buf, size_t n)
 {
+	char nodes[32];
 	for (int i = 0; r->req->counts && i < r->req->ncounts; i++)
 		if (r->plan->host_tier_gpus > 0 && r->req->counts[i] > r->plan->host_tier_gpus) {
-			snprintf(buf, n, "host tiers on one node: up to %u GPUs, GPU-only beyond",
-				 r->plan->host_tier_gpus);
+			snprintf(buf, n, "host tiers on %s: up to %u GPUs, GPU-only beyond",
+				 tier_nodes(r->req, nodes, sizeof nodes), r->plan->host_tier_gpus);
 			return buf;
 		}
 	return NULL;
@@ -625,7 +644,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		narrow_layout(&p->options[i], lay, sizeof lay);
 		lw = (int)strlen(lay) > lw ? (int)strlen(lay) : lw;
 	}
-	char note[80], beyond[96] = "";
+	char note[112], beyond[128] = "";
 	if (host_tiers_note(r, note, sizeof note))
 		snprintf(beyond, sizeof beyond, ";\n   %s", note);
 	fprintf(fp, "\n%s\n  (%s%s%s%s)\n",
@@ -769,7 +788,7 @@ void rpt_plan_md(FILE *fp, const struct rpt_plan *r)
 	inputs(fp, r, "");
 	fprintf(fp, "```\n\n## Recommendation\n\n```\n");
 	recommendation(fp, r);
-	char note[80];
+	char note[112];
 	fprintf(fp, "```\n\n## Options\n\n");
 	if (host_tiers_note(r, note, sizeof note))
 		fprintf(fp, "(%s)\n\n", note);
@@ -845,7 +864,7 @@ void rpt_plan_html(FILE *fp, const struct rpt_plan *r)
 
 	fprintf(fp, "<section id=\"recommendation\"><h2>Recommendation</h2>\n");
 	html_pre(fp, "recommendation", recommendation, r);
-	char note[80];
+	char note[112];
 	fprintf(fp, "</section>\n<section id=\"options\"><h2>Options</h2>\n");
 	if (host_tiers_note(r, note, sizeof note)) {
 		fprintf(fp, "<p>(");

@@ -175,8 +175,12 @@ static const struct opt table[] = {
 	 "GPU counts to compare, comma-separated (the default stops at one node on a host without a "
 	 "network)"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
-	 "the most GPUs an option may use, GPU-only or tiered (the tiered options stay on one "
-	 "node)"},
+	 "the most GPUs an option may use, GPU-only or tiered (the tiered options stay on "
+	 "--tier-nodes nodes)"},
+	{"tier-nodes", O_COUNT, OFF(tier_nodes), 1, 64, "1", false, "", PC,
+	 "nodes the host-tier options (tiered, ZeRO-Infinity, ZeRO-Offload, ZeRO-3 offload) may "
+	 "span, each with its own DRAM and drives, over the host's network: 1 keeps them on one "
+	 "node; more searches their GPU counts on to that many nodes' (1, 2, 4, ... GPUs)"},
 	{"threads", O_COUNT, OFF(threads), 0, 1024, "0", false, "", PC,
 	 "worker threads of the search, 0 for one per online CPU; the result is the same on any "
 	 "number"},

@@ -63,6 +63,7 @@ struct tp_opts {
 	bool force;
 	bool wide; /* plan/compare text: every column */
 	uint64_t seq, batch, global_batch, grad_accum, lora_rank, gpus_per_node, max_gpus;
+	uint64_t tier_nodes; /* plan and compare: nodes the host-tier options may span */
 	uint64_t threads; /* plan and compare's search workers, 0 = one per online CPU */
 	uint64_t gpus, tp, pp, dp, zero, prefetch, interleave, reduce_bucket, ep, cp, expert_tp;
 	uint64_t first_stage_layers, last_stage_layers;

@@ -817,10 +817,11 @@ static int search_all(struct search *s, struct sim_option *closest)
 	static const char *const pols[SIM_PLAN_HOST_POLICIES] = {
 		"tiered", "tiered-dram", "zero-infinity", "zero3-offload", "zero-offload"};
 	const struct mdl_hw *base = s->hw;
-	/* the host tiers are searched on one node: its GPUs as --gpus-per-node sets them (the
-	 * host's slots by default), not the slots a smaller node leaves empty, and no more than
-	 * --max-gpus, which bounds every option */
+	/* the host tiers are searched on one node, or --tier-nodes: its GPUs as --gpus-per-node
+	 * sets them (the host's slots by default), not the slots a smaller node leaves empty, and
+	 * no more than --max-gpus, which bounds every option */
 	uint32_t slots = base->gpus_per_node ? base->gpus_per_node : (uint32_t)base->host.gpu_slots;
+	slots *= s->req->tier_nodes > 1 ? s->req->tier_nodes : 1;
 	if (s->req->max_gpus && slots > s->req->max_gpus)
 		slots = s->req->max_gpus;
 	s->plan->host_tier_gpus = slots;

@@ -14,8 +14,9 @@
  * the whole head), stopping when no remaining layout can beat the best simulated one (branch
  * and bound: the bound never exceeds the simulated time). Once a layout has fit, a layout that
  * does not stops simulating where a GPU overflows (sim_config.stop_unfit).
- * Host-tier options (policies tiered, zero-infinity, zero-offload; one node): 1, 2, 4, ... GPUs
- * up to the host's slots (or --max-gpus, where fewer), micro-batch 1, 2, 4, 8, DRAM from the
+ * Host-tier options (policies tiered, zero-infinity, zero-offload; one node, or tier_nodes):
+ * 1, 2, 4, ... GPUs up to the host's slots times the nodes (or --max-gpus, where fewer),
+ * micro-batch 1, 2, 4, 8, DRAM (per node) from the
  * smallest size that holds the job up to the host's maximum (unless --dram fixes it), and the
  * drives: the given count, and when the
  * option keeps state on flash and --flash gave no count, the fewest drives that hold it and a
@@ -56,7 +57,8 @@ struct sim_plan {
 	/* the fewest GPUs a GPU-only layout fits on (0: not searched or none fits): what memory
 	 * needs; GPUs beyond it buy speed, not capacity */
 	uint32_t gpus_for_memory;
-	/* the most GPUs the host-tier options were searched on: one node's, or --max-gpus */
+	/* the most GPUs the host-tier options were searched on: tier_nodes nodes' (one by
+	 * default), or --max-gpus */
 	uint32_t host_tier_gpus;
 	uint64_t layouts_evaluated, fitting;
 	/* candidates never simulated: a bound (the fastest schedule, the analytic memory, a smaller
@@ -70,6 +72,7 @@ struct sim_plan {
 
 struct sim_plan_req {
 	uint32_t max_gpus;    /* the most GPUs an option uses, GPU-only and host-tier */
+	uint32_t tier_nodes;  /* nodes the host-tier search spans (0 or 1: one) */
 	uint32_t threads;     /* workers for the search (0 or 1: the caller alone): the GPU-only
 			       * search and each (policy, GPU count) of the host-tier search are
 			       * tasks; the result does not depend on it */

@@ -1204,6 +1204,28 @@ holds "compare past one node says where the host tiers stop" "$tmp/c16.txt" \
 	"host tiers on one node: up to 8 GPUs, GPU-only beyond"
 holds "and its report says so beside the options table" "$tmp/c16r/report.md" \
 	"^(host tiers on one node: up to 8 GPUs, GPU-only beyond)$"
+# --tier-nodes 2: the host tiers go on to two nodes' GPUs (16 on hgx-8gpu), each node with its
+# own DRAM and drives; the output says how far they reach; a host without a network refuses it
+"$bin" compare --model 70b --seq 4096 --gpus 16,32 --tier-nodes 2 --format json >"$tmp/t2.json" \
+	2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["search"]["host_tier_nodes"] == 2 and d["search"]["host_tier_gpus"] == 16, d["search"]
+t = [x for x in d["options"] if x["kind"] == "tiered"]
+assert t and all(x["gpus"] == 16 and x["nodes"] == 2 and x["fits"] for x in t), t
+' "$tmp/t2.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: compare --tier-nodes 2 has no host-tier option on 16 GPUs over 2 nodes"
+fi
+"$bin" compare --model 70b --seq 4096 --gpus 16,32 --tier-nodes 2 >"$tmp/t2.txt" 2>&1
+holds "compare --tier-nodes says how far the host tiers reach" "$tmp/t2.txt" \
+	"host tiers on up to 2 nodes: up to 16 GPUs, GPU-only beyond" \
+	"multi-node; host tiers on up to 2 nodes"
+expect 3 "--tier-nodes 2: host workstation-4gpu has no network, so its host tiers stay on one node" \
+	plan --model 8b --seq 1024 --gpu rtx4090 --tier-nodes 2
 expect 3 "objective" plan --model 8b --seq 1024 --objective speed
 expect 3 "gpus" compare --model 8b --seq 1024 --gpus 1,x
 # a host without a network: the default counts stop at its one node; counts asked for beyond it

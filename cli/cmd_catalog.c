@@ -103,6 +103,15 @@ int cmd_models(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* key: v where the part has it (v > 0), else null (what the text shows as '-') */
+static void positive(cJSON *x, const char *key, double v)
+{
+	if (v > 0)
+		cJSON_AddNumberToObject(x, key, v);
+	else
+		cJSON_AddNullToObject(x, key);
+}
+
 int cmd_hardware(int argc, char **argv)
 {
 	struct tp_opts o;
@@ -137,10 +146,7 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "hbm_bandwidth_bytes_per_second", g[i].hbm_bandwidth);
 			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);
 			cJSON_AddNumberToObject(x, "fp32_flops", g[i].fp32_flops);
-			if (g[i].fp8_flops > 0) /* null: no FP8 tensor cores (the text's '-') */
-				cJSON_AddNumberToObject(x, "fp8_flops", g[i].fp8_flops);
-			else
-				cJSON_AddNullToObject(x, "fp8_flops");
+			positive(x, "fp8_flops", g[i].fp8_flops); /* null: no FP8 cores */
 			cJSON_AddBoolToObject(x, "bf16", !(g[i].fp16_only > 0));
 			cJSON_AddNumberToObject(x, "tdp_watts", g[i].tdp);
 			cJSON_AddNumberToObject(x, "price_usd", g[i].price);
@@ -155,24 +161,14 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "capacity_bytes", f[i].capacity);
 			cJSON_AddNumberToObject(x, "read_bytes_per_second", f[i].read_bandwidth);
 			cJSON_AddNumberToObject(x, "write_bytes_per_second", f[i].write_bandwidth);
-			if (f[i].slc_cache > 0) { /* null: no SLC cache, one write rate */
-				cJSON_AddNumberToObject(x, "slc_cache_bytes", f[i].slc_cache);
-				cJSON_AddNumberToObject(x, "write_after_cache_bytes_per_second",
-							f[i].write_after_cache);
-			} else {
-				cJSON_AddNullToObject(x, "slc_cache_bytes");
-				cJSON_AddNullToObject(x, "write_after_cache_bytes_per_second");
-			}
+			/* null: no SLC cache, one write rate */
+			positive(x, "slc_cache_bytes", f[i].slc_cache);
+			positive(x, "write_after_cache_bytes_per_second",
+				 f[i].slc_cache > 0 ? f[i].write_after_cache : 0);
 			/* the rating the drive has: bytes written, or drive writes a day over the
 			 * warranty (the other null) */
-			if (f[i].tbw > 0)
-				cJSON_AddNumberToObject(x, "endurance_bytes", f[i].tbw);
-			else
-				cJSON_AddNullToObject(x, "endurance_bytes");
-			if (f[i].dwpd > 0)
-				cJSON_AddNumberToObject(x, "drive_writes_per_day", f[i].dwpd);
-			else
-				cJSON_AddNullToObject(x, "drive_writes_per_day");
+			positive(x, "endurance_bytes", f[i].tbw);
+			positive(x, "drive_writes_per_day", f[i].dwpd);
 			cJSON_AddNumberToObject(x, "warranty_years", f[i].warranty_years);
 			cJSON_AddNumberToObject(x, "active_power_watts", f[i].active_power);
 			cJSON_AddNumberToObject(x, "idle_power_watts", f[i].idle_power);
@@ -193,11 +189,7 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "flash_bays", h[i].flash_bays);
 			cJSON_AddNumberToObject(x, "pcie_gen", h[i].pcie_gen);
 			/* bytes/s per GPU between nodes; null: a single node, no network */
-			if (h[i].network_per_gpu > 0)
-				cJSON_AddNumberToObject(x, "network_bytes_per_second_per_gpu",
-							h[i].network_per_gpu);
-			else
-				cJSON_AddNullToObject(x, "network_bytes_per_second_per_gpu");
+			positive(x, "network_bytes_per_second_per_gpu", h[i].network_per_gpu);
 			cJSON_AddNumberToObject(x, "price_usd", h[i].price);
 			cJSON_AddItemToArray(a, x);
 		}

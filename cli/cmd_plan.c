@@ -168,6 +168,15 @@ static int run(int argc, char **argv, bool compare)
 					counts[n++] = counts[i];
 			ncounts = n;
 		}
+		/* and go on, doubling, to the GPUs of the nodes --tier-nodes lets the host tiers
+		 * span (16 default counts at most) */
+		uint32_t reach = hw.gpus_per_node * req.tier_nodes;
+		if (!tp_opts_given(&o, "gpus") && req.tier_nodes > 1) {
+			for (uint32_t c = 2 * counts[ncounts - 1]; c < reach && ncounts < 15; c *= 2)
+				counts[ncounts++] = c;
+			if (counts[ncounts - 1] < reach)
+				counts[ncounts++] = reach;
+		}
 		req.counts = counts;
 		req.ncounts = ncounts;
 	}

@@ -173,7 +173,7 @@ static const struct opt table[] = {
 	 "to buy); default fits 120 columns"},
 	{"gpus", O_STR, OFF(gpu_list), 0, 0, "1,2,4,8,16", false, "list", CMD_COMPARE,
 	 "GPU counts to compare, comma-separated (the default stops at one node on a host without a "
-	 "network)"},
+	 "network, and goes on, doubling, to --tier-nodes nodes' GPUs)"},
 	{"max-gpus", O_COUNT, OFF(max_gpus), 1, 65536, "4096", false, "", CMD_PLAN,
 	 "the most GPUs an option may use, GPU-only or tiered (the tiered options stay on "
 	 "--tier-nodes nodes)"},

@@ -1220,6 +1220,19 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: compare --tier-nodes 2 has no host-tier option on 16 GPUs over 2 nodes"
 fi
+# without --gpus, compare's counts go on to the nodes the host tiers may span (3 x 8: 24)
+"$bin" compare --model 70b --seq 4096 --tier-nodes 3 --format json >"$tmp/t3.json" 2>"$tmp/err"
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = sorted({x["gpus"] for x in d["options"] if x["kind"] == "tiered" and x["fits"]})
+assert g == [1, 2, 4, 8, 16, 24], g
+' "$tmp/t3.json"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: compare --tier-nodes 3 without --gpus does not compare host tiers up to 24 GPUs"
+fi
 "$bin" compare --model 70b --seq 4096 --gpus 16,32 --tier-nodes 2 >"$tmp/t2.txt" 2>&1
 holds "compare --tier-nodes says how far the host tiers reach" "$tmp/t2.txt" \
 	"host tiers on up to 2 nodes: up to 16 GPUs, GPU-only beyond" \

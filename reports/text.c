@@ -30,10 +30,14 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n, bool nar
 	mdl_layout_groups_str(&o->layout, !narrow, e, sizeof e);
 	snprintf(t, sizeof t, "tp%u%s%.0u", o->layout.tp, etp && narrow ? "e" : "",
 		 etp && narrow ? mdl_layout_etp(&o->layout) : 0);
-	if (o->kind == SIM_TIERED)
-		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s", sim_option_policy(o), o->layout.dp,
+	if (o->kind == SIM_TIERED) /* the DRAM and drives are each node's */
+		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s%s", sim_option_policy(o), o->layout.dp,
 			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
-			 o->flash_count, o->flash_count > 1 ? " drives" : o->flash_count ? " drive" : "");
+			 o->flash_count,
+			 o->flash_count > 1 ? " drives"
+			 : o->flash_count  ? " drive"
+					   : "",
+			 o->nodes > 1 ? " per node" : "");
 	else
 		snprintf(buf, n, "%s pp%u%s dp%u%s zero%u%s%.0u", t, o->layout.pp, v,
 			 o->layout.dp, e, o->layout.zero,

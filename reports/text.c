@@ -150,11 +150,14 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 			    "micro-batches on each of its %u data-parallel ranks\n",
 			"", (unsigned long long)o->sequences_per_step, (unsigned long long)asked,
 			o->layout.dp);
-	if (o->kind == SIM_TIERED) { /* why it buys the DRAM and the drives it does */
+	if (o->kind == SIM_TIERED) { /* why it buys the DRAM and the drives it does (a node's) */
 		char text[320];
-		if (holds_text(text, sizeof text, "DRAM", DRAM_REST, &o->dram_mem, o->peak_dram))
+		bool many = o->nodes > 1;
+		if (holds_text(text, sizeof text, many ? "each node's DRAM" : "DRAM", DRAM_REST,
+			       &o->dram_mem, o->peak_dram))
 			wrap_at(fp, "  ", 10, "", text);
-		if (holds_text(text, sizeof text, "flash", "other", &o->flash_mem, o->peak_flash))
+		if (holds_text(text, sizeof text, many ? "each node's flash" : "flash", "other",
+			       &o->flash_mem, o->peak_flash))
 			wrap_at(fp, "  ", 10, "", text);
 	}
 	if (o->flash_over_rating) {

@@ -1236,7 +1236,8 @@ fi
 "$bin" compare --model 70b --seq 4096 --gpus 16,32 --tier-nodes 2 >"$tmp/t2.txt" 2>&1
 holds "compare --tier-nodes says how far the host tiers reach, and whose DRAM it buys" \
 	"$tmp/t2.txt" "host tiers on up to 2 nodes: up to 16 GPUs, GPU-only beyond" \
-	"multi-node; host tiers on up to 2 nodes" "^  tiered    16 GPUs (2 nodes), .* DRAM per node"
+	"multi-node; host tiers on up to 2 nodes" "^  tiered    16 GPUs (2 nodes), .* DRAM per node" \
+	"^            each node's DRAM at its peak ("
 expect 3 "--tier-nodes 2: host workstation-4gpu has no network, so its host tiers stay on one node" \
 	plan --model 8b --seq 1024 --gpu rtx4090 --tier-nodes 2
 expect 3 "objective" plan --model 8b --seq 1024 --objective speed

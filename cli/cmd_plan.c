@@ -170,8 +170,8 @@ static int run(int argc, char **argv, bool compare)
 		}
 		/* and go on, doubling, to the GPUs of the nodes --tier-nodes lets the host tiers
 		 * span (16 default counts at most) */
-		uint32_t reach = hw.gpus_per_node * req.tier_nodes;
 		if (!tp_opts_given(&o, "gpus") && req.tier_nodes > 1) {
+			uint32_t reach = hw.gpus_per_node * req.tier_nodes;
 			for (uint32_t c = 2 * counts[ncounts - 1]; c < reach && ncounts < 15; c *= 2)
 				counts[ncounts++] = c;
 			if (counts[ncounts - 1] < reach)

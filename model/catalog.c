@@ -303,6 +303,12 @@ const char *cfg_did_you_mean(const char *s, const char *const *cands, int n)
 	return best;
 }
 
+/* Whether name begins with arg (its first la characters, case ignored) and goes on past it. */
+static bool goes_on(const char *name, const char *arg, size_t la)
+{
+	return strncasecmp(name, arg, la) == 0 && name[la];
+}
+
 const char *cfg_near_hint(const char *near, char *buf, size_t n)
 {
 	if (near)
@@ -659,7 +665,7 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 	int variants = 0, begins = 0, which = -1;
 	size_t la = strlen(arg);
 	for (int i = 0; i < nn; i++)
-		if (strncasecmp(names[i], arg, la) == 0 && names[i][la]) {
+		if (goes_on(names[i], arg, la)) {
 			begins++;
 			if (names[i][la] == '-') {
 				variants++;
@@ -677,7 +683,7 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 		size_t used = (size_t)snprintf(err, errlen, "%s '%s' has several variants:",
 					       kinds[kind].what, arg);
 		for (int i = 0; i < nn && used < errlen; i++)
-			if (strncasecmp(names[i], arg, la) == 0 && names[i][la] == '-')
+			if (goes_on(names[i], arg, la) && names[i][la] == '-')
 				used += (size_t)snprintf(err + used, errlen - used, " %s", names[i]);
 		if (used < errlen)
 			snprintf(err + used, errlen - used, " (name one)");
@@ -690,7 +696,7 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 	/* the names that begin with it (rtx, mi3), else, for a family's name with a suffix of the
 	 * user's own (a100-sxm), the family's entries */
 	for (int i = 0, k = 0; !near && begins && i < nn && used < errlen; i++)
-		if (strncasecmp(names[i], arg, la) == 0 && names[i][la])
+		if (goes_on(names[i], arg, la))
 			used += (size_t)snprintf(err + used, errlen - used, "%s%s",
 						 k++ ? " " : "; names that begin with it: ",
 						 names[i]);

@@ -348,8 +348,7 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 	cJSON_AddItemToObject(x, "fitting", num((double)p->fitting));
 	cJSON_AddItemToObject(x, "configurations_pruned", num((double)p->layouts_pruned));
 	/* the host tiers' reach: the nodes they may span (--tier-nodes) and the most GPUs */
-	cJSON_AddItemToObject(x, "host_tier_nodes",
-			      num(r->req->tier_nodes > 1 ? r->req->tier_nodes : 1));
+	cJSON_AddItemToObject(x, "host_tier_nodes", num(p->host_tier_nodes));
 	cJSON_AddItemToObject(x, "host_tier_gpus", num(p->host_tier_gpus));
 	/* policies with no placement for the fixed recompute, which the search left out */
 	cJSON *np = cJSON_AddArrayToObject(x, "policies_without_placement");

@@ -19,6 +19,16 @@ static const char *B(double x)
 
 /* An option's layout: "tp8 pp3 vp7 dp48 ep128 etp1 zero0"; `narrow` (the options table) writes
  * the expert TP size on the TP degree, "tp8e1", which the table's legend explains. */
+/* The nodes the host tiers were searched on: "one node", or "up to N nodes" (--tier-nodes). */
+static const char *tier_nodes(const struct sim_plan *p, char *buf, size_t n)
+{
+	if (p->host_tier_nodes > 1)
+		snprintf(buf, n, "up to %u nodes", p->host_tier_nodes);
+	else
+		snprintf(buf, n, "one node");
+	return buf;
+}
+
 static void layout_str(const struct sim_option *o, char *buf, size_t n, bool narrow)
 {
 	char d[32], v[16] = "";
@@ -315,10 +325,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%sheadroom   GPU allocator slack %.2f %% (--gpu-headroom keeps more free); "
 			    "DRAM %s per node for the OS\n",
 			pre, 100 * SIM_ALLOC_SLACK, B(STEP_DRAM_RESERVE));
-	char nodes[48] = "";
-	if (r->req->tier_nodes > 1)
-		snprintf(nodes, sizeof nodes, "; host tiers on up to %u nodes",
-			 r->req->tier_nodes);
+	char nodes[48] = "", reach[32];
+	if (r->plan->host_tier_nodes > 1)
+		snprintf(nodes, sizeof nodes, "; host tiers on %s",
+			 tier_nodes(r->plan, reach, sizeof reach));
 	fprintf(fp, "%shost       %s: %u GPU%s per node, %.0f CPU cores, up to %s DRAM, %s%s\n",
 		pre, hw->host.name, hw->gpus_per_node, hw->gpus_per_node == 1 ? "" : "s",
 		hw->host.cpu_cores,
@@ -517,15 +527,6 @@ static void misses(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			q->deadline > 0 ? " that meets it" : "");
 }
 
-/* The nodes the host tiers were searched on: "one node", or "up to N nodes" (--tier-nodes). */
-static const char *tier_nodes(const struct sim_plan_req *q, char *buf, size_t n)
-{
-	if (q->tier_nodes > 1)
-		snprintf(buf, n, "up to %u nodes", q->tier_nodes);
-	else
-		snprintf(buf, n, "one node");
-	return buf;
-}
 
 /* No host-tier option fits: says so, and what overflows in the closest miss where the table
  * shows it (what overflows may be the GPU, not the host's DRAM or flash). */
@@ -533,7 +534,7 @@ static void tiered_none(FILE *fp, const struct rpt_plan *r)
 {
 	const struct sim_plan *p = r->plan;
 	char nodes[32];
-	tier_nodes(r->req, nodes, sizeof nodes);
+	tier_nodes(p, nodes, sizeof nodes);
 	for (int i = 0; i < p->noptions; i++)
 		if (!p->options[i].fits && p->options[i].kind == SIM_TIERED) {
 			fprintf(fp, "  tiered    none fits %s of this host; the closest, #%d, %s\n",
@@ -600,7 +601,7 @@ static const char *host_tiers_note(const struct rpt_plan *r, char *buf, size_t n
 	for (int i = 0; r->req->counts && i < r->req->ncounts; i++)
 		if (r->plan->host_tier_gpus > 0 && r->req->counts[i] > r->plan->host_tier_gpus) {
 			snprintf(buf, n, "host tiers on %s: up to %u GPUs, GPU-only beyond",
-				 tier_nodes(r->req, nodes, sizeof nodes), r->plan->host_tier_gpus);
+				 tier_nodes(r->plan, nodes, sizeof nodes), r->plan->host_tier_gpus);
 			return buf;
 		}
 	return NULL;

@@ -821,7 +821,8 @@ static int search_all(struct search *s, struct sim_option *closest)
 	 * sets them (the host's slots by default), not the slots a smaller node leaves empty, and
 	 * no more than --max-gpus, which bounds every option */
 	uint32_t slots = base->gpus_per_node ? base->gpus_per_node : (uint32_t)base->host.gpu_slots;
-	slots *= s->req->tier_nodes > 1 ? s->req->tier_nodes : 1;
+	s->plan->host_tier_nodes = s->req->tier_nodes > 1 ? s->req->tier_nodes : 1;
+	slots *= s->plan->host_tier_nodes;
 	if (s->req->max_gpus && slots > s->req->max_gpus)
 		slots = s->req->max_gpus;
 	s->plan->host_tier_gpus = slots;

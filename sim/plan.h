@@ -57,9 +57,9 @@ struct sim_plan {
 	/* the fewest GPUs a GPU-only layout fits on (0: not searched or none fits): what memory
 	 * needs; GPUs beyond it buy speed, not capacity */
 	uint32_t gpus_for_memory;
-	/* the most GPUs the host-tier options were searched on: tier_nodes nodes' (one by
-	 * default), or --max-gpus */
-	uint32_t host_tier_gpus;
+	/* the nodes the host-tier options could span (1, or sim_plan_req.tier_nodes) and the most
+	 * GPUs they were searched on: those nodes', or --max-gpus */
+	uint32_t host_tier_nodes, host_tier_gpus;
 	uint64_t layouts_evaluated, fitting;
 	/* candidates never simulated: a bound (the fastest schedule, the analytic memory, a smaller
 	 * micro-batch or DRAM size that already overflowed the GPU or fit) says they cannot win */

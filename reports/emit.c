@@ -617,14 +617,19 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 	fprintf(fp, "| peak power | %.2f kW |\n| cost | $%.2f owned, $%.2f cloud |\n\n",
 		o->peak_power_watts / 1000.0, o->cost_total, o->cost_cloud);
 	fprintf(fp, "## Run\n\n");
+	char drives[96] = "";
+	if (o->flash_count > 1) /* model/hw.c prices an array as DeepNVMe measures one */
+		snprintf(drives, sizeof drives,
+			 ", point `nvme_path` at a RAID-0 array of the %u drives", o->flash_count);
+	else if (o->flash_count)
+		snprintf(drives, sizeof drives, ", point `nvme_path` at the drive");
 	if (ds)
 		fprintf(fp, "`ds_config.json` holds the ZeRO stage, offloads, batch and precision; "
 			    "`launch.sh` starts it with DeepSpeed's launcher. Put your training "
 			    "script in place of `train.py` (a Hugging Face Trainer script takes "
 			    "`--deepspeed ds_config.json` as well)%s, and keep gradient "
 			    "checkpointing %s.\n\n",
-			o->flash_count ? ", point `nvme_path` at the drives" : "",
-			o->recompute == MDL_RC_NONE ? "off" : "on");
+			drives, o->recompute == MDL_RC_NONE ? "off" : "on");
 	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero >= 1 && o->layout.dp > 1 &&
 	    !r->req->policy) /* under --deepspeed the plan priced DeepSpeed's buckets itself */
 		fprintf(fp, "The plan priced ZeRO-%u's gradients as Megatron-LM and FSDP hold "

@@ -647,6 +647,8 @@ holds "plan --emit: an option without drives says so" "$tmp/emit-zero3-offload/R
 holds "plan --emit: the drives an option uses" "$tmp/emit-zero-infinity/README.md" \
 	"GiB per node on 8 drives |"
 holds "plan --emit: the tokens in words" "$tmp/emit-zero-infinity/README.md" "h for 100 M tokens |"
+holds "plan --emit: nvme_path is the array the drives were priced as" \
+	"$tmp/emit-zero-infinity/README.md" "point \`nvme_path\` at a RAID-0 array of the 8 drives"
 # the framework's settings ride along: every option runs with those its policy takes, and the
 # emitted configuration and simulate line (ds_config.json for DeepSpeed, flags otherwise)
 # reproduce the step planned with them

@@ -32,6 +32,9 @@ int cli_fail(int code, const char *cmd, const char *msg);
  * (with `word`, the option it most likely belongs to: "--grid"), or an unknown option, with the
  * option of `known` it most likely misspells. */
 int cli_bad_arg(const char *cmd, const char *a, const char *const *known, const char *word);
+/* The index of `a` in `known` (NULL-terminated), or -1. A command lists its options once, as an
+ * array indexed by its own enum, and switches on this: each name is spelled in one place. */
+int cli_option(const char *a, const char *const *known);
 /* The exit code of an output that failed (cfg_out and the report writers): a path that is not
  * ours to write is invalid input (3), anything else a system error (4). */
 int cli_out_code(int rc);

@@ -94,67 +94,84 @@ int cmd_calibrate(int argc, char **argv)
 {
 	struct cal_opts o = {0};
 	char err[512];
+	/* options with a value, then the two flags */
+	enum { FIO_DIR, OUT, TESTS, DEVICE, CUDA_HELPER, GPU_INDEX, FLASH_FILL, TEST_TIMEOUT, MODEL,
+	       QUICK, DESTROY_DATA, NOPTS };
+	static const char *const known[NOPTS + 1] = {
+		[FIO_DIR] = "--dir", [OUT] = "--out", [TESTS] = "--tests", [DEVICE] = "--device",
+		[CUDA_HELPER] = "--cuda-helper", [GPU_INDEX] = "--gpu-index",
+		[FLASH_FILL] = "--flash-fill", [TEST_TIMEOUT] = "--test-timeout",
+		[MODEL] = "--model", [QUICK] = "--quick", [DESTROY_DATA] = "--destroy-data"};
 
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			help(stdout);
 			return EXIT_OK;
-		} else if (!strcmp(a, "--quick")) {
-			o.quick = true;
-		} else if (!strcmp(a, "--destroy-data")) {
-			o.destroy = true;
-		} else if (i + 1 < argc && !strcmp(a, "--dir")) {
-			o.dir = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--out")) {
-			o.out = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--tests")) {
-			o.tests = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--device")) {
-			o.device = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--cuda-helper")) {
-			o.cuda_helper = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--gpu-index")) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (*end || end == argv[i] || v < 0 || v > 63) {
+		}
+		int k = cli_option(a, known);
+		if (k == QUICK || k == DESTROY_DATA) {
+			*(k == QUICK ? &o.quick : &o.destroy) = true;
+			continue;
+		}
+		if (k < 0 || i + 1 >= argc)
+			return cli_bad_arg("calibrate", a, known, NULL);
+		const char *v = argv[++i];
+		char *end;
+		long n;
+		switch (k) {
+		case FIO_DIR:
+			o.dir = v;
+			break;
+		case OUT:
+			o.out = v;
+			break;
+		case TESTS:
+			o.tests = v;
+			break;
+		case DEVICE:
+			o.device = v;
+			break;
+		case CUDA_HELPER:
+			o.cuda_helper = v;
+			break;
+		case GPU_INDEX:
+			n = strtol(v, &end, 10);
+			if (*end || end == v || n < 0 || n > 63) {
 				snprintf(err, sizeof err, "--gpu-index: '%s' is not a device index 0 to 63",
-					 argv[i]);
+					 v);
 				return cli_fail(EXIT_INVALID, "calibrate", err);
 			}
-			o.gpu_index = (int)v;
-		} else if (i + 1 < argc && !strcmp(a, "--flash-fill")) {
-			double v;
+			o.gpu_index = (int)n;
+			break;
+		case FLASH_FILL: {
 			char e2[256];
-			if (cfg_parse_quantity(argv[++i], CFG_U_SIZE, &v, e2, sizeof e2) ||
-			    v < 16.0 * 1048576 || v > 100e12) {
+			if (cfg_parse_quantity(v, CFG_U_SIZE, &o.fill, e2, sizeof e2) ||
+			    o.fill < 16.0 * 1048576 || o.fill > 100e12) {
 				snprintf(err, sizeof err,
 					 "--flash-fill: '%s' is not a size from 16MiB to 100TB "
 					 "(e.g. 400GB)",
-					 argv[i]);
+					 v);
 				return cli_fail(EXIT_INVALID, "calibrate", err);
 			}
-			o.fill = v;
-		} else if (i + 1 < argc && !strcmp(a, "--model")) {
-			int rc = gemm_shape_of(argv[++i], o.gemm_shape, err, sizeof err);
+			break;
+		}
+		case MODEL: {
+			int rc = gemm_shape_of(v, o.gemm_shape, err, sizeof err);
 			if (rc)
 				return cli_fail(rc, "calibrate", err);
-		} else if (i + 1 < argc && !strcmp(a, "--test-timeout")) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (*end || end == argv[i] || v < 1 || v > 3600) {
+			break;
+		}
+		case TEST_TIMEOUT:
+			n = strtol(v, &end, 10);
+			if (*end || end == v || n < 1 || n > 3600) {
 				snprintf(err, sizeof err,
 					 "--test-timeout: '%s' is not a number of seconds 1 to 3600",
-					 argv[i]);
+					 v);
 				return cli_fail(EXIT_INVALID, "calibrate", err);
 			}
-			o.test_timeout = (int)v;
-		} else {
-			static const char *const known[] = {
-				"--dir",       "--out",        "--tests",        "--device",
-				"--cuda-helper", "--gpu-index", "--flash-fill", "--test-timeout",
-				"--model",     "--quick",      "--destroy-data", NULL};
-			return cli_bad_arg("calibrate", a, known, NULL);
+			o.test_timeout = (int)n;
+			break;
 		}
 	}
 	int rc = cal_run(&o, stderr, err, sizeof err);

@@ -269,8 +269,10 @@ int cmd_sweep(int argc, char **argv)
 {
 	const char *gridpath = NULL, *format = "csv", *outpath = "-", *unfit = "time";
 	long shard = 1, nshards = 1, threads = sysconf(_SC_NPROCESSORS_ONLN);
-	static const char *const known[] = {"--grid",  "--format",  "--out", "--shard",
-					    "--unfit", "--threads", NULL};
+	enum { GRID, FORMAT, OUT, SHARD, UNFIT, THREADS, NOPTS };
+	static const char *const known[NOPTS + 1] = {
+		[GRID] = "--grid", [FORMAT] = "--format", [OUT] = "--out", [SHARD] = "--shard",
+		[UNFIT] = "--unfit", [THREADS] = "--threads"};
 	struct tp_grid g;
 	char err[1024]; /* room for the model types an error lists */
 	int rc = EXIT_OK;
@@ -281,17 +283,22 @@ int cmd_sweep(int argc, char **argv)
 			help(stdout);
 			return EXIT_OK;
 		}
-		if (a[0] != '-' || i + 1 >= argc)
+		int k = cli_option(a, known);
+		if (k < 0 || i + 1 >= argc)
 			return cli_bad_arg("sweep", a, known, "--grid");
 		const char *v = argv[++i];
 		char *end;
-		if (!strcmp(a, "--grid")) {
+		switch (k) {
+		case GRID:
 			gridpath = v;
-		} else if (!strcmp(a, "--format")) {
+			break;
+		case FORMAT:
 			format = v;
-		} else if (!strcmp(a, "--out")) {
+			break;
+		case OUT:
 			outpath = v;
-		} else if (!strcmp(a, "--shard")) {
+			break;
+		case SHARD:
 			errno = 0;
 			shard = strtol(v, &end, 10);
 			if (*end != '/' || (nshards = strtol(end + 1, &end, 10)) < 1 || *end ||
@@ -299,9 +306,11 @@ int cmd_sweep(int argc, char **argv)
 				return cli_fail(EXIT_INVALID, "sweep",
 						"--shard: expected I/N with 1 <= I <= N <= 1000000, "
 						"e.g. 2/8");
-		} else if (!strcmp(a, "--unfit")) {
+			break;
+		case UNFIT:
 			unfit = v;
-		} else if (!strcmp(a, "--threads")) {
+			break;
+		case THREADS:
 			threads = strtol(v, &end, 10);
 			if (*end || threads < 1 || threads > 1024) {
 				snprintf(err, sizeof err,
@@ -310,8 +319,7 @@ int cmd_sweep(int argc, char **argv)
 					 v);
 				return cli_fail(EXIT_INVALID, "sweep", err);
 			}
-		} else {
-			return cli_bad_arg("sweep", a, known, NULL);
+			break;
 		}
 	}
 	if (!gridpath)

@@ -12,9 +12,11 @@ int cmd_validate(int argc, char **argv)
 	struct val_run_opts run = {0};
 	const char *format = "text";
 	char err[512];
-	static const char *const known[] = {"--traces", "--thresholds", "--format", "--report",
-					    "--force",  "--run",        "--smi",    "--out",
-					    "--id",     NULL};
+	enum { TRACES, THRESHOLDS, FORMAT, REPORT, RUN, SMI, OUT, ID, FORCE, NOPTS };
+	static const char *const known[NOPTS + 1] = {
+		[TRACES] = "--traces", [THRESHOLDS] = "--thresholds", [FORMAT] = "--format",
+		[REPORT] = "--report", [RUN] = "--run", [SMI] = "--smi", [OUT] = "--out",
+		[ID] = "--id", [FORCE] = "--force"};
 
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -40,41 +42,50 @@ int cmd_validate(int argc, char **argv)
 			    "--traces DIR.\n");
 			return EXIT_OK;
 		}
-		if (!strcmp(a, "--force")) {
-			o.force = true;
-			continue;
-		}
 		if (!strcmp(a, "--")) { /* the simulate flags of a --run */
 			run.flags = argv + i + 1;
 			run.nflags = argc - i - 1;
 			break;
 		}
-		if (a[0] != '-' || i + 1 >= argc)
+		int k = cli_option(a, known);
+		if (k == FORCE) {
+			o.force = true;
+			continue;
+		}
+		if (k < 0 || i + 1 >= argc)
 			return cli_bad_arg("validate", a, known, "--traces");
 		const char *v = argv[++i];
-		if (!strcmp(a, "--traces") && o.ndirs == VAL_MAX_TRACE_DIRS) {
-			snprintf(err, sizeof err, "--traces: at most %d directories",
-				 VAL_MAX_TRACE_DIRS);
-			return cli_fail(EXIT_USAGE, "validate", err);
-		}
-		if (!strcmp(a, "--traces"))
+		switch (k) {
+		case TRACES:
+			if (o.ndirs == VAL_MAX_TRACE_DIRS) {
+				snprintf(err, sizeof err, "--traces: at most %d directories",
+					 VAL_MAX_TRACE_DIRS);
+				return cli_fail(EXIT_USAGE, "validate", err);
+			}
 			o.dirs[o.ndirs++] = v;
-		else if (!strcmp(a, "--thresholds"))
+			break;
+		case THRESHOLDS:
 			o.thresholds = v;
-		else if (!strcmp(a, "--format"))
+			break;
+		case FORMAT:
 			format = v;
-		else if (!strcmp(a, "--report"))
+			break;
+		case REPORT:
 			o.report = v;
-		else if (!strcmp(a, "--run"))
+			break;
+		case RUN:
 			run.log = v;
-		else if (!strcmp(a, "--smi"))
+			break;
+		case SMI:
 			run.smi = v;
-		else if (!strcmp(a, "--out"))
+			break;
+		case OUT:
 			run.out = v;
-		else if (!strcmp(a, "--id"))
+			break;
+		case ID:
 			run.id = v;
-		else
-			return cli_bad_arg("validate", a, known, NULL);
+			break;
+		}
 	}
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		return cli_fail(EXIT_INVALID, "validate",
@@ -99,7 +110,9 @@ int cmd_validate(int argc, char **argv)
 int cmd_regress(int argc, char **argv)
 {
 	const char *sdir = "tests/scenarios", *gdir = "tests/golden";
-	static const char *const known[] = {"--scenarios", "--golden", "--update", NULL};
+	enum { SCENARIOS, GOLDEN, UPDATE, NOPTS };
+	static const char *const known[NOPTS + 1] = {
+		[SCENARIOS] = "--scenarios", [GOLDEN] = "--golden", [UPDATE] = "--update"};
 	bool update = false;
 	char err[512];
 
@@ -115,12 +128,11 @@ int cmd_regress(int argc, char **argv)
 			       "directory that must exist).\n");
 			return EXIT_OK;
 		}
-		if (!strcmp(argv[i], "--update"))
+		int k = cli_option(argv[i], known);
+		if (k == UPDATE)
 			update = true;
-		else if (!strcmp(argv[i], "--scenarios") && i + 1 < argc)
-			sdir = argv[++i];
-		else if (!strcmp(argv[i], "--golden") && i + 1 < argc)
-			gdir = argv[++i];
+		else if (k >= 0 && i + 1 < argc)
+			*(k == SCENARIOS ? &sdir : &gdir) = argv[++i];
 		else
 			return cli_bad_arg("regress", argv[i], known, "--scenarios");
 	}

@@ -46,13 +46,18 @@ int cli_fail(int code, const char *cmd, const char *msg)
 	return code;
 }
 
+int cli_option(const char *a, const char *const *known)
+{
+	for (int i = 0; known[i]; i++)
+		if (strcmp(a, known[i]) == 0)
+			return i;
+	return -1;
+}
+
 int cli_bad_arg(const char *cmd, const char *a, const char *const *known, const char *word)
 {
 	char msg[512];
-	bool option = false;
-	for (int i = 0; known && known[i]; i++)
-		option |= strcmp(a, known[i]) == 0;
-	if (option)
+	if (known && cli_option(a, known) >= 0)
 		snprintf(msg, sizeof msg, "%s needs a value", a);
 	else if (a[0] != '-' && word)
 		snprintf(msg, sizeof msg, "unexpected argument '%.200s' (did you mean %s %.200s?)",

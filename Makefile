@@ -4,7 +4,8 @@
 #   make deps       install the Debian packages tierplan needs (apt-get as root, else print it)
 #   make bench      engine events/s, simulated steps and whole plans (bench.json)
 #   make regress    recompute the golden scenario predictions and compare (make golden rewrites)
-#   make validate   predictions against the recorded measurements in traces/
+#   make validate   predictions against the recorded measurements in traces/, and the accuracy
+#                   record plan prints (configs/accuracy.json; make accuracy rewrites it)
 #   make check-asan the whole suite and the goldens under AddressSanitizer and UBSan (build/asan)
 #   make check-valgrind  plan, compare, simulate and sweep under valgrind memcheck
 #   make check-tsan sweep on several threads under ThreadSanitizer (build/tsan)
@@ -66,7 +67,7 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-.PHONY: all deps check-browser test unit layers-test cli-test gpucheck-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate cuda gpu-check check-asan check-valgrind fuzz-replay clean
+.PHONY: all deps check-browser test unit layers-test cli-test gpucheck-test safety-test check-tsan readme-test bench fuzz fuzz-build regress golden validate accuracy cuda gpu-check check-asan check-valgrind fuzz-replay clean
 
 all: $(BIN)/tierplan
 
@@ -174,8 +175,16 @@ regress: $(BIN)/tierplan
 golden: $(BIN)/tierplan
 	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan regress --scenarios tests/scenarios --golden tests/golden --update
 
+# the accuracy guard, and the record of it plan and simulate print (configs/accuracy.json) still
+# what validate finds: `make accuracy` rewrites it when a prediction or a case changes
 validate: $(BIN)/tierplan
-	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan validate
+	$(Q)mkdir -p $(BUILD)
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan validate --accuracy $(BUILD)/accuracy.json
+	$(Q)cmp -s $(BUILD)/accuracy.json configs/accuracy.json || \
+		{ echo "configs/accuracy.json differs from what validate finds (diff it with $(BUILD)/accuracy.json; make accuracy rewrites it)"; exit 1; }
+
+accuracy: $(BIN)/tierplan
+	$(Q)TIERPLAN_CONFIGS=$(CURDIR)/configs ./$(BIN)/tierplan validate --accuracy configs/accuracy.json >/dev/null
 
 # the run a session lent a GPU makes once: calibrate --full and validate, JSON into $$OUT
 gpu-check:

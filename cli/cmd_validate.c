@@ -12,11 +12,11 @@ int cmd_validate(int argc, char **argv)
 	struct val_run_opts run = {0};
 	const char *format = "text";
 	char err[512];
-	enum { TRACES, THRESHOLDS, FORMAT, REPORT, RUN, SMI, OUT, ID, FORCE, NOPTS };
+	enum { TRACES, THRESHOLDS, FORMAT, REPORT, ACCURACY, RUN, SMI, OUT, ID, FORCE, NOPTS };
 	static const char *const known[NOPTS + 1] = {
 		[TRACES] = "--traces", [THRESHOLDS] = "--thresholds", [FORMAT] = "--format",
-		[REPORT] = "--report", [RUN] = "--run", [SMI] = "--smi", [OUT] = "--out",
-		[ID] = "--id", [FORCE] = "--force"};
+		[REPORT] = "--report", [ACCURACY] = "--accuracy", [RUN] = "--run", [SMI] = "--smi",
+		[OUT] = "--out", [ID] = "--id", [FORCE] = "--force"};
 
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -24,6 +24,7 @@ int cmd_validate(int argc, char **argv)
 			printf(
 			    "usage: tierplan validate [--traces DIR]... [--thresholds FILE] "
 			    "[--format text|json] [--report DIR [--force]]\n"
+			    "                         [--accuracy FILE]\n"
 			    "       tierplan validate --run LOG [--smi CSV] --out FILE [--id NAME] "
 			    "-- SIMULATE FLAGS\n\n"
 			    "Replays recorded measurements (default: traces/published and "
@@ -31,7 +32,10 @@ int cmd_validate(int argc, char **argv)
 			    "against measured per category with each category's MAPE and bias (the "
 			    "mean signed\nerror, positive where the predictions are optimistic: "
 			    "faster, or less memory, than\nmeasured); exit 1 when a category "
-			    "exceeds its threshold (default: validate/thresholds.json).\n\n"
+			    "exceeds its threshold (default: validate/thresholds.json).\n"
+			    "--accuracy FILE writes each category's band, what 90 %% of its runs "
+			    "measured over what\nwas predicted (configs/accuracy.json's layout: "
+			    "plan, compare and simulate print it).\n\n"
 			    "--run records a training run of your own: the step time (Megatron-LM's "
 			    "elapsed time per\niteration, DeepSpeed's RunningAvgSamplesPerSec, the "
 			    "Trainer's train_steps_per_second, torchtune's\ntokens_per_second_per_gpu) "
@@ -72,6 +76,9 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case REPORT:
 			o.report = v;
+			break;
+		case ACCURACY:
+			o.accuracy = v;
 			break;
 		case RUN:
 			run.log = v;

@@ -484,6 +484,54 @@ static cJSON *load_json(const char *path, char *err, size_t errlen)
 	return root;
 }
 
+/* Category's band in the record at path: 1, 0 none there, -1 + err malformed. */
+static int accuracy_band(const cJSON *root, const char *path, const char *category,
+			 struct cfg_band *b, char *err, size_t errlen)
+{
+	const cJSON *cats = cJSON_GetObjectItemCaseSensitive(root, "categories");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(cats, category);
+	if (!c)
+		return 0;
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "measured_over_predicted");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "cases");
+	const cJSON *lo = cJSON_GetArrayItem(r, 0), *hi = cJSON_GetArrayItem(r, 1);
+	if (cJSON_GetArraySize(r) != 2 || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) ||
+	    !cJSON_IsNumber(n) || !(lo->valuedouble > 0) || !(hi->valuedouble >= lo->valuedouble) ||
+	    !(hi->valuedouble < 100) || !(n->valuedouble >= 1) || !(n->valuedouble < 1e6)) {
+		snprintf(err, errlen,
+			 "accuracy record '%s': category '%s' needs \"measured_over_predicted\": "
+			 "[low, high] (0 < low <= high < 100) and \"cases\" (1 or more)",
+			 path, category);
+		return -1;
+	}
+	*b = (struct cfg_band){lo->valuedouble, hi->valuedouble, (int)n->valuedouble};
+	return 1;
+}
+
+/* The accuracy record as last read, and the path it was read from (a report asks for a band
+ * per option: read once, not each time); kept for the process. */
+static pthread_mutex_t accuracy_mu = PTHREAD_MUTEX_INITIALIZER;
+static char accuracy_path[PATH_MAX];
+static cJSON *accuracy_root;
+
+int cfg_accuracy_get(const char *category, struct cfg_band *b, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/accuracy.json", cfg_dir());
+	if (stat(path, &st) != 0) /* a configs directory of one's own may have none */
+		return 0;
+	pthread_mutex_lock(&accuracy_mu);
+	if (!accuracy_root || strcmp(path, accuracy_path)) {
+		cJSON_Delete(accuracy_root);
+		accuracy_root = load_json(path, err, errlen);
+		snprintf(accuracy_path, sizeof accuracy_path, "%s", accuracy_root ? path : "");
+	}
+	int rc = accuracy_root ? accuracy_band(accuracy_root, path, category, b, err, errlen) : -1;
+	pthread_mutex_unlock(&accuracy_mu);
+	return rc;
+}
+
 void cfg_set_prices(const char *path)
 {
 	snprintf(prices_override, sizeof prices_override, "%s", path ? path : "");

@@ -102,6 +102,16 @@ const char *cfg_prices_path(void);
 /* The configs directory in use (see above), without a trailing slash. */
 const char *cfg_dir(void);
 
+/* The accuracy record (<configs>/accuracy.json, written by `tierplan validate --accuracy`):
+ * what the published runs of a validate category measured over what tierplan predicted (a
+ * step's time, a peak's bytes), their 5th and 95th percentiles, and how many runs. 1 found; 0
+ * no record or no such category (nothing to print); -1 + err where the record is malformed. */
+struct cfg_band {
+	double lo, hi;
+	int cases;
+};
+int cfg_accuracy_get(const char *category, struct cfg_band *b, char *err, size_t errlen);
+
 /* Resolves a catalog name (case-insensitive) or a JSON file of one record. 0 ok, -1 + err. */
 int cfg_gpu_get(const char *name_or_file, struct cfg_gpu *g, char *err, size_t errlen);
 int cfg_flash_get(const char *name_or_file, struct cfg_flash *f, char *err, size_t errlen);

@@ -68,6 +68,40 @@ static void add_tier(cJSON *j, const char *key, bool shown, const struct sim_tie
 	cJSON_AddItemToObject(m, "total", num(total));
 }
 
+static cJSON *span(double v, const struct cfg_band *b)
+{
+	cJSON *a = cJSON_CreateArray();
+	cJSON_AddItemToArray(a, num(v * b->lo));
+	cJSON_AddItemToArray(a, num(v * b->hi));
+	return a;
+}
+
+/* What published runs of the option's kind measured against predictions like it (the accuracy
+ * record: rpt_step_band), applied to its step and runtime, and to its GPU peak; null without a
+ * record or a time. */
+static void add_ranges(cJSON *j, const struct sim_option *o)
+{
+	struct cfg_band b, mem;
+	const char *cat;
+	if (!(o->step_seconds > 0) || !rpt_step_band(o, &b, &cat)) {
+		cJSON_AddNullToObject(j, "ranges");
+		return;
+	}
+	cJSON *r = cJSON_AddObjectToObject(j, "ranges");
+	cJSON_AddStringToObject(r, "category", cat);
+	cJSON_AddNumberToObject(r, "runs", b.cases);
+	cJSON_AddItemToObject(r, "measured_over_predicted", span(1, &b));
+	cJSON_AddItemToObject(r, "step_seconds", span(o->step_seconds, &b));
+	cJSON_AddItemToObject(r, "runtime_seconds", span(o->runtime_seconds, &b));
+	if (rpt_memory_band(&mem)) {
+		cJSON_AddItemToObject(r, "gpu_peak_bytes", span(o->peak_gpu, &mem));
+		cJSON_AddNumberToObject(r, "gpu_peak_runs", mem.cases);
+	} else {
+		cJSON_AddNullToObject(r, "gpu_peak_bytes");
+		cJSON_AddNullToObject(r, "gpu_peak_runs");
+	}
+}
+
 /* The fields a plan option and a simulate result share. */
 static void add_result(cJSON *j, const struct sim_option *o)
 {
@@ -121,6 +155,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	cJSON_AddItemToObject(j, "mfu", num(o->mfu));
 	cJSON_AddItemToObject(j, "peak_power_watts", num(o->peak_power_watts));
 	cJSON_AddItemToObject(j, "average_power_watts", num(o->avg_power_watts));
+	add_ranges(j, o);
 }
 
 static cJSON *option_json(const struct sim_option *o)

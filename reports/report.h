@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 
+#include "../model/catalog.h"
 #include "../model/file.h"
 #include "../sim/plan.h"
 
@@ -25,6 +26,16 @@ static inline bool rpt_shows_dram(const struct sim_option *o)
 {
 	return o->kind == SIM_TIERED || o->peak_dram > 0;
 }
+
+/* What published runs of an option's kind measured over its predicted step time (the accuracy
+ * record, configs/accuracy.json, that `tierplan validate --accuracy` writes): the validate
+ * category whose runs are like it (host-tier policies: offload_throughput; GPU-only with
+ * model parallelism: gpu_throughput, Megatron-Core and NeMo runs; data parallelism alone:
+ * framework_throughput, FSDP, DeepSpeed and torchtune runs) into *category, and its band into
+ * *b. false where the record has none (a configs directory without one). */
+bool rpt_step_band(const struct sim_option *o, struct cfg_band *b, const char **category);
+/* The same of GPU peaks (gpu_memory). */
+bool rpt_memory_band(struct cfg_band *b);
 
 #define TIERPLAN_VERSION "0.1.0"
 #define TIERPLAN_SCHEMA_VERSION 1

@@ -98,6 +98,67 @@ static void wrapped(FILE *fp, const char *pre, const char *label, const char *te
  * staging (the `other` of sim_tier_memory). */
 #define DRAM_REST "OS and buffers"
 
+/* The validate categories of a step's kinds: host tiers, GPU-only with model parallelism, data
+ * parallelism alone (rpt_step_band), and what the ranges line calls them. */
+static const char *const STEP_CATEGORY[3] = {"offload_throughput", "gpu_throughput",
+					     "framework_throughput"};
+static const char *const STEP_KIND[3] = {"host-tier", "model-parallel GPU-only",
+					 "data-parallel GPU-only"};
+
+/* A malformed record leaves the report without ranges and says so once, on stderr (make
+ * validate rewrites a stale one; this is one edited by hand). */
+static bool band_of(const char *category, struct cfg_band *b)
+{
+	static bool said;
+	char err[512];
+	int rc = cfg_accuracy_get(category, b, err, sizeof err);
+	if (rc < 0 && !said) {
+		fprintf(stderr, "tierplan: warning: %s; the report goes without ranges\n", err);
+		said = true;
+	}
+	return rc > 0;
+}
+
+bool rpt_step_band(const struct sim_option *o, struct cfg_band *b, const char **category)
+{
+	const struct mdl_layout *l = &o->layout;
+	bool mp = l->tp > 1 || l->pp > 1 || mdl_layout_cp(l) > 1 || mdl_layout_ep(l) > 1;
+	*category = STEP_CATEGORY[o->kind == SIM_TIERED ? 0 : mp ? 1 : 2];
+	return band_of(*category, b);
+}
+
+bool rpt_memory_band(struct cfg_band *b)
+{
+	return band_of("gpu_memory", b);
+}
+
+/* v times a band as "3.4-4.3 h" (the unit once where both ends share it), in fmt's units
+ * (cfg_fmt_seconds, cfg_fmt_bytes). */
+static char *span(double v, const struct cfg_band *b, char *(*fmt)(double, char *, size_t),
+		  char *buf, size_t n)
+{
+	char lo[32], hi[32];
+	fmt(v * b->lo, lo, sizeof lo);
+	fmt(v * b->hi, hi, sizeof hi);
+	char *ul = strrchr(lo, ' '), *uh = strrchr(hi, ' ');
+	if (ul && uh && !strcmp(ul, uh))
+		*ul = 0;
+	snprintf(buf, n, "%s-%s", lo, hi);
+	return buf;
+}
+
+/* A time and its band, "3.8 h (3.4-4.3 h)". */
+static char *with_band(double t, const struct cfg_band *b, bool banded, char *buf, size_t n)
+{
+	char v[32], r[80];
+	cfg_fmt_seconds(t, v, sizeof v);
+	if (banded)
+		snprintf(buf, n, "%s (%s)", v, span(t, b, cfg_fmt_seconds, r, sizeof r));
+	else
+		snprintf(buf, n, "%s", v);
+	return buf;
+}
+
 /* What a tier holds at its peak into text, the kinds it holds in a fixed order, the last one
  * (t->other) named `rest` (a GPU's CUDA context and workspaces; DRAM's OS reserve, pinned
  * buffers and staging), with the peak itself when total > 0; false (text empty) for a tier
@@ -142,11 +203,17 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 		 (unsigned long long)o->micro_batch, sim_option_recompute(o, rc, sizeof rc),
 		 mdl_loss_name(o->loss));
 	wrap_at(fp, "  ", 10, label, first);
-	fprintf(fp, "  %-9s %s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud\n",
-		"", cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
-		cfg_fmt_seconds(o->runtime_seconds, s[1], 32),
-		cfg_fmt_watts(o->peak_power_watts, s[2], 32),
-		cfg_fmt_usd(o->cost_total, s[3], 32), cfg_fmt_usd(o->cost_cloud, s[4], 32));
+	struct cfg_band band;
+	const char *cat;
+	bool banded = rpt_step_band(o, &band, &cat);
+	char run[128], line[320];
+	snprintf(line, sizeof line,
+		 "%s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud",
+		 cfg_fmt_seconds(o->step_seconds, s[0], 32), o->tokens_per_second,
+		 with_band(o->runtime_seconds, &band, banded, run, sizeof run),
+		 cfg_fmt_watts(o->peak_power_watts, s[2], 32), cfg_fmt_usd(o->cost_total, s[3], 32),
+		 cfg_fmt_usd(o->cost_cloud, s[4], 32));
+	wrap_at(fp, "  ", 10, "", line);
 	char fac[32];
 	fprintf(fp, "  %-9s buys %s of hardware%s and %s of facility power\n", "",
 		cfg_fmt_usd(o->purchase_usd, s[5], 32),
@@ -463,6 +530,46 @@ static void compare_share(FILE *fp, const char *what, double t, double g)
 		fprintf(fp, "%.0f %% %s %s", fabs(d), d < 0 ? "less" : "more", what);
 }
 
+/* Where the runtime ranges of the recommendation come from: the kinds of its options, and the
+ * GPU peaks. */
+static void ranges(FILE *fp, const struct sim_plan *p)
+{
+	const int rec[3] = {p->rec_best, p->rec_gpu_only, p->rec_tiered};
+	bool kind[3] = {false};
+	struct cfg_band b[3], mem;
+	const char *cat;
+	for (int i = 0; i < 3; i++) {
+		if (rec[i] < 0)
+			continue;
+		struct cfg_band x;
+		if (!rpt_step_band(&p->options[rec[i]], &x, &cat))
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(cat, STEP_CATEGORY[k])) {
+				kind[k] = true;
+				b[k] = x;
+			}
+	}
+	char text[512];
+	size_t n = (size_t)snprintf(text, sizeof text,
+				    "the runtime ranges hold what 90 %% of published runs measured "
+				    "over the prediction, by kind (tierplan validate): ");
+	bool any = false;
+	for (int k = 0; k < 3 && n < sizeof text; k++)
+		if (kind[k]) {
+			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s %.2f-%.2fx (%d runs)",
+					      any ? ", " : "", STEP_KIND[k], b[k].lo, b[k].hi,
+					      b[k].cases);
+			any = true;
+		}
+	if (!any)
+		return;
+	if (rpt_memory_band(&mem) && n < sizeof text)
+		snprintf(text + n, sizeof text - n, "; GPU peaks %.2f-%.2fx (%d runs)", mem.lo,
+			 mem.hi, mem.cases);
+	wrap_at(fp, "  ", 11, "ranges:", text);
+}
+
 static void tradeoff(FILE *fp, const struct sim_plan *p)
 {
 	if (p->rec_gpu_only < 0 || p->rec_tiered < 0)
@@ -590,6 +697,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	else
 		tiered_none(fp, r);
 	tradeoff(fp, p);
+	ranges(fp, p);
 }
 
 /* compare: where a count it lists lies past the nodes the host tiers were searched on (one, or
@@ -968,6 +1076,34 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	wrap_at(fp, "  ", 13, "step", step);
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
 		o->tokens_per_second, o->model_tflops_per_gpu);
+	struct cfg_band band, mem;
+	const char *cat;
+	if (o->step_seconds > 0 && rpt_step_band(o, &band, &cat)) {
+		char range[512], t[80], g[80];
+		int kind = 0;
+		while (kind < 2 && strcmp(cat, STEP_CATEGORY[kind]))
+			kind++;
+		size_t n = (size_t)snprintf(
+		    range, sizeof range, "step %s",
+		    span(o->step_seconds, &band, cfg_fmt_seconds, t, sizeof t));
+		bool m = rpt_memory_band(&mem) && n < sizeof range;
+		if (m)
+			n += (size_t)snprintf(range + n, sizeof range - n, ", GPU peak %s",
+					      span(o->peak_gpu, &mem, cfg_fmt_bytes, g, sizeof g));
+		if (n < sizeof range)
+			n += (size_t)snprintf(range + n, sizeof range - n,
+					      ", where 90 %% of %d published %s runs took "
+					      "%.2f-%.2fx the predicted time",
+					      band.cases, STEP_KIND[kind], band.lo, band.hi);
+		if (m && n < sizeof range)
+			n += (size_t)snprintf(range + n, sizeof range - n,
+					      ", and 90 %% of %d held %.2f-%.2fx the predicted "
+					      "GPU peak",
+					      mem.cases, mem.lo, mem.hi);
+		if (n < sizeof range)
+			snprintf(range + n, sizeof range - n, " (tierplan validate)");
+		wrap_at(fp, "  ", 13, "range", range);
+	}
 	fprintf(fp, "  fits         %s%s%s\n", o->fits ? "yes" : "no", o->fits ? "" : ": ",
 		o->fits ? "" : o->overflow);
 	fprintf(fp, "  peak memory  GPU %s per GPU, DRAM %s per node, flash %s per node\n",

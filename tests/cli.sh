@@ -1698,10 +1698,14 @@ for d, k in (("opt", 2.0), ("pes", 0.5)):
     json.dump(trace("zmixed", [("mstep", "step_seconds", step * k, "s"),
                                ("mpeak", "peak_gpu_bytes", peak * k / 2**30, "GiB")]),
               open(sys.argv[2] + "/" + d + "/mixed.json", "w"))
+# twenty steps measured at 1 to 20 times the predicted: the band's nearest ranks, the 1st and 19th
+json.dump(trace("zspread", [("s%d" % k, "step_seconds", step * k, "s") for k in range(1, 21)]),
+          open(sys.argv[2] + "/opt/spread.json", "w"))
 PY
 then
-	printf '{"zspeed": 1000, "zmemory": 1000, "zmixed": 1000}' >"$tmp/bias/th.json"
-	"$bin" validate --traces "$tmp/bias/opt" --thresholds "$tmp/bias/th.json" >"$tmp/bo.txt" 2>&1
+	printf '{"zspeed": 1000, "zmemory": 1000, "zmixed": 1000, "zspread": 10000}' >"$tmp/bias/th.json"
+	"$bin" validate --traces "$tmp/bias/opt" --thresholds "$tmp/bias/th.json" \
+		--accuracy "$tmp/bias/acc.json" >"$tmp/bo.txt" 2>&1
 	"$bin" validate --traces "$tmp/bias/pes" --thresholds "$tmp/bias/th.json" >"$tmp/bp.txt" 2>&1
 	holds "validate: a step twice and a rate half the predicted are 75 % optimistic" "$tmp/bo.txt" \
 		"bias +75.0 % (optimistic: faster than measured)" \
@@ -1710,9 +1714,87 @@ then
 	holds "validate: the same cases flipped are pessimistic" "$tmp/bp.txt" \
 		"bias -75.0 % (pessimistic: slower than measured)" \
 		"bias -100.0 % (pessimistic: more memory than measured)"
+	# the band: measured over predicted as a time (a rate's case turned over) or as bytes
+	holds "validate: a step twice and a rate half the predicted both measured 2x the time" \
+		"$tmp/bo.txt" "measured 2.00-2.00x the predicted time (5th-95th percentile of 2 cases)" \
+		"measured 2.00-2.00x the predicted bytes (5th-95th percentile of 1 cases)" \
+		"measured 1.00-19.00x the predicted time (5th-95th percentile of 20 cases)"
+	holds "validate: flipped, half the time" "$tmp/bp.txt" \
+		"measured 0.50-0.50x the predicted time (5th-95th percentile of 2 cases)"
+	holds "validate --accuracy: the record plan reads" "$tmp/bias/acc.json" \
+		'"zspread": {"measured_over_predicted": \[1.00, 19.00\], "cases": 20}' \
+		'"zspeed": {"measured_over_predicted": \[2.00, 2.00\], "cases": 2}' \
+		'"zmemory": {"measured_over_predicted": \[2.00, 2.00\], "cases": 1}'
+
 else
 	fail=$((fail + 1))
 	echo "FAIL: the bias test's traces could not be written"
+fi
+# plan and simulate print each prediction with its kind's band from the accuracy record: a host-
+# tier option offload_throughput's, GPU-only with model parallelism gpu_throughput's, data
+# parallelism alone framework_throughput's, GPU peaks gpu_memory's; without a record, none; a
+# malformed one, a warning and none
+acfg="$tmp/acfg"
+cp -r "${TIERPLAN_CONFIGS:-$(dirname "$bin")/../configs}" "$acfg"
+cat >"$acfg/accuracy.json" <<'EOF'
+{"categories": {"gpu_throughput": {"measured_over_predicted": [0.5, 2.0], "cases": 7},
+ "framework_throughput": {"measured_over_predicted": [0.25, 4.0], "cases": 3},
+ "offload_throughput": {"measured_over_predicted": [0.8, 1.25], "cases": 5},
+ "gpu_memory": {"measured_over_predicted": [0.9, 1.1], "cases": 9}}}
+EOF
+ranges() { # ranges FILE CATEGORY LO HI RUNS: simulate JSON's ranges are the step x the band
+	python3 - "$@" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1])); r = o["ranges"]
+lo, hi, n = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+ok = lambda a, b: abs(a - b) <= 1e-9 * max(1, abs(b))
+assert r["category"] == sys.argv[2] and r["runs"] == n, r
+assert ok(r["step_seconds"][0], o["step_seconds"] * lo), r
+assert ok(r["step_seconds"][1], o["step_seconds"] * hi), r
+assert ok(r["gpu_peak_bytes"][0], o["peak_bytes"]["gpu"] * 0.9) and r["gpu_peak_runs"] == 9, r
+PY
+}
+for c in "framework_throughput 0.25 4.0 3 --gpus 1" "gpu_throughput 0.5 2.0 7 --gpus 2 --tp 2" \
+	"offload_throughput 0.8 1.25 5 --gpus 1 --policy zero-offload"; do
+	# shellcheck disable=SC2086
+	set -- $c
+	cat=$1 lo=$2 hi=$3 n=$4
+	shift 4
+	if TIERPLAN_CONFIGS="$acfg" "$bin" simulate --model 1b --seq 1024 "$@" --format json \
+		>"$tmp/rg.json" 2>"$tmp/err" && ranges "$tmp/rg.json" "$cat" "$lo" "$hi" "$n"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: simulate $* --format json: ranges not the step x $cat's band: $(cat "$tmp/err")"
+	fi
+done
+TIERPLAN_CONFIGS="$acfg" "$bin" simulate --model 1b --seq 1024 --gpus 1 >"$tmp/rg.txt" 2>&1
+holds "simulate prints the step's and the GPU peak's range" "$tmp/rg.txt" \
+	"^  range        step .*" "where 90 % of 3 published data-parallel GPU-only runs took 0.25-4.00x" \
+	"and 90 % of 9 held 0.90-1.10x the predicted GPU peak (tierplan validate)"
+TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 >"$tmp/rg.txt" 2>&1
+holds "plan prints the runtime ranges and where they come from" "$tmp/rg.txt" \
+	"runtime [0-9.]* [a-z]* ([0-9.]*-[0-9.]* [a-z]*)" "^  ranges:    " "host-tier 0.80-1.25x (5 runs)"
+rm "$acfg/accuracy.json"
+TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 --format json >"$tmp/rg.json" 2>&1
+if python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert all(o["ranges"] is None for o in d["options"])' "$tmp/rg.json" &&
+	TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 >"$tmp/rg.txt" 2>&1 &&
+	! grep -q "ranges:" "$tmp/rg.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan without an accuracy record still prints ranges"
+fi
+printf '{"categories": {"gpu_throughput": {"measured_over_predicted": [2, 1], "cases": 7}}}' \
+	>"$acfg/accuracy.json"
+if TIERPLAN_CONFIGS="$acfg" "$bin" simulate --model 1b --seq 1024 --gpus 2 --tp 2 >"$tmp/rg.txt" \
+	2>"$tmp/err" && grep -q "warning: accuracy record .*category 'gpu_throughput' needs" "$tmp/err" &&
+	! grep -q "^  range " "$tmp/rg.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: a malformed accuracy record is not named, or its band printed: $(cat "$tmp/err")"
 fi
 # Korthikanti et al. 2022 Table 5 (issue 12's bar, better than Calculon's 3.7 % mean): the eight
 # Megatron step times within 3.5 % on average and each within 8 %

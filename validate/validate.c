@@ -51,6 +51,13 @@ struct vcat {
 		      * differ (validate --run's user_runs: steps and peaks), SENSE_MIXED */
 	bool pass;
 	const char *worst;
+	/* what 90 % of its counted cases measured over what was predicted, of a step's time (a
+	 * rate's case turned over) or a peak's bytes: the 5th and 95th percentiles, nearest rank
+	 * (with fewer than 20 cases, the least and the most); cases predicted not to fit left out
+	 * (nbanded counts the rest). What plan and simulate print beside a prediction of the kind
+	 * (configs/accuracy.json, written by --accuracy). */
+	double band_lo, band_hi;
+	int nbanded;
 };
 
 /*
@@ -314,6 +321,38 @@ static double threshold(const cJSON *th, const char *cat)
 	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble / 100.0 : NAN;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Measured over predicted, as a time or bytes: a rate's error turned over (a rate predicted 10 %
+ * high is a step that takes 1.1x the predicted time). */
+static double measured_ratio(const struct vcase *c)
+{
+	double sign;
+	int sense = case_sense(c->quantity, &sign);
+	return sense == SENSE_SPEED && sign > 0 ? 1 + c->error : 1 / (1 + c->error);
+}
+
+/* The 5th and 95th percentiles (nearest rank) of category k's counted, fitting cases. */
+static void band(const struct vcase *cs, int nc, struct vcat *cat)
+{
+	double *r = malloc((size_t)(nc > 0 ? nc : 1) * sizeof *r);
+	int n = 0;
+	for (int i = 0; r && i < nc; i++)
+		if (cs[i].used && !cs[i].nofit && !strcmp(cs[i].category, cat->name))
+			r[n++] = measured_ratio(&cs[i]);
+	cat->nbanded = n;
+	if (n) {
+		qsort(r, (size_t)n, sizeof *r, by_value);
+		cat->band_lo = r[(int)ceil(0.05 * n) - 1];
+		cat->band_hi = r[(int)ceil(0.95 * n) - 1];
+	}
+	free(r);
+}
+
 static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cats)
 {
 	int ncat = 0;
@@ -351,6 +390,7 @@ static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cat
 			cats[k].mape /= cats[k].n;
 			cats[k].bias /= cats[k].n;
 		}
+		band(cs, nc, &cats[k]);
 		cats[k].pass = cats[k].mape <= cats[k].threshold;
 	}
 	return ncat;
@@ -398,10 +438,35 @@ static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vc
 		     "pessimistic: slower or more memory than measured"}};
 		double b = cats[k].bias;
 		if (fabs(b) < 5e-4) /* what prints as 0.0 % has no side */
-			fprintf(fp, "  bias 0.0 %%\n\n");
+			fprintf(fp, "  bias 0.0 %%");
 		else
-			fprintf(fp, "  bias %+.1f %% (%s)\n\n", 100 * b, side[cats[k].sense][b < 0]);
+			fprintf(fp, "  bias %+.1f %% (%s)", 100 * b, side[cats[k].sense][b < 0]);
+		if (cats[k].nbanded && cats[k].sense != SENSE_COUNT)
+			fprintf(fp,
+				"; measured %.2f-%.2fx the predicted %s (5th-95th percentile "
+				"of %d cases)",
+				cats[k].band_lo, cats[k].band_hi,
+				cats[k].sense == SENSE_MEMORY	? "bytes"
+				: cats[k].sense == SENSE_SPEED ? "time"
+							       : "time or bytes",
+				cats[k].nbanded);
+		fprintf(fp, "\n\n");
 	}
+}
+
+/* A category's band as JSON: measured over predicted, 5th and 95th percentiles, and the
+ * cases behind them (null where none). */
+static void add_band(cJSON *x, const struct vcat *c)
+{
+	cJSON *b = cJSON_AddObjectToObject(x, "measured_over_predicted");
+	if (c->nbanded) {
+		cJSON_AddNumberToObject(b, "p05", c->band_lo);
+		cJSON_AddNumberToObject(b, "p95", c->band_hi);
+	} else {
+		cJSON_AddNullToObject(b, "p05");
+		cJSON_AddNullToObject(b, "p95");
+	}
+	cJSON_AddNumberToObject(b, "cases", c->nbanded);
 }
 
 static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vcat *cats,
@@ -450,12 +515,42 @@ static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vc
 		else
 			cJSON_AddNullToObject(x, "threshold");
 		cJSON_AddBoolToObject(x, "pass", cats[k].pass);
+		add_band(x, &cats[k]);
 	}
 	char *s = cJSON_Print(root);
 	if (s)
 		fprintf(fp, "%s\n", s);
 	free(s);
 	cJSON_Delete(root);
+}
+
+/* The accuracy record (--accuracy FILE; configs/accuracy.json is make accuracy's): each
+ * category's band, rounded as plan and simulate print it, so that a record stays equal to
+ * what validate computes until a prediction or a case changes (make validate compares). */
+static int write_accuracy(const char *path, const struct vcat *cats, int ncat, char *err,
+			  size_t errlen)
+{
+	struct cfg_out o;
+	int rc = cfg_out_open(&o, path, "--accuracy", err, errlen);
+	if (rc)
+		return rc;
+	fprintf(o.fp, "{\n  \"_comment\": \"What published runs measured over what tierplan "
+		      "predicted (a step's time, a peak's bytes), the 5th and 95th percentiles of "
+		      "each validate category's counted cases that fit: written by `tierplan "
+		      "validate --accuracy FILE` (make accuracy); make validate fails where it no "
+		      "longer matches. plan, compare and simulate print the band of a prediction's "
+		      "kind beside it.\",\n  \"categories\": {");
+	const char *sep = "\n";
+	for (int k = 0; k < ncat; k++) {
+		if (!cats[k].nbanded || cats[k].sense == SENSE_COUNT)
+			continue;
+		fprintf(o.fp, "%s    \"%s\": {\"measured_over_predicted\": [%.2f, %.2f], "
+			      "\"cases\": %d}",
+			sep, cats[k].name, cats[k].band_lo, cats[k].band_hi, cats[k].nbanded);
+		sep = ",\n";
+	}
+	fprintf(o.fp, "\n  }\n}\n");
+	return cfg_out_close(&o, "--accuracy", err, errlen);
 }
 
 /* Predicted against measured, one chart per category (log-log, the y = x line). */
@@ -577,6 +672,8 @@ int val_validate(const struct val_validate_opts *vo, FILE *out, FILE *log, char 
 	else
 		print_text(out, cs, nc, cats, ncat);
 	int wrc = vo->report ? report(vo->report, vo->force, cs, nc, cats, ncat, err, errlen) : 0;
+	if (!wrc && vo->accuracy)
+		wrc = write_accuracy(vo->accuracy, cats, ncat, err, errlen);
 	if (wrc) {
 		rc = wrc == CFG_OUT_REFUSED ? EXIT_INVALID : EXIT_SYSTEM;
 		goto out;

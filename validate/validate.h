@@ -25,6 +25,8 @@ struct val_validate_opts {
 	bool json;		/* the table as JSON instead of text */
 	const char *report;	/* a directory for the charts, or NULL */
 	bool force;		/* the report directory may hold other files */
+	const char *accuracy;	/* a file for each category's band (configs/accuracy.json's
+				 * layout), or NULL */
 };
 
 /* Every recorded case predicted against measured, per category, on out; A/B cases that failed

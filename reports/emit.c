@@ -614,8 +614,22 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 	char tok[32];
 	fprintf(fp, "| runtime | %.2f h for %s tokens |\n", o->runtime_seconds / 3600.0,
 		cfg_fmt_count(r->w->tokens, tok, sizeof tok));
-	fprintf(fp, "| peak power | %.2f kW |\n| cost | $%.2f owned, $%.2f cloud |\n\n",
+	fprintf(fp, "| peak power | %.2f kW |\n| cost | $%.2f owned, $%.2f cloud |\n",
 		o->peak_power_watts / 1000.0, o->cost_total, o->cost_cloud);
+	struct cfg_band band, mem;
+	const char *cat;
+	if (rpt_step_band(o, &band, &cat))
+		fprintf(fp,
+			"| step, as published runs of its kind measured it | %.2f-%.2f s (90 %% of "
+			"%d `%s` runs: %.2f-%.2fx the prediction) |\n",
+			o->step_seconds * band.lo, o->step_seconds * band.hi, band.cases, cat,
+			band.lo, band.hi);
+	if (rpt_memory_band(&mem))
+		fprintf(fp, "| GPU peak, as published runs measured it | %.1f-%.1f GiB (90 %% of %d "
+			    "`gpu_memory` runs: %.2f-%.2fx) |\n",
+			o->peak_gpu * mem.lo / gib, o->peak_gpu * mem.hi / gib, mem.cases, mem.lo,
+			mem.hi);
+	fputc('\n', fp);
 	fprintf(fp, "## Run\n\n");
 	char drives[96] = "";
 	if (o->flash_count > 1) /* model/hw.c prices an array as DeepNVMe measures one */

@@ -649,6 +649,10 @@ holds "plan --emit: the drives an option uses" "$tmp/emit-zero-infinity/README.m
 holds "plan --emit: the tokens in words" "$tmp/emit-zero-infinity/README.md" "h for 100 M tokens |"
 holds "plan --emit: nvme_path is the array the drives were priced as" \
 	"$tmp/emit-zero-infinity/README.md" "point \`nvme_path\` at a RAID-0 array of the 8 drives"
+holds "plan --emit: the step and GPU peak as published runs of the kind measured them" \
+	"$tmp/emit-zero-infinity/README.md" \
+	"| step, as published runs of its kind measured it | [0-9.]*-[0-9.]* s (90 % of [0-9]* \`offload_throughput\` runs" \
+	"| GPU peak, as published runs measured it | [0-9.]*-[0-9.]* GiB (90 % of [0-9]* \`gpu_memory\` runs"
 # the framework's settings ride along: every option runs with those its policy takes, and the
 # emitted configuration and simulate line (ds_config.json for DeepSpeed, flags otherwise)
 # reproduce the step planned with them

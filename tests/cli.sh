@@ -1738,8 +1738,12 @@ fi
 # tier option offload_throughput's, GPU-only with model parallelism gpu_throughput's, data
 # parallelism alone framework_throughput's, GPU peaks gpu_memory's; without a record, none; a
 # malformed one, a warning and none
-acfg="$tmp/acfg"
-cp -r "${TIERPLAN_CONFIGS:-$(dirname "$bin")/../configs}" "$acfg"
+acfg="$tmp/acfg" cfgs=${TIERPLAN_CONFIGS:-}
+for up in .. ../.. ../../..; do # as the binary finds them: bin/ and build/asan/bin/ alike
+	d="$(dirname "$bin")/$up/configs"
+	[ -z "$cfgs" ] && [ -f "$d/gpus.json" ] && cfgs=$d
+done
+cp -r "$cfgs" "$acfg"
 cat >"$acfg/accuracy.json" <<'EOF'
 {"categories": {"gpu_throughput": {"measured_over_predicted": [0.5, 2.0], "cases": 7},
  "framework_throughput": {"measured_over_predicted": [0.25, 4.0], "cases": 3},

@@ -305,8 +305,10 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 	int rc;
 	if ((rc = rpt_file_open(&d, dir, "cost_runtime.dat", "--report", err, errlen)))
 		return rc;
-	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind label (block 0 gpu-only, 1 host "
-		      "tiers; label only on the cost-runtime front and the recommendations)\n");
+	fprintf(d.fp, "# option runtime_hours owned_usd gpus kind label runtime_low runtime_high "
+		      "(block 0 gpu-only, 1 host tiers; label only on the cost-runtime front and "
+		      "the recommendations; low and high: what 90 %% of published runs of its "
+		      "kind measured, the runtime itself without an accuracy record)\n");
 	int n[2] = {0, 0}; /* fitting options of each block: an empty one is left out of the plot */
 	for (int k = 0; k < 2; k++) {
 		for (int i = 0; i < p->noptions; i++) {
@@ -320,7 +322,11 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 				o->cost_total, o->gpus, kind_name(o));
 			if (label)
 				fprintf(d.fp, "#%d %uGPU", i, o->gpus);
-			fprintf(d.fp, "\"\n");
+			struct cfg_band b = {1, 1, 0};
+			const char *cat;
+			rpt_step_band(o, &b, &cat);
+			fprintf(d.fp, "\" %.6g %.6g\n", o->runtime_seconds * b.lo / 3600,
+				o->runtime_seconds * b.hi / 3600);
 		}
 		fprintf(d.fp, "\n\n");
 	}
@@ -336,22 +342,28 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 	 * empty block, so a block's index counts the non-empty ones before it (GPU-only options
 	 * that all miss would otherwise put the tiers under the GPU-only title), and an empty
 	 * block is left out (gnuplot warns on it) */
-	static const char *const draw[2][2] = {
+	static const char *const draw[3][2] = {
 		{"using 2:3 with linespoints pt 7 ps 1.5 title 'GPU-only'",
 		 "using 2:3:6 with labels offset 1,1 notitle"},
 		{"using 2:3 with points pt 5 ps 1.5 title 'DRAM/flash tiers'",
-		 "using 2:3:6 with labels offset 1,-1 notitle"}};
+		 "using 2:3:6 with labels offset 1,-1 notitle"},
+		{"using 2:3:7:8 with xerrorbars lc 'gray' pt -1 title 'runtime as 90 % of "
+		 "published runs measured'",
+		 "using 2:3:7:8 with xerrorbars lc 'gray' pt -1 notitle"}};
 	fprintf(g.fp, "set logscale x\n");
 	if (!n[0] && !n[1]) {
 		fprintf(g.fp, "set label 'no option fits' at graph 0.5, 0.5 center\n"
 			      "unset logscale x\nplot [0:1] [0:1] NaN notitle\n");
 	} else {
 		const char *sep = "plot ";
-		for (int part = 0; part < 2; part++)
+		/* the runtime ranges first (under the points; the first in the key), then the
+		 * points, then labels */
+		for (int part = 0, ranges = 0; part < 3; part++)
 			for (int k = 0; k < 2; k++)
 				if (n[k]) {
 					fprintf(g.fp, "%s'cost_runtime.dat' index %d %s", sep,
-						k && n[0] ? 1 : 0, draw[k][part]);
+						k && n[0] ? 1 : 0,
+						part ? draw[k][part - 1] : draw[2][ranges++ > 0]);
 					sep = ", ";
 				}
 		fputc('\n', g.fp);

@@ -1326,11 +1326,13 @@ expect 0 "" plan --model 8b --seq 2048 --report "$tmp/rep"
 	>/dev/null 2>"$tmp/err"
 gp="$tmp/rep-tiers/cost_runtime.gp"
 if [ ! -s "$tmp/err" ] && grep -q "index 0 using 2:3 with points pt 5 ps 1.5 title 'DRAM/flash" \
-	"$gp" && ! grep -q "GPU-only" "$gp"; then
+	"$gp" && ! grep -q "GPU-only" "$gp" &&
+	grep -q "index 0 using 2:3:7:8 with xerrorbars lc 'gray' pt -1 title 'runtime as 90 %" "$gp"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: compare --report without a fitting GPU-only option: $(head -c 300 "$tmp/err")"
+	echo "FAIL: compare --report without a fitting GPU-only option (its tiers' points and" \
+		"runtime ranges): $(head -c 300 "$tmp/err")"
 fi
 # chart texts print as given: a category's underscore is no gnuplot subscript
 "$bin" validate --report "$tmp/vrep" >/dev/null 2>"$tmp/err"

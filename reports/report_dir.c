@@ -501,10 +501,12 @@ static void inline_svg(FILE *html, const char *dir, const char *name)
 int rpt_plan_report(const char *dir, bool force, const struct rpt_plan *r, char *err,
 		    size_t errlen)
 {
-	static const char *const charts[][2] = {{"memory", "GPU memory per option"},
-						{"occupancy", "Memory tiers over one step"},
-						{"cost_runtime", "Cost against runtime"},
-						{"power", "Peak power"}};
+	static const char *const charts[][2] = {
+	    {"memory", "GPU memory per option"},
+	    {"occupancy", "Memory tiers over one step"},
+	    {"cost_runtime", "Cost against runtime (gray: the runtime as 90 % of published runs of "
+			     "the kind measured it)"},
+	    {"power", "Peak power"}};
 	const struct sim_plan *p = r->plan;
 	int n = 0, rc;
 

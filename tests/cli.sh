@@ -64,6 +64,10 @@ expect 2 "unknown option '--zzz'" calibrate --zzz
 expect 2 "unknown option '--grids' (did you mean '--grid'?)" sweep --grids g.json
 expect 2 "unknown option '--trace' (did you mean '--traces'?)" validate --trace traces
 expect 2 "unknown option '--frce' (did you mean '--force'?)" validate --frce
+# an accuracy record that cannot be written is refused before the cases run (nothing on stdout)
+expect 3 "--accuracy: '$tmp/no/such/x.json': its directory does not exist" \
+	validate --accuracy "$tmp/no/such/x.json"
+[ -s "$tmp/out" ] && { fail=$((fail + 1)); echo "FAIL: validate ran before refusing --accuracy"; }
 expect 2 "unknown option '--test' (did you mean '--tests'?)" calibrate --test dram
 expect 2 "unknown option '--updte' (did you mean '--update'?)" regress --updte
 expect 3 "unknown test 'host_dram_cpy' (did you mean 'host_dram_copy'?)" calibrate --quick \

@@ -625,6 +625,9 @@ int val_validate(const struct val_validate_opts *vo, FILE *out, FILE *log, char 
 		snprintf(th, sizeof th, "%s/validate/thresholds.json", root);
 		thfile = th;
 	}
+	/* a record that cannot be written is refused before anything runs */
+	if (vo->accuracy && cfg_out_check(vo->accuracy, "--accuracy", err, errlen))
+		return EXIT_INVALID;
 	char *thtext = cfg_read_file(thfile, "thresholds", 1 << 16, err, errlen);
 	if (!thtext)
 		return EXIT_INVALID;

@@ -634,6 +634,33 @@ static void misses(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			q->deadline > 0 ? " that meets it" : "");
 }
 
+/* An option within --deadline or --budget as predicted that runs of its kind would take past
+ * them (its range: the owned cost's time-bound part, capex over the runtime and energy, scales
+ * with the runtime; the drives' wear does not). */
+static void at_risk(FILE *fp, const struct rpt_plan *r, const struct sim_option *o)
+{
+	const struct sim_plan_req *q = r->req;
+	struct cfg_band b;
+	const char *cat;
+	if (!(q->deadline > 0 || q->budget > 0) || !rpt_step_band(o, &b, &cat))
+		return;
+	bool late = q->deadline > 0 && o->runtime_seconds > q->deadline;
+	bool dear = q->budget > 0 && o->cost_total > q->budget;
+	char t[32], c[32];
+	double slow = o->runtime_seconds * b.hi;
+	double cost = (o->cost_total - o->cost_flash_wear) * b.hi + o->cost_flash_wear;
+	if (!late && q->deadline > 0 && slow > q->deadline)
+		fprintf(fp,
+			"  %-9s at risk: runs of its kind took up to %.2fx the prediction "
+			"(95th percentile): %s, past the deadline\n",
+			"", b.hi, cfg_fmt_seconds(slow, t, sizeof t));
+	if (!dear && q->budget > 0 && cost > q->budget)
+		fprintf(fp,
+			"  %-9s at risk: runs of its kind took up to %.2fx the prediction "
+			"(95th percentile): %s owned, over the budget\n",
+			"", b.hi, cfg_fmt_usd(cost, c, sizeof c));
+}
+
 
 /* No host-tier option fits: says so, and what overflows in the closest miss where the table
  * shows it (what overflows may be the GPU, not the host's DRAM or flash). */
@@ -669,6 +696,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 		summary_line(fp, "best", &p->options[p->rec_best], asked);
 		if (!p->deadline_met)
 			misses(fp, r, &p->options[p->rec_best], "");
+		at_risk(fp, r, &p->options[p->rec_best]);
 	} else {
 		fprintf(fp, "  best      nothing fits\n");
 	}
@@ -676,6 +704,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	if (p->rec_gpu_only >= 0) {
 		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only], asked);
 		misses(fp, r, &p->options[p->rec_gpu_only], "GPU-only");
+		at_risk(fp, r, &p->options[p->rec_gpu_only]);
 		why_gpus(fp, r, &p->options[p->rec_gpu_only]);
 	} else if (only && strcmp(only, "gpu"))
 		fprintf(fp, "  gpu-only  not searched: --deepspeed keeps to %s\n", only);
@@ -690,6 +719,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	if (p->rec_tiered >= 0) {
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
 		misses(fp, r, &p->options[p->rec_tiered], "host-tier");
+		at_risk(fp, r, &p->options[p->rec_tiered]);
 	}
 	else if (only && !strcmp(only, "gpu"))
 		fprintf(fp, "  tiered    not searched: --deepspeed keeps to the GPU (ZeRO without "

@@ -1800,6 +1800,20 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan without an accuracy record still prints ranges"
 fi
+# a recommendation within --deadline or --budget as predicted but not as runs of its kind took:
+# at risk, with the runtime and the owned cost at the band's top (the record above: 1b on one
+# GPU, data parallelism alone, up to 4x)
+cat >"$acfg/accuracy.json" <<'EOF'
+{"categories": {"framework_throughput": {"measured_over_predicted": [0.25, 4.0], "cases": 3}}}
+EOF
+TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --gpus-per-node 1 --max-gpus 1 \
+	--format json >"$tmp/rg.json" 2>&1
+dl=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print("%.0fs" % (2 * d["options"][d["recommendation"]["best"]]["runtime_seconds"]))' "$tmp/rg.json")
+TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --gpus-per-node 1 --max-gpus 1 \
+	--deadline "$dl" >"$tmp/rg.txt" 2>&1
+holds "plan: an option meeting --deadline that runs of its kind would miss is at risk" "$tmp/rg.txt" \
+	"at risk: runs of its kind took up to 4.00x the prediction (95th percentile): .*, past the deadline"
 printf '{"categories": {"gpu_throughput": {"measured_over_predicted": [2, 1], "cases": 7}}}' \
 	>"$acfg/accuracy.json"
 if TIERPLAN_CONFIGS="$acfg" "$bin" simulate --model 1b --seq 1024 --gpus 2 --tp 2 >"$tmp/rg.txt" \

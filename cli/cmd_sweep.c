@@ -226,6 +226,10 @@ static void emit_jsonl(FILE *fp, const struct tp_grid *g, uint64_t p, const stru
 		num(j, "runtime_seconds", k, o->runtime_seconds);
 		num(j, "cost_total_usd", k, o->cost_total);
 		num(j, "cost_cloud_usd", k, o->cost_cloud);
+		if (k)
+			rpt_add_ranges(j, o);
+		else
+			cJSON_AddNullToObject(j, "ranges");
 		if (!o->fits)
 			cJSON_AddStringToObject(j, "overflow", o->overflow);
 	}

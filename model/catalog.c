@@ -508,26 +508,32 @@ static int accuracy_band(const cJSON *root, const char *path, const char *catego
 	return 1;
 }
 
-/* The accuracy record as last read, and the path it was read from (a report asks for a band
- * per option: read once, not each time); kept for the process. */
+/* The accuracy record as last read and the path it was read from, or that there was none there
+ * (a report, and each row of a sweep, asks for a band: read once, not each time); kept for the
+ * process. A record that would not parse is read again, to name its fault each time. */
 static pthread_mutex_t accuracy_mu = PTHREAD_MUTEX_INITIALIZER;
 static char accuracy_path[PATH_MAX];
 static cJSON *accuracy_root;
+static bool accuracy_none;
 
 int cfg_accuracy_get(const char *category, struct cfg_band *b, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	struct stat st;
 	snprintf(path, sizeof path, "%s/accuracy.json", cfg_dir());
-	if (stat(path, &st) != 0) /* a configs directory of one's own may have none */
-		return 0;
 	pthread_mutex_lock(&accuracy_mu);
-	if (!accuracy_root || strcmp(path, accuracy_path)) {
+	if (strcmp(path, accuracy_path) || (!accuracy_root && !accuracy_none)) {
+		struct stat st;
 		cJSON_Delete(accuracy_root);
-		accuracy_root = load_json(path, err, errlen);
-		snprintf(accuracy_path, sizeof accuracy_path, "%s", accuracy_root ? path : "");
+		accuracy_root = NULL;
+		/* a configs directory of one's own may have none */
+		accuracy_none = stat(path, &st) != 0;
+		if (!accuracy_none)
+			accuracy_root = load_json(path, err, errlen);
+		snprintf(accuracy_path, sizeof accuracy_path, "%s", path);
 	}
-	int rc = accuracy_root ? accuracy_band(accuracy_root, path, category, b, err, errlen) : -1;
+	int rc = accuracy_none ? 0
+		 : accuracy_root ? accuracy_band(accuracy_root, path, category, b, err, errlen)
+				 : -1;
 	pthread_mutex_unlock(&accuracy_mu);
 	return rc;
 }

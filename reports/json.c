@@ -79,7 +79,7 @@ static cJSON *span(double v, const struct cfg_band *b)
 /* What published runs of the option's kind measured against predictions like it (the accuracy
  * record: rpt_step_band), applied to its step and runtime, and to its GPU peak; null without a
  * record or a time. */
-static void add_ranges(cJSON *j, const struct sim_option *o)
+void rpt_add_ranges(cJSON *j, const struct sim_option *o)
 {
 	struct cfg_band b, mem;
 	const char *cat;
@@ -155,7 +155,7 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	cJSON_AddItemToObject(j, "mfu", num(o->mfu));
 	cJSON_AddItemToObject(j, "peak_power_watts", num(o->peak_power_watts));
 	cJSON_AddItemToObject(j, "average_power_watts", num(o->avg_power_watts));
-	add_ranges(j, o);
+	rpt_add_ranges(j, o);
 }
 
 static cJSON *option_json(const struct sim_option *o)

@@ -36,6 +36,11 @@ static inline bool rpt_shows_dram(const struct sim_option *o)
 bool rpt_step_band(const struct sim_option *o, struct cfg_band *b, const char **category);
 /* The same of GPU peaks (gpu_memory). */
 bool rpt_memory_band(struct cfg_band *b);
+/* The option's "ranges" into a JSON object: category, runs, the band, and the step, runtime
+ * and GPU peak times it; null without a record or a time (plan's options, simulate, sweep's
+ * JSON lines). Safe on several threads. */
+struct cJSON;
+void rpt_add_ranges(struct cJSON *j, const struct sim_option *o);
 
 #define TIERPLAN_VERSION "0.1.0"
 #define TIERPLAN_SCHEMA_VERSION 1

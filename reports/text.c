@@ -109,13 +109,11 @@ static const char *const STEP_KIND[3] = {"host-tier", "model-parallel GPU-only",
  * validate rewrites a stale one; this is one edited by hand). */
 static bool band_of(const char *category, struct cfg_band *b)
 {
-	static bool said;
+	static int said; /* sweep's workers ask too */
 	char err[512];
 	int rc = cfg_accuracy_get(category, b, err, sizeof err);
-	if (rc < 0 && !said) {
+	if (rc < 0 && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		fprintf(stderr, "tierplan: warning: %s; the report goes without ranges\n", err);
-		said = true;
-	}
 	return rc > 0;
 }
 

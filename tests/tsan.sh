@@ -13,13 +13,15 @@ cat >"$tmp/grid.json" <<EOF2
  "grid": {"model": ["8b", "llama-2-7b", "mistral-7b", "qwen2.5-7b"], "gpus": [1, 2, 4],
           "policy": ["gpu", "zero-offload", "tiered"]}}
 EOF2
-"$bin" sweep --grid "$tmp/grid.json" --threads 4 >"$tmp/out.csv" 2>"$tmp/err"
+# JSON lines: each row's ranges read the accuracy record, shared by the workers
+"$bin" sweep --grid "$tmp/grid.json" --threads 4 --format jsonl >"$tmp/out.jsonl" 2>"$tmp/err"
 rc=$?
-rows=$(($(wc -l <"$tmp/out.csv") - 1))
-if [ "$rc" -ne 0 ] || [ "$rows" -ne 36 ] || grep -q "cannot open" "$tmp/out.csv"; then
+rows=$(wc -l <"$tmp/out.jsonl")
+if [ "$rc" -ne 0 ] || [ "$rows" -ne 36 ] || grep -q "cannot open" "$tmp/out.jsonl" ||
+	! grep -q '"ranges":{"category"' "$tmp/out.jsonl"; then
 	echo "tsan: sweep on 4 threads: exit $rc, $rows rows of 36"
 	head -c 3000 "$tmp/err"
-	grep "cannot open" "$tmp/out.csv" | head -3
+	grep "cannot open" "$tmp/out.jsonl" | head -3
 	echo "tsan: 0 passed, 1 failed"
 	exit 1
 fi

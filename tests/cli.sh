@@ -1529,7 +1529,7 @@ if [ "$(grep -c ',true,' "$tmp/gu-skip.csv")" -eq 1 ] &&
 	[ "$(grep -c ',false,.*,,,,,,,,,,,,,"gpu: what it holds all step (weights, .* of 79.6 GiB, ' \
 		"$tmp/gu-skip.csv")" -eq 3 ] &&
 	[ "$(grep -c ',full,[0-9.e+]*,[0-9.e+]*,.*gpu: needs .* (over by ' "$tmp/gu-time.csv")" -eq 3 ] &&
-	[ "$(grep -c '"step_seconds":null,.*"overflow":"gpu: ' "$tmp/gu-skip.jsonl")" -eq 3 ] &&
+	[ "$(grep -c '"step_seconds":null,.*"ranges":null,"overflow":"gpu: ' "$tmp/gu-skip.jsonl")" -eq 3 ] &&
 	[ "$(grep -c '"fits":true,.*"step_seconds":[0-9]' "$tmp/gu-skip.jsonl")" -eq 1 ]; then
 	pass=$((pass + 1))
 else
@@ -1549,12 +1549,14 @@ holds "sweep --format jsonl: the point's numbers are numbers" "$tmp/gt.jsonl" \
 if python3 -c "import json, sys
 row = json.loads(open(sys.argv[1]).readline())
 sim = json.load(open(sys.argv[2]))
-sys.exit(not (row['peak_bytes'] == sim['peak_bytes'] and row['peak_bytes']['dram'] is None))" \
+sys.exit(not (row['peak_bytes'] == sim['peak_bytes'] and row['peak_bytes']['dram'] is None
+              and row['ranges'] == sim['ranges'] and row['ranges'] is not None))" \
 	"$tmp/gt.jsonl" "$tmp/gt-sim.json"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: sweep --format jsonl: a row's peaks are not simulate's: $(head -c 400 "$tmp/gt.jsonl")"
+	echo "FAIL: sweep --format jsonl: a row's peaks or ranges are not simulate's:" \
+		"$(head -c 400 "$tmp/gt.jsonl")"
 fi
 expect 3 "threads: '0' is not a thread count (allowed 1 to 1024)" sweep --grid "$tmp/gu.json" --threads 0
 # simulate --format csv: the header and the row sweep writes for the same point (less its index

@@ -336,7 +336,7 @@ static double measured_ratio(const struct vcase *c)
 	return sense == SENSE_SPEED && sign > 0 ? 1 + c->error : 1 / (1 + c->error);
 }
 
-/* The 5th and 95th percentiles (nearest rank) of category k's counted, fitting cases. */
+/* The 5th and 95th percentiles (nearest rank) of the category's counted, fitting cases. */
 static void band(const struct vcase *cs, int nc, struct vcat *cat)
 {
 	double *r = malloc((size_t)(nc > 0 ? nc : 1) * sizeof *r);

@@ -496,11 +496,12 @@ static int accuracy_band(const cJSON *root, const char *path, const char *catego
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "cases");
 	const cJSON *lo = cJSON_GetArrayItem(r, 0), *hi = cJSON_GetArrayItem(r, 1);
 	if (cJSON_GetArraySize(r) != 2 || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) ||
-	    !cJSON_IsNumber(n) || !(lo->valuedouble > 0) || !(hi->valuedouble >= lo->valuedouble) ||
+	    !cJSON_IsNumber(n) || !(lo->valuedouble >= 0) || !(hi->valuedouble >= lo->valuedouble) ||
 	    !(hi->valuedouble < 100) || !(n->valuedouble >= 1) || !(n->valuedouble < 1e6)) {
 		snprintf(err, errlen,
 			 "accuracy record '%s': category '%s' needs \"measured_over_predicted\": "
-			 "[low, high] (0 < low <= high < 100) and \"cases\" (1 or more)",
+			 "[low, high] (0 <= low <= high < 100; validate writes two decimals) and "
+			 "\"cases\" (1 or more)",
 			 path, category);
 		return -1;
 	}

@@ -1055,13 +1055,18 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 		    "runtime_seconds,peak_power_watts,energy_kwh,cost_capex_usd,cost_energy_usd,"
 		    "cost_cloud_usd,cost_total_usd,flash_bytes_written,flash_life_fraction,interleave,"
 		    "purchase_usd,flash_over_rating,recommended,ep,expert_tp,cp,"
-		    "recompute_layers\n");
+		    "recompute_layers,runtime_seconds_low,runtime_seconds_high\n");
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
-		char rl[64];
+		char rl[64], range[64] = ",";
+		struct cfg_band b;
+		const char *cat;
+		if (rpt_step_band(o, &b, &cat)) /* empty without an accuracy record */
+			snprintf(range, sizeof range, "%.6g,%.6g", o->runtime_seconds * b.lo,
+				 o->runtime_seconds * b.hi);
 		fprintf(fp,
 			"%d,%s,\"%s\",%u,%u,%u,%u,%u,%u,%s,%s,%llu,%llu,%s,%.0f,%.0f,%.0f,%.6g,%.6g,%.6g,"
-			"%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f,%.6g,%u,%.2f,%s,\"%s\",%u,%u,%u,%u\n",
+			"%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f,%.6g,%u,%.2f,%s,\"%s\",%u,%u,%u,%u,%s\n",
 			i, o->kind == SIM_GPU_ONLY ? "gpu-only" : "tiered", o->name, o->gpus, o->nodes,
 			o->layout.tp, o->layout.pp, o->layout.dp, o->layout.zero, o->policy,
 			mdl_recompute_name(o->recompute), (unsigned long long)o->micro_batch,
@@ -1072,7 +1077,7 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 			o->flash_life_fraction, mdl_layout_vp(&o->layout), o->purchase_usd,
 			o->flash_over_rating ? "true" : "false", roles(r, i, rl, sizeof rl),
 			mdl_layout_ep(&o->layout), mdl_layout_etp(&o->layout),
-			mdl_layout_cp(&o->layout), o->recompute_layers);
+			mdl_layout_cp(&o->layout), o->recompute_layers, range);
 	}
 }
 

@@ -1791,12 +1791,35 @@ holds "simulate prints the step's and the GPU peak's range" "$tmp/rg.txt" \
 TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 >"$tmp/rg.txt" 2>&1
 holds "plan prints the runtime ranges and where they come from" "$tmp/rg.txt" \
 	"runtime [0-9.]* [a-z]* ([0-9.]*-[0-9.]* [a-z]*)" "^  ranges:    " "host-tier 0.80-1.25x (5 runs)"
+TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 --format csv >"$tmp/rg.csv" 2>&1
+if python3 - "$tmp/rg.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows
+for r in rows:
+    mp = any(int(r[k]) > 1 for k in ("tp", "pp", "ep", "cp"))
+    lo, hi = (0.8, 1.25) if r["kind"] == "tiered" else (0.5, 2.0) if mp else (0.25, 4.0)
+    t = float(r["runtime_seconds"])
+    for v, k in ((lo, "runtime_seconds_low"), (hi, "runtime_seconds_high")):
+        assert abs(float(r[k]) - t * v) <= 1e-5 * t * v, (r, k)
+PY
+then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --format csv: runtime_seconds_low/high are not the runtime x its kind's band"
+fi
 rm "$acfg/accuracy.json"
 TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 --format json >"$tmp/rg.json" 2>&1
 if python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 assert all(o["ranges"] is None for o in d["options"])' "$tmp/rg.json" &&
 	TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 >"$tmp/rg.txt" 2>&1 &&
-	! grep -q "ranges:" "$tmp/rg.txt"; then
+	! grep -q "ranges:" "$tmp/rg.txt" &&
+	TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 --format csv \
+		>"$tmp/rg.csv" 2>&1 &&
+	python3 -c 'import csv, sys; rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and all(r["runtime_seconds_low"] == r["runtime_seconds_high"] == "" for r in rows)' \
+		"$tmp/rg.csv"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

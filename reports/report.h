@@ -78,12 +78,14 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r);
 /* CSV of simulated options, one row each as `sweep` writes them: RPT_SIM_CSV_COLS names the
  * columns, rpt_sim_csv_row writes them for o, or for a configuration that failed with `error`
  * (o NULL): fits false, the error, the rest empty (no line end either way). Times, peaks and
- * costs are empty for a run stopped where a GPU overflowed (sweep --unfit skip). */
+ * costs are empty for a run stopped where a GPU overflowed (sweep --unfit skip); the step's
+ * range (rpt_step_band) empty without an accuracy record too. */
 #define RPT_SIM_CSV_COLS                                                                           \
 	"fits,error,policy,gpus,tp,pp,interleave,ep,cp,dp,zero,micro_batch,grad_accum,recompute,"  \
 	"step_seconds,tokens_per_second,model_tflops_per_gpu,peak_gpu_bytes,peak_dram_bytes,"      \
 	"peak_flash_bytes,peak_power_watts,energy_joules_per_step,flash_bytes_written_per_step,"   \
-	"runtime_seconds,cost_total_usd,cost_cloud_usd,overflow"
+	"runtime_seconds,cost_total_usd,cost_cloud_usd,overflow,step_seconds_low,"                \
+	"step_seconds_high"
 void rpt_sim_csv_row(FILE *fp, const struct sim_option *o, const char *error);
 /* s as one CSV field (RFC 4180: quoted where it holds a comma, quote or line end, its quotes
  * doubled). */

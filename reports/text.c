@@ -1271,6 +1271,12 @@ void rpt_sim_csv_row(FILE *fp, const struct sim_option *o, const char *error)
 			o->flash_bytes_written_per_step, o->runtime_seconds, o->cost_total,
 			o->cost_cloud);
 	rpt_csv_field(fp, o->fits ? "" : o->overflow);
+	struct cfg_band b;
+	const char *cat;
+	if (!o->stopped && rpt_step_band(o, &b, &cat))
+		fprintf(fp, ",%.6g,%.6g", o->step_seconds * b.lo, o->step_seconds * b.hi);
+	else
+		fputs(",,", fp);
 }
 
 void rpt_sim_csv(FILE *fp, const struct rpt_sim *r)

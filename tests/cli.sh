@@ -1791,6 +1791,16 @@ holds "simulate prints the step's and the GPU peak's range" "$tmp/rg.txt" \
 TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 >"$tmp/rg.txt" 2>&1
 holds "plan prints the runtime ranges and where they come from" "$tmp/rg.txt" \
 	"runtime [0-9.]* [a-z]* ([0-9.]*-[0-9.]* [a-z]*)" "^  ranges:    " "host-tier 0.80-1.25x (5 runs)"
+TIERPLAN_CONFIGS="$acfg" "$bin" simulate --model 1b --seq 1024 --gpus 2 --tp 2 --format csv >"$tmp/rg.csv" 2>&1
+if python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1])))[0]
+t = float(r["step_seconds"])
+assert abs(float(r["step_seconds_low"]) - 0.5 * t) <= 1e-5 * t
+assert abs(float(r["step_seconds_high"]) - 2.0 * t) <= 1e-5 * t' "$tmp/rg.csv"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: simulate --format csv: step_seconds_low/high are not the step x its kind's band"
+fi
 TIERPLAN_CONFIGS="$acfg" "$bin" plan --model 1b --seq 1024 --max-gpus 8 --format csv >"$tmp/rg.csv" 2>&1
 if python3 - "$tmp/rg.csv" <<'PY'
 import csv, sys

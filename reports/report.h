@@ -31,8 +31,8 @@ static inline bool rpt_shows_dram(const struct sim_option *o)
  * record, configs/accuracy.json, that `tierplan validate --accuracy` writes): the validate
  * category whose runs are like it (host-tier policies: offload_throughput; GPU-only with
  * model parallelism: gpu_throughput, Megatron-Core and NeMo runs; data parallelism alone:
- * framework_throughput, FSDP, DeepSpeed and torchtune runs) into *category, and its band into
- * *b. false where the record has none (a configs directory without one). */
+ * framework_throughput, FSDP, DeepSpeed and torchtune runs) into *category (unless NULL), and
+ * its band into *b. false where the record has none (a configs directory without one). */
 bool rpt_step_band(const struct sim_option *o, struct cfg_band *b, const char **category);
 /* The same of GPU peaks (gpu_memory). */
 bool rpt_memory_band(struct cfg_band *b);

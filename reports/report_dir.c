@@ -322,9 +322,8 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 				o->cost_total, o->gpus, kind_name(o));
 			if (label)
 				fprintf(d.fp, "#%d %uGPU", i, o->gpus);
-			struct cfg_band b = {1, 1, 0};
-			const char *cat;
-			rpt_step_band(o, &b, &cat);
+			struct cfg_band b = {1, 1, 0}; /* kept where there is no record */
+			rpt_step_band(o, &b, NULL);
 			fprintf(d.fp, "\" %.6g %.6g\n", o->runtime_seconds * b.lo / 3600,
 				o->runtime_seconds * b.hi / 3600);
 		}

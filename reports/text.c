@@ -117,12 +117,20 @@ static bool band_of(const char *category, struct cfg_band *b)
 	return rc > 0;
 }
 
-bool rpt_step_band(const struct sim_option *o, struct cfg_band *b, const char **category)
+/* The index of an option's kind in STEP_CATEGORY and STEP_KIND. */
+static int step_kind(const struct sim_option *o)
 {
 	const struct mdl_layout *l = &o->layout;
 	bool mp = l->tp > 1 || l->pp > 1 || mdl_layout_cp(l) > 1 || mdl_layout_ep(l) > 1;
-	*category = STEP_CATEGORY[o->kind == SIM_TIERED ? 0 : mp ? 1 : 2];
-	return band_of(*category, b);
+	return o->kind == SIM_TIERED ? 0 : mp ? 1 : 2;
+}
+
+bool rpt_step_band(const struct sim_option *o, struct cfg_band *b, const char **category)
+{
+	const char *cat = STEP_CATEGORY[step_kind(o)];
+	if (category)
+		*category = cat;
+	return band_of(cat, b);
 }
 
 bool rpt_memory_band(struct cfg_band *b)
@@ -202,8 +210,7 @@ static void summary_line(FILE *fp, const char *label, const struct sim_option *o
 		 mdl_loss_name(o->loss));
 	wrap_at(fp, "  ", 10, label, first);
 	struct cfg_band band;
-	const char *cat;
-	bool banded = rpt_step_band(o, &band, &cat);
+	bool banded = rpt_step_band(o, &band, NULL);
 	char run[128], line[320];
 	snprintf(line, sizeof line,
 		 "%s per step, %.0f tokens/s, runtime %s, peak %s, %s owned / %s cloud",
@@ -535,18 +542,11 @@ static void ranges(FILE *fp, const struct sim_plan *p)
 	const int rec[3] = {p->rec_best, p->rec_gpu_only, p->rec_tiered};
 	bool kind[3] = {false};
 	struct cfg_band b[3], mem;
-	const char *cat;
 	for (int i = 0; i < 3; i++) {
 		if (rec[i] < 0)
 			continue;
-		struct cfg_band x;
-		if (!rpt_step_band(&p->options[rec[i]], &x, &cat))
-			continue;
-		for (int k = 0; k < 3; k++)
-			if (!strcmp(cat, STEP_CATEGORY[k])) {
-				kind[k] = true;
-				b[k] = x;
-			}
+		int k = step_kind(&p->options[rec[i]]);
+		kind[k] |= rpt_step_band(&p->options[rec[i]], &b[k], NULL);
 	}
 	char text[512];
 	size_t n = (size_t)snprintf(text, sizeof text,
@@ -639,8 +639,7 @@ static void at_risk(FILE *fp, const struct rpt_plan *r, const struct sim_option 
 {
 	const struct sim_plan_req *q = r->req;
 	struct cfg_band b;
-	const char *cat;
-	if (!(q->deadline > 0 || q->budget > 0) || !rpt_step_band(o, &b, &cat))
+	if (!(q->deadline > 0 || q->budget > 0) || !rpt_step_band(o, &b, NULL))
 		return;
 	bool late = q->deadline > 0 && o->runtime_seconds > q->deadline;
 	bool dear = q->budget > 0 && o->cost_total > q->budget;
@@ -1060,8 +1059,7 @@ void rpt_plan_csv(FILE *fp, const struct rpt_plan *r)
 		const struct sim_option *o = &p->options[i];
 		char rl[64], range[64] = ",";
 		struct cfg_band b;
-		const char *cat;
-		if (rpt_step_band(o, &b, &cat)) /* empty without an accuracy record */
+		if (rpt_step_band(o, &b, NULL)) /* empty without an accuracy record */
 			snprintf(range, sizeof range, "%.6g,%.6g", o->runtime_seconds * b.lo,
 				 o->runtime_seconds * b.hi);
 		fprintf(fp,
@@ -1110,12 +1108,8 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
 		o->tokens_per_second, o->model_tflops_per_gpu);
 	struct cfg_band band, mem;
-	const char *cat;
-	if (o->step_seconds > 0 && rpt_step_band(o, &band, &cat)) {
+	if (o->step_seconds > 0 && rpt_step_band(o, &band, NULL)) {
 		char range[512], t[80], g[80];
-		int kind = 0;
-		while (kind < 2 && strcmp(cat, STEP_CATEGORY[kind]))
-			kind++;
 		size_t n = (size_t)snprintf(
 		    range, sizeof range, "step %s",
 		    span(o->step_seconds, &band, cfg_fmt_seconds, t, sizeof t));
@@ -1127,7 +1121,7 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 			n += (size_t)snprintf(range + n, sizeof range - n,
 					      ", where 90 %% of %d published %s runs took "
 					      "%.2f-%.2fx the predicted time",
-					      band.cases, STEP_KIND[kind], band.lo, band.hi);
+					      band.cases, STEP_KIND[step_kind(o)], band.lo, band.hi);
 		if (m && n < sizeof range)
 			n += (size_t)snprintf(range + n, sizeof range - n,
 					      ", and 90 %% of %d held %.2f-%.2fx the predicted "
@@ -1272,8 +1266,7 @@ void rpt_sim_csv_row(FILE *fp, const struct sim_option *o, const char *error)
 			o->cost_cloud);
 	rpt_csv_field(fp, o->fits ? "" : o->overflow);
 	struct cfg_band b;
-	const char *cat;
-	if (!o->stopped && rpt_step_band(o, &b, &cat))
+	if (!o->stopped && rpt_step_band(o, &b, NULL))
 		fprintf(fp, ",%.6g,%.6g", o->step_seconds * b.lo, o->step_seconds * b.hi);
 	else
 		fputs(",,", fp);

@@ -176,17 +176,19 @@ int cfg_parse_u64(const char *s, enum cfg_unit kind, uint64_t *out, char *err, s
 	return 0;
 }
 
-static char *fmt_scaled(double v, const char *const *names, double step, int nnames, char *buf,
-			size_t n)
+/* v in the unit that suits ref (the largest step below |ref|), its digits by its own size. */
+static char *fmt_scaled(double v, double ref, const char *const *names, double step, int nnames,
+			char *buf, size_t n)
 {
 	int i = 0;
-	double a = fabs(v);
+	double r = fabs(ref);
 
-	while (a >= step && i < nnames - 1) {
-		a /= step;
+	while (r >= step && i < nnames - 1) {
+		r /= step;
 		v /= step;
 		i++;
 	}
+	double a = fabs(v);
 	if (i == 0 && v == floor(v))
 		snprintf(buf, n, "%.0f %s", v, names[i]);
 	else
@@ -195,28 +197,34 @@ static char *fmt_scaled(double v, const char *const *names, double step, int nna
 	return buf;
 }
 
+static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+
 char *cfg_fmt_bytes(double bytes, char *buf, size_t n)
 {
-	static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	return fmt_scaled(bytes, names, 1024.0, 6, buf, n);
+	return fmt_scaled(bytes, bytes, byte_units, 1024.0, 6, buf, n);
+}
+
+char *cfg_fmt_bytes_as(double bytes, double ref, char *buf, size_t n)
+{
+	return fmt_scaled(bytes, ref, byte_units, 1024.0, 6, buf, n);
 }
 
 char *cfg_fmt_rate(double r, char *buf, size_t n)
 {
 	static const char *const names[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s"};
-	return fmt_scaled(r, names, 1000.0, 5, buf, n);
+	return fmt_scaled(r, r, names, 1000.0, 5, buf, n);
 }
 
 char *cfg_fmt_watts(double w, char *buf, size_t n)
 {
 	static const char *const names[] = {"W", "kW", "MW"};
-	return fmt_scaled(w, names, 1000.0, 3, buf, n);
+	return fmt_scaled(w, w, names, 1000.0, 3, buf, n);
 }
 
 char *cfg_fmt_count(double c, char *buf, size_t n)
 {
 	static const char *const names[] = {"", "k", "M", "B", "T"};
-	fmt_scaled(c, names, 1000.0, 5, buf, n);
+	fmt_scaled(c, c, names, 1000.0, 5, buf, n);
 	/* "123 " for plain counts: drop the trailing space */
 	size_t len = strlen(buf);
 	if (len && buf[len - 1] == ' ')
@@ -226,15 +234,20 @@ char *cfg_fmt_count(double c, char *buf, size_t n)
 
 char *cfg_fmt_seconds(double s, char *buf, size_t n)
 {
-	if (s < 1e-3)
+	return cfg_fmt_seconds_as(s, s, buf, n);
+}
+
+char *cfg_fmt_seconds_as(double s, double ref, char *buf, size_t n)
+{
+	if (ref < 1e-3)
 		snprintf(buf, n, "%.1f us", s * 1e6);
-	else if (s < 1.0)
+	else if (ref < 1.0)
 		snprintf(buf, n, "%.0f ms", s * 1e3);
-	else if (s < 120.0)
+	else if (ref < 120.0)
 		snprintf(buf, n, "%.2f s", s);
-	else if (s < 7200.0)
+	else if (ref < 7200.0)
 		snprintf(buf, n, "%.1f min", s / 60.0);
-	else if (s < 3 * 86400.0)
+	else if (ref < 3 * 86400.0)
 		snprintf(buf, n, "%.1f h", s / 3600.0);
 	else
 		snprintf(buf, n, "%.1f d", s / 86400.0);

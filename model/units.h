@@ -49,6 +49,10 @@ char *cfg_fmt_watts(double w, char *buf, size_t n);
 char *cfg_fmt_count(double c, char *buf, size_t n);
 char *cfg_fmt_usd(double usd, char *buf, size_t n);
 char *cfg_fmt_rate(double bytes_per_s, char *buf, size_t n);
+/* The same in the unit that cfg_fmt_* picks for ref: the ends of a range in its value's unit,
+ * "2.0-2.5 h" beside "2.1 h" where each alone would read "117.2 min" and "2.5 h". */
+char *cfg_fmt_bytes_as(double bytes, double ref, char *buf, size_t n);
+char *cfg_fmt_seconds_as(double s, double ref, char *buf, size_t n);
 
 /* Columns text output keeps within: a terminal's 120 (plan --wide may pass it). */
 #define CFG_TEXT_COLUMNS 120

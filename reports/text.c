@@ -138,16 +138,16 @@ bool rpt_memory_band(struct cfg_band *b)
 	return band_of("gpu_memory", b);
 }
 
-/* v times a band as "3.4-4.3 h" (the unit once where both ends share it), in fmt's units
- * (cfg_fmt_seconds, cfg_fmt_bytes). */
-static char *span(double v, const struct cfg_band *b, char *(*fmt)(double, char *, size_t),
-		  char *buf, size_t n)
+/* v times a band as "3.4-4.3 h", both ends in v's unit (cfg_fmt_seconds_as, cfg_fmt_bytes_as),
+ * the unit once. */
+static char *span(double v, const struct cfg_band *b,
+		  char *(*fmt)(double, double, char *, size_t), char *buf, size_t n)
 {
 	char lo[32], hi[32];
-	fmt(v * b->lo, lo, sizeof lo);
-	fmt(v * b->hi, hi, sizeof hi);
-	char *ul = strrchr(lo, ' '), *uh = strrchr(hi, ' ');
-	if (ul && uh && !strcmp(ul, uh))
+	fmt(v * b->lo, v, lo, sizeof lo);
+	fmt(v * b->hi, v, hi, sizeof hi);
+	char *ul = strrchr(lo, ' ');
+	if (ul)
 		*ul = 0;
 	snprintf(buf, n, "%s-%s", lo, hi);
 	return buf;
@@ -159,7 +159,7 @@ static char *with_band(double t, const struct cfg_band *b, bool banded, char *bu
 	char v[32], r[80];
 	cfg_fmt_seconds(t, v, sizeof v);
 	if (banded)
-		snprintf(buf, n, "%s (%s)", v, span(t, b, cfg_fmt_seconds, r, sizeof r));
+		snprintf(buf, n, "%s (%s)", v, span(t, b, cfg_fmt_seconds_as, r, sizeof r));
 	else
 		snprintf(buf, n, "%s", v);
 	return buf;
@@ -1112,11 +1112,12 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 		char range[512], t[80], g[80];
 		size_t n = (size_t)snprintf(
 		    range, sizeof range, "step %s",
-		    span(o->step_seconds, &band, cfg_fmt_seconds, t, sizeof t));
+		    span(o->step_seconds, &band, cfg_fmt_seconds_as, t, sizeof t));
 		bool m = rpt_memory_band(&mem) && n < sizeof range;
-		if (m)
-			n += (size_t)snprintf(range + n, sizeof range - n, ", GPU peak %s",
-					      span(o->peak_gpu, &mem, cfg_fmt_bytes, g, sizeof g));
+		if (m) {
+			span(o->peak_gpu, &mem, cfg_fmt_bytes_as, g, sizeof g);
+			n += (size_t)snprintf(range + n, sizeof range - n, ", GPU peak %s", g);
+		}
 		if (n < sizeof range)
 			n += (size_t)snprintf(range + n, sizeof range - n,
 					      ", where 90 %% of %d published %s runs took "

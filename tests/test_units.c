@@ -90,6 +90,13 @@ static void formats_human_units(void)
 	CU_ASSERT_STRING_EQUAL(cfg_fmt_watts(8420, b, sizeof b), "8.42 kW");
 	CU_ASSERT_STRING_EQUAL(cfg_fmt_usd(1234567, b, sizeof b), "$1,234,567");
 	CU_ASSERT_STRING_EQUAL(cfg_fmt_count(70553706496.0, b, sizeof b), "70.6 B");
+	/* a range's end in its value's unit: 7032 s beside 2.1 h is 1.95 h (alone 117.2 min);
+	 * 1.2 GiB beside 1000 MiB is 1228.8 MiB */
+	CU_ASSERT_STRING_EQUAL(cfg_fmt_seconds_as(7032, 7560, b, sizeof b), "2.0 h");
+	CU_ASSERT_STRING_EQUAL(cfg_fmt_seconds(7032, b, sizeof b), "117.2 min");
+	CU_ASSERT_STRING_EQUAL(cfg_fmt_seconds_as(0.95, 1.2, b, sizeof b), "0.95 s");
+	CU_ASSERT_STRING_EQUAL(cfg_fmt_bytes_as(1.2 * 1073741824.0, 1000 * 1048576.0, b, sizeof b),
+			       "1229 MiB");
 }
 
 /* cfg_wrap, solved by hand: "aa bb cc dd" from column 2 within 8 columns breaks after "bb"

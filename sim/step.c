@@ -2023,18 +2023,29 @@ static bool whole_grads_until_reduced(const struct build *bd)
 	       !x->c->deepspeed;
 }
 
-/* One GPU without a framework's gradient buffer (no DDP buckets, no Megatron main_grad, no
- * DeepSpeed partitions: policy gpu on a single rank): PyTorch makes each gradient in backward
- * (AccumulateGrad) and the training loop frees them after the optimizer step
- * (optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0, as Hugging Face's
- * Trainer, torchtune and Lightning call it), so the first micro-batch's forward and loss run
- * without them. */
+/* Gradients without a framework's buffer for them (no DDP buckets, no Megatron main_grad, no
+ * DeepSpeed partitions): one GPU, where PyTorch makes each gradient in backward
+ * (AccumulateGrad), or FSDP's shards (zero 2 or 3 across data-parallel ranks), each written
+ * into the flat parameter's .grad by its block's reduce-scatter in backward
+ * (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook -> _reduce_grad ->
+ * _accumulate_sharded_grad) [A: PyTorch source]. Either way the training loop frees them after
+ * the optimizer step (optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0, as
+ * Hugging Face's Trainer, torchtune and Lightning call it), so the first micro-batch's forward
+ * and loss run without them. */
 static bool grads_made_in_backward(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
 	const struct mdl_layout *l = &x->c->layout;
 	return x->pl.update == UPD_GPU && x->pl.grads == GRADS_LOCAL && !x->c->opt_in_bwd &&
-	       !x->c->deepspeed && bd->dp * bd->cp == 1 && l->tp == 1 && l->pp == 1;
+	       !x->c->deepspeed && (bd->dp * bd->cp == 1 || whole_grads_until_reduced(bd)) &&
+	       l->tp == 1 && l->pp == 1;
+}
+
+/* The share of a block's or stage's gradients a rank keeps once they are reduced: 1, or FSDP's
+ * shard (grads_made_in_backward). */
+static double grads_kept(const struct build *bd)
+{
+	return whole_grads_until_reduced(bd) ? 1.0 / ((double)bd->shard * bd->cp) : 1.0;
 }
 
 static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool last)
@@ -2173,8 +2184,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 							     "reduce-scatter grads", true, gb, &rs)
 						: (rs = dp_coll(bd, g, mc->s_comm[g],
 								"all-reduce grads", true, gb));
+				/* made in backward, the shard stays (grads_made_in_backward) */
+				double gone = make_grads ? gb * (1.0 - grads_kept(bd)) : gb;
 				if (r < 0 || dep(bd, end, rs) ||
-				    (unsharded && mem(bd, rs, pool, CAT_G, -gb, ENG_AT_END)))
+				    (unsharded && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 					return -1;
 				s->last_bwd_comm = r;
 			}
@@ -2272,9 +2285,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					     chunk_grads, &rs)
 				: (rs = dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
 						chunk_grads));
+		double gone = make_grads ? chunk_grads * (1.0 - grads_kept(bd)) : chunk_grads;
 		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], rs) ||
-		    (whole_grads_until_reduced(bd) &&
-		     mem(bd, rs, pool, CAT_G, -chunk_grads, ENG_AT_END)))
+		    (whole_grads_until_reduced(bd) && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 			return -1;
 		s->last_bwd_comm = r;
 	}
@@ -2371,7 +2384,8 @@ static int update(struct build *bd, uint32_t g)
 		if (u < 0 || dep(bd, clip, u))
 			return -1;
 		if (grads_made_in_backward(bd)) /* zero_grad(set_to_none=True) after the step */
-			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -s->st.gradients_bytes, ENG_AT_END));
+			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G,
+				-s->st.gradients_bytes * grads_kept(bd), ENG_AT_END));
 		if (ds_zero3(bd)) { /* one sub-group's gradients in fp32 while it steps */
 			double sg = step_sub_group(x->c);
 			double b = 4.0 * fmin(sg, shard);

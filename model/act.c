@@ -74,6 +74,20 @@ static void gemm_input(struct mdl_act_item *out, int *n, const char *name, const
  * projections count as reading the layer's input (their targets are q and v). The experts keep
  * what their own items say.
  */
+/* Whether an adapter casts its input: fp32 adapters (job.lora_fp32) on a 16-bit stream. */
+static bool adapter_casts(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	return mdl_job_adapter_bytes(j) != mdl_job_stream_bytes(a, j);
+}
+
+/* Whether autocast runs the job's matmuls (the mixed precisions): an fp32 adapter's GEMMs then
+ * take a compute-dtype copy of their inputs and write compute-dtype outputs. */
+static bool autocast(const struct mdl_job *j)
+{
+	return j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
+	       j->precision == MDL_FP8;
+}
+
 static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned targets)
 {
 	if (j->method == MDL_FULL)
@@ -82,7 +96,8 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		const struct mdl_tensor *t = &a->layer[i];
 		if (!t->matmul || t->copies > 1 || !(t->target & targets))
 			continue;
-		if ((t->target & j->lora_targets) && !(j->lora_dropout > 0))
+		if ((t->target & j->lora_targets) && !(j->lora_dropout > 0) &&
+		    !adapter_casts(a, j))
 			return true;
 		if (mdl_job_quantised(j, t) && j->quant != MDL_QUANT_NF4)
 			return true;
@@ -272,29 +287,35 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	for (int i = first_mlp; i < n; i++)
 		out[i].mlp = true;
 	if (j->method != MDL_FULL) {
+		/* what lora_A keeps of its input, in bytes an element: the adapters' dtype, or
+		 * under autocast the compute-dtype copy its GEMM takes (fp32 adapters,
+		 * job.lora_fp32) */
+		double keep = autocast(j) ? e : mdl_job_adapter_bytes(j);
 		/* each adapter keeps x A (s b r) as the input of B (counted with the attention
 		 * half: the adapters span both) */
 		double r = 0;
 		for (int i = 0; i < a->nlayer; i++)
 			if (a->layer[i].target & j->lora_targets)
-				r += e * sb * (double)j->lora_rank * a->layer[i].active *
+				r += keep * sb * (double)j->lora_rank * a->layer[i].active *
 				     mdl_tensor_share(a, &a->layer[i]);
 		item(out, &n, "lora.intermediate", r, false);
 		/* with lora_dropout > 0, PEFT runs lora_A on dropout(x): a new tensor of the
 		 * adapter's input, kept for lora_A's weight gradient, and the dropout's 1-byte mask
-		 * (peft/tuners/lora/layer.py: nn.Dropout when lora_dropout > 0, else nn.Identity).
+		 * (peft/tuners/lora/layer.py: nn.Dropout when lora_dropout > 0, else nn.Identity);
+		 * without dropout an adapter that casts its input keeps the cast copy, its own.
 		 * Inputs of the row-parallel o_proj and down_proj are split by TP, the others are
 		 * replicated unless sequence parallel. */
+		bool drop = j->lora_dropout > 0;
 		double d = 0;
-		for (int i = 0; j->lora_dropout > 0 && i < a->nlayer; i++) {
+		for (int i = 0; (drop || adapter_casts(a, j)) && i < a->nlayer; i++) {
 			const struct mdl_tensor *x = &a->layer[i];
 			if (!(x->target & j->lora_targets))
 				continue;
-			d += (e + 1.0) * sb * (double)x->rows * x->active * mdl_tensor_share(a, x) /
-			     (row_parallel(x) ? t : rep);
+			d += (keep + (drop ? 1.0 : 0.0)) * sb * (double)x->rows * x->active *
+			     mdl_tensor_share(a, x) / (row_parallel(x) ? t : rep);
 		}
 		if (d > 0)
-			item(out, &n, "lora.dropout", d, false);
+			item(out, &n, drop ? "lora.dropout" : "lora.input", d, false);
 	}
 	return n;
 }
@@ -317,12 +338,66 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
  * A fused kernel's passes are the inventory's already. The final norm, one of the model's,
  * is left out.
  */
+/*
+ * LoRA's adapter path beyond the inventory, per element of an adapted projection's input (in)
+ * and output (out): PEFT's Linear.forward runs x.to(lora_A.weight.dtype), then result +
+ * lora_B(lora_A(dropout(x))) * scaling and result.to(the base's dtype) (peft/tuners/lora/
+ * layer.py, v0.13) [A: PEFT source]; torchtune's LoRALinear, LitGPT's and NeMo's adapters add
+ * the scaled product alike. With x's dtype s (the stream), the adapters' a, p the dtype lora_B
+ * writes (the compute dtype e under autocast, else a) and q the sum's (the wider of s and p),
+ * each op read and written once [D: counted from the ops]:
+ *   forward, in:  the cast (s + a, where a != s); dropout reads its input (a), and where
+ *                 autocast casts lora_A's input (a != e) dropout's output is written (a) and
+ *                 read by that cast (a), or the cast reads the undropped copy (a); without
+ *                 dropout or a cast lora_A reads x a second time (s)
+ *   forward, out: lora_B's output (p), the scaling (2 p), the sum (s + p + q), the cast back
+ *                 (q + s, where q != s)
+ *   backward, out: the cast back's and the sum's gradients cast (2 (q + s), where q != s), the
+ *                 branch's cast (q + p, where p != q), the scaling's (2 p), lora_B's input
+ *                 gradient reading the output gradient (p)
+ *   backward, in: the casts' (a + s, and e + a where autocast casts, with dropout's 2 a),
+ *                 and the input gradient summed with the base's (3 s)
+ * What the kept tensors move (the dropout's output and mask, x A) the inventory counts. Under
+ * torch.compile the scaling, sum and casts fuse into the GEMMs' neighbours: none.
+ */
+static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			      bool sp, double *bwd)
+{
+	*bwd = 0;
+	if (j->method == MDL_FULL || j->compile)
+		return 0;
+	double s = mdl_job_stream_bytes(a, j), ad = mdl_job_adapter_bytes(j);
+	double e = mdl_job_act_bytes(j);
+	bool mixed = autocast(j), cast = adapter_casts(a, j), drop = j->lora_dropout > 0;
+	bool acast = mixed && ad != e; /* autocast hands lora_A a compute-dtype copy */
+	double p = mixed ? e : ad, q = fmax(s, p);
+	double in_f = (cast ? s + ad : 0) + (drop ? ad : 0) +
+		      (acast ? (drop ? 2.0 * ad : ad) : 0) + (!drop && !cast ? s : 0);
+	double out_f = p + 2.0 * p + (s + p + q) + (q != s ? q + s : 0);
+	double out_b = (q != s ? 2.0 * (q + s) : 0) + (p != q ? q + p : 0) + 2.0 * p + p;
+	double in_b = (cast ? ad + s : 0) + (acast ? e + ad + (drop ? 2.0 * ad : 0) : 0) + 3.0 * s;
+	double t = tp ? (double)tp : 1.0, rep = sp ? t : 1.0, sb = (double)j->seq * j->micro_batch;
+	double f = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *x = &a->layer[i];
+		if (!(x->target & j->lora_targets))
+			continue;
+		double n = sb * x->active * mdl_tensor_share(a, x);
+		double in = (double)x->rows / (row_parallel(x) ? t : rep);
+		double out = (double)x->cols / (row_parallel(x) ? rep : t);
+		f += n * (in_f * in + out_f * out);
+		*bwd += n * (in_b * in + out_b * out);
+	}
+	return f;
+}
+
 double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			   bool sp, double *bwd)
 {
-	*bwd = 0;
+	double ab, af = adapter_traffic(a, j, tp, sp, &ab);
+	*bwd = ab;
 	if (!j->eager_ops)
-		return 0;
+		return af;
 	/* the norms and the rotary embedding work on the residual stream and the projections'
 	 * outputs: fp32 under a QLoRA base's upcast norms (mdl_job_stream_bytes) */
 	double e = mdl_job_stream_bytes(a, j), f = 4.0, t = tp ? (double)tp : 1.0;
@@ -334,8 +409,8 @@ double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, un
 		norm = sb * ((double)a->norms_per_layer * (double)a->hidden / rep +
 			     (a->qk_norm ? (double)(a->heads + a->kv_heads) * a->head_dim / t : 0));
 	bool cast = e < f;
-	*bwd = norm * (cast ? 6 * e + 9 * f : 11 * f) + rope * 6 * e;
-	return norm * (cast ? 2 * e + 5 * f : 3 * f) + rope * 8 * e;
+	*bwd = ab + norm * (cast ? 6 * e + 9 * f : 11 * f) + rope * 6 * e;
+	return af + norm * (cast ? 2 * e + 5 * f : 3 * f) + rope * 8 * e;
 }
 
 double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -93,6 +93,12 @@ static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor 
 	return is_adapted(j, t) ? (uint64_t)j->lora_rank * (t->rows + t->cols) * t->copies : 0;
 }
 
+unsigned mdl_job_adapter_bytes(const struct mdl_job *j)
+{
+	unsigned w = mdl_job_weight_bytes(j);
+	return j->method != MDL_FULL && j->lora_fp32 && w < 4 ? 4 : w;
+}
+
 double mdl_job_state_bytes(const struct mdl_job *j)
 {
 	return j->precision == MDL_BF16 ? 2.0 : 4.0;
@@ -230,10 +236,20 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->frozen_params = s->params;
 	}
 	/* trainable: weights and gradients in the compute dtype (or fp32 main grads), plus
-	 * optimizer state */
-	s->weights_bytes = wb * (double)s->trainable_params;
-	s->gradients_bytes = (j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : wb) * (double)s->trainable_params;
-	s->optimizer_bytes = opt * (double)(s->trainable_params - outer_train) +
+	 * optimizer state; fp32 adapters (job.lora_fp32) as an fp32 run trains them: their own
+	 * weights, gradients and states in fp32, no master copy */
+	double adapters = (double)(s->trainable_params - outer_train);
+	double gb = j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : wb;
+	double aw = wb, ag = gb, aopt = opt;
+	if (mdl_job_adapter_bytes(j) > wb) {
+		struct mdl_job f32 = *j;
+		f32.precision = MDL_FP32;
+		aw = ag = 4.0;
+		aopt = optimizer_bytes_per_param(&f32, false);
+	}
+	s->weights_bytes = aw * adapters + wb * (double)outer_train;
+	s->gradients_bytes = ag * adapters + gb * (double)outer_train;
+	s->optimizer_bytes = aopt * adapters +
 			     optimizer_bytes_per_param(j, true) * (double)outer_train +
 			     (double)nlayers * layer_ada + outer_ada;
 	if (j->method != MDL_FULL) /* the frozen base, embeddings and head (mdl_upcast) */
@@ -267,9 +283,9 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	d->fwd = pass;
 	d->bwd = pass * ((again ? 1.0 : 0.0) + (gptq ? 0.0 : 1.0));
 	/* an fp32 stream (mdl_upcast) through a 4-bit linear: Linear4bit casts its input to the
-	 * compute dtype and its output back (read 4, write 2; read 2, write 4), as autocast casts
-	 * an adapter's input for lora_A; backward casts the two gradients the other way; per
-	 * token, each linear its own copies */
+	 * compute dtype and its output back (read 4, write 2; read 2, write 4); backward casts the
+	 * two gradients the other way; per token, each linear its own copies (an adapter's own
+	 * cast of its input is the adapter path's: act.c, adapter_traffic) */
 	double s = mdl_job_stream_bytes(a, j), e = mdl_job_act_bytes(j);
 	if (s <= e)
 		return;
@@ -278,7 +294,7 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 		const struct mdl_tensor *t = &a->layer[i];
 		if (!mdl_job_quantised(j, t))
 			continue;
-		double in = (double)t->rows * (is_adapted(j, t) ? 2.0 : 1.0), out = (double)t->cols;
+		double in = (double)t->rows, out = (double)t->cols;
 		cast += t->active * mdl_tensor_share(a, t) * (s + e) * (in + out);
 	}
 	cast *= (double)j->seq * (double)j->micro_batch;
@@ -647,6 +663,7 @@ static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.f
 static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", NULL};
 static const char *const fp8_recipe_names[] = {"te", "torchao", NULL};
 static const char *const upcast_names[] = {"none", "norms", "all", NULL};
+static const char *const lora_dtype_names[] = {"model", "fp32", NULL}; /* mdl_job.lora_fp32 */
 
 const char *mdl_method_name(enum mdl_method m)
 {
@@ -705,7 +722,7 @@ int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, 
 		{"attention", attention_names}, {"loss", loss_names},
 		{"grad-dtype", grad_dtype_names}, {"quant", quant_names},
 		{"master-weights", master_names}, {"swiglu", swiglu_names},
-		{"kbit-upcast", upcast_names},
+		{"kbit-upcast", upcast_names}, {"lora-dtype", lora_dtype_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

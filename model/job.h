@@ -145,6 +145,14 @@ struct mdl_job {
 	enum mdl_grad_dtype grad_dtype;
 	enum mdl_master master; /* bf16 weights only: fp16 or fp32 ones keep a whole fp32 copy */
 	double lora_dropout;  /* PEFT's lora_dropout probability; 0 = none (nn.Identity) */
+	/* The adapters of a 16-bit base kept in fp32, each casting its input to them: PEFT 0.12
+	 * and later upcast bf16 and fp16 adapter weights (get_peft_model's autocast_adapter_dtype,
+	 * default true: peft/tuners/tuners_utils.py, _cast_adapter_dtype) and Linear.forward runs
+	 * x.to(lora_A.weight.dtype) before the adapter (peft/tuners/lora/layer.py) [A: PEFT
+	 * source]; LLaMA-Factory casts trainable parameters to fp32 unless pure_bf16. Else they
+	 * are in the base's dtype (torchtune, LitGPT, NeMo; TRL casts a 4-bit base's back to bf16
+	 * under --bf16) */
+	bool lora_fp32;
 	/* torch.compile: the min-cut partitioner saves the inputs of norms and pointwise ops and
 	 * recomputes their outputs in backward (act.c) */
 	bool compile;
@@ -233,6 +241,10 @@ static inline bool mdl_job_quantised(const struct mdl_job *j, const struct mdl_t
 {
 	return j->method == MDL_QLORA && t->matmul && t->cols > 1;
 }
+
+/* Bytes of an adapter weight element: fp32 where job.lora_fp32 upcasts a 16-bit base's
+ * adapters, else the trainable weights' dtype (mdl_job_weight_bytes). */
+unsigned mdl_job_adapter_bytes(const struct mdl_job *j);
 
 /* Whole-model, unsharded model-state bytes. */
 struct mdl_states {

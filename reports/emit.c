@@ -476,6 +476,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --grad-dtype %s", mdl_grad_dtype_name(w->job.grad_dtype));
 	if (w->job.method != MDL_FULL && w->job.lora_dropout > 0)
 		fprintf(fp, " --lora-dropout %g", w->job.lora_dropout);
+	if (w->job.method != MDL_FULL && w->job.lora_fp32)
+		fprintf(fp, " --lora-dtype fp32");
 	/* the drives the option ran with: those it used, else the plan's (a host-tier placement
 	 * depends on whether there are any) */
 	if (o->flash_count)
@@ -578,6 +580,13 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 			    "bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=True, "
 			    "bnb_4bit_compute_dtype=torch.bfloat16%s)`",
 			ds && o->layout.zero == 3 ? ", bnb_4bit_quant_storage=torch.bfloat16" : "");
+	if (j->lora_fp32)
+		fprintf(fp, "; planned with the adapters in fp32, as PEFT 0.12 and later keep a "
+			    "16-bit base's (`--lora-dtype fp32`)");
+	else if (mdl_job_weight_bytes(j) < 4)
+		fprintf(fp, "; planned with the adapters in the base's dtype: PEFT 0.12 and later "
+			    "upcast them to fp32 unless `get_peft_model(model, config, "
+			    "autocast_adapter_dtype=False)` (`--lora-dtype fp32` plans that)");
 	if (mdl_job_upcast(j) == MDL_UPCAST_NORMS)
 		fprintf(fp, "; planned with the norms in fp32, as TRL's SFTTrainer leaves them "
 			    "(`--kbit-upcast norms`)");

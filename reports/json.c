@@ -243,6 +243,10 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddStringToObject(jj, "kbit_upcast", mdl_upcast_name(jb->upcast));
 	else
 		cJSON_AddNullToObject(jj, "kbit_upcast");
+	if (jb->method == MDL_FULL)
+		cJSON_AddNullToObject(jj, "lora_dtype");
+	else
+		cJSON_AddStringToObject(jj, "lora_dtype", jb->lora_fp32 ? "fp32" : "model");
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
 	if (jb->precision == MDL_FP8)
 		cJSON_AddStringToObject(jj, "fp8_recipe", mdl_fp8_recipe_name(jb->fp8_recipe));

@@ -287,8 +287,9 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	char b[4][32], t[64], rank[128] = "", job[512];
 
 	if (j->method != MDL_FULL)
-		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s)", j->lora_rank,
+		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s)", j->lora_rank,
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
+			 j->lora_fp32 ? ", fp32 adapters (--lora-dtype)" : "",
 			 j->method == MDL_QLORA ? ", base " : "",
 			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "",
 			 mdl_job_upcast(j) == MDL_UPCAST_NORMS ? " with fp32 norms (--kbit-upcast)"

@@ -107,6 +107,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.doc_tokens = o->doc_tokens,
 		.quant = (enum mdl_quant)o->quant,
 		.upcast = (enum mdl_upcast)o->kbit_upcast,
+		.lora_fp32 = o->lora_dtype == 1,
 	    .recompute_layers = (uint32_t)o->recompute_layers,
 	};
 	if (o->recompute_layers && o->recompute != MDL_RC_FULL) {
@@ -134,7 +135,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	}
 	/* the adapters' flags describe --method lora|qlora: on a full fine-tune they would be
 	 * dropped without a word, and the job is not the one the user meant */
-	static const char *const adapter_flags[] = {"lora-rank", "lora-targets", "lora-dropout"};
+	static const char *const adapter_flags[] = {"lora-rank", "lora-targets", "lora-dropout",
+						    "lora-dtype"};
 	size_t nadapter = sizeof adapter_flags / sizeof *adapter_flags;
 	if (w->job.method != MDL_FULL)
 		nadapter = 0;

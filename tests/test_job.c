@@ -461,12 +461,15 @@ static void kbit_upcast_keeps_unquantised_weights_in_fp32(void)
 /* The fp32 stream an upcast norm hands a Llama layer: the checkpoint of a fully recomputed layer
  * is 4 bytes an element (2 s b h -> 4 s b h); without recompute, on q and v adapters without
  * dropout and fused norms, the two norms' inputs (hidden) and the MLP's gate, activation and up
- * outputs (14336 each) take 2 bytes an element more, the matmuls' compute-dtype inputs none.
+ * outputs (14336 each) take 2 bytes an element more, the matmuls' compute-dtype inputs none;
+ * and each adapter casts the fp32 input to its bf16 weights' dtype and keeps its own copy
+ * (PEFT's x.to(lora_A.weight.dtype), per adapted projection), where the bf16 stream's q and v
+ * adapters shared the one input: one copy of hidden more, 2 bytes an element.
  * Gemma's norms cast back to their input's dtype: norms alone changes nothing there, all (an
  * fp32 embedding's output) does. The casts around each 4-bit linear, per token: its input to
- * bf16 and its output back, and an adapted one's input again for lora_A (q and v): 6 bytes an
- * element over 2 x 4096 + 4096 (q), 4096 + 1024 (k), 2 x 4096 + 1024 (v), 4096 + 4096 (o),
- * 3 x (4096 + 14336) (gate, up, down) = 90112; backward casts the gradients back. */
+ * bf16 and its output back: 6 bytes an element over 4096 + 4096 (q), 4096 + 1024 (k),
+ * 4096 + 1024 (v), 4096 + 4096 (o), 3 x (4096 + 14336) (gate, up, down) = 81920; backward
+ * casts the gradients back (an adapter's own cast of its input is the adapter path's). */
 static void kbit_upcast_streams_fp32(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -481,13 +484,13 @@ static void kbit_upcast_streams_fp32(void)
 	double up = mdl_act_layer_saved(&a, &j, 1, false);
 	j.upcast = MDL_UPCAST_NONE;
 	CU_ASSERT_DOUBLE_EQUAL(up - mdl_act_layer_saved(&a, &j, 1, false),
-			       2.0 * sb * (2.0 * 4096 + 3.0 * 14336), 1e-3);
+			       2.0 * sb * (3.0 * 4096 + 3.0 * 14336), 1e-3);
 	struct mdl_dequant d0, d1;
 	mdl_job_dequant(&a, &j, &d0);
 	j.upcast = MDL_UPCAST_NORMS;
 	mdl_job_dequant(&a, &j, &d1);
-	CU_ASSERT_DOUBLE_EQUAL(d1.fwd - d0.fwd, 6.0 * 90112 * sb, 1e-3);
-	CU_ASSERT_DOUBLE_EQUAL(d1.bwd - d0.bwd, 6.0 * 90112 * sb, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(d1.fwd - d0.fwd, 6.0 * 81920 * sb, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(d1.bwd - d0.bwd, 6.0 * 81920 * sb, 1e-3);
 
 	struct mdl_arch g = load("gemma-7b.json");
 	CU_ASSERT_EQUAL(mdl_job_stream_bytes(&g, &j), 2);
@@ -903,6 +906,51 @@ static void eager_norms_and_rotary_move_and_keep_more(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&g, &j, 1, false, &bwd), 0, 0);
 }
 
+/* LoRA's adapter path (act.c, adapter_traffic) on Llama-3.1-8B's q, k, v and o at 2,048 tokens
+ * (inputs 4,096 each; outputs 4,096, 1,024, 1,024, 4,096: 10,240 out, 16,384 in), by hand.
+ * torchtune's way (bf16 adapters, no dropout, no autocast): forward 2 B an input element (lora_A
+ * reads x again) and 12 an output element (lora_B's output 2, the scaling 4, the sum 6);
+ * backward 6 and 6 (the input gradient summed, the scaling's and lora_B's reads):
+ * 2,048 x (2 x 16,384 + 12 x 10,240) = 318,767,104 B forward, 2,048 x (6 x 16,384 + 6 x 10,240)
+ * = 327,155,712 B backward. PEFT's fp32 adapters on a pure bf16 base with dropout 0.1: forward
+ * 10 an input element (the cast 6, dropout's read 4) and 28 an output one (4 + 8 + 10 + the cast
+ * back 6), backward 12 and 24: 922,746,880 B and 905,969,664 B. Their weights, gradients and
+ * AdamW states are fp32, 16 B an adapter parameter where bf16 ones take 8; the dropout keeps 4
+ * B an element and its mask 1 (5 x 16,384 x 2,048 B). Compiled: the path fuses, nothing. */
+static void lora_adapter_path_moves_its_casts_and_sums(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	unsigned qkvo = MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O;
+	struct mdl_job j = {MDL_LORA, 16, qkvo, MDL_BF16, MDL_ADAMW, MDL_RC_NONE, MDL_ATTN_FLASH,
+			    2048, 1};
+	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 318767104.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 327155712.0, 1);
+	struct mdl_states st16, st32;
+	mdl_job_states(&a, &j, &st16);
+	j.lora_fp32 = true;
+	j.lora_dropout = 0.1;
+	fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 922746880.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 905969664.0, 1);
+	mdl_job_states(&a, &j, &st32);
+	CU_ASSERT_EQUAL(st32.trainable_params, st16.trainable_params);
+	double n = (double)st16.trainable_params;
+	CU_ASSERT_DOUBLE_EQUAL(st16.gradients_bytes + st16.optimizer_bytes, 6.0 * n, 1);
+	CU_ASSERT_DOUBLE_EQUAL(st32.gradients_bytes + st32.optimizer_bytes, 12.0 * n, 1);
+	CU_ASSERT_DOUBLE_EQUAL(st32.weights_bytes - st16.weights_bytes, 2.0 * n, 1);
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int k = mdl_act_layer_items(&a, &j, 1, false, it);
+	double drop = -1;
+	for (int i = 0; i < k; i++)
+		if (!strcmp(it[i].name, "lora.dropout"))
+			drop = it[i].bytes;
+	CU_ASSERT_DOUBLE_EQUAL(drop, 5.0 * 16384 * 2048, 1);
+	j.compile = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 0, 0);
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -942,6 +990,8 @@ int suite_job(void)
 		{"kbit_upcast_keeps_unquantised_weights_in_fp32",
 		 kbit_upcast_keeps_unquantised_weights_in_fp32},
 		{"kbit_upcast_streams_fp32", kbit_upcast_streams_fp32},
+		{"lora_adapter_path_moves_its_casts_and_sums",
+		 lora_adapter_path_moves_its_casts_and_sums},
 		{"eager_softmax_keeps_fp32_as_pytorch_ops",
 		 eager_softmax_keeps_fp32_as_pytorch_ops},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},

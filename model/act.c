@@ -59,21 +59,6 @@ static void gemm_input(struct mdl_act_item *out, int *n, const char *name, const
 		out[*n - 1].kept = elements;
 }
 
-/*
- * Whether the dense linears of a layer with these targets keep the input they share for
- * backward. Autograd saves a matmul's input for the weight gradient alone: the generated code
- * guards each saved tensor with the gradient whose formula reads it, so mm and addmm keep mat1
- * only where mat2 (the weight) requires grad (tools/autograd/derivatives.yaml, mm_mat2_backward;
- * the guard as generated, pytorch/pytorch#97575) [A: source]. A full fine-tune's linears keep
- * their inputs; a LoRA base's frozen ones keep nothing, and its adapter's lora_A keeps the input
- * where it reads it itself (lora_dropout 0; with dropout it keeps dropout(x), the lora.dropout
- * item). Quantised bases: GPTQ's torch.matmul keeps both operands (matmul's one formula for both
- * gradients saves both, the same issue); bitsandbytes' MatMul4Bit kept its input A although its
- * backward never reads it until 0.43.2 (PR #1270, "delete useless buffered activation", July
- * 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy. MLA's up-
- * projections count as reading the layer's input (their targets are q and v). The experts keep
- * what their own items say.
- */
 /* Whether an adapter casts its input: fp32 adapters (job.lora_fp32) on a 16-bit stream. */
 static bool adapter_casts(const struct mdl_arch *a, const struct mdl_job *j)
 {
@@ -88,6 +73,21 @@ static bool autocast(const struct mdl_job *j)
 	       j->precision == MDL_FP8;
 }
 
+/*
+ * Whether the dense linears of a layer with these targets keep the input they share for
+ * backward. Autograd saves a matmul's input for the weight gradient alone: the generated code
+ * guards each saved tensor with the gradient whose formula reads it, so mm and addmm keep mat1
+ * only where mat2 (the weight) requires grad (tools/autograd/derivatives.yaml, mm_mat2_backward;
+ * the guard as generated, pytorch/pytorch#97575) [A: source]. A full fine-tune's linears keep
+ * their inputs; a LoRA base's frozen ones keep nothing, and its adapter's lora_A keeps the input
+ * where it reads it itself (lora_dropout 0, and no cast to fp32 adapters; with dropout it keeps
+ * dropout(x), the lora.dropout item, and a cast copy is the lora.input item). Quantised bases: GPTQ's torch.matmul keeps both operands (matmul's one formula for both
+ * gradients saves both, the same issue); bitsandbytes' MatMul4Bit kept its input A although its
+ * backward never reads it until 0.43.2 (PR #1270, "delete useless buffered activation", July
+ * 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy. MLA's up-
+ * projections count as reading the layer's input (their targets are q and v). The experts keep
+ * what their own items say.
+ */
 static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned targets)
 {
 	if (j->method == MDL_FULL)
@@ -321,24 +321,6 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 }
 
 /*
- * Eager norms and rotary embeddings: what their kernels move beyond the inventory's write and
- * read of each kept tensor, per element, with e the compute dtype's bytes and f = 4 (fp32) [D:
- * counted from the ops, each reading its inputs and writing its output once]:
- *   RMSNorm forward: to(fp32) e+f, pow 2f, mean f, mul by rsqrt 2f, to(dtype) f+e, weight
- *   product 2e = 4e+7f; the inventory counts the input's read and output's write (2e) and its
- *   eager item (f more kept) written and read (2f): 2e+5f more. Without casts (fp32) 7f, less
- *   the input, output and normalised value's item 4f: 3f.
- *   Backward: the weight product's two gradients 4e, the cast's e+f, the rsqrt product's 4f,
- *   mean's expand f, pow's 3f, the two gradients' sum 3f, the cast's f+e = 6e+13f, less the
- *   inventory's four passes over the eager item (4f): 6e+9f more (fp32: 15f-4f = 11f).
- *   Rotary (q*cos + rotate_half(q)*sin: mul 2e, neg of half e, cat 2e, mul 2e, add 3e = 10e),
- *   against one fused kernel's read and write: 8e more forward; backward two products' 4e,
- *   the neg's e, the sum 3e = 8e, against 2e: 6e more. Applied to every query and key element
- *   (MLA: the shared rotary key and each head's rotary part).
- * A fused kernel's passes are the inventory's already. The final norm, one of the model's,
- * is left out.
- */
-/*
  * LoRA's adapter path beyond the inventory, per element of an adapted projection's input (in)
  * and output (out): PEFT's Linear.forward runs x.to(lora_A.weight.dtype), then result +
  * lora_B(lora_A(dropout(x))) * scaling and result.to(the base's dtype) (peft/tuners/lora/
@@ -391,6 +373,24 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 	return f;
 }
 
+/*
+ * Eager norms and rotary embeddings: what their kernels move beyond the inventory's write and
+ * read of each kept tensor, per element, with e the compute dtype's bytes and f = 4 (fp32) [D:
+ * counted from the ops, each reading its inputs and writing its output once]:
+ *   RMSNorm forward: to(fp32) e+f, pow 2f, mean f, mul by rsqrt 2f, to(dtype) f+e, weight
+ *   product 2e = 4e+7f; the inventory counts the input's read and output's write (2e) and its
+ *   eager item (f more kept) written and read (2f): 2e+5f more. Without casts (fp32) 7f, less
+ *   the input, output and normalised value's item 4f: 3f.
+ *   Backward: the weight product's two gradients 4e, the cast's e+f, the rsqrt product's 4f,
+ *   mean's expand f, pow's 3f, the two gradients' sum 3f, the cast's f+e = 6e+13f, less the
+ *   inventory's four passes over the eager item (4f): 6e+9f more (fp32: 15f-4f = 11f).
+ *   Rotary (q*cos + rotate_half(q)*sin: mul 2e, neg of half e, cat 2e, mul 2e, add 3e = 10e),
+ *   against one fused kernel's read and write: 8e more forward; backward two products' 4e,
+ *   the neg's e, the sum 3e = 8e, against 2e: 6e more. Applied to every query and key element
+ *   (MLA: the shared rotary key and each head's rotary part).
+ * A fused kernel's passes are the inventory's already. The final norm, one of the model's,
+ * is left out.
+ */
 double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			   bool sp, double *bwd)
 {

@@ -77,16 +77,17 @@ static bool autocast(const struct mdl_job *j)
  * Whether the dense linears of a layer with these targets keep the input they share for
  * backward. Autograd saves a matmul's input for the weight gradient alone: the generated code
  * guards each saved tensor with the gradient whose formula reads it, so mm and addmm keep mat1
- * only where mat2 (the weight) requires grad (tools/autograd/derivatives.yaml, mm_mat2_backward;
- * the guard as generated, pytorch/pytorch#97575) [A: source]. A full fine-tune's linears keep
- * their inputs; a LoRA base's frozen ones keep nothing, and its adapter's lora_A keeps the input
- * where it reads it itself (lora_dropout 0, and no cast to fp32 adapters; with dropout it keeps
- * dropout(x), the lora.dropout item, and a cast copy is the lora.input item). Quantised bases: GPTQ's torch.matmul keeps both operands (matmul's one formula for both
- * gradients saves both, the same issue); bitsandbytes' MatMul4Bit kept its input A although its
- * backward never reads it until 0.43.2 (PR #1270, "delete useless buffered activation", July
- * 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy. MLA's up-
- * projections count as reading the layer's input (their targets are q and v). The experts keep
- * what their own items say.
+ * only where mat2 (the weight) requires grad (tools/autograd/derivatives.yaml,
+ * mm_mat2_backward; the guard as generated, pytorch/pytorch#97575) [A: source]. A full
+ * fine-tune's linears keep their inputs; a LoRA base's frozen ones keep nothing, and its
+ * adapter's lora_A keeps the input where it reads it itself (lora_dropout 0, and no cast to
+ * fp32 adapters; with dropout it keeps dropout(x), the lora.dropout item, and a cast copy is
+ * the lora.input item). Quantised bases: GPTQ's torch.matmul keeps both operands (matmul's one
+ * formula for both gradients saves both, the same issue); bitsandbytes' MatMul4Bit kept its
+ * input A although its backward never reads it until 0.43.2 (PR #1270, "delete useless buffered
+ * activation", July 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy.
+ * MLA's up-projections count as reading the layer's input (their targets are q and v). The
+ * experts keep what their own items say.
  */
 static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned targets)
 {

@@ -284,12 +284,13 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
 	const struct mdl_hw *hw = r->hw;
-	char b[4][32], t[64], rank[128] = "", job[512];
+	char b[4][32], t[64], rank[256] = "", job[640];
 
 	if (j->method != MDL_FULL)
 		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s)", j->lora_rank,
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
-			 j->lora_fp32 ? ", fp32 adapters (--lora-dtype)" : "",
+			 j->lora_fp32 ? ", fp32 adapters (--lora-dtype)"
+				      : ", adapters in the model's dtype (--lora-dtype)",
 			 j->method == MDL_QLORA ? ", base " : "",
 			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "",
 			 mdl_job_upcast(j) == MDL_UPCAST_NORMS ? " with fp32 norms (--kbit-upcast)"

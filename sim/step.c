@@ -2025,7 +2025,8 @@ static bool whole_grads_until_reduced(const struct build *bd)
 
 /* Gradients without a framework's buffer for them (no DDP buckets, no Megatron main_grad, no
  * DeepSpeed partitions): one GPU, where PyTorch makes each gradient in backward
- * (AccumulateGrad), or FSDP's shards (zero 2 or 3 across data-parallel ranks), each written
+ * (AccumulateGrad), or FSDP's shards (zero 2 or 3 across data-parallel ranks, no expert
+ * parallelism, whose experts shard otherwise: mdl_ep_shard), each written
  * into the flat parameter's .grad by its block's reduce-scatter in backward
  * (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook -> _reduce_grad ->
  * _accumulate_sharded_grad) [A: PyTorch source]. Either way the training loop frees them after
@@ -2037,7 +2038,8 @@ static bool grads_made_in_backward(const struct build *bd)
 	const struct step_ctx *x = bd->x;
 	const struct mdl_layout *l = &x->c->layout;
 	return x->pl.update == UPD_GPU && x->pl.grads == GRADS_LOCAL && !x->c->opt_in_bwd &&
-	       !x->c->deepspeed && (bd->dp * bd->cp == 1 || whole_grads_until_reduced(bd)) &&
+	       !x->c->deepspeed &&
+	       (bd->dp * bd->cp == 1 || (whole_grads_until_reduced(bd) && bd->ep == 1)) &&
 	       l->tp == 1 && l->pp == 1;
 }
 

@@ -150,8 +150,9 @@ struct mdl_job {
 	 * default true: peft/tuners/tuners_utils.py, _cast_adapter_dtype) and Linear.forward runs
 	 * x.to(lora_A.weight.dtype) before the adapter (peft/tuners/lora/layer.py) [A: PEFT
 	 * source]; LLaMA-Factory casts trainable parameters to fp32 unless pure_bf16. Else they
-	 * are in the base's dtype (torchtune, LitGPT, NeMo; TRL casts a 4-bit base's back to bf16
-	 * under --bf16) */
+	 * are in the base's dtype (torchtune, LitGPT, NeMo; TRL 0.13's QLoRA sharded by FSDP or
+	 * ZeRO-3, which calls get_peft_model(autocast_adapter_dtype=False): trl/trainer/
+	 * sft_trainer.py) */
 	bool lora_fp32;
 	/* torch.compile: the min-cut partitioner saves the inputs of norms and pointwise ops and
 	 * recomputes their outputs in backward (act.c) */

@@ -65,11 +65,12 @@ static const struct opt table[] = {
 	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask (0: the "
 	 "input itself, which a frozen linear does not keep)"},
 	{"lora-dtype", O_ENUM, OFF(lora_dtype), 0, 0, "model", false, "lora-dtype", P,
-	 "the adapters' weights: model (the base's dtype: torchtune, LitGPT, NeMo; TRL casts a "
-	 "4-bit base's back to bf16 under --bf16) | fp32 (PEFT 0.12 and later upcast a bf16 or "
-	 "fp16 base's adapters, each casting its input to fp32 before its dropout and lora_A, "
-	 "its scaled output added to the base's in fp32 and cast back; LLaMA-Factory's default): "
-	 "fp32 weights, gradients and AdamW states, and the casts' traffic"},
+	 "the adapters' weights: model (the base's dtype: torchtune, LitGPT, NeMo; TRL's QLoRA "
+	 "sharded by FSDP or ZeRO-3, which asks get_peft_model for them) | fp32 (PEFT 0.12 and "
+	 "later upcast a bf16 or fp16 base's adapters, TRL's SFTTrainer otherwise included, each "
+	 "casting its input to fp32 before its dropout and lora_A, its scaled output added to the "
+	 "base's in fp32 and cast back; LLaMA-Factory's default): fp32 weights, gradients and "
+	 "AdamW states, and the casts' traffic"},
 	{"compile", O_STR, OFF(compile), 0, 0, "no", false, "yes|no", P,
 	 "torch.compile: norms and pointwise ops fused; what only fused ops read in backward "
 	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "

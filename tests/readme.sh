@@ -95,7 +95,7 @@ against 76.2 GiB|max_memory_allocated 76.2 GiB|$eager
 a step of 2.14 s|2.14 s (|$qlora
 becomes 2.77 s|2.77 s (|$qlora --kbit-upcast norms
 the step from 4.62 s|4.62 s (|$peft
-to 4.95 s (Hugging Face|4.95 s (|$peft --lora-dtype fp32
+to 4.95 s (the Trainer|4.95 s (|$peft --lora-dtype fp32
 CLAIMS
 	# the accuracy table: each row's runs, mean and worst error, bias and band (what 90 % of the
 	# runs measured over the prediction; - where validate prints none) as validate prints them

@@ -65,14 +65,6 @@ static bool adapter_casts(const struct mdl_arch *a, const struct mdl_job *j)
 	return mdl_job_adapter_bytes(j) != mdl_job_stream_bytes(a, j);
 }
 
-/* Whether autocast runs the job's matmuls (the mixed precisions): an fp32 adapter's GEMMs then
- * take a compute-dtype copy of their inputs and write compute-dtype outputs. */
-static bool autocast(const struct mdl_job *j)
-{
-	return j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
-	       j->precision == MDL_FP8;
-}
-
 /*
  * Whether the dense linears of a layer with these targets keep the input they share for
  * backward. Autograd saves a matmul's input for the weight gradient alone: the generated code
@@ -289,9 +281,9 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		out[i].mlp = true;
 	if (j->method != MDL_FULL) {
 		/* what lora_A keeps of its input, in bytes an element: the adapters' dtype, or
-		 * under autocast the compute-dtype copy its GEMM takes (fp32 adapters,
-		 * job.lora_fp32) */
-		double keep = autocast(j) ? e : mdl_job_adapter_bytes(j);
+		 * under autocast (mdl_job_mixed) the compute-dtype copy its GEMM takes (fp32
+		 * adapters, job.lora_fp32) */
+		double keep = mdl_job_mixed(j) ? e : mdl_job_adapter_bytes(j);
 		/* each adapter keeps x A (s b r) as the input of B (counted with the attention
 		 * half: the adapters span both) */
 		double r = 0;
@@ -351,7 +343,7 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 		return 0;
 	double s = mdl_job_stream_bytes(a, j), ad = mdl_job_adapter_bytes(j);
 	double e = mdl_job_act_bytes(j);
-	bool mixed = autocast(j), cast = adapter_casts(a, j), drop = j->lora_dropout > 0;
+	bool mixed = mdl_job_mixed(j), cast = adapter_casts(a, j), drop = j->lora_dropout > 0;
 	bool acast = mixed && ad != e; /* autocast hands lora_A a compute-dtype copy */
 	double p = mixed ? e : ad, q = fmax(s, p);
 	double in_f = (cast ? s + ad : 0) + (drop ? ad : 0) +

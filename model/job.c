@@ -119,8 +119,7 @@ double mdl_job_state_bytes(const struct mdl_job *j)
  */
 static double optimizer_bytes_per_param(const struct mdl_job *j, bool param_dtype)
 {
-	bool mixed = j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
-		     j->precision == MDL_FP8;
+	bool mixed = mdl_job_mixed(j);
 	double state = param_dtype ? mdl_job_weight_bytes(j) : mdl_job_state_bytes(j);
 	double master = !mixed || param_dtype		 ? 0.0
 			: j->master == MDL_MASTER_REMAINDER ? 2.0
@@ -708,6 +707,10 @@ const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r)
 const char *mdl_upcast_name(enum mdl_upcast u)
 {
 	return upcast_names[u];
+}
+const char *mdl_lora_dtype_name(bool fp32)
+{
+	return lora_dtype_names[fp32 ? 1 : 0];
 }
 
 int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, char *err,

@@ -243,6 +243,14 @@ static inline bool mdl_job_quantised(const struct mdl_job *j, const struct mdl_t
 	return j->method == MDL_QLORA && t->matmul && t->cols > 1;
 }
 
+/* Whether the job trains in mixed precision (bf16-mixed, fp16-mixed, FP8): 16-bit (or FP8)
+ * compute under autocast beside fp32 master weights, where the pure precisions keep one copy. */
+static inline bool mdl_job_mixed(const struct mdl_job *j)
+{
+	return j->precision == MDL_BF16_MIXED || j->precision == MDL_FP16_MIXED ||
+	       j->precision == MDL_FP8;
+}
+
 /* Bytes of an adapter weight element: fp32 where job.lora_fp32 upcasts a 16-bit base's
  * adapters, else the trainable weights' dtype (mdl_job_weight_bytes). */
 unsigned mdl_job_adapter_bytes(const struct mdl_job *j);
@@ -379,6 +387,7 @@ const char *mdl_master_name(enum mdl_master m);
 const char *mdl_quant_name(enum mdl_quant q);
 const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r);
 const char *mdl_upcast_name(enum mdl_upcast u);
+const char *mdl_lora_dtype_name(bool fp32); /* "model" | "fp32" (job.lora_fp32) */
 /* The setting `what` ("method", "precision", "recompute", ...) named s into *out: 0, or -1 with
  * err naming s and the allowed names. `also` (NULL: none) is one more name it takes, listed
  * first, for which *out is -1 (a command's "auto"). */

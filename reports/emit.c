@@ -477,7 +477,7 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	if (w->job.method != MDL_FULL && w->job.lora_dropout > 0)
 		fprintf(fp, " --lora-dropout %g", w->job.lora_dropout);
 	if (w->job.method != MDL_FULL && w->job.lora_fp32)
-		fprintf(fp, " --lora-dtype fp32");
+		fprintf(fp, " --lora-dtype %s", mdl_lora_dtype_name(true));
 	/* the drives the option ran with: those it used, else the plan's (a host-tier placement
 	 * depends on whether there are any) */
 	if (o->flash_count)

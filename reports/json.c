@@ -246,7 +246,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	if (jb->method == MDL_FULL)
 		cJSON_AddNullToObject(jj, "lora_dtype");
 	else
-		cJSON_AddStringToObject(jj, "lora_dtype", jb->lora_fp32 ? "fp32" : "model");
+		cJSON_AddStringToObject(jj, "lora_dtype", mdl_lora_dtype_name(jb->lora_fp32));
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
 	if (jb->precision == MDL_FP8)
 		cJSON_AddStringToObject(jj, "fp8_recipe", mdl_fp8_recipe_name(jb->fp8_recipe));

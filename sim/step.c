@@ -2050,6 +2050,13 @@ static double grads_kept(const struct build *bd)
 	return whole_grads_until_reduced(bd) ? 1.0 / ((double)bd->shard * bd->cp) : 1.0;
 }
 
+/* What the reduction of `whole` bytes of whole gradients frees: all of them, or where the
+ * micro-batch makes them (grads_made_in_backward) all but the shard that stays. */
+static double grads_reduced_away(const struct build *bd, bool made, double whole)
+{
+	return made ? whole * (1.0 - grads_kept(bd)) : whole;
+}
+
 static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool last)
 {
 	struct step_ctx *x = bd->x;
@@ -2186,8 +2193,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 							     "reduce-scatter grads", true, gb, &rs)
 						: (rs = dp_coll(bd, g, mc->s_comm[g],
 								"all-reduce grads", true, gb));
-				/* made in backward, the shard stays (grads_made_in_backward) */
-				double gone = make_grads ? gb * (1.0 - grads_kept(bd)) : gb;
+				double gone = grads_reduced_away(bd, make_grads, gb);
 				if (r < 0 || dep(bd, end, rs) ||
 				    (unsharded && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 					return -1;
@@ -2287,7 +2293,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					     chunk_grads, &rs)
 				: (rs = dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
 						chunk_grads));
-		double gone = make_grads ? chunk_grads * (1.0 - grads_kept(bd)) : chunk_grads;
+		double gone = grads_reduced_away(bd, make_grads, chunk_grads);
 		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], rs) ||
 		    (whole_grads_until_reduced(bd) && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 			return -1;

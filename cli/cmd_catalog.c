@@ -7,6 +7,7 @@
 
 #include "../model/arch.h"
 #include "../model/catalog.h"
+#include "../model/hw.h"
 #include "cli.h"
 #include "../sim/opts.h"
 #include "../model/units.h"
@@ -183,6 +184,16 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "gpu_slots", h[i].gpu_slots);
 			cJSON_AddNumberToObject(x, "dram_bytes", h[i].dram);
 			cJSON_AddNumberToObject(x, "dram_max_bytes", h[i].dram_max);
+			/* how its DRAM is bought (null: fixed at dram_bytes), and the sizes that
+			 * makes, which plan searches and buys */
+			positive(x, "dimm_slots", h[i].dram_slots);
+			positive(x, "memory_channels", h[i].dram_channels);
+			positive(x, "ddr_generation", h[i].dram_ddr);
+			double sz[MDL_DRAM_SIZES];
+			int nsz = mdl_dram_sizes(&h[i], sz);
+			cJSON *sa = cJSON_AddArrayToObject(x, "dram_sizes_bytes");
+			for (int k = 0; k < nsz; k++)
+				cJSON_AddItemToArray(sa, cJSON_CreateNumber(sz[k]));
 			cJSON_AddNumberToObject(x, "dram_bandwidth_bytes_per_second",
 						h[i].dram_bandwidth);
 			cJSON_AddNumberToObject(x, "cpu_cores", h[i].cpu_cores);
@@ -263,11 +274,14 @@ int cmd_hardware(int argc, char **argv)
 		w = 17;
 		for (int i = 0; i < nh; i++)
 			w = (int)strlen(h[i].name) > w ? (int)strlen(h[i].name) : w;
-		printf("\nhosts (DRAM: as delivered, and the most the node takes; drives: NVMe "
-		       "bays x the PCIe generation of their links)\n"
-		       "  %-*s %5s %6s %10s %10s %11s %10s %7s  %s\n",
-		       w, "name", "GPUs", "cores", "DRAM", "DRAM max", "DRAM bw", "drives", "price",
-		       "description");
+		printf("\nhosts (DRAM: as delivered, and the most the node takes; DIMMs: channels/"
+		       "slots and DDR generation,\n"
+		       "       plan buying a DIMM on each channel or on each slot, or fixed; "
+		       "drives: NVMe bays x the PCIe\n"
+		       "       generation of their links)\n"
+		       "  %-*s %5s %6s %10s %10s %-10s %11s %10s %7s\n%*s%s\n",
+		       w, "name", "GPUs", "cores", "DRAM", "DRAM max", "DIMMs", "DRAM bw", "drives",
+		       "price", w + 3, "", "description");
 		for (int i = 0; i < nh; i++) {
 			char bays[32];
 			if (h[i].pcie_gen > 0)
@@ -275,16 +289,24 @@ int cmd_hardware(int argc, char **argv)
 					 h[i].pcie_gen);
 			else
 				snprintf(bays, sizeof bays, "%.0f", h[i].flash_bays);
-			int n = snprintf(row, sizeof row,
-					 "  %-*s %5.0f %6.0f %10s %10s %11s %10s %7.0f  ", w,
+			char dimms[32] = "fixed";
+			if (h[i].dram_slots > h[i].dram_channels)
+				snprintf(dimms, sizeof dimms, "%.0f/%.0f DDR%.0f",
+					 h[i].dram_channels, h[i].dram_slots, h[i].dram_ddr);
+			else if (h[i].dram_slots > 0)
+				snprintf(dimms, sizeof dimms, "%.0f DDR%.0f", h[i].dram_slots,
+					 h[i].dram_ddr);
+			snprintf(row, sizeof row,
+					 "  %-*s %5.0f %6.0f %10s %10s %-10s %11s %10s %7.0f", w,
 					 h[i].name, h[i].gpu_slots, h[i].cpu_cores,
 					 cfg_fmt_bytes(h[i].dram, b[0], 32),
-					 cfg_fmt_bytes(h[i].dram_max, b[2], 32),
+					 cfg_fmt_bytes(h[i].dram_max, b[2], 32), dimms,
 					 cfg_fmt_rate(h[i].dram_bandwidth, b[1], 32), bays,
 					 h[i].price);
-			fputs(row, stdout);
-			cfg_wrap(stdout, (size_t)n, (size_t)n, CFG_TEXT_COLUMNS, h[i].description,
-				 " ");
+			/* the description its own line, as the GPUs' */
+			printf("%s\n%*s", row, w + 3, "");
+			cfg_wrap(stdout, (size_t)w + 3, (size_t)w + 3, CFG_TEXT_COLUMNS,
+				 h[i].description, " ");
 		}
 		printf("\nsources: configs/gpus.json, flash.json, hosts.json (a _source per value)\n");
 	}

@@ -100,6 +100,13 @@ static const struct field host_fields[] = {
 	H(cpu_adam_rate_per_core, CFG_U_COUNT, 1e3, 1e12, 1, "CPU AdamW params/s per core"),
 	H(dram, CFG_U_SIZE, 1 << 30, 1e15, 1, "default DRAM per node"),
 	H(dram_max, CFG_U_SIZE, 1 << 30, 1e15, 1, "most DRAM the node takes"),
+	H(dram_slots, CFG_U_COUNT, 0, 256, 1,
+	  "DIMM slots per node; 0 = its DRAM fixed at 'dram' (soldered, a VM's, as installed)"),
+	H(dram_channels, CFG_U_COUNT, 0, 128, 1,
+	  "memory channels per node, each taking dram_slots / dram_channels DIMMs; 0 with "
+	  "dram_slots 0"),
+	H(dram_ddr, CFG_U_COUNT, 0, 5, 1,
+	  "DDR generation of its DIMMs, 4 or 5 (which capacities exist); 0 with dram_slots 0"),
 	H(dram_bandwidth, CFG_U_RATE, 1e9, 1e14, 1, "DRAM bandwidth"),
 	H(dram_power_per_gb, CFG_U_COUNT, 0, 100, 1, "DRAM watts per GB"),
 	H(flash_bays, CFG_U_COUNT, 0, 1024, 1, "NVMe bays per node"),
@@ -446,6 +453,22 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 			 kinds[kind].what, nm->name,
 			 kind == CFG_HOST ? "pcie_gen" : "host_link_gen", gen);
 		return -1;
+	}
+	if (kind == CFG_HOST) {
+		const struct cfg_host *h = rec;
+		bool fixed = h->dram_slots == 0;
+		if (fixed ? h->dram_channels != 0 || h->dram_ddr != 0
+			  : h->dram_channels < 1 || h->dram_slots != floor(h->dram_slots) ||
+				    h->dram_channels != floor(h->dram_channels) ||
+				    fmod(h->dram_slots, h->dram_channels) != 0 ||
+				    (h->dram_ddr != 4 && h->dram_ddr != 5)) {
+			snprintf(err, errlen,
+				 "%s: host '%s': 'dram_slots' (%g) is a whole multiple of "
+				 "'dram_channels' (%g), with 'dram_ddr' (%g) 4 or 5; or all three "
+				 "are 0, the DRAM fixed at 'dram'",
+				 origin, nm->name, h->dram_slots, h->dram_channels, h->dram_ddr);
+			return -1;
+		}
 	}
 	if (kind == CFG_FLASH) {
 		struct cfg_flash *fl = rec;

@@ -76,6 +76,10 @@ struct cfg_host {
 	double cpu_power, cpu_idle_power;   /* W per node */
 	double cpu_adam_rate_per_core;      /* params/s */
 	double dram, dram_max;              /* bytes per node */
+	/* how its DRAM is bought: a DIMM on every channel or on every slot, of a capacity its DDR
+	 * generation makes (mdl_dram_sizes); dram_slots 0: fixed at `dram` (soldered, a VM's, as
+	 * installed), with dram_channels and dram_ddr 0 too */
+	double dram_slots, dram_channels, dram_ddr;
 	double dram_bandwidth;              /* bytes/s */
 	double dram_power_per_gb;           /* W per 10^9 bytes */
 	double dram_price_per_gb;           /* USD per 10^9 bytes */

@@ -130,6 +130,51 @@ double mdl_drive_link_bandwidth(double gen)
 }
 
 /*
+ * Module capacities, GiB (a "64 GB" DIMM holds 64 GiB): DDR5 RDIMMs of 16, 32, 64, 128 and
+ * 256 GB on 2-socket Sapphire Rapids servers (xFusion FusionServer 1288H V7 technical white
+ * paper, table 5-6, 2023), and 48 and 96 GB from 24 Gb dies ("48GB RDIMM ... a single physical
+ * rank of 16 x 24Gb dies and 96GB ... dual physical rank": router-switch.com, DDR5 non-binary
+ * memory guide) [B]; DDR4 modules 8-128 GB ("typical capacity range", marketsignalindex.com
+ * server memory specs) [B], of which 16 GB up, as the DDR5 list starts. Nodes are populated
+ * evenly (one DIMM a channel, or every slot), as server vendors require for full bandwidth.
+ */
+static const double DDR4_DIMM_GIB[] = {16, 32, 64, 128};
+static const double DDR5_DIMM_GIB[] = {16, 32, 48, 64, 96, 128, 256};
+
+static int add_size(double *out, int n, double v)
+{
+	for (int i = 0; i < n; i++)
+		if (out[i] == v)
+			return n;
+	if (n == MDL_DRAM_SIZES)
+		return n;
+	int i = n;
+	for (; i > 0 && out[i - 1] > v; i--)
+		out[i] = out[i - 1];
+	out[i] = v;
+	return n + 1;
+}
+
+int mdl_dram_sizes(const struct cfg_host *h, double *out)
+{
+	int n = add_size(out, 0, h->dram);
+	if (!(h->dram_slots > 0))
+		return n;
+	bool ddr5 = h->dram_ddr >= 5;
+	const double *cap = ddr5 ? DDR5_DIMM_GIB : DDR4_DIMM_GIB;
+	size_t ncap = ddr5 ? sizeof DDR5_DIMM_GIB / sizeof DDR5_DIMM_GIB[0]
+			   : sizeof DDR4_DIMM_GIB / sizeof DDR4_DIMM_GIB[0];
+	const double pop[2] = {h->dram_channels, h->dram_slots};
+	for (int p = 0; p < 2; p++)
+		for (size_t c = 0; c < ncap; c++) {
+			double v = pop[p] * cap[c] * 1073741824.0;
+			if (v <= h->dram_max)
+				n = add_size(out, n, v);
+		}
+	return n;
+}
+
+/*
  * A consumer TLC or QLC drive writes at its rating into a pseudo-SLC region and, once that is
  * full, at what writing straight to its TLC/QLC flash (while it folds the SLC data back) allows;
  * a pause in the writes lets it fold the region free again within seconds. TechPowerUp's

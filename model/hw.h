@@ -78,6 +78,15 @@ double mdl_host_link_bidir(const struct mdl_hw *hw);
  * generation gen (1 to 6), bytes/s; 0 (no cap) for gen 0, unstated. */
 double mdl_drive_link_bandwidth(double gen);
 
+/* The most DRAM sizes mdl_dram_sizes gives. */
+#define MDL_DRAM_SIZES 24
+
+/* The DRAM sizes a node of host h can be bought with, ascending, bytes: a DIMM on every memory
+ * channel, or on every slot, of each capacity its DDR generation makes, up to h->dram_max,
+ * and h->dram (what it ships with); h->dram alone where its DRAM is fixed (dram_slots 0).
+ * Returns how many were written to out (at most MDL_DRAM_SIZES, at least 1). */
+int mdl_dram_sizes(const struct cfg_host *h, double *out);
+
 /* Bandwidth of a node's drive array, reading or writing: the profile's measurement, else
  * drives x datasheet (each capped by its x4 link on the host), capped by the host's shared
  * uplink when it has one; a drive with an SLC cache writes at mdl_flash_cached_write over

@@ -446,12 +446,26 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			r->req->zero);
 	else if (r->req->policy)
 		fprintf(fp, "%sdeepspeed  the config's policy only: %s\n", pre, r->req->policy);
-	/* --dram fixes the size every option buys (sim_dram_bought) */
-	char dram[64];
+	/* --dram fixes the size every option buys (sim_dram_bought); else the DIMMs' sizes */
+	char dram[128];
+	double sizes[MDL_DRAM_SIZES];
+	int nsz = mdl_dram_sizes(&hw->host, sizes);
+	const struct cfg_host *h = &hw->host;
 	if (r->req->dram_fixed)
 		snprintf(dram, sizeof dram, "the DRAM given (--dram %s per node)", B(hw->dram));
+	else if (nsz == 1)
+		snprintf(dram, sizeof dram, "the node's DRAM (%s, fixed)", B(sizes[0]));
+	else if (h->dram_slots > h->dram_channels)
+		snprintf(dram, sizeof dram,
+			 "the DRAM it needs as DDR%.0f DIMMs make it\n%s           (%.0f or %.0f "
+			 "of them: %s to %s)",
+			 h->dram_ddr, pre, h->dram_channels, h->dram_slots, B(sizes[0]),
+			 B(sizes[nsz - 1]));
 	else
-		snprintf(dram, sizeof dram, "the DRAM it needs (%s doubling)", B(SIM_DRAM_STEP));
+		snprintf(dram, sizeof dram,
+			 "the DRAM it needs as DDR%.0f DIMMs make it\n%s           (%.0f of them: "
+			 "%s to %s)",
+			 h->dram_ddr, pre, h->dram_slots, B(sizes[0]), B(sizes[nsz - 1]));
 	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, %s\n%s"
 		    "           and the drives it uses; power counts that hardware\n",
 		pre, dram, pre);

@@ -202,7 +202,7 @@ static const struct opt table[] = {
 	 "rest and for more GPUs than a usual node without a network holds"},
 	{"dram", O_SIZE, OFF(dram), 0, 1e15, "0", false, "bytes", P,
 	 "DRAM per node for tiered options (e.g. 512GiB); 0: simulate takes the host's, plan and "
-	 "compare search 256 GiB doubling"},
+	 "compare search the sizes its DIMMs make (tierplan hardware)"},
 	{"flash", O_STR, OFF(flash), 0, 0, "pm1743:4", false, "name[:count]", P,
 	 "flash drives per node for tiered options, or none (the host tiers end at DRAM)"},
 	{"profile", O_STR, OFF(profile), 0, 0, NULL, false, "file", P,

@@ -828,7 +828,7 @@ static int search_all(struct search *s, struct sim_option *closest)
 	s->plan->host_tier_gpus = slots;
 	uint32_t counts[16];
 	int nn = 0;
-	double drams[8];
+	double drams[MDL_DRAM_SIZES];
 	int nd = 0;
 
 	if (s->req->counts) {
@@ -843,20 +843,8 @@ static int search_all(struct search *s, struct sim_option *closest)
 	if (s->req->dram_fixed) {
 		drams[nd++] = base->dram;
 	} else {
-		/* server sizes from SIM_DRAM_STEP up to what the host takes, and its default */
-		for (double d = SIM_DRAM_STEP; d <= base->host.dram_max && nd < 7; d *= 2)
-			drams[nd++] = d;
-		bool have = false;
-		for (int i = 0; i < nd; i++)
-			have |= drams[i] == base->dram;
-		if (!have && nd < 8)
-			drams[nd++] = base->dram;
-		for (int i = 1; i < nd; i++) /* ascending */
-			for (int j = i; j > 0 && drams[j] < drams[j - 1]; j--) {
-				double t = drams[j];
-				drams[j] = drams[j - 1];
-				drams[j - 1] = t;
-			}
+		/* the sizes the host's DIMMs make, and its default, ascending */
+		nd = mdl_dram_sizes(&base->host, drams);
 	}
 	/* zero3-offload twice, as DeepSpeed runs it with offload_param and without (the optimizer
 	 * alone offloaded, the commoner config), unless --offload-param or --deepspeed said which */

@@ -789,14 +789,16 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 
 double sim_dram_bought(const struct mdl_hw *hw, double need)
 {
-	/* SIM_DRAM_STEP doubling up to what the host takes (the planner's DRAM search); the
-	 * configured size where the need exceeds them all */
+	/* the sizes the host's DIMMs make (the planner's DRAM search); the configured size where
+	 * the need exceeds them all */
 	if (hw->dram_set) /* --dram: the size the user buys */
 		return hw->dram;
+	double sizes[MDL_DRAM_SIZES];
+	int n = mdl_dram_sizes(&hw->host, sizes);
+	for (int i = 0; i < n; i++)
+		if (sizes[i] >= need)
+			return sizes[i];
 	double max = hw->host.dram_max > hw->dram ? hw->host.dram_max : hw->dram;
-	for (double d = SIM_DRAM_STEP; d <= max; d *= 2)
-		if (d >= need)
-			return d;
 	return need <= max ? max : hw->dram;
 }
 

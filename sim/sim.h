@@ -151,12 +151,8 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
  * plus this fraction; the CUDA context sits outside it.
  */
 #define SIM_ALLOC_SLACK (6.27 / 6.21 - 1.0)
-/* The smallest server DRAM size an option buys; sizes double from it (DDR5 servers, as the
- * planner searches them). */
-#define SIM_DRAM_STEP (256.0 * 1073741824.0)
-
 /* The DRAM per node an option buys for a need of `need` bytes: --dram when given, else the
- * smallest server size (256 GiB doubling up to the host's maximum) that holds it. */
+ * smallest size the host's DIMMs make that holds it (mdl_dram_sizes). */
 double sim_dram_bought(const struct mdl_hw *hw, double need);
 
 /* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */

@@ -117,7 +117,8 @@ expect 3 "gpu my4090's host (--host auto)" simulate --model 8b --seq 2048 --gpu 
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: hardware --format json does not mark the t4 without bf16"; }
 # what a part does not have is null (the text's '-'): FP8 on a T4, an SLC cache on a PM1743, a
 # TBW rating on a drive rated in drive writes a day, a network on a workstation; and what the
-# text shows is there (endurance, power, the DRAM a host takes at most, its price)
+# text shows is there (endurance, power, the DRAM a host takes at most and the sizes its DIMMs
+# make, null where it is fixed, its price)
 "$bin" hardware --format json >"$tmp/hw.json"
 if python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
 g = {x['name']: x for x in d['gpus']}; f = {x['name']: x for x in d['flash']}
@@ -128,7 +129,11 @@ sys.exit(not (g['t4']['fp8_flops'] is None and g['h100-sxm']['fp8_flops'] > 0 an
               f['samsung-990pro']['endurance_bytes'] == 1.2e15 and
               f['pm1743']['active_power_watts'] == 25 and
               h['hgx-8gpu']['dram_max_bytes'] == 4 * 2**40 and h['hgx-8gpu']['price_usd'] > 0 and
-              h['workstation-4gpu']['network_bytes_per_second_per_gpu'] is None))" \
+              h['workstation-4gpu']['network_bytes_per_second_per_gpu'] is None and
+              h['hgx-8gpu']['dimm_slots'] == 32 and h['hgx-8gpu']['ddr_generation'] == 5 and
+              h['hgx-8gpu']['dram_sizes_bytes'][:3] == [256 * 2**30, 512 * 2**30, 768 * 2**30] and
+              h['gh200-node']['dimm_slots'] is None and
+              h['gh200-node']['dram_sizes_bytes'] == [480e9]))" \
 	"$tmp/hw.json"; then
 	pass=$((pass + 1))
 else
@@ -153,10 +158,27 @@ expect 3 "not a whole number" plan --model 70b --seq 4096.5
 expect 3 "out of range" plan --model 70b --seq 4096 --batch 0
 expect 3 "unknown unit" plan --model 70b --seq 4096 --dram 512GX
 expect 3 "takes" plan --model 70b --seq 4096 --dram 64TiB
-# --dram fixes what every option buys: the inputs say so, not the search's doubling
+# --dram fixes what every option buys: the inputs say so, not the sizes the host's DIMMs make
 "$bin" plan --model 8b --seq 2048 --dram 512GiB --max-gpus 1 >"$tmp/dram.txt" 2>&1
 holds "plan --dram: the accounting names the DRAM given" "$tmp/dram.txt" \
 	"the DRAM given (--dram 512 GiB per node)"
+"$bin" plan --model 8b --seq 2048 --max-gpus 1 >"$tmp/dram.txt" 2>&1
+holds "plan: the accounting names the sizes the host's DIMMs make" "$tmp/dram.txt" \
+	"the DRAM it needs as DDR5 DIMMs make it" "(16 or 32 of them: 256 GiB to 4.00 TiB)"
+"$bin" plan --model 8b --seq 2048 --gpu gh200 --host gh200-node --max-gpus 1 >"$tmp/dram.txt" 2>&1
+holds "plan: a soldered host's DRAM is fixed" "$tmp/dram.txt" "the node's DRAM (447 GiB, fixed)"
+# JSON carries the sizes an option's DRAM is bought in: --dram's alone, else the DIMMs'
+if "$bin" plan --model 8b --seq 2048 --dram 512GiB --max-gpus 1 --format json | python3 -c "
+import json, sys; s = json.load(sys.stdin)['economics']['dram_sizes_bytes']; sys.exit(s != [512 * 2**30])" &&
+	"$bin" plan --model 8b --seq 2048 --max-gpus 1 --host workstation-4gpu --gpu rtx4090 \
+		--format json | python3 -c "
+import json, sys; s = json.load(sys.stdin)['economics']['dram_sizes_bytes']
+sys.exit(s != [g * 2**30 for g in (128, 256, 384, 512, 768, 1024, 2048)])"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --format json: economics.dram_sizes_bytes is not --dram's or the DIMMs' sizes"
+fi
 # the drives draw power only where the placement uses them, as an option buys only those: a
 # GPU-only run with the tiers' default drives configured draws what it draws with none
 "$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 1 --format json >"$tmp/pw4.json" 2>&1
@@ -1018,11 +1040,11 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --emit wrote a configuration that does not run the planned job"
 fi
-# the round trip where the DRAM bought is the host's 2 TB, not whole GiB (1863 GiB would be
-# more than the host takes)
-"$bin" plan --model 70b --seq 1024 --gpu l40s --host dgx-a100 >"$tmp/plan-2tb.txt" 2>/dev/null
-idx=$(awk '$3 == "zero3-offload" && $9 == "1.82" {print $1; exit}' "$tmp/plan-2tb.txt")
-"$bin" plan --model 70b --seq 1024 --gpu l40s --host dgx-a100 --emit "$tmp/emit-2tb" \
+# the round trip where the DRAM bought is the GH200's soldered 480 GB, not whole GiB (448 GiB
+# would be more than the node has)
+"$bin" plan --model 70b --seq 1024 --gpu gh200 --host gh200-node >"$tmp/plan-2tb.txt" 2>/dev/null
+idx=$(awk '$3 == "zero-infinity" && $9 == "447" {print $1; exit}' "$tmp/plan-2tb.txt")
+"$bin" plan --model 70b --seq 1024 --gpu gh200 --host gh200-node --emit "$tmp/emit-2tb" \
 	--option "$idx" >/dev/null 2>&1
 line=$(sed -n 's/^tierplan simulate //p' "$tmp/emit-2tb/README.md" 2>/dev/null)
 # shellcheck disable=SC2086
@@ -1030,7 +1052,7 @@ if [ -n "$idx" ] && (cd "$tmp/emit-2tb" && "$abs" simulate $line >/dev/null 2>"$
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: plan --emit with 2 TB of DRAM: its simulate line fails: $(cat "$tmp/err")"
+	echo "FAIL: plan --emit with 480 GB of DRAM: its simulate line fails: $(cat "$tmp/err")"
 fi
 expect 3 "--option: 60 is not an option" plan --model 70b --seq 4096 --emit "$tmp/emit-x" --option 60
 mkdir -p "$tmp/emit-foreign" && printf 'mine' >"$tmp/emit-foreign/keep"

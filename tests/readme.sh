@@ -47,6 +47,23 @@ echo "$cmds" | {
 			head -20 "$work/diff.$k"
 		fi
 	done
+	# the trade-off the prose after the 70B plan spells out is the one that plan prints
+	for c in "$work"/cmd.*; do
+		[ "$(cat "$c")" = "bin/tierplan plan --model 70b --seq 4096" ] || continue
+		real="$work/real.${c##*.}"
+		said=$(awk '/^The trade-off the tool exists to show/ {on = 1} on {printf "%s ", $0}
+			on && /^$/ {exit}' "$readme")
+		for fig in "[0-9]* fewer GPUs" "[0-9]* % less hardware" "[0-9]* % less peak" \
+			"[0-9]* % more per job" "[0-9.]*x longer"; do
+			want=$(tr '\n' ' ' <"$real" | sed 's/  */ /g' | grep -o -- "$fig" | head -1)
+			if [ -n "$want" ] && printf '%s' "$said" | sed 's/  */ /g' | grep -qF -- "$want"; then
+				pass=$((pass + 1))
+			else
+				fail=$((fail + 1))
+				echo "FAIL: the README's trade-off prose does not say '$want' as the 70B plan does"
+			fi
+		done
+	done
 	# the figures the README's prose quotes: its words, what the command prints of the same
 	# figure today, and the command (update all three when a mechanism moves one)
 	ladder="--model llama-3.2-3b --seq 4096 --batch 2 --grad-accum 1 --precision bf16"

@@ -229,6 +229,67 @@ static void bad_records_name_the_key_and_range(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "key 'host'"));
 }
 
+/*
+ * A node's DRAM comes as its DIMMs make it: one on every channel or on every slot, of the
+ * capacities its DDR generation has (DDR4 16-128 GiB, DDR5 16, 32, 48, 64, 96, 128, 256), up to
+ * its maximum, with its shipped size. Solved by hand: the HGX (16 channels, 32 slots, DDR5, at
+ * most 4 TiB) takes 16 x {16 .. 256} = 256, 512, 768, 1024, 1536, 2048, 4096 and 32 x {16 ..
+ * 128} = 512 .. 3072, 4096: 256, 512, 768, 1024, 1536, 2048, 3072, 4096 GiB; the DGX-2 (12
+ * channels, 24 slots, DDR4, 3 TiB) 192, 384, 768, 1536 and 384 .. 3072: five sizes; the W790
+ * workstation (8 slots on 8 channels, 2 TiB) 128, 256, 384, 512, 768, 1024, 2048; a GH200's
+ * soldered 480 GB is its one size. A host record says all three fields or none.
+ */
+static void dram_comes_in_the_sizes_dimms_make(void)
+{
+	char err[512];
+	struct cfg_host h;
+	double s[MDL_DRAM_SIZES];
+	const double G = 1073741824.0;
+	static const double hgx[] = {256, 512, 768, 1024, 1536, 2048, 3072, 4096};
+	static const double dgx2[] = {192, 384, 768, 1536, 3072};
+	static const double ws[] = {128, 256, 384, 512, 768, 1024, 2048};
+
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("hgx-8gpu", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(mdl_dram_sizes(&h, s), 8);
+	for (int i = 0; i < 8; i++)
+		CU_ASSERT_DOUBLE_EQUAL(s[i], hgx[i] * G, 1);
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("dgx-2", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(mdl_dram_sizes(&h, s), 5);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_DOUBLE_EQUAL(s[i], dgx2[i] * G, 1);
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("workstation-4gpu", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(mdl_dram_sizes(&h, s), 7);
+	for (int i = 0; i < 7; i++)
+		CU_ASSERT_DOUBLE_EQUAL(s[i], ws[i] * G, 1);
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("gh200-node", &h, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(mdl_dram_sizes(&h, s), 1);
+	CU_ASSERT_DOUBLE_EQUAL(s[0], 480e9, 1);
+
+	const char *base =
+		"\"name\": \"x\", \"gpu_slots\": 8, \"cpu_cores\": 64, \"cpu_power\": \"400W\", "
+		"\"cpu_idle_power\": \"100W\", \"cpu_adam_rate_per_core\": 1e7, \"dram\": "
+		"\"1TiB\", \"dram_max\": \"2TiB\", \"dram_bandwidth\": \"400GB/s\", "
+		"\"dram_power_per_gb\": 0.4, \"flash_bays\": 8, \"flash_uplink\": 0, "
+		"\"network_per_gpu\": 0, \"base_power\": \"1kW\"";
+	const char *cases[][2] = {
+		{"\"dram_slots\": 32, \"dram_channels\": 16, \"dram_ddr\": 5", ""},
+		{"\"dram_slots\": 0, \"dram_channels\": 0, \"dram_ddr\": 0", ""},
+		{"\"dram_slots\": 24, \"dram_channels\": 16, \"dram_ddr\": 5", "whole multiple"},
+		{"\"dram_slots\": 32, \"dram_channels\": 16, \"dram_ddr\": 3", "4 or 5"},
+		{"\"dram_slots\": 0, \"dram_channels\": 16, \"dram_ddr\": 0", "all three are 0"},
+		{"\"dram_slots\": 32, \"dram_channels\": 16", "required key 'dram_ddr'"}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char json[1024];
+		snprintf(json, sizeof json, "{%s, %s}", base, cases[i][0]);
+		cJSON *o = cJSON_Parse(json);
+		int rc = cfg_record_parse(CFG_HOST, o, "t.json", &h, err, sizeof err);
+		cJSON_Delete(o);
+		CU_ASSERT_EQUAL(rc, cases[i][1][0] ? -1 : 0);
+		if (cases[i][1][0])
+			CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i][1]));
+	}
+}
+
 /* Every GPU that names its usual node (--host auto) names one the host catalog has. */
 static void gpus_name_catalogued_hosts(void)
 {
@@ -328,6 +389,7 @@ int suite_catalog(void)
 		{"links_run_at_the_hosts_pcie_generation", links_run_at_the_hosts_pcie_generation},
 		{"slc_caches_slow_the_writes_past_them", slc_caches_slow_the_writes_past_them},
 		{"bad_records_name_the_key_and_range", bad_records_name_the_key_and_range},
+		{"dram_comes_in_the_sizes_dimms_make", dram_comes_in_the_sizes_dimms_make},
 		{"gpus_name_catalogued_hosts", gpus_name_catalogued_hosts},
 		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},
 		{"prices_come_from_the_prices_file", prices_come_from_the_prices_file},

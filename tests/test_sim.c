@@ -2021,8 +2021,9 @@ static void gemm_rate_follows_the_mamf(void)
 }
 
 /*
- * One accounting rule (issue 13): an option buys the DRAM it needs in a server size (256 GiB
- * doubling), so a GPU-only run costs and draws the same whatever DRAM the host could hold; a
+ * One accounting rule (issue 13): an option buys the DRAM it needs in a size the host's DIMMs
+ * make (the HGX's 256, 512, 768 GiB ...: 279 GiB buys 512), so a GPU-only run costs and draws
+ * the same whatever DRAM the host could hold; a
  * GPU on an 8-slot host buys 1/8 of the host; a layout's power counts its nodes, whatever the
  * split into stages (tp4 pp16 and tp8 pp8 on 64 GPUs: 8 nodes); a host without a network is
  * one node.

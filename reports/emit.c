@@ -452,7 +452,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			fprintf(fp, " --kbit-upcast %s", mdl_upcast_name(w->job.upcast));
 	}
 	/* the DRAM the option bought, exactly: in GiB where it is whole GiB, else in bytes (a
-	 * host's 2 TB rounded to 1863 GiB would exceed what the host takes) */
+	 * GH200's soldered 480 GB rounded to 447 GiB would be less than the node has, and 448
+	 * more) */
 	double gib = o->dram / 1073741824.0;
 	fprintf(fp, " --attention %s --recompute %s --loss %s --dram %.0f%s%s",
 		mdl_attention_name(w->job.attention), mdl_recompute_name(o->recompute),

@@ -2035,6 +2035,24 @@ static void one_accounting_rule(void)
 	f.w.job.seq = 1024;
 	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&f.hw, 0), 256.0 * 1073741824.0, 1);
 	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&f.hw, 300e9), 512.0 * 1073741824.0, 1);
+	/* 1.06 TiB buys 16 x 96 GB, not 2 TiB; more than the node takes, the size it ran with;
+	 * --dram, its own size */
+	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&f.hw, 1.06 * 1099511627776.0),
+			       1536.0 * 1073741824.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&f.hw, 5e12), f.hw.dram, 1);
+	struct mdl_hw given = f.hw;
+	given.dram = 300e9;
+	given.dram_set = true;
+	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&given, 0), 300e9, 1);
+	/* a desktop's two channels: 40 GiB buys 2 x 32; a GH200's soldered 480 GB is what it has */
+	struct mdl_hw small = f.hw;
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("desktop-1gpu", &small.host, f.err, sizeof f.err), 0);
+	small.dram = small.host.dram;
+	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&small, 40.0 * 1073741824.0), 64.0 * 1073741824.0,
+			       1);
+	CU_ASSERT_EQUAL_FATAL(cfg_host_get("gh200-node", &small.host, f.err, sizeof f.err), 0);
+	small.dram = small.host.dram;
+	CU_ASSERT_DOUBLE_EQUAL(sim_dram_bought(&small, 0), 480e9, 1);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	struct sim_option big = f.o;
 	f.hw.dram = 256.0 * 1073741824.0;

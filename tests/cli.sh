@@ -1699,11 +1699,21 @@ d = json.load(open(sys.argv[1]))
 assert len([c for c in d["cases"] if c["counted"]]) >= 15
 for k in ("params", "gpu_memory", "footprint", "gpu_throughput", "offload_throughput", "bandwidth"):
     assert k in d["summary"] and "mape" in d["summary"][k] and "bias" in d["summary"][k], k
-' "$tmp/v.json"; then
+# by source: the counted cases by the first word of their ids, together the category
+for k, s in d["summary"].items():
+    by = s["by_source"]
+    assert sum(v["n"] for v in by) == s["n"], k
+    for v in by:
+        mine = [c for c in d["cases"] if c["counted"] and c["category"] == k and
+                c["id"].split(" ")[0] == v["source"]]
+        assert len(mine) == v["n"], (k, v)
+        mape = sum(1.0 if not c["fits"] else abs(c["error"]) for c in mine) / len(mine)
+        assert abs(mape - v["mape"]) < 1e-9, (k, v, mape)
+' "$tmp/v.json" && "$bin" validate 2>/dev/null | grep -A3 "^  by source" | grep -q "^    DGXC  *[0-9]"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
-	echo "FAIL: validate --format json lacks cases or categories"
+	echo "FAIL: validate --format json lacks cases or categories, or its by_source tallies are not its cases"
 fi
 # validate's bias: the signed error turned the user's way. Cases measured at half the
 # predicted rate, twice the predicted step and twice the predicted peak are each 50-100 %

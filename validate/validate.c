@@ -11,7 +11,9 @@
  * (the mean signed error, positive where the predictions favour the user: case_sense); C and D
  * cases are shown for context. A category whose MAPE exceeds its threshold in
  * validate/thresholds.json (the accuracy we have, plus a margin: a regression guard, not a
- * target) fails: exit 1.
+ * target) fails: exit 1. Within a category the same figures are tallied per source, the first
+ * word of the case ids (the framework, benchmark or system a run comes from), so a weak source
+ * shows under a category that passes.
  * --report DIR draws predicted against measured per category with gnuplot.
  * Failure: exit 3 for an unreadable or malformed trace (naming the file and case), 4 for I/O.
  */
@@ -33,6 +35,7 @@
 /* recorded cases at most, all files together (a bound on the table, ~0.7 kB a case on the heap) */
 #define MAX_CASES 1024
 #define MAX_CATS 12
+#define MAX_SOURCES 16 /* sources tallied apart per category; later ones are not tallied */
 
 struct vcase {
 	char id[128], category[32], unit[16], source[256], confidence[4], quantity[40];
@@ -58,6 +61,15 @@ struct vcat {
 	 * (configs/accuracy.json, written by --accuracy). */
 	double band_lo, band_hi;
 	int nbanded;
+	/* its counted cases by where they come from: the first word of their ids, which names
+	 * the framework, benchmark or system (MosaicML, torchtune, DGXC, LitGPT, ZeRO-Offload)
+	 * by this project's convention; the first MAX_SOURCES met */
+	struct vsource {
+		char name[32];
+		int n;
+		double mape, bias;
+	} src[MAX_SOURCES];
+	int nsrc;
 };
 
 /*
@@ -353,6 +365,31 @@ static void band(const struct vcase *cs, int nc, struct vcat *cat)
 	free(r);
 }
 
+/* The source entry of a case id (its first word) in cat, added where new; NULL once
+ * MAX_SOURCES are taken. */
+static struct vsource *source_of(struct vcat *cat, const char *id)
+{
+	size_t w = strcspn(id, " ");
+	if (w >= sizeof cat->src[0].name)
+		w = sizeof cat->src[0].name - 1;
+	for (int j = 0; j < cat->nsrc; j++)
+		if (strlen(cat->src[j].name) == w && !strncmp(cat->src[j].name, id, w))
+			return &cat->src[j];
+	if (cat->nsrc == MAX_SOURCES)
+		return NULL;
+	struct vsource *v = &cat->src[cat->nsrc++];
+	memset(v, 0, sizeof *v);
+	memcpy(v->name, id, w);
+	return v;
+}
+
+/* Most cases first, then by name: the order validate prints them in. */
+static int by_cases(const void *a, const void *b)
+{
+	const struct vsource *x = a, *y = b;
+	return x->n != y->n ? (x->n < y->n ? 1 : -1) : strcmp(x->name, y->name);
+}
+
 static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cats)
 {
 	int ncat = 0;
@@ -377,9 +414,16 @@ static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cat
 			cats[k].sense = sense;
 		else if (cats[k].sense != sense)
 			cats[k].sense = SENSE_MIXED;
+		double b = cs[i].nofit ? -1.0 : sign * cs[i].error;
 		cats[k].mape += a;
-		cats[k].bias += cs[i].nofit ? -1.0 : sign * cs[i].error;
+		cats[k].bias += b;
 		cats[k].n++;
+		struct vsource *v = source_of(&cats[k], cs[i].id);
+		if (v) {
+			v->mape += a;
+			v->bias += b;
+			v->n++;
+		}
 		if (a >= cats[k].max) {
 			cats[k].max = a;
 			cats[k].worst = cs[i].id;
@@ -390,6 +434,11 @@ static int summarise(struct vcase *cs, int nc, const cJSON *th, struct vcat *cat
 			cats[k].mape /= cats[k].n;
 			cats[k].bias /= cats[k].n;
 		}
+		for (int j = 0; j < cats[k].nsrc; j++) {
+			cats[k].src[j].mape /= cats[k].src[j].n;
+			cats[k].src[j].bias /= cats[k].src[j].n;
+		}
+		qsort(cats[k].src, (size_t)cats[k].nsrc, sizeof cats[k].src[0], by_cases);
 		band(cs, nc, &cats[k]);
 		cats[k].pass = cats[k].mape <= cats[k].threshold;
 	}
@@ -450,7 +499,20 @@ static void print_text(FILE *fp, const struct vcase *cs, int nc, const struct vc
 				: cats[k].sense == SENSE_SPEED ? "time"
 							       : "time or bytes",
 				cats[k].nbanded);
-		fprintf(fp, "\n\n");
+		fprintf(fp, "\n");
+		/* by source, where two or more sources have two or more cases each (a source of
+		 * one case is its own row above) */
+		int many = 0;
+		for (int j = 0; j < cats[k].nsrc; j++)
+			many += cats[k].src[j].n >= 2;
+		if (many >= 2) {
+			fprintf(fp, "  by source (the ids' first word)   cases    MAPE    bias\n");
+			for (int j = 0; j < cats[k].nsrc && cats[k].src[j].n >= 2; j++)
+				fprintf(fp, "    %-32.32s %5d %6.1f %% %+6.1f %%\n",
+					cats[k].src[j].name, cats[k].src[j].n,
+					100 * cats[k].src[j].mape, 100 * cats[k].src[j].bias);
+		}
+		fprintf(fp, "\n");
 	}
 }
 
@@ -516,6 +578,15 @@ static void print_json(FILE *fp, const struct vcase *cs, int nc, const struct vc
 			cJSON_AddNullToObject(x, "threshold");
 		cJSON_AddBoolToObject(x, "pass", cats[k].pass);
 		add_band(x, &cats[k]);
+		cJSON *by = cJSON_AddArrayToObject(x, "by_source");
+		for (int j = 0; j < cats[k].nsrc; j++) {
+			cJSON *v = cJSON_CreateObject();
+			cJSON_AddStringToObject(v, "source", cats[k].src[j].name);
+			cJSON_AddNumberToObject(v, "n", cats[k].src[j].n);
+			cJSON_AddNumberToObject(v, "mape", cats[k].src[j].mape);
+			cJSON_AddNumberToObject(v, "bias", cats[k].src[j].bias);
+			cJSON_AddItemToArray(by, v);
+		}
 	}
 	char *s = cJSON_Print(root);
 	if (s)

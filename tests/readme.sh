@@ -142,6 +142,19 @@ CLAIMS
 	done <<ROWS
 $rows
 ROWS
+	# the per-source figures the prose after the table quotes, as validate's by-source rows
+	for q in "gpu_memory LitGPT" "gpu_memory PEFT" "framework_throughput fms-acceleration"; do
+		cat=${q% *} src=${q#* }
+		mape=$(awk -v c="$cat" -v s="$src" '$0 == c { on = 1; next } on && /^$/ { exit }
+			on && /^  by source/ { by = 1; next } by && $1 == s { print $3; exit }' \
+			"$work/validate.txt")
+		if [ -n "$mape" ] && tr '\n' ' ' <"$readme" | grep -qF "$src runs at $mape %"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL: the README's per-source figure for $src ($cat) is not validate's $mape %"
+		fi
+	done
 	echo "readme: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 }

@@ -13,6 +13,8 @@
  * --shard I/N takes the I-th of N contiguous slices of the points, and only shard 1 prints the
  * CSV header, so the shards' outputs concatenated in order are the whole sweep's (Slurm job
  * arrays). Progress goes to stderr when stderr is a terminal.
+ * Points whose flags resolve to the inputs of one of the last points simulated take its row
+ * without running (struct memo), which the progress line counts.
  * Rows are rendered in memory and written whole; --out FILE goes through a temporary renamed at
  * the end, so an interrupted sweep leaves the old file (or none), never half a table.
  * Failure: exit 3 for a bad grid (naming the key; an unknown or missing flag is caught before
@@ -38,6 +40,10 @@
 #include "../sim/plan.h"
 
 #define CHUNK 256
+/* Points remembered by the memo (below): a grid's flags that do nothing at a point repeat a
+ * configuration a few points apart (the last key varies fastest) [U: a bound on memory, about
+ * 6 kB a point] */
+#define MEMO 64
 #define MAX_SHARDS 1000000 /* Slurm caps job arrays far below this (MaxArraySize) */
 
 struct row {
@@ -64,7 +70,72 @@ struct job {
 	uint64_t taken;              /* rows the writer has taken: it waits for row `taken` */
 	uint32_t waiting;            /* workers waiting for a free slot */
 	bool stop;                   /* the writer gave up (it could not write) */
+	struct memo *memo;           /* NULL: none (out of memory) */
 };
+
+/*
+ * Points whose flags resolve to the same inputs run once. A grid's flags may do nothing at some
+ * of its points (sequence parallelism at tp 1, a ZeRO stage or a gradient-reduce overlap over
+ * one data-parallel rank), so the same configuration comes up more than once. The memo keeps
+ * the inputs of the last MEMO points simulated, byte for byte (tp_resolve_argv zeroes them
+ * whole, padding included), with their results: the simulation reads nothing else and is
+ * deterministic, so a point whose inputs equal one of them has its row without running.
+ * Inputs that differ only where the simulation does not look miss it, which costs a run.
+ */
+struct memo_key {
+	struct sim_workload w;
+	struct mdl_hw hw;
+	struct sim_econ ec;
+	struct sim_config c;
+};
+
+struct memo {
+	pthread_mutex_t mu;
+	unsigned next; /* the entry the next point replaces */
+	uint64_t hits;
+	struct memo_entry {
+		bool used;
+		uint64_t hash;
+		struct memo_key k;
+		struct row r;
+	} e[MEMO];
+};
+
+/* FNV-1a over the key's bytes. */
+static uint64_t memo_hash(const struct memo_key *k)
+{
+	const unsigned char *b = (const unsigned char *)k;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < sizeof *k; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+/* A remembered point with inputs k into *r: true, else false. */
+static bool memo_get(struct memo *m, const struct memo_key *k, uint64_t h, struct row *r)
+{
+	bool hit = false;
+	pthread_mutex_lock(&m->mu);
+	for (int i = 0; i < MEMO && !hit; i++)
+		if (m->e[i].used && m->e[i].hash == h && !memcmp(&m->e[i].k, k, sizeof *k)) {
+			*r = m->e[i].r;
+			m->hits++;
+			hit = true;
+		}
+	pthread_mutex_unlock(&m->mu);
+	return hit;
+}
+
+static void memo_put(struct memo *m, const struct memo_key *k, uint64_t h, const struct row *r)
+{
+	pthread_mutex_lock(&m->mu);
+	struct memo_entry *x = &m->e[m->next++ % MEMO];
+	x->used = true;
+	x->hash = h;
+	x->k = *k;
+	x->r = *r;
+	pthread_mutex_unlock(&m->mu);
+}
 
 static void help(FILE *fp)
 {
@@ -90,12 +161,29 @@ static void help(FILE *fp)
 		"                     same, and a grid of mostly unfit points runs ~2x as fast)\n");
 }
 
+/* Point p as `simulate` runs its flags (tp_simulate_argv), or as the memo remembers it. */
 static void run_point(const struct job *j, uint64_t p, struct eng *e, struct row *r)
 {
 	char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48];
 	int argc = tp_grid_argv(j->g, p, argv, flags);
-	r->rc = tp_simulate_argv(argc, argv, e, j->skip_unfit, &r->o, NULL, NULL, r->err,
-				 sizeof r->err);
+	struct memo_key *k = j->memo ? malloc(sizeof *k) : NULL;
+	if (!k) {
+		r->rc = tp_simulate_argv(argc, argv, e, j->skip_unfit, &r->o, NULL, NULL, r->err,
+					 sizeof r->err);
+		return;
+	}
+	memset(&r->o, 0, sizeof r->o);
+	r->rc = tp_resolve_argv(argc, argv, &k->w, &k->hw, &k->ec, &k->c, r->err, sizeof r->err);
+	if (!r->rc) {
+		k->c.stop_unfit = j->skip_unfit;
+		uint64_t h = memo_hash(k);
+		if (!memo_get(j->memo, k, h, r)) {
+			if (sim_run(e, &k->w, &k->hw, &k->ec, &k->c, &r->o, r->err, sizeof r->err))
+				r->rc = EXIT_INVALID;
+			memo_put(j->memo, k, h, r);
+		}
+	}
+	free(k);
 }
 
 /* Whether a point is left to take and the ring has a slot for it (j->mu held). */
@@ -367,6 +455,9 @@ int cmd_sweep(int argc, char **argv)
 			.count = count, .nring = (size_t)CHUNK * (size_t)threads};
 	j.rows = calloc(j.nring, sizeof *j.rows);
 	j.done = calloc(j.nring, 1);
+	j.memo = calloc(1, sizeof *j.memo); /* none: every point runs */
+	if (j.memo)
+		pthread_mutex_init(&j.memo->mu, NULL);
 	pthread_t *tid = calloc((size_t)threads, sizeof *tid);
 	long started = 0;
 	struct eng *own = NULL; /* the writer's engine */
@@ -438,6 +529,14 @@ int cmd_sweep(int argc, char **argv)
 			fprintf(stderr, "\rsweep: %llu / %llu points", (unsigned long long)i,
 				(unsigned long long)count);
 	}
+	if (tty && j.memo) { /* every row is written: no point runs now */
+		pthread_mutex_lock(&j.memo->mu);
+		if (j.memo->hits)
+			fprintf(stderr,
+				" (%llu the configuration of an earlier point, not run again)",
+				(unsigned long long)j.memo->hits);
+		pthread_mutex_unlock(&j.memo->mu);
+	}
 	if (tty)
 		fprintf(stderr, "\n");
 	if (cfg_out_close(&out, "--out", err, sizeof err)) {
@@ -481,6 +580,9 @@ out:
 	if (mem)
 		fclose(mem);
 	free(rowbuf);
+	if (j.memo)
+		pthread_mutex_destroy(&j.memo->mu);
+	free(j.memo);
 	free(j.rows);
 	free(j.done);
 	free(tid);

@@ -724,27 +724,38 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 	}
 }
 
+int tp_resolve_argv(int argc, char **argv, struct sim_workload *w, struct mdl_hw *hw,
+		    struct sim_econ *ec, struct sim_config *c, char *err, size_t errlen)
+{
+	struct tp_opts op;
+	char name[96], path[4096];
+
+	/* zeroed whole, padding too, so equal inputs are equal bytes (sweep's memo) */
+	memset(w, 0, sizeof *w);
+	memset(hw, 0, sizeof *hw);
+	memset(ec, 0, sizeof *ec);
+	memset(c, 0, sizeof *c);
+	int rc = tp_opts_parse(CMD_SIMULATE, argc, argv, 2, &op, err, errlen);
+	if (rc < 0)
+		return rc == -2 ? EXIT_USAGE : EXIT_INVALID;
+	if ((rc = tp_inputs(&op, w, hw, ec, name, sizeof name, path, sizeof path, err, errlen)))
+		return rc;
+	return tp_sim_config(&op, w, c, err, errlen);
+}
+
 int tp_simulate_argv(int argc, char **argv, struct eng *e, bool stop_unfit, struct sim_option *o,
 		     struct sim_workload *wout, struct mdl_hw *hwout, char *err, size_t errlen)
 {
-	struct tp_opts op;
-	struct sim_workload *w = calloc(1, sizeof *w);
+	struct sim_workload *w = malloc(sizeof *w);
 	struct mdl_hw hw;
 	struct sim_econ ec;
 	struct sim_config c;
-	char name[96], path[4096];
 	int rc;
 
 	memset(o, 0, sizeof *o);
 	if (!w)
 		return snprintf(err, errlen, "out of memory"), EXIT_SYSTEM;
-	rc = tp_opts_parse(CMD_SIMULATE, argc, argv, 2, &op, err, errlen);
-	if (rc < 0)
-		rc = rc == -2 ? EXIT_USAGE : EXIT_INVALID;
-	if (!rc)
-		rc = tp_inputs(&op, w, &hw, &ec, name, sizeof name, path, sizeof path, err, errlen);
-	if (!rc)
-		rc = tp_sim_config(&op, w, &c, err, errlen);
+	rc = tp_resolve_argv(argc, argv, w, &hw, &ec, &c, err, errlen);
 	if (!rc)
 		c.stop_unfit = stop_unfit;
 	if (!rc && sim_run(e, w, &hw, &ec, &c, o, err, errlen))

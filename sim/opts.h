@@ -132,6 +132,13 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
  * goes into w's job and grad_accum. 0 ok, else the exit code with err naming the flag. */
 int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_config *c,
 		  char *err, size_t errlen);
+/* The inputs `simulate` flags (argv[2..argc), argv[0..1] ignored) resolve to: the workload,
+ * hardware, economics and configuration sim_run reads, each zeroed whole first (padding
+ * included), so that flags resolving alike give equal bytes. 0 ok, else the exit code with err
+ * naming the flag. */
+struct sim_econ;
+int tp_resolve_argv(int argc, char **argv, struct sim_workload *w, struct mdl_hw *hw,
+		    struct sim_econ *ec, struct sim_config *c, char *err, size_t errlen);
 /* Runs `simulate` flags (argv[2..argc), argv[0..1] ignored) on engine e: the one path sweep,
  * validate and regress share with the command. stop_unfit: a configuration stops where a GPU
  * overflows (o->stopped; sweep --unfit skip). The workload comes back in *w when w is not

@@ -1581,6 +1581,34 @@ else
 		"$(head -c 400 "$tmp/gt.jsonl")"
 fi
 expect 3 "threads: '0' is not a thread count (allowed 1 to 1024)" sweep --grid "$tmp/gu.json" --threads 0
+# a grid whose flags do nothing at some points (ZeRO stages and sequence parallelism over one
+# GPU) repeats a configuration: those points take the row of the first (the memo), and every
+# row is still the one simulate prints for its point, on one thread and on two
+cat >"$tmp/gd.json" <<'GRID'
+{"base": {"model": "1b", "seq": 1024, "gpus": 1, "policy": "gpu"},
+ "grid": {"batch": [1, 2], "zero": [0, 1, 2], "sequence-parallel": ["auto", "no"]}}
+GRID
+memo_ok=1
+for t in 1 2; do
+	"$bin" sweep --grid "$tmp/gd.json" --threads "$t" >"$tmp/gd-$t.csv" 2>"$tmp/err" || memo_ok=0
+	[ "$(wc -l <"$tmp/gd-$t.csv")" -eq 13 ] || memo_ok=0
+done
+cmp -s "$tmp/gd-1.csv" "$tmp/gd-2.csv" || memo_ok=0
+for b in 1 2; do
+	for z in 0 1 2; do
+		"$bin" simulate --model 1b --seq 1024 --gpus 1 --policy gpu --batch "$b" --zero "$z" \
+			--sequence-parallel no --format csv 2>/dev/null | tail -1 >"$tmp/gd-sim.csv"
+		n=$(grep -c ",$b,$z,[a-z]*,$(cat "$tmp/gd-sim.csv")\$" "$tmp/gd-1.csv")
+		[ "$n" -eq 2 ] || memo_ok=0
+	done
+done
+if [ "$memo_ok" -eq 1 ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: sweep: a point repeating a configuration does not have simulate's row:" \
+		"$(head -4 "$tmp/gd-1.csv") $(cat "$tmp/err")"
+fi
 # simulate --format csv: the header and the row sweep writes for the same point (less its index
 # and point columns), so one configuration's row joins a sweep's; md: the report's step and its
 # resources as a Markdown table

@@ -40,9 +40,8 @@
 #include "../sim/plan.h"
 
 #define CHUNK 256
-/* Points remembered by the memo (below): a grid's flags that do nothing at a point repeat a
- * configuration a few points apart (the last key varies fastest) [U: a bound on memory, about
- * 6 kB a point] */
+/* Points remembered by the memo (below): flags that resolve alike repeat a configuration a few
+ * points apart (the last key varies fastest) [U: a bound on memory, about 6 kB a point] */
 #define MEMO 64
 #define MAX_SHARDS 1000000 /* Slurm caps job arrays far below this (MaxArraySize) */
 
@@ -74,9 +73,9 @@ struct job {
 };
 
 /*
- * Points whose flags resolve to the same inputs run once. A grid's flags may do nothing at some
- * of its points (sequence parallelism at tp 1, a ZeRO stage or a gradient-reduce overlap over
- * one data-parallel rank), so the same configuration comes up more than once. The memo keeps
+ * Points whose flags resolve to the same inputs run once. Some of a grid's flags resolve alike
+ * at some of its points (sequence-parallel auto and no at tp 1: both none), so the same
+ * configuration comes up more than once. The memo keeps
  * the inputs of the last MEMO points simulated, byte for byte (tp_resolve_argv zeroes them
  * whole, padding included), with their results: the simulation reads nothing else and is
  * deterministic, so a point whose inputs equal one of them has its row without running.

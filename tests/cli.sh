@@ -1581,7 +1581,7 @@ else
 		"$(head -c 400 "$tmp/gt.jsonl")"
 fi
 expect 3 "threads: '0' is not a thread count (allowed 1 to 1024)" sweep --grid "$tmp/gu.json" --threads 0
-# a grid whose flags do nothing at some points (ZeRO stages and sequence parallelism over one
+# a grid whose flags resolve alike at some points (sequence parallelism auto and no over one
 # GPU) repeats a configuration: those points take the row of the first (the memo), and every
 # row is still the one simulate prints for its point, on one thread and on two
 cat >"$tmp/gd.json" <<'GRID'

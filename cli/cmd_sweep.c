@@ -75,11 +75,11 @@ struct job {
 /*
  * Points whose flags resolve to the same inputs run once. Some of a grid's flags resolve alike
  * at some of its points (sequence-parallel auto and no at tp 1: both none), so the same
- * configuration comes up more than once. The memo keeps
- * the inputs of the last MEMO points simulated, byte for byte (tp_resolve_argv zeroes them
- * whole, padding included), with their results: the simulation reads nothing else and is
- * deterministic, so a point whose inputs equal one of them has its row without running.
- * Inputs that differ only where the simulation does not look miss it, which costs a run.
+ * configuration comes up more than once. The memo keeps the inputs of the last MEMO points
+ * simulated, byte for byte (tp_resolve_argv zeroes them whole, padding included), with their
+ * results: the simulation reads nothing else and is deterministic, so a point whose inputs
+ * equal one of them has its row without running. Inputs that differ only where the simulation
+ * does not look miss it, which costs a run.
  */
 struct memo_key {
 	struct sim_workload w;

@@ -433,6 +433,11 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
  * (transformer_engine/common/transpose/cast_transpose.cu; the FP8 GEMMs of Hopper take TN
  * operands only, so forward saves the transposed input for the weight gradient) [A: TE source] */
 #define FP8_CAST_BYTES (2.0 + 1.0 + 1.0)
+/* A frozen weight's input (a LoRA base): te.Linear casts it without the transpose, which only
+ * the weight gradient reads (module/linear.py, TE 1.12: fp8_cast_transpose_fused only where
+ * weight.requires_grad, else cast_to_fp8), while backward still casts and transposes the
+ * output gradient (module/base.py, grad_output_preprocess) [A: TE source] */
+#define FP8_CAST_BYTES_FROZEN (2.0 + 1.0)
 
 void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 		       struct mdl_fp8_casts *c)
@@ -459,7 +464,8 @@ void mdl_job_fp8_casts(const struct mdl_arch *a, const struct mdl_job *j,
 			c->experts += t->copies > 1 ? ao * w : 0;
 			continue;
 		}
-		c->fwd_per_token += FP8_CAST_BYTES * (double)t->rows * pass;
+		double in = j->method == MDL_FULL ? FP8_CAST_BYTES : FP8_CAST_BYTES_FROZEN;
+		c->fwd_per_token += in * (double)t->rows * pass;
 		c->bwd_per_token += FP8_CAST_BYTES * (double)t->cols * pass;
 		c->weights += FP8_CAST_BYTES * w;
 		c->experts += t->copies > 1 ? FP8_CAST_BYTES * w : 0;

@@ -341,7 +341,8 @@ double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, u
 			    bool attn);
 
 /* HBM bytes the FP8 casts move for one decoder layer (0 unless --precision fp8). Transformer
- * Engine: each linear's input cast to FP8 with its transpose in forward, its weight likewise,
+ * Engine: each linear's input cast to FP8 with its transpose in forward (a frozen weight's
+ * without it: no weight gradient reads it), its weight likewise,
  * its output gradient likewise in backward (TE's cast_transpose: the 16-bit tensor read, FP8
  * data and FP8 transpose written, 2 + 1 + 1 bytes per element, as Hopper's FP8 GEMMs take only
  * the TN layout); the step casts the weights once a step where Megatron-Core keeps TE's FP8

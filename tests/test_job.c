@@ -182,7 +182,8 @@ static void gptq_base_weights_and_their_dequantisation(void)
 /* Transformer Engine's FP8 casts for Llama-3.1-8B's layer: 4 B per element (2 read, 1 FP8
  * written, 1 FP8 transpose written) of each linear's input in forward (q, k, v, o, gate, up take
  * 4096 features, down 14336: 38,912 per token), of its output gradient in backward (4096 + 1024 +
- * 1024 + 4096 + 2 x 14336 + 4096 = 43,008) and of its weights (218,103,808); nothing in bf16. */
+ * 1024 + 4096 + 2 x 14336 + 4096 = 43,008) and of its weights (218,103,808); a frozen weight's
+ * input 3 B; nothing in bf16. */
 static void fp8_casts_follow_transformer_engine(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -194,6 +195,14 @@ static void fp8_casts_follow_transformer_engine(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.bwd_per_token, 4.0 * 43008, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(c.weights, 4.0 * 218103808, 1);
 	CU_ASSERT_DOUBLE_EQUAL(c.experts, 0, 1e-9);
+	/* a LoRA base's weights are frozen: its inputs are cast without the transpose only the
+	 * weight gradient reads, 3 B an element; the output gradients and weights as before */
+	j.method = MDL_LORA;
+	mdl_job_fp8_casts(&a, &j, &c);
+	CU_ASSERT_DOUBLE_EQUAL(c.fwd_per_token, 3.0 * 38912, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.bwd_per_token, 4.0 * 43008, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(c.weights, 4.0 * 218103808, 1);
+	j.method = MDL_FULL;
 	j.precision = MDL_BF16_MIXED;
 	mdl_job_fp8_casts(&a, &j, &c);
 	CU_ASSERT(c.fwd_per_token == 0 && c.bwd_per_token == 0 && c.weights == 0);

@@ -37,7 +37,11 @@
 
 /* bytes per parameter of a sub-group in flight: 16-18 B (published.md 9.5) [D] */
 #define SUB_GROUP_BYTES 18.0
-/* pinned-allocation overhead: "≈ x2 per MemAscend" (published.md 9.5; arXiv 2505.23254) [C] */
+/* pinned-allocation overhead: "≈ x2 per MemAscend" (published.md 9.5; arXiv 2505.23254) [C]; the
+ * ceiling of one mechanism behind it: PyTorch's CachingHostAllocator, which DeepSpeed's
+ * pin_memory() buffers go through, rounds each pinned allocation up to the next power of two
+ * (pytorch/pytorch#150517; LMCache#1147: 5 GiB pins 8) [B], 1-2x by size, not modelled per
+ * allocation */
 #define PINNED_OVERHEAD 2.0
 
 /* Where ZeRO-3's offloaded state lives: on NVMe (offload_param and offload_optimizer: nvme) or

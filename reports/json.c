@@ -327,11 +327,8 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddItemToObject(x, "amortize_years", num(econ->amortize_years));
 	cJSON_AddItemToObject(x, "pue", num(econ->pue));
 	cJSON_AddItemToObject(x, "usd_per_kwh", num(econ->usd_per_kwh));
-	/* the sizes an option's DRAM is bought in: --dram's, else those the host's DIMMs make */
 	double sizes[MDL_DRAM_SIZES];
-	int nsz = hw->dram_set ? 1 : mdl_dram_sizes(&hw->host, sizes);
-	if (hw->dram_set)
-		sizes[0] = hw->dram;
+	int nsz = sim_dram_sizes(hw, sizes);
 	cJSON *sz = cJSON_AddArrayToObject(x, "dram_sizes_bytes");
 	for (int i = 0; i < nsz; i++)
 		cJSON_AddItemToArray(sz, num(sizes[i]));

@@ -455,17 +455,17 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		snprintf(dram, sizeof dram, "the DRAM given (--dram %s per node)", B(hw->dram));
 	else if (nsz == 1)
 		snprintf(dram, sizeof dram, "the node's DRAM (%s, fixed)", B(sizes[0]));
-	else if (h->dram_slots > h->dram_channels)
+	else {
+		char many[32]; /* a DIMM on every channel, or on every slot */
+		if (h->dram_slots > h->dram_channels)
+			snprintf(many, sizeof many, "%.0f or %.0f", h->dram_channels, h->dram_slots);
+		else
+			snprintf(many, sizeof many, "%.0f", h->dram_slots);
 		snprintf(dram, sizeof dram,
-			 "the DRAM it needs as DDR%.0f DIMMs make it\n%s           (%.0f or %.0f "
-			 "of them: %s to %s)",
-			 h->dram_ddr, pre, h->dram_channels, h->dram_slots, B(sizes[0]),
-			 B(sizes[nsz - 1]));
-	else
-		snprintf(dram, sizeof dram,
-			 "the DRAM it needs as DDR%.0f DIMMs make it\n%s           (%.0f of them: "
-			 "%s to %s)",
-			 h->dram_ddr, pre, h->dram_slots, B(sizes[0]), B(sizes[nsz - 1]));
+			 "the DRAM it needs as DDR%.0f DIMMs make it\n%s           (%s of them: %s "
+			 "to %s)",
+			 h->dram_ddr, pre, many, B(sizes[0]), B(sizes[nsz - 1]));
+	}
 	fprintf(fp, "%saccounting each option buys its GPUs, their share of a host, %s\n%s"
 		    "           and the drives it uses; power counts that hardware\n",
 		pre, dram, pre);

@@ -787,14 +787,22 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	return 0;
 }
 
+int sim_dram_sizes(const struct mdl_hw *hw, double *out)
+{
+	if (!hw->dram_set)
+		return mdl_dram_sizes(&hw->host, out);
+	out[0] = hw->dram; /* --dram: the size the user buys */
+	return 1;
+}
+
 double sim_dram_bought(const struct mdl_hw *hw, double need)
 {
 	/* the sizes the host's DIMMs make (the planner's DRAM search); the configured size where
 	 * the need exceeds them all */
-	if (hw->dram_set) /* --dram: the size the user buys */
+	if (hw->dram_set)
 		return hw->dram;
 	double sizes[MDL_DRAM_SIZES];
-	int n = mdl_dram_sizes(&hw->host, sizes);
+	int n = sim_dram_sizes(hw, sizes);
 	for (int i = 0; i < n; i++)
 		if (sizes[i] >= need)
 			return sizes[i];

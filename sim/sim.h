@@ -151,8 +151,11 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
  * plus this fraction; the CUDA context sits outside it.
  */
 #define SIM_ALLOC_SLACK (6.27 / 6.21 - 1.0)
+/* The sizes an option's DRAM is bought in, ascending, into out (MDL_DRAM_SIZES at most): --dram's
+ * alone when given, else those the host's DIMMs make (mdl_dram_sizes). Returns the count. */
+int sim_dram_sizes(const struct mdl_hw *hw, double *out);
 /* The DRAM per node an option buys for a need of `need` bytes: --dram when given, else the
- * smallest size the host's DIMMs make that holds it (mdl_dram_sizes). */
+ * smallest of sim_dram_sizes that holds it. */
 double sim_dram_bought(const struct mdl_hw *hw, double need);
 
 /* Busy seconds and units moved of engine resource r over the whole step, extrapolated. */

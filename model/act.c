@@ -592,12 +592,14 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
  * tools/autograd/derivatives.yaml: _log_softmax_backward_data(grad, result, ...); the loss
  * runs in fp32 after transformers' ForCausalLMLoss logits.float(), as torchtitan's
  * cross_entropy_loss pred.float()). 8 bytes per logit element, split by a vocab-parallel head.
- * torchtune's CEWithChunkedOutputLoss does the same one of its num_output_chunks = 8 chunks at a
- * time (torchtune/modules/loss/ce_chunked_output_loss.py). flash-attn's fused kernel writes
- * the gradient into a tensor like the logits, in their dtype (dlogits = torch.empty_like(logits)
- * unless inplace_backward, which llm-foundry leaves off) [A: source].
+ * torchtune's CEWithChunkedOutputLoss does the same one of its chunks at a time
+ * (MDL_OUTPUT_CHUNKS). flash-attn's fused kernel writes the gradient into a tensor like the
+ * logits, in their dtype (dlogits = torch.empty_like(logits) unless inplace_backward, which
+ * llm-foundry leaves off) [A: source]. A quantised head (job.quant_head) holds its dequantised
+ * copies beside them while its first input-gradient GEMM runs, every saved tensor of the step
+ * still alive (mdl_job_head_dequant_live; its forward's GEMMs ran with less alive: the
+ * log-probabilities not yet made).
  */
-#define TORCHTUNE_OUTPUT_CHUNKS 8.0
 double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
 	double sbv = (double)j->seq * (double)j->micro_batch * (double)a->vocab;
@@ -607,18 +609,19 @@ double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, 
 	double e = mdl_job_act_bytes(j);
 	double b = (!j->compile ? 8.0 : j->loss == MDL_LOSS_FULL ? 4.0 + e : e) * sbv /
 		   (tp ? (double)tp : 1.0);
+	double dq = mdl_job_head_dequant_live(a, j, tp);
 
 	switch (j->loss) {
-	case MDL_LOSS_CHUNKED:
+	case MDL_LOSS_CHUNKED: /* no quantised head runs it (inputs.c) */
 		return 0.0;
 	case MDL_LOSS_CHUNKED_OUTPUT:
-		return b / TORCHTUNE_OUTPUT_CHUNKS;
+		return b / MDL_OUTPUT_CHUNKS + dq;
 	case MDL_LOSS_FUSED:
-		return e * sbv / (tp ? (double)tp : 1.0);
+		return e * sbv / (tp ? (double)tp : 1.0) + dq;
 	case MDL_LOSS_FULL:
 		break;
 	}
-	return b;
+	return b + dq;
 }
 
 double mdl_act_chunk_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,

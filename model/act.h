@@ -117,8 +117,8 @@ double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned
 double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
 
 /* What the loss's backward holds beyond mdl_act_head's saved tensors, for a moment before the
- * head's gradient reaches lm_head: bytes per GPU (0 for the chunked loss, whose chunks are in
- * mdl_act_head already). */
+ * head's gradient reaches lm_head, a quantised head's dequantised copies included: bytes per
+ * GPU (0 for the chunked loss, whose chunks are in mdl_act_head already). */
 double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
 /* Whole model, one micro-batch, no parallelism: layers x saved + working set + embed + head. */

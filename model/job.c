@@ -175,6 +175,13 @@ static double quant_bytes(const struct mdl_job *j, const struct mdl_tensor *t)
 	return t->copies * e * NF4_BYTES;
 }
 
+/* Whether outer tensor t is the head job.quant_head stores quantised (inputs.c refuses it for
+ * a tied head or one trained whole). */
+static bool head_quantised(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	return j->quant_head && strcmp(t->name, "lm_head") == 0;
+}
+
 /* Adafactor's factored second moments: rows + cols per matrix, n per vector, fp32. */
 static double factored(uint64_t rows, uint64_t cols)
 {
@@ -219,8 +226,9 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		if (!t->copies || (is_embed(t) ? !embed : !head))
 			continue;
 		outer_params += t->rows * t->cols;
-		outer_frozen += (double)(t->rows * t->cols) * frozen_bytes(j, t);
 		bool whole = mdl_job_trains_whole(j, t);
+		double e = (double)(t->rows * t->cols);
+		outer_frozen += head_quantised(j, t) ? quant_bytes(j, t) : e * frozen_bytes(j, t);
 		if (j->method != MDL_FULL && whole)
 			outer_train += t->rows * t->cols;
 		if (ada && whole)
@@ -313,6 +321,29 @@ double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, u
 			b += (double)t->rows * (double)t->cols * t->copies * mdl_tensor_share(a, t);
 	}
 	return b * mdl_job_weight_bytes(j) / (tp ? (double)tp : 1.0);
+}
+
+/* The head's elements on one GPU of a TP group where job.quant_head quantises it, else 0. */
+static double quant_head_elements(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+{
+	if (!j->quant_head)
+		return 0;
+	return (double)a->vocab * (double)a->hidden / (tp ? (double)tp : 1.0);
+}
+
+double mdl_job_head_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+{
+	double cast = j->precision == MDL_FP16_MIXED ? 0 : mdl_job_act_bytes(j);
+	return (2.0 + cast) * quant_head_elements(a, j, tp);
+}
+
+double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+{
+	/* each pass reads the NF4 blocks with their constants and writes the fp16 weight; the
+	 * cast reads it and writes the compute dtype's (none in fp16) */
+	double cast = j->precision == MDL_FP16_MIXED ? 0 : 2.0 + mdl_job_act_bytes(j);
+	double passes = j->loss == MDL_LOSS_CHUNKED_OUTPUT ? MDL_OUTPUT_CHUNKS : 1.0;
+	return passes * (NF4_BYTES + 2.0 + cast) * quant_head_elements(a, j, tp);
 }
 
 /*

@@ -206,6 +206,15 @@ struct mdl_job {
 	 * 0: every layer (mdl_job_rc_layers) */
 	uint32_t recompute_layers;
 	enum mdl_upcast upcast; /* QLoRA under bitsandbytes: what of the base stays fp32 */
+	/* QLoRA under bitsandbytes: the untied lm_head quantised too, from an fp16 copy, as
+	 * Lightning's BitsandbytesPrecision does to every torch.nn.Linear it replaces (LitGPT's
+	 * head included; its _quantize_weight casts the weight to torch.half first); Hugging
+	 * Face transformers keeps the output embedding unquantised (get_keys_to_not_convert),
+	 * torchtune's output projection is a plain linear. The head is then dequantised for
+	 * each of its GEMMs (mdl_job_head_dequant), fp16 first and cast to the compute dtype
+	 * (bitsandbytes MatMul4Bit: dequantize_4bit(B).to(A.dtype)), both copies alive at the
+	 * cast (act.c, mdl_act_head_backward) [A: source] */
+	bool quant_head;
 	/* MoE under tensor parallelism: the TP ranks a layer's routed tokens are gathered across
 	 * for the experts split over them (the layout's expert TP size, mdl_layout_etp; simulate
 	 * and the layout's memory set it), each rank keeping what it gathered for the experts'
@@ -333,6 +342,22 @@ struct mdl_dequant {
 	double fwd, bwd;
 };
 void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d);
+
+/* torchtune's CEWithChunkedOutputLoss cuts the logits into num_output_chunks = 8
+ * (torchtune/modules/loss/ce_chunked_output_loss.py) [A: source]: --loss chunked-output. */
+#define MDL_OUTPUT_CHUNKS 8.0
+
+/* HBM bytes a quantised head (job.quant_head) moves dequantising itself in one forward, and
+ * again in one backward (for the input gradient): a pass over the head's NF4 blocks per GEMM
+ * it runs (one, or one a chunk of --loss chunked-output), each writing the fp16 weight and
+ * casting it to the compute dtype; 0 without quant_head. Per GPU of a TP group (the head
+ * split over it). */
+double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
+
+/* Bytes a quantised head's dequantised copies hold while one of its GEMMs runs: the fp16
+ * weight and its cast to the compute dtype, both alive at the cast (none where the compute
+ * dtype is fp16); 0 without quant_head. Per GPU of a TP group. */
+double mdl_job_head_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
 /* Bytes one decoder layer's forward leaves in the compute dtype for its backward beside the
  * activations, whatever the tokens: the GPTQ weights torch.matmul keeps (mdl_quant), of the

@@ -239,10 +239,13 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddStringToObject(jj, "quant", mdl_quant_name(jb->quant));
 	else
 		cJSON_AddNullToObject(jj, "quant");
-	if (mdl_job_bnb(jb))
+	if (mdl_job_bnb(jb)) {
 		cJSON_AddStringToObject(jj, "kbit_upcast", mdl_upcast_name(jb->upcast));
-	else
+		cJSON_AddBoolToObject(jj, "quant_head", jb->quant_head);
+	} else {
 		cJSON_AddNullToObject(jj, "kbit_upcast");
+		cJSON_AddNullToObject(jj, "quant_head");
+	}
 	if (jb->method == MDL_FULL)
 		cJSON_AddNullToObject(jj, "lora_dtype");
 	else

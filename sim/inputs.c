@@ -68,6 +68,29 @@ static bool gptq_config(const struct tp_opts *o, const struct sim_workload *w)
 	       !strcmp(w->arch.quant_method, "gptq");
 }
 
+/* --quant-head into w's job: a bitsandbytes QLoRA base's own untied head, which the loss calls
+ * as a module (the chunked loss's kernel reads the head's weight itself). 0 ok, -1 with err. */
+static int quant_head(const struct tp_opts *o, struct sim_workload *w, char *err, size_t errlen)
+{
+	if (tp_yes_no("--quant-head", o->quant_head, &w->job.quant_head, err, errlen))
+		return -1;
+	if (!w->job.quant_head)
+		return 0;
+	const char *why = NULL;
+	if (!mdl_job_bnb(&w->job))
+		why = "needs a bitsandbytes QLoRA base (--method qlora --quant nf4|nf4-legacy)";
+	else if (w->arch.tied)
+		why = "the model's head is its embedding's weight (tied), which stays unquantised";
+	else if (w->job.lora_targets & MDL_T_HEAD)
+		why = "--lora-targets trains the head whole";
+	else if (tp_opts_given(o, "loss") && w->job.loss == MDL_LOSS_CHUNKED)
+		why = "--loss chunked's kernel reads the head's weight itself (use full, "
+		      "chunked-output or fused)";
+	if (why)
+		snprintf(err, errlen, "--quant-head yes: %s", why);
+	return why ? -1 : 0;
+}
+
 /* ALiBi (BLOOM): transformers' BloomAttention scores every query-key pair explicitly (baddbmm
  * with the biases, softmax, dropout; BloomPreTrainedModel declares no fused kernel), as
  * Megatron-DeepSpeed's fused softmax did for BLOOM's own training: eager, unless --attention
@@ -172,6 +195,8 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 w->job.method == MDL_QLORA ? mdl_quant_name(w->job.quant) : "");
 		return EXIT_INVALID;
 	}
+	if (quant_head(o, w, err, errlen))
+		return EXIT_INVALID;
 	if (alibi_eager(o, w))
 		w->job.attention = MDL_ATTN_EAGER;
 	if (o->doc_tokens > o->seq) {

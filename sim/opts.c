@@ -60,6 +60,12 @@ static const struct opt table[] = {
 	 "which Linear4bit keeps: the checkpoints, norms' and MLP's tensors in fp32, each 4-bit "
 	 "linear casting its input and output (Gemma's, OLMo 2's and Cohere's norms cast back: "
 	 "norms changes nothing there)"},
+	{"quant-head", O_STR, OFF(quant_head), 0, 0, "no", false, "yes|no", P,
+	 "--method qlora under bitsandbytes: the untied lm_head quantised as well, from an fp16 "
+	 "copy (LitGPT: Lightning's BitsandbytesPrecision replaces every nn.Linear), and "
+	 "dequantised for each of its GEMMs, fp16 then cast to the compute dtype, both copies "
+	 "alive at the cast; no: the head in the compute dtype (Hugging Face transformers and "
+	 "PEFT, torchtune)"},
 	{"lora-rank", O_COUNT, OFF(lora_rank), 1, 65536, "8", false, "", P, "LoRA rank r"},
 	{"lora-dropout", O_REAL, OFF(lora_dropout), 0, 0.9, "0", false, "probability", P,
 	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask (0: the "

@@ -83,6 +83,7 @@ struct tp_opts {
 	int swiglu; /* index of mdl_parse_enum's "swiglu" names: 0 fused, 1 eager */
 	int quant; /* enum mdl_quant */
 	int kbit_upcast; /* enum mdl_upcast */
+	const char *quant_head; /* yes | no */
 	int lora_dtype;  /* mdl_parse_enum's "lora-dtype" names: 0 model, 1 fp32 */
 	unsigned lora_targets;
 	bool help;

@@ -52,8 +52,9 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		return 1;
 	x->job.recompute = variants[v].rc;
 	/* aiDAPTIV-style middleware never materialises the full logits (published.md: its cache
-	 * footprint holds no b x s x V tensor); --loss keeps the user's choice */
-	if (!x->c->loss_fixed)
+	 * footprint holds no b x s x V tensor); --loss keeps the user's choice, and a quantised
+	 * head its loss (the chunked loss's kernel reads the head's weight itself: inputs.c) */
+	if (!x->c->loss_fixed && !x->job.quant_head)
 		x->job.loss = MDL_LOSS_CHUNKED;
 	x->pl.fetch = FETCH_STREAM;
 	x->pl.ckpt = variants[v].ckpt;

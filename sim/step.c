@@ -232,6 +232,7 @@ struct build {
 	double act_moved_saved; /* of act_all, what the recompute mode keeps (mdl_act_layer_moved) */
 	struct mdl_dequant dequant; /* HBM bytes a layer moves dequantising its base weights,
 				     * per GPU */
+	double head_dequant; /* a quantised head's, in its forward and again in its backward */
 	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
 				      * forward, backward with its recompute */
@@ -1816,13 +1817,15 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			return -1;
 		struct block_rc m;
 		block_rc(bd, s, b, lb, nb, &m);
-		double flops = lb * bd->F.layer_fwd_exec + (s->head && b == nb - 1 ? bd->F.head_fwd : 0);
+		bool runs_head = s->head && b == nb - 1;
+		double flops = lb * bd->F.layer_fwd_exec + (runs_head ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
-		 * and rotary's passes beyond that */
+		 * and rotary's passes beyond that; a quantised head's dequantisation */
 		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd +
 			       (k == 0 ? bd->fp8_first : 0);
-		int end, c = compute(bd, g, s, "forward", flops, lb * bytes,
+		double head_bytes = runs_head ? bd->head_dequant : 0;
+		int end, c = compute(bd, g, s, "forward", flops, lb * bytes + head_bytes,
 				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
 		if (c < 0)
 			return -1;
@@ -2154,7 +2157,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* eager norms and rotary: their backward, and their forward again where the
 		 * recompute runs it (full, and per-op, which recomputes every non-matmul op) */
 		rc_mem += bd->eager_bwd + m.eager_again;
-		int end, c = compute(bd, g, s, "backward", flops, lb * (4.0 * bd->act_all + rc_mem),
+		/* a quantised head dequantised again for its input gradient */
+		double head_bytes = s->head && b == nb - 1 ? bd->head_dequant : 0;
+		int end, c = compute(bd, g, s, "backward", flops,
+				     lb * (4.0 * bd->act_all + rc_mem) + head_bytes,
 				     lb * m.fixed_bwd, lb * m.issue_bwd, (2.0 + m.rc_ar) * lb,
 				     lb * (2.0 + m.kv_again), f, &end);
 		if (c < 0 || dep(bd, ck, c))
@@ -2577,6 +2583,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->act_all = mdl_act_layer_moved(a, &x->job, bd->tp, l->sp, &bd->act_moved_saved);
 	mdl_job_dequant(a, &x->job, &bd->dequant);
 	bd->dequant.fwd /= bd->tp, bd->dequant.bwd /= bd->tp;
+	bd->head_dequant = mdl_job_head_dequant(a, &x->job, bd->tp);
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
 		    &bd->fixed_fwd, &bd->fixed_bwd);

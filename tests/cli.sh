@@ -382,6 +382,26 @@ holds "--kbit-upcast is in the job's JSON" "$tmp/up.json" '"kbit_upcast":[[:spac
 "$bin" plan --model 8b --seq 2048 --method qlora --kbit-upcast all >"$tmp/up.txt" 2>/dev/null
 holds "--kbit-upcast is in the report's inputs" "$tmp/up.txt" 'base nf4 with fp32 norms,' \
 	'embeddings and head (--kbit-upcast)'
+# --quant-head: Lightning's 4-bit head, refused where no bitsandbytes base or untied head runs it
+expect 3 "^tierplan simulate: --quant-head yes: needs a bitsandbytes QLoRA base" simulate --model 8b --seq 2048 --method lora --quant-head yes
+expect 3 "^tierplan simulate: --quant-head yes: needs a bitsandbytes QLoRA base" simulate --model 8b --seq 2048 --method qlora --quant gptq --quant-head yes
+expect 3 "^tierplan simulate: --quant-head yes: the model's head is its embedding's weight" simulate --model llama-3.2-1b --seq 2048 --method qlora --quant-head yes
+expect 3 "^tierplan simulate: --quant-head yes: --lora-targets trains the head whole" simulate --model 8b --seq 2048 --method qlora --lora-targets q,v,head --quant-head yes
+expect 3 "^tierplan simulate: --quant-head yes: --loss chunked's kernel reads the head's weight" simulate --model 8b --seq 2048 --method qlora --loss chunked --quant-head yes
+expect 3 "^tierplan simulate: --quant-head: 'on' (allowed: yes, no)" simulate --model 8b --seq 2048 --method qlora --quant-head on
+"$bin" simulate --model 8b --seq 2048 --method qlora --quant-head yes --format json >"$tmp/qh.json" 2>/dev/null
+holds "--quant-head is in the job's JSON" "$tmp/qh.json" '"quant_head":[[:space:]]*true'
+# the 4-bit head holds less than the bf16 one at rest, and its dequantised copies at the loss
+"$bin" simulate --model 8b --seq 2048 --method qlora --format json >"$tmp/qh0.json" 2>/dev/null
+if python3 - "$tmp/qh0.json" "$tmp/qh.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+head = 128256 * 4096
+wa, wb = a["gpu_memory_bytes"]["weights"], b["gpu_memory_bytes"]["weights"]
+# the breakdown is the reserved peak's: the allocator's ~1 % rounding on top
+sys.exit(0 if abs((wa - wb) / (head * (2 - 0.515869140625)) - 1) < 0.02 and b["step_seconds"] > a["step_seconds"] else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --quant-head: the 4-bit head's weights and dequantisation"; fi
 expect 3 "data parallel only" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
 expect 3 "--tp 2: GPTQ" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --tp 2
 expect 3 "module buffers.*(got policy tiered)" simulate --model 8b --seq 2048 --method qlora --quant gptq --policy tiered
@@ -667,6 +687,16 @@ for pol in zero3-offload zero-infinity; do
 		echo "FAIL: plan --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
 	fi
 done
+# plan --emit keeps --quant-head: the option's simulate line reproduces its step
+"$bin" plan --model 8b --seq 2048 --method qlora --quant-head yes --gpu a10g --emit "$tmp/emit-qh" >"$tmp/qh.txt" 2>&1
+roundtrip "$tmp/emit-qh"
+if grep -q -- "--quant-head yes" "$tmp/emit-qh/README.md" && grep -q "the head quantised too (--quant-head)" "$tmp/qh.txt" &&
+	[ -n "$want" ] && [ "$want" = "$got" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --quant-head yes --emit: step $want planned, $got re-simulated"
+fi
 # the emitted README names the drives an option uses, or none, and the tokens in words
 holds "plan --emit: an option without drives says so" "$tmp/emit-zero3-offload/README.md" \
 	"| flash | none |"

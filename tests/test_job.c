@@ -101,6 +101,46 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
 }
 
 /*
+ * A quantised head (job.quant_head, LitGPT under Lightning's BitsandbytesPrecision), by hand for
+ * Llama-3.1-8B (vocab 128,256 x hidden 4,096 = 525,336,576 head weights): stored at
+ * 0.515869 B a weight (NF4 with double-quantised constants) instead of 2, so the weights come
+ * out 525,336,576 x 1.484131 = 779,668,224 B less; while one of its GEMMs runs, the fp16
+ * dequantised copy and its bf16 cast are both alive, 4 B a weight = 2,101,346,304 B beside the
+ * loss's own 8 x s x b x V / 8 of the chunked output; each pass reads the NF4 blocks, writes
+ * fp16, reads it and writes bf16: 6.515869 B a weight, once a chunk of the 8, forward and again
+ * backward. Under fp16 there is no cast: 2 B alive, 2.515869 B a pass.
+ */
+static void quantised_head_dequantises_for_each_gemm(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_QLORA, .lora_rank = 8, .lora_targets = MDL_T_Q | MDL_T_V,
+			    .precision = MDL_BF16, .optimizer = MDL_ADAMW, .seq = 512,
+			    .micro_batch = 2, .loss = MDL_LOSS_CHUNKED_OUTPUT};
+	double head = 128256.0 * 4096.0, nf4 = 0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0;
+	double sbv = 512.0 * 2.0 * 128256.0;
+	struct mdl_states plain, quant;
+
+	mdl_job_states(&a, &j, &plain);
+	CU_ASSERT_EQUAL(mdl_job_head_dequant(&a, &j, 1), 0);
+	CU_ASSERT_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 0);
+	double bwd = mdl_act_head_backward(&a, &j, 1);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 8.0 * sbv / 8.0, 1);
+	j.quant_head = true;
+	mdl_job_states(&a, &j, &quant);
+	CU_ASSERT_DOUBLE_EQUAL(plain.weights_bytes - quant.weights_bytes, 779668224.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 4.0 * head, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), bwd + 4.0 * head, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant(&a, &j, 1), 8.0 * (nf4 + 6.0) * head, 1);
+	/* split over a vocab-parallel head; one GEMM under the full loss */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 4), head, 1);
+	j.loss = MDL_LOSS_FULL;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant(&a, &j, 1), (nf4 + 6.0) * head, 1);
+	j.precision = MDL_FP16_MIXED;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 2.0 * head, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant(&a, &j, 1), (nf4 + 2.0) * head, 1);
+}
+
+/*
  * GPTQ base weights (job.h, mdl_quant), by hand for Llama-2-7B's layer (hidden 4096, MLP 11008):
  * each linear 0.5 B a weight, 2.5 B per group of 128 input features and output feature (a 4-bit
  * zero point, an fp16 scale) and 4 B per input feature (g_idx). q, k, v, o: 8,388,608 + 32 x
@@ -984,6 +1024,8 @@ int suite_job(void)
 		 bytes_per_parameter_follow_precision_and_optimizer},
 		{"qlora_base_weights_are_nf4_with_double_quantisation",
 		 qlora_base_weights_are_nf4_with_double_quantisation},
+		{"quantised_head_dequantises_for_each_gemm",
+		 quantised_head_dequantises_for_each_gemm},
 		{"gptq_base_weights_and_their_dequantisation",
 		 gptq_base_weights_and_their_dequantisation},
 		{"gpt_layer_saves_korthikanti_bytes", gpt_layer_saves_korthikanti_bytes},

@@ -11,13 +11,21 @@
  * Block-wise quantisation constants.
  * NF4 (QLoRA, Dettmers et al. 2023, arXiv 2305.14314, sec. 3): 4-bit weights in blocks of 64;
  * double quantisation stores the fp32 block constants as 8-bit values in second-level blocks of
- * 256 with one fp32 constant each: 8/64 + 32/(64*256) = 0.127 bits per parameter.
+ * 256 with one fp32 constant each: 8/64 + 32/(64*256) = 0.127 bits per parameter; without it
+ * (job.plain_nf4) each block keeps its fp32 constant, 32/64 = 0.5 bits per parameter.
  * 8-bit optimizers (Dettmers et al. 2022, arXiv 2110.02861, sec. 2.1): 8-bit states with one
  * fp32 absmax per block, blocks of 256 since bitsandbytes 0.44 (Sep 2024, "Change 8bit optimizer
  * blocksize 2048->256", Optimizer2State/Optimizer1State.init_state: blocks = ceil(n / 256)), as
  * torchao's AdamW8bit (block_size 256) keeps them too; 2048 before.
  */
 #define NF4_BYTES (0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0)
+#define NF4_PLAIN_BYTES (0.5 + 32.0 / 64.0 / 8.0)
+
+/* Bytes a bitsandbytes 4-bit weight takes with its block constants. */
+static double nf4_bytes(const struct mdl_job *j)
+{
+	return j->plain_nf4 ? NF4_PLAIN_BYTES : NF4_BYTES;
+}
 /*
  * GPTQ as auto-gptq packs it (qlinear_cuda_old.py, QuantLinear.__init__): qweight, 4 bits a
  * weight in int32 words; per group of input features (j->quant_group) and output feature a 4-bit
@@ -172,7 +180,7 @@ static double quant_bytes(const struct mdl_job *j, const struct mdl_tensor *t)
 	if (j->quant == MDL_QUANT_GPTQ)
 		return t->copies *
 		       (0.5 * e + (0.5 + 2.0) * gptq_groups(j, t) + 4.0 * (double)t->rows);
-	return t->copies * e * NF4_BYTES;
+	return t->copies * e * nf4_bytes(j);
 }
 
 /* Whether outer tensor t is the head job.quant_head stores quantised (inputs.c refuses it for
@@ -270,7 +278,7 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	 * writes the compute-dtype weight, which the GEMM then reads as any bf16 weight (counted in
 	 * its rate); GPTQ's ops as GPTQ_DEQUANT_BYTES counts, or fused under torch.compile */
 	bool gptq = mdl_job_gptq(j);
-	double per_w = !gptq		    ? NF4_BYTES + mdl_job_weight_bytes(j)
+	double per_w = !gptq		    ? nf4_bytes(j) + mdl_job_weight_bytes(j)
 		       : j->compile	    ? GPTQ_FUSED_BYTES
 		       : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
 					    : GPTQ_DEQUANT_BYTES;
@@ -343,7 +351,7 @@ double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, u
 	 * cast reads it and writes the compute dtype's (none in fp16) */
 	double cast = j->precision == MDL_FP16_MIXED ? 0 : 2.0 + mdl_job_act_bytes(j);
 	double passes = j->loss == MDL_LOSS_CHUNKED_OUTPUT ? MDL_OUTPUT_CHUNKS : 1.0;
-	return passes * (NF4_BYTES + 2.0 + cast) * quant_head_elements(a, j, tp);
+	return passes * (nf4_bytes(j) + 2.0 + cast) * quant_head_elements(a, j, tp);
 }
 
 /*

@@ -215,6 +215,11 @@ struct mdl_job {
 	 * (bitsandbytes MatMul4Bit: dequantize_4bit(B).to(A.dtype)), both copies alive at the
 	 * cast (act.c, mdl_act_head_backward) [A: source] */
 	bool quant_head;
+	/* QLoRA under bitsandbytes: NF4 without double quantisation, each block of 64 weights
+	 * keeping its fp32 absmax (transformers' BitsAndBytesConfig bnb_4bit_use_double_quant,
+	 * False by default; LitGPT's bnb.nf4 against bnb.nf4-dq; Params4bit compress_statistics)
+	 * [A: source]: 0.5 bits a weight of constants where double quantisation keeps 0.127 */
+	bool plain_nf4;
 	/* MoE under tensor parallelism: the TP ranks a layer's routed tokens are gathered across
 	 * for the experts split over them (the layout's expert TP size, mdl_layout_etp; simulate
 	 * and the layout's memory set it), each rank keeping what it gathered for the experts'

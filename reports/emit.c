@@ -452,6 +452,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			fprintf(fp, " --kbit-upcast %s", mdl_upcast_name(w->job.upcast));
 		if (w->job.quant_head)
 			fprintf(fp, " --quant-head yes");
+		if (w->job.plain_nf4)
+			fprintf(fp, " --double-quant no");
 	}
 	/* the DRAM the option bought, exactly: in GiB where it is whole GiB, else in bytes (a
 	 * GH200's soldered 480 GB rounded to 447 GiB would be less than the node has, and 448

@@ -242,9 +242,11 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	if (mdl_job_bnb(jb)) {
 		cJSON_AddStringToObject(jj, "kbit_upcast", mdl_upcast_name(jb->upcast));
 		cJSON_AddBoolToObject(jj, "quant_head", jb->quant_head);
+		cJSON_AddBoolToObject(jj, "double_quant", !jb->plain_nf4);
 	} else {
 		cJSON_AddNullToObject(jj, "kbit_upcast");
 		cJSON_AddNullToObject(jj, "quant_head");
+		cJSON_AddNullToObject(jj, "double_quant");
 	}
 	if (jb->method == MDL_FULL)
 		cJSON_AddNullToObject(jj, "lora_dtype");

@@ -68,12 +68,21 @@ static bool gptq_config(const struct tp_opts *o, const struct sim_workload *w)
 	       !strcmp(w->arch.quant_method, "gptq");
 }
 
-/* --quant-head into w's job: a bitsandbytes QLoRA base's own untied head, which the loss calls
- * as a module (the chunked loss's kernel reads the head's weight itself). 0 ok, -1 with err. */
-static int quant_head(const struct tp_opts *o, struct sim_workload *w, char *err, size_t errlen)
+/* --quant-head and --double-quant into w's job: a bitsandbytes QLoRA base's own untied head,
+ * which the loss calls as a module (the chunked loss's kernel reads the head's weight itself),
+ * and its NF4 constants. 0 ok, -1 with err. */
+static int bnb_flags(const struct tp_opts *o, struct sim_workload *w, char *err, size_t errlen)
 {
-	if (tp_yes_no("--quant-head", o->quant_head, &w->job.quant_head, err, errlen))
+	bool dq;
+	if (tp_yes_no("--quant-head", o->quant_head, &w->job.quant_head, err, errlen) ||
+	    tp_yes_no("--double-quant", o->double_quant, &dq, err, errlen))
 		return -1;
+	w->job.plain_nf4 = !dq;
+	if (!dq && !mdl_job_bnb(&w->job)) {
+		snprintf(err, errlen, "--double-quant no: NF4's block constants, of a bitsandbytes "
+				      "QLoRA base (--method qlora --quant nf4|nf4-legacy)");
+		return -1;
+	}
 	if (!w->job.quant_head)
 		return 0;
 	const char *why = NULL;
@@ -195,7 +204,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 w->job.method == MDL_QLORA ? mdl_quant_name(w->job.quant) : "");
 		return EXIT_INVALID;
 	}
-	if (quant_head(o, w, err, errlen))
+	if (bnb_flags(o, w, err, errlen))
 		return EXIT_INVALID;
 	if (alibi_eager(o, w))
 		w->job.attention = MDL_ATTN_EAGER;

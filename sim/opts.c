@@ -66,6 +66,11 @@ static const struct opt table[] = {
 	 "dequantised for each of its GEMMs, fp16 then cast to the compute dtype, both copies "
 	 "alive at the cast; no: the head in the compute dtype (Hugging Face transformers and "
 	 "PEFT, torchtune)"},
+	{"double-quant", O_STR, OFF(double_quant), 0, 0, "yes", false, "yes|no", P,
+	 "--method qlora under bitsandbytes: NF4's block constants quantised again, 8 bits in "
+	 "blocks of 256 (0.127 bits a weight: QLoRA's double quantisation, torchao's NF4, "
+	 "LitGPT's bnb.nf4-dq) or kept in fp32 (no: 0.5 bits a weight, transformers' "
+	 "BitsAndBytesConfig without bnb_4bit_use_double_quant, its default; LitGPT's bnb.nf4)"},
 	{"lora-rank", O_COUNT, OFF(lora_rank), 1, 65536, "8", false, "", P, "LoRA rank r"},
 	{"lora-dropout", O_REAL, OFF(lora_dropout), 0, 0.9, "0", false, "probability", P,
 	 "PEFT's lora_dropout: above 0 each adapter keeps its dropped input and mask (0: the "

@@ -389,8 +389,13 @@ expect 3 "^tierplan simulate: --quant-head yes: the model's head is its embeddin
 expect 3 "^tierplan simulate: --quant-head yes: --lora-targets trains the head whole" simulate --model 8b --seq 2048 --method qlora --lora-targets q,v,head --quant-head yes
 expect 3 "^tierplan simulate: --quant-head yes: --loss chunked's kernel reads the head's weight" simulate --model 8b --seq 2048 --method qlora --loss chunked --quant-head yes
 expect 3 "^tierplan simulate: --quant-head: 'on' (allowed: yes, no)" simulate --model 8b --seq 2048 --method qlora --quant-head on
-"$bin" simulate --model 8b --seq 2048 --method qlora --quant-head yes --format json >"$tmp/qh.json" 2>/dev/null
+# --double-quant no: NF4's fp32 block constants, of a bitsandbytes base alone
+expect 3 "^tierplan simulate: --double-quant no: NF4's block constants, of a bitsandbytes QLoRA base" simulate --model 8b --seq 2048 --method lora --double-quant no
+expect 3 "^tierplan simulate: --double-quant no: NF4's block constants" simulate --model 8b --seq 2048 --method qlora --quant gptq --double-quant no
+"$bin" simulate --model 8b --seq 2048 --method qlora --quant-head yes --double-quant no --format json >"$tmp/qh.json" 2>/dev/null
 holds "--quant-head is in the job's JSON" "$tmp/qh.json" '"quant_head":[[:space:]]*true'
+holds "--double-quant is in the job's JSON" "$tmp/qh.json" '"double_quant":[[:space:]]*false'
+"$bin" simulate --model 8b --seq 2048 --method qlora --quant-head yes --format json >"$tmp/qh.json" 2>/dev/null
 # the 4-bit head holds less than the bf16 one at rest, and its dequantised copies at the loss
 "$bin" simulate --model 8b --seq 2048 --method qlora --format json >"$tmp/qh0.json" 2>/dev/null
 if python3 - "$tmp/qh0.json" "$tmp/qh.json" <<'PY'
@@ -687,10 +692,12 @@ for pol in zero3-offload zero-infinity; do
 		echo "FAIL: plan --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
 	fi
 done
-# plan --emit keeps --quant-head: the option's simulate line reproduces its step
-"$bin" plan --model 8b --seq 2048 --method qlora --quant-head yes --gpu a10g --emit "$tmp/emit-qh" >"$tmp/qh.txt" 2>&1
+# plan --emit keeps --quant-head and --double-quant: the option's simulate line reproduces its step
+"$bin" plan --model 8b --seq 2048 --method qlora --quant-head yes --double-quant no --gpu a10g --emit "$tmp/emit-qh" >"$tmp/qh.txt" 2>&1
 roundtrip "$tmp/emit-qh"
-if grep -q -- "--quant-head yes" "$tmp/emit-qh/README.md" && grep -q "the head quantised too (--quant-head)" "$tmp/qh.txt" &&
+if grep -q -- "--quant-head yes --double-quant no" "$tmp/emit-qh/README.md" &&
+	grep -q "the head quantised too (--quant-head)" "$tmp/qh.txt" &&
+	grep -q "base nf4 without double quantisation (--double-quant)," "$tmp/qh.txt" &&
 	[ -n "$want" ] && [ "$want" = "$got" ]; then
 	pass=$((pass + 1))
 else

@@ -95,6 +95,14 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
 	mdl_job_dequant(&a, &j, &d);
 	ASSERT_NEAR_REL(d.fwd, 202375168.0 * (2 + 0.5 + 0.127 / 8), 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
+	/* without double quantisation each block of 64 keeps an fp32 constant: 0.5 bits a weight
+	 * where double quantisation keeps 0.127, read by each pass as well */
+	j.plain_nf4 = true;
+	struct mdl_states plain;
+	mdl_job_states(&a, &j, &plain);
+	ASSERT_NEAR_REL(plain.weights_bytes - s.weights_bytes, linear * (0.5 - 0.127) / 8, 1e-3);
+	mdl_job_dequant(&a, &j, &d);
+	ASSERT_NEAR_REL(d.fwd, 202375168.0 * (2 + 0.5 + 0.5 / 8), 1e-9);
 	j.method = MDL_LORA;
 	mdl_job_dequant(&a, &j, &d);
 	CU_ASSERT_EQUAL(d.fwd + d.bwd, 0);

@@ -103,9 +103,9 @@ static const struct opt table[] = {
 	{"pointwise", O_STR, OFF(pointwise), 0, 0, "fused", false, "fused|eager", P,
 	 "norms and rotary embeddings: fused, one kernel each (Megatron-Core and Transformer "
 	 "Engine, apex, Liger, Unsloth; torch.compile does the same), or eager, PyTorch ops as "
-	 "Hugging Face transformers and torchtune write them without --compile (an RMSNorm's 8 "
-	 "kernels through fp32 temporaries, kept for backward; the rotary embedding's 5 per "
-	 "tensor)"},
+	 "Hugging Face transformers, torchtune and LitGPT write them without --compile (an "
+	 "RMSNorm's 8 kernels through fp32 temporaries, kept for backward; the rotary "
+	 "embedding's 5 per tensor)"},
 	{"doc-tokens", O_COUNT, OFF(doc_tokens), 0, 10485760, "0", false, "tokens", P,
 	 "documents packed into each sequence, their mean length: each attends to itself alone "
 	 "(per-document causal masks: variable-length fused attention, Megatron-Core/NeMo packed "

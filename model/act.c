@@ -59,6 +59,20 @@ static void gemm_input(struct mdl_act_item *out, int *n, const char *name, const
 		out[*n - 1].kept = elements;
 }
 
+/* Whether adapted linear x reads an input another adapter of the layer read already: one
+ * adapter sits on a fused q/k/v projection (job.fused_qkv), so its one lora_A, dropout and cast
+ * read the layer's input once for all three (LitGPT's LoRAQKVLinear: F.linear(lora_dropout(x),
+ * lora_A) with lora_A r x (the enabled projections) rows; PEFT on a fused qkv_proj) [A:
+ * source]. *seen tracks the first. */
+static bool shared_qkv_input(const struct mdl_job *j, const struct mdl_tensor *x, bool *seen)
+{
+	if (!j->fused_qkv || !(x->target & (MDL_T_Q | MDL_T_K | MDL_T_V)))
+		return false;
+	bool shared = *seen;
+	*seen = true;
+	return shared;
+}
+
 /* Whether an adapter casts its input: fp32 adapters (job.lora_fp32) on a 16-bit stream. */
 static bool adapter_casts(const struct mdl_arch *a, const struct mdl_job *j)
 {
@@ -295,17 +309,18 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		/* with lora_dropout > 0, PEFT runs lora_A on dropout(x): a new tensor of the
 		 * adapter's input, kept for lora_A's weight gradient, and the dropout's 1-byte mask
 		 * (peft/tuners/lora/layer.py: nn.Dropout when lora_dropout > 0, else nn.Identity);
-		 * without dropout an adapter that casts its input keeps the cast copy, its own.
+		 * without dropout an adapter that casts its input keeps the cast copy, its own; a
+		 * fused q/k/v projection's one adapter keeps one of either (shared_qkv_input).
 		 * Inputs of the row-parallel o_proj and down_proj are split by TP, the others are
 		 * replicated unless sequence parallel. */
 		bool drop = j->lora_dropout > 0;
 		double d = 0;
+		bool qkv_seen = false;
 		for (int i = 0; (drop || adapter_casts(a, j)) && i < a->nlayer; i++) {
 			const struct mdl_tensor *x = &a->layer[i];
-			if (!(x->target & j->lora_targets))
-				continue;
-			d += (keep + (drop ? 1.0 : 0.0)) * sb * (double)x->rows * x->active *
-			     mdl_tensor_share(a, x) / (row_parallel(x) ? t : rep);
+			if ((x->target & j->lora_targets) && !shared_qkv_input(j, x, &qkv_seen))
+				d += (keep + (drop ? 1.0 : 0.0)) * sb * (double)x->rows * x->active *
+				     mdl_tensor_share(a, x) / (row_parallel(x) ? t : rep);
 		}
 		if (d > 0)
 			item(out, &n, drop ? "lora.dropout" : "lora.input", d, false);
@@ -353,12 +368,15 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 	double in_b = (cast ? ad + s : 0) + (acast ? e + ad + (drop ? 2.0 * ad : 0) : 0) + 3.0 * s;
 	double t = tp ? (double)tp : 1.0, rep = sp ? t : 1.0, sb = (double)j->seq * j->micro_batch;
 	double f = 0;
+	bool qkv_seen = false;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *x = &a->layer[i];
 		if (!(x->target & j->lora_targets))
 			continue;
 		double n = sb * x->active * mdl_tensor_share(a, x);
 		double in = (double)x->rows / (row_parallel(x) ? t : rep);
+		if (shared_qkv_input(j, x, &qkv_seen))
+			in = 0; /* the fused projection's one adapter read its input already */
 		double out = (double)x->cols / (row_parallel(x) ? rep : t);
 		f += n * (in_f * in + out_f * out);
 		*bwd += n * (in_b * in + out_b * out);

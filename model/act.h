@@ -19,7 +19,8 @@
  * weight gradient alone); a projection's input is kept where an adapter reading it, a
  * quantised base that keeps it (GPTQ, bitsandbytes before 0.43.2) or another op (the attention
  * kernel its output) holds it, and its item keeps 0 bytes otherwise. A fused q/k/v projection
- * (job.fused_qkv) keeps its whole output through the v view the attention saves.
+ * (job.fused_qkv) keeps its whole output through the v view the attention saves, and carries
+ * one adapter for its q, k and v targets, which drops and casts the input once.
  *
  * Sizes are doubles holding exact integers (below 2^53 for every supported input).
  */

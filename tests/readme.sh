@@ -117,8 +117,8 @@ a step of 2.14 s|2.14 s (|$qlora
 becomes 2.77 s|2.77 s (|$qlora --kbit-upcast norms
 the step from 4.62 s|4.62 s (|$peft
 to 4.95 s (the Trainer|4.95 s (|$peft --lora-dtype fp32
-13.3 GiB without|max_memory_allocated 13.3 GiB|$qhead
-14.5 GiB with (LitGPT|max_memory_allocated 14.5 GiB|$qhead --quant-head yes
+12.9 GiB without|max_memory_allocated 12.9 GiB|$qhead
+14.2 GiB with (LitGPT|max_memory_allocated 14.2 GiB|$qhead --quant-head yes
 CLAIMS
 	# the accuracy table: each row's runs, mean and worst error, bias and band (what 90 % of the
 	# runs measured over the prediction; - where validate prints none) as validate prints them

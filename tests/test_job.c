@@ -433,7 +433,9 @@ static void op_sac_keeps_every_other_matmul(void)
  * Llama-3.1-8B with every projection adapted, the inputs of q, k, v (hidden each), o (the
  * attention width, 4096), gate, up (hidden) and down (14336), in bf16 plus a 1-byte mask. The
  * inputs themselves are then kept by nothing but what else reads them: the attention kernel
- * keeps o's (its output); q/k/v's, gate/up's (hidden each) and down's (14336) go, 2 bytes. */
+ * keeps o's (its output); q/k/v's, gate/up's (hidden each) and down's (14336) go, 2 bytes.
+ * One adapter on a fused q/k/v projection (LitGPT's LoRAQKVLinear) drops its input once: two
+ * fewer copies of the hidden-wide input, 3 bytes each. */
 static void lora_dropout_keeps_the_dropped_inputs(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -441,10 +443,16 @@ static void lora_dropout_keeps_the_dropped_inputs(void)
 			    MDL_ATTN_FLASH, 2048, 1};
 	double none = mdl_act_layer_saved(&a, &j, 1, false);
 	j.lora_dropout = 0.1;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - none,
+	double split = mdl_act_layer_saved(&a, &j, 1, false);
+	CU_ASSERT_DOUBLE_EQUAL(split - none,
 			       3.0 * 2048 * (3 * 4096 + 4096 + 2 * 4096 + 14336) -
 				       2.0 * 2048 * (4096 + 4096 + 14336),
 			       1);
+	j.fused_qkv = true;
+	double fused = mdl_act_layer_saved(&a, &j, 1, false);
+	j.lora_dropout = 0;
+	CU_ASSERT_DOUBLE_EQUAL(fused - mdl_act_layer_saved(&a, &j, 1, false),
+			       split - none - 2 * 3.0 * 2048 * 4096, 1);
 }
 
 /* A frozen linear keeps nothing of its input (autograd saves mm's mat1 for the weight's gradient

@@ -339,17 +339,23 @@ static double quant_head_elements(const struct mdl_arch *a, const struct mdl_job
 	return (double)a->vocab * (double)a->hidden / (tp ? (double)tp : 1.0);
 }
 
+/* Bytes an element of the head's compute-dtype copy takes, cast from its fp16 dequantised
+ * weight: none in fp16, which the GEMM reads as it is. */
+static double head_cast_bytes(const struct mdl_job *j)
+{
+	return j->precision == MDL_FP16_MIXED ? 0 : mdl_job_act_bytes(j);
+}
+
 double mdl_job_head_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
-	double cast = j->precision == MDL_FP16_MIXED ? 0 : mdl_job_act_bytes(j);
-	return (2.0 + cast) * quant_head_elements(a, j, tp);
+	return (2.0 + head_cast_bytes(j)) * quant_head_elements(a, j, tp);
 }
 
 double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
 	/* each pass reads the NF4 blocks with their constants and writes the fp16 weight; the
-	 * cast reads it and writes the compute dtype's (none in fp16) */
-	double cast = j->precision == MDL_FP16_MIXED ? 0 : 2.0 + mdl_job_act_bytes(j);
+	 * cast reads it and writes the compute dtype's */
+	double c = head_cast_bytes(j), cast = c > 0 ? 2.0 + c : 0;
 	double passes = j->loss == MDL_LOSS_CHUNKED_OUTPUT ? MDL_OUTPUT_CHUNKS : 1.0;
 	return passes * (nf4_bytes(j) + 2.0 + cast) * quant_head_elements(a, j, tp);
 }

@@ -284,7 +284,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
 	const struct mdl_hw *hw = r->hw;
-	char b[4][32], t[64], rank[256] = "", job[640];
+	char b[4][32], t[64], rank[320] = "", job[704];
 
 	if (j->method != MDL_FULL)
 		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s)", j->lora_rank,

@@ -1851,7 +1851,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		double saved = block_saved(bd, s, b, lb, nb, &m);
 		/* the head runs after the block's layers have released their working set: its
 		 * logits appear at the end */
-		double head = s->head && b == nb - 1 ? bd->act_head : 0;
+		double head = runs_head ? bd->act_head : 0;
 		TRY(mem(bd, c, pool, CAT_A, saved - head, ENG_AT_START));
 		if (m.transient) {
 			TRY(mem(bd, c, pool, CAT_A, m.fwd_work, ENG_AT_START));
@@ -2115,7 +2115,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		int f = fetch(bd, g, s, wb, turn ? FETCH_TURNAROUND : FETCH_AHEAD), ck = -1;
 		/* the head's backward runs first and frees the logits before the block's layers
 		 * are recomputed: they never coexist with the recompute's working set */
-		double head = s->head && b == nb - 1 ? bd->act_head : 0;
+		bool runs_head = s->head && b == nb - 1;
+		double head = runs_head ? bd->act_head : 0;
 		double share = block_offloaded(bd, s, b, lb, nb);
 		if (pl->ckpt != W_GPU && share > 0) {
 			int rd = -1;
@@ -2145,7 +2146,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		 * gradients back; a recompute that runs attention again passes them once more
 		 * (m.kv_again) */
 		double flops = lb * (bd->F.layer_bwd_exec + m.recompute_exec) +
-			       (s->head && b == nb - 1 ? bd->F.head_bwd : 0);
+			       (runs_head ? bd->F.head_bwd : 0);
 		/* backward: the gradient of each activation written and read, its saved value read
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
 		double rc_mem = 2.0 * m.remat;
@@ -2158,7 +2159,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		 * recompute runs it (full, and per-op, which recomputes every non-matmul op) */
 		rc_mem += bd->eager_bwd + m.eager_again;
 		/* a quantised head dequantised again for its input gradient */
-		double head_bytes = s->head && b == nb - 1 ? bd->head_dequant : 0;
+		double head_bytes = runs_head ? bd->head_dequant : 0;
 		int end, c = compute(bd, g, s, "backward", flops,
 				     lb * (4.0 * bd->act_all + rc_mem) + head_bytes,
 				     lb * m.fixed_bwd, lb * m.issue_bwd, (2.0 + m.rc_ar) * lb,

@@ -92,6 +92,10 @@ static int bnb_flags(const struct tp_opts *o, struct sim_workload *w, char *err,
 		why = "the model's head is its embedding's weight (tied), which stays unquantised";
 	else if (w->job.lora_targets & MDL_T_HEAD)
 		why = "--lora-targets trains the head whole";
+	else if (mdl_job_upcast(&w->job) == MDL_UPCAST_ALL)
+		why = "--kbit-upcast all casts the head to fp32 (PEFT's "
+		      "prepare_model_for_kbit_training); a quantised head with the rest upcast is "
+		      "not modelled (use --kbit-upcast none or norms)";
 	else if (tp_opts_given(o, "loss") && w->job.loss == MDL_LOSS_CHUNKED)
 		why = "--loss chunked's kernel reads the head's weight itself (use full, "
 		      "chunked-output or fused)";

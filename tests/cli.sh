@@ -388,6 +388,8 @@ expect 3 "^tierplan simulate: --quant-head yes: needs a bitsandbytes QLoRA base"
 expect 3 "^tierplan simulate: --quant-head yes: the model's head is its embedding's weight" simulate --model llama-3.2-1b --seq 2048 --method qlora --quant-head yes
 expect 3 "^tierplan simulate: --quant-head yes: --lora-targets trains the head whole" simulate --model 8b --seq 2048 --method qlora --lora-targets q,v,head --quant-head yes
 expect 3 "^tierplan simulate: --quant-head yes: --loss chunked's kernel reads the head's weight" simulate --model 8b --seq 2048 --method qlora --loss chunked --quant-head yes
+expect 3 "^tierplan simulate: --quant-head yes: --kbit-upcast all casts the head to fp32" simulate --model 8b --seq 2048 --method qlora --kbit-upcast all --quant-head yes
+expect 0 "" simulate --model 8b --seq 2048 --method qlora --kbit-upcast norms --quant-head yes
 expect 3 "^tierplan simulate: --quant-head: 'on' (allowed: yes, no)" simulate --model 8b --seq 2048 --method qlora --quant-head on
 # --double-quant no: NF4's fp32 block constants, of a bitsandbytes base alone
 expect 3 "^tierplan simulate: --double-quant no: NF4's block constants, of a bitsandbytes QLoRA base" simulate --model 8b --seq 2048 --method lora --double-quant no

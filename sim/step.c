@@ -2633,7 +2633,10 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c, f->attn_core_bwd_exec /= c;
 		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
 		bd->act_moved_saved /= c;
-		bd->act_embed /= c, bd->act_head /= c, bd->act_head_bwd /= c, bd->boundary /= c;
+		/* a quantised head's dequantised copies are its whole weight on every rank */
+		double dq = mdl_job_head_dequant_live(a, &x->job, bd->tp);
+		bd->act_head_bwd = (bd->act_head_bwd - dq) / c + dq;
+		bd->act_embed /= c, bd->act_head /= c, bd->boundary /= c;
 		bd->a2a /= c;
 		bd->eager_fwd /= c, bd->eager_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *

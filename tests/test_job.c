@@ -4,6 +4,7 @@
 
 #include "../model/act.h"
 #include "../model/job.h"
+#include "../model/layout.h"
 #include "tests.h"
 
 static struct mdl_arch load(const char *file)
@@ -116,7 +117,8 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
  * dequantised copy and its bf16 cast are both alive, 4 B a weight = 2,101,346,304 B beside the
  * loss's own 8 x s x b x V / 8 of the chunked output; each pass reads the NF4 blocks, writes
  * fp16, reads it and writes bf16: 6.515869 B a weight, once a chunk of the 8, forward and again
- * backward. Under fp16 there is no cast: 2 B alive, 2.515869 B a pass.
+ * backward. Under fp16 there is no cast: 2 B alive, 2.515869 B a pass. Context parallelism
+ * halves the rest of the activations over two ranks, not the copies of the weight.
  */
 static void quantised_head_dequantises_for_each_gemm(void)
 {
@@ -139,6 +141,14 @@ static void quantised_head_dequantises_for_each_gemm(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 4.0 * head, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), bwd + 4.0 * head, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant(&a, &j, 1), 8.0 * (nf4 + 6.0) * head, 1);
+	/* context parallelism splits the tokens, not the weight: two ranks each hold half of
+	 * the rest of the step's activations and the whole dequantised copies */
+	struct mdl_layout l1 = {.tp = 1, .pp = 1, .dp = 1, .vp = 1, .ep = 1, .cp = 1}, l2 = l1;
+	struct mdl_gpu_memory m1, m2;
+	l2.cp = 2;
+	mdl_layout_memory(&a, &j, &l1, 1, &m1);
+	mdl_layout_memory(&a, &j, &l2, 1, &m2);
+	CU_ASSERT_DOUBLE_EQUAL(m2.activations, (m1.activations - 4.0 * head) / 2 + 4.0 * head, 1);
 	/* split over a vocab-parallel head; one GEMM under the full loss */
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 4), head, 1);
 	j.loss = MDL_LOSS_FULL;

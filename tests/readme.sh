@@ -149,7 +149,8 @@ CLAIMS
 $rows
 ROWS
 	# the per-source figures the prose after the table quotes, as validate's by-source rows
-	for q in "gpu_memory LitGPT" "gpu_memory PEFT" "framework_throughput fms-acceleration"; do
+	for q in "gpu_memory LitGPT" "gpu_memory PEFT" "framework_throughput fms-acceleration" \
+		"framework_throughput fms-fsdp"; do
 		cat=${q% *} src=${q#* }
 		mape=$(awk -v c="$cat" -v s="$src" '$0 == c { on = 1; next } on && /^$/ { exit }
 			on && /^  by source/ { by = 1; next } by && $1 == s { print $3; exit }' \

@@ -618,7 +618,8 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
  * still alive (mdl_job_head_dequant_live; its forward's GEMMs ran with less alive: the
  * log-probabilities not yet made).
  */
-double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			     unsigned cp)
 {
 	double sbv = (double)j->seq * (double)j->micro_batch * (double)a->vocab;
 	/* compiled, one fused kernel writes the gradient of the loss's input: the compute dtype's
@@ -627,19 +628,22 @@ double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, 
 	double e = mdl_job_act_bytes(j);
 	double b = (!j->compile ? 8.0 : j->loss == MDL_LOSS_FULL ? 4.0 + e : e) * sbv /
 		   (tp ? (double)tp : 1.0);
-	double dq = mdl_job_head_dequant_live(a, j, tp);
+	double dq = mdl_job_head_dequant_live(a, j, tp), v = b;
 
 	switch (j->loss) {
 	case MDL_LOSS_CHUNKED: /* no quantised head runs it (inputs.c) */
 		return 0.0;
 	case MDL_LOSS_CHUNKED_OUTPUT:
-		return b / MDL_OUTPUT_CHUNKS + dq;
+		v = b / MDL_OUTPUT_CHUNKS;
+		break;
 	case MDL_LOSS_FUSED:
-		return e * sbv / (tp ? (double)tp : 1.0) + dq;
+		v = e * sbv / (tp ? (double)tp : 1.0);
+		break;
 	case MDL_LOSS_FULL:
 		break;
 	}
-	return b + dq;
+	/* a context-parallel rank holds 1/cp of the tokens' tensors, and the whole weight's */
+	return (cp > 1 ? v / cp : v) + dq;
 }
 
 double mdl_act_chunk_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,

@@ -119,8 +119,11 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 
 /* What the loss's backward holds beyond mdl_act_head's saved tensors, for a moment before the
  * head's gradient reaches lm_head, a quantised head's dequantised copies included: bytes per
- * GPU (0 for the chunked loss, whose chunks are in mdl_act_head already). */
-double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
+ * GPU of tp tensor-parallel and cp context-parallel ranks (0 for the chunked loss, whose chunks
+ * are in mdl_act_head already). Context parallelism splits the tokens, not the head's weight:
+ * each rank holds 1/cp of the token-sized tensors and the whole dequantised copies. */
+double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			     unsigned cp);
 
 /* Whole model, one micro-batch, no parallelism: layers x saved + working set + embed + head. */
 double mdl_act_total(const struct mdl_arch *a, const struct mdl_job *j);

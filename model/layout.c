@@ -304,18 +304,14 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);
 	if (first)
 		mem->activations += (double)embed_flight * mdl_act_embed(a, j, l->tp, l->sp);
-	/* the loss's backward transient tops what is saved at the forward's end; of it, a
-	 * quantised head's dequantised copies are its whole weight on every rank (dq) */
-	double dq = 0;
-	if (last) {
-		dq = mdl_job_head_dequant_live(a, j, l->tp);
-		mem->activations += mdl_act_head(a, j, l->tp, l->sp) +
-				    mdl_act_head_backward(a, j, l->tp) - dq;
-	}
+	if (last)
+		mem->activations += mdl_act_head(a, j, l->tp, l->sp);
 	/* context parallelism: every activation of a GPU is its 1/cp of the tokens (the
 	 * attention scores too: its queries against all keys) */
 	mem->layer_activations /= mdl_layout_cp(l);
-	mem->activations = mem->activations / mdl_layout_cp(l) + dq;
+	mem->activations /= mdl_layout_cp(l);
+	if (last) /* the loss's backward transient tops what is saved at the forward's end */
+		mem->activations += mdl_act_head_backward(a, j, l->tp, mdl_layout_cp(l));
 
 	mem->other = MDL_CUDA_CONTEXT_BYTES;
 	if (l->zero == 3 && mdl_layout_shard(l) > 1) {

@@ -2602,10 +2602,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				   : bd->act_work;
 	bd->act_embed = mdl_act_embed(a, &x->job, bd->tp, l->sp);
 	bd->act_head = mdl_act_head(a, &x->job, bd->tp, l->sp);
-	bd->act_head_bwd = mdl_act_head_backward(a, &x->job, bd->tp);
 	bd->boundary = (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 		       (double)x->job.micro_batch * (double)a->hidden;
 	bd->cp = mdl_layout_cp(l);
+	/* already a context-parallel rank's: the tokens' tensors split, a 4-bit head's copies not */
+	bd->act_head_bwd = mdl_act_head_backward(a, &x->job, bd->tp, bd->cp);
 	/* the TP collectives --tp-comm-overlap leaves exposed (step_ub_exposed) count as the matrix
 	 * kernels' fixed seconds do: serial on the compute stream, the recompute's forward again */
 	double ub_fwd, ub_bwd;
@@ -2633,9 +2634,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c, f->attn_core_bwd_exec /= c;
 		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
 		bd->act_moved_saved /= c;
-		/* a quantised head's dequantised copies are its whole weight on every rank */
-		double dq = mdl_job_head_dequant_live(a, &x->job, bd->tp);
-		bd->act_head_bwd = (bd->act_head_bwd - dq) / c + dq;
 		bd->act_embed /= c, bd->act_head /= c, bd->boundary /= c;
 		bd->a2a /= c;
 		bd->eager_fwd /= c, bd->eager_bwd /= c;

@@ -133,13 +133,13 @@ static void quantised_head_dequantises_for_each_gemm(void)
 	mdl_job_states(&a, &j, &plain);
 	CU_ASSERT_EQUAL(mdl_job_head_dequant(&a, &j, 1), 0);
 	CU_ASSERT_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 0);
-	double bwd = mdl_act_head_backward(&a, &j, 1);
+	double bwd = mdl_act_head_backward(&a, &j, 1, 1);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 8.0 * sbv / 8.0, 1);
 	j.quant_head = true;
 	mdl_job_states(&a, &j, &quant);
 	CU_ASSERT_DOUBLE_EQUAL(plain.weights_bytes - quant.weights_bytes, 779668224.0, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 4.0 * head, 1);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), bwd + 4.0 * head, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), bwd + 4.0 * head, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant(&a, &j, 1), 8.0 * (nf4 + 6.0) * head, 1);
 	/* context parallelism splits the tokens, not the weight: two ranks each hold half of
 	 * the rest of the step's activations and the whole dequantised copies */
@@ -347,17 +347,17 @@ static void logits_and_fp32_loss_are_counted(void)
 			    .micro_batch = 2};
 	double sbv = 2048.0 * 2 * (double)a.vocab, sbh = 2048.0 * 2 * (double)a.hidden;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * sbv + 4 * sbh, 1);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 8 * sbv, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), 8 * sbv, 1);
 	/* compiled: the loss's input and one fp32 log-sum-exp per token (4096 of them) are kept,
 	 * the input being torchtune's fp32 logits (the model upcasts them unchunked), whose
 	 * gradient the backward writes in fp32 and casts to bf16; with torchtune's chunked
 	 * output, bf16 chunks, one of its 8 at a time */
 	j.compile = true;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 4 * sbv + 4 * 4096.0 + 4 * sbh, 1);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), (4 + 2) * sbv, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), (4 + 2) * sbv, 1);
 	j.loss = MDL_LOSS_CHUNKED_OUTPUT;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * 4096.0 + 4 * sbh, 1);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv / 8, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), 2 * sbv / 8, 1);
 	/* flash-attn's fused cross-entropy, compiled or not: the bf16 logits and a fp32
 	 * log-sum-exp per token (4096) kept, a bf16 gradient of their shape in backward; split by a
 	 * vocab-parallel head (tp 4) but for the log-sum-exp */
@@ -366,10 +366,10 @@ static void logits_and_fp32_loss_are_counted(void)
 		j.compile = c;
 		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false),
 				       2 * sbv + 4 * 4096.0 + 4 * sbh, 1);
-		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1), 2 * sbv, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), 2 * sbv, 1);
 		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 4, false),
 				       2 * sbv / 4 + 4 * 4096.0 + 4 * sbh, 1);
-		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4), 2 * sbv / 4, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4, 1), 2 * sbv / 4, 1);
 	}
 }
 

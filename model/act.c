@@ -385,9 +385,29 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 }
 
 /*
+ * What eager norm and rotary kernels take beyond one fused kernel's passes, measured: the
+ * median times of Hugging Face's LlamaRMSNorm and apply_rotary_pos_emb against Liger-Kernel's
+ * fused Triton kernels on an A100-SXM4-80GB in bf16 (linkedin/Liger-Kernel
+ * benchmark/data/all_benchmark_data.csv, liger 0.2.1, triton.testing.do_bench), their
+ * difference turned into bytes at the rate memory-bound kernels get (0.88 x 2,039 GB/s), over
+ * what the ops below count beyond a fused kernel: RMSNorm over 2,048 rows of 8,192 to 32,768,
+ * forward 1.93-2.08x, backward 2.20-2.61x; the rotary embedding over 21-168 M query and key
+ * elements (2,048 to 16,384 tokens), forward 2.28-2.45x, backward 3.52-3.79x (its smaller,
+ * launch-bound sizes more) [B: measured, one GPU; the counts take each kernel as one pass at
+ * the full rate, where the eager chain's reductions, broadcasts and strided views reach less].
+ * Other GPUs: the same multiples of their own rate [C]; eager rotaries other than Hugging
+ * Face's (fms's and torchtune's fp32 pairs) at Hugging Face's [C].
+ */
+#define EAGER_NORM_FWD 2.0
+#define EAGER_NORM_BWD 2.5
+#define EAGER_ROPE_FWD 2.4
+#define EAGER_ROPE_BWD 3.7
+
+/*
  * Eager norms and rotary embeddings: what their kernels move beyond the inventory's write and
  * read of each kept tensor, per element, with e the compute dtype's bytes and f = 4 (fp32) [D:
- * counted from the ops, each reading its inputs and writing its output once]:
+ * counted from the ops, each reading its inputs and writing its output once], then taken at
+ * the measured multiples above:
  *   RMSNorm forward: to(fp32) e+f, pow 2f, mean f, mul by rsqrt 2f, to(dtype) f+e, weight
  *   product 2e = 4e+7f; the inventory counts the input's read and output's write (2e) and its
  *   eager item (f more kept) written and read (2f): 2e+5f more. Without casts (fp32) 7f, less
@@ -420,8 +440,10 @@ double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, un
 		norm = sb * ((double)a->norms_per_layer * (double)a->hidden / rep +
 			     (a->qk_norm ? (double)(a->heads + a->kv_heads) * a->head_dim / t : 0));
 	bool cast = e < f;
-	*bwd = ab + norm * (cast ? 6 * e + 9 * f : 11 * f) + rope * 6 * e;
-	return af + norm * (cast ? 2 * e + 5 * f : 3 * f) + rope * 8 * e;
+	*bwd = ab + norm * (cast ? 6 * e + 9 * f : 11 * f) * EAGER_NORM_BWD +
+	       rope * 6 * e * EAGER_ROPE_BWD;
+	return af + norm * (cast ? 2 * e + 5 * f : 3 * f) * EAGER_NORM_FWD +
+	       rope * 8 * e * EAGER_ROPE_FWD;
 }
 
 double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

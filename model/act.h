@@ -107,9 +107,9 @@ double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, u
 			    bool sp);
 
 /* HBM bytes one layer's eager PyTorch ops move beyond what the inventory's tensors account
- * for, per GPU: its norms and rotary embedding (job.eager_ops; none when they run fused) and
- * LoRA's adapter path (its casts, scaling and sum; none under torch.compile). Forward
- * returned, backward in *bwd. */
+ * for, per GPU: its norms and rotary embedding (job.eager_ops; none when they run fused), at
+ * the multiples of their op counts their measured times take, and LoRA's adapter path (its
+ * casts, scaling and sum; none under torch.compile). Forward returned, backward in *bwd. */
 double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			   bool sp, double *bwd);
 

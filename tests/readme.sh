@@ -104,7 +104,7 @@ echo "$cmds" | {
 73.2 GiB a GPU in bf16 and torchao|GPU 73.2 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe torchao
 66.6 TE|GPU 66.6 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe te
 8,428 tokens/s predicted fused|8428 tokens/s|$ladder --compile no --loss full --pointwise fused
-7,713 eager|7713 tokens/s|$ladder --compile no --loss full --pointwise eager
+7,025 eager|7025 tokens/s|$ladder --compile no --loss full --pointwise eager
 peak 54.6 GiB fused|max_memory_allocated 54.6 GiB|$ladder --compile no --loss full --pointwise fused
 59.8 eager, 60 measured|max_memory_allocated 59.8 GiB|$ladder --compile no --loss full --pointwise eager
 47.2 GiB predicted, 51.0 measured|max_memory_allocated 47.2 GiB|$ladder --compile yes --loss full
@@ -113,10 +113,10 @@ against 76.2 GiB|max_memory_allocated 76.2 GiB|$eager
 13.6 GiB with|max_memory_allocated 13.6 GiB|$qlora
 14.6 GiB with|max_memory_allocated 14.6 GiB|$qlora --kbit-upcast norms
 17.5 GiB with|max_memory_allocated 17.5 GiB|$qlora --kbit-upcast all
-a step of 2.14 s|2.14 s (|$qlora
-becomes 2.77 s|2.77 s (|$qlora --kbit-upcast norms
-the step from 4.62 s|4.62 s (|$peft
-to 4.95 s (the Trainer|4.95 s (|$peft --lora-dtype fp32
+a step of 2.34 s|2.34 s (|$qlora
+becomes 3.00 s|3.00 s (|$qlora --kbit-upcast norms
+the step from 5.02 s|5.02 s (|$peft
+to 5.35 s (the Trainer|5.35 s (|$peft --lora-dtype fp32
 12.9 GiB without|max_memory_allocated 12.9 GiB|$qhead
 14.2 GiB with (LitGPT|max_memory_allocated 14.2 GiB|$qhead --quant-head yes
 CLAIMS

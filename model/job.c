@@ -361,6 +361,70 @@ double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, u
 }
 
 /*
+ * What the cross-entropy's kernels take over the passes they make, measured: Liger-Kernel's
+ * benchmarks on an A100-SXM4-80GB (linkedin/Liger-Kernel benchmark/data/all_benchmark_data.csv,
+ * liger 0.2.1: 16,384 rows of fp32 logits, vocabularies of 32,768 to 131,072, median times)
+ * at the rate memory-bound kernels get (0.88 x 2,039 GB/s): torch.nn.CrossEntropyLoss's forward
+ * (its log-softmax reads the logits twice, for the maximum and the sum, and writes the
+ * log-probabilities: 12 B an element) took 1.44-1.48 times that, its backward (nll's dense
+ * gradient filled, log-softmax's backward reading it and the log-probabilities and writing the
+ * input's gradient: 16 B) 2.07-2.12 times; Liger's one Triton kernel, which reads a row twice
+ * (online softmax, then the gradient) and writes the gradient in place (12 B), 1.50-1.76 times,
+ * as a fused kernel of flash-attn's or torch.compile's takes its passes [B: measured, one GPU;
+ * other GPUs the same multiples of their own rate, C].
+ */
+#define CE_TORCH_FWD 1.45
+#define CE_TORCH_BWD 2.1
+#define CE_FUSED 1.65
+
+/*
+ * The loss's passes over the logits, per element of the head's output (a vocab-parallel head's
+ * share), with e the compute dtype's bytes and the casts to fp32 and back (e + 4 each, where e
+ * is under 4) [D: counted from the source]:
+ *  - full, eager: transformers' ForCausalLMLoss (logits.float(), then cross_entropy), as
+ *    torchtune's unchunked loss and Megatron's logits.float(): the cast, the log-softmax (12 B
+ *    at CE_TORCH_FWD); backward 16 B at CE_TORCH_BWD and the cast back;
+ *  - chunked-output, eager: torchtune's CEWithChunkedOutputLoss does the same a chunk at a
+ *    time;
+ *  - compiled (full or chunked-output): torch.compile fuses the loss into a kernel each way
+ *    (two reads forward, a read and a write backward, at CE_FUSED); unchunked, torchtune's
+ *    model hands it fp32 logits (TransformerDecoder.unembed's .float(), outside the compiled
+ *    layers), so the casts stay; chunked, each chunk is cast inside;
+ *  - fused: flash-attn's kernel reads the logits once forward (each row's log-sum-exp) and
+ *    once more backward, writing the gradient (flash_attn/ops/triton/cross_entropy.py), in
+ *    the compute dtype, at CE_FUSED;
+ *  - chunked: Liger's fused linear cross-entropy runs its kernel on each chunk's logits in the
+ *    forward (two reads and the gradient written in place), nothing of it in backward.
+ */
+double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			    double *bwd)
+{
+	double n = (double)j->seq * (double)j->micro_batch * (double)a->vocab /
+		   (tp ? (double)tp : 1.0);
+	double e = mdl_job_act_bytes(j), cast = e < 4.0 ? e + 4.0 : 0.0;
+
+	switch (j->loss) {
+	case MDL_LOSS_CHUNKED:
+		*bwd = 0;
+		return 3.0 * e * CE_FUSED * n;
+	case MDL_LOSS_FUSED:
+		*bwd = 2.0 * e * CE_FUSED * n;
+		return e * CE_FUSED * n;
+	case MDL_LOSS_FULL:
+	case MDL_LOSS_CHUNKED_OUTPUT:
+		break;
+	}
+	if (j->compile) {
+		double in = j->loss == MDL_LOSS_FULL ? 4.0 : e; /* what the fused kernel reads */
+		double c = j->loss == MDL_LOSS_FULL ? cast : 0.0;
+		*bwd = (c + (in + in) * CE_FUSED) * n;
+		return (c + 2.0 * in * CE_FUSED) * n;
+	}
+	*bwd = (cast + 16.0 * CE_TORCH_BWD) * n;
+	return (cast + 12.0 * CE_TORCH_FWD) * n;
+}
+
+/*
  * Kernel launches, counted from the Hugging Face decoder layer as eager PyTorch runs it
  * (transformers models/llama/modeling_llama.py; PEFT tuners/lora/layer.py; bitsandbytes
  * MatMul4Bit) [B: counted from the source]:

@@ -359,6 +359,13 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
  * split over it). */
 double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
+/* HBM bytes, at the rate memory-bound kernels get, the time the loss's kernels take on the GPU
+ * that runs the head, one micro-batch: forward returned, backward in *bwd (the casts to and
+ * from fp32 logits, the log-softmax and its gradient, as each --loss computes them). Split by
+ * a vocab-parallel head over tp. */
+double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			    double *bwd);
+
 /* Bytes a quantised head's dequantised copies hold while one of its GEMMs runs: the fp16
  * weight and its cast to the compute dtype, both alive at the cast (none where the compute
  * dtype is fp16); 0 without quant_head. Per GPU of a TP group. */

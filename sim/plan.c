@@ -275,9 +275,9 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	double hbm = step_hbm_rate(hw);
 	uint32_t tp = l->tp, pp = l->pp, cp = mdl_layout_cp(l), dp = l->dp;
 	/* no schedule beats: every micro-batch's stage time on the compute stream (the head's
-	 * share spread over the stages), the pipeline's bubble ((pp - 1)/vp stage times), and
-	 * AdamW over the GPU's shard at HBM speed (experts / ep of it unless ZeRO shards the
-	 * optimizer); nor, with stages, the last one's compute stream, which runs every
+	 * and its loss's share spread over the stages), the pipeline's bubble ((pp - 1)/vp stage
+	 * times), and AdamW over the GPU's shard at HBM speed (experts / ep of it unless ZeRO
+	 * shards the optimizer); nor, with stages, the last one's compute stream, which runs every
 	 * micro-batch through its layers and the whole head between the first micro-batch's
 	 * first chunk reaching it through the pp - 1 stages before and the last one's backward
 	 * of that chunk returning through them */
@@ -285,7 +285,8 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	struct mdl_flops fl;
 	mdl_job_flops(&w->arch, &w->job, &fl);
 	bool ov = tp_overlap && tp > 1;
-	double head = (fl.head_fwd + fl.head_bwd) / (tp * cp) / peak;
+	double loss_bwd, loss = mdl_job_loss_traffic(&w->arch, &w->job, tp, &loss_bwd);
+	double head = (fl.head_fwd + fl.head_bwd) / (tp * cp) / peak + (loss + loss_bwd) / cp / hbm;
 	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff,
 					(double)w->arch.layers / pp, share, head / pp, ov);
 	double pipe = 0;

@@ -233,6 +233,7 @@ struct build {
 	struct mdl_dequant dequant; /* HBM bytes a layer moves dequantising its base weights,
 				     * per GPU */
 	double head_dequant; /* a quantised head's, in its forward and again in its backward */
+	double loss_fwd, loss_bwd; /* the loss's kernels on the head's GPU (mdl_job_loss_traffic) */
 	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
 				      * forward, backward with its recompute */
@@ -1821,10 +1822,11 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		double flops = lb * bd->F.layer_fwd_exec + (runs_head ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
-		 * and rotary's passes beyond that; a quantised head's dequantisation */
+		 * and rotary's passes beyond that; the loss's kernels and a quantised head's
+		 * dequantisation */
 		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd +
 			       (k == 0 ? bd->fp8_first : 0);
-		double head_bytes = runs_head ? bd->head_dequant : 0;
+		double head_bytes = runs_head ? bd->head_dequant + bd->loss_fwd : 0;
 		int end, c = compute(bd, g, s, "forward", flops, lb * bytes + head_bytes,
 				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
 		if (c < 0)
@@ -2158,8 +2160,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* eager norms and rotary: their backward, and their forward again where the
 		 * recompute runs it (full, and per-op, which recomputes every non-matmul op) */
 		rc_mem += bd->eager_bwd + m.eager_again;
-		/* a quantised head dequantised again for its input gradient */
-		double head_bytes = runs_head ? bd->head_dequant : 0;
+		/* the loss's backward, and a quantised head dequantised again for its input
+		 * gradient */
+		double head_bytes = runs_head ? bd->head_dequant + bd->loss_bwd : 0;
 		int end, c = compute(bd, g, s, "backward", flops,
 				     lb * (4.0 * bd->act_all + rc_mem) + head_bytes,
 				     lb * m.fixed_bwd, lb * m.issue_bwd, (2.0 + m.rc_ar) * lb,
@@ -2585,6 +2588,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_dequant(a, &x->job, &bd->dequant);
 	bd->dequant.fwd /= bd->tp, bd->dequant.bwd /= bd->tp;
 	bd->head_dequant = mdl_job_head_dequant(a, &x->job, bd->tp);
+	bd->loss_fwd = mdl_job_loss_traffic(a, &x->job, bd->tp, &bd->loss_bwd);
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
 		    &bd->fixed_fwd, &bd->fixed_bwd);
@@ -2637,6 +2641,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->act_embed /= c, bd->act_head /= c, bd->boundary /= c;
 		bd->a2a /= c;
 		bd->eager_fwd /= c, bd->eager_bwd /= c;
+		bd->loss_fwd /= c, bd->loss_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 			 (double)x->job.micro_batch * (double)(a->kv_heads * a->head_dim) / bd->tp;
 	}

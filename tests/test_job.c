@@ -982,6 +982,47 @@ static void eager_norms_and_rotary_move_and_keep_more(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&g, &j, 1, false, &bwd), 0, 0);
 }
 
+/* The loss's passes over Llama-3.1-8B's 2,048 x 128,256 = 262,668,288 logits of one bf16
+ * micro-batch (job.c, mdl_job_loss_traffic), by hand: eager full (and chunked-output), the cast
+ * to fp32 (6 B) and PyTorch's log-softmax (12 B at 1.45x): 23.4 B a logit forward; its backward
+ * (16 B at 2.1x) and the cast back: 39.6 B. Compiled and unchunked, the casts around one fused
+ * kernel each way (8 B at 1.65x): 19.2 and 19.2; compiled and chunked, the fused kernels read
+ * the bf16 chunks: 6.6 and 6.6. flash-attn's kernel: 3.3 forward, 6.6 backward; Liger's fused
+ * linear cross-entropy: 9.9 forward, nothing backward. A vocab-parallel head of 2 halves each;
+ * fp32 logits cast nothing: 17.4 and 33.6. */
+static void the_loss_costs_its_passes_over_the_logits(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = eager_job();
+	double n = 262668288.0, bwd, fwd;
+	CU_ASSERT_FATAL(a.vocab == 128256 && j.seq == 2048 && j.micro_batch == 1);
+	const struct {
+		enum mdl_loss loss;
+		bool compile;
+		double fwd, bwd;
+	} want[] = {{MDL_LOSS_FULL, false, 23.4, 39.6},
+		    {MDL_LOSS_CHUNKED_OUTPUT, false, 23.4, 39.6},
+		    {MDL_LOSS_FULL, true, 19.2, 19.2},
+		    {MDL_LOSS_CHUNKED_OUTPUT, true, 6.6, 6.6},
+		    {MDL_LOSS_FUSED, false, 3.3, 6.6},
+		    {MDL_LOSS_CHUNKED, false, 9.9, 0}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		j.loss = want[i].loss;
+		j.compile = want[i].compile;
+		fwd = mdl_job_loss_traffic(&a, &j, 1, &bwd);
+		CU_ASSERT_DOUBLE_EQUAL(fwd, want[i].fwd * n, 1e-6 * n);
+		CU_ASSERT_DOUBLE_EQUAL(bwd, want[i].bwd * n, 1e-6 * n);
+		fwd = mdl_job_loss_traffic(&a, &j, 2, &bwd);
+		CU_ASSERT_DOUBLE_EQUAL(fwd, want[i].fwd * n / 2, 1e-6 * n);
+	}
+	j.loss = MDL_LOSS_FULL;
+	j.compile = false;
+	j.precision = MDL_FP32;
+	fwd = mdl_job_loss_traffic(&a, &j, 1, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 17.4 * n, 1e-6 * n);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 33.6 * n, 1e-6 * n);
+}
+
 /* LoRA's adapter path (act.c, adapter_traffic) on Llama-3.1-8B's q, k, v and o at 2,048 tokens
  * (inputs 4,096 each; outputs 4,096, 1,024, 1,024, 4,096: 10,240 out, 16,384 in), by hand.
  * torchtune's way (bf16 adapters, no dropout, no autocast): forward 2 B an input element (lora_A
@@ -1085,6 +1126,8 @@ int suite_job(void)
 		{"launches_follow_the_eager_layer", launches_follow_the_eager_layer},
 		{"eager norms and rotary move and keep more",
 		 eager_norms_and_rotary_move_and_keep_more},
+		{"the loss costs its passes over the logits",
+		 the_loss_costs_its_passes_over_the_logits},
 		{"experts split over tp keep the gathered tokens",
 		 experts_split_over_tp_keep_the_gathered_tokens},
 		{"grouped experts launch once a projection",

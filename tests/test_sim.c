@@ -95,7 +95,10 @@ static double layer_traffic(const struct mdl_arch *a, const struct mdl_job *j)
  * MAMF (0.803 of peak) and the flash-attention core at FlashAttention-2's 35 % of peak in
  * forward and 32 % in backward (2.5 times the forward's FLOPs). Each layer's matrix kernels cost
  * 6.5 us more each: 7 linears and the flash forward, 14 gradient GEMMs and the flash backward
- * (23, eager attention's QK^T and AV and their four gradients instead: 27). */
+ * (23, eager attention's QK^T and AV and their four gradients instead: 27). The full loss
+ * passes over the 4,096 x 151,936 logits of a micro-batch: the cast to fp32 and back (6 B
+ * each), the log-softmax (12 B at 1.45 its rate) and its backward (16 B at 2.1): 63 B a logit
+ * (in fp32, no casts: 51). */
 #define MM_FIXED 6.5e-6
 static void compute_bound_step_is_its_compute_time(void)
 {
@@ -111,9 +114,10 @@ static void compute_bound_step_is_its_compute_time(void)
 	double gemm = mdl_job_executed_flops(&f.w.arch, &f.w.job) - attn;
 	double attn_s = attn / 3.5 / (0.35 * f.hw.gpu.bf16_flops) +
 			attn * 2.5 / 3.5 / (0.32 * f.hw.gpu.bf16_flops);
+	double logits = 4096.0 * 151936, loss = 63 * logits / (0.88 * f.hw.gpu.hbm_bandwidth);
 	double compute = 4 * (gemm / (0.81 * 0.803 * f.hw.gpu.bf16_flops) + attn_s +
 			      24 * layer_traffic(&f.w.arch, &f.w.job) / (0.88 * f.hw.gpu.hbm_bandwidth) +
-			      24 * 23 * MM_FIXED);
+			      24 * 23 * MM_FIXED + loss);
 	double adam = 494032768.0 * 28 / (0.88 * f.hw.gpu.hbm_bandwidth);
 	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
 	CU_ASSERT(f.o.fits);
@@ -159,7 +163,7 @@ static void compute_bound_step_is_its_compute_time(void)
 			(fl.head_fwd + fl.head_bwd) / (eff * f.hw.gpu.bf16_flops) + attn_s +
 			24 * (layer_traffic(&f.w.arch, &f.w.job) + 375390208.0) /
 				(0.88 * f.hw.gpu.hbm_bandwidth) +
-			24 * 23 * MM_FIXED;
+			24 * 23 * MM_FIXED + loss;
 	double weight_casts = 24 * 59637760.0 / (0.88 * f.hw.gpu.hbm_bandwidth);
 	ASSERT_NEAR_REL(f.o.step_seconds, 4 * per_mb + weight_casts + adam, 0.01);
 	/* Megatron-Core's is_first_microbatch: Transformer Engine casts the weights (with their
@@ -180,7 +184,7 @@ static void compute_bound_step_is_its_compute_time(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	compute = 4 * (mdl_job_executed_flops(&f.w.arch, &f.w.job) / (0.81 * 0.779 * 66.9e12) +
 		       24 * layer_traffic(&f.w.arch, &f.w.job) / (0.88 * f.hw.gpu.hbm_bandwidth) +
-		       24 * 27 * MM_FIXED);
+		       24 * 27 * MM_FIXED + 51 * logits / (0.88 * f.hw.gpu.hbm_bandwidth));
 	ASSERT_NEAR_REL(f.o.step_seconds, compute + adam, 0.01);
 	ASSERT_NEAR_REL(f.o.mfu, f.o.model_tflops_per_gpu * 1e12 / 66.9e12, 1e-9);
 	f.hw.gpu.fp32_flops = 0; /* a GPU file without it: refused, naming the field */
@@ -1565,7 +1569,8 @@ static void zero3_state_per_gpu_falls_as_one_over_n(void)
 }
 
 /* One micro-batch's forward and backward through `layers` layers at the GPU's GEMM rate plus
- * their memory-bound traffic at 0.88 of the HBM rate (*stage), and the head's (*head), seconds. */
+ * their memory-bound traffic at 0.88 of the HBM rate (*stage), and the head's with the full
+ * loss's 63 B a logit (compute_bound_step_is_its_compute_time) (*head), seconds. */
 static void stage_time(const struct fx *f, double layers, double *stage, double *head)
 {
 	struct mdl_flops fl;
@@ -1574,7 +1579,10 @@ static void stage_time(const struct fx *f, double layers, double *stage, double 
 	*stage = layers * ((fl.layer_fwd_exec + fl.layer_bwd_exec) / rate +
 			   layer_traffic(&f->w.arch, &f->w.job) / (0.88 * f->hw.gpu.hbm_bandwidth) +
 			   23 * MM_FIXED);
-	*head = (fl.head_fwd + fl.head_bwd) / rate;
+	double logits = (double)f->w.job.seq * (double)f->w.job.micro_batch;
+	logits *= (double)f->w.arch.vocab;
+	*head = (fl.head_fwd + fl.head_bwd) / rate +
+		63.0 * logits / (0.88 * f->hw.gpu.hbm_bandwidth);
 }
 
 /* Pipeline parallel: 1F1B's bubble; the step of pp stages with m micro-batches is

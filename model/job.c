@@ -414,11 +414,10 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
 	case MDL_LOSS_CHUNKED_OUTPUT:
 		break;
 	}
-	if (j->compile) {
-		double in = j->loss == MDL_LOSS_FULL ? 4.0 : e; /* what the fused kernel reads */
-		double c = j->loss == MDL_LOSS_FULL ? cast : 0.0;
-		*bwd = (c + (in + in) * CE_FUSED) * n;
-		return (c + 2.0 * in * CE_FUSED) * n;
+	if (j->compile) { /* two passes of what the fused kernel reads each way */
+		bool whole = j->loss == MDL_LOSS_FULL;
+		*bwd = ((whole ? cast : 0.0) + 2.0 * (whole ? 4.0 : e) * CE_FUSED) * n;
+		return *bwd;
 	}
 	*bwd = (cast + 16.0 * CE_TORCH_BWD) * n;
 	return (cast + 12.0 * CE_TORCH_FWD) * n;

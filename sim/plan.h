@@ -7,21 +7,22 @@
  * within a node, dividing the heads), PP (dividing the layers) with interleaving (2-8 virtual
  * stages where they divide a stage and the micro-batches come in groups of pp), DP, ZeRO 0-3,
  * recompute (none, selective, full, and Megatron-Core's full recompute of the fewest layers a
- * stage that fits by the analytic memory) and micro-batch (1, 2, 4, 8 unless --batch fixes it). Layouts whose analytic
- * memory (model/layout) exceeds the GPU by 10 % are pruned; the rest are simulated in order of
- * a lower bound on time per token (step_stage_floor: the compute stream's GEMMs, memory-bound
- * kernels and TP all-reduces, plus the bubble; with stages, also the last stage's, which runs
- * the whole head), stopping when no remaining layout can beat the best simulated one (branch
- * and bound: the bound never exceeds the simulated time). Once a layout has fit, a layout that
- * does not stops simulating where a GPU overflows (sim_config.stop_unfit).
- * Host-tier options (policies tiered, zero-infinity, zero-offload; one node, or tier_nodes):
- * 1, 2, 4, ... GPUs up to the host's slots times the nodes (or --max-gpus, where fewer),
- * micro-batch 1, 2, 4, 8, DRAM (per node) from the
- * smallest size that holds the job up to the host's maximum (unless --dram fixes it), and the
- * drives: the given count, and when the
- * option keeps state on flash and --flash gave no count, the fewest drives that hold it and a
- * full bay. A GPU, or the largest DRAM, too small for a micro-batch is too small for the
- * larger ones (what a placement needs of both grows with the tokens): those are not simulated.
+ * stage that fits by the analytic memory) and micro-batch (1, 2, 4, 8 unless --batch fixes it).
+ * Layouts whose analytic memory (model/layout) exceeds the GPU by 10 % are pruned; the rest are
+ * simulated in order of a lower bound on time per token (step_stage_floor: the compute stream's
+ * GEMMs, memory-bound kernels and TP all-reduces, plus the bubble; with stages, also the last
+ * stage's, which runs the whole head), stopping when no remaining layout can beat the best
+ * simulated one (branch and bound: the bound never exceeds the simulated time). Once a layout
+ * has fit, a layout that does not stops simulating where a GPU overflows
+ * (sim_config.stop_unfit).
+ * Host-tier options (the SIM_PLAN_HOST_POLICIES below; one node, or tier_nodes): 1, 2, 4, ...
+ * GPUs up to the host's slots times the nodes (or --max-gpus, where fewer), micro-batch 1, 2,
+ * 4, 8, DRAM (per node) from the smallest size that holds the job up to the host's maximum
+ * (unless --dram fixes it), and the drives: the given count, and when the option keeps state
+ * on flash and --flash gave no count, from the fewest drives that hold it, doubling, to a full
+ * bay (at the two smallest DRAM sizes that fit: host_count). A GPU, or the largest DRAM, too
+ * small for a micro-batch is too small for the larger ones (what a placement needs of both
+ * grows with the tokens): those are not simulated.
  * Every option trains the same global batch (sequences per optimizer step), so all take the
  * same optimizer steps and differ only in speed, cost and power.
  *

@@ -613,6 +613,13 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * ctx.save_for_backward(logits, lse, labels)) [A: source] */
 	if (j->loss == MDL_LOSS_FUSED)
 		return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sb + extra;
+	/* fused-fp32: transformers' loss function casts the logits to fp32 and copies the
+	 * shifted ones (logits.float(), logits[..., :-1, :].contiguous()), and Unsloth's kernel
+	 * saves that copy and each row's fp32 log-sum-exp (fms-acceleration's
+	 * FastForCausalLMLoss and Fast_CrossEntropyLoss: ctx.save_for_backward(logits,
+	 * logsumexp, labels)) [A: source] */
+	if (j->loss == MDL_LOSS_FUSED_FP32)
+		return (st + e) * sbh / (sp ? t : 1.0) + (e + 4.0) * sbv / t + 4.0 * sb + extra;
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
@@ -660,6 +667,11 @@ double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, 
 		break;
 	case MDL_LOSS_FUSED:
 		v = e * sbv / (tp ? (double)tp : 1.0);
+		break;
+	case MDL_LOSS_FUSED_FP32:
+		/* the kernel writes the gradient over its saved fp32 copy; the shift's backward
+		 * fills a zero fp32 gradient of the logits' shape beside it */
+		v = 4.0 * sbv / (tp ? (double)tp : 1.0);
 		break;
 	case MDL_LOSS_FULL:
 		break;

@@ -393,6 +393,11 @@ double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, u
  *  - fused: flash-attn's kernel reads the logits once forward (each row's log-sum-exp) and
  *    once more backward, writing the gradient (flash_attn/ops/triton/cross_entropy.py), in
  *    the compute dtype, at CE_FUSED;
+ *  - fused-fp32: fms-acceleration's FastForCausalLMLoss (plugins/fused-ops-and-kernels,
+ *    kernels/unsloth/cross_entropy_loss.py): the cast, the shifted logits copied (a read and
+ *    a write of 4 B), Unsloth's kernel reading the copy once forward and reading and
+ *    overwriting it with the gradient backward, at CE_FUSED; the shift's backward fills a
+ *    zero gradient of the logits' shape and copies the kernel's in (12 B), and the cast back;
  *  - chunked: Liger's fused linear cross-entropy runs its kernel on each chunk's logits in the
  *    forward (two reads and the gradient written in place), nothing of it in backward.
  */
@@ -410,6 +415,9 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
 	case MDL_LOSS_FUSED:
 		*bwd = 2.0 * e * CE_FUSED * n;
 		return e * CE_FUSED * n;
+	case MDL_LOSS_FUSED_FP32:
+		*bwd = (8.0 * CE_FUSED + 12.0 + cast) * n;
+		return (cast + 8.0 + 4.0 * CE_FUSED) * n;
 	case MDL_LOSS_FULL:
 	case MDL_LOSS_CHUNKED_OUTPUT:
 		break;
@@ -769,7 +777,8 @@ static const char *const optimizer_names[] = {
 	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton", NULL};
-static const char *const loss_names[] = {"full", "chunked", "chunked-output", "fused", NULL};
+static const char *const loss_names[] = {"full",  "chunked",    "chunked-output",
+					 "fused", "fused-fp32", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */

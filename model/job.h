@@ -62,8 +62,17 @@ static inline bool mdl_attn_fused(enum mdl_attention a)
  * logits but upcasts and differentiates them a chunk at a time (torchtune's
  * CEWithChunkedOutputLoss); fused keeps the full logits in the compute dtype and takes the loss
  * and its gradient in one kernel each, with no fp32 copy (flash-attn's cross-entropy kernel:
- * llm-foundry's loss_fn fused_crossentropy, MPT's default). */
-enum mdl_loss { MDL_LOSS_FULL, MDL_LOSS_CHUNKED, MDL_LOSS_CHUNKED_OUTPUT, MDL_LOSS_FUSED };
+ * llm-foundry's loss_fn fused_crossentropy, MPT's default); fused-fp32 runs such a kernel on an
+ * fp32 copy of the shifted logits, which it keeps and overwrites with their gradient
+ * (fms-acceleration's fast_loss: Unsloth's Triton cross-entropy behind transformers' loss
+ * function, 4.46 and later, whose logits.float() and shifted .contiguous() it keeps). */
+enum mdl_loss {
+	MDL_LOSS_FULL,
+	MDL_LOSS_CHUNKED,
+	MDL_LOSS_CHUNKED_OUTPUT,
+	MDL_LOSS_FUSED,
+	MDL_LOSS_FUSED_FP32
+};
 /*
  * The format of QLoRA's frozen base weights, and the kernels that train through them.
  * nf4: bitsandbytes' NF4 with double quantisation (QLoRA; PEFT, torchtune, Unsloth). Its

@@ -154,8 +154,10 @@ static const struct opt table[] = {
 	{"loss", O_ENUM, OFF(loss), 0, 0, "auto", false, "loss", P,
 	 "full | chunked (fused lm_head + cross-entropy, no full logits) | chunked-output "
 	 "(torchtune: full logits, loss a chunk at a time) | fused (flash-attn's cross-entropy "
-	 "kernel, llm-foundry's default: full logits, no fp32 copy) | auto (chunked for tiered "
-	 "and tiered-dram, full otherwise)"},
+	 "kernel, llm-foundry's default: full logits, no fp32 copy) | fused-fp32 (Unsloth's "
+	 "cross-entropy kernel on the fp32 copy of the shifted logits transformers 4.46 and later "
+	 "make, its gradient written over that copy: fms-acceleration's fast_loss) | auto "
+	 "(chunked for tiered and tiered-dram, full otherwise)"},
 	{"tokens", O_REAL, OFF(tokens), 1, TP_MAX_TOKENS, "100M", false, "tokens", P,
 	 "training tokens for the runtime (k, M, B suffixes)"},
 	{"epochs", O_REAL, OFF(epochs), 0, 1e6, "0", false, "", P,

@@ -1058,6 +1058,19 @@ else
 	echo "FAIL: --pointwise eager or --doc-tokens missing from plan --emit's simulate line or" \
 		"the JSON job"
 fi
+# fms-acceleration's loss, as planned, goes to the simulate line and the JSON job; a misspelt
+# loss names the ones there are
+"$bin" plan --model 8b --seq 2048 --loss fused-fp32 --emit "$tmp/emit-loss" >/dev/null 2>&1
+if grep -q "^tierplan simulate .*--loss fused-fp32" "$tmp/emit-loss/README.md" &&
+	"$bin" simulate --model 8b --seq 2048 --loss fused-fp32 --format json |
+	grep -q '"loss":[[:space:]]*"fused-fp32"'; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --loss fused-fp32 missing from plan --emit's simulate line or the JSON job"
+fi
+expect 3 "unknown loss 'fused32' (allowed: auto, full, chunked, chunked-output, fused, fused-fp32)" \
+	simulate --model 8b --seq 1024 --loss fused32
 # a job the framework's config cannot say as planned gets no config: pure bf16 under a DeepSpeed
 # policy (DeepSpeed keeps fp32 masters); FP8 on a data-parallel layout goes to Megatron-LM's
 # arguments (a DeepSpeed config has no FP8 switch); a DeepSpeed config clips as the plan did

@@ -371,6 +371,18 @@ static void logits_and_fp32_loss_are_counted(void)
 				       2 * sbv / 4 + 4 * 4096.0 + 4 * sbh, 1);
 		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4, 1), 2 * sbv / 4, 1);
 	}
+	/* fms-acceleration's fast_loss behind transformers' loss function: the bf16 logits, the
+	 * fp32 copy of the shifted ones Unsloth's kernel keeps and a fp32 log-sum-exp per token;
+	 * in backward the kernel overwrites the copy, and the shift's backward fills a fp32 zero
+	 * gradient of the logits' shape: 4 B a logit, 4 fewer than the full loss's spike */
+	j.loss = MDL_LOSS_FUSED_FP32;
+	j.compile = false;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), (2 + 4) * sbv + 4 * 4096.0 + 4 * sbh,
+			       1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), 4 * sbv, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 4, false),
+			       (2 + 4) * sbv / 4 + 4 * 4096.0 + 4 * sbh, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4, 1), 4 * sbv / 4, 1);
 }
 
 static void model_flops_follow_megatron_convention(void)
@@ -988,8 +1000,11 @@ static void eager_norms_and_rotary_move_and_keep_more(void)
  * (16 B at 2.1x) and the cast back: 39.6 B. Compiled and unchunked, the casts around one fused
  * kernel each way (8 B at 1.65x): 19.2 and 19.2; compiled and chunked, the fused kernels read
  * the bf16 chunks: 6.6 and 6.6. flash-attn's kernel: 3.3 forward, 6.6 backward; Liger's fused
- * linear cross-entropy: 9.9 forward, nothing backward. A vocab-parallel head of 2 halves each;
- * fp32 logits cast nothing: 17.4 and 33.6. */
+ * linear cross-entropy: 9.9 forward, nothing backward; fms-acceleration's fast_loss, the cast
+ * (6), the shifted copy (8) and Unsloth's kernel reading it (4 B at 1.65x) forward: 20.6, and
+ * the kernel's read and in-place write (8 at 1.65x), the shift's zero fill and copy (12) and the
+ * cast back (6) backward: 31.2. A vocab-parallel head of 2 halves each; fp32 logits cast
+ * nothing: 17.4 and 33.6. */
 static void the_loss_costs_its_passes_over_the_logits(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -1005,6 +1020,7 @@ static void the_loss_costs_its_passes_over_the_logits(void)
 		    {MDL_LOSS_FULL, true, 19.2, 19.2},
 		    {MDL_LOSS_CHUNKED_OUTPUT, true, 6.6, 6.6},
 		    {MDL_LOSS_FUSED, false, 3.3, 6.6},
+		    {MDL_LOSS_FUSED_FP32, false, 20.6, 31.2},
 		    {MDL_LOSS_CHUNKED, false, 9.9, 0}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		j.loss = want[i].loss;

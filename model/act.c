@@ -458,6 +458,38 @@ double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, 
 	return b;
 }
 
+/*
+ * A layer's backward makes the gradients of its activations as it goes, each beside the saved
+ * tensors the op still holds; the most at once come in the MLP. The gated product act(gate) * up
+ * takes the gradient of its output (the down projection's input gradient) and makes one for each
+ * factor while that one is alive (PyTorch tools/autograd/derivatives.yaml, mul: grad * other and
+ * grad * self; a fused SwiGLU's backward, Megatron-Core's bias_swiglu or Liger-Kernel's
+ * LigerSiLUMulFunction, reads the one and writes the two as well) [A: source]: three of the
+ * MLP's width a token, in the activations' dtype; without a gate the second linear's input
+ * gradient and the activation's input gradient, two. Experts looped one at a time (Hugging
+ * Face's MoE blocks, --moe-gemm loop) hold one expert's tokens' at once, grouped ones all the
+ * routed tokens'. The attention's (dq, dk, dv beside the output's) are the smaller. Measured:
+ * IBM fms-acceleration's Llama-3-8B LoRA and QLoRA runs with Liger-Kernel's chunked loss on one
+ * A100 (scripts/benchmarks/refs/a100_80gb_liger.csv at 733992a, full recompute, 4 to 32
+ * sequences of 4,096 tokens), whose peaks come in the last layer's backward, grow 2.02 and
+ * 1.99 GiB a sequence (LoRA, QLoRA) where the saved tensors alone make 1.66; with these three
+ * of 14,336 bf16 a token, 1.99 [B: measured].
+ */
+double mdl_act_layer_grads(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+{
+	double w = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *x = &a->layer[i];
+		if (!x->matmul || !(x->target & MDL_T_UP))
+			continue;
+		double cols = (double)x->cols * x->active * mdl_tensor_share(a, x);
+		w += x->copies > 1 && !j->grouped_experts ? cols / (double)x->copies : cols;
+	}
+	double sb = (double)j->seq * (double)j->micro_batch;
+	return (a->gated_mlp ? 3.0 : 2.0) * mdl_job_stream_bytes(a, j) * sb * w /
+	       (tp ? (double)tp : 1.0);
+}
+
 double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    bool sp)
 {
@@ -699,5 +731,6 @@ double mdl_act_total(const struct mdl_arch *a, const struct mdl_job *j)
 
 	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
 		b += mdl_act_layer_working(a, j, 1, false);
+	b += mdl_act_layer_grads(a, j, 1);
 	return b + mdl_act_embed(a, j, 1, false) + mdl_act_head(a, j, 1, false);
 }

@@ -101,6 +101,10 @@ double mdl_act_chunk_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			     bool sp);
 
+/* The activation gradients a layer's backward holds beside its saved tensors at their most, per
+ * GPU of a TP group: the MLP's (act.c). Every recompute mode, none included. */
+double mdl_act_layer_grads(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
+
 /* The same when the layer is recomputed and back-propagated one half at a time (attention,
  * then MLP, each from its own checkpoint): the larger half plus the other half's input. */
 double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -302,6 +302,7 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	mem->activations = mem->layer_activations;
 	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
 		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);
+	mem->activations += mdl_act_layer_grads(a, j, l->tp);
 	if (first)
 		mem->activations += (double)embed_flight * mdl_act_embed(a, j, l->tp, l->sp);
 	if (last)

@@ -217,6 +217,7 @@ struct build {
 	struct mdl_states L, E, H; /* one layer, embedding, head: whole */
 	struct mdl_flops F;
 	double act_saved, act_work, act_embed, act_head, boundary; /* bytes per GPU */
+	double act_grad; /* the activation gradients a layer's backward holds at their most */
 	double act_head_bwd; /* the loss backward's transient beyond act_head */
 	uint32_t ep;         /* expert-parallel ranks (1: none) */
 	uint32_t cp;         /* context-parallel ranks (1: none) */
@@ -2181,6 +2182,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			TRY(mem(bd, c, pool, CAT_A, m.work, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -m.work, ENG_AT_END));
 		}
+		/* one layer's backward at a time makes its activations' gradients */
+		TRY(mem(bd, c, pool, CAT_A, bd->act_grad, ENG_AT_START));
+		TRY(mem(bd, c, pool, CAT_A, -bd->act_grad, ENG_AT_END));
 		if (f >= 0)
 			TRY(mem(bd, c, pool, CAT_W, -wb, ENG_AT_END));
 		/* gradients. A tied embedding is one parameter used by the head, first in
@@ -2582,8 +2586,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
 	bool halves = x->pl.half_layers && x->job.recompute == MDL_RC_FULL;
 	/* a layer's backward holds what its recompute rematerialises on top of what it kept
-	 * (full recompute half by half: the larger half); activation gradients are not counted in
-	 * any mode */
+	 * (full recompute half by half: the larger half), and in every mode the gradients its
+	 * MLP makes (act_grad) */
 	bd->act_all = mdl_act_layer_moved(a, &x->job, bd->tp, l->sp, &bd->act_moved_saved);
 	mdl_job_dequant(a, &x->job, &bd->dequant);
 	bd->dequant.fwd /= bd->tp, bd->dequant.bwd /= bd->tp;
@@ -2596,6 +2600,10 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			      : rematerialised(x->job.recompute,
 					       mdl_act_layer_working(a, &x->job, bd->tp, l->sp),
 					       bd->act_saved);
+	/* not where a layer goes half at a time (the tiered policies: aiDAPTIV's middleware,
+	 * modelled to the batch it documents fitting, 56 sequences of 8B a 20 GB card, which one
+	 * PyTorch backward of the whole micro-batch's MLP could not hold: pol_tiered.c) */
+	bd->act_grad = x->pl.half_layers ? 0 : mdl_act_layer_grads(a, &x->job, bd->tp);
 	if (halves) /* the attention half runs forward twice: before the MLP's and its own */
 		bd->F.layer_recompute_exec += bd->F.attn_half_fwd_exec;
 	/* a checkpointed layer's forward runs without autograd: each half's tensors are freed
@@ -2637,6 +2645,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		f->layer_fwd_exec /= c, f->layer_bwd_exec /= c, f->layer_recompute_exec /= c;
 		f->attn_half_fwd_exec /= c, f->attn_core_fwd_exec /= c, f->attn_core_bwd_exec /= c;
 		bd->act_saved /= c, bd->act_all /= c, bd->act_work /= c, bd->act_fwd_work /= c;
+		bd->act_grad /= c;
 		bd->act_moved_saved /= c;
 		bd->act_embed /= c, bd->act_head /= c, bd->boundary /= c;
 		bd->a2a /= c;

@@ -385,6 +385,34 @@ static void logits_and_fp32_loss_are_counted(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4, 1), 4 * sbv / 4, 1);
 }
 
+/* The MLP's activation gradients a layer's backward holds, by hand at 4,096 tokens in bf16:
+ * Llama-3.1-8B's gated MLP (14,336 wide), the product's output gradient and its two factors':
+ * 3 x 14,336 x 2 B x 4,096 = 352,321,536 B, half of it on each of 2 TP ranks, twice it with an
+ * fp32 stream; Mixtral's experts (top 2 of 8, each 14,336 wide) looped one at a time hold one
+ * expert's 1,024 tokens' (4,096 x 2 / 8): 88,080,384 B, grouped all 8,192 routed ones':
+ * 704,643,072 B; OPT-1.3B's ReLU MLP (8,192 wide, no gate) the second linear's input gradient
+ * and the activation's: 2 x 8,192 x 2 B x 4,096 = 134,217,728 B. */
+static void mlp_gradients_stand_beside_the_saved_tensors(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED, .seq = 4096,
+			    .micro_batch = 1};
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_grads(&a, &j, 1), 352321536.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_grads(&a, &j, 2), 352321536.0 / 2, 1);
+	j.precision = MDL_FP32;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_grads(&a, &j, 1), 2 * 352321536.0, 1);
+	j.precision = MDL_BF16_MIXED;
+	a = load("mixtral-8x7b-v0.1.json");
+	CU_ASSERT_FATAL(a.experts == 8 && a.experts_per_tok == 2);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_grads(&a, &j, 1), 88080384.0, 1);
+	j.grouped_experts = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_grads(&a, &j, 1), 704643072.0, 1);
+	j.grouped_experts = false;
+	a = load("opt-1.3b.json");
+	CU_ASSERT_FATAL(!a.gated_mlp && a.intermediate == 8192);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_grads(&a, &j, 1), 134217728.0, 1);
+}
+
 static void model_flops_follow_megatron_convention(void)
 {
 	struct mdl_arch a = load("llama-3.1-70b.json");
@@ -1117,6 +1145,8 @@ int suite_job(void)
 		{"flash_attention_removes_the_quadratic_term",
 		 flash_attention_removes_the_quadratic_term},
 		{"logits_and_fp32_loss_are_counted", logits_and_fp32_loss_are_counted},
+		{"mlp_gradients_stand_beside_the_saved_tensors",
+		 mlp_gradients_stand_beside_the_saved_tensors},
 		{"half_layers_hold_the_larger_half", half_layers_hold_the_larger_half},
 		{"model_flops_follow_megatron_convention", model_flops_follow_megatron_convention},
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},

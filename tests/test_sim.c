@@ -333,11 +333,13 @@ static void offload_gradient_buffers_stay_bounded(void)
 	eng_free(f.eng);
 }
 
-/* The chunked loss (fused lm_head + cross-entropy) keeps no b x s x V logits: the GPU peak, as
- * the loss's backward starts without recompute (every activation and the head live), falls by
- * the logits in bf16, their fp32 log-probabilities and the loss backward's two fp32 gradients,
- * less one chunk of about b x s x hidden values in bf16 and fp32:
- * 4096 x (14 B x 128256 - 6 B x 4096) = 7.25 GB for Llama-3.1-8B at 4k tokens. torchtune's
+/* The chunked loss (fused lm_head + cross-entropy) keeps no b x s x V logits. Without recompute
+ * the full loss's GPU peak is as its backward starts (every activation, the head's inputs, 4 B a
+ * token and hidden unit, the logits in bf16, their fp32 log-probabilities and the backward's two
+ * fp32 gradients: 14 B a logit); the chunked loss's comes later, in the last layer's backward,
+ * when the head's tensors are gone and the MLP's gradients have come (3 x 14,336 bf16 a token:
+ * mdl_act_layer_grads): 4096 x (14 B x 128256 + 4 B x 4096 - 6 B x 14336) = 7.07 GB apart for
+ * Llama-3.1-8B at 4k tokens (and the allocator's 0.97 % on it). torchtune's
  * chunked-output loss keeps the logits and takes the gradients one of 8 chunks at a time:
  * 7 B x 4096 x 128256 below the full loss. tiered chooses the chunked loss unless --loss says
  * otherwise. */
@@ -355,7 +357,9 @@ static void chunked_loss_drops_the_logits(void)
 	CU_ASSERT_EQUAL(f.o.loss, MDL_LOSS_FULL);
 	f.w.job.loss = MDL_LOSS_CHUNKED;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	ASSERT_NEAR_REL(full - f.o.peak_gpu, 4096.0 * (14.0 * 128256 - 6.0 * 4096), 0.01);
+	ASSERT_NEAR_REL(full - f.o.peak_gpu,
+			(1 + SIM_ALLOC_SLACK) * 4096.0 * (14.0 * 128256 + 4.0 * 4096 - 6.0 * 14336),
+			0.001);
 	f.w.job.loss = MDL_LOSS_CHUNKED_OUTPUT;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(full - f.o.peak_gpu, 7.0 * 4096 * 128256, 0.01);

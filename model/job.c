@@ -777,8 +777,8 @@ static const char *const optimizer_names[] = {
 	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton", NULL};
-static const char *const loss_names[] = {"full",  "chunked",    "chunked-output",
-					 "fused", "fused-fp32", NULL};
+static const char *const loss_names[] = {"full", "chunked", "chunked-output", "fused",
+					 "fused-fp32", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */

@@ -607,6 +607,18 @@ double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned
 	       (a->embed_norm ? mdl_job_stream_bytes(a, j) * sbh / rep : 0.0);
 }
 
+/* Bytes a logit of the model's compute-dtype logits adds to what the unchunked full and
+ * fused-fp32 losses hold at their peak. Where the loss function casts them to fp32 (transformers
+ * 4.46 and later, torchtitan) the model's output still holds them while the cast, the shifted
+ * copy and the loss's own tensors exist, the forward's peak (counted with what the loss keeps
+ * for backward: the same bytes, since the fp32 copy and the shifted one make as many as the
+ * loss backward's gradients). Where the model casts them (job.upcast_in_model) they are a
+ * temporary freed at the cast: none. An fp32 model's cast copies nothing: e either way. */
+static double logits_held(const struct mdl_job *j, double e)
+{
+	return j->upcast_in_model && e < 4.0 ? 0.0 : e;
+}
+
 double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
 {
 	double e = mdl_job_act_bytes(j), st = mdl_job_stream_bytes(a, j);
@@ -651,7 +663,8 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * FastForCausalLMLoss and Fast_CrossEntropyLoss: ctx.save_for_backward(logits,
 	 * logsumexp, labels)) [A: source] */
 	if (j->loss == MDL_LOSS_FUSED_FP32)
-		return (st + e) * sbh / (sp ? t : 1.0) + (e + 4.0) * sbv / t + 4.0 * sb + extra;
+		return (st + e) * sbh / (sp ? t : 1.0) + (logits_held(j, e) + 4.0) * sbv / t +
+		       4.0 * sb + extra;
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
@@ -661,7 +674,8 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	if (j->compile)
 		return (st + e) * sbh / (sp ? t : 1.0) +
 		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb + extra;
-	return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + 4.0 * sbv / t + extra;
+	double held = j->loss == MDL_LOSS_FULL ? logits_held(j, e) : e;
+	return (st + e) * sbh / (sp ? t : 1.0) + held * sbv / t + 4.0 * sbv / t + extra;
 }
 
 /*

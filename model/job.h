@@ -229,6 +229,15 @@ struct mdl_job {
 	 * False by default; LitGPT's bnb.nf4 against bnb.nf4-dq; Params4bit compress_statistics)
 	 * [A: source]: 0.5 bits a weight of constants where double quantisation keeps 0.127 */
 	bool plain_nf4;
+	/* The logits cast to fp32 by the model, not by its loss function: Hugging Face
+	 * transformers before 4.46 (LlamaForCausalLM and its kin: logits =
+	 * self.lm_head(...).float(), or logits = logits.float() in the model's forward; 4.46 moved
+	 * the cast into ForCausalLMLoss, loss_utils.py, while the model's output keeps the
+	 * compute-dtype logits) [A: source]. The compute-dtype logits are then a temporary freed
+	 * at the cast, so the unchunked losses that upcast (full, fused-fp32) peak one
+	 * compute-dtype copy of the logits lower (act.c, mdl_act_head); torchtune's unembed casts
+	 * in the model too (self.output(h).float()) */
+	bool upcast_in_model;
 	/* MoE under tensor parallelism: the TP ranks a layer's routed tokens are gathered across
 	 * for the experts split over them (the layout's expert TP size, mdl_layout_etp; simulate
 	 * and the layout's memory set it), each rank keeping what it gathered for the experts'

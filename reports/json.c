@@ -269,6 +269,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "pointwise", jb->eager_ops ? "eager" : "fused");
 	cJSON_AddStringToObject(jj, "swiglu", jb->fused_glu ? "fused" : "eager");
 	cJSON_AddStringToObject(jj, "loss", loss);
+	cJSON_AddStringToObject(jj, "logits_upcast", jb->upcast_in_model ? "model" : "loss");
 	cJSON_AddStringToObject(jj, "grad_dtype", mdl_grad_dtype_name(jb->grad_dtype));
 	cJSON_AddStringToObject(jj, "master_weights", mdl_master_name(jb->master));
 	cJSON_AddNumberToObject(jj, "seq", (double)jb->seq);

@@ -10,6 +10,15 @@
 #include "report.h"
 
 /* Human bytes for one printf call: a ring of 16 buffers, enough for any line here. */
+
+/* ", logits cast in the model" where the option's loss takes fp32 logits the model cast
+ * (job.upcast_in_model: --logits-upcast model), else "" */
+static const char *upcast_note(const struct mdl_job *j, enum mdl_loss loss)
+{
+	return j->upcast_in_model && (loss == MDL_LOSS_FULL || loss == MDL_LOSS_FUSED_FP32)
+		       ? ", logits cast in the model"
+		       : "";
+}
 static const char *B(double x)
 {
 	static char ring[16][32];
@@ -328,6 +337,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	fprintf(fp, "%s           recompute %s%s, loss %s\n", pre,
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
 		rcl, r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
+	if (j->upcast_in_model)
+		fprintf(fp, "%s           the logits cast to fp32 by the model "
+			    "(--logits-upcast model)\n",
+			pre);
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
 	char fw[384], al[48] = "";
@@ -1115,12 +1128,13 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	char step[320];
 	snprintf(step, sizeof step,
 		 "%s (%llu micro-batch%s of %llu x %llu tokens, %llu sequence%s a step, recompute "
-		 "%s, %s loss%s)",
+		 "%s, %s loss%s%s)",
 		 cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
 		 o->grad_accum == 1 ? "" : "es", (unsigned long long)o->micro_batch,
 		 (unsigned long long)r->w->job.seq, (unsigned long long)o->sequences_per_step,
 		 o->sequences_per_step == 1 ? "" : "s",
 		 sim_option_recompute(o, rc, sizeof rc), mdl_loss_name(o->loss),
+		 upcast_note(&r->w->job, o->loss),
 		 o->ckpt_in_dram > 0 ? ", activations kept in DRAM" : "");
 	wrap_at(fp, "  ", 13, "step", step);
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",

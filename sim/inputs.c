@@ -265,6 +265,28 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 name);
 		return EXIT_INVALID;
 	}
+	if (strcmp(o->logits_upcast, "loss") && strcmp(o->logits_upcast, "model")) {
+		snprintf(err, errlen, "--logits-upcast: '%s' (allowed: loss, model)",
+			 o->logits_upcast);
+		return EXIT_INVALID;
+	}
+	w->job.upcast_in_model = o->logits_upcast[0] == 'm';
+	/* where the cast happens matters only to the unchunked losses that cast (auto: full on
+	 * the GPU-only and DeepSpeed policies; chunked on the tiered ones, where it is moot) */
+	if (w->job.upcast_in_model && tp_opts_given(o, "loss") && w->job.loss != MDL_LOSS_FULL &&
+	    w->job.loss != MDL_LOSS_FUSED_FP32) {
+		snprintf(err, errlen,
+			 "--logits-upcast model: where the logits of --loss full or fused-fp32 are "
+			 "cast to fp32, not of --loss %s",
+			 mdl_loss_name(w->job.loss));
+		return EXIT_INVALID;
+	}
+	if (w->job.upcast_in_model && w->job.compile) {
+		snprintf(err, errlen, "--logits-upcast model with --compile yes: the compiled loss "
+				      "keeps no compute-dtype logits wherever the cast is written "
+				      "(drop one)");
+		return EXIT_INVALID;
+	}
 	if (w->job.eager_ops && w->job.compile) {
 		snprintf(err, errlen, "--pointwise eager with --compile yes: torch.compile fuses "
 				      "the norms and rotary embeddings (give one or the other)");

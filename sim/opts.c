@@ -155,9 +155,15 @@ static const struct opt table[] = {
 	 "full | chunked (fused lm_head + cross-entropy, no full logits) | chunked-output "
 	 "(torchtune: full logits, loss a chunk at a time) | fused (flash-attn's cross-entropy "
 	 "kernel, llm-foundry's default: full logits, no fp32 copy) | fused-fp32 (Unsloth's "
-	 "cross-entropy kernel on the fp32 copy of the shifted logits transformers 4.46 and later "
-	 "make, its gradient written over that copy: fms-acceleration's fast_loss) | auto "
-	 "(chunked for tiered and tiered-dram, full otherwise)"},
+	 "cross-entropy kernel on the fp32 copy of the shifted logits transformers makes, its "
+	 "gradient written over that copy: fms-acceleration's fast_loss; before transformers 4.46 "
+	 "with --logits-upcast model) | auto (chunked for tiered and tiered-dram, full otherwise)"},
+	{"logits-upcast", O_STR, OFF(logits_upcast), 0, 0, "loss", false, "loss|model", P,
+	 "where the unchunked full and fused-fp32 losses get fp32 logits: loss (Hugging Face "
+	 "transformers 4.46 and later, whose loss function casts them while the model's output "
+	 "still holds the compute-dtype ones; torchtitan) or model (transformers before 4.46: "
+	 "the model casts lm_head's output, a temporary freed at the cast, so the loss peaks 2 B "
+	 "a logit lower in bf16; torchtune's unembed)"},
 	{"tokens", O_REAL, OFF(tokens), 1, TP_MAX_TOKENS, "100M", false, "tokens", P,
 	 "training tokens for the runtime (k, M, B suffixes)"},
 	{"epochs", O_REAL, OFF(epochs), 0, 1e6, "0", false, "", P,

@@ -58,6 +58,7 @@ struct tp_opts {
 	const char *repeat_kv;             /* auto | yes | no */
 	const char *moe_gemm;              /* loop | grouped */
 	const char *pointwise;             /* fused | eager */
+	const char *logits_upcast;         /* loss | model */
 	uint64_t doc_tokens;               /* 0: one document a sequence */
 	double deadline, budget;
 	bool force;

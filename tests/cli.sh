@@ -409,6 +409,24 @@ wa, wb = a["gpu_memory_bytes"]["weights"], b["gpu_memory_bytes"]["weights"]
 sys.exit(0 if abs((wa - wb) / (head * (2 - 0.515869140625)) - 1) < 0.02 and b["step_seconds"] > a["step_seconds"] else 1)
 PY
 then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --quant-head: the 4-bit head's weights and dequantisation"; fi
+# --logits-upcast model: transformers before 4.46 casts the logits in the model, freeing the
+# bf16 ones: 2 B a logit less at the loss (Llama-3.1-8B, 4 x 4,096 tokens: 4.2 GB)
+expect 3 "^tierplan simulate: --logits-upcast model: where the logits of --loss full or fused-fp32 are cast" simulate --model 8b --seq 4096 --logits-upcast model --loss fused
+expect 3 "^tierplan simulate: --logits-upcast model with --compile yes" simulate --model 8b --seq 4096 --logits-upcast model --compile yes
+expect 3 "^tierplan simulate: --logits-upcast: 'early' (allowed: loss, model)" simulate --model 8b --seq 4096 --logits-upcast early
+for u in loss model; do
+	"$bin" simulate --model 8b --seq 4096 --batch 4 --method lora --loss fused-fp32 --logits-upcast $u \
+		--format json >"$tmp/lu-$u.json" 2>/dev/null
+done
+holds "--logits-upcast is in the job's JSON" "$tmp/lu-model.json" '"logits_upcast":[[:space:]]*"model"'
+if python3 - "$tmp/lu-loss.json" "$tmp/lu-model.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+less = 2 * 4 * 4096 * 128256
+d = a["peak_bytes"]["gpu_allocated"] - b["peak_bytes"]["gpu_allocated"]
+sys.exit(0 if abs(d / less - 1) < 0.01 and a["step_seconds"] == b["step_seconds"] else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --logits-upcast model: 2 B a logit less at the loss, the same step"; fi
 expect 3 "data parallel only" simulate --model 8b --seq 8192 --method qlora --quant gptq --gpus 2 --cp 2
 expect 3 "--tp 2: GPTQ" simulate --model 8b --seq 2048 --method qlora --quant gptq --gpus 2 --tp 2
 expect 3 "module buffers.*(got policy tiered)" simulate --model 8b --seq 2048 --method qlora --quant gptq --policy tiered

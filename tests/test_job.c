@@ -385,6 +385,40 @@ static void logits_and_fp32_loss_are_counted(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4, 1), 4 * sbv / 4, 1);
 }
 
+/* Transformers before 4.46 cast lm_head's output to fp32 in the model, freeing the bf16 logits
+ * at the cast: by hand at 2 x 2,048 tokens of Llama-3.1-8B (128,256 logits a token), the full
+ * loss keeps 4 B a logit (its fp32 log-probabilities) where 4.46 and later hold 6, 1,050,673,152
+ * B less, and fused-fp32 the same 2 B a logit less; its backward's gradients are the same. In an
+ * fp32 model the cast copies nothing: no change. The other losses never take the cast. */
+static void logits_cast_in_the_model_free_the_bf16_ones(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED, .seq = 2048,
+			    .micro_batch = 2};
+	double sbv = 2048.0 * 2 * 128256, sbh = 2048.0 * 2 * 4096;
+	enum mdl_loss cast[] = {MDL_LOSS_FULL, MDL_LOSS_FUSED_FP32};
+	for (int i = 0; i < 2; i++) {
+		j.loss = cast[i];
+		j.upcast_in_model = false;
+		double late = mdl_act_head(&a, &j, 1, false);
+		double bwd = mdl_act_head_backward(&a, &j, 1, 1);
+		j.upcast_in_model = true;
+		CU_ASSERT_DOUBLE_EQUAL(late - mdl_act_head(&a, &j, 1, false), 1050673152.0, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false),
+				       4 * sbv + 4 * sbh + (i ? 4 * 4096.0 : 0), 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), bwd, 1);
+	}
+	j.precision = MDL_FP32;
+	double fp32 = mdl_act_head(&a, &j, 1, false);
+	j.upcast_in_model = false;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), fp32, 1);
+	j.precision = MDL_BF16_MIXED;
+	j.loss = MDL_LOSS_FUSED;
+	double fused = mdl_act_head(&a, &j, 1, false);
+	j.upcast_in_model = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), fused, 1);
+}
+
 /* The MLP's activation gradients a layer's backward holds, by hand at 4,096 tokens in bf16:
  * Llama-3.1-8B's gated MLP (14,336 wide), the product's output gradient and its two factors':
  * 3 x 14,336 x 2 B x 4,096 = 352,321,536 B, half of it on each of 2 TP ranks, twice it with an
@@ -1145,6 +1179,8 @@ int suite_job(void)
 		{"flash_attention_removes_the_quadratic_term",
 		 flash_attention_removes_the_quadratic_term},
 		{"logits_and_fp32_loss_are_counted", logits_and_fp32_loss_are_counted},
+		{"logits_cast_in_the_model_free_the_bf16_ones",
+		 logits_cast_in_the_model_free_the_bf16_ones},
 		{"mlp_gradients_stand_beside_the_saved_tensors",
 		 mlp_gradients_stand_beside_the_saved_tensors},
 		{"half_layers_hold_the_larger_half", half_layers_hold_the_larger_half},

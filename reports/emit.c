@@ -531,6 +531,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --overlap-param-gather yes");
 	if (f->bwd_prefetch_post && gpu && o->layout.zero == 3) /* FSDP FULL_SHARD's setting */
 		fprintf(fp, " --backward-prefetch post");
+	if (f->ckpt_outside && gpu && o->layout.zero == 3)
+		fprintf(fp, " --checkpoint-wrap outside");
 	if (f->reduce_bucket > 0)
 		fprintf(fp, " --reduce-bucket %.0f", f->reduce_bucket);
 	if (mdl_layout_etp(&o->layout) < o->layout.tp)

@@ -295,6 +295,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddBoolToObject(x, "overlap_param_gather", f->overlap_param_gather);
 	cJSON_AddNumberToObject(x, "prefetch", step_prefetch(f));
 	cJSON_AddStringToObject(x, "backward_prefetch", f->bwd_prefetch_post ? "post" : "pre");
+	cJSON_AddStringToObject(x, "checkpoint_wrap", f->ckpt_outside ? "outside" : "inside");
 	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));
 	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
 

@@ -347,7 +347,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %soverlap-grad-reduce %s, %s"
+		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%soverlap-grad-reduce %s, %s"
 		 "reduce-bucket %s, swap-pipeline %s (each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
@@ -358,6 +358,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
 		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
 		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
+		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",
 		 f->no_grad_overlap ? "no" : "yes",
 		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));

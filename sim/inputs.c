@@ -454,6 +454,11 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				o->backward_prefetch),
 		       EXIT_INVALID;
 	c->bwd_prefetch_post = !strcmp(o->backward_prefetch, "post");
+	if (strcmp(o->checkpoint_wrap, "inside") && strcmp(o->checkpoint_wrap, "outside"))
+		return snprintf(err, errlen, "--checkpoint-wrap: '%s' (allowed: inside, outside)",
+				o->checkpoint_wrap),
+		       EXIT_INVALID;
+	c->ckpt_outside = o->checkpoint_wrap[0] == 'o';
 	if (sim_swap_pipeline_parse(o->swap_pipeline, c))
 		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
 				o->swap_pipeline),
@@ -551,6 +556,15 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				"--backward-prefetch post is FSDP's (policy gpu); %s prefetches as "
 				"DeepSpeed's ZeRO-3 does, by its trace",
 				c->policy->name),
+		       EXIT_INVALID;
+	if (c->ckpt_outside && (strcmp(c->policy->name, "gpu") != 0 || c->layout.zero != 3 ||
+				o->deepspeed))
+		return snprintf(err, errlen,
+				"--checkpoint-wrap outside is where transformers' checkpoint wraps "
+				"FSDP's units: policy gpu with --zero 3 and no --deepspeed (got "
+				"policy %s, --zero %u%s)",
+				c->policy->name, c->layout.zero,
+				o->deepspeed ? ", --deepspeed" : ""),
 		       EXIT_INVALID;
 	/* below ZeRO-3 the weights stay whole on each GPU: backward gathers nothing to prefetch */
 	if (c->bwd_prefetch_post && c->layout.zero != 3)

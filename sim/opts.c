@@ -338,6 +338,13 @@ static const struct opt table[] = {
 	 "prefetch in torchtitan and torchtune, DeepSpeed's trace prefetch), or post, once it "
 	 "is done, so the next block waits for the gather (BACKWARD_POST: Composer's and "
 	 "llm-foundry's default)"},
+	{"checkpoint-wrap", O_STR, OFF(checkpoint_wrap), 0, 0, "inside", false, "inside|outside", P,
+	 "FSDP (--zero 3) with --recompute full: whether each layer's activation checkpoint runs "
+	 "inside its FSDP unit (accelerate's fsdp_activation_checkpointing, torchtune, torchtitan, "
+	 "fms-fsdp) or wraps the unit from outside (transformers' gradient_checkpointing, "
+	 "reentrant: the Hugging Face Trainer, TRL, LLaMA-Factory, Axolotl under FSDP); outside, "
+	 "frozen layers (LoRA, QLoRA) keep each checkpoint and its input gradient until backward "
+	 "ends (FSDP's reshard-only hook)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

@@ -156,6 +156,7 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 	c.opt_foreach = f->opt_foreach && gpu;
 	/* FSDP FULL_SHARD's: DeepSpeed runs its trace, and below ZeRO-3 nothing is gathered */
 	c.bwd_prefetch_post = f->bwd_prefetch_post && gpu && l.zero == 3;
+	c.ckpt_outside = f->ckpt_outside && gpu && l.zero == 3; /* FSDP's units */
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;

@@ -116,6 +116,13 @@ struct sim_config {
 	 * gather is issued as the block's backward starts and runs beside it (FSDP's default
 	 * BACKWARD_PRE, Accelerate's, FSDP2's implicit prefetch, DeepSpeed's trace) */
 	bool bwd_prefetch_post;
+	/* --checkpoint-wrap outside: the activation checkpoint wraps each FSDP-wrapped layer
+	 * (transformers' gradient_checkpointing, reentrant, around the FSDP units: the Hugging
+	 * Face Trainer, TRL, LLaMA-Factory, Axolotl under FSDP), not the layer inside its unit
+	 * (inside, the default: accelerate's fsdp_activation_checkpointing, torchtune, torchtitan,
+	 * fms-fsdp). With frozen layers (LoRA, QLoRA) each layer's checkpoint and its input's
+	 * gradient then stay until backward ends (step.c, holds_checkpoints) */
+	bool ckpt_outside;
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */
 	double reduce_bucket;

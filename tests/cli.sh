@@ -371,6 +371,28 @@ expect 3 "^tierplan simulate: --lora-rank: the adapters of --method lora or qlor
 # FSDP's backward prefetch gathers weights only under FULL_SHARD: refused below ZeRO-3
 expect 3 "^tierplan simulate: --backward-prefetch post is when FSDP's FULL_SHARD (--zero 3) .*--zero 1 keeps them whole" simulate --model 8b --seq 2048 --gpus 2 --zero 1 --backward-prefetch post
 expect 0 "" simulate --model 8b --seq 2048 --gpus 2 --zero 3 --backward-prefetch post
+# --checkpoint-wrap outside: transformers' checkpoint around FSDP's units, FSDP's alone
+expect 3 "^tierplan simulate: --checkpoint-wrap outside is where transformers' checkpoint wraps FSDP's units: .*(got policy gpu, --zero 1)" simulate --model 8b --seq 2048 --gpus 2 --zero 1 --checkpoint-wrap outside
+expect 3 "(got policy tiered," simulate --model 8b --seq 2048 --policy tiered --checkpoint-wrap outside
+expect 3 "^tierplan simulate: --checkpoint-wrap: 'around' (allowed: inside, outside)" simulate --model 8b --seq 2048 --checkpoint-wrap around
+for w in inside outside; do
+	"$bin" simulate --model 8b --seq 4096 --gpus 2 --zero 3 --method lora --recompute full \
+		--loss chunked --grad-accum 1 --checkpoint-wrap $w --format json >"$tmp/cw-$w.json" \
+		2>/dev/null
+done
+holds "--checkpoint-wrap is in the framework's JSON" "$tmp/cw-outside.json" '"checkpoint_wrap":[[:space:]]*"outside"'
+# LoRA's frozen layers hold their checkpoints and input gradients until backward ends: 30-31 of
+# the 32 layers' 33.5 MB checkpoints more at the peak, the step as long
+if python3 - "$tmp/cw-inside.json" "$tmp/cw-outside.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+more = (b["gpu_memory_bytes"]["activations"] - a["gpu_memory_bytes"]["activations"]) / 33554432
+more /= b["peak_bytes"]["gpu_reserved"] / b["peak_bytes"]["gpu_allocated"]
+sys.exit(0 if 29.9 < more < 31.1 and a["step_seconds"] == b["step_seconds"] else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --checkpoint-wrap outside: LoRA under FSDP holds the checkpoints"; fi
+"$bin" plan --model 70b --seq 4096 --method lora --checkpoint-wrap outside >"$tmp/plan-cw.txt" 2>/dev/null
+holds "plan names --checkpoint-wrap outside among the framework's settings" "$tmp/plan-cw.txt" "checkpoint-wrap outside,"
 expect 3 "^tierplan plan: --lora-targets: .*drop --lora-targets" plan --model 8b --seq 2048 --lora-targets q,v
 expect 3 "^tierplan compare: --lora-dropout: " compare --model 8b --seq 2048 --method full --lora-dropout 0.1
 expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq

@@ -557,12 +557,13 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				"DeepSpeed's ZeRO-3 does, by its trace",
 				c->policy->name),
 		       EXIT_INVALID;
-	if (c->ckpt_outside && (strcmp(c->policy->name, "gpu") != 0 || c->layout.zero != 3 ||
-				o->deepspeed))
+	bool fsdp_pol = !strcmp(c->policy->name, "gpu") || !strcmp(c->policy->name, "zero3-offload");
+	if (c->ckpt_outside && (!fsdp_pol || c->layout.zero != 3 || o->deepspeed))
 		return snprintf(err, errlen,
 				"--checkpoint-wrap outside is where transformers' checkpoint wraps "
-				"FSDP's units: policy gpu with --zero 3 and no --deepspeed (got "
-				"policy %s, --zero %u%s)",
+				"FSDP's units: policy gpu with --zero 3, or zero3-offload for "
+				"FSDP's CPU offload, and no --deepspeed (got policy %s, --zero "
+				"%u%s)",
 				c->policy->name, c->layout.zero,
 				o->deepspeed ? ", --deepspeed" : ""),
 		       EXIT_INVALID;

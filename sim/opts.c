@@ -339,7 +339,8 @@ static const struct opt table[] = {
 	 "is done, so the next block waits for the gather (BACKWARD_POST: Composer's and "
 	 "llm-foundry's default)"},
 	{"checkpoint-wrap", O_STR, OFF(checkpoint_wrap), 0, 0, "inside", false, "inside|outside", P,
-	 "FSDP (--zero 3) with --recompute full: whether each layer's activation checkpoint runs "
+	 "FSDP (--zero 3; its CPU offload as policy zero3-offload without --deepspeed) with "
+	 "--recompute full: whether each layer's activation checkpoint runs "
 	 "inside its FSDP unit (accelerate's fsdp_activation_checkpointing, torchtune, torchtitan, "
 	 "fms-fsdp) or wraps the unit from outside (transformers' gradient_checkpointing, "
 	 "reentrant: the Hugging Face Trainer, TRL, LLaMA-Factory, Axolotl under FSDP); outside, "

@@ -2038,7 +2038,10 @@ static void steady_marks(const struct build *bd, uint64_t *k0, uint64_t *span)
 static bool holds_checkpoints(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
-	return x->c->ckpt_outside && x->pl.grads == GRADS_LOCAL && x->c->layout.zero == 3 &&
+	/* FSDP's units on the GPUs, or FSDP's CPU offload, which the zero3-offload policy runs
+	 * where no DeepSpeed config says it is DeepSpeed's */
+	bool fsdp = x->pl.grads == GRADS_LOCAL || !strcmp(x->c->policy->name, "zero3-offload");
+	return x->c->ckpt_outside && fsdp && x->c->layout.zero == 3 &&
 	       bd->dp > 1 && !x->c->deepspeed && x->job.method != MDL_FULL &&
 	       x->job.recompute == MDL_RC_FULL && !x->job.recompute_layers;
 }

@@ -342,10 +342,11 @@ static const struct opt table[] = {
 	 "FSDP (--zero 3; its CPU offload as policy zero3-offload without --deepspeed) with "
 	 "--recompute full: whether each layer's activation checkpoint runs "
 	 "inside its FSDP unit (accelerate's fsdp_activation_checkpointing, torchtune, torchtitan, "
-	 "fms-fsdp) or wraps the unit from outside (transformers' gradient_checkpointing, "
-	 "reentrant: the Hugging Face Trainer, TRL, LLaMA-Factory, Axolotl under FSDP); outside, "
-	 "frozen layers (LoRA, QLoRA) keep each checkpoint and its input gradient until backward "
-	 "ends (FSDP's reshard-only hook)"},
+	 "fms-fsdp) or wraps the unit from outside, reentrant (transformers' gradient_checkpointing "
+	 "with its default use_reentrant=True: the Hugging Face Trainer, LLaMA-Factory, TRL before "
+	 "2026, Axolotl under FSDP; a non-reentrant one outside is as inside); outside, frozen "
+	 "layers (LoRA, QLoRA) keep each checkpoint and its input gradient until backward ends "
+	 "(FSDP's reshard-only hook)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

@@ -616,7 +616,7 @@ double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned
  * temporary freed at the cast: none. An fp32 model's cast copies nothing: e either way. */
 static double logits_held(const struct mdl_job *j, double e)
 {
-	return j->upcast_in_model && e < 4.0 ? 0.0 : e;
+	return j->upcast_in_model && mdl_loss_upcasts(j->loss) && e < 4.0 ? 0.0 : e;
 }
 
 double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
@@ -674,8 +674,8 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	if (j->compile)
 		return (st + e) * sbh / (sp ? t : 1.0) +
 		       (j->loss == MDL_LOSS_FULL ? 4.0 : e) * sbv / t + 4.0 * sb + extra;
-	double held = j->loss == MDL_LOSS_FULL ? logits_held(j, e) : e;
-	return (st + e) * sbh / (sp ? t : 1.0) + held * sbv / t + 4.0 * sbv / t + extra;
+	return (st + e) * sbh / (sp ? t : 1.0) + logits_held(j, e) * sbv / t + 4.0 * sbv / t +
+	       extra;
 }
 
 /*

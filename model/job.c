@@ -807,6 +807,11 @@ const char *mdl_attention_name(enum mdl_attention a)
 {
 	return attention_names[a];
 }
+bool mdl_loss_upcasts(enum mdl_loss l)
+{
+	return l == MDL_LOSS_FULL || l == MDL_LOSS_FUSED_FP32;
+}
+
 const char *mdl_loss_name(enum mdl_loss l)
 {
 	return loss_names[l];

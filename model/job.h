@@ -438,6 +438,10 @@ const char *mdl_optimizer_name(enum mdl_optimizer o);
 const char *mdl_recompute_name(enum mdl_recompute r);
 const char *mdl_attention_name(enum mdl_attention a);
 const char *mdl_loss_name(enum mdl_loss l);
+/* Whether loss l takes the whole logits cast to fp32, the cast job.upcast_in_model places in the
+ * model (full and fused-fp32; chunked never forms them, chunked-output casts chunk by chunk,
+ * fused keeps the compute dtype) */
+bool mdl_loss_upcasts(enum mdl_loss l);
 const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
 const char *mdl_master_name(enum mdl_master m);
 const char *mdl_quant_name(enum mdl_quant q);

@@ -10,15 +10,6 @@
 #include "report.h"
 
 /* Human bytes for one printf call: a ring of 16 buffers, enough for any line here. */
-
-/* ", logits cast in the model" where the option's loss takes fp32 logits the model cast
- * (job.upcast_in_model: --logits-upcast model), else "" */
-static const char *upcast_note(const struct mdl_job *j, enum mdl_loss loss)
-{
-	return j->upcast_in_model && (loss == MDL_LOSS_FULL || loss == MDL_LOSS_FUSED_FP32)
-		       ? ", logits cast in the model"
-		       : "";
-}
 static const char *B(double x)
 {
 	static char ring[16][32];
@@ -287,6 +278,13 @@ static bool host_why(const struct mdl_hw *hw, char *buf, size_t n)
 	else
 		snprintf(buf, n, "--host auto: a stand-in, %s names no usual node", hw->gpu.name);
 	return true;
+}
+
+/* ", logits cast in the model" where the option's loss takes fp32 logits the model cast
+ * (job.upcast_in_model: --logits-upcast model), else "" */
+static const char *upcast_note(const struct mdl_job *j, enum mdl_loss loss)
+{
+	return j->upcast_in_model && mdl_loss_upcasts(loss) ? ", logits cast in the model" : "";
 }
 
 static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)

@@ -273,8 +273,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	w->job.upcast_in_model = o->logits_upcast[0] == 'm';
 	/* where the cast happens matters only to the unchunked losses that cast (auto: full on
 	 * the GPU-only and DeepSpeed policies; chunked on the tiered ones, where it is moot) */
-	if (w->job.upcast_in_model && tp_opts_given(o, "loss") && w->job.loss != MDL_LOSS_FULL &&
-	    w->job.loss != MDL_LOSS_FUSED_FP32) {
+	if (w->job.upcast_in_model && tp_opts_given(o, "loss") && !mdl_loss_upcasts(w->job.loss)) {
 		snprintf(err, errlen,
 			 "--logits-upcast model: where the logits of --loss full or fused-fp32 are "
 			 "cast to fp32, not of --loss %s",

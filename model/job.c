@@ -543,6 +543,12 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 			  : j->recompute == MDL_RC_OP	   ? op_again
 			  : j->recompute == MDL_RC_SELECTIVE ? mm_core
 							     : 0;
+	/* a recompute that stops early leaves out the down projection's GEMM, and the residual
+	 * add after it where that is a kernel of its own */
+	double stops;
+	mdl_job_early_stop(a, j, &stops);
+	k->mm_recompute -= stops;
+	k->recompute -= stops * (j->compile ? 1 : 2);
 }
 
 /* TE's cast_transpose: a 16-bit element read, its FP8 copy and FP8 transpose written
@@ -652,6 +658,24 @@ static double counted_share(const struct mdl_arch *a, uint64_t seq)
 	return ((L - nw) + nw * keys) / L;
 }
 
+double mdl_job_early_stop(const struct mdl_arch *a, const struct mdl_job *j, double *layers)
+{
+	*layers = 0;
+	if (j->recompute != MDL_RC_FULL || !j->recompute_early_stop || a->norms_per_layer == 4 ||
+	    a->resid_dropout > 0)
+		return 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		/* the dense MLP's (build_inventory); the shared experts' output is added to the
+		 * routed ones' in a MoE layer, whose down projections it is not */
+		if (strcmp(t->name, "down_proj") || is_adapted(j, t))
+			continue;
+		*layers = mdl_tensor_share(a, t);
+		return (double)t->rows * (double)t->cols * *layers;
+	}
+	return 0;
+}
+
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f)
 {
 	double tokens = (double)j->seq * (double)j->micro_batch;
@@ -672,7 +696,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 		if (a->outer[i].matmul)
 			head += (double)a->outer[i].rows * (double)a->outer[i].cols;
 
-	double weights = 2.0 * tokens * layer_mm, lora = 2.0 * tokens * adapters;
+	double weights = 2.0 * tokens * layer_mm, lora = 2.0 * tokens * adapters, stops;
 	/* QK^T and attention x V: 2 matmuls of 2 b s^2 (n_h d) FLOPs each over the whole score
 	 * matrix (what an eager kernel executes); MLA's values have v_head_dim. The convention
 	 * counts the keys each query may see, no causal discount (counted_share). Packed
@@ -692,7 +716,8 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	f->layer_bwd = 2.0 * (trained + attn) + frozen;
 	switch (j->recompute) {
 	case MDL_RC_FULL:
-		f->layer_recompute = f->layer_fwd; /* one more forward of every layer */
+		/* one more forward of every layer, to its last matmul where it stops early */
+		f->layer_recompute = f->layer_fwd - 2.0 * tokens * mdl_job_early_stop(a, j, &stops);
 		break;
 	case MDL_RC_SELECTIVE:
 		f->layer_recompute = attn; /* the attention core again (Korthikanti et al. 2022) */

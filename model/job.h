@@ -214,6 +214,16 @@ struct mdl_job {
 	 * performance configs set: transformer_config.py, the activation recomputation guide);
 	 * 0: every layer (mdl_job_rc_layers) */
 	uint32_t recompute_layers;
+	/* With full recompute, the checkpoint stops its recompute once every tensor backward reads
+	 * is made again: PyTorch's non-reentrant torch.utils.checkpoint (use_reentrant=False, the
+	 * NO_REENTRANT checkpoint_wrapper) since 2.1, whose recompute raises _StopRecomputationError
+	 * in the saved-tensors pack hook as the last of the tensors the original forward saved is
+	 * saved again (set_checkpoint_early_stop, on by default: pytorch PR 96866) [A: PyTorch
+	 * source]. A layer's last matmul whose output nothing saves (the MLP's down projection
+	 * before the residual add) is then not run again (mdl_job_early_stop). Reentrant
+	 * checkpoints (Megatron-Core's CheckpointFunction, DeepSpeed's, transformers' default
+	 * use_reentrant=True) and non-reentrant ones before PyTorch 2.1 run the whole forward */
+	bool recompute_early_stop;
 	enum mdl_upcast upcast; /* QLoRA under bitsandbytes: what of the base stays fp32 */
 	/* QLoRA under bitsandbytes: the untied lm_head quantised too, from an fp16 copy, as
 	 * Lightning's BitsandbytesPrecision does to every torch.nn.Linear it replaces (LitGPT's
@@ -333,6 +343,17 @@ struct mdl_flops {
 	double attn_core_fwd_exec, attn_core_bwd_exec;
 };
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f);
+
+/* Where a full recompute stops early (job.recompute_early_stop): the parameters of the matmul a
+ * layer's recompute leaves out, averaged over the layers as mdl_flops counts them (its dense
+ * MLP's down projection: the last matmul of the layer, whose output only the residual add
+ * reads, which saves nothing), and in *layers the share of layers that leave it out. 0 (and 0)
+ * where the recompute runs every matmul: no early stop, no full recompute, routed experts (the
+ * routing weights' product saves each expert's output), a norm after the MLP (Gemma 2's
+ * post_feedforward_layernorm saves its input), a residual dropout (its mask is saved after
+ * the matmul), a LoRA adapter on the down projection (PEFT runs the adapter after the base,
+ * and the adapter's input is saved). */
+double mdl_job_early_stop(const struct mdl_arch *a, const struct mdl_job *j, double *layers);
 
 /* Model FLOPs of one micro-batch forward pass (Megatron convention, see above). */
 double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j);

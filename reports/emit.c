@@ -465,6 +465,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		gib == floor(gib) ? "GiB" : "", w->job.compile ? " --compile yes" : "");
 	if (o->recompute_layers)
 		fprintf(fp, " --recompute-layers %u", o->recompute_layers);
+	if (w->job.recompute_early_stop && o->recompute == MDL_RC_FULL)
+		fprintf(fp, " --checkpoint-early-stop yes");
 	if (w->job.upcast_in_model && mdl_loss_upcasts(o->loss))
 		fprintf(fp, " --logits-upcast model"); /* moot where the option's loss is chunked */
 	if (w->job.grouped_experts)

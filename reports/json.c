@@ -261,6 +261,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "recompute",
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
 	cJSON_AddNumberToObject(jj, "recompute_layers", jb->recompute_layers);
+	cJSON_AddBoolToObject(jj, "checkpoint_early_stop", jb->recompute_early_stop);
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddBoolToObject(jj, "compile", jb->compile);
 	cJSON_AddBoolToObject(jj, "fused_qkv", jb->fused_qkv);

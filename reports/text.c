@@ -339,6 +339,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%s           the logits cast to fp32 by the model "
 			    "(--logits-upcast model)\n",
 			pre);
+	if (j->recompute_early_stop)
+		fprintf(fp, "%s           a full recompute stops early, each layer's down "
+			    "projection not run again (--checkpoint-early-stop yes)\n",
+			pre);
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
 	char fw[384], al[48] = "";

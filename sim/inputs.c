@@ -286,6 +286,23 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 				      "(drop one)");
 		return EXIT_INVALID;
 	}
+	if (tp_yes_no("--checkpoint-early-stop", o->checkpoint_early_stop,
+		      &w->job.recompute_early_stop, err, errlen))
+		return EXIT_INVALID;
+	if (w->job.recompute_early_stop && o->recompute >= 0 && o->recompute != MDL_RC_FULL) {
+		snprintf(err, errlen,
+			 "--checkpoint-early-stop yes: where a --recompute full checkpoint stops "
+			 "its recompute, not --recompute %s",
+			 mdl_recompute_name(o->recompute));
+		return EXIT_INVALID;
+	}
+	if (w->job.recompute_early_stop && !strcmp(o->checkpoint_wrap, "outside")) {
+		snprintf(err, errlen,
+			 "--checkpoint-early-stop yes with --checkpoint-wrap outside: transformers' "
+			 "reentrant checkpoint around FSDP's units runs the whole forward again (a "
+			 "non-reentrant one outside is as inside: --checkpoint-wrap inside)");
+		return EXIT_INVALID;
+	}
 	if (w->job.eager_ops && w->job.compile) {
 		snprintf(err, errlen, "--pointwise eager with --compile yes: torch.compile fuses "
 				      "the norms and rotary embeddings (give one or the other)");

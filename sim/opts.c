@@ -347,6 +347,14 @@ static const struct opt table[] = {
 	 "2026, Axolotl under FSDP; a non-reentrant one outside is as inside); outside, frozen "
 	 "layers (LoRA, QLoRA) keep each checkpoint and its input gradient until backward ends "
 	 "(FSDP's reshard-only hook)"},
+	{"checkpoint-early-stop", O_STR, OFF(checkpoint_early_stop), 0, 0, "no", false, "yes|no",
+	 P,
+	 "with --recompute full: the recompute stops once every tensor backward reads is made "
+	 "again, so a layer's down projection (its last matmul) is not run again, as PyTorch's "
+	 "non-reentrant checkpoint does since 2.1 (use_reentrant=False, FSDP's NO_REENTRANT "
+	 "checkpoint_wrapper: torchtitan, torchtune, fms-fsdp, accelerate's "
+	 "fsdp_activation_checkpointing, Lightning); no: the whole forward again (Megatron-Core, "
+	 "DeepSpeed, transformers' default use_reentrant=True, PyTorch before 2.1)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

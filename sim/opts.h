@@ -54,6 +54,7 @@ struct tp_opts {
 	const char *swap_pipeline;         /* none | read | write | both */
 	const char *backward_prefetch;     /* pre | post */
 	const char *checkpoint_wrap;       /* inside | outside */
+	const char *checkpoint_early_stop; /* yes | no */
 	const char *compile;               /* yes | no */
 	const char *fused_qkv;             /* auto | yes | no */
 	const char *repeat_kv;             /* auto | yes | no */

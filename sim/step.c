@@ -1225,6 +1225,18 @@ struct floor_terms {
 	double flops, bytes, ars, issue_fwd, issue_bwd, fixed_fwd, fixed_bwd;
 };
 
+/* The TP collectives a layer's recompute runs again, in all-reduces: a full recompute the
+ * forward's two; one that stops early (mdl_job_early_stop) not the one after the down
+ * projection, an all-reduce, or under sequence parallelism a reduce-scatter, half of one. */
+static double rc_collectives(const struct mdl_arch *a, const struct mdl_job *j, bool sp)
+{
+	double stops;
+	if (j->recompute != MDL_RC_FULL)
+		return 0;
+	mdl_job_early_stop(a, j, &stops);
+	return 2.0 - stops * (sp ? 0.5 : 1.0);
+}
+
 static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
 			bool tp_overlap, struct floor_terms *t)
@@ -1249,7 +1261,7 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	mdl_job_dequant(a, j, &dq);
 	t->bytes = 6.0 * all + rc_mem + (dq.fwd + dq.bwd) / l->tp + cast_fwd * (1 + again) +
 		   cast_bwd + eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd;
-	t->ars = 4.0 + (j->recompute == MDL_RC_FULL ? 2.0 : 0);
+	t->ars = 4.0 + rc_collectives(a, j, l->sp);
 	layer_issue(a, j, hw, mdl_layout_ep(l), &t->issue_fwd, &t->issue_bwd, &t->fixed_fwd,
 		    &t->fixed_bwd);
 	double ub_fwd, ub_bwd; /* what the TP collectives overlapped per GEMM leave exposed */
@@ -2706,7 +2718,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				   bd->dequant.bwd,
 				   jrc == MDL_RC_FULL ? bd->fp8_fwd : 0,
 				   full_or_op(jrc) ? bd->eager_fwd : 0,
-				   jrc == MDL_RC_FULL ? 2 : 0,
+				   rc_collectives(a, &x->job, l->sp),
 				   jrc == MDL_RC_FULL || jrc == MDL_RC_SELECTIVE ? 1 : 0,
 				   jrc != MDL_RC_NONE};
 	bd->partial = jrc == MDL_RC_FULL ? x->job.recompute_layers : 0;

@@ -419,6 +419,58 @@ static void logits_cast_in_the_model_free_the_bf16_ones(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), fused, 1);
 }
 
+/* A full recompute that stops early (PyTorch's non-reentrant checkpoint since 2.1) leaves out
+ * each layer's down projection, whose output only the residual add reads: by hand for
+ * Llama-3.1-8B at 4,096 tokens, 2 x 4,096 x 4,096 x 14,336 = 481,036,337,152 FLOPs less a layer,
+ * its GEMM's launch and the add's; the same for LoRA on q and v (the frozen down projection
+ * saves its weight before it runs), nothing where PEFT adapts the down projection (the
+ * adapter's input is saved after the base has run), nor under selective recompute, nor for
+ * Gemma 2 (the norm after the MLP saves its input), nor for Mixtral's routed experts. */
+static void early_stop_leaves_out_the_down_projection(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED, .seq = 4096,
+			    .micro_batch = 1, .recompute = MDL_RC_FULL};
+	struct mdl_flops whole, early;
+	struct mdl_launches kw, ke;
+	double layers;
+	mdl_job_flops(&a, &j, &whole);
+	mdl_job_launches(&a, &j, 1, &kw);
+	CU_ASSERT_DOUBLE_EQUAL(whole.layer_recompute, whole.layer_fwd, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_early_stop(&a, &j, &layers), 0, 0);
+	j.recompute_early_stop = true;
+	mdl_job_flops(&a, &j, &early);
+	mdl_job_launches(&a, &j, 1, &ke);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_early_stop(&a, &j, &layers), 4096.0 * 14336, 0);
+	CU_ASSERT_DOUBLE_EQUAL(layers, 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(whole.layer_recompute - early.layer_recompute, 481036337152.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(whole.layer_recompute_exec - early.layer_recompute_exec,
+			       481036337152.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(early.layer_fwd, whole.layer_fwd, 1);
+	CU_ASSERT_DOUBLE_EQUAL(early.layer_bwd, whole.layer_bwd, 1);
+	CU_ASSERT_DOUBLE_EQUAL(kw.mm_recompute - ke.mm_recompute, 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(kw.recompute - ke.recompute, 2, 1e-9);
+	j.method = MDL_LORA;
+	j.lora_rank = 16;
+	j.lora_targets = MDL_T_Q | MDL_T_V;
+	mdl_job_flops(&a, &j, &early);
+	CU_ASSERT_DOUBLE_EQUAL(early.layer_fwd - early.layer_recompute, 481036337152.0, 1);
+	j.lora_targets |= MDL_T_DOWN;
+	mdl_job_flops(&a, &j, &early);
+	CU_ASSERT_DOUBLE_EQUAL(early.layer_recompute, early.layer_fwd, 1);
+	j.method = MDL_FULL;
+	j.recompute = MDL_RC_SELECTIVE;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_early_stop(&a, &j, &layers), 0, 0);
+	j.recompute = MDL_RC_FULL;
+	a = load("gemma-2-9b.json");
+	CU_ASSERT_FATAL(a.norms_per_layer == 4);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_early_stop(&a, &j, &layers), 0, 0);
+	a = load("mixtral-8x7b-v0.1.json");
+	CU_ASSERT_FATAL(a.experts == 8);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_early_stop(&a, &j, &layers), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(layers, 0, 0);
+}
+
 /* The MLP's activation gradients a layer's backward holds, by hand at 4,096 tokens in bf16:
  * Llama-3.1-8B's gated MLP (14,336 wide), the product's output gradient and its two factors':
  * 3 x 14,336 x 2 B x 4,096 = 352,321,536 B, half of it on each of 2 TP ranks, twice it with an
@@ -1198,6 +1250,8 @@ int suite_job(void)
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
 		{"gemma2_softcaps_keep_tanh_outputs", gemma2_softcaps_keep_tanh_outputs},
+		{"early_stop_leaves_out_the_down_projection",
+		 early_stop_leaves_out_the_down_projection},
 		{"repeat_kv_keeps_every_head", repeat_kv_keeps_every_head},
 		{"fp8_recipes_cast_and_keep", fp8_recipes_cast_and_keep},
 		{"te_fp8_keeps_linear_inputs_in_one_byte", te_fp8_keeps_linear_inputs_in_one_byte},

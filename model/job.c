@@ -149,6 +149,23 @@ static double optimizer_bytes_per_param(const struct mdl_job *j, bool param_dtyp
 	return master;
 }
 
+double mdl_job_update_bytes(const struct mdl_job *j)
+{
+	double wb = mdl_job_weight_bytes(j), opt = optimizer_bytes_per_param(j, false);
+	double gb = j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : wb;
+	bool master = mdl_job_mixed(j);
+	if (j->method != MDL_FULL && mdl_job_adapter_bytes(j) > wb) {
+		/* fp32 adapters on a 16-bit base train as an fp32 run does (mdl_job_states_part) */
+		struct mdl_job f32 = *j;
+		f32.precision = MDL_FP32;
+		wb = gb = 4.0;
+		opt = optimizer_bytes_per_param(&f32, false);
+		master = false;
+	}
+	double weights = master && j->master != MDL_MASTER_REMAINDER ? wb : 2.0 * wb;
+	return 2.0 * opt + gb + weights;
+}
+
 static bool is_embed(const struct mdl_tensor *t)
 {
 	return strncmp(t->name, "embed", 5) == 0;

@@ -307,6 +307,14 @@ struct mdl_states {
  * bf16, else fp32. */
 double mdl_job_state_bytes(const struct mdl_job *j);
 
+/* HBM bytes a fused GPU optimizer step reads and writes per trainable parameter: its states
+ * and master copy read and written, the gradient read, and the weights, where a master copy is
+ * kept the compute-dtype copy written (read and written with a master remainder, whose high
+ * halves they are), else the weights read and written in their own dtype. AdamW: 28 B in
+ * mixed precision and in fp32, 14 B in pure bf16, whose states torch.optim keeps in the
+ * parameters' dtype. */
+double mdl_job_update_bytes(const struct mdl_job *j);
+
 /* Model-state bytes of the job on this architecture. */
 void mdl_job_states(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_states *s);
 

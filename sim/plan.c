@@ -305,7 +305,7 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	}
 	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
 		       (l->zero ? dp * cp : 1);
-	double adam = shard * SIM_ADAM_BYTES_PER_PARAM / hbm;
+	double adam = shard * mdl_job_update_bytes(&w->job) / hbm;
 	if (!l->zero)
 		adam *= 1.0 - ex_share * (1.0 - mdl_layout_expert_keep(l));
 	double compute = fmax(((double)m + (pp - 1.0) / mdl_layout_vp(l)) * stage + adam, pipe);

@@ -1991,7 +1991,8 @@ static int paged_update(struct build *bd, uint32_t g, const char *name, double p
 	/* PyTorch's multi-tensor AdamW: three times the traffic, and a copy of the second moment
 	 * while it steps */
 	bool foreach = bd->x->c->opt_foreach && bd->x->job.optimizer == MDL_ADAMW;
-	float sc = (float)(SIM_ADAM_BYTES_PER_PARAM * (foreach ? SIM_FOREACH_ADAM_PASSES : 1));
+	float sc = (float)(mdl_job_update_bytes(&bd->x->job) *
+			   (foreach ? SIM_FOREACH_ADAM_PASSES : 1));
 	int u = task(bd, name, mc->s_comp[g], params, 0, 1, &mc->hbm[g], &sc);
 	if (u < 0 || dep(bd, after, u) || dep(bd, up, u))
 		return -1;

@@ -149,10 +149,12 @@ struct sim_config {
 };
 
 /*
- * Bytes an AdamW step touches per parameter: read fp32 master, m, v and the gradient, write
+ * Bytes a host AdamW step touches per parameter: read fp32 master, m, v and the gradient, write
  * master, m, v and the compute-dtype copy: 4*3 + 2 read + 4*3 + 2 written = 28 B for mixed
- * precision (ZeRO-Infinity's "optimizer states read + write once", published.md 9.2). The update
- * is memory bound on GPUs and CPUs alike.
+ * precision (ZeRO-Infinity's "optimizer states read + write once", published.md 9.2), as
+ * DeepSpeed's CPU Adam steps an fp32 master whatever the GPU's precision. The update is memory
+ * bound on GPUs and CPUs alike; a GPU step's bytes follow the job's dtypes
+ * (mdl_job_update_bytes: the same 28 B in mixed precision).
  */
 #define SIM_ADAM_BYTES_PER_PARAM 28.0
 /*

@@ -108,8 +108,8 @@ echo "$cmds" | {
 11.55 s TE|11.55 s (|$fsdp8b --precision fp8 --fp8-recipe te
 73.2 GiB a GPU in bf16 and torchao|GPU 73.2 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe torchao
 66.6 TE|GPU 66.6 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe te
-8,120 tokens/s predicted fused|8120 tokens/s|$ladder --compile no --loss full --pointwise fused
-6,809 eager|6809 tokens/s|$ladder --compile no --loss full --pointwise eager
+8,327 tokens/s predicted fused|8327 tokens/s|$ladder --compile no --loss full --pointwise fused
+6,954 eager|6954 tokens/s|$ladder --compile no --loss full --pointwise eager
 a step of 493 ms with the full loss|493 ms (|$loss1b --loss full
 462 ms with the fused one|462 ms (|$loss1b --loss fused
 peak 54.6 GiB fused|max_memory_allocated 54.6 GiB|$ladder --compile no --loss full --pointwise fused

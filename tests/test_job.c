@@ -419,6 +419,40 @@ static void logits_cast_in_the_model_free_the_bf16_ones(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), fused, 1);
 }
 
+/* What a fused GPU optimizer step moves per parameter, by hand: AdamW in bf16-mixed reads the
+ * fp32 master, m and v and the bf16 gradient and writes them back with the bf16 copy, 12 + 12 +
+ * 2 + 2 = 28 B; with Megatron's fp32 main gradients 30; in fp32 8 + 8 + 4 + 8 = 28; in pure bf16,
+ * whose states torch.optim keeps in bf16, 4 + 4 + 2 + 4 = 14; 8-bit AdamW in pure bf16 two
+ * 1-byte states and an fp32 absmax per 256 both ways, 2 x 2.03125 + 2 + 4 = 10.0625; fp32 LoRA
+ * adapters on a bf16 base as fp32, 28; a master remainder (2 B) reads and writes the bf16
+ * weights too: 2 x 10 + 2 + 4 = 26. */
+static void optimizer_step_bytes_follow_the_dtypes(void)
+{
+	struct mdl_job j = {.method = MDL_FULL, .precision = MDL_BF16_MIXED,
+			    .optimizer = MDL_ADAMW};
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 28, 1e-9);
+	j.grad_dtype = MDL_GRAD_FP32;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 30, 1e-9);
+	j.grad_dtype = MDL_GRAD_PARAM;
+	j.master = MDL_MASTER_REMAINDER;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 26, 1e-9);
+	j.master = MDL_MASTER_FP32;
+	j.precision = MDL_FP32;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 28, 1e-9);
+	j.precision = MDL_BF16;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 14, 1e-9);
+	j.optimizer = MDL_ADAMW8BIT;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 10.0625, 1e-9);
+	j.optimizer = MDL_ADAMW;
+	j.method = MDL_LORA;
+	j.lora_rank = 16;
+	j.lora_targets = MDL_T_Q | MDL_T_V;
+	j.lora_fp32 = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 28, 1e-9);
+	j.lora_fp32 = false;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_update_bytes(&j), 14, 1e-9);
+}
+
 /* A full recompute that stops early (PyTorch's non-reentrant checkpoint since 2.1) leaves out
  * each layer's down projection, whose output only the residual add reads: by hand for
  * Llama-3.1-8B at 4,096 tokens, 2 x 4,096 x 4,096 x 14,336 = 481,036,337,152 FLOPs less a layer,
@@ -1250,6 +1284,7 @@ int suite_job(void)
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},
 		{"norm_head_keeps_the_normalised_weight", norm_head_keeps_the_normalised_weight},
 		{"gemma2_softcaps_keep_tanh_outputs", gemma2_softcaps_keep_tanh_outputs},
+		{"optimizer_step_bytes_follow_the_dtypes", optimizer_step_bytes_follow_the_dtypes},
 		{"early_stop_leaves_out_the_down_projection",
 		 early_stop_leaves_out_the_down_projection},
 		{"repeat_kv_keeps_every_head", repeat_kv_keeps_every_head},

@@ -149,19 +149,31 @@ static double optimizer_bytes_per_param(const struct mdl_job *j, bool param_dtyp
 	return master;
 }
 
-double mdl_job_update_bytes(const struct mdl_job *j)
+/* Bytes per trained parameter of its weight (*w), gradient (*g, fp32 main grads where
+ * job.grad_dtype says) and optimizer state with any master copy (*opt), and whether a master
+ * is kept: the compute dtype's; for an adapter, fp32 adapters on a 16-bit base (job.lora_fp32)
+ * as an fp32 run trains them, their own weights, gradients and states in fp32, no master. */
+static void trained_bytes(const struct mdl_job *j, bool adapter, double *w, double *g,
+			  double *opt, bool *master)
 {
-	double wb = mdl_job_weight_bytes(j), opt = optimizer_bytes_per_param(j, false);
-	double gb = j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : wb;
-	bool master = mdl_job_mixed(j);
-	if (j->method != MDL_FULL && mdl_job_adapter_bytes(j) > wb) {
-		/* fp32 adapters on a 16-bit base train as an fp32 run does (mdl_job_states_part) */
+	*w = mdl_job_weight_bytes(j);
+	*g = j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : *w;
+	*opt = optimizer_bytes_per_param(j, false);
+	*master = mdl_job_mixed(j);
+	if (adapter && mdl_job_adapter_bytes(j) > *w) {
 		struct mdl_job f32 = *j;
 		f32.precision = MDL_FP32;
-		wb = gb = 4.0;
-		opt = optimizer_bytes_per_param(&f32, false);
-		master = false;
+		*w = *g = 4.0;
+		*opt = optimizer_bytes_per_param(&f32, false);
+		*master = false;
 	}
+}
+
+double mdl_job_update_bytes(const struct mdl_job *j)
+{
+	double wb, gb, opt;
+	bool master;
+	trained_bytes(j, j->method != MDL_FULL, &wb, &gb, &opt, &master);
 	double weights = master && j->master != MDL_MASTER_REMAINDER ? wb : 2.0 * wb;
 	return 2.0 * opt + gb + weights;
 }
@@ -216,7 +228,7 @@ static double factored(uint64_t rows, uint64_t cols)
 void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint64_t nlayers,
 			 bool embed, bool head, struct mdl_states *s)
 {
-	double wb = mdl_job_weight_bytes(j), opt = optimizer_bytes_per_param(j, false);
+	double wb = mdl_job_weight_bytes(j);
 	bool ada = j->optimizer == MDL_ADAFACTOR;
 	double layer_frozen = 0, layer_ada = 0, outer_ada = 0;
 	/* sums over all decoder layers; a part of nlayers takes its share of the mean layer, exact
@@ -268,17 +280,12 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->frozen_params = s->params;
 	}
 	/* trainable: weights and gradients in the compute dtype (or fp32 main grads), plus
-	 * optimizer state; fp32 adapters (job.lora_fp32) as an fp32 run trains them: their own
-	 * weights, gradients and states in fp32, no master copy */
+	 * optimizer state; fp32 adapters as trained_bytes says */
 	double adapters = (double)(s->trainable_params - outer_train);
-	double gb = j->grad_dtype == MDL_GRAD_FP32 ? 4.0 : wb;
-	double aw = wb, ag = gb, aopt = opt;
-	if (mdl_job_adapter_bytes(j) > wb) {
-		struct mdl_job f32 = *j;
-		f32.precision = MDL_FP32;
-		aw = ag = 4.0;
-		aopt = optimizer_bytes_per_param(&f32, false);
-	}
+	double gb, aw, ag, aopt, unused;
+	bool master;
+	trained_bytes(j, false, &unused, &gb, &unused, &master);
+	trained_bytes(j, true, &aw, &ag, &aopt, &master);
 	s->weights_bytes = aw * adapters + wb * (double)outer_train;
 	s->gradients_bytes = ag * adapters + gb * (double)outer_train;
 	s->optimizer_bytes = aopt * adapters +

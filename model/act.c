@@ -665,6 +665,14 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	if (j->loss == MDL_LOSS_FUSED_FP32)
 		return (st + e) * sbh / (sp ? t : 1.0) + (logits_held(j, e) + 4.0) * sbv / t +
 		       4.0 * sb + extra;
+	/* vocab-parallel: Megatron-Core's cross-entropy keeps the fp32 softmax of the logits it
+	 * casts (an fp32 model's cast copies nothing), and the model's compute-dtype logits,
+	 * which nothing saves, are alive beside it until the model's forward returns
+	 * (megatron/core/tensor_parallel/cross_entropy.py and fusions/fused_cross_entropy.py:
+	 * ctx.save_for_backward(exp_logits, ...); GPTModel.forward's logits) [A: source] */
+	if (mdl_loss_vocab_parallel(j->loss))
+		return (st + e) * sbh / (sp ? t : 1.0) + (e < 4.0 ? e + 4.0 : 4.0) * sbv / t +
+		       extra;
 	/* compiled, the cross-entropy's min-cut partition keeps the logits and each row's fp32
 	 * log-sum-exp and recomputes the softmax in backward instead of saving the fp32
 	 * log-probabilities (torchtune compiles its loss with the model; the partitioner as in
@@ -718,6 +726,12 @@ double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, 
 		/* the kernel writes the gradient over its saved fp32 copy; the shift's backward
 		 * fills a zero fp32 gradient of the logits' shape beside it */
 		v = 4.0 * sbv / (tp ? (double)tp : 1.0);
+		break;
+	case MDL_LOSS_VOCAB_PARALLEL:
+	case MDL_LOSS_VOCAB_PARALLEL_FUSED:
+		/* Megatron-Core's backward turns the saved softmax into the gradient in place and
+		 * casts it to the logits' dtype, in the room the freed logits left (mdl_act_head) */
+		v = 0;
 		break;
 	case MDL_LOSS_FULL:
 		break;

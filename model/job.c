@@ -423,7 +423,21 @@ double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, u
  *    overwriting it with the gradient backward, at CE_FUSED; the shift's backward fills a
  *    zero gradient of the logits' shape and copies the kernel's in (12 B), and the cast back;
  *  - chunked: Liger's fused linear cross-entropy runs its kernel on each chunk's logits in the
- *    forward (two reads and the gradient written in place), nothing of it in backward.
+ *    forward (two reads and the gradient written in place), nothing of it in backward;
+ *  - vocab-parallel: Megatron-Core's VocabParallelCrossEntropy as PyTorch ops
+ *    (megatron/core/tensor_parallel/cross_entropy.py): the cast to fp32, the row maximum (a
+ *    read), the maximum subtracted and exponentiated in place (a read and a write each), the
+ *    row sum (a read) and the division in place (a read and a write), the softmax kept;
+ *    backward multiplies it by the loss's gradient in place and autograd casts it back to the
+ *    logits' dtype. Its two reductions are PyTorch's row reductions, at the multiple its
+ *    log-softmax kernel was measured at (CE_TORCH_FWD), the pointwise passes at the HBM rate;
+ *  - vocab-parallel-fused: the same under cross_entropy_loss_fusion
+ *    (megatron/core/fusions/fused_cross_entropy.py, each step a torch.compile'd function,
+ *    megatron/core/jit.py): the cast with the maximum in one reduction kernel, the subtraction,
+ *    exponent and sum in another (a read and the write back of the tensor it mutates; an fp32
+ *    model's first reads its logits without a copy), both at CE_FUSED, the division in place;
+ *    backward one pointwise kernel reading the softmax, writing it back and writing the
+ *    compute-dtype gradient.
  */
 double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    double *bwd)
@@ -442,6 +456,12 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
 	case MDL_LOSS_FUSED_FP32:
 		*bwd = (8.0 * CE_FUSED + 12.0 + cast) * n;
 		return (cast + 8.0 + 4.0 * CE_FUSED) * n;
+	case MDL_LOSS_VOCAB_PARALLEL:
+		*bwd = (8.0 + cast) * n;
+		return (cast + 24.0 + 8.0 * CE_TORCH_FWD) * n;
+	case MDL_LOSS_VOCAB_PARALLEL_FUSED:
+		*bwd = (8.0 + e) * n;
+		return ((fmax(cast, 4.0) + 8.0) * CE_FUSED + 8.0) * n;
 	case MDL_LOSS_FULL:
 	case MDL_LOSS_CHUNKED_OUTPUT:
 		break;
@@ -826,8 +846,9 @@ static const char *const optimizer_names[] = {
 	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton", NULL};
-static const char *const loss_names[] = {"full", "chunked", "chunked-output", "fused",
-					 "fused-fp32", NULL};
+static const char *const loss_names[] = {
+	"full",	      "chunked",	"chunked-output",	"fused",
+	"fused-fp32", "vocab-parallel", "vocab-parallel-fused", NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */
@@ -859,6 +880,11 @@ const char *mdl_attention_name(enum mdl_attention a)
 bool mdl_loss_upcasts(enum mdl_loss l)
 {
 	return l == MDL_LOSS_FULL || l == MDL_LOSS_FUSED_FP32;
+}
+
+bool mdl_loss_vocab_parallel(enum mdl_loss l)
+{
+	return l == MDL_LOSS_VOCAB_PARALLEL || l == MDL_LOSS_VOCAB_PARALLEL_FUSED;
 }
 
 const char *mdl_loss_name(enum mdl_loss l)

@@ -65,13 +65,20 @@ static inline bool mdl_attn_fused(enum mdl_attention a)
  * llm-foundry's loss_fn fused_crossentropy, MPT's default); fused-fp32 runs such a kernel on an
  * fp32 copy of the shifted logits, which it keeps and overwrites with their gradient
  * (fms-acceleration's fast_loss: Unsloth's Triton cross-entropy behind transformers' loss
- * function, 4.46 and later, whose logits.float() and shifted .contiguous() it keeps). */
+ * function, 4.46 and later, whose logits.float() and shifted .contiguous() it keeps);
+ * vocab-parallel is Megatron-Core's cross-entropy over the vocab-parallel logits, which keeps
+ * their fp32 softmax for backward and turns it into their gradient in place (Megatron-LM's
+ * default), and vocab-parallel-fused the same in fewer, fused passes (its
+ * cross_entropy_loss_fusion with the native implementation: NeMo 2.0's GPTConfig and
+ * Megatron-Bridge turn it on). */
 enum mdl_loss {
 	MDL_LOSS_FULL,
 	MDL_LOSS_CHUNKED,
 	MDL_LOSS_CHUNKED_OUTPUT,
 	MDL_LOSS_FUSED,
-	MDL_LOSS_FUSED_FP32
+	MDL_LOSS_FUSED_FP32,
+	MDL_LOSS_VOCAB_PARALLEL,
+	MDL_LOSS_VOCAB_PARALLEL_FUSED
 };
 /*
  * The format of QLoRA's frozen base weights, and the kernels that train through them.
@@ -471,6 +478,8 @@ const char *mdl_loss_name(enum mdl_loss l);
  * model (full and fused-fp32; chunked never forms them, chunked-output casts chunk by chunk,
  * fused keeps the compute dtype) */
 bool mdl_loss_upcasts(enum mdl_loss l);
+/* Whether l is Megatron-Core's vocab-parallel cross-entropy, fused or not. */
+bool mdl_loss_vocab_parallel(enum mdl_loss l);
 const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
 const char *mdl_master_name(enum mdl_master m);
 const char *mdl_quant_name(enum mdl_quant q);

@@ -414,6 +414,9 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 	/* Transformer Engine's FusedAdam, which stores the masters' remainders from TE 2.1 */
 	if (r->w->job.master == MDL_MASTER_REMAINDER)
 		fprintf(fp, " \\\n  --use-precision-aware-optimizer");
+	/* Megatron-Core's cross-entropy runs unfused unless told (--cross-entropy-loss-fusion) */
+	if (o->loss == MDL_LOSS_VOCAB_PARALLEL_FUSED)
+		fprintf(fp, " \\\n  --cross-entropy-loss-fusion");
 	/* Megatron clips at 1.0 by default (--clip-grad), as the plan did unless --clip-grad no */
 	if (f->no_clip_grad)
 		fprintf(fp, " \\\n  --clip-grad 0.0");

@@ -157,7 +157,11 @@ static const struct opt table[] = {
 	 "kernel, llm-foundry's default: full logits, no fp32 copy) | fused-fp32 (Unsloth's "
 	 "cross-entropy kernel on the fp32 copy of the shifted logits transformers makes, its "
 	 "gradient written over that copy: fms-acceleration's fast_loss; before transformers 4.46 "
-	 "with --logits-upcast model) | auto (chunked for tiered and tiered-dram, full otherwise)"},
+	 "with --logits-upcast model) | vocab-parallel (Megatron-Core's cross-entropy, "
+	 "Megatron-LM's default: the fp32 softmax kept and turned into the gradient in place) | "
+	 "vocab-parallel-fused (the same in fused passes: cross_entropy_loss_fusion, NeMo 2.0's "
+	 "and Megatron-Bridge's default) | auto (chunked for tiered and tiered-dram, full "
+	 "otherwise)"},
 	{"logits-upcast", O_STR, OFF(logits_upcast), 0, 0, "loss", false, "loss|model", P,
 	 "where the unchunked full and fused-fp32 losses get fp32 logits: loss (Hugging Face "
 	 "transformers 4.46 and later, whose loss function casts them while the model's output "

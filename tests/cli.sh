@@ -1130,8 +1130,36 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: --loss fused-fp32 missing from plan --emit's simulate line or the JSON job"
 fi
-expect 3 "unknown loss 'fused32' (allowed: auto, full, chunked, chunked-output, fused, fused-fp32)" \
+expect 3 "unknown loss 'fused32' (allowed: auto, full, chunked, chunked-output, fused, fused-fp32, vocab-parallel, vocab-parallel-fused)" \
 	simulate --model 8b --seq 1024 --loss fused32
+# Megatron-Core's cross-entropy turns its saved fp32 softmax into the gradient in place: the full
+# loss's backward spike, two fp32 gradients of the logits' shape (8 B a logit: 4,096 x 128,256 x
+# 8 = 4,202,692,608 B), is not there, fused or not; the fused passes are the fewest, and the
+# Megatron-LM arguments plan --emit writes turn the fusion on
+for l in full vocab-parallel vocab-parallel-fused; do
+	"$bin" simulate --model 8b --seq 4096 --gpus 8 --zero 1 --recompute none --loss $l \
+		--format json >"$tmp/loss-$l.json" 2>/dev/null
+done
+if python3 - "$tmp/loss-full.json" "$tmp/loss-vocab-parallel.json" \
+	"$tmp/loss-vocab-parallel-fused.json" <<'PY'
+import json, sys
+f, v, u = (json.load(open(p)) for p in sys.argv[1:4])
+a = [x["peak_bytes"]["gpu_allocated"] for x in (f, v, u)]
+s = [x["step_seconds"] for x in (f, v, u)]
+sys.exit(0 if a[0] - a[1] == 4202692608 and a[1] == a[2] and s[0] > s[1] > s[2]
+         and u["loss"] == "vocab-parallel-fused" else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --loss vocab-parallel: Megatron-Core's loss keeps no gradient spike, and the fused one runs faster"; fi
+"$bin" plan --model 70b --seq 4096 --loss vocab-parallel-fused --emit "$tmp/emit-vp" >/dev/null 2>&1
+holds "plan --emit turns Megatron-LM's fused cross-entropy on" "$tmp/emit-vp/launch.sh" "--cross-entropy-loss-fusion"
+holds "plan --emit's simulate line keeps the vocab-parallel loss" "$tmp/emit-vp/README.md" "--loss vocab-parallel-fused"
+"$bin" plan --model 70b --seq 4096 --loss vocab-parallel --emit "$tmp/emit-vpu" >/dev/null 2>&1
+if [ -s "$tmp/emit-vpu/launch.sh" ] &&
+	! grep -q -- "--cross-entropy-loss-fusion" "$tmp/emit-vpu/launch.sh"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1)); echo "FAIL: plan --emit --loss vocab-parallel: no launch.sh, or the fusion on"
+fi
 # a job the framework's config cannot say as planned gets no config: pure bf16 under a DeepSpeed
 # policy (DeepSpeed keeps fp32 masters); FP8 on a data-parallel layout goes to Megatron-LM's
 # arguments (a DeepSpeed config has no FP8 switch); a DeepSpeed config clips as the plan did

@@ -383,6 +383,23 @@ static void logits_and_fp32_loss_are_counted(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 4, false),
 			       (2 + 4) * sbv / 4 + 4 * 4096.0 + 4 * sbh, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 4, 1), 4 * sbv / 4, 1);
+	/* Megatron-Core's vocab-parallel cross-entropy, fused or not, compiled or not: the fp32
+	 * softmax kept and the bf16 logits alive beside it until the forward returns (6 B a
+	 * logit, as the full loss), then turned into the gradient in place and cast to bf16 where
+	 * the logits were: nothing more in backward, where the full loss adds 8 B a logit; a
+	 * vocab-parallel head of 4 splits both; fp32 logits are cast to nothing (4 B a logit) */
+	enum mdl_loss megatron[] = {MDL_LOSS_VOCAB_PARALLEL, MDL_LOSS_VOCAB_PARALLEL_FUSED};
+	for (int i = 0; i < 4; i++) {
+		j.loss = megatron[i % 2];
+		j.compile = i / 2;
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), (2 + 4) * sbv + 4 * sbh, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), 0, 1);
+		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 4, false),
+				       (2 + 4) * sbv / 4 + 4 * sbh, 1);
+	}
+	j.compile = false;
+	j.precision = MDL_FP32;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 4 * sbv + 8 * sbh, 1);
 }
 
 /* Transformers before 4.46 cast lm_head's output to fp32 in the model, freeing the bf16 logits
@@ -1151,8 +1168,14 @@ static void eager_norms_and_rotary_move_and_keep_more(void)
  * linear cross-entropy: 9.9 forward, nothing backward; fms-acceleration's fast_loss, the cast
  * (6), the shifted copy (8) and Unsloth's kernel reading it (4 B at 1.65x) forward: 20.6, and
  * the kernel's read and in-place write (8 at 1.65x), the shift's zero fill and copy (12) and the
- * cast back (6) backward: 31.2. A vocab-parallel head of 2 halves each; fp32 logits cast
- * nothing: 17.4 and 33.6. */
+ * cast back (6) backward: 31.2. Megatron-Core's vocab-parallel cross-entropy, eager: the cast
+ * (6), the in-place subtraction, exponent and division (8 each) and the maximum's and the sum's
+ * reads (4 each at 1.45x) forward: 41.6; the in-place product (8) and autograd's cast back (6)
+ * backward: 14; fused: the cast with the maximum and the subtraction-exponent-sum kernel (6 + 8
+ * at 1.65x) and the division (8): 31.1 forward, one kernel reading the softmax, writing it back
+ * and writing the bf16 gradient: 10 backward. A vocab-parallel head of 2 halves each; fp32
+ * logits cast nothing: 17.4 and 33.6 (full), 35.6 and 8 (vocab-parallel), the fused maximum
+ * reading them: 27.8 and 12. */
 static void the_loss_costs_its_passes_over_the_logits(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -1169,7 +1192,9 @@ static void the_loss_costs_its_passes_over_the_logits(void)
 		    {MDL_LOSS_CHUNKED_OUTPUT, true, 6.6, 6.6},
 		    {MDL_LOSS_FUSED, false, 3.3, 6.6},
 		    {MDL_LOSS_FUSED_FP32, false, 20.6, 31.2},
-		    {MDL_LOSS_CHUNKED, false, 9.9, 0}};
+		    {MDL_LOSS_CHUNKED, false, 9.9, 0},
+		    {MDL_LOSS_VOCAB_PARALLEL, false, 41.6, 14},
+		    {MDL_LOSS_VOCAB_PARALLEL_FUSED, false, 31.1, 10}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		j.loss = want[i].loss;
 		j.compile = want[i].compile;
@@ -1185,6 +1210,14 @@ static void the_loss_costs_its_passes_over_the_logits(void)
 	fwd = mdl_job_loss_traffic(&a, &j, 1, &bwd);
 	CU_ASSERT_DOUBLE_EQUAL(fwd, 17.4 * n, 1e-6 * n);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 33.6 * n, 1e-6 * n);
+	j.loss = MDL_LOSS_VOCAB_PARALLEL;
+	fwd = mdl_job_loss_traffic(&a, &j, 1, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 35.6 * n, 1e-6 * n);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 8 * n, 1e-6 * n);
+	j.loss = MDL_LOSS_VOCAB_PARALLEL_FUSED;
+	fwd = mdl_job_loss_traffic(&a, &j, 1, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 27.8 * n, 1e-6 * n);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 12 * n, 1e-6 * n);
 }
 
 /* LoRA's adapter path (act.c, adapter_traffic) on Llama-3.1-8B's q, k, v and o at 2,048 tokens

@@ -937,15 +937,18 @@ int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, 
 			*out = -1;
 			return 0;
 		}
-		char allowed[128] = "";
+		/* the names listed, cut short (never overrun) where they outgrow the buffer */
+		char allowed[512] = "";
 		size_t used = also ? (size_t)snprintf(allowed, sizeof allowed, "%s", also) : 0;
 		for (int i = 0; kinds[k].names[i]; i++) {
 			if (strcmp(kinds[k].names[i], s) == 0) {
 				*out = i;
 				return 0;
 			}
-			used += (size_t)snprintf(allowed + used, sizeof allowed - used, "%s%s",
-						 used ? ", " : "", kinds[k].names[i]);
+			if (used < sizeof allowed)
+				used += (size_t)snprintf(allowed + used, sizeof allowed - used,
+							 "%s%s", used ? ", " : "",
+							 kinds[k].names[i]);
 		}
 		snprintf(err, errlen, "unknown %s '%s' (allowed: %s)", what, s, allowed);
 		return -1;

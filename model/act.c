@@ -669,7 +669,12 @@ double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned 
 	 * casts (an fp32 model's cast copies nothing), and the model's compute-dtype logits,
 	 * which nothing saves, are alive beside it until the model's forward returns
 	 * (megatron/core/tensor_parallel/cross_entropy.py and fusions/fused_cross_entropy.py:
-	 * ctx.save_for_backward(exp_logits, ...); GPTModel.forward's logits) [A: source] */
+	 * ctx.save_for_backward(exp_logits, ...); GPTModel.forward's logits) [A: source];
+	 * Transformer Engine's kernel keeps the fp32 gradient it wrote in their place (TE 2.18:
+	 * ctx.save_for_backward(grad_input)), or before 2.18 the logits themselves, the gradient
+	 * written over them (ctx.save_for_backward(inp)) [A: source] */
+	if (j->loss == MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY) /* the gradient over the logits */
+		return (st + e) * sbh / (sp ? t : 1.0) + e * sbv / t + extra;
 	if (mdl_loss_vocab_parallel(j->loss))
 		return (st + e) * sbh / (sp ? t : 1.0) + (e < 4.0 ? e + 4.0 : 4.0) * sbv / t +
 		       extra;
@@ -729,8 +734,11 @@ double mdl_act_head_backward(const struct mdl_arch *a, const struct mdl_job *j, 
 		break;
 	case MDL_LOSS_VOCAB_PARALLEL:
 	case MDL_LOSS_VOCAB_PARALLEL_FUSED:
+	case MDL_LOSS_VOCAB_PARALLEL_TE:
+	case MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY:
 		/* Megatron-Core's backward turns the saved softmax into the gradient in place and
-		 * casts it to the logits' dtype, in the room the freed logits left (mdl_act_head) */
+		 * casts it to the logits' dtype, in the room the freed logits left (mdl_act_head);
+		 * Transformer Engine's scales its saved gradient in place */
 		v = 0;
 		break;
 	case MDL_LOSS_FULL:

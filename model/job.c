@@ -437,7 +437,15 @@ double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, u
  *    exponent and sum in another (a read and the write back of the tensor it mutates; an fp32
  *    model's first reads its logits without a copy), both at CE_FUSED, the division in place;
  *    backward one pointwise kernel reading the softmax, writing it back and writing the
- *    compute-dtype gradient.
+ *    compute-dtype gradient;
+ *  - vocab-parallel-te: Transformer Engine's parallel_cross_entropy (transformer_engine/
+ *    pytorch/triton/cross_entropy.py, common/triton/cross_entropy.py, TE 2.18): one Triton
+ *    kernel reads each row for its maximum and sum (online softmax), a second reads it again
+ *    and writes its fp32 gradient, both at CE_FUSED; backward scales that gradient in place by
+ *    the per-token loss gradient (element_mul_kernel: a read and a write) and autograd casts it
+ *    to the logits' dtype;
+ *  - vocab-parallel-te-legacy: the same kernels from TE 2.2 to 2.17, whose second wrote the
+ *    gradient over the logits in their own dtype, scaled in place in backward.
  */
 double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    double *bwd)
@@ -462,6 +470,12 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
 	case MDL_LOSS_VOCAB_PARALLEL_FUSED:
 		*bwd = (8.0 + e) * n;
 		return ((fmax(cast, 4.0) + 8.0) * CE_FUSED + 8.0) * n;
+	case MDL_LOSS_VOCAB_PARALLEL_TE:
+		*bwd = (8.0 + cast) * n;
+		return (2.0 * e + 4.0) * CE_FUSED * n;
+	case MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY:
+		*bwd = 2.0 * e * n;
+		return 3.0 * e * CE_FUSED * n;
 	case MDL_LOSS_FULL:
 	case MDL_LOSS_CHUNKED_OUTPUT:
 		break;
@@ -846,9 +860,16 @@ static const char *const optimizer_names[] = {
 	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton", NULL};
-static const char *const loss_names[] = {
-	"full",	      "chunked",	"chunked-output",	"fused",
-	"fused-fp32", "vocab-parallel", "vocab-parallel-fused", NULL};
+static const char *const loss_names[] = {"full",
+					 "chunked",
+					 "chunked-output",
+					 "fused",
+					 "fused-fp32",
+					 "vocab-parallel",
+					 "vocab-parallel-fused",
+					 "vocab-parallel-te",
+					 "vocab-parallel-te-legacy",
+					 NULL};
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */
@@ -884,7 +905,8 @@ bool mdl_loss_upcasts(enum mdl_loss l)
 
 bool mdl_loss_vocab_parallel(enum mdl_loss l)
 {
-	return l == MDL_LOSS_VOCAB_PARALLEL || l == MDL_LOSS_VOCAB_PARALLEL_FUSED;
+	return l == MDL_LOSS_VOCAB_PARALLEL || l == MDL_LOSS_VOCAB_PARALLEL_FUSED ||
+	       l == MDL_LOSS_VOCAB_PARALLEL_TE || l == MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY;
 }
 
 const char *mdl_loss_name(enum mdl_loss l)

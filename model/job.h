@@ -70,7 +70,11 @@ static inline bool mdl_attn_fused(enum mdl_attention a)
  * their fp32 softmax for backward and turns it into their gradient in place (Megatron-LM's
  * default), and vocab-parallel-fused the same in fewer, fused passes (its
  * cross_entropy_loss_fusion with the native implementation: NeMo 2.0's GPTConfig and
- * Megatron-Bridge turn it on). */
+ * Megatron-Bridge turn it on); vocab-parallel-te is that fusion with Transformer Engine's
+ * kernel (cross_entropy_fusion_impl "te", Megatron-Bridge's Llama 3 providers), which writes the
+ * logits' fp32 gradient in its forward and keeps that (TE 2.18 and later), and
+ * vocab-parallel-te-legacy the same kernel before TE 2.18, which wrote the gradient over the
+ * logits themselves, keeping nothing more. */
 enum mdl_loss {
 	MDL_LOSS_FULL,
 	MDL_LOSS_CHUNKED,
@@ -78,7 +82,9 @@ enum mdl_loss {
 	MDL_LOSS_FUSED,
 	MDL_LOSS_FUSED_FP32,
 	MDL_LOSS_VOCAB_PARALLEL,
-	MDL_LOSS_VOCAB_PARALLEL_FUSED
+	MDL_LOSS_VOCAB_PARALLEL_FUSED,
+	MDL_LOSS_VOCAB_PARALLEL_TE,
+	MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY
 };
 /*
  * The format of QLoRA's frozen base weights, and the kernels that train through them.
@@ -478,7 +484,8 @@ const char *mdl_loss_name(enum mdl_loss l);
  * model (full and fused-fp32; chunked never forms them, chunked-output casts chunk by chunk,
  * fused keeps the compute dtype) */
 bool mdl_loss_upcasts(enum mdl_loss l);
-/* Whether l is Megatron-Core's vocab-parallel cross-entropy, fused or not. */
+/* Whether l is Megatron-Core's vocab-parallel cross-entropy, fused or not, or Transformer
+ * Engine's that it calls. */
 bool mdl_loss_vocab_parallel(enum mdl_loss l);
 const char *mdl_grad_dtype_name(enum mdl_grad_dtype g);
 const char *mdl_master_name(enum mdl_master m);

@@ -79,6 +79,13 @@ static const char *cannot_express(const struct rpt_plan *r, bool deepspeed)
 	if (!deepspeed && w->job.method != MDL_FULL)
 		return "it trains LoRA adapters, and Megatron-LM's pretrain_gpt.py trains every "
 		       "weight";
+	/* megatron/training/arguments.py, since June 2026 (Megatron-LM pull request 5115) */
+	if (!deepspeed && (w->job.loss == MDL_LOSS_VOCAB_PARALLEL_TE ||
+			   w->job.loss == MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY))
+		return "its loss is Transformer Engine's cross-entropy kernel, which Megatron-LM "
+		       "refuses (--cross-entropy-fusion-impl te: \"disabled due to stability "
+		       "issues\"); plan with --loss vocab-parallel-fused, Megatron-LM's own fused "
+		       "kernel";
 	if (deepspeed && w->job.master == MDL_MASTER_REMAINDER)
 		return "its optimizer keeps only the low 16 bits of each fp32 master beside the "
 		       "bf16 weights (--master-weights remainder), and DeepSpeed's keeps whole "

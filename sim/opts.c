@@ -160,8 +160,10 @@ static const struct opt table[] = {
 	 "with --logits-upcast model) | vocab-parallel (Megatron-Core's cross-entropy, "
 	 "Megatron-LM's default: the fp32 softmax kept and turned into the gradient in place) | "
 	 "vocab-parallel-fused (the same in fused passes: cross_entropy_loss_fusion, NeMo 2.0's "
-	 "and Megatron-Bridge's default) | auto (chunked for tiered and tiered-dram, full "
-	 "otherwise)"},
+	 "and Megatron-Bridge's default) | vocab-parallel-te (the fusion in Transformer Engine's "
+	 "kernel, cross_entropy_fusion_impl te: the fp32 gradient written in forward and kept) | "
+	 "vocab-parallel-te-legacy (that kernel before TE 2.18: the gradient written over the "
+	 "logits, nothing more kept) | auto (chunked for tiered and tiered-dram, full otherwise)"},
 	{"logits-upcast", O_STR, OFF(logits_upcast), 0, 0, "loss", false, "loss|model", P,
 	 "where the unchunked full and fused-fp32 losses get fp32 logits: loss (Hugging Face "
 	 "transformers 4.46 and later, whose loss function casts them while the model's output "

@@ -1130,7 +1130,7 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: --loss fused-fp32 missing from plan --emit's simulate line or the JSON job"
 fi
-expect 3 "unknown loss 'fused32' (allowed: auto, full, chunked, chunked-output, fused, fused-fp32, vocab-parallel, vocab-parallel-fused)" \
+expect 3 "unknown loss 'fused32' (allowed: auto, full, chunked, chunked-output, fused, fused-fp32, vocab-parallel, vocab-parallel-fused, vocab-parallel-te, vocab-parallel-te-legacy)" \
 	simulate --model 8b --seq 1024 --loss fused32
 # Megatron-Core's cross-entropy turns its saved fp32 softmax into the gradient in place: the full
 # loss's backward spike, two fp32 gradients of the logits' shape (8 B a logit: 4,096 x 128,256 x
@@ -1159,6 +1159,25 @@ if [ -s "$tmp/emit-vpu/launch.sh" ] &&
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1)); echo "FAIL: plan --emit --loss vocab-parallel: no launch.sh, or the fusion on"
+fi
+# Transformer Engine's cross-entropy before 2.18 keeps the bf16 logits holding their gradient:
+# 4 B a logit less than Megatron-Core's own (4,096 x 128,256 x 4 = 2,101,346,304 B); Megatron-LM
+# refuses that kernel now, so plan --emit writes no arguments for it and says why
+"$bin" simulate --model 8b --seq 4096 --gpus 8 --zero 1 --recompute none \
+	--loss vocab-parallel-te-legacy --format json >"$tmp/loss-te.json" 2>/dev/null
+if python3 - "$tmp/loss-vocab-parallel-fused.json" "$tmp/loss-te.json" <<'PY'
+import json, sys
+u, t = (json.load(open(p)) for p in sys.argv[1:3])
+a = [x["peak_bytes"]["gpu_allocated"] for x in (u, t)]
+sys.exit(0 if a[0] - a[1] == 2101346304 and t["step_seconds"] < u["step_seconds"] else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --loss vocab-parallel-te-legacy keeps the logits, 4 B a logit less"; fi
+"$bin" plan --model 70b --seq 4096 --loss vocab-parallel-te --emit "$tmp/emit-te" >/dev/null 2>&1
+if [ ! -e "$tmp/emit-te/launch.sh" ] &&
+	grep -q "Megatron-LM refuses (--cross-entropy-fusion-impl te" "$tmp/emit-te/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1)); echo "FAIL: plan --emit --loss vocab-parallel-te: Megatron-LM arguments written"
 fi
 # a job the framework's config cannot say as planned gets no config: pure bf16 under a DeepSpeed
 # policy (DeepSpeed keeps fp32 masters); FP8 on a data-parallel layout goes to Megatron-LM's

@@ -388,16 +388,23 @@ static void logits_and_fp32_loss_are_counted(void)
 	 * logit, as the full loss), then turned into the gradient in place and cast to bf16 where
 	 * the logits were: nothing more in backward, where the full loss adds 8 B a logit; a
 	 * vocab-parallel head of 4 splits both; fp32 logits are cast to nothing (4 B a logit) */
-	enum mdl_loss megatron[] = {MDL_LOSS_VOCAB_PARALLEL, MDL_LOSS_VOCAB_PARALLEL_FUSED};
-	for (int i = 0; i < 4; i++) {
-		j.loss = megatron[i % 2];
-		j.compile = i / 2;
+	enum mdl_loss megatron[] = {MDL_LOSS_VOCAB_PARALLEL, MDL_LOSS_VOCAB_PARALLEL_FUSED,
+				    MDL_LOSS_VOCAB_PARALLEL_TE};
+	for (int i = 0; i < 6; i++) {
+		j.loss = megatron[i % 3];
+		j.compile = i / 3;
 		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), (2 + 4) * sbv + 4 * sbh, 1);
 		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), 0, 1);
 		CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 4, false),
 				       (2 + 4) * sbv / 4 + 4 * sbh, 1);
 	}
+	/* Transformer Engine's kernel before 2.18 writes the gradient over the bf16 logits and
+	 * keeps them: 2 B a logit */
 	j.compile = false;
+	j.loss = MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 2 * sbv + 4 * sbh, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_backward(&a, &j, 1, 1), 0, 1);
+	j.loss = MDL_LOSS_VOCAB_PARALLEL_TE;
 	j.precision = MDL_FP32;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head(&a, &j, 1, false), 4 * sbv + 8 * sbh, 1);
 }
@@ -1173,9 +1180,12 @@ static void eager_norms_and_rotary_move_and_keep_more(void)
  * reads (4 each at 1.45x) forward: 41.6; the in-place product (8) and autograd's cast back (6)
  * backward: 14; fused: the cast with the maximum and the subtraction-exponent-sum kernel (6 + 8
  * at 1.65x) and the division (8): 31.1 forward, one kernel reading the softmax, writing it back
- * and writing the bf16 gradient: 10 backward. A vocab-parallel head of 2 halves each; fp32
- * logits cast nothing: 17.4 and 33.6 (full), 35.6 and 8 (vocab-parallel), the fused maximum
- * reading them: 27.8 and 12. */
+ * and writing the bf16 gradient: 10 backward. Transformer Engine's kernel: two reads of the
+ * bf16 logits and the fp32 gradient written (8 B at 1.65x): 13.2 forward, that gradient scaled
+ * in place (8) and cast back (6): 14 backward; before TE 2.18 two reads and the bf16 gradient
+ * written over them (6 B at 1.65x): 9.9, scaled in place: 4. A vocab-parallel head of 2 halves
+ * each; fp32 logits cast nothing: 17.4 and 33.6 (full), 35.6 and 8 (vocab-parallel), the fused
+ * maximum reading them: 27.8 and 12, Transformer Engine's 19.8 and 8 either way. */
 static void the_loss_costs_its_passes_over_the_logits(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -1194,7 +1204,9 @@ static void the_loss_costs_its_passes_over_the_logits(void)
 		    {MDL_LOSS_FUSED_FP32, false, 20.6, 31.2},
 		    {MDL_LOSS_CHUNKED, false, 9.9, 0},
 		    {MDL_LOSS_VOCAB_PARALLEL, false, 41.6, 14},
-		    {MDL_LOSS_VOCAB_PARALLEL_FUSED, false, 31.1, 10}};
+		    {MDL_LOSS_VOCAB_PARALLEL_FUSED, false, 31.1, 10},
+		    {MDL_LOSS_VOCAB_PARALLEL_TE, false, 13.2, 14},
+		    {MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY, false, 9.9, 4}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		j.loss = want[i].loss;
 		j.compile = want[i].compile;
@@ -1218,6 +1230,12 @@ static void the_loss_costs_its_passes_over_the_logits(void)
 	fwd = mdl_job_loss_traffic(&a, &j, 1, &bwd);
 	CU_ASSERT_DOUBLE_EQUAL(fwd, 27.8 * n, 1e-6 * n);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 12 * n, 1e-6 * n);
+	for (int i = 0; i < 2; i++) {
+		j.loss = i ? MDL_LOSS_VOCAB_PARALLEL_TE_LEGACY : MDL_LOSS_VOCAB_PARALLEL_TE;
+		fwd = mdl_job_loss_traffic(&a, &j, 1, &bwd);
+		CU_ASSERT_DOUBLE_EQUAL(fwd, 19.8 * n, 1e-6 * n);
+		CU_ASSERT_DOUBLE_EQUAL(bwd, 8 * n, 1e-6 * n);
+	}
 }
 
 /* LoRA's adapter path (act.c, adapter_traffic) on Llama-3.1-8B's q, k, v and o at 2,048 tokens

@@ -1812,9 +1812,9 @@ char *mdl_targets_str(unsigned mask, char *buf, size_t n)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof target_names / sizeof target_names[0]; i++)
+	for (size_t i = 0; i < sizeof target_names / sizeof target_names[0] && used < n; i++)
 		if (mask & target_names[i].bit)
-			used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s",
-						 used ? "," : "", target_names[i].name);
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "," : "",
+						 target_names[i].name);
 	return buf;
 }

@@ -2,6 +2,7 @@
 #include "sim.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,16 +121,23 @@ const struct sim_policy *sim_policy_find(const char *name)
 	return NULL;
 }
 
+/* The policies' names, written once (pthread_once: a sweep's workers may report a bad policy
+ * at the same time), cut short where they outgrow the buffer (never past it). */
+static char policy_names[256];
+static pthread_once_t policy_names_once = PTHREAD_ONCE_INIT;
+
+static void policy_names_init(void)
+{
+	size_t used = 0;
+	for (int i = 0; i < NPOLICIES && used < sizeof policy_names; i++)
+		used += (size_t)snprintf(policy_names + used, sizeof policy_names - used, "%s%s",
+					 i ? ", " : "", policies[i]->name);
+}
+
 const char *sim_policy_names(void)
 {
-	static char buf[128];
-	size_t used = 0;
-
-	if (!buf[0])
-		for (int i = 0; i < NPOLICIES; i++)
-			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? ", " : "",
-						 policies[i]->name);
-	return buf;
+	pthread_once(&policy_names_once, policy_names_init);
+	return policy_names;
 }
 
 static const char *const swap_names[4] = {"none", "read", "write", "both"};

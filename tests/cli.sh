@@ -1153,6 +1153,13 @@ then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --loss vocab-paral
 "$bin" plan --model 70b --seq 4096 --loss vocab-parallel-fused --emit "$tmp/emit-vp" >/dev/null 2>&1
 holds "plan --emit turns Megatron-LM's fused cross-entropy on" "$tmp/emit-vp/launch.sh" "--cross-entropy-loss-fusion"
 holds "plan --emit's simulate line keeps the vocab-parallel loss" "$tmp/emit-vp/README.md" "--loss vocab-parallel-fused"
+# planned with another loss, a Megatron-LM layout's README says Megatron-LM takes its own
+"$bin" plan --model 70b --seq 4096 --emit "$tmp/emit-vpf" >/dev/null 2>&1
+holds "plan --emit says Megatron-LM runs its own loss" "$tmp/emit-vpf/README.md" \
+	"computes its own vocab-parallel cross-entropy, not the full loss planned"
+if grep -q "computes its own" "$tmp/emit-vp/README.md"; then
+	fail=$((fail + 1)); echo "FAIL: plan --emit --loss vocab-parallel-fused: says Megatron-LM runs another loss"
+else pass=$((pass + 1)); fi
 "$bin" plan --model 70b --seq 4096 --loss vocab-parallel --emit "$tmp/emit-vpu" >/dev/null 2>&1
 if [ -s "$tmp/emit-vpu/launch.sh" ] &&
 	! grep -q -- "--cross-entropy-loss-fusion" "$tmp/emit-vpu/launch.sh"; then

@@ -617,6 +617,30 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 	fprintf(fp, ".\n\n");
 }
 
+/* What launch.sh leaves to the user and how the run differs from the plan: Megatron-FSDP for
+ * ZeRO-2 and 3, and Megatron-LM's own loss where the plan took another. */
+static void megatron_run(FILE *fp, const struct sim_option *o)
+{
+	fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "
+		    "tokenizer and optimizer arguments.%s",
+		o->layout.zero >= 2
+			? " ZeRO's gradient (and weight) sharding runs as Megatron-FSDP, "
+			  "`--use-megatron-fsdp` (Megatron-Core 0.14 and later; `--use-custom-fsdp` "
+			  "before), whose checkpoints are `fsdp_dtensor`."
+			: "");
+	if (!mdl_loss_vocab_parallel(o->loss))
+		fprintf(fp, " Megatron-LM computes its own vocab-parallel cross-entropy, not the %s "
+			    "loss planned%s (plan with `--loss vocab-parallel`, or "
+			    "`vocab-parallel-fused` with `--cross-entropy-loss-fusion`, to predict "
+			    "it).",
+			mdl_loss_name(o->loss),
+			o->loss == MDL_LOSS_FULL
+				? ": its fp32 softmax turns into the gradient in place, so the GPUs "
+				  "holding the head hold up to 8 B a logit less than predicted here"
+				: "");
+	fprintf(fp, "\n\n");
+}
+
 static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int idx,
 		   bool ds, bool megatron, const char *why)
 {
@@ -685,29 +709,8 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			(o->layout.zero == 3 ? 1 : 2) * reduce_bucket(r, o) *
 				mdl_job_act_bytes(&r->w->job) / 1e6,
 			reduce_bucket(r, o));
-	else if (megatron) {
-		fprintf(fp, "`launch.sh` holds Megatron-LM's arguments for the layout; add your data, "
-			    "tokenizer and optimizer arguments.%s",
-			o->layout.zero >= 2
-				? " ZeRO's gradient (and weight) sharding runs as Megatron-FSDP, "
-				  "`--use-megatron-fsdp` (Megatron-Core 0.14 and later; "
-				  "`--use-custom-fsdp` before), whose checkpoints are "
-				  "`fsdp_dtensor`."
-				: "");
-		/* Megatron-LM takes its own loss, whatever the plan's was */
-		if (!mdl_loss_vocab_parallel(o->loss))
-			fprintf(fp, " Megatron-LM computes its own vocab-parallel cross-entropy, "
-				    "not the %s loss planned%s (plan with `--loss vocab-parallel`, "
-				    "or `vocab-parallel-fused` with `--cross-entropy-loss-fusion`, "
-				    "to predict it).",
-				mdl_loss_name(o->loss),
-				o->loss == MDL_LOSS_FULL
-					? ": its fp32 softmax turns into the gradient in place, so "
-					  "the GPUs holding the head hold up to 8 B a logit less "
-					  "than predicted here"
-					: "");
-		fprintf(fp, "\n\n");
-	}
+	else if (megatron)
+		megatron_run(fp, o);
 	else if (why)
 		fprintf(fp, "tierplan writes no configuration for this option: %s. Run it with a "
 			    "framework that does (%s); the prediction below is what to check a run "

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "act.h"
 
@@ -163,12 +164,27 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		return -1;
 	}
 	if (!mdl_layout_uneven(l) && !mdl_layout_splits(a, l->pp, vp, NULL)) {
+		/* what an uneven split would take instead, first stage or last (Megatron-Core's
+		 * decoder-first/last-pipeline-num-layers) */
+		struct mdl_layout f = *l, e = *l;
+		char first[96] = "none", last[96] = "none", hint[256] = "";
+		f.first = 1, e.last = 1;
+		if (l->pp >= 2) {
+			uneven_allowed(a, &f, first, sizeof first);
+			uneven_allowed(a, &e, last, sizeof last);
+		}
+		bool fo = strcmp(first, "none") != 0, lo = strcmp(last, "none") != 0;
+		if (fo || lo)
+			snprintf(hint, sizeof hint, "; an uneven split takes %s%s%s%s%s instead",
+				 fo ? "first stage layers " : "", fo ? first : "",
+				 fo && lo ? " or " : "", lo ? "last stage layers " : "",
+				 lo ? last : "");
 		snprintf(err, errlen,
 			 "pp %u x interleave %u divides neither the model's %llu layers nor %llu (the "
 			 "layers with the embedding and the loss counted as one each, leaving each end "
-			 "a layer)",
+			 "a layer)%s",
 			 l->pp, vp, (unsigned long long)a->layers,
-			 (unsigned long long)a->layers + 2);
+			 (unsigned long long)a->layers + 2, hint);
 		return -1;
 	}
 	if (l->zero > 3) {

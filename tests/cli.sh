@@ -1326,6 +1326,9 @@ expect 3 "--expert-tp 3 must divide --tp 2" simulate --model qwen3-30b-a3b --seq
 expect 0 "" simulate --model deepseek-v2-lite --seq 2048 --gpus 8 --pp 2 --zero 1 --first-stage-layers 13 --format json
 holds "simulate --first-stage-layers 13 --format json has layout.first_stage_layers" "$tmp/out" '"first_stage_layers":[[:space:]]*13'
 expect 3 "pp 2 x interleave 1 divides neither the model's 27 layers" simulate --model deepseek-v2-lite --seq 2048 --gpus 2 --pp 2
+# ... and names the uneven splits that would run it: DeepSeek-V3's 61 layers on 16 stages take a
+# first (or last) stage of f layers where 61 - f splits over 15: f = 1, 16, 31, 46
+expect 3 "(the layers with the embedding and the loss counted as one each, leaving each end a layer); an uneven split takes first stage layers 1, 16, 31, 46 or last stage layers 1, 16, 31, 46 instead" simulate --model deepseek-v3 --seq 4096 --gpus 1024 --pp 16 --ep 64
 expect 3 "leave the model's 27 layers no even split over the other 0 stages, or a stage's layers not a multiple of interleave 1 (allowed first stage layers with pp 2 and the last stage as set: 14)" simulate --model deepseek-v2-lite --seq 2048 --gpus 2 --pp 2 --first-stage-layers 13 --last-stage-layers 13
 expect 3 "(allowed first stage layers with pp 4: 2, 5, 8, 11, ..., 77)" simulate --model 70b --seq 4096 --gpus 4 --pp 4 --first-stage-layers 1
 expect 3 "(allowed last stage layers with pp 4: 2, 8, 14, 20, ..., 74)" simulate --model 70b --seq 4096 --gpus 4 --pp 4 --interleave 2 --last-stage-layers 3

@@ -162,7 +162,7 @@ static void layouts_that_do_not_divide_are_rejected(void)
 static void pipeline_ends_split_counts_embedding_and_loss(void)
 {
 	struct mdl_arch a;
-	char err[256];
+	char err[512]; /* the refusal names the uneven splits too */
 	bool ends;
 	CU_ASSERT_EQUAL_FATAL(mdl_arch_load(model_path("llama-3.1-405b.json"), &a, err, sizeof err),
 			      0);
@@ -188,6 +188,11 @@ static void pipeline_ends_split_counts_embedding_and_loss(void)
 	struct mdl_layout l5 = {1, 5, 1, 0, false, 1}, l642 = {1, 64, 1, 0, false, 2};
 	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l5, 5, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "divides neither"));
+	/* and names the uneven splits that would take it: a first (or last) stage of f layers
+	 * leaves 126 - f for 4 even stages, f = 2 mod 4 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "; an uneven split takes first stage layers 2, 6, 10, "
+					   "14, ..., 122 or last stage layers 2, 6, 10, 14, ..., "
+					   "122 instead"));
 	CU_ASSERT_EQUAL(mdl_layout_check(&a, &l642, 64, err, sizeof err), -1);
 	/* odd counts split too: 127 layers on pp 3 are 42, 43, 42 */
 	a.layers = 127;

@@ -1305,13 +1305,19 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			  &wire, &lat);
 		comm += t.ars / 2 * tp_passes(a).routed * (lat + wire / intra_bandwidth(hw));
 	}
-	/* expert parallelism within the node: the dispatch and combine all-to-alls, as many as
-	 * the TP all-reduces and on the same stream (compute()) */
-	uint32_t ep = mdl_layout_ep(l);
-	if (ep > 1 && a->experts && cp == 1 && ep <= ranks_in_node(hw, etp)) {
-		coll_cost(false, a2a_bytes(a, j, l->tp, l->sp), ep, intra_bandwidth(hw),
-			  ALPHA_INTRA, &wire, &lat);
+	/* expert parallelism: the dispatch and combine all-to-alls, as many as the TP all-reduces
+	 * and on the same stream (compute()); within the node as one collective, across nodes as
+	 * group_exchange's task: its share to other nodes over the GPU's network link and to its
+	 * node's peers over NVLink, at the slower of the two, each exchange with its latency */
+	uint32_t ep = mdl_layout_ep(l), in = ranks_in_node(hw, etp);
+	double a2a = ep > 1 && a->experts && cp == 1 ? a2a_bytes(a, j, l->tp, l->sp) : 0;
+	if (a2a > 0 && ep <= in) {
+		coll_cost(false, a2a, ep, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
 		comm += t.ars * (lat + wire / intra_bandwidth(hw));
+	} else if (a2a > 0) {
+		double win = a2a * (in - 1) / ep, wout = a2a * (double)(ep - in) / ep;
+		comm += t.ars * (fmax(wout / net_bandwidth(hw), win / intra_bandwidth(hw)) +
+				 (ep - 1) * ALPHA_INTER);
 	}
 	/* a GPU computes its 1/cp of the tokens, but launches every kernel; the compute blocks
 	 * last at least the host's launches (compute()) */

@@ -529,6 +529,48 @@ static void the_pruning_bound_holds_for_folded_experts(void)
 	free(p);
 }
 
+/* The bound holds where the expert-parallel group spans nodes (its all-to-alls then go out over
+ * each GPU's network link, its node's peers over NVLink: group_exchange), and with that term it
+ * is tight enough to prune: Qwen3-30B-A3B's 128 experts over 16 and 32 GPUs (2 and 4 nodes of
+ * 8) at tp 1 and 2, experts whole (--expert-tp 1) or split over the TP ranks, ep up to every
+ * rank, ZeRO 0 and 1, pipelines of 1 and 2. The bounds of the layouts whose all-to-alls cross
+ * nodes lie within 25 % of their steps (within NVLink alone, most would not). */
+static void the_pruning_bound_holds_for_experts_across_nodes(void)
+{
+	struct fixture f;
+	char err[256];
+	int checked = 0, across = 0, tight = 0;
+	setup(&f, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	struct eng *e = eng_new();
+	double ex_share = expert_share(&f);
+	for (int k = 0; k < 32; k++) {
+		/* n 16 or 32, tp 1 or 2, pp 1 or 2, expert tp 1 or tp, ZeRO 0 or 1 */
+		uint32_t n = k & 1 ? 32 : 16, tp = k & 2 ? 2 : 1, pp = k & 4 ? 2 : 1;
+		uint32_t etp = k & 8 ? tp : 1, zero = k & 16 ? 1 : 0;
+		if (k & 8 && tp == 1)
+			continue; /* the same as expert tp 1 */
+		uint32_t dp = n / (tp * pp), ep = dp * tp / etp;
+		struct mdl_layout l = {tp, pp, dp, zero, tp > 1, 1, ep, 1, 0, etp};
+		uint64_t m = sim_plan_micro_batches(&f.w, dp);
+		struct sim_config c = {l, m, sim_policy_find("gpu"), 0, 0, true};
+		struct sim_option o;
+		if (sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err))
+			continue;
+		double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, false);
+		CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
+		checked++;
+		if (ep > 8 / etp) { /* more ranks than a node holds */
+			across++;
+			tight += b > 0.75 * o.step_seconds;
+		}
+	}
+	eng_free(e);
+	CU_ASSERT(checked >= 12);
+	CU_ASSERT(across >= 8);
+	CU_ASSERT_EQUAL(tight, across);
+}
+
 /* --model-parallel no: every GPU-only layout is data parallel (ZeRO/FSDP sharding, no tp, pp,
  * cp or ep), and 70B's 1.13 TB of model states (16 B a parameter) then need at least 14 GPUs of
  * 85.5 GB; searched with model parallelism the same plan takes a tensor- or pipeline-parallel
@@ -599,6 +641,8 @@ int suite_plan(void)
 		 dram_grows_until_the_drives_write_within_their_rating},
 		{"the_pruning_bound_holds_for_folded_experts",
 		 the_pruning_bound_holds_for_folded_experts},
+		{"the_pruning_bound_holds_for_experts_across_nodes",
+		 the_pruning_bound_holds_for_experts_across_nodes},
 	};
 	return add_suite("plan", c, (int)(sizeof c / sizeof c[0]));
 }

@@ -167,7 +167,7 @@ int mdl_layout_check(const struct mdl_arch *a, const struct mdl_layout *l, uint6
 		/* what an uneven split would take instead, first stage or last (Megatron-Core's
 		 * decoder-first/last-pipeline-num-layers) */
 		struct mdl_layout f = *l, e = *l;
-		char first[96] = "none", last[96] = "none", hint[256] = "";
+		char first[96] = "none", last[96] = "none", hint[320] = "";
 		f.first = 1, e.last = 1;
 		if (l->pp >= 2) {
 			uneven_allowed(a, &f, first, sizeof first);

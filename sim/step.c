@@ -1308,9 +1308,10 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	/* expert parallelism: the dispatch and combine all-to-alls, as many as the TP all-reduces
 	 * and on the same stream (compute()); within the node as one collective, across nodes as
 	 * group_exchange's task: its share to other nodes over the GPU's network link and to its
-	 * node's peers over NVLink, at the slower of the two, each exchange with its latency */
+	 * node's peers over NVLink, at the slower of the two, each exchange with its latency; a
+	 * context-parallel rank dispatches 1/cp of the tokens (the / cp below) */
 	uint32_t ep = mdl_layout_ep(l), in = ranks_in_node(hw, etp);
-	double a2a = ep > 1 && a->experts && cp == 1 ? a2a_bytes(a, j, l->tp, l->sp) : 0;
+	double a2a = ep > 1 && a->experts ? a2a_bytes(a, j, l->tp, l->sp) : 0;
 	if (a2a > 0 && ep <= in) {
 		coll_cost(false, a2a, ep, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
 		comm += t.ars * (lat + wire / intra_bandwidth(hw));

@@ -530,11 +530,12 @@ static void the_pruning_bound_holds_for_folded_experts(void)
 }
 
 /* The bound holds where the expert-parallel group spans nodes (its all-to-alls then go out over
- * each GPU's network link, its node's peers over NVLink: group_exchange), and with that term it
- * is tight enough to prune: Qwen3-30B-A3B's 128 experts over 16 and 32 GPUs (2 and 4 nodes of
- * 8) at tp 1 and 2, experts whole (--expert-tp 1) or split over the TP ranks, ep up to every
- * rank, ZeRO 0 and 1, pipelines of 1 and 2. The bounds of the layouts whose all-to-alls cross
- * nodes lie within 25 % of their steps (within NVLink alone, most would not). */
+ * each GPU's network link, its node's peers over NVLink: group_exchange) and where context
+ * parallelism splits the tokens each GPU dispatches, and with those terms it is tight enough to
+ * prune: Qwen3-30B-A3B's 128 experts over 16 and 32 GPUs (2 and 4 nodes of 8) at tp 1 and 2,
+ * experts whole (--expert-tp 1) or split over the TP ranks, ep up to every rank, ZeRO 0 and 1,
+ * pipelines of 1 and 2, cp 1 and 2. The bounds of the layouts whose all-to-alls cross nodes lie
+ * within 25 % of their steps (within NVLink alone, most would not). */
 static void the_pruning_bound_holds_for_experts_across_nodes(void)
 {
 	struct fixture f;
@@ -544,14 +545,14 @@ static void the_pruning_bound_holds_for_experts_across_nodes(void)
 	f.w.job.seq = 2048;
 	struct eng *e = eng_new();
 	double ex_share = expert_share(&f);
-	for (int k = 0; k < 32; k++) {
-		/* n 16 or 32, tp 1 or 2, pp 1 or 2, expert tp 1 or tp, ZeRO 0 or 1 */
+	for (int k = 0; k < 64; k++) {
+		/* n 16 or 32, tp 1 or 2, pp 1 or 2, expert tp 1 or tp, ZeRO 0 or 1, cp 1 or 2 */
 		uint32_t n = k & 1 ? 32 : 16, tp = k & 2 ? 2 : 1, pp = k & 4 ? 2 : 1;
-		uint32_t etp = k & 8 ? tp : 1, zero = k & 16 ? 1 : 0;
+		uint32_t etp = k & 8 ? tp : 1, zero = k & 16 ? 1 : 0, cp = k & 32 ? 2 : 1;
 		if (k & 8 && tp == 1)
 			continue; /* the same as expert tp 1 */
-		uint32_t dp = n / (tp * pp), ep = dp * tp / etp;
-		struct mdl_layout l = {tp, pp, dp, zero, tp > 1, 1, ep, 1, 0, etp};
+		uint32_t dp = n / (tp * pp * cp), ep = dp * cp * tp / etp;
+		struct mdl_layout l = {tp, pp, dp, zero, tp > 1, 1, ep, cp, 0, etp};
 		uint64_t m = sim_plan_micro_batches(&f.w, dp);
 		struct sim_config c = {l, m, sim_policy_find("gpu"), 0, 0, true};
 		struct sim_option o;
@@ -566,8 +567,8 @@ static void the_pruning_bound_holds_for_experts_across_nodes(void)
 		}
 	}
 	eng_free(e);
-	CU_ASSERT(checked >= 12);
-	CU_ASSERT(across >= 8);
+	CU_ASSERT(checked >= 24);
+	CU_ASSERT(across >= 16);
 	CU_ASSERT_EQUAL(tight, across);
 }
 

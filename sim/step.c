@@ -188,6 +188,7 @@ struct stage {
 struct block_rc {
 	double recompute_exec, saved, moved_saved, work, fwd_work, remat;
 	double issue_bwd, fixed_bwd, dequant_bwd, fp8_again, eager_again, rc_ar, kv_again;
+	double moe_again; /* what a recompute copies again (step_moe_dispatch_bytes) */
 	bool transient;
 };
 
@@ -239,6 +240,7 @@ struct build {
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
 				      * forward, backward with its recompute */
 	double eager_fwd, eager_bwd; /* HBM bytes of a layer's eager norms and rotary (act.c) */
+	double moe_pass; /* HBM bytes a MoE layer's token dispatcher copies a pass, per GPU */
 	double fp8_fwd, fp8_bwd; /* HBM bytes of a layer's FP8 casts in forward / backward, per GPU */
 	double fp8_first;        /* and in the forward of a step's first micro-batch alone */
 	double fp8_gathered;     /* bytes a layer's weights gather less in FP8 (--fp8-all-gather) */
@@ -405,6 +407,19 @@ static double a2a_bytes(const struct mdl_arch *a, const struct mdl_job *j, uint3
 	double tokens = (double)j->seq * (double)j->micro_batch / (sp ? (double)tp : 1.0);
 	return (double)mdl_job_act_bytes(j) * tokens * (double)a->hidden * a->experts_per_tok *
 	       (double)a->moe_layers / (double)a->layers;
+}
+
+/* Megatron-Core's token dispatcher's copies (step.h). */
+double step_moe_dispatch_bytes(const struct mdl_arch *a, const struct mdl_job *j,
+			       const struct mdl_layout *l)
+{
+	uint32_t ep = mdl_layout_ep(l), etp = mdl_layout_etp(l);
+	if (ep <= 1 || !a->experts)
+		return 0;
+	double sent = a2a_bytes(a, j, l->tp, l->sp); /* a rank's routed copies, sent and received */
+	double held = sent * (l->sp ? etp : 1);	     /* and gathered over the expert TP ranks */
+	double copies = a->experts / ep > 1 ? 2.0 + (j->grouped_experts ? 0.0 : 1.0) : 0.0;
+	return 2.0 * sent + copies * 2.0 * held;
 }
 
 static struct tp_passes tp_passes(const struct mdl_arch *a)
@@ -1260,7 +1275,8 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	struct mdl_dequant dq;
 	mdl_job_dequant(a, j, &dq);
 	t->bytes = 6.0 * all + rc_mem + (dq.fwd + dq.bwd) / l->tp + cast_fwd * (1 + again) +
-		   cast_bwd + eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd;
+		   cast_bwd + eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd +
+		   step_moe_dispatch_bytes(a, j, l) * (full_or_op(j->recompute) ? 3.0 : 2.0);
 	t->ars = 4.0 + rc_collectives(a, j, l->sp);
 	layer_issue(a, j, hw, mdl_layout_ep(l), &t->issue_fwd, &t->issue_bwd, &t->fixed_fwd,
 		    &t->fixed_bwd);
@@ -1468,7 +1484,7 @@ static void block_rc(const struct build *bd, const struct stage *s, uint32_t b, 
 #define MIX(f) (m->f = w * m->f + (1 - w) * n->f)
 	MIX(recompute_exec), MIX(saved), MIX(moved_saved), MIX(remat), MIX(issue_bwd);
 	MIX(fixed_bwd), MIX(dequant_bwd), MIX(fp8_again), MIX(eager_again), MIX(rc_ar);
-	MIX(kv_again);
+	MIX(kv_again), MIX(moe_again);
 #undef MIX
 	if (r == 0) {
 		m->work = n->work;
@@ -1845,7 +1861,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		 * and rotary's passes beyond that; the loss's kernels and a quantised head's
 		 * dequantisation */
 		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd +
-			       (k == 0 ? bd->fp8_first : 0);
+			       bd->moe_pass + (k == 0 ? bd->fp8_first : 0);
 		double head_bytes = runs_head ? bd->head_dequant + bd->loss_fwd : 0;
 		int end, c = compute(bd, g, s, "forward", flops, lb * bytes + head_bytes,
 				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
@@ -2211,6 +2227,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* eager norms and rotary: their backward, and their forward again where the
 		 * recompute runs it (full, and per-op, which recomputes every non-matmul op) */
 		rc_mem += bd->eager_bwd + m.eager_again;
+		/* the token dispatcher's copies, and a recompute's forward ones again */
+		rc_mem += bd->moe_pass + m.moe_again;
 		/* the loss's backward, and a quantised head dequantised again for its input
 		 * gradient */
 		double head_bytes = runs_head ? bd->head_dequant + bd->loss_bwd : 0;
@@ -2651,6 +2669,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->head_dequant = mdl_job_head_dequant(a, &x->job, bd->tp);
 	bd->loss_fwd = mdl_job_loss_traffic(a, &x->job, bd->tp, &bd->loss_bwd);
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
+	bd->moe_pass = step_moe_dispatch_bytes(a, &x->job, l);
 	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
 		    &bd->fixed_fwd, &bd->fixed_bwd);
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
@@ -2706,7 +2725,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->act_moved_saved /= c;
 		bd->act_embed /= c, bd->act_head /= c, bd->boundary /= c;
 		bd->a2a /= c;
-		bd->eager_fwd /= c, bd->eager_bwd /= c;
+		bd->eager_fwd /= c, bd->eager_bwd /= c, bd->moe_pass /= c;
 		bd->loss_fwd /= c, bd->loss_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 			 (double)x->job.micro_batch * (double)(a->kv_heads * a->head_dim) / bd->tp;
@@ -2728,6 +2747,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				   full_or_op(jrc) ? bd->eager_fwd : 0,
 				   rc_collectives(a, &x->job, l->sp),
 				   jrc == MDL_RC_FULL || jrc == MDL_RC_SELECTIVE ? 1 : 0,
+				   full_or_op(jrc) ? bd->moe_pass : 0,
 				   jrc != MDL_RC_NONE};
 	bd->partial = jrc == MDL_RC_FULL ? x->job.recompute_layers : 0;
 	if (bd->partial) {

@@ -230,6 +230,24 @@ void step_ub_exposed(const struct mdl_arch *a, const struct mdl_job *j, const st
  * unless on and the job runs fp8. */
 double step_fp8_gathered_less(const struct mdl_arch *a, const struct mdl_job *j, bool on);
 
+/*
+ * HBM bytes Megatron-Core's alltoall token dispatcher copies in one pass of a mean layer (its
+ * MoE layers' share), forward, and as many in backward, per GPU, beyond the activations the
+ * layer keeps: its permute gathers each token's hidden state to its k experts before the
+ * all-to-all (moe_utils.permute's index_select: the routed copies written and the tokens read
+ * for them, a rank's all-to-all bytes each); where a rank holds more than one expert it sorts
+ * what it received (and gathered over the expert TP ranks) by local expert and the experts'
+ * output back (sort_chunks_by_idxs: a split into views and a cat, one copy each), and
+ * SequentialMLP (--moe-gemm loop) concatenates its experts' outputs (torch.cat); backward runs
+ * each the other way, a copy again (a split's gradient is a cat, an index_select's an
+ * index_add) (megatron/core/transformer/moe/token_dispatcher.py MoEAlltoAllTokenDispatcher,
+ * moe_utils.py, experts.py, Megatron-Core 0.10) [A: source]. Under expert parallelism only: at
+ * ep 1 a MoE block is any framework's, whose gathers the activations count; the gather over the
+ * expert TP ranks and the all-to-alls themselves are collectives, not these. 0 for a dense model.
+ */
+double step_moe_dispatch_bytes(const struct mdl_arch *a, const struct mdl_job *j,
+			       const struct mdl_layout *l);
+
 /* Weight buffers a streaming policy prefetches into by default: double buffering, one layer
  * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]. */
 #define STEP_PREFETCH 2

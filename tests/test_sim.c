@@ -1964,6 +1964,36 @@ static void moe_expert_gathers_stay_exposed(void)
 	eng_free(f.eng);
 }
 
+/* Megatron-Core's alltoall dispatcher copies its tokens (step_moe_dispatch_bytes), solved by
+ * hand for Mixtral-8x7B (8 experts, top 2, hidden 4,096, every layer MoE) at 4,096 tokens in
+ * bf16 on tp 4 with sequence parallelism: a rank dispatches its 1,024 tokens to 2 experts,
+ * sent = 2 B x 1,024 x 4,096 x 2 = 16,777,216 B, which the permute writes and reads (2 x sent);
+ * at ep 2 each rank holds 4 experts, the tokens gathered over the 4 expert TP ranks
+ * (held = 4 x sent), sorted by expert and back, and SequentialMLP's cat of their outputs: 3
+ * copies of held, written and read; grouped GEMMs no cat; one expert a rank (ep 8) no sorting;
+ * experts whole on each rank (expert tp 1) held = sent; no expert parallelism, nothing. */
+static void moe_dispatcher_copies_its_tokens(void)
+{
+	struct fx f;
+	setup(&f, "mixtral-8x7b-v0.1.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 4096;
+	f.w.job.micro_batch = 1;
+	f.w.job.precision = MDL_BF16_MIXED;
+	const double sent = 16777216.0;
+	struct mdl_layout ep2 = {4, 1, 2, 1, true, 1, 2}, ep8 = {4, 1, 8, 1, true, 1, 8};
+	struct mdl_layout whole = {4, 1, 2, 1, true, 1, 2, 1, 0, 1}, none = {4, 1, 2, 1, true, 1};
+	CU_ASSERT_DOUBLE_EQUAL(step_moe_dispatch_bytes(&f.w.arch, &f.w.job, &ep2),
+			       2 * sent + 3 * 2 * (4 * sent), 1);
+	CU_ASSERT_DOUBLE_EQUAL(step_moe_dispatch_bytes(&f.w.arch, &f.w.job, &ep8), 2 * sent, 1);
+	CU_ASSERT_DOUBLE_EQUAL(step_moe_dispatch_bytes(&f.w.arch, &f.w.job, &whole),
+			       2 * sent + 3 * 2 * sent, 1);
+	CU_ASSERT_DOUBLE_EQUAL(step_moe_dispatch_bytes(&f.w.arch, &f.w.job, &none), 0, 0);
+	f.w.job.grouped_experts = true;
+	CU_ASSERT_DOUBLE_EQUAL(step_moe_dispatch_bytes(&f.w.arch, &f.w.job, &ep2),
+			       2 * sent + 2 * 2 * (4 * sent), 1);
+	eng_free(f.eng);
+}
+
 /* The attention kernel's rates: on the H100 FlashAttention-2 at 35 % forward and 32 % backward,
  * cuDNN at 53 % and 51 % (FlashAttention-3's figures); on the B200 FlashAttention-2, which has no
  * Blackwell kernels, at 17.3 % and 13.75 %, cuDNN 9.13 at 49.8 % and 40.3 % (NVIDIA's cuDNN SDPA
@@ -3005,6 +3035,7 @@ int suite_sim(void)
 		{"fp32 attention runs at the fp32 rate", fp32_attention_runs_at_the_fp32_rate},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"MoE expert gathers stay exposed", moe_expert_gathers_stay_exposed},
+		{"MoE dispatcher copies its tokens", moe_dispatcher_copies_its_tokens},
 		{"one accounting rule", one_accounting_rule},
 		{"pipeline ends split lightens the end stages",
 		 pipeline_ends_split_lightens_the_end_stages},

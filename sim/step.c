@@ -1858,8 +1858,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		double flops = lb * bd->F.layer_fwd_exec + (runs_head ? bd->F.head_fwd : 0);
 		/* memory-bound traffic: each activation of the layer's inventory written once and
 		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
-		 * and rotary's passes beyond that; the loss's kernels and a quantised head's
-		 * dequantisation */
+		 * and rotary's passes and the MoE token dispatcher's copies beyond that; the loss's
+		 * kernels and a quantised head's dequantisation */
 		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd +
 			       bd->moe_pass + (k == 0 ? bd->fp8_first : 0);
 		double head_bytes = runs_head ? bd->head_dequant + bd->loss_fwd : 0;

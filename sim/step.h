@@ -265,7 +265,7 @@ double step_reduce_bucket(const struct sim_config *c);
  * kernel launches, if longer), the synchronous TP all-reduces (with tp_overlap,
  * --tp-comm-overlap: a block takes the longer of its compute, with what step_ub_exposed leaves
  * showing, and its TP collectives, so the stage at least the longer of their sums) and the
- * experts' all-to-alls within a node. extra:
+ * experts' all-to-alls, each uncontended, within a node and across nodes. extra:
  * more GPU seconds in the same compute blocks (the head); rc_share: the share of the layers
  * that run j's recompute mode, the rest none (--recompute-layers; 1: all). The builder's tasks
  * take at least this long, so it is a floor a search can prune with. */

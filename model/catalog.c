@@ -98,6 +98,9 @@ static const struct field host_fields[] = {
 	H(cpu_power, CFG_U_POWER, 1, 1e5, 1, "CPU package power under load"),
 	H(cpu_idle_power, CFG_U_POWER, 0, 1e5, 1, "CPU package power idle"),
 	H(cpu_adam_rate_per_core, CFG_U_COUNT, 1e3, 1e12, 1, "CPU AdamW params/s per core"),
+	H(cpu_launch_scale, CFG_U_COUNT, 0, 100, 0,
+	  "host time PyTorch takes to issue an op over a Xeon Platinum 8480's (a DGX H100's); 0 = "
+	  "the same"),
 	H(dram, CFG_U_SIZE, 1 << 30, 1e15, 1, "default DRAM per node"),
 	H(dram_max, CFG_U_SIZE, 1 << 30, 1e15, 1, "most DRAM the node takes"),
 	H(dram_slots, CFG_U_COUNT, 0, 256, 1,

@@ -75,6 +75,7 @@ struct cfg_host {
 	double gpu_slots, cpu_cores;
 	double cpu_power, cpu_idle_power;   /* W per node */
 	double cpu_adam_rate_per_core;      /* params/s */
+	double cpu_launch_scale;            /* host time to launch an op over a Xeon 8480's; 0: 1 */
 	double dram, dram_max;              /* bytes per node */
 	/* how its DRAM is bought: a DIMM on every channel or on every slot, of a capacity its DDR
 	 * generation makes (mdl_dram_sizes); dram_slots 0: fixed at `dram` (soldered, a VM's, as

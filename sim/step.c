@@ -90,7 +90,10 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
  * launch", per-layer cost table) [C]; forward at 10 us. Backward runs in autograd's C++ engine
  * without Python: the dispatcher and the launch, 3-8 us in the same table [C]: 5 us. A compiled
  * graph calls its kernels from generated code: the launch, 1-3 us [C]: 3 us. Large layers never
- * notice; short sequences, small micro-batches and LoRA's many small kernels do.
+ * notice; short sequences, small micro-batches and LoRA's many small kernels do. These are an
+ * x86 server's (torch.nn.Linear's forward, one op, takes 13.5 us of host time on a DGX H100's
+ * Xeon Platinum 8480C: NVIDIA/TransformerEngine issue 2053 [B]); a host whose cores issue slower
+ * (Grace: 2.5-2.75x) scales them by its cpu_launch_scale (hosts.json, host_launch_scale).
  */
 #define ISSUE_EAGER_FWD 10e-6
 #define ISSUE_EAGER_BWD 5e-6
@@ -1211,6 +1214,13 @@ double step_fp8_gathered_less(const struct mdl_arch *a, const struct mdl_job *j,
 	return lin * (mdl_job_act_bytes(j) - 1.0);
 }
 
+/* The host's time to issue an op over the ISSUE_* figures' x86 server's: its catalog's
+ * cpu_launch_scale, 1 where unset. */
+static double host_launch_scale(const struct mdl_hw *hw)
+{
+	return hw->host.cpu_launch_scale > 0 ? hw->host.cpu_launch_scale : 1.0;
+}
+
 /* Host seconds to launch one decoder layer's forward kernels and its backward's (with the
  * forward a recompute runs again), and the GPU seconds its matrix kernels cost beyond their
  * FLOPs in each, on a rank holding 1/ep of the experts. */
@@ -1220,10 +1230,11 @@ static void layer_issue(const struct mdl_arch *a, const struct mdl_job *j,
 {
 	struct mdl_launches kl;
 	mdl_job_launches(a, j, ep, &kl);
-	*fwd = kl.fwd * (j->compile ? ISSUE_COMPILED : ISSUE_EAGER_FWD);
+	double k = host_launch_scale(hw);
+	*fwd = k * kl.fwd * (j->compile ? ISSUE_COMPILED : ISSUE_EAGER_FWD);
 	/* checkpointing re-runs the Python forward inside backward */
-	*bwd = j->compile ? (kl.bwd + kl.recompute) * ISSUE_COMPILED
-			  : kl.bwd * ISSUE_EAGER_BWD + kl.recompute * ISSUE_EAGER_FWD;
+	*bwd = k * (j->compile ? (kl.bwd + kl.recompute) * ISSUE_COMPILED
+			       : kl.bwd * ISSUE_EAGER_BWD + kl.recompute * ISSUE_EAGER_FWD);
 	*fixed_fwd = kl.mm_fwd * step_matmul_fixed(hw);
 	*fixed_bwd = (kl.mm_bwd + kl.mm_recompute) * step_matmul_fixed(hw);
 }

@@ -12,8 +12,8 @@
  * DRAM (published.md 9.5): the pinned parameter swap buffers, 8 x 1 GB in the Smart-Infinity
  * configuration (or each the largest parameter partition), and the optimizer sub-group being
  * stepped, sub_group_size parameters x 18 B (fp32 master, m, v, gradient and the fp16 copy);
- * both are pinned allocations, which MemAscend finds take about twice their size in practice;
- * plus the reserve.
+ * both are pinned allocations, which MemAscend finds take about twice their size in practice,
+ * and each rank (process) pins its own, so a node holds its ranks' sets; plus the reserve.
  * Activation checkpoints stay on the GPU, or (the second variant) go to DRAM as DeepSpeed's
  * activation_checkpointing.cpu_checkpointing does, which the ZeRO-Infinity paper uses for its
  * largest models (sec. 5, "offload activation memory to CPU"); sim_run keeps the faster that
@@ -96,17 +96,24 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 			x->pl.grads_copy = COPY_PLAIN;
 		}
 		/* the pinned fp16 parameters counted once more: the allocation overhead over the
-		 * pool that holds them */
+		 * pool that holds them, the partitions of the node's ranks */
 		struct mdl_states st;
 		mdl_job_states(&x->w->arch, &x->job, &st);
-		x->pl.dram_fixed = STEP_DRAM_RESERVE + (PINNED_OVERHEAD - 1) * st.weights_bytes;
+		double ranks = step_node_gpus(x->hw, x->c->layout.dp);
+		x->pl.dram_fixed = STEP_DRAM_RESERVE + (PINNED_OVERHEAD - 1) * st.weights_bytes *
+								  ranks / x->c->layout.dp;
 		return 0;
 	}
-	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / x->c->layout.dp;
-	double staging = fmin(step_sub_group(x->c), shard) * SUB_GROUP_BYTES * x->c->layout.dp;
+	/* each rank on a node pins its own sub-group in flight and its own parameter swap
+	 * buffers (one DeepSpeedCPUAdam step and one AsyncPartitionedParameterSwapper per
+	 * process): dram_fixed is a node's, so both count its ranks, not the data-parallel
+	 * degree, which spans the nodes */
+	const struct sim_config *c = x->c;
+	double ranks = step_node_gpus(x->hw, c->layout.dp);
+	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / c->layout.dp;
+	double staging = fmin(step_sub_group(c), shard) * SUB_GROUP_BYTES;
 	/* the parameter swap buffers: the config's (--deepspeed) or the plan's own; DeepSpeed
 	 * asserts that each holds the largest parameter partition, so a smaller one is refused */
-	const struct sim_config *c = x->c;
 	double need = step_param_buffer_elements(&x->w->arch, &x->job, c->layout.dp);
 	double largest = step_param_partition(&x->w->arch, c->layout.dp);
 	if (c->param_buffer_size > 0 && c->param_buffer_size < largest) {
@@ -121,7 +128,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double buffers = (c->param_buffers ? c->param_buffers : STEP_PARAM_BUFFERS) *
 			 mdl_job_weight_bytes(&x->job) *
 			 (c->param_buffer_size > 0 ? c->param_buffer_size : need);
-	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * (buffers + staging);
+	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * ranks * (buffers + staging);
 	return 0;
 }
 

@@ -1351,6 +1351,41 @@ static void zero_infinity_swap_buffers_hold_the_largest_partition(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-Infinity's pinned buffers are a node's ranks': each process pins its own parameter swap
+ * buffers and optimizer sub-group, so a node of 8 ranks holds 8 sets whether the data-parallel
+ * group is those 8 or 16 over two nodes. Llama-3.1-70B on H100s: over 8 or 16 ranks the
+ * embedding's partition fits a 1 GB buffer (5e8 elements), and a rank's shard (70.6e9 / 8 or
+ * / 16 parameters) is past one sub-group of 1e9, so a node pins the reserve (32 GiB) + 2 x 8
+ * ranks x (8 buffers x 1 GB + 1e9 x 18 B) = 34,359,738,368 + 416,000,000,000 =
+ * 450,359,738,368 B, where counting the data-parallel degree's sub-groups and one rank's buffers
+ * gave 338 GB on one node and 626 GB a node on two. zero3-offload's pinned parameters, the
+ * same: a node's partitions. */
+static void zero_infinity_buffers_are_the_nodes_ranks(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 8);
+	f.c.grad_accum = 2;
+	f.hw.dram = 2048.0 * 1073741824.0;
+	for (uint32_t dp = 8; dp <= 16; dp *= 2) {
+		f.c.layout.dp = dp;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(f.o.host_fixed, 450359738368.0, 1.0);
+	}
+	/* zero3-offload: the pinned-allocation overhead on the node's parameter partitions, the
+	 * whole model's bf16 weights on one node of 8 and half of them a node on two */
+	double over[2];
+	for (uint32_t dp = 8, i = 0; dp <= 16; dp *= 2, i++) {
+		f.c.layout.dp = dp;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+		over[i] = f.o.host_fixed - 34359738368.0;
+	}
+	struct mdl_states st;
+	mdl_job_states(&f.w.arch, &f.w.job, &st);
+	CU_ASSERT_DOUBLE_EQUAL(over[0], st.weights_bytes, 1.0);
+	CU_ASSERT_DOUBLE_EQUAL(over[1], st.weights_bytes / 2, 1.0);
+	eng_free(f.eng);
+}
+
 /* Sequence parallelism splits the layer norms' and dropouts' activations over the TP ranks
  * (Korthikanti et al. 2022): with flash attention and no recompute a Llama layer keeps ~13 s b h
  * bytes per GPU at tp 8 without it and ~4.25 s b h with it, so turning it off raises the GPU's
@@ -2988,6 +3023,8 @@ int suite_sim(void)
 		{"zero-infinity: --swap-pipeline hides the CPU or the drives", zero_infinity_swap_pipeline},
 		{"zero-infinity: swap buffers hold the largest parameter partition",
 		 zero_infinity_swap_buffers_hold_the_largest_partition},
+		{"zero-infinity: a node pins its own ranks' buffers",
+		 zero_infinity_buffers_are_the_nodes_ranks},
 		{"checkpoints to flash go through two staging buffers", checkpoints_to_flash_are_staged},
 		{"the last backward waits for the host's optimizer", last_backward_waits_for_the_host},
 		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},

@@ -282,10 +282,19 @@ static int swap(struct walk *w, const cJSON *z, bool nvme)
 	return 0;
 }
 
+/* DeepSpeed's offload_param defaults, where a config under nvme leaves them out: 5 buffers of
+ * 1e8 elements (deepspeed/runtime/zero/offload_config.py, DeepSpeedZeroOffloadParamConfig:
+ * buffer_count Field(5), buffer_size Field(pp_int(1e8))) [A: source] */
+#define DS_PARAM_BUFFERS 5
+#define DS_PARAM_BUFFER_SIZE 100000000
+
 /* buffer_count and buffer_size of offload_param under nvme: ZeRO-Infinity's parameter swap
  * buffers in pinned DRAM (partitioned_param_swapper.py), counted in the DRAM peak and checked
- * against the model's largest parameter partition (pol_zero_infinity.c). Elsewhere, and in
- * offload_optimizer (its swapper's own buffers), noted as ignored. 0, or -1 bad. */
+ * against the model's largest parameter partition (pol_zero_infinity.c); absent, DeepSpeed's
+ * defaults, which it asserts against the same partition (a 128k-token vocabulary's embedding
+ * passes 1e8 elements on up to 5 ranks: "More elements 524709888 than buffer size
+ * 100,000,000", DeepSpeed issue 3506). Elsewhere, and in offload_optimizer (its swapper's own
+ * buffers), noted as ignored. 0, or -1 bad. */
 static int params_swap(struct walk *w, const cJSON *z, bool nvme)
 {
 	static const char *const secs[2] = {"offload_param", "offload_optimizer"};
@@ -305,6 +314,16 @@ static int params_swap(struct walk *w, const cJSON *z, bool nvme)
 				note(w->ds, "used %s%s%s: ZeRO-Infinity's parameter swap buffers in "
 					    "pinned DRAM", !rn ? kn : "", !rn && !rs ? " and " : "",
 				     !rs ? ks : "");
+			if (!n) {
+				w->ds->param_buffers = DS_PARAM_BUFFERS;
+				note(w->ds, "%s absent: DeepSpeed's default %d", kn,
+				     DS_PARAM_BUFFERS);
+			}
+			if (!size) {
+				w->ds->param_buffer_size = DS_PARAM_BUFFER_SIZE;
+				note(w->ds, "%s absent: DeepSpeed's default %d", ks,
+				     DS_PARAM_BUFFER_SIZE);
+			}
 			continue;
 		}
 		const char *why = s ? "the optimizer swapper's buffers are not modelled"

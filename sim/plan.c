@@ -864,10 +864,18 @@ static int search_all(struct search *s, struct sim_option *closest)
 		bool in_bwd = sim_plan_framework(s->req)->opt_in_bwd;
 		if (in_bwd && !z3)
 			continue; /* the optimizer in backward: FSDP's CPU offload alone */
+		/* a --deepspeed config's parameter swap buffers must hold the largest parameter
+		 * partition, which DeepSpeed asserts: fewer ranks than that takes are no option
+		 * (all of them too few: the first stays, and its refusal says why) */
+		double buf = sim_plan_framework(s->req)->param_buffer_size;
+		int first = 0;
+		while (strcmp(pols[p], "zero-infinity") == 0 && buf > 0 && first < nn - 1 &&
+		       buf < step_param_partition(&s->w->arch, counts[first]))
+			first++;
 		for (int on_gpu = 0; on_gpu <= (z3 && !in_bwd); on_gpu++) {
 			if (z3 && s->req->params_fixed && on_gpu != s->req->params_on_gpu)
 				continue;
-			for (int i = 0; i < nn; i++)
+			for (int i = first; i < nn; i++)
 				t[nt++] = (struct host_task){.pol = sim_policy_find(pols[p]),
 							     .n = counts[i],
 							     .params_on_gpu = on_gpu};

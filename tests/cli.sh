@@ -594,7 +594,31 @@ dsrun() { # dsrun CONFIG PATTERN...: exit 0 and each pattern on stdout or stderr
 	fi
 }
 dsrun zero-offload.json "policy zero-offload" "precision fp32" "ignored zero_optimization.contiguous_gradients"
-dsrun zero-infinity.json "policy zero-infinity" "reduce-bucket 10000000" "offload_param.nvme_path (the drives are --flash)"
+# the ZeRO tutorial's config names no offload_param buffers: DeepSpeed's 5 of 1e8 elements, which
+# Llama-3.1-8B's embedding (525,336,576 elements, 262,668,288 on 2 ranks) passes, as DeepSpeed asserts
+expect 3 "offload_param.buffer_size 100000000 is below the largest parameter partition, 262668288 elements on 2 ranks" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$ds/zero-infinity.json"
+dsrun8() { # the same config on 8 ranks: 65,667,072 elements a partition, within a buffer
+	"$bin" simulate --model 8b --seq 1024 --gpus 8 --deepspeed "$ds/zero-infinity.json" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	ok=$([ "$rc" -eq 0 ] && echo 1 || echo 0)
+	for p in "$@"; do grep -q -- "$p" "$tmp/out" "$tmp/err" || ok=0; done
+	if [ "$ok" -eq 1 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: simulate --gpus 8 --deepspeed zero-infinity.json -> exit $rc, missing one of: $*"
+	fi
+}
+dsrun8 "policy zero-infinity" "reduce-bucket 10000000" "offload_param.nvme_path (the drives are --flash)" \
+	"offload_param.buffer_size absent: DeepSpeed's default 100000000"
+# plan keeps to the GPU counts whose partitions the buffers hold (6 ranks and more: 87,556,096)
+expect 0 "buffer_size absent: DeepSpeed's default 100000000" plan --model 8b --seq 1024 --deepspeed "$ds/zero-infinity.json"
+if grep -q "best .*zero-infinity dp8" "$tmp/out" && ! grep -q "zero-infinity dp[124] " "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --deepspeed zero-infinity.json searched counts its default buffers cannot hold"
+fi
 dsrun hf-zero3-offload.json "policy zero3-offload" "left train_micro_batch_size_per_gpu = auto" \
 	"hidden size squared" "ignored scheduler" "optimizer adamw" "left gradient_clipping = auto"
 dsrun zero-offload.json "gradient_clipping (absent: DeepSpeed's default 0) -> --clip-grad no"
@@ -609,21 +633,24 @@ printf '{"zero_optimization": {"stage": "three"}}' >"$tmp/ds-stage.json"
 printf '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}' >"$tmp/ds-tbs.json"
 printf '{"optimizer": {"type": "Shampoo"}}' >"$tmp/ds-opt.json"
 printf '{"zero_optimisation": {"stage": 3}}' >"$tmp/ds-typo.json"
-printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "pipeline_read": true, "pipeline_write": true}, "offload_param": {"device": "nvme"}}}' >"$tmp/ds-pipe.json"
+printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "pipeline_read": true, "pipeline_write": true}, "offload_param": {"device": "nvme", "buffer_size": 6e8}}}' >"$tmp/ds-pipe.json"
 printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "pipeline_read": 1}, "offload_param": {"device": "nvme"}}}' >"$tmp/ds-pipebad.json"
 printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pipeline_write": true}, "offload_param": {"device": "cpu"}}}' >"$tmp/ds-pipecpu.json"
 expect 0 "pipeline_read -> --swap-pipeline both" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-pipe.json"
 expect 3 "pipeline_read must be true or false" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-pipebad.json"
 expect 0 "ignored zero_optimization.offload_optimizer.pipeline_write (nothing is swapped to NVMe)" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-pipecpu.json"
 # offload_param's swap buffers under NVMe: a buffer smaller than the largest parameter partition
-# is refused as DeepSpeed asserts (Llama-3.1-8B's embedding: 525,336,576 elements on one rank);
-# larger ones count in the DRAM peak: 8 buffers of 1e9 elements (16 GB) pinned, x2 allocation
-# overhead, over the default 8 of 525,336,576 (8.4 GB x 2): +15.2 GB
+# is refused as DeepSpeed asserts (Llama-3.1-8B's embedding: 525,336,576 elements on one rank),
+# DeepSpeed's default 1e8 where the config names none; larger ones count in the DRAM peak: 8
+# buffers of 1e9 elements (16 GB) pinned, x2 allocation overhead, over 8 of 525,336,576 (8.4 GB
+# x 2): +15.2 GB
 printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_size": 100000000}}}' >"$tmp/ds-buf.json"
-printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme"}}}' >"$tmp/ds-buf0.json"
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme"}}}' >"$tmp/ds-bufnone.json"
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "buffer_count": 8, "buffer_size": 525336576}}}' >"$tmp/ds-buf0.json"
 printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "buffer_count": 4}, "offload_param": {"device": "nvme", "buffer_count": 8, "buffer_size": 1000000000}}}' >"$tmp/ds-bufbig.json"
 expect 3 "offload_param.buffer_size 100000000 is below the largest parameter partition, 525336576 elements on 1 rank: DeepSpeed asserts 'More elements than buffer size' (allowed: at least 525336576)" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf.json"
 expect 0 "ignored zero_optimization.offload_optimizer.buffer_count (the optimizer swapper" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufbig.json"
+expect 3 "zero_optimization.offload_param.buffer_size 100000000 is below the largest parameter partition, 525336576 elements on 1 rank" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufnone.json"
 d0=$("$bin" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf0.json" --format json 2>/dev/null |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["peak_bytes"]["dram"])')
 d1=$("$bin" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufbig.json" --format json 2>/dev/null |
@@ -1037,7 +1064,7 @@ else
 fi
 expect 0 "used zero_optimization.offload_optimizer -> --policy zero-offload" compare --model 8b --seq 2048 --gpus 1,2 --deepspeed tests/deepspeed/zero-offload.json
 # GPUDirect Storage is said to be outside the model, not passed over as one more aio key
-printf '{"zero_optimization": {"stage": 3, "offload_param": {"device": "nvme"}},
+printf '{"zero_optimization": {"stage": 3, "offload_param": {"device": "nvme", "buffer_size": 6e8}},
  "aio": {"use_gds": true}}' >"$tmp/gds.json"
 expect 0 "aio.use_gds is not modelled" simulate --model 8b --seq 2048 --deepspeed "$tmp/gds.json"
 expect 3 "--foreach-optimizer yes is PyTorch's AdamW stepped on the GPU" plan --model 8b --seq 2048 --optimizer sgd --foreach-optimizer yes

@@ -88,6 +88,12 @@ static double per_token(const struct sim_option *o)
  * a ring passes outweigh what splitting the sequence saves (Megatron-Core's long-context
  * recipes start CP at 16k-32k tokens) [U: a search bound, not a model constant] */
 #define CP_MIN_SEQ 16384
+/* and each context-parallel rank keeps at least this many of a sequence's tokens: the attention
+ * kernel runs at one rate whatever its length (step_attention_rates), which holds from about 2k
+ * tokens up (FlashAttention-2's forward and backward at head dimension 128 within about 10 % of
+ * their long-sequence rate from 2k tokens, well below it at 512: Dao 2023, arXiv 2307.08691,
+ * sec. 4.1) [C: a search bound] */
+#define CP_MIN_RANK_TOKENS 2048
 
 struct cand {
 	struct mdl_layout l;
@@ -232,14 +238,16 @@ const char *sim_plan_dp_only(const struct sim_workload *w, const struct sim_plan
 }
 
 /* Whether cp context-parallel ranks can come out of dp_all data-parallel ranks: only for long
- * sequences (CP_MIN_SEQ), inside a node, in Megatron-Core's 2 x cp chunks, and where model
- * parallelism is searched at all (sim_plan_dp_only). cp 1 always can. */
-static bool cp_allowed(const struct search *s, uint32_t tp, uint32_t dp_all, uint32_t cp)
+ * sequences (CP_MIN_SEQ), in Megatron-Core's 2 x cp chunks of at least CP_MIN_RANK_TOKENS a rank,
+ * and where model parallelism is searched at all (sim_plan_dp_only); within a node or across
+ * nodes, as Megatron-Core's recipes run it (NeMo's Llama 3.1 405B: tp 8 x cp 2 over two nodes;
+ * the simulator's ring takes the network where the group spans nodes). cp 1 always can. */
+static bool cp_allowed(const struct search *s, uint32_t dp_all, uint32_t cp)
 {
 	uint64_t seq = s->w->job.seq;
 	return cp == 1 || (!sim_plan_dp_only(s->w, s->req) && dp_all % cp == 0 &&
-			   seq >= CP_MIN_SEQ &&
-			   seq % (2 * cp) == 0 && tp * cp <= s->hw->gpus_per_node);
+			   seq >= CP_MIN_SEQ && seq % (2 * cp) == 0 &&
+			   seq / cp >= CP_MIN_RANK_TOKENS);
 }
 
 /* The expert-parallel degrees to try with experts split over etp of the tp ranks, over the
@@ -487,7 +495,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 				continue;
 			uint32_t dp_all = n / (tp * pp);
 			for (uint32_t cp = 1; cp <= dp_all; cp *= 2)
-				if (cp_allowed(s, tp, dp_all, cp) &&
+				if (cp_allowed(s, dp_all, cp) &&
 				    layout_cands(s, tp, pp, cp, dp_all / cp, ex_share, &c, &nc, &cap)) {
 					free(c);
 					return -1;

@@ -201,6 +201,33 @@ static void the_smallest_fitting_gpu_count_is_chosen(void)
 	free(p);
 }
 
+/* Context parallelism is searched across nodes, as Megatron-Core's long-context recipes run it:
+ * Llama-3.1-70B at 262,144 tokens a sequence fits 64 H100s as tp 8 x cp 8 (eight nodes, the ring
+ * on the network, 32k tokens a rank, full recompute), where CP kept inside a node (tp x cp at
+ * most 8) needed 128; and no layout splits a sequence below 2,048 tokens a rank. */
+static void context_parallelism_spans_nodes(void)
+{
+	struct fixture f;
+	struct sim_plan *p = calloc(1, sizeof *p);
+	char err[256];
+
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 262144;
+	f.w.job.micro_batch = 1;
+	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, p, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(p->gpus_for_memory, 64);
+	bool spans = false;
+	for (int i = 0; i < p->noptions; i++) {
+		const struct mdl_layout *l = &p->options[i].layout;
+		if (p->options[i].kind != SIM_GPU_ONLY)
+			continue;
+		CU_ASSERT(f.w.job.seq / mdl_layout_cp(l) >= 2048);
+		spans |= p->options[i].fits && l->tp * mdl_layout_cp(l) > f.hw.gpus_per_node;
+	}
+	CU_ASSERT(spans);
+	free(p);
+}
+
 /* DeepSpeed's ZeRO-3 offload is planned both ways: with offload_param (parameters in DRAM,
  * fetched over PCIe every pass) and without it (the optimizer alone offloaded). 8B on one H100:
  * its 15 GiB of weights fit beside the activations, so fetching them twice a micro-batch only
@@ -627,6 +654,7 @@ int suite_plan(void)
 		{"plan_70b_finds_gpu_only_and_tiered_options",
 		 plan_70b_finds_gpu_only_and_tiered_options},
 		{"the_smallest_fitting_gpu_count_is_chosen", the_smallest_fitting_gpu_count_is_chosen},
+		{"context parallelism spans nodes", context_parallelism_spans_nodes},
 		{"GPU counts step in powers of two", gpu_counts_step_in_powers_of_two},
 		{"objective ties go to the cheaper", objective_ties_go_to_the_cheaper},
 		{"a fixed per-op recompute is planned", a_fixed_per_op_recompute_is_planned},

@@ -504,6 +504,55 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 	CU_ASSERT(tight > 0.8 * staged);
 }
 
+/* One layout of the test below: 1 checked (bound <= step asserted), 0 refused. */
+static int cp_bound_case(struct fixture *f, struct eng *e, uint32_t n, uint32_t tp, uint32_t pp,
+			 uint32_t cp, int k)
+{
+	static const enum mdl_recompute modes[2] = {MDL_RC_NONE, MDL_RC_FULL};
+	struct sim_workload w = f->w;
+	uint32_t dp = n / (tp * pp * cp), zero = k & 1;
+	char err[256];
+	w.job.recompute = modes[k >> 1];
+	uint64_t m = sim_plan_micro_batches(&w, dp);
+	struct mdl_layout l = {tp, pp, dp, zero, tp > 1, 1, 1, cp};
+	struct sim_config c = {l, m, sim_policy_find("gpu"), 0, 0, true};
+	struct sim_option o;
+	if (sim_run(e, &w, &f->hw, &f->e, &c, &o, err, sizeof err))
+		return 0;
+	double b = sim_plan_bound(&w, &f->hw, &l, m, 0, false);
+	if (!(b <= o.step_seconds * (1 + 1e-9)))
+		fprintf(stderr, "\ntp%u pp%u cp%u dp%u zero%u rc%d: bound %g > step %g\n", tp, pp,
+			cp, dp, zero, k >> 1, b, o.step_seconds);
+	CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
+	return 1;
+}
+
+/* The bound holds where the context-parallel ring leaves the node (plan searches CP across
+ * nodes): Llama-3.1-70B at 32k tokens on 32 and 64 H100s, tp 1-8, pp 1-2, cp 2-16 with at
+ * least 2,048 tokens a rank, ZeRO 0-1, recompute none and full; most of these rings cross
+ * nodes (tp x cp above 8). */
+static void the_pruning_bound_holds_for_context_parallelism_across_nodes(void)
+{
+	struct fixture f;
+	int checked = 0, across = 0;
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 32768;
+	f.w.job.micro_batch = 1;
+	struct eng *e = eng_new();
+	for (uint32_t n = 32; n <= 64; n *= 2)
+		for (uint32_t tp = 1; tp <= 8; tp *= 2)
+			for (uint32_t pp = 1; pp <= 2; pp++)
+				for (uint32_t cp = 2; cp <= 16 && tp * pp * cp <= n; cp *= 2)
+					for (int k = 0; k < 4; k++) {
+						int ok = cp_bound_case(&f, e, n, tp, pp, cp, k);
+						checked += ok;
+						across += ok && tp * cp > f.hw.gpus_per_node;
+					}
+	eng_free(e);
+	CU_ASSERT(checked > 50);
+	CU_ASSERT(across > checked / 3);
+}
+
 /* The bound holds where the experts fold into the TP ranks (--expert-tp 1: whole experts, the
  * expert-parallel group over the TP ranks too, no gather of the routed tokens): Mixtral-8x7B on
  * 8 and 16 GPUs at tp 2 to 8, pipelines of 1 and 2, ZeRO 0 and 1, with and without
@@ -655,6 +704,8 @@ int suite_plan(void)
 		 plan_70b_finds_gpu_only_and_tiered_options},
 		{"the_smallest_fitting_gpu_count_is_chosen", the_smallest_fitting_gpu_count_is_chosen},
 		{"context parallelism spans nodes", context_parallelism_spans_nodes},
+		{"the pruning bound holds for context parallelism across nodes",
+		 the_pruning_bound_holds_for_context_parallelism_across_nodes},
 		{"GPU counts step in powers of two", gpu_counts_step_in_powers_of_two},
 		{"objective ties go to the cheaper", objective_ties_go_to_the_cheaper},
 		{"a fixed per-op recompute is planned", a_fixed_per_op_recompute_is_planned},

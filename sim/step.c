@@ -98,6 +98,18 @@ enum { CAT_W, CAT_G, CAT_O, CAT_A, CAT_X }; /* weights, gradients, optimizer, ac
 #define ISSUE_EAGER_FWD 10e-6
 #define ISSUE_EAGER_BWD 5e-6
 #define ISSUE_COMPILED 3e-6
+/*
+ * Context parallelism runs a layer's attention as a ring of cp steps, in Python in forward and
+ * in backward (Transformer Engine's AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/
+ * attention/dot_product_attention/context_parallel.py at d0067d0, which Megatron-Core calls):
+ * each forward step the send and the receive of the next keys and values, the attention kernel
+ * over one chunk pair, and the fused corrections of the log-sum-exp and of the output (5 ops);
+ * each backward step the sends and receives of the keys and values and of their gradients, the
+ * attention's backward kernel, and the adds of the query's, the keys' and the values'
+ * gradients (8) [A: source]. One attention kernel becomes cp of them, each with its fill.
+ */
+#define CP_STEP_FWD_OPS 5.0
+#define CP_STEP_BWD_OPS 8.0
 /* A host update after backward steps the rank's partition in DeepSpeed's sub-groups (tiles,
  * published.md 9.2 "processed in chunks"); past this many it is simulated in this many equal
  * tiles (a bound on tasks, not a model constant: only the pipeline's fill and drain, one tile
@@ -1223,9 +1235,10 @@ static double host_launch_scale(const struct mdl_hw *hw)
 
 /* Host seconds to launch one decoder layer's forward kernels and its backward's (with the
  * forward a recompute runs again), and the GPU seconds its matrix kernels cost beyond their
- * FLOPs in each, on a rank holding 1/ep of the experts. */
+ * FLOPs in each, on a rank holding 1/ep of the experts, the attention a ring of cp steps
+ * (CP_STEP_FWD_OPS). */
 static void layer_issue(const struct mdl_arch *a, const struct mdl_job *j,
-			const struct mdl_hw *hw, uint32_t ep, double *fwd, double *bwd,
+			const struct mdl_hw *hw, uint32_t ep, uint32_t cp, double *fwd, double *bwd,
 			double *fixed_fwd, double *fixed_bwd)
 {
 	struct mdl_launches kl;
@@ -1237,6 +1250,14 @@ static void layer_issue(const struct mdl_arch *a, const struct mdl_job *j,
 			       : kl.bwd * ISSUE_EAGER_BWD + kl.recompute * ISSUE_EAGER_FWD);
 	*fixed_fwd = kl.mm_fwd * step_matmul_fixed(hw);
 	*fixed_bwd = (kl.mm_bwd + kl.mm_recompute) * step_matmul_fixed(hw);
+	if (cp > 1) { /* the ring's ops beyond the one attention kernel counted, Python both ways */
+		double again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
+		double rf = CP_STEP_FWD_OPS * cp - 1, rb = CP_STEP_BWD_OPS * cp - 1;
+		*fwd += k * rf * ISSUE_EAGER_FWD;
+		*bwd += k * (rb + again * rf) * ISSUE_EAGER_FWD;
+		*fixed_fwd += (cp - 1) * step_matmul_fixed(hw);
+		*fixed_bwd += (1 + again) * (cp - 1) * step_matmul_fixed(hw);
+	}
 }
 
 double step_matmul_fixed(const struct mdl_hw *hw)
@@ -1289,8 +1310,8 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 		   cast_bwd + eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd +
 		   step_moe_dispatch_bytes(a, j, l) * (full_or_op(j->recompute) ? 3.0 : 2.0);
 	t->ars = 4.0 + rc_collectives(a, j, l->sp);
-	layer_issue(a, j, hw, mdl_layout_ep(l), &t->issue_fwd, &t->issue_bwd, &t->fixed_fwd,
-		    &t->fixed_bwd);
+	layer_issue(a, j, hw, mdl_layout_ep(l), mdl_layout_cp(l), &t->issue_fwd, &t->issue_bwd,
+		    &t->fixed_fwd, &t->fixed_bwd);
 	double ub_fwd, ub_bwd; /* what the TP collectives overlapped per GEMM leave exposed */
 	step_ub_exposed(a, j, hw, gemm_eff, l->tp, mdl_layout_cp(l), tp_overlap, &ub_fwd, &ub_bwd);
 	t->fixed_fwd += ub_fwd;
@@ -2681,8 +2702,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->loss_fwd = mdl_job_loss_traffic(a, &x->job, bd->tp, &bd->loss_bwd);
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	bd->moe_pass = step_moe_dispatch_bytes(a, &x->job, l);
-	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), &bd->issue_fwd, &bd->issue_bwd,
-		    &bd->fixed_fwd, &bd->fixed_bwd);
+	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), mdl_layout_cp(l), &bd->issue_fwd,
+		    &bd->issue_bwd, &bd->fixed_fwd, &bd->fixed_bwd);
 	bd->act_work = halves ? mdl_act_half_working(a, &x->job, bd->tp, l->sp)
 			      : rematerialised(x->job.recompute,
 					       mdl_act_layer_working(a, &x->job, bd->tp, l->sp),
@@ -2775,8 +2796,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 					     .saved = mdl_act_layer_saved(a, &j, bd->tp, l->sp) / c,
 					     .moved_saved = moved / c,
 					     .dequant_bwd = dq.bwd / bd->tp};
-		layer_issue(a, &j, x->hw, mdl_layout_ep(l), &issue_fwd, &bd->none.issue_bwd,
-			    &fixed_fwd, &bd->none.fixed_bwd);
+		layer_issue(a, &j, x->hw, mdl_layout_ep(l), mdl_layout_cp(l), &issue_fwd,
+			    &bd->none.issue_bwd, &fixed_fwd, &bd->none.fixed_bwd);
 		bd->none.fixed_bwd += ub_bwd;
 	}
 

@@ -1162,7 +1162,8 @@ static void eager_norms_and_rotary_cost_their_traffic(void)
  * layer). At 16 tokens the GPU's work is far shorter, so the step is the host's: 32 layers x
  * 0.945 ms = 30.24 ms plus a head and an update of microseconds; from 2,048 tokens the GPU's
  * work is longer and the launches add nothing. A GB200's Grace issues each op 2.75x as slowly
- * (hosts.json cpu_launch_scale, TransformerEngine issue 2053): 83.16 ms at 16 tokens. */
+ * (hosts.json cpu_launch_scale, TransformerEngine issue 2053): 83.16 ms at 16 tokens; a
+ * context-parallel ring launches more (below). */
 static void short_steps_wait_for_the_host(void)
 {
 	struct fx f;
@@ -1185,6 +1186,17 @@ static void short_steps_wait_for_the_host(void)
 	CU_ASSERT(f.o.step_seconds >= 2.75 * host);
 	CU_ASSERT(f.o.step_seconds < 2.75 * host * 1.03);
 	f.hw.host.cpu_launch_scale = 0; /* unset: the x86 figures */
+	/* context parallelism over 4 GPUs runs each layer's attention as a ring of 4 steps,
+	 * Python both ways (Transformer Engine's AttnFuncWithCPAndKVP2P): 5 ops a step forward
+	 * and 8 backward where one attention kernel was, at 10 us each: 19 and 31 ops more a
+	 * layer, 32 x (68 x 10 + 91 x 5 + 31 x 10) us = 46.4 ms at 16 tokens a rank */
+	f.w.job.seq = 64;
+	f.c.layout.cp = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double ring = 32 * (68 * 10e-6 + 91 * 5e-6 + 31 * 10e-6);
+	CU_ASSERT(f.o.step_seconds >= ring);
+	CU_ASSERT(f.o.step_seconds < ring * 1.03);
+	f.c.layout.cp = 1;
 	/* long enough for the GPU's work to outlast the launches: the step doubles with the
 	 * tokens again */
 	f.w.job.seq = 2048;

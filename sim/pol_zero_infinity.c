@@ -59,6 +59,10 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		return -1;
 	}
 	double on_flash = t == ON_NVME ? 1 : 0;
+	/* dram_fixed is a node's: what each rank (process) pins counts its ranks on the node, not
+	 * the data-parallel degree, which spans the nodes */
+	const struct sim_config *c = x->c;
+	double ranks = step_node_gpus(x->hw, c->layout.dp);
 	x->pl.fetch = FETCH_STREAM;
 	x->pl.weights_on_flash = on_flash;
 	x->pl.shard_stream = true;
@@ -67,9 +71,9 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	x->pl.grads_on_flash = on_flash;
 	x->pl.update = UPD_CPU_AFTER;
 	x->pl.opt_on_flash = on_flash;
-	x->pl.pipe_read = x->c->swap_read_ahead && t == ON_NVME;
-	x->pl.pipe_write = x->c->swap_write_behind && t == ON_NVME;
-	if (t == ON_CPU && x->c->params_on_gpu) {
+	x->pl.pipe_read = c->swap_read_ahead && t == ON_NVME;
+	x->pl.pipe_write = c->swap_write_behind && t == ON_NVME;
+	if (t == ON_CPU && c->params_on_gpu) {
 		/* --offload-param no: ZeRO-3 with offload_optimizer alone, the common config when
 		 * the parameter shards fit. Each GPU keeps its shard of the compute-dtype
 		 * parameters and all-gathers each block for forward and backward as ZeRO-3 on the
@@ -77,7 +81,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * fp32 state after backward and the updated shard goes back up (stage3.py: the
 		 * fp16 partitions live on the device unless offload_param is set) [A: DeepSpeed
 		 * source and config docs]. No pinned parameter copy: the reserve alone. */
-		x->pl.fetch = x->c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
+		x->pl.fetch = c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
 		x->pl.dram_fixed = STEP_DRAM_RESERVE;
 		return 0;
 	}
@@ -88,7 +92,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * step is a post-accumulate-grad hook per parameter:
 		 * Tensor.register_post_accumulate_grad_hook; torchtune full_finetune_distributed
 		 * with fsdp_cpu_offload) [B: torchtune and PyTorch source] */
-		if (x->c->opt_in_bwd) {
+		if (c->opt_in_bwd) {
 			x->pl.update = UPD_CPU_OVERLAP;
 			/* FSDP copies each reduce-scattered gradient shard down once, in its
 			 * reduce dtype, for the CPU to step (_fsdp_collectives.py foreach_reduce);
@@ -99,17 +103,12 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * pool that holds them, the partitions of the node's ranks */
 		struct mdl_states st;
 		mdl_job_states(&x->w->arch, &x->job, &st);
-		double ranks = step_node_gpus(x->hw, x->c->layout.dp);
 		x->pl.dram_fixed = STEP_DRAM_RESERVE + (PINNED_OVERHEAD - 1) * st.weights_bytes *
-								  ranks / x->c->layout.dp;
+								  ranks / c->layout.dp;
 		return 0;
 	}
-	/* each rank on a node pins its own sub-group in flight and its own parameter swap
-	 * buffers (one DeepSpeedCPUAdam step and one AsyncPartitionedParameterSwapper per
-	 * process): dram_fixed is a node's, so both count its ranks, not the data-parallel
-	 * degree, which spans the nodes */
-	const struct sim_config *c = x->c;
-	double ranks = step_node_gpus(x->hw, c->layout.dp);
+	/* each rank pins its own sub-group in flight and its own parameter swap buffers (one
+	 * DeepSpeedCPUAdam step and one AsyncPartitionedParameterSwapper per process) */
 	double shard = (double)mdl_job_trainable(&x->w->arch, &x->job) / c->layout.dp;
 	double staging = fmin(step_sub_group(c), shard) * SUB_GROUP_BYTES;
 	/* the parameter swap buffers: the config's (--deepspeed) or the plan's own; DeepSpeed

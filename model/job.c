@@ -767,6 +767,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	double counted = counted_share(a, span), attn = blocks * counted;
 	double trained = j->method == MDL_FULL ? weights : lora;
 	double frozen = j->method == MDL_FULL ? 0 : weights;
+	f->adapter_fwd = j->method == MDL_FULL ? 0 : lora;
 
 	f->layer_fwd = trained + frozen + attn;
 	/* backward = 2 x forward (input and weight gradients); frozen weights skip the weight

@@ -362,6 +362,9 @@ struct mdl_flops {
 	 * backward: twice the forward, 2.5 times for flash attention, which recomputes the
 	 * scores; a recompute (full or selective) runs the forward once more */
 	double attn_core_fwd_exec, attn_core_bwd_exec;
+	/* of layer_fwd, LoRA's adapters (A and B of every adapted linear); their backward is
+	 * twice it and a full recompute runs it again (0 for a full fine-tune) */
+	double adapter_fwd;
 };
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f);
 

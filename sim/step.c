@@ -990,6 +990,21 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
 		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
 	}
+	/* fp32 adapters outside autocast (--lora-dtype fp32 on a pure bf16 or fp16 model): PEFT
+	 * casts x to lora_A's dtype and runs lora_A and lora_B as fp32 linears (peft/tuners/lora/
+	 * layer.py, Linear.forward: x.to(lora_A.weight.dtype)) [A: PEFT source], so their GEMMs
+	 * (forward, both gradients, a full recompute's forward again) run at the fp32 rate, on the
+	 * CUDA cores (step_gemm_efficiency); under autocast they run in the compute dtype. A GPU
+	 * whose catalog entry has no fp32 peak keeps them at the bf16 rate. */
+	if (j->method != MDL_FULL && j->lora_fp32 && !mdl_job_mixed(j) &&
+	    j->precision != MDL_FP32 && hw->gpu.fp32_flops > 0) {
+		double fwd = (gemm_eff / step_gemm_efficiency(NULL, hw, MDL_FP32) - 1) *
+			     f->adapter_fwd;
+		f->layer_fwd_exec += fwd;
+		f->layer_bwd_exec += 2.0 * fwd;
+		if (j->recompute == MDL_RC_FULL)
+			f->layer_recompute_exec += fwd;
+	}
 	te_ub_margin(a, j, hw, tp, tp_overlap, f);
 	/* a fused attention kernel runs at its own rate (FlashAttention-2 reaches less of the peak
 	 * than cuBLAS on Hopper), its backward (2.5 times the forward's FLOPs) at its own where the

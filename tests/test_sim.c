@@ -2108,6 +2108,39 @@ static void fp32_attention_runs_at_the_fp32_rate(void)
 	eng_free(f.eng);
 }
 
+/* fp32 adapters on a pure bf16 model run their GEMMs in fp32: Llama-3.1-8B, LoRA r 16 on q, k,
+ * v and o, 4,096 tokens: 16 x (8,192 + 5,120 + 5,120 + 8,192) = 425,984 adapter parameters a
+ * layer, 2 x 4,096 x 425,984 = 3.48966e9 FLOPs forward. On an A100 the bf16 GEMMs sustain
+ * 0.869 x 312 and the fp32 ones 0.984 x 19.5 TFLOPS (the same 0.81 share of each), 14.1301x
+ * slower: 13.1301 x 3.48966e9 = 4.58199e10 bf16-equivalent FLOPs more forward, twice that
+ * backward, once more in the full recompute. Under autocast (bf16-mixed), or with adapters in
+ * the model's dtype, nothing changes. */
+static void fp32_adapters_run_at_the_fp32_rate(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "a100-80g", "dgx-a100", "pm1743", 4);
+	f.w.job.method = MDL_LORA;
+	f.w.job.lora_rank = 16;
+	f.w.job.lora_targets = MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O;
+	f.w.job.lora_fp32 = true;
+	double eff = step_gemm_efficiency(NULL, &f.hw, MDL_BF16);
+	struct mdl_flops mixed, pure, model;
+	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, 1, false, &mixed);
+	f.w.job.precision = MDL_BF16;
+	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, 1, false, &pure);
+	f.w.job.lora_fp32 = false;
+	step_layer_flops(&f.w.arch, &f.w.job, &f.hw, eff, 1, false, &model);
+	CU_ASSERT_DOUBLE_EQUAL(pure.adapter_fwd, 3.48966e9, 1e4);
+	double more = (0.869 * 312.0 / (0.984 * 19.5) - 1) * 3.48966e9;
+	ASSERT_NEAR_REL(more, 4.58199e10, 1e-5);
+	ASSERT_NEAR_REL(pure.layer_fwd_exec - model.layer_fwd_exec, more, 1e-5);
+	ASSERT_NEAR_REL(pure.layer_bwd_exec - model.layer_bwd_exec, 2 * more, 1e-5);
+	ASSERT_NEAR_REL(pure.layer_recompute_exec - model.layer_recompute_exec, more, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(mixed.layer_fwd_exec, model.layer_fwd_exec, 0);
+	CU_ASSERT_DOUBLE_EQUAL(mixed.layer_bwd_exec, model.layer_bwd_exec, 0);
+	eng_free(f.eng);
+}
+
 /* The GEMM rate: 0.81 of the MAMF, so 0.81 x 0.869 = 0.704 of the A100's peak and
  * 0.81 x 0.803 = 0.650 of the H100's, a GPU with a published sustained rate that rate (V100: 0.56), a
  * GPU with neither 0.65; fp32 the same share of the GPU's best fp32 matmul over its fp32 peak;
@@ -3092,6 +3125,7 @@ int suite_sim(void)
 		{"GEMM rate follows the MAMF", gemm_rate_follows_the_mamf},
 		{"attention rates follow the kernel and the GPU", attention_rates_follow_kernel_and_gpu},
 		{"fp32 attention runs at the fp32 rate", fp32_attention_runs_at_the_fp32_rate},
+		{"fp32 adapters run at the fp32 rate", fp32_adapters_run_at_the_fp32_rate},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"MoE expert gathers stay exposed", moe_expert_gathers_stay_exposed},
 		{"MoE dispatcher copies its tokens", moe_dispatcher_copies_its_tokens},

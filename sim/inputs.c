@@ -21,6 +21,13 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	char *end;
 	long c = 1;
 
+	if (*arg && strspn(arg, "0123456789") == strlen(arg)) { /* a count without its drive */
+		snprintf(err, errlen,
+			 "--flash: '%s' names no drive: the count follows the drive's name "
+			 "(--flash %s:%s; 'tierplan hardware' lists the drives), or none",
+			 arg, TP_FLASH_DEFAULT, arg);
+		return -1;
+	}
 	if (colon && !strchr(colon, '/')) {
 		c = strtol(colon + 1, &end, 10);
 		if (end == colon + 1 || *end || c < 1 || c > 1024) {

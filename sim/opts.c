@@ -228,7 +228,7 @@ static const struct opt table[] = {
 	{"dram", O_SIZE, OFF(dram), 0, 1e15, "0", false, "bytes", P,
 	 "DRAM per node for tiered options (e.g. 512GiB); 0: simulate takes the host's, plan and "
 	 "compare search the sizes its DIMMs make (tierplan hardware)"},
-	{"flash", O_STR, OFF(flash), 0, 0, "pm1743:4", false, "name[:count]", P,
+	{"flash", O_STR, OFF(flash), 0, 0, TP_FLASH_DEFAULT ":4", false, "name[:count]", P,
 	 "flash drives per node for tiered options, or none (the host tiers end at DRAM)"},
 	{"profile", O_STR, OFF(profile), 0, 0, NULL, false, "file", P,
 	 "a calibrated hardware profile (tierplan calibrate) overriding the catalog"},

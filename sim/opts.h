@@ -36,6 +36,8 @@ enum {
 /* The most tokens a job may train on, however given (--tokens, or --epochs x --dataset-tokens):
  * 10^16, a thousand times the largest pre-training runs published (Llama 3: 15.6 T tokens). */
 #define TP_MAX_TOKENS 1e16
+/* The drive --flash names by default (its count: four) */
+#define TP_FLASH_DEFAULT "pm1743"
 
 struct tp_opts {
 	const char *model, *gpu, *host, *flash, *format, *policy, *trace, *prices;

@@ -92,6 +92,7 @@ expect 3 "unknown model 'qwen3-8' (did you mean 'Qwen3-8B'?); see" plan --model 
 expect 3 "did you mean 'h100-sxm'" plan --model 70b --seq 4096 --gpu h100-sx
 expect 3 "unknown flash" plan --model 70b --seq 4096 --flash nosuch:2
 expect 3 "drive count" plan --model 70b --seq 4096 --flash pm1743:0
+expect 3 "names no drive: the count follows the drive's name (--flash pm1743:8" plan --model 70b --seq 4096 --flash 8
 expect 3 "bays" plan --model 70b --seq 4096 --flash pm1743:99
 expect 3 "no bf16 tensor cores" simulate --model 1b --seq 1024 --gpu t4 --precision bf16-mixed
 # --host auto (the default) takes the GPU's usual node: a GB200 sits in its NVL72 rack, an RTX

@@ -996,8 +996,8 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	 * (forward, both gradients, a full recompute's forward again) run at the fp32 rate, on the
 	 * CUDA cores (step_gemm_efficiency); under autocast they run in the compute dtype. A GPU
 	 * whose catalog entry has no fp32 peak keeps them at the bf16 rate. */
-	if (j->method != MDL_FULL && j->lora_fp32 && !mdl_job_mixed(j) &&
-	    j->precision != MDL_FP32 && hw->gpu.fp32_flops > 0) {
+	if (mdl_job_adapter_bytes(j) > mdl_job_act_bytes(j) && !mdl_job_mixed(j) &&
+	    hw->gpu.fp32_flops > 0) {
 		double fwd = (gemm_eff / step_gemm_efficiency(NULL, hw, MDL_FP32) - 1) *
 			     f->adapter_fwd;
 		f->layer_fwd_exec += fwd;

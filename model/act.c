@@ -91,7 +91,8 @@ static bool adapter_casts(const struct mdl_arch *a, const struct mdl_job *j)
  * the lora.input item). Quantised bases: GPTQ's torch.matmul keeps both operands (matmul's one
  * formula for both gradients saves both, the same issue); bitsandbytes' MatMul4Bit kept its
  * input A although its backward never reads it until 0.43.2 (PR #1270, "delete useless buffered
- * activation", July 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy.
+ * activation", July 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy;
+ * torchao's LinearNF4 saves the weight alone (torchao/dtypes/nf4tensor.py) [A: source].
  * MLA's up-projections count as reading the layer's input (their targets are q and v). The
  * experts keep what their own items say.
  */
@@ -106,7 +107,8 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		if ((t->target & j->lora_targets) && !(j->lora_dropout > 0) &&
 		    !adapter_casts(a, j))
 			return true;
-		if (mdl_job_quantised(j, t) && j->quant != MDL_QUANT_NF4)
+		if (mdl_job_quantised(j, t) && j->quant != MDL_QUANT_NF4 &&
+		    j->quant != MDL_QUANT_NF4_TORCHAO)
 			return true;
 	}
 	return false;

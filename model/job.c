@@ -54,6 +54,28 @@ static double nf4_bytes(const struct mdl_job *j)
 #define GPTQ_KERNELS_ACT_ORDER 13.0
 #define GPTQ_FUSED_BYTES (0.5 + 2.0)
 #define ADAM8_STATE_BYTES (1.0 + 4.0 / 256.0)
+/*
+ * torchao's NF4Tensor dequantised eagerly (torchao/dtypes/nf4tensor.py, get_original_weight,
+ * reached through linear_nf4's weight.to(dtype)): of the packed bytes (half a byte a weight) it
+ * shifts out the first nibbles (read 0.5, write 0.5 B a weight) and casts them to int64 (read
+ * 0.5, write 4: an 8-byte index per two weights), masks out the second likewise (1 + 4.5),
+ * looks both up in the 16-entry NF4 table (each reads its indices, 4, and writes half the
+ * weights in the weight dtype, e/2), rebuilds the block constants from their int8 copies (a
+ * division and the mean's addition over one value a block of 64: (1 + 3e) / 64), materialises
+ * the constants repeated to every weight of each half (flatten of an expanded view, e/2 each),
+ * multiplies each half by them (read e/2 + e/2, write e/2 each) and stacks the halves into the
+ * weight (read e, write e): 19 + 7e + (1 + 3e) / 64 B a weight, 33.1 for bf16, in 13 kernels
+ * (2 shifts and masks, 2 casts, 2 lookups, 2 for the constants, 2 copies, 2 products, the
+ * stack). Alive at the stack: both int64 index tensors (8 B a weight), the looked-up halves,
+ * the scaled halves and the stacked weight, e each: 8 + 3e [B: counted from the source; the
+ * table and the per-block constants read from cache]. The final .to() is a no-op where the
+ * NF4Tensor's dtype is the compute dtype (torchtune loads bf16 weights). Under torch.compile
+ * the chain is one kernel: the 4-bit blocks read, the weight written, as bitsandbytes' kernel
+ * does [D: Inductor's pointwise fusion].
+ */
+#define TORCHAO_NF4_BYTES(e) (19.0 + 7.0 * (e) + (1.0 + 3.0 * (e)) / 64.0)
+#define TORCHAO_NF4_LIVE(e) (8.0 + 3.0 * (e))
+#define TORCHAO_NF4_KERNELS 13.0
 
 unsigned mdl_job_act_bytes(const struct mdl_job *j)
 {
@@ -295,14 +317,23 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->weights_bytes += (double)nlayers * layer_frozen + outer_frozen;
 }
 
+/* Whether torchao's NF4 dequantises by its eager chain of ops (TORCHAO_NF4_BYTES). */
+static bool torchao_eager(const struct mdl_job *j)
+{
+	return j->method == MDL_QLORA && j->quant == MDL_QUANT_NF4_TORCHAO && !j->compile;
+}
+
 void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d)
 {
 	/* one pass over the layer's quantised weights, per weight and (GPTQ) per group and output
 	 * feature: bitsandbytes' dequantise kernel reads the NF4 blocks with their constants and
 	 * writes the compute-dtype weight, which the GEMM then reads as any bf16 weight (counted in
-	 * its rate); GPTQ's ops as GPTQ_DEQUANT_BYTES counts, or fused under torch.compile */
+	 * its rate), as torchao's does compiled; GPTQ's ops as GPTQ_DEQUANT_BYTES counts and
+	 * torchao's eager ones as TORCHAO_NF4_BYTES, or fused under torch.compile */
 	bool gptq = mdl_job_gptq(j);
-	double per_w = !gptq		    ? nf4_bytes(j) + mdl_job_weight_bytes(j)
+	double w = mdl_job_weight_bytes(j);
+	double per_w = torchao_eager(j)	    ? TORCHAO_NF4_BYTES(w)
+		       : !gptq		    ? nf4_bytes(j) + w
 		       : j->compile	    ? GPTQ_FUSED_BYTES
 		       : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
 					    : GPTQ_DEQUANT_BYTES;
@@ -339,6 +370,22 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	cast *= (double)j->seq * (double)j->micro_batch;
 	d->fwd += cast;
 	d->bwd += cast * (again ? 2.0 : 1.0);
+}
+
+double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+{
+	if (j->method != MDL_QLORA || mdl_job_gptq(j))
+		return 0;
+	/* one linear at a time (a routed expert's matrix is one expert's), each freed once its
+	 * GEMM has read it: bitsandbytes' and compiled torchao's dequantised weight, or what
+	 * torchao's eager chain holds at its stack */
+	double e = mdl_job_weight_bytes(j), most = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (mdl_job_quantised(j, t))
+			most = fmax(most, (double)t->rows * (double)t->cols);
+	}
+	return most * (torchao_eager(j) ? TORCHAO_NF4_LIVE(e) : e) / (tp ? (double)tp : 1.0);
 }
 
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
@@ -514,7 +561,8 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
  *    when set;
  *  - LoRA: A, B, the scaling and the add per adapted linear, and lora_dropout when set;
  *    QLoRA: one dequantise per quantised linear in forward, one more in backward (nf4); GPTQ's
- *    9 kernels in forward alone, 13 with act order, one compiled (GPTQ_KERNELS).
+ *    9 kernels in forward alone, 13 with act order, one compiled (GPTQ_KERNELS); torchao's
+ *    eager NF4 13 each way (TORCHAO_NF4_KERNELS).
  * torch.compile fuses everything but the GEMMs and attention into about one kernel per
  * norm-to-GEMM region: the linears, the core, and a fused kernel per norm, for the rotary pair,
  * for the activation, and per LoRA for its scaling and add after its two GEMMs [D: Inductor's
@@ -579,9 +627,10 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		      routing + lora;
 	}
 	bool gptq = mdl_job_gptq(j);
-	double dq = quantised * (!gptq || j->compile ? 1.0
-				 : j->quant_desc_act ? GPTQ_KERNELS_ACT_ORDER
-						     : GPTQ_KERNELS); /* the dequantisation's */
+	double dq = quantised * (torchao_eager(j)	? TORCHAO_NF4_KERNELS
+				 : !gptq || j->compile ? 1.0
+				 : j->quant_desc_act   ? GPTQ_KERNELS_ACT_ORDER
+						       : GPTQ_KERNELS); /* the dequantisation's */
 	fwd += dq;
 	k->fwd = fwd;
 	k->bwd = 2 * (fwd - dq) - frozen + (gptq ? 0 : dq);
@@ -874,7 +923,7 @@ static const char *const loss_names[] = {"full",
 static const char *const grad_dtype_names[] = {"param", "fp32", NULL};
 static const char *const master_names[] = {"fp32", "remainder", NULL};
 static const char *const swiglu_names[] = {"fused", "eager", NULL}; /* mdl_job.fused_glu */
-static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", NULL};
+static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", "nf4-torchao", NULL};
 static const char *const fp8_recipe_names[] = {"te", "torchao", NULL};
 static const char *const upcast_names[] = {"none", "norms", "all", NULL};
 static const char *const lora_dtype_names[] = {"model", "fp32", NULL}; /* mdl_job.lora_fp32 */

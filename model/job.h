@@ -93,6 +93,12 @@ enum mdl_loss {
  * the input gradient in backward (bitsandbytes autograd/_functions.py) [B: source].
  * nf4-legacy: the same as bitsandbytes before 0.43.2 ran it, whose MatMul4Bit also kept each
  * 4-bit linear's input for backward (act.c, inputs_kept).
+ * nf4-torchao: torchao's NF4Tensor (torchtune's QLoRA; the same NF4 blocks of 64 with 8-bit
+ * block constants in blocks of 256): its linear_nf4 keeps the 4-bit weight alone and
+ * dequantises it in forward and again for the input gradient, as bitsandbytes does, but
+ * eagerly by a chain of PyTorch ops over int64 indices rather than one kernel
+ * (NF4Tensor.get_original_weight; job.c, TORCHAO_NF4_*) [B: source]; torch.compile fuses the
+ * chain into one pass.
  * gptq: a GPTQ int4 checkpoint (a 4-bit zero point and an fp16 scale per group of input
  * features and output feature, an int32 group index per input feature) as auto-gptq's
  * QuantLinear trains it: transformers' docs advise turning the ExLlama kernels off to fine-tune
@@ -105,7 +111,7 @@ enum mdl_loss {
  * utils/import_utils.py, dynamically_import_QuantLinear) [B: source]. torch.compile fuses the
  * chain into one kernel and keeps the weight all the same (job.c).
  */
-enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_NF4_LEGACY, MDL_QUANT_GPTQ };
+enum mdl_quant { MDL_QUANT_NF4, MDL_QUANT_NF4_LEGACY, MDL_QUANT_GPTQ, MDL_QUANT_NF4_TORCHAO };
 /*
  * Whose FP8 training runs the linear layers under --precision fp8.
  * te: Transformer Engine (NeMo, Megatron-Core, llm-foundry): each GEMM input cast with its
@@ -285,10 +291,11 @@ static inline bool mdl_job_gptq(const struct mdl_job *j)
 }
 
 /* Whether QLoRA's base weights are bitsandbytes' (nf4, nf4-legacy), the base --kbit-upcast
- * prepares (mdl_upcast). */
+ * prepares (mdl_upcast); not torchao's nor GPTQ's. */
 static inline bool mdl_job_bnb(const struct mdl_job *j)
 {
-	return j->method == MDL_QLORA && j->quant != MDL_QUANT_GPTQ;
+	return j->method == MDL_QLORA &&
+	       (j->quant == MDL_QUANT_NF4 || j->quant == MDL_QUANT_NF4_LEGACY);
 }
 
 /* Whether the job stores tensor t quantised: QLoRA's linear weights (bitsandbytes and auto-gptq
@@ -428,6 +435,13 @@ double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, u
  * a vocab-parallel head over tp. */
 double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    double *bwd);
+
+/* Bytes a decoder layer's dequantisation holds at its most beside what the layer keeps, per
+ * GPU of a TP group: the largest quantised linear's weight dequantised for its GEMM, with what
+ * the dequantising ops hold while they make it (torchao's eager chain: job.c); 0 without
+ * quantised base weights, and for GPTQ, whose dequantised weights the layer keeps
+ * (mdl_job_dequant_kept). */
+double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
 /* Bytes a quantised head's dequantised copies hold while one of its GEMMs runs: the fp16
  * weight and its cast to the compute dtype, both alive at the cast (none where the compute

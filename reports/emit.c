@@ -596,6 +596,11 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 	if (j->method == MDL_QLORA && mdl_job_gptq(j))
 		fprintf(fp, ", on the GPTQ checkpoint loaded with `GPTQConfig(bits=4, "
 			    "use_exllama=False)`, the kernels the plan timed");
+	else if (j->method == MDL_QLORA && j->quant == MDL_QUANT_NF4_TORCHAO)
+		fprintf(fp, ", planned with the base as torchao's NF4 tensors (torchtune's `qlora_` "
+			    "model builders), dequantised %s, as the plan timed them",
+			j->compile ? "by one fused kernel under `compile: True`"
+				   : "eagerly (`compile: False`)");
 	else if (j->method == MDL_QLORA)
 		fprintf(fp, ", on the base loaded with `BitsAndBytesConfig(load_in_4bit=True, "
 			    "bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=True, "

@@ -46,11 +46,15 @@ static const struct opt table[] = {
 	{"method", O_ENUM, OFF(method), 0, 0, "full", false, "method", P, "full | lora | qlora"},
 	{"quant", O_ENUM, OFF(quant), 0, 0, "nf4", false, "quant", P,
 	 "--method qlora's base weights: nf4 (bitsandbytes' NF4, double-quantised; dequantised "
-	 "for each GEMM, forward and backward; as bitsandbytes 0.43.2 and later and torchao's NF4 "
-	 "run it, keeping nothing of a linear's input) | nf4-legacy (the same under bitsandbytes "
-	 "before 0.43.2, July 2024, which kept every 4-bit linear's input for backward) | gptq (a "
-	 "GPTQ int4 checkpoint, group size 128, as auto-gptq trains it with the ExLlama kernels "
-	 "off: dequantised by PyTorch ops in forward, the fp16 weights kept until backward)"},
+	 "for each GEMM, forward and backward, by one kernel; as bitsandbytes 0.43.2 and later run "
+	 "it, keeping nothing of a linear's input) | nf4-legacy (the same under bitsandbytes "
+	 "before 0.43.2, July 2024, which kept every 4-bit linear's input for backward) | "
+	 "nf4-torchao (torchao's NF4Tensor, torchtune's QLoRA: the same blocks, dequantised by a "
+	 "chain of 13 PyTorch ops through int64 indices, about 33 B of HBM traffic a weight where "
+	 "one kernel moves 2.5, and 14 B a weight held while it runs; one fused kernel under "
+	 "--compile yes) | gptq (a GPTQ int4 checkpoint, group size 128, as auto-gptq trains it "
+	 "with the ExLlama kernels off: dequantised by PyTorch ops in forward, the fp16 weights "
+	 "kept until backward)"},
 	{"kbit-upcast", O_ENUM, OFF(kbit_upcast), 0, 0, "none", false, "kbit-upcast", P,
 	 "--method qlora under bitsandbytes: the unquantised parameters (norms, embeddings, "
 	 "lm_head) kept in fp32: none (the model's dtype: torchtune, Unsloth, LitGPT, Axolotl, "

@@ -250,6 +250,7 @@ struct build {
 	struct mdl_dequant dequant; /* HBM bytes a layer moves dequantising its base weights,
 				     * per GPU */
 	double head_dequant; /* a quantised head's, in its forward and again in its backward */
+	double dequant_live; /* what a layer's dequantisation holds at its most (one linear's) */
 	double loss_fwd, loss_bwd; /* the loss's kernels on the head's GPU (mdl_job_loss_traffic) */
 	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
@@ -1942,6 +1943,9 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			TRY(mem(bd, c, pool, CAT_A, m.fwd_work, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -m.fwd_work, ENG_AT_END));
 		}
+		/* one quantised linear's weight dequantised at a time, freed once its GEMM ran */
+		TRY(mem(bd, c, pool, CAT_A, bd->dequant_live, ENG_AT_START));
+		TRY(mem(bd, c, pool, CAT_A, -bd->dequant_live, ENG_AT_END));
 		if (head > 0) /* after the working set is released (effects apply in order) */
 			TRY(mem(bd, c, pool, CAT_A, head, ENG_AT_END));
 		if (f >= 0 && !gather) /* a fetched block's buffer; gathered weights stay */
@@ -2298,9 +2302,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			TRY(mem(bd, c, pool, CAT_A, m.work, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -m.work, ENG_AT_END));
 		}
-		/* one layer's backward at a time makes its activations' gradients */
-		TRY(mem(bd, c, pool, CAT_A, bd->act_grad, ENG_AT_START));
-		TRY(mem(bd, c, pool, CAT_A, -bd->act_grad, ENG_AT_END));
+		/* one layer's backward at a time makes its activations' gradients, and
+		 * dequantises its quantised weights again one at a time */
+		TRY(mem(bd, c, pool, CAT_A, bd->act_grad + bd->dequant_live, ENG_AT_START));
+		TRY(mem(bd, c, pool, CAT_A, -(bd->act_grad + bd->dequant_live), ENG_AT_END));
 		if (hold) { /* its checkpoint stays, its input's gradient (made last) beside it */
 			TRY(mem(bd, c, pool, CAT_A, saved - head, ENG_AT_END));
 			held += 2.0 * (saved - head) * (gap && i == fp.left + gap ? gap + 1.0 : 1.0);
@@ -2714,6 +2719,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_dequant(a, &x->job, &bd->dequant);
 	bd->dequant.fwd /= bd->tp, bd->dequant.bwd /= bd->tp;
 	bd->head_dequant = mdl_job_head_dequant(a, &x->job, bd->tp);
+	bd->dequant_live = mdl_job_dequant_live(a, &x->job, bd->tp);
 	bd->loss_fwd = mdl_job_loss_traffic(a, &x->job, bd->tp, &bd->loss_bwd);
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	bd->moe_pass = step_moe_dispatch_bytes(a, &x->job, l);

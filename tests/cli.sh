@@ -396,7 +396,7 @@ then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --checkpoint-wrap 
 holds "plan names --checkpoint-wrap outside among the framework's settings" "$tmp/plan-cw.txt" "checkpoint-wrap outside,"
 expect 3 "^tierplan plan: --lora-targets: .*drop --lora-targets" plan --model 8b --seq 2048 --lora-targets q,v
 expect 3 "^tierplan compare: --lora-dropout: " compare --model 8b --seq 2048 --method full --lora-dropout 0.1
-expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq)" simulate --model 8b --seq 2048 --method qlora --quant awq
+expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq, nf4-torchao)" simulate --model 8b --seq 2048 --method qlora --quant awq
 expect 3 "--kbit-upcast all: what a bitsandbytes QLoRA base.*not lora" simulate --model 8b --seq 2048 --method lora --kbit-upcast all
 expect 3 "--kbit-upcast norms: .*not qlora on gptq" simulate --model 8b --seq 2048 --method qlora --quant gptq --kbit-upcast norms
 expect 3 "unknown kbit-upcast 'fp32' (allowed: none, norms, all)" simulate --model 8b --seq 2048 --method qlora --kbit-upcast fp32
@@ -405,6 +405,8 @@ holds "--kbit-upcast is in the job's JSON" "$tmp/up.json" '"kbit_upcast":[[:spac
 "$bin" plan --model 8b --seq 2048 --method qlora --kbit-upcast all >"$tmp/up.txt" 2>/dev/null
 holds "--kbit-upcast is in the report's inputs" "$tmp/up.txt" 'base nf4 with fp32 norms,' \
 	'embeddings and head (--kbit-upcast)'
+# --quant nf4-torchao: torchao's NF4 keeps its block constants double-quantised, always
+expect 3 "^tierplan simulate: --double-quant no: NF4's block constants, of a bitsandbytes" simulate --model 8b --seq 2048 --method qlora --quant nf4-torchao --double-quant no
 # --quant-head: Lightning's 4-bit head, refused where no bitsandbytes base or untied head runs it
 expect 3 "^tierplan simulate: --quant-head yes: needs a bitsandbytes QLoRA base" simulate --model 8b --seq 2048 --method lora --quant-head yes
 expect 3 "^tierplan simulate: --quant-head yes: needs a bitsandbytes QLoRA base" simulate --model 8b --seq 2048 --method qlora --quant gptq --quant-head yes

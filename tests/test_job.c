@@ -237,6 +237,55 @@ static void gptq_base_weights_and_their_dequantisation(void)
 			       202375168.0 / 2 + 2.5 * cols + 4 * rows, 1e-3);
 }
 
+/*
+ * torchao's NF4Tensor (torchtune's QLoRA), by hand for Llama-2-7B's layer (202,375,168 quantised
+ * weights; its largest linear, the MLP's, 11,008 x 4,096 = 45,088,768): eagerly each pass moves,
+ * per weight, the nibbles shifted and masked out (0.5 + 0.5 each), cast to int64 (0.5 + 4
+ * each), looked up (4 read, 1 written each), the block constants rebuilt ((1 + 6) / 64), repeated
+ * to every weight (1 each half), the products (3 each half) and the stack (2 + 2): 33.109375 B,
+ * in forward and again for the input gradient, 13 kernels a linear each way where
+ * bitsandbytes launches one; while it runs the two int64 index tensors (8 B a weight), the
+ * halves looked up, the halves scaled and the weight stacked (2 B each) are alive, 14 B a
+ * weight of the largest linear where bitsandbytes' dequantised weight holds 2. Compiled, one
+ * pass as bitsandbytes'. Neither keeps a linear's input.
+ */
+static void torchao_nf4_dequantises_by_a_chain_of_ops(void)
+{
+	struct mdl_arch a = load("llama-2-7b.json");
+	struct mdl_job j = {.method = MDL_QLORA, .lora_rank = 8, .lora_targets = MDL_T_ALL,
+			    .precision = MDL_BF16_MIXED, .optimizer = MDL_ADAMW,
+			    .recompute = MDL_RC_NONE, .seq = 2048, .micro_batch = 1,
+			    .quant = MDL_QUANT_NF4_TORCHAO};
+	struct mdl_dequant d, b;
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * 33.109375, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 14, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 2), 45088768.0 * 7, 1e-3);
+	CU_ASSERT_FALSE(mdl_job_bnb(&j)); /* no --kbit-upcast, --quant-head or plain constants */
+	struct mdl_launches t, n;
+	mdl_job_launches(&a, &j, 1, &t);
+	double saved = mdl_act_layer_saved(&a, &j, 1, false);
+
+	j.quant = MDL_QUANT_NF4;
+	mdl_job_dequant(&a, &j, &b);
+	mdl_job_launches(&a, &j, 1, &n);
+	CU_ASSERT_DOUBLE_EQUAL(t.fwd - n.fwd, 7 * 12, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t.bwd - n.bwd, 7 * 12, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 2, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), saved, 1e-3);
+
+	j.quant = MDL_QUANT_NF4_TORCHAO;
+	j.compile = true;
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.fwd, b.fwd, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 2, 1e-3);
+	j.quant = MDL_QUANT_GPTQ; /* its weights stay as kept items instead */
+	CU_ASSERT_EQUAL(mdl_job_dequant_live(&a, &j, 1), 0);
+	j.method = MDL_LORA;
+	CU_ASSERT_EQUAL(mdl_job_dequant_live(&a, &j, 1), 0);
+}
+
 /* Transformer Engine's FP8 casts for Llama-3.1-8B's layer: 4 B per element (2 read, 1 FP8
  * written, 1 FP8 transpose written) of each linear's input in forward (q, k, v, o, gate, up take
  * 4096 features, down 14336: 38,912 per token), of its output gradient in backward (4096 + 1024 +
@@ -1311,6 +1360,8 @@ int suite_job(void)
 		 quantised_head_dequantises_for_each_gemm},
 		{"gptq_base_weights_and_their_dequantisation",
 		 gptq_base_weights_and_their_dequantisation},
+		{"torchao_nf4_dequantises_by_a_chain_of_ops",
+		 torchao_nf4_dequantises_by_a_chain_of_ops},
 		{"gpt_layer_saves_korthikanti_bytes", gpt_layer_saves_korthikanti_bytes},
 		{"fp8_casts_follow_transformer_engine", fp8_casts_follow_transformer_engine},
 		{"flash_attention_removes_the_quadratic_term",

@@ -317,6 +317,30 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 		s->weights_bytes += (double)nlayers * layer_frozen + outer_frozen;
 }
 
+/* What bitsandbytes' dequantisation of a weight writes (its quant_state's dtype: fp16 where
+ * job.quant_fp16, else the compute dtype), and what casting that to the compute dtype writes
+ * (none where it is already), bytes a weight. */
+static double bnb_written(const struct mdl_job *j, double *cast)
+{
+	*cast = j->quant_fp16 && j->precision != MDL_FP16_MIXED ? mdl_job_weight_bytes(j) : 0;
+	return j->quant_fp16 ? 2.0 : mdl_job_weight_bytes(j);
+}
+
+/* HBM bytes a weight bitsandbytes dequantises for one GEMM: its 4-bit block read, the
+ * dequantised weight written, and a cast reading that and writing the compute dtype's. */
+static double bnb_pass(const struct mdl_job *j)
+{
+	double cast, w = bnb_written(j, &cast);
+	return nf4_bytes(j) + w + (cast > 0 ? w + cast : 0);
+}
+
+/* Bytes a weight's dequantised copies hold while its GEMM runs: both at the cast. */
+static double bnb_live(const struct mdl_job *j)
+{
+	double cast, w = bnb_written(j, &cast);
+	return w + cast;
+}
+
 /* Whether torchao's NF4 dequantises by its eager chain of ops (TORCHAO_NF4_BYTES). */
 static bool torchao_eager(const struct mdl_job *j)
 {
@@ -331,9 +355,8 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	 * its rate), as torchao's does compiled; GPTQ's ops as GPTQ_DEQUANT_BYTES counts and
 	 * torchao's eager ones as TORCHAO_NF4_BYTES, or fused under torch.compile */
 	bool gptq = mdl_job_gptq(j);
-	double w = mdl_job_weight_bytes(j);
-	double per_w = torchao_eager(j)	    ? TORCHAO_NF4_BYTES(w)
-		       : !gptq		    ? nf4_bytes(j) + w
+	double per_w = torchao_eager(j)	    ? TORCHAO_NF4_BYTES(mdl_job_weight_bytes(j))
+		       : !gptq		    ? bnb_pass(j)
 		       : j->compile	    ? GPTQ_FUSED_BYTES
 		       : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
 					    : GPTQ_DEQUANT_BYTES;
@@ -377,15 +400,16 @@ double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, u
 	if (j->method != MDL_QLORA || mdl_job_gptq(j))
 		return 0;
 	/* one linear at a time (a routed expert's matrix is one expert's), each freed once its
-	 * GEMM has read it: bitsandbytes' and compiled torchao's dequantised weight, or what
-	 * torchao's eager chain holds at its stack */
-	double e = mdl_job_weight_bytes(j), most = 0;
+	 * GEMM has read it: bitsandbytes' and compiled torchao's dequantised weight (and its
+	 * cast), or what torchao's eager chain holds at its stack */
+	double most = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
 		if (mdl_job_quantised(j, t))
 			most = fmax(most, (double)t->rows * (double)t->cols);
 	}
-	return most * (torchao_eager(j) ? TORCHAO_NF4_LIVE(e) : e) / (tp ? (double)tp : 1.0);
+	double per = torchao_eager(j) ? TORCHAO_NF4_LIVE(mdl_job_weight_bytes(j)) : bnb_live(j);
+	return most * per / (tp ? (double)tp : 1.0);
 }
 
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
@@ -410,25 +434,15 @@ static double quant_head_elements(const struct mdl_arch *a, const struct mdl_job
 	return (double)a->vocab * (double)a->hidden / (tp ? (double)tp : 1.0);
 }
 
-/* Bytes an element of the head's compute-dtype copy takes, cast from its fp16 dequantised
- * weight: none in fp16, which the GEMM reads as it is. */
-static double head_cast_bytes(const struct mdl_job *j)
-{
-	return j->precision == MDL_FP16_MIXED ? 0 : mdl_job_act_bytes(j);
-}
-
 double mdl_job_head_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
-	return (2.0 + head_cast_bytes(j)) * quant_head_elements(a, j, tp);
+	return bnb_live(j) * quant_head_elements(a, j, tp);
 }
 
 double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
-	/* each pass reads the NF4 blocks with their constants and writes the fp16 weight; the
-	 * cast reads it and writes the compute dtype's */
-	double c = head_cast_bytes(j), cast = c > 0 ? 2.0 + c : 0;
 	double passes = j->loss == MDL_LOSS_CHUNKED_OUTPUT ? MDL_OUTPUT_CHUNKS : 1.0;
-	return passes * (nf4_bytes(j) + 2.0 + cast) * quant_head_elements(a, j, tp);
+	return passes * bnb_pass(j) * quant_head_elements(a, j, tp);
 }
 
 /*
@@ -560,7 +574,8 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
  *  - MLP activation (and the gate's product): 1 or 2; the two residual adds, and their dropouts
  *    when set;
  *  - LoRA: A, B, the scaling and the add per adapted linear, and lora_dropout when set;
- *    QLoRA: one dequantise per quantised linear in forward, one more in backward (nf4); GPTQ's
+ *    QLoRA: one dequantise per quantised linear in forward, one more in backward (nf4), and
+ *    a cast after each where the base was quantised from fp16 (job.quant_fp16); GPTQ's
  *    9 kernels in forward alone, 13 with act order, one compiled (GPTQ_KERNELS); torchao's
  *    eager NF4 13 each way (TORCHAO_NF4_KERNELS).
  * torch.compile fuses everything but the GEMMs and attention into about one kernel per
@@ -627,7 +642,10 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		      routing + lora;
 	}
 	bool gptq = mdl_job_gptq(j);
+	double cast;
+	bnb_written(j, &cast);
 	double dq = quantised * (torchao_eager(j)	? TORCHAO_NF4_KERNELS
+				 : cast > 0	       ? 2.0 /* dequantise, then cast */
 				 : !gptq || j->compile ? 1.0
 				 : j->quant_desc_act   ? GPTQ_KERNELS_ACT_ORDER
 						       : GPTQ_KERNELS); /* the dequantisation's */

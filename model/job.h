@@ -244,15 +244,22 @@ struct mdl_job {
 	 * use_reentrant=True) and non-reentrant ones before PyTorch 2.1 run the whole forward */
 	bool recompute_early_stop;
 	enum mdl_upcast upcast; /* QLoRA under bitsandbytes: what of the base stays fp32 */
-	/* QLoRA under bitsandbytes: the untied lm_head quantised too, from an fp16 copy, as
-	 * Lightning's BitsandbytesPrecision does to every torch.nn.Linear it replaces (LitGPT's
-	 * head included; its _quantize_weight casts the weight to torch.half first); Hugging
-	 * Face transformers keeps the output embedding unquantised (get_keys_to_not_convert),
-	 * torchtune's output projection is a plain linear. The head is then dequantised for
-	 * each of its GEMMs (mdl_job_head_dequant), fp16 first and cast to the compute dtype
-	 * (bitsandbytes MatMul4Bit: dequantize_4bit(B).to(A.dtype)), both copies alive at the
-	 * cast (act.c, mdl_act_head_backward) [A: source] */
+	/* QLoRA under bitsandbytes: the untied lm_head quantised too, as Lightning's
+	 * BitsandbytesPrecision does to every torch.nn.Linear it replaces (LitGPT's head
+	 * included); Hugging Face transformers keeps the output embedding unquantised
+	 * (get_keys_to_not_convert), torchtune's output projection is a plain linear. The head
+	 * is then dequantised for each of its GEMMs (mdl_job_head_dequant) as the layers' linears
+	 * are (quant_fp16) [A: source] */
 	bool quant_head;
+	/* QLoRA under bitsandbytes: the base quantised from an fp16 copy, as Lightning's
+	 * BitsandbytesPrecision does (its _Linear4bit._quantize_weight casts each weight to
+	 * torch.half before quantize_4bit), so its quant_state's dtype is fp16 and
+	 * dequantize_4bit writes fp16, which MatMul4Bit casts to the compute dtype
+	 * (dequantize_4bit(B, state).to(A.dtype), forward and backward): a second pass and a
+	 * second copy, both alive at the cast, except under fp16. transformers and PEFT quantise
+	 * the weights in the dtype they load them in (torch_dtype, the compute dtype): no cast
+	 * [A: source] */
+	bool quant_fp16;
 	/* QLoRA under bitsandbytes: NF4 without double quantisation, each block of 64 weights
 	 * keeping its fp32 absmax (transformers' BitsAndBytesConfig bnb_4bit_use_double_quant,
 	 * False by default; LitGPT's bnb.nf4 against bnb.nf4-dq; Params4bit compress_statistics)
@@ -424,9 +431,9 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 
 /* HBM bytes a quantised head (job.quant_head) moves dequantising itself in one forward, and
  * again in one backward (for the input gradient): a pass over the head's NF4 blocks per GEMM
- * it runs (one, or one a chunk of --loss chunked-output), each writing the fp16 weight and
- * casting it to the compute dtype; 0 without quant_head. Per GPU of a TP group (the head
- * split over it). */
+ * it runs (one, or one a chunk of --loss chunked-output), each writing the dequantised weight
+ * and, from an fp16 copy (job.quant_fp16), casting it to the compute dtype; 0 without
+ * quant_head. Per GPU of a TP group (the head split over it). */
 double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
 /* HBM bytes, at the rate memory-bound kernels get, the time the loss's kernels take on the GPU
@@ -443,9 +450,9 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
  * (mdl_job_dequant_kept). */
 double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
-/* Bytes a quantised head's dequantised copies hold while one of its GEMMs runs: the fp16
- * weight and its cast to the compute dtype, both alive at the cast (none where the compute
- * dtype is fp16); 0 without quant_head. Per GPU of a TP group. */
+/* Bytes a quantised head's dequantised copies hold while one of its GEMMs runs: the
+ * dequantised weight, and from an fp16 copy (job.quant_fp16) its cast to the compute dtype,
+ * both alive at the cast; 0 without quant_head. Per GPU of a TP group. */
 double mdl_job_head_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
 /* Bytes one decoder layer's forward leaves in the compute dtype for its backward beside the

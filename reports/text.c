@@ -291,10 +291,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
 	const struct mdl_hw *hw = r->hw;
-	char b[4][32], t[64], rank[320] = "", job[704];
+	char b[4][32], t[64], rank[384] = "", job[768];
 
 	if (j->method != MDL_FULL)
-		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s)", j->lora_rank,
+		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s%s)", j->lora_rank,
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
 			 j->lora_fp32 ? ", fp32 adapters (--lora-dtype)"
 				      : ", adapters in the model's dtype (--lora-dtype)",
@@ -307,7 +307,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			 : mdl_job_bnb(j)
 				 ? " with the rest in the compute dtype (--kbit-upcast)"
 				 : "",
-			 j->quant_head ? ", the head quantised too (--quant-head)" : "");
+			 j->quant_head ? ", the head quantised too (--quant-head)" : "",
+			 j->quant_fp16 ? ", quantised from fp16 (--quant-from)" : "");
 	snprintf(job, sizeof job, "%s fine-tune%s, %s%s, %s, %s attention%s%s%s%s%s%s",
 		 mdl_method_name(j->method), rank, mdl_precision_name(j->precision),
 		 j->precision != MDL_FP8 ? ""

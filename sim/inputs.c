@@ -75,9 +75,9 @@ static bool gptq_config(const struct tp_opts *o, const struct sim_workload *w)
 	       !strcmp(w->arch.quant_method, "gptq");
 }
 
-/* --quant-head and --double-quant into w's job: a bitsandbytes QLoRA base's own untied head,
- * which the loss calls as a module (the chunked loss's kernel reads the head's weight itself),
- * and its NF4 constants. 0 ok, -1 with err. */
+/* --quant-head, --quant-from and --double-quant into w's job: a bitsandbytes QLoRA base's own
+ * untied head, which the loss calls as a module (the chunked loss's kernel reads the head's
+ * weight itself), the dtype it was quantised from, and its NF4 constants. 0 ok, -1 with err. */
 static int bnb_flags(const struct tp_opts *o, struct sim_workload *w, char *err, size_t errlen)
 {
 	bool dq;
@@ -88,6 +88,17 @@ static int bnb_flags(const struct tp_opts *o, struct sim_workload *w, char *err,
 	if (!dq && !mdl_job_bnb(&w->job)) {
 		snprintf(err, errlen, "--double-quant no: NF4's block constants, of a bitsandbytes "
 				      "QLoRA base (--method qlora --quant nf4|nf4-legacy)");
+		return -1;
+	}
+	const char *from = o->quant_from;
+	if (strcmp(from, "auto") && strcmp(from, "model") && strcmp(from, "fp16")) {
+		snprintf(err, errlen, "--quant-from: '%s' is not auto, model or fp16", from);
+		return -1;
+	}
+	w->job.quant_fp16 = !strcmp(from, "fp16") || (!strcmp(from, "auto") && w->job.quant_head);
+	if (!strcmp(from, "fp16") && !mdl_job_bnb(&w->job)) {
+		snprintf(err, errlen, "--quant-from fp16: the dtype a bitsandbytes QLoRA base was "
+				      "quantised from (--method qlora --quant nf4|nf4-legacy)");
 		return -1;
 	}
 	if (!w->job.quant_head)

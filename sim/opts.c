@@ -65,11 +65,17 @@ static const struct opt table[] = {
 	 "linear casting its input and output (Gemma's, OLMo 2's and Cohere's norms cast back: "
 	 "norms changes nothing there)"},
 	{"quant-head", O_STR, OFF(quant_head), 0, 0, "no", false, "yes|no", P,
-	 "--method qlora under bitsandbytes: the untied lm_head quantised as well, from an fp16 "
-	 "copy (LitGPT: Lightning's BitsandbytesPrecision replaces every nn.Linear), and "
-	 "dequantised for each of its GEMMs, fp16 then cast to the compute dtype, both copies "
-	 "alive at the cast; no: the head in the compute dtype (Hugging Face transformers and "
-	 "PEFT, torchtune)"},
+	 "--method qlora under bitsandbytes: the untied lm_head quantised as well (LitGPT: "
+	 "Lightning's BitsandbytesPrecision replaces every nn.Linear), and dequantised for each "
+	 "of its GEMMs as the layers' linears are (--quant-from); no: the head in the compute "
+	 "dtype (Hugging Face transformers and PEFT, torchtune)"},
+	{"quant-from", O_STR, OFF(quant_from), 0, 0, "auto", false, "auto|model|fp16", P,
+	 "--method qlora under bitsandbytes: the dtype the base was quantised from, which each "
+	 "dequantisation writes back: model (transformers and PEFT quantise the weights in the "
+	 "dtype they load them in) | fp16 (Lightning's BitsandbytesPrecision, LitGPT, quantises "
+	 "every linear from an fp16 copy: under bf16 each dequantised weight is then cast, 2 B "
+	 "a weight more written, read and held at the cast) | auto (fp16 with --quant-head yes, "
+	 "which only Lightning's plugin does, else model)"},
 	{"double-quant", O_STR, OFF(double_quant), 0, 0, "yes", false, "yes|no", P,
 	 "--method qlora under bitsandbytes: NF4's block constants quantised again, 8 bits in "
 	 "blocks of 256 (0.127 bits a weight: QLoRA's double quantisation, torchao's NF4, "

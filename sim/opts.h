@@ -89,6 +89,7 @@ struct tp_opts {
 	int quant; /* enum mdl_quant */
 	int kbit_upcast; /* enum mdl_upcast */
 	const char *quant_head; /* yes | no */
+	const char *quant_from; /* auto | model | fp16 */
 	const char *double_quant; /* yes | no */
 	int lora_dtype;  /* mdl_parse_enum's "lora-dtype" names: 0 model, 1 fp32 */
 	unsigned lora_targets;

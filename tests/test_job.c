@@ -136,6 +136,7 @@ static void quantised_head_dequantises_for_each_gemm(void)
 	double bwd = mdl_act_head_backward(&a, &j, 1, 1);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 8.0 * sbv / 8.0, 1);
 	j.quant_head = true;
+	j.quant_fp16 = true; /* Lightning's plugin quantises from fp16 (--quant-from auto) */
 	mdl_job_states(&a, &j, &quant);
 	CU_ASSERT_DOUBLE_EQUAL(plain.weights_bytes - quant.weights_bytes, 779668224.0, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 4.0 * head, 1);
@@ -156,6 +157,43 @@ static void quantised_head_dequantises_for_each_gemm(void)
 	j.precision = MDL_FP16_MIXED;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 2.0 * head, 1);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant(&a, &j, 1), (nf4 + 2.0) * head, 1);
+	/* quantised from the bf16 it was loaded in (--quant-from model): no cast either */
+	j.precision = MDL_BF16;
+	j.quant_fp16 = false;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant_live(&a, &j, 1), 2.0 * head, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_head_dequant(&a, &j, 1), (nf4 + 2.0) * head, 1);
+}
+
+/*
+ * A base Lightning's BitsandbytesPrecision quantised from fp16 (job.quant_fp16, LitGPT), by hand
+ * for Llama-2-7B's layer (202,375,168 quantised weights, the MLP's 45,088,768 the largest):
+ * under bf16 each dequantisation writes fp16 (2 B a weight) and MatMul4Bit's .to(bf16) reads it
+ * and writes bf16 (2 + 2): 6.515869 B a weight a pass where a base loaded in bf16 moves
+ * 2.515869, one cast kernel more a linear each way, and both copies (4 B a weight) alive at the
+ * cast; under fp16 nothing is cast.
+ */
+static void a_base_quantised_from_fp16_is_cast_after_each_dequantisation(void)
+{
+	struct mdl_arch a = load("llama-2-7b.json");
+	struct mdl_job j = {.method = MDL_QLORA, .lora_rank = 8, .lora_targets = MDL_T_ALL,
+			    .precision = MDL_BF16, .optimizer = MDL_ADAMW, .seq = 512,
+			    .micro_batch = 1, .quant = MDL_QUANT_NF4_LEGACY};
+	double nf4 = 0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0;
+	struct mdl_dequant d;
+	struct mdl_launches bf, fp;
+	mdl_job_launches(&a, &j, 1, &bf);
+	j.quant_fp16 = true;
+	mdl_job_dequant(&a, &j, &d);
+	mdl_job_launches(&a, &j, 1, &fp);
+	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * (nf4 + 6.0), 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 4.0, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(fp.fwd - bf.fwd, 7, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(fp.bwd - bf.bwd, 7, 1e-9);
+	j.precision = MDL_FP16_MIXED;
+	mdl_job_dequant(&a, &j, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * (nf4 + 2.0), 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 2.0, 1e-3);
 }
 
 /*
@@ -1360,6 +1398,8 @@ int suite_job(void)
 		 quantised_head_dequantises_for_each_gemm},
 		{"gptq_base_weights_and_their_dequantisation",
 		 gptq_base_weights_and_their_dequantisation},
+		{"a_base_quantised_from_fp16_is_cast_after_each_dequantisation",
+		 a_base_quantised_from_fp16_is_cast_after_each_dequantisation},
 		{"torchao_nf4_dequantises_by_a_chain_of_ops",
 		 torchao_nf4_dequantises_by_a_chain_of_ops},
 		{"gpt_layer_saves_korthikanti_bytes", gpt_layer_saves_korthikanti_bytes},

@@ -249,7 +249,10 @@ double step_moe_dispatch_bytes(const struct mdl_arch *a, const struct mdl_job *j
 			       const struct mdl_layout *l);
 
 /* Weight buffers a streaming policy prefetches into by default: double buffering, one layer
- * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]. */
+ * computing while the next arrives (ZeRO-Infinity's prefetch, aiDAPTIV's streaming) [D]; FSDP's
+ * rate limiter (limit_all_gathers, on by default) lets the same two all-gathers be in flight
+ * before it waits on the oldest one's free (torch/distributed/fsdp/_limiter_utils.py,
+ * _FreeEventQueue: _max_num_inflight_all_gathers = 2) [A: source]. */
 #define STEP_PREFETCH 2
 /* The configuration's prefetch depth (STEP_PREFETCH unless --prefetch set it) and the elements
  * of each reduce bucket (DeepSpeed's 5e8 unless --reduce-bucket or a config set it). */

@@ -291,15 +291,18 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
 	const struct mdl_hw *hw = r->hw;
-	char b[4][32], t[64], rank[384] = "", job[768];
+	char b[4][32], t[64], rank[448] = "", job[832];
 
 	if (j->method != MDL_FULL)
-		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s%s)", j->lora_rank,
+		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s%s%s)", j->lora_rank,
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
 			 j->lora_fp32 ? ", fp32 adapters (--lora-dtype)"
 				      : ", adapters in the model's dtype (--lora-dtype)",
 			 j->method == MDL_QLORA ? ", base " : "",
 			 j->method == MDL_QLORA ? mdl_quant_name(j->quant) : "",
+			 j->method != MDL_QLORA || j->quant != MDL_QUANT_NF4_TORCHAO ? ""
+			 : j->compile ? " dequantised by one fused kernel (--compile)"
+				      : " dequantised eagerly, 13 ops a linear (--compile)",
 			 j->plain_nf4 ? " without double quantisation (--double-quant)," : "",
 			 mdl_job_upcast(j) == MDL_UPCAST_NORMS ? " with fp32 norms (--kbit-upcast)"
 			 : mdl_job_upcast(j) == MDL_UPCAST_ALL

@@ -53,6 +53,12 @@ static double nf4_bytes(const struct mdl_job *j)
 #define GPTQ_KERNELS 9.0
 #define GPTQ_KERNELS_ACT_ORDER 13.0
 #define GPTQ_FUSED_BYTES (0.5 + 2.0)
+/* What GPTQ's eager dequantisation holds at its most beside the fp16 weight it keeps: the
+ * shift's int32 words (4 B a weight) while .to(int8) writes their int8 copy (1); with act
+ * order the product's operands come to 4 B a weight less the kept output, so the cast stays
+ * the most (qlinear_cuda_old.py and qlinear_cuda.py, forward) [B: counted from the source].
+ * Compiled, the fused kernel writes the kept weight alone. */
+#define GPTQ_LIVE_BYTES (4.0 + 1.0)
 #define ADAM8_STATE_BYTES (1.0 + 4.0 / 256.0)
 /*
  * torchao's NF4Tensor dequantised eagerly (torchao/dtypes/nf4tensor.py, get_original_weight,
@@ -397,18 +403,21 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 
 double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
 {
-	if (j->method != MDL_QLORA || mdl_job_gptq(j))
+	if (j->method != MDL_QLORA || (mdl_job_gptq(j) && j->compile))
 		return 0;
 	/* one linear at a time (a routed expert's matrix is one expert's), each freed once its
 	 * GEMM has read it: bitsandbytes' and compiled torchao's dequantised weight (and its
-	 * cast), or what torchao's eager chain holds at its stack */
+	 * cast), what torchao's eager chain holds at its stack, or GPTQ's temporaries beside the
+	 * weight it keeps */
 	double most = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
 		if (mdl_job_quantised(j, t))
 			most = fmax(most, (double)t->rows * (double)t->cols);
 	}
-	double per = torchao_eager(j) ? TORCHAO_NF4_LIVE(mdl_job_weight_bytes(j)) : bnb_live(j);
+	double per = mdl_job_gptq(j)   ? GPTQ_LIVE_BYTES
+		     : torchao_eager(j) ? TORCHAO_NF4_LIVE(mdl_job_weight_bytes(j))
+					: bnb_live(j);
 	return most * per / (tp ? (double)tp : 1.0);
 }
 

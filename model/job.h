@@ -445,9 +445,9 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
 
 /* Bytes a decoder layer's dequantisation holds at its most beside what the layer keeps, per
  * GPU of a TP group: the largest quantised linear's weight dequantised for its GEMM, with what
- * the dequantising ops hold while they make it (torchao's eager chain: job.c); 0 without
- * quantised base weights, and for GPTQ, whose dequantised weights the layer keeps
- * (mdl_job_dequant_kept). */
+ * the dequantising ops hold while they make it (torchao's eager chain, GPTQ's: job.c); 0
+ * without quantised base weights, and for compiled GPTQ, whose dequantised weights the layer
+ * keeps (mdl_job_dequant_kept) and whose fused kernel makes nothing else. */
 double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
 /* Bytes a quantised head's dequantised copies hold while one of its GEMMs runs: the

@@ -318,8 +318,12 @@ static void torchao_nf4_dequantises_by_a_chain_of_ops(void)
 	mdl_job_dequant(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, b.fwd, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 2, 1e-3);
-	j.quant = MDL_QUANT_GPTQ; /* its weights stay as kept items instead */
+	/* GPTQ keeps its fp16 weights as items; eagerly the shift's int32 and its int8 cast are
+	 * held beside them (5 B a weight), compiled nothing */
+	j.quant = MDL_QUANT_GPTQ;
 	CU_ASSERT_EQUAL(mdl_job_dequant_live(&a, &j, 1), 0);
+	j.compile = false;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 5, 1e-3);
 	j.method = MDL_LORA;
 	CU_ASSERT_EQUAL(mdl_job_dequant_live(&a, &j, 1), 0);
 }

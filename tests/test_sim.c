@@ -1107,7 +1107,9 @@ static void qlora_dequantises_on_every_pass(void)
  * on bf16 weights, and a full recompute's forward a second pass. The forward keeps each layer's
  * fp16 weights for backward: 32 x 218,103,808 x 2 B more activations at the peak without
  * recompute, and with full recompute exactly one layer's: the recomputed forward keeps them
- * for the backward running at the peak. */
+ * for the backward running at the peak; beside them either way, while the largest linear (the
+ * MLP's 14,336 x 4,096) dequantises, the shift's int32 words and their int8 cast, 5 B a weight:
+ * 293,601,280 B. */
 static void gptq_dequantises_in_forward_and_keeps_the_weights(void)
 {
 	struct fx f;
@@ -1123,8 +1125,9 @@ static void gptq_dequantises_in_forward_and_keeps_the_weights(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double pass = 32 * 219807744.0 * 16.5 / (0.88 * f.hw.gpu.hbm_bandwidth);
 	ASSERT_NEAR_REL(f.o.step_seconds - lora, pass, 0.01);
+	double held = 5 * 14336.0 * 4096.0;
 	ASSERT_NEAR_REL((f.o.gpu_mem.activations - lora_act) / (1 + SIM_ALLOC_SLACK),
-			32 * 218103808.0 * 2, 0.001);
+			32 * 218103808.0 * 2 + held, 0.001);
 	f.w.job.recompute = MDL_RC_FULL;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double gptq_full = f.o.step_seconds, gptq_act = f.o.gpu_mem.activations;
@@ -1132,7 +1135,7 @@ static void gptq_dequantises_in_forward_and_keeps_the_weights(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(gptq_full - f.o.step_seconds, 2 * pass, 0.01);
 	ASSERT_NEAR_REL((gptq_act - f.o.gpu_mem.activations) / (1 + SIM_ALLOC_SLACK),
-			218103808.0 * 2, 0.001);
+			218103808.0 * 2 + held, 0.001);
 	eng_free(f.eng);
 }
 

@@ -954,6 +954,7 @@ static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", "nf4-torc
 static const char *const fp8_recipe_names[] = {"te", "torchao", NULL};
 static const char *const upcast_names[] = {"none", "norms", "all", NULL};
 static const char *const lora_dtype_names[] = {"model", "fp32", NULL}; /* mdl_job.lora_fp32 */
+static const char *const quant_from_names[] = {"model", "fp16"};         /* mdl_job.quant_fp16 */
 
 const char *mdl_method_name(enum mdl_method m)
 {
@@ -1013,6 +1014,10 @@ const char *mdl_upcast_name(enum mdl_upcast u)
 const char *mdl_lora_dtype_name(bool fp32)
 {
 	return lora_dtype_names[fp32 ? 1 : 0];
+}
+const char *mdl_quant_from_name(bool fp16)
+{
+	return quant_from_names[fp16 ? 1 : 0];
 }
 
 int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, char *err,

@@ -517,6 +517,7 @@ const char *mdl_quant_name(enum mdl_quant q);
 const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r);
 const char *mdl_upcast_name(enum mdl_upcast u);
 const char *mdl_lora_dtype_name(bool fp32); /* "model" | "fp32" (job.lora_fp32) */
+const char *mdl_quant_from_name(bool fp16); /* "model" | "fp16" (job.quant_fp16) */
 /* The setting `what` ("method", "precision", "recompute", ...) named s into *out: 0, or -1 with
  * err naming s and the allowed names. `also` (NULL: none) is one more name it takes, listed
  * first, for which *out is -1 (a command's "auto"). */

@@ -463,7 +463,7 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		if (w->job.quant_head)
 			fprintf(fp, " --quant-head yes");
 		if (w->job.quant_fp16 != w->job.quant_head) /* not what auto makes of the head */
-			fprintf(fp, " --quant-from %s", w->job.quant_fp16 ? "fp16" : "model");
+			fprintf(fp, " --quant-from %s", mdl_quant_from_name(w->job.quant_fp16));
 		if (w->job.plain_nf4)
 			fprintf(fp, " --double-quant no");
 	}

@@ -243,7 +243,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddStringToObject(jj, "kbit_upcast", mdl_upcast_name(jb->upcast));
 		cJSON_AddBoolToObject(jj, "quant_head", jb->quant_head);
 		cJSON_AddBoolToObject(jj, "double_quant", !jb->plain_nf4);
-		cJSON_AddStringToObject(jj, "quant_from", jb->quant_fp16 ? "fp16" : "model");
+		cJSON_AddStringToObject(jj, "quant_from", mdl_quant_from_name(jb->quant_fp16));
 	} else {
 		cJSON_AddNullToObject(jj, "kbit_upcast");
 		cJSON_AddNullToObject(jj, "quant_head");

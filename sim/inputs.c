@@ -92,7 +92,7 @@ static int bnb_flags(const struct tp_opts *o, struct sim_workload *w, char *err,
 	}
 	const char *from = o->quant_from;
 	if (strcmp(from, "auto") && strcmp(from, "model") && strcmp(from, "fp16")) {
-		snprintf(err, errlen, "--quant-from: '%s' is not auto, model or fp16", from);
+		snprintf(err, errlen, "--quant-from: '%s' (allowed: auto, model, fp16)", from);
 		return -1;
 	}
 	w->job.quant_fp16 = !strcmp(from, "fp16") || (!strcmp(from, "auto") && w->job.quant_head);

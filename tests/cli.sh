@@ -408,7 +408,7 @@ holds "--kbit-upcast is in the report's inputs" "$tmp/up.txt" 'base nf4 with fp3
 # --quant nf4-torchao: torchao's NF4 keeps its block constants double-quantised, always
 expect 3 "^tierplan simulate: --double-quant no: NF4's block constants, of a bitsandbytes" simulate --model 8b --seq 2048 --method qlora --quant nf4-torchao --double-quant no
 # --quant-from: the dtype a bitsandbytes base was quantised from; fp16 casts each dequantised weight
-expect 3 "^tierplan simulate: --quant-from: 'bf16' is not auto, model or fp16" simulate --model 8b --seq 2048 --method qlora --quant-from bf16
+expect 3 "^tierplan simulate: --quant-from: 'bf16' (allowed: auto, model, fp16)" simulate --model 8b --seq 2048 --method qlora --quant-from bf16
 expect 3 "^tierplan simulate: --quant-from fp16: the dtype a bitsandbytes QLoRA base" simulate --model 8b --seq 2048 --method qlora --quant nf4-torchao --quant-from fp16
 "$bin" simulate --model 8b --seq 512 --method qlora --format json >"$tmp/qm.json" 2>/dev/null
 "$bin" simulate --model 8b --seq 512 --method qlora --quant-from fp16 --format json >"$tmp/qf.json" 2>/dev/null

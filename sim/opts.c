@@ -196,7 +196,8 @@ static const struct opt table[] = {
 	{"objective", O_STR, OFF(objective), 0, 0, "cost", false, "name", PC,
 	 "what the recommendation minimises: cost | time | power | gpus, among the options "
 	 "searched (GPU-only up to about 8x the fewest GPUs that fit, in powers of two; --deadline "
-	 "searches on)"},
+	 "searches on); of options within 1 % of the best's figure and cost, the one that buys the "
+	 "least hardware"},
 	{"deadline", O_TIME, OFF(deadline), 0, 1e10, "0", false, "time", PC,
 	 "longest acceptable runtime (e.g. 12h, 3d); 0 = none"},
 	{"budget", O_USD, OFF(budget), 0, 1e12, "0", false, "USD", PC,

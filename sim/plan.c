@@ -961,26 +961,54 @@ static int versus(const struct sim_option *a, const struct sim_option *b, enum s
 	return c;
 }
 
-/* A runtime this share longer than another's still counts as no longer on the front: the
- * simulator resolves step times to a few per cent (validate's categories: 4 to 9 % mean error),
- * so an option that costs and draws no less for under 1 % less runtime (one more drive that
- * moves nothing the step waits for) is not a trade-off worth a row [U: a display tolerance,
- * not a model constant]. */
-#define FRONT_RUNTIME_TOLERANCE 0.01
+/* Figures this share apart are no grounds to buy more: the simulator resolves step times to a
+ * few per cent (validate's categories: 4 to 9 % mean error), so an option that costs and draws
+ * no less for under 1 % less runtime (one more drive that moves nothing the step waits for) is
+ * not a trade-off worth a row on the front, and one that beats the recommendation's figure by
+ * under 1 % with more hardware (a drive and a host tier, for a loss kernel a little faster) is
+ * not the one to buy [U: a decision tolerance, not a model constant]. */
+#define FIGURE_TOLERANCE 0.01
 
 /* Whether b dominates a on the front: no dearer, no more power, no slower beyond the tolerance,
  * and better in one of them (so no two options dominate each other). */
 static bool dominated(const struct sim_option *a, const struct sim_option *b)
 {
 	return b->cost_total <= a->cost_total &&
-	       b->runtime_seconds <= a->runtime_seconds * (1 + FRONT_RUNTIME_TOLERANCE) &&
+	       b->runtime_seconds <= a->runtime_seconds * (1 + FIGURE_TOLERANCE) &&
 	       b->peak_power_watts <= a->peak_power_watts &&
 	       (b->cost_total < a->cost_total || b->runtime_seconds < a->runtime_seconds ||
 		b->peak_power_watts < a->peak_power_watts);
 }
 
+/* The figure an objective ranks by. */
+static double figure(const struct sim_option *o, enum sim_objective obj)
+{
+	switch (obj) {
+	case OBJ_TIME:
+		return o->runtime_seconds;
+	case OBJ_POWER:
+		return o->peak_power_watts;
+	case OBJ_GPUS:
+		return o->gpus;
+	case OBJ_COST:
+		break;
+	}
+	return o->cost_total;
+}
+
+/* Whether pick may take o: it fits, is of the kind (-1 any), writes its drives within their
+ * rating where rated asks it, and meets need's deadline and budget (NULL: none). */
+static bool eligible(const struct sim_option *o, int kind, bool rated,
+		     const struct sim_plan_req *need)
+{
+	return o->fits && (kind < 0 || (int)o->kind == kind) && !(rated && o->flash_over_rating) &&
+	       (!need || feasible(o, need));
+}
+
 /* index of the best option of a kind (-1 any) by the objective among feasible ones, else the
- * nearest miss among fitting ones; -1 when none fits */
+ * nearest miss among fitting ones; -1 when none fits. Of the options within FIGURE_TOLERANCE of
+ * the best's figure and its cost (the first tie-break, and the figure of --objective gpus's
+ * equals), the one that buys the least hardware. */
 static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 		 enum sim_objective obj, bool *met)
 {
@@ -1000,22 +1028,25 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 		if ((level == 1 || level == 2) && !both)
 			continue;
 		for (int rated = 1; rated >= 0; rated--) {
+			const struct sim_plan_req *n = level < 3 ? need[level] : NULL;
 			long best = -1;
-			for (size_t i = 0; i < p->n; i++) {
-				const struct sim_option *o = &p->v[i];
-				if (!o->fits || (kind >= 0 && (int)o->kind != kind) ||
-				    (rated && o->flash_over_rating))
-					continue;
-				if (level < 3 && !feasible(o, need[level]))
-					continue;
-				if (best < 0 || versus(o, &p->v[best], by[level]) < 0)
+			for (size_t i = 0; i < p->n; i++)
+				if (eligible(&p->v[i], kind, rated, n) &&
+				    (best < 0 || versus(&p->v[i], &p->v[best], by[level]) < 0))
 					best = (long)i;
-			}
-			if (best >= 0) {
-				if (met)
-					*met = level == 0;
-				return best;
-			}
+			if (best < 0)
+				continue;
+			double near = figure(&p->v[best], by[level]) * (1 + FIGURE_TOLERANCE);
+			double dear = p->v[best].cost_total * (1 + FIGURE_TOLERANCE);
+			long take = best;
+			for (size_t i = 0; i < p->n; i++)
+				if (eligible(&p->v[i], kind, rated, n) &&
+				    figure(&p->v[i], by[level]) <= near && p->v[i].cost_total <= dear &&
+				    p->v[i].purchase_usd < p->v[take].purchase_usd)
+					take = (long)i;
+			if (met)
+				*met = level == 0;
+			return take;
 		}
 	}
 	return -1;

@@ -1039,11 +1039,13 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 			double near = figure(&p->v[best], by[level]) * (1 + FIGURE_TOLERANCE);
 			double dear = p->v[best].cost_total * (1 + FIGURE_TOLERANCE);
 			long take = best;
-			for (size_t i = 0; i < p->n; i++)
-				if (eligible(&p->v[i], kind, rated, n) &&
-				    figure(&p->v[i], by[level]) <= near && p->v[i].cost_total <= dear &&
-				    p->v[i].purchase_usd < p->v[take].purchase_usd)
+			for (size_t i = 0; i < p->n; i++) {
+				const struct sim_option *o = &p->v[i];
+				bool tied = figure(o, by[level]) <= near && o->cost_total <= dear;
+				if (tied && eligible(o, kind, rated, n) &&
+				    o->purchase_usd < p->v[take].purchase_usd)
 					take = (long)i;
+			}
 			if (met)
 				*met = level == 0;
 			return take;

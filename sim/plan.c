@@ -996,19 +996,49 @@ static double figure(const struct sim_option *o, enum sim_objective obj)
 	return o->cost_total;
 }
 
-/* Whether pick may take o: it fits, is of the kind (-1 any), writes its drives within their
- * rating where rated asks it, and meets need's deadline and budget (NULL: none). */
-static bool eligible(const struct sim_option *o, int kind, bool rated,
-		     const struct sim_plan_req *need)
+/* What an option must be for a recommendation or a compare row to take it: it fits, is of the
+ * kind (-1 any) and the GPU count (0 any), writes its drives within their rating where rated,
+ * and meets need's deadline and budget (NULL: none). */
+struct want {
+	int kind;
+	uint32_t gpus;
+	bool rated;
+	const struct sim_plan_req *need;
+};
+
+static bool eligible(const struct sim_option *o, const struct want *w)
 {
-	return o->fits && (kind < 0 || (int)o->kind == kind) && !(rated && o->flash_over_rating) &&
-	       (!need || feasible(o, need));
+	return o->fits && (w->kind < 0 || (int)o->kind == w->kind) &&
+	       (!w->gpus || o->gpus == w->gpus) && !(w->rated && o->flash_over_rating) &&
+	       (!w->need || feasible(o, w->need));
 }
 
-/* index of the best option of a kind (-1 any) by the objective among feasible ones, else the
- * nearest miss among fitting ones; -1 when none fits. Of the options within FIGURE_TOLERANCE of
- * the best's figure and its cost (the first tie-break, and the figure of --objective gpus's
- * equals), the one that buys the least hardware. */
+/* Index of the best option w admits by the objective (the first of equals), -1 none; then, of
+ * the options within FIGURE_TOLERANCE of its figure and its cost (the first tie-break, and the
+ * figure of --objective gpus's equals), the one that buys the least hardware. */
+static long choose(const struct pool *p, const struct want *w, enum sim_objective obj)
+{
+	long best = -1;
+	for (size_t i = 0; i < p->n; i++)
+		if (eligible(&p->v[i], w) &&
+		    (best < 0 || versus(&p->v[i], &p->v[best], obj) < 0))
+			best = (long)i;
+	if (best < 0)
+		return -1;
+	double near = figure(&p->v[best], obj) * (1 + FIGURE_TOLERANCE);
+	double dear = p->v[best].cost_total * (1 + FIGURE_TOLERANCE);
+	long take = best;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sim_option *o = &p->v[i];
+		if (figure(o, obj) <= near && o->cost_total <= dear && eligible(o, w) &&
+		    o->purchase_usd < p->v[take].purchase_usd)
+			take = (long)i;
+	}
+	return take;
+}
+
+/* index of the option of a kind (-1 any) to recommend by the objective among feasible ones
+ * (choose), else the nearest miss among fitting ones; -1 when none fits. */
 static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 		 enum sim_objective obj, bool *met)
 {
@@ -1028,24 +1058,10 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 		if ((level == 1 || level == 2) && !both)
 			continue;
 		for (int rated = 1; rated >= 0; rated--) {
-			const struct sim_plan_req *n = level < 3 ? need[level] : NULL;
-			long best = -1;
-			for (size_t i = 0; i < p->n; i++)
-				if (eligible(&p->v[i], kind, rated, n) &&
-				    (best < 0 || versus(&p->v[i], &p->v[best], by[level]) < 0))
-					best = (long)i;
-			if (best < 0)
+			struct want w = {kind, 0, rated, level < 3 ? need[level] : NULL};
+			long take = choose(p, &w, by[level]);
+			if (take < 0)
 				continue;
-			double near = figure(&p->v[best], by[level]) * (1 + FIGURE_TOLERANCE);
-			double dear = p->v[best].cost_total * (1 + FIGURE_TOLERANCE);
-			long take = best;
-			for (size_t i = 0; i < p->n; i++) {
-				const struct sim_option *o = &p->v[i];
-				bool tied = figure(o, by[level]) <= near && o->cost_total <= dear;
-				if (tied && eligible(o, kind, rated, n) &&
-				    o->purchase_usd < p->v[take].purchase_usd)
-					take = (long)i;
-			}
 			if (met)
 				*met = level == 0;
 			return take;
@@ -1085,17 +1101,16 @@ static void select_options(struct search *s, struct sim_plan *p)
 		}
 		p->fitting++;
 		show[i] = 1;
-		for (size_t j = 0; j < pl->n && show[i]; j++) {
-			if (j == i || !pl->v[j].fits)
-				continue;
-			if (r->counts) { /* compare: the best of each kind at each count */
-				int c = versus(&pl->v[j], &pl->v[i], r->objective);
-				show[i] = !(pl->v[j].gpus == pl->v[i].gpus &&
-					    pl->v[j].kind == pl->v[i].kind &&
-					    (c < 0 || (c == 0 && j < i)));
-			} else if (dominated(&pl->v[i], &pl->v[j]))
-				show[i] = 0;
+		if (r->counts) { /* compare: each kind's choice at each count, as pick makes it */
+			struct want w = {(int)pl->v[i].kind, pl->v[i].gpus, true, NULL};
+			long c = choose(pl, &w, r->objective);
+			w.rated = false;
+			show[i] = (c >= 0 ? c : choose(pl, &w, r->objective)) == (long)i;
+			continue;
 		}
+		for (size_t j = 0; j < pl->n && show[i]; j++)
+			if (j != i && pl->v[j].fits && dominated(&pl->v[i], &pl->v[j]))
+				show[i] = 0;
 	}
 	if (r->counts) /* a miss only where nothing of its kind fits at its count */
 		for (size_t i = 0; i < pl->n; i++)

@@ -128,7 +128,9 @@ static void objective_ties_go_to_the_cheaper(void)
  * 3.1 8B QLoRA on eight H100s runs as fast and costs as much (0.3 % less, from the tiered
  * policies' chunked loss) with its states streamed from DRAM and drives as resident, and the
  * recommendation is the resident option, which buys no DRAM beyond the host's nor drives; of the
- * options within 1 % of the cheapest, none buys less than it. */
+ * options within 1 % of the cheapest, none buys less than it. compare's tiered row at those eight
+ * GPUs is the tiered recommendation: within the drives' rating (one drive is cheaper, and over
+ * it), and no dearer in hardware. */
 static void near_ties_go_to_the_least_hardware(void)
 {
 	struct fixture f;
@@ -151,6 +153,25 @@ static void near_ties_go_to_the_least_hardware(void)
 		if (o->fits && !o->flash_over_rating && o->cost_total <= 1.01 * cheapest)
 			CU_ASSERT(o->purchase_usd >= r->purchase_usd);
 	}
+	const struct sim_option t = p->options[p->rec_tiered];
+	CU_ASSERT_EQUAL_FATAL(t.gpus, 8);
+	free(p);
+
+	const uint32_t counts[] = {8};
+	f.req.counts = counts;
+	f.req.ncounts = 1;
+	p = planned(&f);
+	int rows = 0;
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		if (!o->fits || o->kind != SIM_TIERED)
+			continue;
+		rows++;
+		CU_ASSERT(!o->flash_over_rating);
+		CU_ASSERT_EQUAL(o->flash_count, t.flash_count);
+		CU_ASSERT_DOUBLE_EQUAL(o->purchase_usd, t.purchase_usd, 1e-6);
+	}
+	CU_ASSERT_EQUAL(rows, 1);
 	free(p);
 }
 

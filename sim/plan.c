@@ -1080,8 +1080,8 @@ static int by_kind_gpus(const void *a, const void *b)
 	return cmp3(x->cost_total, y->cost_total);
 }
 
-/* The Pareto front (plus the recommendations and, for compare, each count's best) into the
- * plan's fixed table. */
+/* The Pareto front (plus the recommendations; for compare, each kind's choice at each count) into
+ * the plan's fixed table. */
 static void select_options(struct search *s, struct sim_plan *p)
 {
 	struct pool *pl = &s->pool;

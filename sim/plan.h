@@ -29,7 +29,10 @@
  * Result: the Pareto front of fitting options over (owned cost, runtime, peak power; a runtime
  * under 1 % shorter keeps no dearer option on it), and the
  * recommendations: the best by --objective among options that meet --deadline and --budget,
- * the cheapest GPU-only and the cheapest host-tier option (meeting the deadline when any does).
+ * the cheapest GPU-only and the cheapest host-tier option (meeting the deadline when any does),
+ * each within the drives' rating where an option is; of the options within 1 % of the best's
+ * figure and cost, the one that buys the least hardware (compare's row of each kind at each
+ * count is chosen alike).
  * Failure: -1 with err for an empty global batch or a simulator error; a model that fits nowhere
  * gives the closest non-fitting options and no recommendation.
  */

@@ -395,6 +395,12 @@ void rpt_plan_json(FILE *fp, const struct rpt_plan *r)
 		cJSON_AddNumberToObject(rec, "tiered", p->rec_tiered);
 	else
 		cJSON_AddNullToObject(rec, "tiered");
+	cJSON *passed = cJSON_AddObjectToObject(rec, "passed_over");
+	static const char *const roles[3] = {"best", "gpu_only", "tiered"};
+	for (int k = 0; k < 3; k++)
+		cJSON_AddItemToObject(passed, roles[k],
+				      p->rec_passed[k] >= 0 ? num(p->rec_passed[k])
+							    : cJSON_CreateNull());
 	cJSON_AddItemToObject(rec, "gpus_for_memory",
 			      p->gpus_for_memory ? num(p->gpus_for_memory) : cJSON_CreateNull());
 	x = cJSON_AddObjectToObject(root, "search");

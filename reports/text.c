@@ -696,6 +696,39 @@ static void at_risk(FILE *fp, const struct rpt_plan *r, const struct sim_option 
 			"", b.hi, cfg_fmt_usd(cost, c, sizeof c));
 }
 
+/* "0.04 % cheaper" or "dearer" (less or more of a figure, as a share of the other's), or "as
+ * cheap" within half a hundredth of a per cent. */
+static const char *compared(double a, double b, const char *less, const char *more,
+			    const char *same, char *buf, size_t n)
+{
+	double d = b > 0 ? 100.0 * (b - a) / b : 0;
+	if (fabs(d) < 0.005)
+		snprintf(buf, n, "%s", same);
+	else
+		snprintf(buf, n, "%.2g %% %s", fabs(d), d > 0 ? less : more);
+	return buf;
+}
+
+/* Recommendation k (0 best, 1 gpu-only, 2 tiered) where near ties took it over the option its
+ * figures alone would take (sim_plan.rec_passed): that option, what it would save and what it
+ * would buy more. */
+static void passed_over(FILE *fp, const struct sim_plan *p, int k)
+{
+	const int rec[3] = {p->rec_best, p->rec_gpu_only, p->rec_tiered};
+	int i = p->rec_passed[k], t = rec[k];
+	if (i < 0 || t < 0)
+		return;
+	const struct sim_option *a = &p->options[i], *b = &p->options[t];
+	char c[32], s[32], u[32], line[256];
+	snprintf(line, sizeof line,
+		 "taken over #%d, which is %s and %s, but buys %s more hardware: figures within "
+		 "1 %% are no grounds to buy more",
+		 i, compared(a->cost_total, b->cost_total, "cheaper", "dearer", "as cheap", c, 32),
+		 compared(a->runtime_seconds, b->runtime_seconds, "shorter", "longer",
+			  "as long", s, 32),
+		 cfg_fmt_usd(a->purchase_usd - b->purchase_usd, u, sizeof u));
+	wrap_at(fp, "  ", 10, "", line);
+}
 
 /* No host-tier option fits: says so, and what overflows in the closest miss where the table
  * shows it (what overflows may be the GPU, not the host's DRAM or flash). */
@@ -729,6 +762,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	fprintf(fp, ")\n");
 	if (p->rec_best >= 0) {
 		summary_line(fp, "best", &p->options[p->rec_best], asked);
+		passed_over(fp, p, 0);
 		if (!p->deadline_met)
 			misses(fp, r, &p->options[p->rec_best], "");
 		at_risk(fp, r, &p->options[p->rec_best]);
@@ -738,6 +772,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 	const char *only = r->req->policy; /* --deepspeed kept the search to one policy */
 	if (p->rec_gpu_only >= 0) {
 		summary_line(fp, "gpu-only", &p->options[p->rec_gpu_only], asked);
+		passed_over(fp, p, 1);
 		misses(fp, r, &p->options[p->rec_gpu_only], "GPU-only");
 		at_risk(fp, r, &p->options[p->rec_gpu_only]);
 		why_gpus(fp, r, &p->options[p->rec_gpu_only]);
@@ -753,6 +788,7 @@ static void recommendation(FILE *fp, const struct rpt_plan *r)
 				  CFG_HOST_STAND_IN " plans a cluster)");
 	if (p->rec_tiered >= 0) {
 		summary_line(fp, "tiered", &p->options[p->rec_tiered], asked);
+		passed_over(fp, p, 2);
 		misses(fp, r, &p->options[p->rec_tiered], "host-tier");
 		at_risk(fp, r, &p->options[p->rec_tiered]);
 	}

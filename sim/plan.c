@@ -1015,8 +1015,10 @@ static bool eligible(const struct sim_option *o, const struct want *w)
 
 /* Index of the best option w admits by the objective (the first of equals), -1 none; then, of
  * the options within FIGURE_TOLERANCE of its figure and its cost (the first tie-break, and the
- * figure of --objective gpus's equals), the one that buys the least hardware. */
-static long choose(const struct pool *p, const struct want *w, enum sim_objective obj)
+ * figure of --objective gpus's equals), the one that buys the least hardware. *passed (NULL:
+ * not asked) is the best where another was taken, else -1. */
+static long choose(const struct pool *p, const struct want *w, enum sim_objective obj,
+		   long *passed)
 {
 	long best = -1;
 	for (size_t i = 0; i < p->n; i++)
@@ -1034,13 +1036,16 @@ static long choose(const struct pool *p, const struct want *w, enum sim_objectiv
 		    o->purchase_usd < p->v[take].purchase_usd)
 			take = (long)i;
 	}
+	if (passed)
+		*passed = take != best ? best : -1;
 	return take;
 }
 
 /* index of the option of a kind (-1 any) to recommend by the objective among feasible ones
- * (choose), else the nearest miss among fitting ones; -1 when none fits. */
+ * (choose, which says in *passed what it passed over), else the nearest miss among fitting
+ * ones; -1 when none fits. */
 static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
-		 enum sim_objective obj, bool *met)
+		 enum sim_objective obj, bool *met, long *passed)
 {
 	/* level 0: meets the deadline and budget, by the objective; nothing does: level 1, within
 	 * the budget the fastest; level 2, by the deadline the cheapest; level 3, the fastest where
@@ -1059,7 +1064,7 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 			continue;
 		for (int rated = 1; rated >= 0; rated--) {
 			struct want w = {kind, 0, rated, level < 3 ? need[level] : NULL};
-			long take = choose(p, &w, by[level]);
+			long take = choose(p, &w, by[level], passed);
 			if (take < 0)
 				continue;
 			if (met)
@@ -1067,6 +1072,7 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 			return take;
 		}
 	}
+	*passed = -1;
 	return -1;
 }
 
@@ -1087,13 +1093,13 @@ static void select_options(struct search *s, struct sim_plan *p)
 	struct pool *pl = &s->pool;
 	const struct sim_plan_req *r = s->req;
 	unsigned char *show = calloc(pl->n ? pl->n : 1, sizeof *show); /* 0 hide, 1 front, 2 taken */
-	long rec[3];
+	long rec[3], passed[3];
 
 	if (!show)
 		return;
-	rec[0] = pick(pl, -1, r, r->objective, &p->deadline_met);
-	rec[1] = pick(pl, SIM_GPU_ONLY, r, OBJ_COST, NULL);
-	rec[2] = pick(pl, SIM_TIERED, r, OBJ_COST, NULL);
+	rec[0] = pick(pl, -1, r, r->objective, &p->deadline_met, &passed[0]);
+	rec[1] = pick(pl, SIM_GPU_ONLY, r, OBJ_COST, NULL, &passed[1]);
+	rec[2] = pick(pl, SIM_TIERED, r, OBJ_COST, NULL, &passed[2]);
 	for (size_t i = 0; i < pl->n; i++) {
 		if (!pl->v[i].fits) {
 			show[i] = 1; /* the closest misses say what overflowed */
@@ -1103,9 +1109,9 @@ static void select_options(struct search *s, struct sim_plan *p)
 		show[i] = 1;
 		if (r->counts) { /* compare: each kind's choice at each count, as pick makes it */
 			struct want w = {(int)pl->v[i].kind, pl->v[i].gpus, true, NULL};
-			long c = choose(pl, &w, r->objective);
+			long c = choose(pl, &w, r->objective, NULL);
 			w.rated = false;
-			show[i] = (c >= 0 ? c : choose(pl, &w, r->objective)) == (long)i;
+			show[i] = (c >= 0 ? c : choose(pl, &w, r->objective, NULL)) == (long)i;
 			continue;
 		}
 		for (size_t j = 0; j < pl->n && show[i]; j++)
@@ -1118,14 +1124,17 @@ static void select_options(struct search *s, struct sim_plan *p)
 				if (pl->v[j].fits && pl->v[j].gpus == pl->v[i].gpus &&
 				    pl->v[j].kind == pl->v[i].kind)
 					show[i] = 0;
-	/* recommendations first, then the front by cost until the table is full */
+	/* recommendations first, what they passed over next, then the front by cost until the
+	 * table is full */
 	long idx[SIM_PLAN_MAX_OPTIONS];
 	int nt = 0;
-	for (int k = 0; k < 3; k++)
-		if (rec[k] >= 0 && show[rec[k]] != 2) {
-			idx[nt++] = rec[k];
-			show[rec[k]] = 2;
+	for (int k = 0; k < 6; k++) {
+		long o = k < 3 ? rec[k] : passed[k - 3];
+		if (o >= 0 && show[o] != 2) {
+			idx[nt++] = o;
+			show[o] = 2;
 		}
+	}
 	for (;;) {
 		long next = -1;
 		for (size_t i = 0; i < pl->n; i++)
@@ -1145,11 +1154,16 @@ static void select_options(struct search *s, struct sim_plan *p)
 		}
 	p->noptions = nt;
 	p->rec_best = p->rec_gpu_only = p->rec_tiered = -1;
+	for (int k = 0; k < 3; k++)
+		p->rec_passed[k] = -1;
 	for (int i = 0; i < nt; i++) {
 		p->options[i] = pl->v[idx[i]];
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 3; k++) {
 			if (idx[i] == rec[k])
 				*(k == 0 ? &p->rec_best : k == 1 ? &p->rec_gpu_only : &p->rec_tiered) = i;
+			if (idx[i] == passed[k])
+				p->rec_passed[k] = i;
+		}
 	}
 	free(show);
 }
@@ -1171,6 +1185,7 @@ int sim_plan_run(const struct sim_workload *w, const struct mdl_hw *hw, const st
 
 	memset(p, 0, sizeof *p);
 	p->rec_best = p->rec_gpu_only = p->rec_tiered = -1;
+	p->rec_passed[0] = p->rec_passed[1] = p->rec_passed[2] = -1;
 	mdl_job_states(&w->arch, &w->job, &p->states);
 	p->activations_bytes = mdl_act_total(&w->arch, &w->job);
 	p->other_bytes = MDL_CUDA_CONTEXT_BYTES;

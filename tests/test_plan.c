@@ -148,6 +148,12 @@ static void near_ties_go_to_the_least_hardware(void)
 	CU_ASSERT_EQUAL(r->kind, SIM_GPU_ONLY);
 	CU_ASSERT(cheapest < r->cost_total); /* the tolerance decided it */
 	CU_ASSERT(r->cost_total <= 1.01 * cheapest);
+	/* the option passed over is in the table: the cheapest, buying more */
+	CU_ASSERT_FATAL(p->rec_passed[0] >= 0);
+	const struct sim_option *x = &p->options[p->rec_passed[0]];
+	CU_ASSERT_DOUBLE_EQUAL(x->cost_total, cheapest, 1e-9);
+	CU_ASSERT(x->purchase_usd > r->purchase_usd);
+	CU_ASSERT_EQUAL(p->rec_passed[1], -1); /* the GPU-only recommendation is the cheapest */
 	for (int i = 0; i < p->noptions; i++) {
 		const struct sim_option *o = &p->options[i];
 		if (o->fits && !o->flash_over_rating && o->cost_total <= 1.01 * cheapest)

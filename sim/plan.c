@@ -1124,11 +1124,11 @@ static void select_options(struct search *s, struct sim_plan *p)
 				if (pl->v[j].fits && pl->v[j].gpus == pl->v[i].gpus &&
 				    pl->v[j].kind == pl->v[i].kind)
 					show[i] = 0;
-	/* recommendations first, what they passed over next, then the front by cost until the
-	 * table is full */
+	/* recommendations first, what they passed over next (compare: where it is its count's
+	 * row, one row a kind), then the front by cost until the table is full */
 	long idx[SIM_PLAN_MAX_OPTIONS];
 	int nt = 0;
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < (r->counts ? 3 : 6); k++) {
 		long o = k < 3 ? rec[k] : passed[k - 3];
 		if (o >= 0 && show[o] != 2) {
 			idx[nt++] = o;

@@ -59,7 +59,7 @@ struct sim_plan {
 	int rec_best, rec_gpu_only, rec_tiered; /* indexes into options, -1 = none */
 	/* per recommendation (best, gpu-only, tiered): the option its figure and cost alone would
 	 * have taken, where another within 1 % of both buys less hardware and was taken instead
-	 * (an index into options, -1 = none) */
+	 * (an index into options, -1 = none, or, for compare, not one of its rows) */
 	int rec_passed[3];
 	bool deadline_met;        /* rec_best meets --deadline and --budget */
 	/* the fewest GPUs a GPU-only layout fits on (0: not searched or none fits): what memory

@@ -2405,8 +2405,8 @@ fi
 expect 2 "destroy-data" calibrate --destroy-data
 expect 3 "unknown test" calibrate --tests nope
 
-# near ties: Llama-3.1-8B QLoRA on 8 H100 costs 0.04 % less tiered (its chunked loss), with a
-# drive and a host tier more to buy; the recommendation is the resident layout, and says what
+# near ties: Llama-3.1-8B QLoRA on 8 H100 costs 0.04 % less tiered (its chunked loss), with two
+# drives and a host tier more to buy; the recommendation is the resident layout, and says what
 # it was taken over, in the text and in JSON's recommendation.passed_over
 "$bin" plan --model 8b --seq 2048 --method qlora >"$tmp/near.txt" 2>&1
 holds "plan names the option a near tie passed over" "$tmp/near.txt" \

@@ -125,7 +125,7 @@ static void objective_ties_go_to_the_cheaper(void)
 }
 
 /* Figures within 1 % of the best's are no grounds to buy more (plan.c, FIGURE_TOLERANCE): Llama
- * 3.1 8B QLoRA on eight H100s runs as fast and costs as much (0.3 % less, from the tiered
+ * 3.1 8B QLoRA on eight H100s runs as fast and costs as much (0.04 % less, from the tiered
  * policies' chunked loss) with its states streamed from DRAM and drives as resident, and the
  * recommendation is the resident option, which buys no DRAM beyond the host's nor drives; of the
  * options within 1 % of the cheapest, none buys less than it. compare's tiered row at those eight

@@ -1174,9 +1174,13 @@ static int machine(struct build *bd)
 	TRY(mc->s_nvme = eng_stream(e, "host nvme weights"));
 	TRY(mc->s_ckpt = eng_stream(e, "host nvme checkpoints"));
 	TRY(mc->dram_pool = eng_pool(e, "host dram", hw->dram, k));
-	int cpu = eng_device(e, node, "cpu", hw->host.cpu_idle_power, 1);
+	/* the CPUs idle as the node's base does, its share of them; at work on this job's
+	 * optimizer they draw all their rise above idle (the job has every core: mc->cpu) */
+	double cpu_idle = hw->host.cpu_idle_power * share;
+	int cpu = eng_device(e, node, "cpu", cpu_idle, 1);
 	TRY(cpu);
-	TRY(eng_device_state(e, cpu, mc->cpu, hw->host.cpu_power));
+	TRY(eng_device_state(e, cpu, mc->cpu,
+			     cpu_idle + hw->host.cpu_power - hw->host.cpu_idle_power));
 	mc->nvme_rd = mc->nvme_wr = mc->nvme = mc->flash_pool = -1;
 	if (hw->flash_count > 0) {
 		double rd = mdl_flash_bandwidth(hw, true), wr = mdl_flash_bandwidth(hw, false);

@@ -1469,6 +1469,29 @@ static void offload_lowers_the_gpu_peak(void)
 	eng_free(f.eng);
 }
 
+/* An option on part of a node draws its share of the node's idle floor: one H100 of an 8-GPU HGX
+ * computing an 8B step peaks at its TDP, 1/8 of the platform's base (1,100 W) and of the CPUs'
+ * idle draw (200 W), and the DRAM it buys at 0.392 W/GB: 700 + 137.5 + 25 + 107.8 = 970.3 W.
+ * Stepping its optimizer on the CPUs (ZeRO-Offload) adds the CPUs' whole rise above idle
+ * (700 - 200 W), the job having every core, and no more. */
+static void a_partial_node_draws_its_share_of_the_idle_cpus(void)
+{
+	struct fx f;
+	setup_8b(&f, 1024, 1);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double share = 1.0 / 8, dram_w = f.hw.host.dram_power_per_gb * f.o.dram / 1e9;
+	double floor = f.hw.host.base_power * share + f.hw.host.cpu_idle_power * share + dram_w;
+	CU_ASSERT_DOUBLE_EQUAL(f.o.peak_power_watts, f.hw.gpu.tdp + floor, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(floor, 1100.0 / 8 + 200.0 / 8 + 0.392 * 274.877906944, 1e-6);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	dram_w = f.hw.host.dram_power_per_gb * f.o.dram / 1e9;
+	floor = f.hw.host.base_power * share + f.hw.host.cpu_idle_power * share + dram_w;
+	double rise = f.hw.host.cpu_power - f.hw.host.cpu_idle_power;
+	CU_ASSERT(f.o.peak_power_watts > floor + rise);
+	CU_ASSERT(f.o.peak_power_watts <= f.hw.gpu.tdp + floor + rise + 1e-6);
+	eng_free(f.eng);
+}
+
 /* The issue's sizing case: 70B, batch 4 at 4096 tokens, one 80 GB GPU, 256 GiB DRAM and four
  * PM1743: fits, with most of its ~1.1 TB of model state on flash. */
 static void tiered_fits_70b_on_one_gpu_with_flash(void)
@@ -3104,6 +3127,8 @@ int suite_sim(void)
 		{"tiered checkpoints go to flash on small cards",
 		 tiered_checkpoints_to_flash_on_small_cards},
 		{"tiered fits 70B on one GPU with flash", tiered_fits_70b_on_one_gpu_with_flash},
+		{"a partial node draws its share of the idle CPUs",
+		 a_partial_node_draws_its_share_of_the_idle_cpus},
 		{"tiered fill counts a node's share", tiered_fill_counts_a_nodes_share},
 		{"DRAM-first stages weights only from flash",
 		 dram_first_stages_weights_only_from_flash},

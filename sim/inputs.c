@@ -91,12 +91,14 @@ static int bnb_flags(const struct tp_opts *o, struct sim_workload *w, char *err,
 		return -1;
 	}
 	const char *from = o->quant_from;
-	if (strcmp(from, "auto") && strcmp(from, "model") && strcmp(from, "fp16")) {
-		snprintf(err, errlen, "--quant-from: '%s' (allowed: auto, model, fp16)", from);
+	bool fp16 = !strcmp(from, mdl_quant_from_name(true)), automatic = !strcmp(from, "auto");
+	if (!fp16 && !automatic && strcmp(from, mdl_quant_from_name(false))) {
+		snprintf(err, errlen, "--quant-from: '%s' (allowed: auto, %s, %s)", from,
+			 mdl_quant_from_name(false), mdl_quant_from_name(true));
 		return -1;
 	}
-	w->job.quant_fp16 = !strcmp(from, "fp16") || (!strcmp(from, "auto") && w->job.quant_head);
-	if (!strcmp(from, "fp16") && !mdl_job_bnb(&w->job)) {
+	w->job.quant_fp16 = fp16 || (automatic && w->job.quant_head);
+	if (fp16 && !mdl_job_bnb(&w->job)) {
 		snprintf(err, errlen, "--quant-from fp16: the dtype a bitsandbytes QLoRA base was "
 				      "quantised from (--method qlora --quant nf4|nf4-legacy)");
 		return -1;

@@ -931,6 +931,22 @@ static bool feasible(const struct sim_option *o, const struct sim_plan_req *r)
 	       (r->budget <= 0 || o->cost_total <= r->budget);
 }
 
+/* The figure an objective ranks by. */
+static double figure(const struct sim_option *o, enum sim_objective obj)
+{
+	switch (obj) {
+	case OBJ_TIME:
+		return o->runtime_seconds;
+	case OBJ_POWER:
+		return o->peak_power_watts;
+	case OBJ_GPUS:
+		return o->gpus;
+	case OBJ_COST:
+		break;
+	}
+	return o->cost_total;
+}
+
 /*
  * Which of a and b an objective prefers: its own figure first, ties broken by the cost, then
  * the runtime, then the power (so that of two options drawing the same peak, --objective power
@@ -938,20 +954,7 @@ static bool feasible(const struct sim_option *o, const struct sim_plan_req *r)
  */
 static int versus(const struct sim_option *a, const struct sim_option *b, enum sim_objective obj)
 {
-	int c = 0;
-	switch (obj) {
-	case OBJ_TIME:
-		c = cmp3(a->runtime_seconds, b->runtime_seconds);
-		break;
-	case OBJ_POWER:
-		c = cmp3(a->peak_power_watts, b->peak_power_watts);
-		break;
-	case OBJ_GPUS:
-		c = cmp3(a->gpus, b->gpus);
-		break;
-	case OBJ_COST:
-		break;
-	}
+	int c = cmp3(figure(a, obj), figure(b, obj));
 	if (!c)
 		c = cmp3(a->cost_total, b->cost_total);
 	if (!c)
@@ -980,51 +983,42 @@ static bool dominated(const struct sim_option *a, const struct sim_option *b)
 		b->peak_power_watts < a->peak_power_watts);
 }
 
-/* The figure an objective ranks by. */
-static double figure(const struct sim_option *o, enum sim_objective obj)
-{
-	switch (obj) {
-	case OBJ_TIME:
-		return o->runtime_seconds;
-	case OBJ_POWER:
-		return o->peak_power_watts;
-	case OBJ_GPUS:
-		return o->gpus;
-	case OBJ_COST:
-		break;
-	}
-	return o->cost_total;
-}
-
 /* What an option must be for a recommendation or a compare row to take it: it fits, is of the
- * kind (-1 any) and the GPU count (0 any), writes its drives within their rating where rated,
- * and meets need's deadline and budget (NULL: none). */
+ * kind (-1 any) and the GPU count (0 any), and meets need's deadline and budget (NULL: none). */
 struct want {
 	int kind;
 	uint32_t gpus;
-	bool rated;
 	const struct sim_plan_req *need;
 };
 
-static bool eligible(const struct sim_option *o, const struct want *w)
+static bool eligible(const struct sim_option *o, const struct want *w, bool rated)
 {
 	return o->fits && (w->kind < 0 || (int)o->kind == w->kind) &&
-	       (!w->gpus || o->gpus == w->gpus) && !(w->rated && o->flash_over_rating) &&
+	       (!w->gpus || o->gpus == w->gpus) && !(rated && o->flash_over_rating) &&
 	       (!w->need || feasible(o, w->need));
 }
 
-/* Index of the best option w admits by the objective (the first of equals), -1 none; then, of
- * the options within FIGURE_TOLERANCE of its figure and its cost (the first tie-break, and the
- * figure of --objective gpus's equals), the one that buys the least hardware. *passed (NULL:
- * not asked) is the best where another was taken, else -1. */
+/* Index of the best option w admits by the objective (the first of equals), of those that write
+ * their drives within their rating where any does; -1 none. Then, of the options within
+ * FIGURE_TOLERANCE of its figure and its cost (the first tie-break, and the figure of
+ * --objective gpus's equals), the one that buys the least hardware. *passed (NULL: not asked)
+ * is the best where another was taken, else -1. */
 static long choose(const struct pool *p, const struct want *w, enum sim_objective obj,
 		   long *passed)
 {
 	long best = -1;
-	for (size_t i = 0; i < p->n; i++)
-		if (eligible(&p->v[i], w) &&
-		    (best < 0 || versus(&p->v[i], &p->v[best], obj) < 0))
-			best = (long)i;
+	bool rated = true;
+	for (;;) {
+		for (size_t i = 0; i < p->n; i++)
+			if (eligible(&p->v[i], w, rated) &&
+			    (best < 0 || versus(&p->v[i], &p->v[best], obj) < 0))
+				best = (long)i;
+		if (best >= 0 || !rated)
+			break;
+		rated = false;
+	}
+	if (passed)
+		*passed = -1;
 	if (best < 0)
 		return -1;
 	double near = figure(&p->v[best], obj) * (1 + FIGURE_TOLERANCE);
@@ -1032,12 +1026,12 @@ static long choose(const struct pool *p, const struct want *w, enum sim_objectiv
 	long take = best;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct sim_option *o = &p->v[i];
-		if (figure(o, obj) <= near && o->cost_total <= dear && eligible(o, w) &&
+		if (figure(o, obj) <= near && o->cost_total <= dear && eligible(o, w, rated) &&
 		    o->purchase_usd < p->v[take].purchase_usd)
 			take = (long)i;
 	}
-	if (passed)
-		*passed = take != best ? best : -1;
+	if (passed && take != best)
+		*passed = best;
 	return take;
 }
 
@@ -1051,7 +1045,7 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 	 * the budget the fastest; level 2, by the deadline the cheapest; level 3, the fastest where
 	 * a deadline was set (what misses it least), else the cheapest (what misses the budget
 	 * least). Each level takes an option that writes its drives within their rating first,
-	 * else one at the drives' expense. */
+	 * else one at the drives' expense (choose). */
 	struct sim_plan_req budget_only = *r, deadline_only = *r;
 	budget_only.deadline = 0;
 	deadline_only.budget = 0;
@@ -1062,17 +1056,14 @@ static long pick(const struct pool *p, int kind, const struct sim_plan_req *r,
 	for (int level = 0; level < 4; level++) {
 		if ((level == 1 || level == 2) && !both)
 			continue;
-		for (int rated = 1; rated >= 0; rated--) {
-			struct want w = {kind, 0, rated, level < 3 ? need[level] : NULL};
-			long take = choose(p, &w, by[level], passed);
-			if (take < 0)
-				continue;
-			if (met)
-				*met = level == 0;
-			return take;
-		}
+		struct want w = {kind, 0, level < 3 ? need[level] : NULL};
+		long take = choose(p, &w, by[level], passed);
+		if (take < 0)
+			continue;
+		if (met)
+			*met = level == 0;
+		return take;
 	}
-	*passed = -1;
 	return -1;
 }
 
@@ -1108,10 +1099,8 @@ static void select_options(struct search *s, struct sim_plan *p)
 		p->fitting++;
 		show[i] = 1;
 		if (r->counts) { /* compare: each kind's choice at each count, as pick makes it */
-			struct want w = {(int)pl->v[i].kind, pl->v[i].gpus, true, NULL};
-			long c = choose(pl, &w, r->objective, NULL);
-			w.rated = false;
-			show[i] = (c >= 0 ? c : choose(pl, &w, r->objective, NULL)) == (long)i;
+			struct want w = {(int)pl->v[i].kind, pl->v[i].gpus, NULL};
+			show[i] = choose(pl, &w, r->objective, NULL) == (long)i;
 			continue;
 		}
 		for (size_t j = 0; j < pl->n && show[i]; j++)

@@ -979,6 +979,37 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --flash none: option $idx planned $want, re-simulated $got"
 fi
+# every row of a plan's table is what its simulate line runs: each option of four plans (GPU-only
+# layouts with pipeline interleaving and partial recompute, context parallelism at 32k tokens,
+# expert parallelism; tiered, tiered-dram, ZeRO-Infinity and ZeRO-3 offload options on a server
+# and on a workstation) emitted and re-simulated reproduces its planned step and GPU peak
+for args in "--model 70b --seq 4096" "--model 70b --seq 32768" "--model mixtral-8x7b --seq 4096" \
+	"--model 8b --seq 2048 --method lora --gpu rtx4090"; do
+	# shellcheck disable=SC2086
+	"$bin" plan $args >"$tmp/plan-all.txt" 2>/dev/null
+	n=0 bad=""
+	for idx in $(awk '/^options:/ {f = 1} f && $1 ~ /^[0-9]+$/ {print $1}' "$tmp/plan-all.txt"); do
+		rm -rf "$tmp/emit-all"
+		# shellcheck disable=SC2086
+		"$bin" plan $args --emit "$tmp/emit-all" --option "$idx" >/dev/null 2>&1
+		roundtrip "$tmp/emit-all"
+		peak=$(sed -n 's/^| GPU memory peak | \(.*\) per GPU |$/\1/p' "$tmp/emit-all/README.md")
+		line=$(sed -n 's/^tierplan simulate //p' "$tmp/emit-all/README.md")
+		# shellcheck disable=SC2086
+		(cd "$tmp/emit-all" && "$abs" simulate $line >"$tmp/rt.txt" 2>/dev/null)
+		n=$((n + 1))
+		if [ -z "$want" ] || [ "$want" != "$got" ] || [ -z "$peak" ] ||
+			! grep -q "^  peak memory  GPU $peak per GPU" "$tmp/rt.txt"; then
+			bad="$bad #$idx (step $want planned, $got re-simulated; peak $peak)"
+		fi
+	done
+	if [ "$n" -ge 5 ] && [ -z "$bad" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: plan $args: $n options, not re-simulated as planned:$bad"
+	fi
+done
 expect 3 "policy zero-infinity needs flash drives" simulate --model 8b --seq 1024 --policy zero-infinity --flash none
 expect 3 "no drives: --flash none" plan --model 8b --seq 1024 --flash pm1743:0
 # torchtune's optimizer in backward: one micro-batch a step, and no DeepSpeed or Megatron-LM

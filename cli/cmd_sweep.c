@@ -160,13 +160,14 @@ static void help(FILE *fp)
 		"                     same, and a grid of mostly unfit points runs ~2x as fast)\n");
 }
 
-/* Point p as `simulate` runs its flags (tp_simulate_argv), or as the memo remembers it. */
-static void run_point(const struct job *j, uint64_t p, struct eng *e, struct row *r)
+/* Point p as `simulate` runs its flags (tp_simulate_argv), or as the memo remembers it; k is
+ * the worker's own key buffer, which its points resolve into one after another. */
+static void run_point(const struct job *j, uint64_t p, struct eng *e, struct memo_key *k,
+		      struct row *r)
 {
 	char *argv[TP_GRID_ARGV], flags[2 * TP_GRID_KEYS][48];
 	int argc = tp_grid_argv(j->g, p, argv, flags);
-	struct memo_key *k = j->memo ? malloc(sizeof *k) : NULL;
-	if (!k) {
+	if (!j->memo) {
 		r->rc = tp_simulate_argv(argc, argv, e, j->skip_unfit, &r->o, NULL, NULL, r->err,
 					 sizeof r->err);
 		return;
@@ -182,7 +183,6 @@ static void run_point(const struct job *j, uint64_t p, struct eng *e, struct row
 			memo_put(j->memo, k, h, r);
 		}
 	}
-	free(k);
 }
 
 /* Whether a point is left to take and the ring has a slot for it (j->mu held). */
@@ -199,8 +199,8 @@ static void mark_filled(struct job *j, uint64_t i)
 		pthread_cond_signal(&j->filled);
 }
 
-/* Point i of the job into its ring slot, on engine e (NULL: out of memory). */
-static void fill(struct job *j, uint64_t i, struct eng *e)
+/* Point i of the job into its ring slot, on engine e (NULL: out of memory) with key buffer k. */
+static void fill(struct job *j, uint64_t i, struct eng *e, struct memo_key *k)
 {
 	struct row *r = &j->rows[i % j->nring];
 	if (!e) {
@@ -208,13 +208,14 @@ static void fill(struct job *j, uint64_t i, struct eng *e)
 		snprintf(r->err, sizeof r->err, "out of memory");
 		return;
 	}
-	run_point(j, j->first + i, e, r);
+	run_point(j, j->first + i, e, k, r);
 }
 
 static void *worker(void *arg)
 {
 	struct job *j = arg;
 	struct eng *e = eng_new();
+	struct memo_key key = {0}; /* the memo's, for this worker's points (run_point) */
 	if (e)
 		eng_keep_history(e, false); /* rows report peaks only */
 	for (;;) {
@@ -230,7 +231,7 @@ static void *worker(void *arg)
 		}
 		uint64_t i = j->next++;
 		pthread_mutex_unlock(&j->mu);
-		fill(j, i, e);
+		fill(j, i, e, &key);
 		pthread_mutex_lock(&j->mu);
 		mark_filled(j, i);
 		pthread_mutex_unlock(&j->mu);
@@ -460,6 +461,7 @@ int cmd_sweep(int argc, char **argv)
 	pthread_t *tid = calloc((size_t)threads, sizeof *tid);
 	long started = 0;
 	struct eng *own = NULL; /* the writer's engine */
+	struct memo_key own_key = {0}; /* and its memo key buffer (run_point) */
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_cond_init(&j.filled, NULL);
 	pthread_cond_init(&j.free, NULL);
@@ -493,7 +495,7 @@ int cmd_sweep(int argc, char **argv)
 			if (room(&j)) {
 				uint64_t k = j.next++;
 				pthread_mutex_unlock(&j.mu);
-				fill(&j, k, own);
+				fill(&j, k, own, &own_key);
 				pthread_mutex_lock(&j.mu);
 				mark_filled(&j, k);
 			} else { /* every point is taken: the workers finish theirs */

@@ -160,6 +160,8 @@ struct eng {
 	size_t nsigbuf, capsigbuf;
 	struct ev *evtmp; /* scratch: the pending events, sorted */
 	size_t capevtmp;
+	void *scratch; /* the builder's (eng_scratch) */
+	size_t capscratch;
 	uint64_t fold_failed;
 	bool fold_stop; /* a fold was found not periodic: the run stops there */
 	bool pool_stop; /* a pool passed its stop level (eng_pool_stop): the run stops there */
@@ -234,7 +236,25 @@ void eng_free(struct eng *e)
 	free(e->cappool);
 	free(e->sigbuf);
 	free(e->evtmp);
+	free(e->scratch);
 	free(e);
+}
+
+void *eng_scratch(struct eng *e, size_t bytes)
+{
+	if (bytes > e->capscratch) {
+		size_t cap = e->capscratch ? e->capscratch : 4096;
+		while (cap < bytes && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		if (cap < bytes)
+			cap = bytes;
+		void *p = realloc(e->scratch, cap);
+		if (!p)
+			return NULL;
+		e->scratch = p;
+		e->capscratch = cap;
+	}
+	return e->scratch;
 }
 
 void eng_reset(struct eng *e)

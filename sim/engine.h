@@ -111,6 +111,11 @@ struct eng *eng_new(void);
 void eng_free(struct eng *e);
 /* Forgets the graph, resources and pools, keeping the allocations for reuse. */
 void eng_reset(struct eng *e);
+/* A buffer of at least `bytes` bytes the engine keeps for its graph's builder from one build to
+ * the next, so that a worker builds configuration after configuration without allocating. Its
+ * contents are the caller's (not zeroed; eng_reset leaves them); it stays valid until the next
+ * call or eng_free. NULL when it cannot grow. */
+void *eng_scratch(struct eng *e, size_t bytes);
 /* Whether pools and power nodes record every change (default) or only their peaks: a search
  * that reads peaks alone saves the histories' cost. */
 void eng_keep_history(struct eng *e, bool keep);

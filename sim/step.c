@@ -2656,15 +2656,39 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 {
 	const struct mdl_arch *a = &x->w->arch;
 	const struct mdl_layout *l = &x->c->layout;
-	/* zeroed for the stages the layout has only (an out-of-range pp is refused below) */
+	/* the stages the layout has only (an out-of-range pp is refused below) */
 	size_t nsg = l->pp >= 1 && l->pp <= SIM_MAX_PP ? l->pp : 1;
-	struct build *bd = calloc(1, sizeof *bd + nsg * sizeof bd->sg[0]);
+	uint32_t vp = mdl_layout_vp(l);
+	/* Micro-batches simulated: without PP three (first, steady, last), four where lagging
+	 * gradient copies make the first a transient (ZeRO-Offload's steady period came out 13 %
+	 * long from the 1st and 2nd micro-batches, 8 % on a step of 16; from the 2nd and 3rd it
+	 * matches a fully simulated step to the ns); with PP enough for 1F1B's warm-up, three
+	 * steady pairs and the cool-down, pp + 3 (pp + 4 gave the same step on all 5,376 points
+	 * of the 530B bench grid and every golden; pp + 2 makes BLOOM's uneven stages, a
+	 * 250k-token vocabulary at each end, 1 % short of its whole 128-micro-batch run, where
+	 * pp + 3 and pp + 4 are 0.1 % long); interleaved, three groups of pp (two give a wrong
+	 * period, three match a whole step of 64 groups to the ns on the cases of
+	 * tests/test_sim.c and the Table 5 layouts). The rest repeat the steady period: (m + pp -
+	 * 1) stage times is linear in m (Narayanan et al. 2021); tests/test_sim.c holds repeated
+	 * steps to whole ones (every_micro_batch). */
+	uint64_t cap = vp > 1 ? 3ull * nsg : nsg > 1 ? nsg + 3ull : 3;
+	if (nsg == 1 && lagging_grad_copies(x))
+		cap = 4;
+	if (x->c->every_micro_batch)
+		cap = UINT64_MAX;
+	x->built = x->m <= cap ? x->m : cap;
+	/* the build and its per-cell task ids in the engine's scratch, the build zeroed: no
+	 * allocation per configuration */
+	size_t head = sizeof(struct build) + nsg * sizeof(struct stage);
+	size_t cells = x->resident_only ? 0 : (size_t)x->built * vp * nsg;
+	struct build *bd = eng_scratch(x->e, head + cells * 6 * sizeof(int));
 	int rc = -1;
 
 	if (!bd) {
 		snprintf(err, errlen, "simulator: out of memory");
 		return -1;
 	}
+	memset(bd, 0, head);
 	bd->x = x;
 	bd->err = err;
 	bd->errlen = errlen;
@@ -2672,7 +2696,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->pp = l->pp;
 	bd->dp = l->dp;
 	bd->shard = mdl_layout_shard(l);
-	bd->vp = mdl_layout_vp(l);
+	bd->vp = vp;
 	if (bd->pp > SIM_MAX_PP || bd->pp == 0 || !mdl_layout_split_ok(a, l)) {
 		snprintf(err, errlen,
 			 "--pp %u x --interleave %u must divide the %llu layers, or the layers plus "
@@ -2681,7 +2705,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			 "%d)",
 			 bd->pp, bd->vp, (unsigned long long)a->layers, l->first, l->last,
 			 SIM_MAX_PP);
-		free(bd);
 		return -1;
 	}
 	/* Megatron's interleaved schedule runs the micro-batches in groups of pp (schedules.py
@@ -2692,7 +2715,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			 "--interleave %u needs micro-batches per step (%llu) that are a multiple of "
 			 "--pp %u: set --global-batch or --grad-accum",
 			 bd->vp, (unsigned long long)x->m, bd->pp);
-		free(bd);
 		return -1;
 	}
 	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
@@ -2840,24 +2862,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		mdl_job_expert_states(a, &x->job, per, &s->ex);
 	}
 
-	/* Micro-batches simulated: without PP three (first, steady, last), four where lagging
-	 * gradient copies make the first a transient (ZeRO-Offload's steady period came out 13 %
-	 * long from the 1st and 2nd micro-batches, 8 % on a step of 16; from the 2nd and 3rd it
-	 * matches a fully simulated step to the ns); with PP enough for 1F1B's warm-up, three
-	 * steady pairs and the cool-down, pp + 3 (pp + 4 gave the same step on all 5,376 points
-	 * of the 530B bench grid and every golden; pp + 2 makes BLOOM's uneven stages, a
-	 * 250k-token vocabulary at each end, 1 % short of its whole 128-micro-batch run, where
-	 * pp + 3 and pp + 4 are 0.1 % long); interleaved, three groups of pp (two give a wrong
-	 * period, three match a whole step of 64 groups to the ns on the cases of
-	 * tests/test_sim.c and the Table 5 layouts). The rest repeat the steady period: (m + pp -
-	 * 1) stage times is linear in m (Narayanan et al. 2021); tests/test_sim.c holds repeated
-	 * steps to whole ones (every_micro_batch). */
-	uint64_t cap = bd->vp > 1 ? 3ull * bd->pp : bd->pp > 1 ? bd->pp + 3ull : 3;
-	if (bd->pp == 1 && lagging_grad_copies(x))
-		cap = 4;
-	if (x->c->every_micro_batch)
-		cap = UINT64_MAX;
-	x->built = x->m <= cap ? x->m : cap;
 	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
 	x->mb_span = 1;
 	if (x->resident_only) {
@@ -2868,12 +2872,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			     : 0;
 		goto out;
 	}
-	size_t cells = (size_t)x->built * bd->vp * bd->pp;
-	bd->f_first = malloc(cells * 6 * sizeof(int));
-	if (!bd->f_first) {
-		snprintf(err, errlen, "simulator: out of memory");
-		goto out;
-	}
+	bd->f_first = (int *)((char *)bd + head);
 	bd->f_send = bd->f_first + cells;
 	bd->b_first = bd->f_send + cells;
 	bd->b_last = bd->b_first + cells;
@@ -2952,8 +2951,6 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	}
 	rc = 0;
 out:
-	free(bd->f_first);
-	free(bd);
 	return rc;
 }
 

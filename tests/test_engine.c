@@ -538,6 +538,24 @@ static void folds_find_a_cycle_of_blocks(void)
 	eng_free(e);
 }
 
+/* The builder's scratch is the same buffer from one build to the next: kept by eng_reset, its
+ * contents the caller's, moved only when a build asks for more than it holds. */
+static void the_scratch_is_kept_between_builds(void)
+{
+	struct eng *e = eng_new();
+	unsigned char *p = eng_scratch(e, 100);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	memset(p, 0xab, 100);
+	eng_reset(e);
+	CU_ASSERT_PTR_EQUAL(eng_scratch(e, 50), p);
+	CU_ASSERT_EQUAL(p[99], 0xab);
+	unsigned char *q = eng_scratch(e, 1 << 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	CU_ASSERT_EQUAL(q[0], 0xab); /* grown, what it held kept */
+	CU_ASSERT_PTR_EQUAL(eng_scratch(e, 100), q);
+	eng_free(e);
+}
+
 int suite_engine(void)
 {
 	static const struct test_case cases[] = {
@@ -565,6 +583,7 @@ int suite_engine(void)
 		{"a folded run stops at the whole graph's level",
 		 a_folded_run_stops_at_the_whole_graphs_level},
 		{"folds find a cycle of blocks", folds_find_a_cycle_of_blocks},
+		{"the builder's scratch is kept between builds", the_scratch_is_kept_between_builds},
 	};
 	return add_suite("engine", cases, sizeof cases / sizeof cases[0]);
 }

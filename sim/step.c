@@ -2677,12 +2677,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	if (x->c->every_micro_batch)
 		cap = UINT64_MAX;
 	x->built = x->m <= cap ? x->m : cap;
-	/* the build and its per-cell task ids in the engine's scratch, the build zeroed: no
-	 * allocation per configuration */
+	/* the build and its six per-cell task ids (f_first, f_send, b_first, b_last, b_send,
+	 * b_done) in the engine's scratch, the build zeroed: no allocation per configuration */
 	size_t head = sizeof(struct build) + nsg * sizeof(struct stage);
 	size_t cells = x->resident_only ? 0 : (size_t)x->built * vp * nsg;
 	struct build *bd = eng_scratch(x->e, head + cells * 6 * sizeof(int));
-	int rc = -1;
 
 	if (!bd) {
 		snprintf(err, errlen, "simulator: out of memory");
@@ -2849,7 +2848,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	}
 
 	if (machine(bd))
-		goto out;
+		return -1;
 	bd->edge = fold_edge(bd);
 	bd->hbm_bw = eng_resource_at(x->e, x->mc.hbm[0])->capacity;
 
@@ -2867,10 +2866,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	if (x->resident_only) {
 		bd->setup = task(bd, "setup", -1, 0, 0, 0, NULL, NULL);
 		bd->done = task(bd, "step done", -1, 0, 0, 0, NULL, NULL);
-		rc = bd->setup < 0 || bd->done < 0 || dep(bd, bd->setup, bd->done) || resident(bd)
-			     ? -1
-			     : 0;
-		goto out;
+		return bd->setup < 0 || bd->done < 0 || dep(bd, bd->setup, bd->done) || resident(bd)
+			       ? -1
+			       : 0;
 	}
 	bd->f_first = (int *)((char *)bd + head);
 	bd->f_send = bd->f_first + cells;
@@ -2883,7 +2881,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 
 	bd->setup = task(bd, "setup", -1, 0, 0, 0, NULL, NULL);
 	if (bd->setup < 0)
-		goto out;
+		return -1;
 
 	/* 1F1B per stage (Narayanan et al. 2021): pp-g-1 warm-up forwards, then one forward and
 	 * one backward alternately, then the remaining backwards. Interleaved (Megatron's
@@ -2909,10 +2907,10 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				c = bd->vp - 1 - c;
 			enter_chunk(bd, g, c);
 			if (fwd ? forward(bd, g, k, c) : backward(bd, g, k, c, k == M - 1))
-				goto out;
+				return -1;
 		}
 		if (update(bd, g))
-			goto out;
+			return -1;
 	}
 	for (uint64_t k = 0; k < M; k++)
 		for (uint32_t c = 0; c < bd->vp; c++)
@@ -2927,21 +2925,21 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 							   : -1;
 				if (dep(bd, bd->setup, bd->f_first[i]) || dep(bd, fin, bd->f_first[i]) ||
 				    dep(bd, bin, bd->b_first[i]))
-					goto out;
+					return -1;
 			}
 	bd->done = task(bd, "step done", -1, 0, 0, 0, NULL, NULL);
 	if (bd->done < 0)
-		goto out;
+		return -1;
 	for (uint32_t g = 0; g < bd->pp; g++) {
 		struct stage *s = &bd->sg[g];
 		if (dep(bd, s->last_update, bd->done) || dep(bd, s->last_bwd_comm, bd->done))
-			goto out;
+			return -1;
 		for (uint32_t c = 0; c < bd->vp; c++)
 			if (dep(bd, bd->b_last[cell(bd, M - 1, c, g)], bd->done))
-				goto out;
+				return -1;
 	}
 	if (resident(bd))
-		goto out;
+		return -1;
 	if (M < x->m) {
 		uint64_t k0, span;
 		steady_marks(bd, &k0, &span);
@@ -2949,9 +2947,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		x->mb_end[0] = bd->b_done[cell(bd, k0, 0, 0)];
 		x->mb_end[1] = bd->b_done[cell(bd, k0 + span, 0, 0)];
 	}
-	rc = 0;
-out:
-	return rc;
+	return 0;
 }
 
 int step_ckpt_variant(struct step_ctx *x, int v)

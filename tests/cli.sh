@@ -1837,6 +1837,51 @@ else
 	echo "FAIL: sweep: a point repeating a configuration does not have simulate's row:" \
 		"$(head -4 "$tmp/gd-1.csv") $(cat "$tmp/err")"
 fi
+# every policy, method and GPU count of a grid: a sweep's engine keeps no history, so it folds
+# each pass's repeating middle and reuses its workers' engines from point to point, where
+# simulate builds every block of one configuration on a fresh engine; each row must still be
+# simulate's to rounding (step, each tier's peak, whether it fits), on two threads
+cat >"$tmp/gp.json" <<'GRID'
+{"base": {"seq": 2048, "global-batch": 32, "flash": "pm1743:2", "dram": "512GiB"},
+ "grid": {"model": ["8b", "mixtral-8x7b"], "method": ["full", "lora", "qlora"],
+          "policy": ["gpu", "tiered", "tiered-dram", "zero-infinity", "zero-offload",
+                     "zero3-offload"],
+          "gpus": [1, 8]}}
+GRID
+"$bin" sweep --grid "$tmp/gp.json" --format jsonl --threads 2 >"$tmp/gp.jsonl" 2>"$tmp/err"
+if python3 - "$bin" "$tmp/gp.json" "$tmp/gp.jsonl" <<'PY'
+import json, subprocess, sys
+base = json.load(open(sys.argv[2]))["base"]
+rows = [json.loads(l) for l in open(sys.argv[3])]
+bad = [] if len(rows) == 72 and sum(not r["fits"] for r in rows) < 36 else ["rows"]
+for r in rows:
+    flags = dict(base, **r["point"])
+    cmd = [sys.argv[1], "simulate", "--format", "json"]
+    for k, v in flags.items():
+        cmd += ["--" + k, str(v)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if "error" in r or p.returncode not in (0, 1):
+        bad.append(r["point"])
+        continue
+    s = json.loads(p.stdout)
+    same = s["fits"] == r["fits"] and \
+        abs(s["step_seconds"] - r["step_seconds"]) <= 1e-9 * s["step_seconds"]
+    for t in ("gpu", "dram", "flash"):
+        a, b = r["peak_bytes"][t], s["peak_bytes"][t]
+        same = same and (a is None) == (b is None) and (a is None or abs(a - b) <= 1e-6 * b + 1)
+    if not same:
+        bad.append(r["point"])
+if bad:
+    print(bad[:3])
+sys.exit(1 if bad else 0)
+PY
+then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: sweep rows across policies, methods and GPU counts are not simulate's" \
+		"$(cat "$tmp/err")"
+fi
 # simulate --format csv: the header and the row sweep writes for the same point (less its index
 # and point columns), so one configuration's row joins a sweep's; md: the report's step and its
 # resources as a Markdown table

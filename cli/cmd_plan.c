@@ -150,6 +150,17 @@ static int run(int argc, char **argv, bool compare)
 	/* zero3-offload as --offload-param (or the config) says, else both ways */
 	req.params_fixed = req.policy || tp_opts_given(&o, "offload-param");
 	req.params_on_gpu = !strcmp(o.offload_param, "no");
+	/* Twin-Flow's ratio as given (or the config's), else searched beside each zero3-offload
+	 * option with the parameters on the GPUs */
+	req.ratio_fixed = req.policy || tp_opts_given(&o, "offload-ratio");
+	if (o.offload_ratio < 1 && req.params_fixed && !req.params_on_gpu) {
+		snprintf(err, sizeof err,
+			 "--offload-ratio %g keeps part of zero3-offload's optimizer on the GPUs, "
+			 "which needs the parameters there too: --offload-param no",
+			 o.offload_ratio);
+		rc = cli_fail(EXIT_INVALID, cmd, err);
+		goto out;
+	}
 	bool mp;
 	if (tp_yes_no("--model-parallel", o.model_parallel, &mp, err, sizeof err)) {
 		rc = cli_fail(EXIT_INVALID, cmd, err);

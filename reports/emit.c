@@ -184,12 +184,19 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	fprintf(fp, "  \"gradient_clipping\": %s,\n", f->no_clip_grad ? "0.0" : "1.0");
 	fprintf(fp, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
 	bool nvme = opt && !strcmp(opt, "nvme");
+	/* Twin-Flow's ratio where the option keeps part of the optimizer on the GPUs; "%.6g"
+	 * writes back the ratio the plan ran (plan.c, twin_ratio) */
+	char twin[48] = "";
+	if (o->params_on_gpu && o->twin_gpu > 0)
+		snprintf(twin, sizeof twin, ", \"ratio\": %.6g", 1 - o->twin_gpu);
 	if (opt) /* --swap-pipeline: the swapper's pipeline the plan simulated */
-		fprintf(fp,
-			"    \"offload_optimizer\": {\"device\": \"%s\"%s, \"pin_memory\": true%s%s},\n",
-			opt, nvme ? ", \"nvme_path\": \"/local_nvme\"" : "",
-			nvme && f->swap_read_ahead ? ", \"pipeline_read\": true" : "",
-			nvme && f->swap_write_behind ? ", \"pipeline_write\": true" : "");
+		fprintf(
+		    fp,
+		    "    \"offload_optimizer\": {\"device\": \"%s\"%s, \"pin_memory\": true%s%s%s},"
+		    "\n",
+		    opt, nvme ? ", \"nvme_path\": \"/local_nvme\"" : "",
+		    nvme && f->swap_read_ahead ? ", \"pipeline_read\": true" : "",
+		    nvme && f->swap_write_behind ? ", \"pipeline_write\": true" : "", twin);
 	if (par && !strcmp(par, "nvme")) /* the swap buffers the plan counted in DRAM (step.h) */
 		fprintf(fp, "    \"offload_param\": {\"device\": \"nvme\", \"nvme_path\": "
 			    "\"/local_nvme\", \"pin_memory\": true, \"buffer_count\": %u, "
@@ -201,8 +208,8 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	else if (par)
 		fprintf(fp, "    \"offload_param\": {\"device\": \"%s\", \"pin_memory\": true},\n",
 			par);
-	if (f->sub_group > 0 && stage == 3)
-		fprintf(fp, "    \"sub_group_size\": %.0f,\n", f->sub_group);
+	if ((f->sub_group > 0 || twin[0]) && stage == 3) /* what Twin-Flow's ratio counts */
+		fprintf(fp, "    \"sub_group_size\": %.0f,\n", step_sub_group(f));
 	fprintf(fp, "    \"reduce_bucket_size\": %.0f,\n", reduce_bucket(r, o));
 	fprintf(fp, "    \"overlap_comm\": %s\n  }", f->no_grad_overlap ? "false" : "true");
 	if (par && !strcmp(par, "nvme"))

@@ -117,6 +117,15 @@ static void add_result(cJSON *j, const struct sim_option *o)
 		cJSON_AddStringToObject(j, "offload_param", o->params_on_gpu ? "none" : "cpu");
 	else
 		cJSON_AddNullToObject(j, "offload_param");
+	/* zero3-offload (opt): the Twin-Flow ratio (offload_optimizer.ratio), and the share of
+	 * the rank's parameters whose optimizer that keeps on the GPU */
+	if (o->params_on_gpu) {
+		cJSON_AddNumberToObject(j, "offload_ratio", 1 - o->twin_gpu);
+		cJSON_AddNumberToObject(j, "optimizer_on_gpu", o->opt_gpu);
+	} else {
+		cJSON_AddNullToObject(j, "offload_ratio");
+		cJSON_AddNullToObject(j, "optimizer_on_gpu");
+	}
 	cJSON_AddStringToObject(j, "recompute", mdl_recompute_name(o->recompute));
 	cJSON_AddNumberToObject(j, "recompute_layers", o->recompute_layers);
 	cJSON_AddStringToObject(j, "loss", mdl_loss_name(o->loss));
@@ -301,6 +310,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(x, "checkpoint_wrap", f->ckpt_outside ? "outside" : "inside");
 	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));
 	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
+	cJSON_AddNumberToObject(x, "offload_ratio", 1 - f->twin_gpu);
 
 	h = cJSON_AddObjectToObject(root, "hardware");
 	g = cJSON_AddObjectToObject(h, "gpu");

@@ -227,7 +227,7 @@ static const char *kind_name(const struct sim_option *o)
 static bool same_bar(const struct sim_option *a, const struct sim_option *b)
 {
 	return a->kind == b->kind && a->gpus == b->gpus && !strcmp(a->policy, b->policy) &&
-	       a->params_on_gpu == b->params_on_gpu &&
+	       a->params_on_gpu == b->params_on_gpu && a->twin_gpu == b->twin_gpu &&
 	       !memcmp(&a->gpu_mem, &b->gpu_mem, sizeof a->gpu_mem);
 }
 
@@ -417,6 +417,7 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 	}
 	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true, true};
 	c.params_on_gpu = o->params_on_gpu;
+	c.twin_gpu = o->params_on_gpu ? o->twin_gpu : 0;
 	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || (rc = rpt_file_open(&d, dir, "occupancy.dat",
 									     "--report", err, errlen)))
 		goto out;

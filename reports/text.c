@@ -29,6 +29,17 @@ static const char *tier_nodes(const struct sim_plan *p, char *buf, size_t n)
 	return buf;
 }
 
+/* An option's policy as the tables name it: sim_option_policy's, with Twin-Flow's ratio where
+ * zero3-offload keeps part of the optimizer on the GPUs ("zero3-offload (opt r0.7)"). */
+static const char *policy_label(const struct sim_option *o, char *buf, size_t n)
+{
+	if (o->params_on_gpu && o->twin_gpu > 0)
+		snprintf(buf, n, "zero3-offload (opt r%g)", 1 - o->twin_gpu);
+	else
+		snprintf(buf, n, "%s", sim_option_policy(o));
+	return buf;
+}
+
 static void layout_str(const struct sim_option *o, char *buf, size_t n, bool narrow)
 {
 	char d[32], v[16] = "";
@@ -40,13 +51,14 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n, bool nar
 	mdl_layout_groups_str(&o->layout, !narrow, e, sizeof e);
 	snprintf(t, sizeof t, "tp%u%s%.0u", o->layout.tp, etp && narrow ? "e" : "",
 		 etp && narrow ? mdl_layout_etp(&o->layout) : 0);
+	char pol[48];
 	if (o->kind == SIM_TIERED) /* the DRAM and drives are each node's */
-		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s%s", sim_option_policy(o), o->layout.dp,
-			 cfg_fmt_bytes(o->dram, d, sizeof d), o->flash_count ? " + " : "",
-			 o->flash_count,
+		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s%s", policy_label(o, pol, sizeof pol),
+			 o->layout.dp, cfg_fmt_bytes(o->dram, d, sizeof d),
+			 o->flash_count ? " + " : "", o->flash_count,
 			 o->flash_count > 1 ? " drives"
-			 : o->flash_count  ? " drive"
-					   : "",
+			 : o->flash_count   ? " drive"
+					    : "",
 			 o->nodes > 1 ? " per node" : "");
 	else
 		snprintf(buf, n, "%s pp%u%s dp%u%s zero%u%s%.0u", t, o->layout.pp, v,
@@ -72,8 +84,9 @@ static const char *narrow_rc(const struct sim_option *o, char *buf, size_t len)
 /* The narrow options table's layout cell: DRAM and drives have columns of their own there. */
 static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
 {
+	char pol[48];
 	if (o->kind == SIM_TIERED)
-		snprintf(buf, n, "%s dp%u", sim_option_policy(o), o->layout.dp);
+		snprintf(buf, n, "%s dp%u", policy_label(o, pol, sizeof pol), o->layout.dp);
 	else
 		layout_str(o, buf, n, true);
 }
@@ -349,12 +362,14 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			pre);
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
-	char fw[384], al[48] = "";
+	char fw[448], al[48] = "", tw[48] = "";
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
+	if (f->twin_gpu > 0)
+		snprintf(tw, sizeof tw, ", offload-ratio %g", 1 - f->twin_gpu);
 	snprintf(fw, sizeof fw,
 		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%soverlap-grad-reduce %s, %s"
-		 "reduce-bucket %s, swap-pipeline %s (each where its policy runs it)",
+		 "reduce-bucket %s, swap-pipeline %s%s (each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
 		 : f->opt_foreach	   ? "foreach-optimizer yes, "
@@ -367,7 +382,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",
 		 f->no_grad_overlap ? "no" : "yes",
 		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
-		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f));
+		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f), tw);
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);
 	char lay[224], most[48] = "";
@@ -851,11 +866,13 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	recommendation(fp, r);
 
 	bool opt = false; /* a zero3-offload option with its parameters on the GPUs */
+	bool twin = false; /* one with part of its optimizer on the GPUs too (Twin-Flow) */
 	bool folded = false; /* an option with its experts over fewer TP ranks (tpNeM) */
 	int lw = 26;      /* the narrow table's layout column: as wide as its widest cell */
 	for (int i = 0; i < p->noptions; i++) {
 		char lay[96];
 		opt |= p->options[i].params_on_gpu;
+		twin |= p->options[i].params_on_gpu && p->options[i].twin_gpu > 0;
 		folded |= p->options[i].kind == SIM_GPU_ONLY &&
 			  mdl_layout_etp(&p->options[i].layout) < p->options[i].layout.tp;
 		narrow_layout(&p->options[i], lay, sizeof lay);
@@ -864,7 +881,7 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 	char note[112], beyond[128] = "";
 	if (host_tiers_note(r, note, sizeof note))
 		snprintf(beyond, sizeof beyond, ";\n   %s", note);
-	fprintf(fp, "\n%s\n  (%s%s%s%s)\n",
+	fprintf(fp, "\n%s\n  (%s%s%s%s%s)\n",
 		r->req->counts ? "options at each GPU count"
 			       : "options: the Pareto front of cost, runtime and peak power",
 		r->wide ? "GPU peak per GPU; DRAM used and flash per node; buy = hardware to buy"
@@ -876,6 +893,9 @@ void rpt_plan_text(FILE *fp, const struct rpt_plan *r)
 		opt ? ";\n   (opt) = ZeRO-3 with the optimizer alone offloaded, the parameters on "
 		      "the GPUs (--offload-param no)"
 		    : "",
+		twin ? ";\n   rR = the CPU steps that share of the optimizer, the GPUs the rest "
+		       "(DeepSpeed's Twin-Flow, --offload-ratio R)"
+		     : "",
 		beyond);
 	if (r->wide)
 		fprintf(fp, "  %-2s %-8s %5s %-44s %2s %-9s %9s %9s %9s %9s %8s %8s %8s %9s %9s %11s "
@@ -1166,6 +1186,24 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 		fprintf(fp, "  host         %s\n", r->hw->host.name);
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
+	if (o->params_on_gpu && o->twin_gpu > 0) {
+		char tw[200];
+		if (o->opt_gpu > 0)
+			snprintf(
+			    tw, sizeof tw,
+			    "Twin-Flow (--offload-ratio %g): %.0f %% of each rank's parameters "
+			    "stepped on its GPU, their fp32 state and gradients kept there; the "
+			    "rest by CPU Adam",
+			    1 - o->twin_gpu, 100 * o->opt_gpu);
+		else
+			snprintf(
+			    tw, sizeof tw,
+			    "Twin-Flow (--offload-ratio %g): no whole optimizer sub-group of a "
+			    "rank falls to the GPU at this ratio (DeepSpeed's sub_group_size): "
+			    "all on the CPU",
+			    1 - o->twin_gpu);
+		wrap_at(fp, "  ", 13, "optimizer", tw);
+	}
 	/* the sequences a step trains: the global batch rounded up to whole micro-batches on every
 	 * data-parallel replica */
 	char step[320];

@@ -104,7 +104,7 @@ static const struct reason offload_ignored[] = {
 	{"buffer_size", ""},
 	{"max_in_cpu", "not modelled"},
 	{"fast_init", "initialisation is outside the step"},
-	{"ratio", "not modelled: the whole optimizer state is offloaded (ZeRO++ partial offload)"},
+	{"ratio", ""}, /* read below (twin_flow) */
 	{"device", ""},
 	{"pipeline_read", ""},
 	{"pipeline_write", ""},
@@ -370,6 +370,31 @@ static int data_types(struct walk *w, const cJSON *dt)
 	return bad(w, k, "must be fp32, fp16 or bf16 (or DeepSpeed's other names for them)");
 }
 
+/* offload_optimizer.ratio, ZeRO-Offload++ Twin-Flow's share of the optimizer on the CPU
+ * (offload_config.py: 0 to 1, default 1; "only valid with ZeRO Stage 3"): --offload-ratio where
+ * the config offloads the optimizer alone to the CPU at stage 3 (`modelled`), else noted as
+ * simulated with the whole optimizer offloaded. 0 ok, -1 bad. */
+static int twin_flow(struct walk *w, const cJSON *z, bool modelled)
+{
+	const char *key = "zero_optimization.offload_optimizer.ratio";
+	const cJSON *oo = cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer");
+	const cJSON *it = cJSON_IsObject(oo) ? cJSON_GetObjectItemCaseSensitive(oo, "ratio") : NULL;
+	if (!it)
+		return 0;
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= 1))
+		return bad(w, key, "must be a number from 0 to 1");
+	char v[32];
+	snprintf(v, sizeof v, "%.15g", it->valuedouble);
+	if (modelled)
+		set(w->ds, "offload-ratio", key, v);
+	else if (it->valuedouble < 1)
+		note(w->ds,
+		     "ignored %s %s: Twin-Flow is modelled at stage 3 with the optimizer alone "
+		     "offloaded to the CPU; simulated with the whole optimizer offloaded",
+		     key, v);
+	return 0;
+}
+
 /* zero_optimization: the stage and offload targets become the policy (and --zero). */
 static int zero(struct walk *w, const cJSON *z)
 {
@@ -456,6 +481,8 @@ static int zero(struct walk *w, const cJSON *z)
 		return bad(w, "zero_optimization.offload_optimizer.device",
 			   "nvme needs stage 3 (the config has stage %llu)",
 			   (unsigned long long)stage);
+	if (twin_flow(w, z, !auto_stage && stage == 3 && opt == 1 && !par))
+		return -1;
 	char v[8];
 	if (!opt && !par) {
 		set(ds, "policy", "zero_optimization", "gpu");

@@ -484,6 +484,7 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				"--overlap-grad-reduce')"),
 		       EXIT_INVALID;
 	c->no_clip_grad = !clip;
+	c->twin_gpu = 1.0 - o->offload_ratio;
 	c->prefetch = (uint32_t)o->prefetch;
 	if (strcmp(o->backward_prefetch, "pre") && strcmp(o->backward_prefetch, "post"))
 		return snprintf(err, errlen, "--backward-prefetch: '%s' (allowed: pre, post)",

@@ -329,6 +329,14 @@ static const struct opt table[] = {
 	 "policy zero3-offload: the parameters in pinned DRAM, fetched over PCIe for every pass "
 	 "(DeepSpeed's offload_param: cpu), or no: partitioned on the GPUs and all-gathered, only "
 	 "the optimizer on the CPU (offload_optimizer alone)"},
+	{"offload-ratio", O_REAL, OFF(offload_ratio), 0, 1, "1", false, "fraction", P,
+	 "policy zero3-offload with --offload-param no: the share of the optimizer the CPU steps, "
+	 "the rest kept and stepped on the GPUs, as DeepSpeed's ZeRO-Offload++ Twin-Flow does "
+	 "with offload_optimizer ratio R: the first int((1 - R) x n) of a rank's n optimizer "
+	 "sub-groups (--deepspeed's sub_group_size, 1e9 parameters by default) stay on its GPU, "
+	 "their fp32 state and gradients 16 B a parameter there (1: the whole optimizer on the "
+	 "CPU, DeepSpeed's default; a rank with one sub-group keeps it on the CPU for any ratio "
+	 "above 0)"},
 	{"activation-offload", O_STR, OFF(activation_offload), 0, 0, "no", false, "yes|no", P,
 	 "copy the activations kept for backward to pinned DRAM as forward makes them and back "
 	 "ahead of backward (torchtune's enable_activation_offloading; policy gpu)"},

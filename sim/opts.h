@@ -78,6 +78,7 @@ struct tp_opts {
 	const char *fp8_all_gather;         /* yes | no */
 	const char *fp8_recipe;             /* auto | te | torchao */
 	double tokens, epochs, dataset_tokens, dram;
+	double offload_ratio; /* zero3-offload's Twin-Flow: the optimizer's share on the CPU */
 	double amortize_years, pue, usd_per_kwh;
 	double gpu_headroom; /* fraction of each GPU's memory kept free */
 	double lora_dropout; /* PEFT lora_dropout */

@@ -130,6 +130,8 @@ struct search {
 	struct sim_plan *plan; /* its no_placement filled when the tasks merge */
 	bool params_on_gpu;    /* the host-tier task's zero3-offload keeps the parameter shards
 				* on the GPUs (--offload-param no) */
+	double twin_gpu;       /* and this share of its optimizer sub-groups too (1 - the
+				* Twin-Flow ratio: sim_config.twin_gpu) */
 	bool misses_unused;    /* the GPU-only search has fit: no closest miss is reported */
 };
 
@@ -659,6 +661,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 	cf.recompute_fixed = s->req->recompute_fixed;
 	cf.loss_fixed = s->req->loss_fixed;
 	cf.params_on_gpu = s->params_on_gpu;
+	cf.twin_gpu = s->params_on_gpu ? s->twin_gpu : 0;
 	cf.stop_unfit = fit_only;
 	int rc = sim_run(s->eng, &cw, hw, s->e, &cf, o, s->err, s->errlen);
 	if (rc > 0) { /* no placement for the fixed recompute: not an option */
@@ -669,6 +672,72 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 		return -1;
 	(*s->count)++;
 	return o->fits ? keep(&s->pool, o, s->err, s->errlen) : 0;
+}
+
+/* 1 - the Twin-Flow ratio R that keeps g of a shard's n optimizer sub-groups on the GPU, R the
+ * shortest decimal (at most 6 digits) whose int((1 - R) x n) is g: any R in
+ * (1 - (g + 1) / n, 1 - g / n], as step_twin_gpu_share reads it back; 0 where none is. */
+static double twin_ratio(const struct sim_config *f, double shard, double n, double g)
+{
+	struct sim_config c = {.sub_group = f->sub_group};
+	double want = g * step_sub_group(f) / shard;
+	for (int d = 1; d <= 6; d++) {
+		double unit = pow(10, -d), top = floor((1 - g / n) / unit);
+		for (double k = top; k >= top - 1 && k * unit > 1 - (g + 1) / n; k--) {
+			char v[16];
+			snprintf(v, sizeof v, "%.*f", d, k * unit);
+			c.twin_gpu = 1 - strtod(v, NULL);
+			if (step_twin_gpu_share(&c, shard) == want)
+				return c.twin_gpu;
+		}
+	}
+	return 0;
+}
+
+/* Runs host_twin makes for one option at most: a sub-group fewer each time the last did not fit
+ * [U: a bound on work, not a model constant] */
+#define TWIN_TRIES 3
+
+/*
+ * DeepSpeed's advice for Twin-Flow (Megatron-DeepSpeed's offload_pp tutorial): the ratio as low
+ * as the GPUs' memory allows. Beside a fitting zero3-offload run with the parameters on the GPUs
+ * (`base`, the whole optimizer on the CPU): the most of a rank's optimizer sub-groups its GPU
+ * has room for, each taking its fp32 master weights, moments and gradients there (the
+ * optimizer's and the host gradients' bytes a parameter) in the allocator's reserve, less the
+ * foreach temporary of one at the step; run at the ratio that keeps them (twin_ratio), and
+ * with a sub-group fewer while a run does not fit. Kept when it fits (host_one). At least one
+ * whole sub-group stays on the CPU: with less (a last sub-group of a few parameters) it is
+ * ZeRO-3 on the GPUs in all but name, the GPU-only search's. 0 ok, -1 error.
+ */
+static int host_twin(struct search *s, const struct sim_policy *pol, uint32_t n, uint64_t mb,
+		     const struct mdl_hw *hw, const struct sim_option *base)
+{
+	struct mdl_states st;
+	mdl_job_states(&s->w->arch, &s->w->job, &st);
+	const struct sim_config *f = sim_plan_framework(s->req);
+	const struct step_place none = {0}; /* the host gradients' bytes of a plain placement */
+	double shard = (double)st.trainable_params / n, sg = step_sub_group(f);
+	double groups = ceil(shard / sg);
+	double per = (st.optimizer_bytes / fmax(1.0, (double)st.trainable_params) +
+		      step_host_grad_bytes(&none)) *
+		     (1 + SIM_ALLOC_SLACK);
+	double temp = mdl_job_state_bytes(&s->w->job) * fmin(sg, shard) * (1 + SIM_ALLOC_SLACK);
+	double room = hw->gpu.memory - base->peak_gpu - temp;
+	double g = fmin(floor(shard / sg) - 1, floor(room / (sg * per)));
+	for (int k = 0; k < TWIN_TRIES && g >= 1; k++, g--) {
+		double twin = twin_ratio(f, shard, groups, g);
+		if (!(twin > 0))
+			return 0; /* too many sub-groups for a ratio of 6 digits */
+		struct sim_option x;
+		s->twin_gpu = twin;
+		int rc = host_one(s, pol, n, mb, hw, true, &x);
+		s->twin_gpu = 0;
+		if (rc < 0)
+			return -1;
+		if (x.fits)
+			break;
+	}
+	return 0;
 }
 
 /* The drive count after c on the ladder to a full bay: doubling, the bay count last. */
@@ -732,6 +801,9 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			}
 			fits++;
 			within |= !o.flash_over_rating;
+			if (s->params_on_gpu && !s->req->ratio_fixed && !o.stopped &&
+			    host_twin(s, pol, n, mbs[b], &hw, &o) < 0)
+				return -1;
 			/* the drives: from the fewest that hold it, doubling, to a full bay (the
 			 * default count is simulated already); a count that does not fit is no
 			 * option, and no closer miss than this one; past two sizes, none */
@@ -812,6 +884,7 @@ static void *host_worker(void *arg)
 		ts.err = t->err;
 		ts.errlen = sizeof t->err;
 		ts.params_on_gpu = t->params_on_gpu;
+		ts.twin_gpu = t->params_on_gpu ? sim_plan_framework(hw->s->req)->twin_gpu : 0;
 		t->rc = t->pol ? host_count(&ts, t->pol, t->n, hw->drams, hw->nd, &t->closest)
 			       : gpu_only(&ts);
 		t->fewest = ts.fewest;

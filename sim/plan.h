@@ -99,6 +99,11 @@ struct sim_plan_req {
 	/* zero3-offload only one way (--offload-param, or --deepspeed): keeping the parameter
 	 * shards on the GPUs (params_on_gpu, --offload-param no) or in pinned DRAM; else both */
 	bool params_fixed, params_on_gpu;
+	/* zero3-offload with the parameters on the GPUs runs the framework's --offload-ratio
+	 * (given, or a --deepspeed config's offload_optimizer.ratio); else the whole optimizer on
+	 * the CPU, and beside each such option that fits the Twin-Flow ratio its GPUs have room
+	 * for (plan.c, host_twin) */
+	bool ratio_fixed;
 	/* the framework's settings every option runs with, each policy taking those it runs
 	 * (tp_framework_config: prefetch, overlap, clipping, foreach AdamW, swap pipeline,
 	 * buckets, DeepSpeed's buffers; the rest of it is ignored); NULL: the defaults */

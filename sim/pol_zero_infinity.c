@@ -23,7 +23,10 @@
  * the CPU-resident parameters (published.md 9.5: "CPU-resident fp16 params when offload_param:
  * cpu (2 Psi) ... x2"). With --offload-param no it is ZeRO-3 with offload_optimizer alone: the
  * weight shards stay on the GPUs and are all-gathered there, the updated shard goes back up
- * after the CPU step, and DRAM holds no parameters. With --optimizer-in-backward it is PyTorch
+ * after the CPU step, and DRAM holds no parameters; with --offload-ratio below 1 as well
+ * (DeepSpeed's ZeRO-Offload++ Twin-Flow) the first optimizer sub-groups stay on the GPU, their
+ * fp32 state and gradients there, stepped by torch.optim.AdamW beside the CPU's step of the
+ * rest, and only the rest goes up afterwards. With --optimizer-in-backward it is PyTorch
  * FSDP's CPU offload under torchtune's optimizer_in_bwd: the CPU steps each layer as backward
  * lands its gradients.
  * Gradients leave the GPU as DeepSpeed's ZeRO-3 copies them (step.c grads_to_host: the
@@ -83,6 +86,9 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * source and config docs]. No pinned parameter copy: the reserve alone. */
 		x->pl.fetch = c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
 		x->pl.dram_fixed = STEP_DRAM_RESERVE;
+		/* --offload-ratio: Twin-Flow keeps the first sub-groups on the GPU */
+		x->pl.opt_gpu = step_twin_gpu_share(
+		    c, (double)mdl_job_trainable(&x->w->arch, &x->job) / c->layout.dp);
 		return 0;
 	}
 	if (t == ON_CPU) {

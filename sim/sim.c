@@ -251,6 +251,8 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->micro_simulated = x->built;
 	o->ckpt_in_dram = x->pl.ckpt == W_DRAM;
 	o->params_on_gpu = x->c->params_on_gpu;
+	o->twin_gpu = x->c->twin_gpu;
+	o->opt_gpu = x->pl.opt_gpu;
 	o->host_fixed = x->pl.dram_fixed;
 	o->mark0 = o->mark1 = -1;
 
@@ -612,6 +614,19 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 			 "only the optimizer offloaded: policy zero3-offload without "
 			 "--optimizer-in-backward (got %s%s)",
 			 c->policy->name, c->opt_in_bwd ? ", --optimizer-in-backward yes" : "");
+		return -1;
+	}
+	if (c->twin_gpu > 0 && !(c->params_on_gpu && !c->opt_in_bwd &&
+				 strcmp(c->policy->name, "zero3-offload") == 0)) {
+		snprintf(
+		    err, errlen,
+		    "--offload-ratio %g keeps part of DeepSpeed ZeRO-3's offloaded optimizer on "
+		    "the GPUs (ZeRO-Offload++ Twin-Flow): policy zero3-offload with "
+		    "--offload-param no (got %s%s)",
+		    1 - c->twin_gpu, c->policy->name,
+		    strcmp(c->policy->name, "zero3-offload") != 0 ? ""
+		    : c->opt_in_bwd				  ? ", --optimizer-in-backward yes"
+								  : ", --offload-param yes");
 		return -1;
 	}
 	if ((c->swap_read_ahead || c->swap_write_behind) &&

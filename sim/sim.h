@@ -56,6 +56,10 @@ struct sim_option {
 	enum mdl_loss loss;
 	uint64_t micro_batch, grad_accum;
 	bool params_on_gpu; /* zero3-offload with --offload-param no */
+	/* zero3-offload's Twin-Flow setting, 1 - its --offload-ratio as sim_config.twin_gpu holds
+	 * it (0: the whole optimizer on the CPU), and the share of the rank's parameters whose
+	 * optimizer sub-groups that keeps and steps on the GPU */
+	double twin_gpu, opt_gpu;
 	bool fits;
 	char overflow[160]; /* which tier overflowed and by how much, when !fits */
 	/* the run stopped where a GPU overflowed (sim_config.stop_unfit): fits is false, the

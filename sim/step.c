@@ -137,6 +137,24 @@ double step_sub_group(const struct sim_config *c)
 	return c->sub_group > 0 ? c->sub_group : STEP_SUB_GROUP;
 }
 
+/*
+ * DeepSpeed ZeRO-Offload++ Twin-Flow (offload_optimizer.ratio R, ZeRO-3 alone): ZeRO-3 splits a
+ * rank's partition into optimizer sub-groups, whole parameters gathered until a group holds
+ * sub_group_size elements (stage3.py, _create_fp16_sub_groups), and the first int((1 - R) x n)
+ * of its n sub-groups live and step on the GPU, the rest on the CPU (_create_fp32_partitions:
+ * subgroup_to_device) [A: DeepSpeed source]. The sub-groups are taken as full but the last;
+ * (1 - R) x n is the same double product DeepSpeed's Python forms, truncated alike, so a
+ * partition below sub_group_size (one sub-group) stays whole on the CPU for every R above 0.
+ */
+double step_twin_gpu_share(const struct sim_config *c, double shard)
+{
+	if (!(c->twin_gpu > 0) || !(shard > 0))
+		return 0;
+	double sg = step_sub_group(c), n = ceil(shard / sg);
+	double gpu = floor(c->twin_gpu * n);
+	return gpu >= n ? 1 : gpu * sg / shard;
+}
+
 double step_param_partition(const struct mdl_arch *a, uint32_t dp)
 {
 	return ceil((double)mdl_arch_largest_tensor(a) / (dp ? dp : 1));
@@ -2376,8 +2394,17 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					return -1;
 				down = gb / bd->dp;
 			}
+			/* at the boundary only the CPU's sub-groups go down in fp32; Twin-Flow's
+			 * are cast into their fp32 buffer on the GPU (stage3.py,
+			 * _offload_grad_partition_at_boundary), a pass of a few ms left out. The
+			 * running sum still round-trips for every parameter: DeepSpeed keeps it in
+			 * pinned DRAM whatever the ratio (grad_partitions_flat_buffer). The
+			 * sub-groups on the GPU are the first parameters (the embedding and the
+			 * first layers, whose backward is last); spreading the share over every
+			 * block moves the same bytes */
 			int d = grads_to_host(bd, g, k, last, end, r, down,
-					      block_trainable(bd, s, b, lb, nb) / bd->dp);
+					      block_trainable(bd, s, b, lb, nb) / bd->dp *
+						  (1 - pl->opt_gpu));
 			if (d < 0 || mem(bd, d, pool, CAT_G, -gb, ENG_AT_END))
 				return -1;
 			s->d2h_ring[s->nd2h++ % 16] = d;
@@ -2557,12 +2584,29 @@ static int update(struct build *bd, uint32_t g)
 	}
 	if (pl->update == UPD_CPU_OVERLAP)
 		return 0;
-	/* after backward, tile by tile: NVMe -> CPU -> NVMe */
-	double share = params / bd->dp;
-	double opt = o / bd->dp;
+	/* after backward, tile by tile: NVMe -> CPU -> NVMe; Twin-Flow's share of the sub-groups
+	 * on the GPU meanwhile */
+	double cpu = 1 - pl->opt_gpu;
+	double share = params / bd->dp * cpu;
+	double opt = o / bd->dp * cpu;
 	double sg = step_sub_group(x->c);
 	int last = -1, n = (int)fmin(UPDATE_TILES_MAX, fmax(1, ceil(share / sg)));
-	for (int c = 0; c < n; c++) {
+	if (pl->opt_gpu > 0) {
+		/* DeepSpeed steps its GPU sub-groups first, with torch.optim.AdamW (stage3.py's
+		 * backup_optimizer), whose kernels are queued before the CPU steps the rest and
+		 * run beside it: PyTorch's multi-tensor path on CUDA tensors, its sqrt of the
+		 * second moment a temporary the size of the sub-group it steps */
+		double gp = params / bd->dp * pl->opt_gpu;
+		float sc = (float)(mdl_job_update_bytes(&x->job) * SIM_FOREACH_ADAM_PASSES);
+		double tmp = mdl_job_state_bytes(&x->job) * fmin(sg, gp);
+		last = task(bd, "adamw (twin-flow)", mc->s_comp[g], gp, 0, 1, &mc->hbm[g], &sc);
+		if (last < 0 || dep(bd, s->last_bwd_comm, last) ||
+		    mem(bd, last, mc->gpu_pool[g], CAT_O, tmp, ENG_AT_START) ||
+		    mem(bd, last, mc->gpu_pool[g], CAT_O, -tmp, ENG_AT_END))
+			return -1;
+	}
+	int on_gpu = last;
+	for (int c = 0; cpu > 0 && c < n; c++) {
 		double rd = (opt * pl->opt_on_flash +
 			     share * step_host_grad_bytes(pl) * pl->grads_on_flash) /
 			    n;
@@ -2573,11 +2617,12 @@ static int update(struct build *bd, uint32_t g)
 			return -1;
 	}
 	s->last_update = last;
-	if (pl->fetch != FETCH_STREAM) {
+	if (pl->fetch != FETCH_STREAM && cpu > 0) {
 		/* the updated compute-dtype weights go back up: ZeRO-Offload all-gathers them to
-		 * every rank, ZeRO-3 keeps its shard */
-		int h = host_copy(bd, g, true, "h2d weights", w / bd->dp);
-		if (h < 0 || dep(bd, last, h))
+		 * every rank, ZeRO-3 keeps its shard (Twin-Flow's sub-groups wrote theirs on the
+		 * GPU) */
+		int h = host_copy(bd, g, true, "h2d weights", w / bd->dp * cpu);
+		if (h < 0 || dep(bd, last, h) || dep(bd, on_gpu, h))
 			return -1;
 		s->last_update = h;
 		if (pl->fetch == FETCH_RESIDENT && bd->dp > 1) {
@@ -2628,6 +2673,15 @@ static int resident(struct build *bd)
 			} else if (pl->fetch == FETCH_GATHER) { /* ZeRO-3's shard */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w / bd->dp, when[i]));
 			}
+			if (pl->opt_gpu >
+			    0) { /* Twin-Flow's sub-groups: fp32 state and gradients */
+				double tr = (double)s->st.trainable_params / bd->tp / bd->dp;
+				TRY(mem(bd, t[i], pool, CAT_O, sign * pl->opt_gpu * o / bd->dp,
+					when[i]));
+				TRY(mem(bd, t[i], pool, CAT_G,
+					sign * pl->opt_gpu * tr * step_host_grad_bytes(pl),
+					when[i]));
+			}
 			TRY(mem(bd, t[i], pool, CAT_X,
 				sign * (MDL_CUDA_CONTEXT_BYTES + CUBLAS_WORKSPACE), when[i]));
 		}
@@ -2641,10 +2695,11 @@ static int resident(struct build *bd)
 		double w = pl->fetch == FETCH_STREAM ? st.weights_bytes / dp : 0;
 		double o = st.optimizer_bytes / dp;
 		double wf = pl->weights_on_flash, of = pl->opt_on_flash, gf = pl->grads_on_flash;
+		double cpu = 1 - pl->opt_gpu; /* what Twin-Flow leaves on the GPU (above) */
 		TRY(mem(bd, t[i], mc->dram_pool, CAT_X, sign * pl->dram_fixed / mc->k, when[i]));
 		TRY(mem(bd, t[i], mc->dram_pool, CAT_W, sign * w * (1 - wf), when[i]));
-		TRY(mem(bd, t[i], mc->dram_pool, CAT_O, sign * o * (1 - of), when[i]));
-		TRY(mem(bd, t[i], mc->dram_pool, CAT_G, sign * hg * (1 - gf), when[i]));
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_O, sign * o * (1 - of) * cpu, when[i]));
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_G, sign * hg * (1 - gf) * cpu, when[i]));
 		TRY(mem(bd, t[i], mc->flash_pool, CAT_W, sign * w * wf, when[i]));
 		TRY(mem(bd, t[i], mc->flash_pool, CAT_O, sign * o * of, when[i]));
 		TRY(mem(bd, t[i], mc->flash_pool, CAT_G, sign * hg * gf, when[i]));

@@ -96,6 +96,9 @@ struct step_place {
 	enum step_grads_copy grads_copy; /* host gradients: how they go down (step.c) */
 	enum step_update update;
 	double opt_on_flash;       /* host optimizer state: fraction on flash */
+	double opt_gpu;            /* UPD_CPU_AFTER: the share of the optimizer's parameters stepped
+				    * on the GPU instead, their states and fp32 gradients kept there
+				    * (DeepSpeed's Twin-Flow: step_twin_gpu_share) */
 	bool pipe_read, pipe_write; /* UPD_CPU_AFTER: the next tile's flash read, the previous
 				     * one's write, beside a tile's CPU step (DeepSpeed's
 				     * pipeline_read / pipeline_write); UPD_CPU_OVERLAP does both */
@@ -288,6 +291,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen);
 /* Parameters of one DeepSpeed optimizer sub-group: the config's sub_group_size, else
  * STEP_SUB_GROUP. */
 double step_sub_group(const struct sim_config *c);
+/* The share of a rank's shard of trainable parameters whose optimizer sub-groups DeepSpeed's
+ * Twin-Flow keeps and steps on the GPU (--offload-ratio; sim_config.twin_gpu): 0 to 1. */
+double step_twin_gpu_share(const struct sim_config *c, double shard);
 /* Gradient copies of gb bytes a block (of the layer's parameters) may have in flight to the host
  * before backward waits, and host buffers the last backward fills before it waits for the host:
  * the reduce buckets' worth, 2 to 16. */

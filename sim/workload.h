@@ -95,6 +95,11 @@ struct sim_config {
 	/* --offload-param no: policy zero3-offload keeps the parameters partitioned on the GPUs
 	 * (ZeRO-3 with offload_optimizer alone); by default (false) they live in pinned DRAM */
 	bool params_on_gpu;
+	/* --offload-ratio R (DeepSpeed ZeRO-Offload++ Twin-Flow, offload_optimizer.ratio): with
+	 * params_on_gpu, a rank's first int((1 - R) x n) of its n optimizer sub-groups are stepped
+	 * on its GPU by torch.optim.AdamW, the rest by CPU Adam (step_twin_gpu_share). Held as
+	 * 1 - R, so that a zeroed config offloads the whole optimizer, DeepSpeed's default R = 1 */
+	double twin_gpu;
 	/* --clip-grad no: no torch.nn.utils.clip_grad_norm_ before a GPU optimizer step; by
 	 * default (false, so every caller's zeroed config agrees with the command line) a foreach
 	 * norm reads the GPU's gradients, a scalar all-reduce combines the norms, a foreach

@@ -673,6 +673,41 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --deepspeed ds-z3opt.json did not keep the parameters on the GPUs"
 fi
+# Twin-Flow (offload_optimizer.ratio): modelled at stage 3 with the optimizer alone offloaded,
+# noted elsewhere; refused where it has nothing to keep on the GPUs
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "ratio": 0.7}}}' \
+	>"$tmp/ds-twin.json"
+printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "ratio": 0.7}, "offload_param": {"device": "cpu"}}}' \
+	>"$tmp/ds-twin-par.json"
+printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "ratio": "most"}}}' \
+	>"$tmp/ds-twin-bad.json"
+expect 0 "offload_optimizer.ratio -> --offload-ratio 0.7" simulate --model 70b --seq 4096 --gpus 8 --deepspeed "$tmp/ds-twin.json"
+holds "simulate --offload-ratio says how much of each rank it kept on the GPU" "$tmp/out" \
+	"optimizer    Twin-Flow (--offload-ratio 0.7): 23 % of each rank's parameters"
+expect 0 "ignored zero_optimization.offload_optimizer.ratio 0.7: Twin-Flow is modelled at stage 3 with the optimizer alone" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-twin-par.json"
+expect 3 "zero_optimization.offload_optimizer.ratio must be a number from 0 to 1" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-twin-bad.json"
+expect 3 "--offload-ratio 0.5 keeps part of DeepSpeed ZeRO-3's offloaded optimizer on the GPUs (ZeRO-Offload++ Twin-Flow): policy zero3-offload with --offload-param no (got tiered)" simulate --model 8b --seq 1024 --policy tiered --offload-ratio 0.5
+expect 3 "(got zero3-offload, --offload-param yes)" simulate --model 8b --seq 1024 --policy zero3-offload --offload-ratio 0.5
+expect 3 "offload-ratio: 1.5 is out of range (allowed 0 to 1)" simulate --model 8b --seq 1024 --offload-ratio 1.5
+expect 3 "needs the parameters there too: --offload-param no" plan --model 8b --seq 1024 --offload-param yes --offload-ratio 0.5
+# the same step from the config and from the flag; the JSON names the ratio and the share kept
+"$bin" simulate --model 70b --seq 4096 --gpus 8 --deepspeed "$tmp/ds-twin.json" --format json \
+	>"$tmp/twin-ds.json" 2>/dev/null
+"$bin" simulate --model 70b --seq 4096 --gpus 8 --policy zero3-offload --offload-param no \
+	--offload-ratio 0.7 --format json >"$tmp/twin.json" 2>/dev/null
+if python3 - "$tmp/twin-ds.json" "$tmp/twin.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+sys.exit(not (abs(a["step_seconds"] - b["step_seconds"]) < 1e-9 * b["step_seconds"]
+              and b["offload_ratio"] == 0.7 and abs(b["optimizer_on_gpu"] - 2e9 / (70553706496 / 8)) < 1e-12
+              and b["job"]["framework"]["offload_ratio"] == 0.7))
+PY
+then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --offload-ratio 0.7: the config's and the flag's runs differ, or the JSON lacks it"
+fi
 expect 3 "policy zero-infinity (got tiered)" simulate --model 8b --seq 1024 --policy tiered --flash pm1743:2 --swap-pipeline both
 expect 3 "--swap-pipeline: 'yes' (allowed: none, read, write, both)" simulate --model 8b --seq 1024 --swap-pipeline yes
 expect 3 "offload_param needs stage 3" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-p2.json"

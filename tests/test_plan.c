@@ -285,6 +285,25 @@ static void context_parallelism_spans_nodes(void)
 	free(p);
 }
 
+/* Runs option t's micro-batch, recompute, loss, layout and DRAM again as zero3-offload, the
+ * parameters on the GPUs or not, with Twin-Flow's share `twin` (sim_config.twin_gpu), into *o. */
+static void rerun_zero3_offload(struct fixture *f, struct eng *e, const struct sim_option *t,
+				bool on_gpu, double twin, struct sim_option *o)
+{
+	struct sim_workload w = f->w;
+	struct mdl_hw hw = f->hw;
+	char err[256];
+	w.job.micro_batch = t->micro_batch;
+	w.job.recompute = t->recompute;
+	w.job.loss = t->loss;
+	hw.dram = t->dram;
+	struct sim_config c = {t->layout, t->grad_accum, sim_policy_find("zero3-offload"), 0, 0,
+			       true, true};
+	c.params_on_gpu = on_gpu;
+	c.twin_gpu = twin;
+	CU_ASSERT_EQUAL_FATAL(sim_run(e, &w, &hw, &f->e, &c, o, err, sizeof err), 0);
+}
+
 /* DeepSpeed's ZeRO-3 offload is planned both ways: with offload_param (parameters in DRAM,
  * fetched over PCIe every pass) and without it (the optimizer alone offloaded). 8B on one H100:
  * its 15 GiB of weights fit beside the activations, so fetching them twice a micro-batch only
@@ -294,7 +313,6 @@ static void context_parallelism_spans_nodes(void)
 static void zero3_offload_is_planned_both_ways(void)
 {
 	struct fixture f;
-	char err[256];
 
 	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.req.policy = "zero3-offload"; /* a --deepspeed config without offload_param's say */
@@ -304,17 +322,9 @@ static void zero3_offload_is_planned_both_ways(void)
 	CU_ASSERT_STRING_EQUAL(t->policy, "zero3-offload");
 	CU_ASSERT_FATAL(t->params_on_gpu);
 	CU_ASSERT_STRING_EQUAL(sim_option_policy(t), "zero3-offload (opt)");
-	struct sim_workload w = f.w;
-	struct mdl_hw hw = f.hw;
 	struct sim_option o;
-	w.job.micro_batch = t->micro_batch;
-	w.job.recompute = t->recompute;
-	w.job.loss = t->loss;
-	hw.dram = t->dram;
-	struct sim_config c = {t->layout, t->grad_accum, sim_policy_find("zero3-offload"), 0, 0,
-			       true, true};
 	struct eng *e = eng_new();
-	CU_ASSERT_EQUAL_FATAL(sim_run(e, &w, &hw, &f.e, &c, &o, err, sizeof err), 0);
+	rerun_zero3_offload(&f, e, t, false, 0, &o);
 	CU_ASSERT(o.step_seconds > t->step_seconds);
 	eng_free(e);
 	free(p);
@@ -359,6 +369,7 @@ static void options_run_as_simulated(struct fixture *f, const struct sim_config 
 		struct sim_config c = {t->layout, t->grad_accum, sim_policy_find(t->policy), 0, 0,
 				       true, true};
 		c.params_on_gpu = t->params_on_gpu;
+		c.twin_gpu = t->twin_gpu;
 		c.deepspeed = f->req.policy != NULL;
 		c.no_clip_grad = fw->no_clip_grad;
 		c.opt_foreach = fw->opt_foreach && is_gpu;
@@ -397,6 +408,45 @@ static void the_framework_settings_reach_their_options(void)
 	f.req.policy = "zero-infinity";
 	options_run_as_simulated(&f, &fw, &gpu, &zinf, &split);
 	CU_ASSERT(gpu > 0 && zinf > 0);
+}
+
+/*
+ * Twin-Flow beside zero3-offload with the parameters on the GPUs: Llama-2-13B (13,015,864,320
+ * parameters) on 4 A100 80GB, a rank's shard of 3,253,966,080 in 4 sub-groups of 1e9. Its
+ * plain option at one sequence a micro-batch peaks low enough for 2 sub-groups' 16 B a
+ * parameter more, so the search runs R = 0.5 (the shortest ratio with int((1 - R) x 4) = 2),
+ * which fits and is faster; a third sub-group (R = 0.2) would not fit. Given --offload-ratio
+ * (ratio_fixed) the search runs that alone.
+ */
+static void twin_flow_keeps_what_the_gpus_have_room_for(void)
+{
+	struct fixture f;
+	const uint32_t counts[] = {4};
+	setup(&f, "llama-2-13b.json", "a100-80g", "dgx-a100", "pm1743", 4);
+	f.req.counts = counts;
+	f.req.ncounts = 1;
+	struct sim_plan *p = planned(&f);
+	const struct sim_option *t = NULL;
+	for (int i = 0; i < p->noptions; i++)
+		if (p->options[i].params_on_gpu && p->options[i].twin_gpu > 0)
+			t = &p->options[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT(t->fits);
+	CU_ASSERT_DOUBLE_EQUAL(t->twin_gpu, 1 - 0.5, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(t->opt_gpu, 2e9 / 3253966080.0, 1e-12);
+	struct sim_option o;
+	struct eng *e = eng_new();
+	rerun_zero3_offload(&f, e, t, true, 0, &o);
+	CU_ASSERT(o.fits && t->step_seconds < o.step_seconds);
+	rerun_zero3_offload(&f, e, t, true, 1 - 0.2, &o);
+	CU_ASSERT(!o.fits);
+	eng_free(e);
+	free(p);
+	f.req.ratio_fixed = true;
+	p = planned(&f);
+	for (int i = 0; i < p->noptions; i++)
+		CU_ASSERT(p->options[i].twin_gpu == 0);
+	free(p);
 }
 
 /* torchtune's single-device recipe planned (--optimizer-in-backward yes --activation-offload yes
@@ -769,6 +819,8 @@ int suite_plan(void)
 		{"a fixed per-op recompute is planned", a_fixed_per_op_recompute_is_planned},
 		{"the_plan_does_not_depend_on_threads", the_plan_does_not_depend_on_threads},
 		{"zero3 offload is planned both ways", zero3_offload_is_planned_both_ways},
+		{"Twin-Flow keeps what the GPUs have room for",
+		 twin_flow_keeps_what_the_gpus_have_room_for},
 		{"the framework settings reach their options",
 		 the_framework_settings_reach_their_options},
 		{"torchtune's settings are planned", torchtunes_settings_are_planned},

@@ -1080,6 +1080,53 @@ static void zero3_offloads_the_optimizer_alone(void)
 	eng_free(f.eng);
 }
 
+/*
+ * DeepSpeed's Twin-Flow (--offload-ratio R) keeps the first int((1 - R) x n) of a rank's n
+ * optimizer sub-groups on its GPU. Llama-3.1-8B (8,030,261,248 parameters) on 2 H100 under
+ * zero3-offload with the parameters on the GPUs: a rank's shard of 4,015,130,624 makes 5
+ * sub-groups of 1e9. R = 0.5 keeps int(2.5) = 2 of them, 2e9 parameters: each GPU holds their
+ * fp32 master, m and v (12 B) and fp32 gradients (4 B), 32e9 B, which leave the node's DRAM
+ * for both ranks (64e9 B); CPU Adam steps the other 2,015,130,624 (its busy time in
+ * proportion); the boundary's fp32 gradients (4 B) and the updated bf16 shard (2 B) cross PCIe
+ * for those alone, 8e9 B less down and 4e9 B less up. R = 0.7 keeps int(0.3 x 5) = 1, R = 0.9
+ * int(0.5) = 0 (the whole optimizer on the CPU, as R = 1), R = 0 all 5.
+ */
+static void twin_flow_keeps_the_first_sub_groups_on_the_gpu(void)
+{
+	struct fx f;
+	setup_8b_chunked(&f);
+	f.c.layout.dp = 2;
+	f.c.params_on_gpu = true;
+	double shard = 8030261248.0 / 2;
+	double r[] = {0.5, 0.7, 0.9, 0, 1}, want[] = {2e9 / shard, 1e9 / shard, 0, 1, 0};
+	for (int i = 0; i < 5; i++) {
+		f.c.twin_gpu = 1 - r[i];
+		ASSERT_NEAR_REL(step_twin_gpu_share(&f.c, shard) + 1, want[i] + 1, 1e-12);
+	}
+	f.c.twin_gpu = 0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	struct sim_option all = f.o;
+	double cpu = busy_of(&f, "host cpu adam"), down, up, down2, up2;
+	pcie_moved(&f, &down, &up);
+	CU_ASSERT_DOUBLE_EQUAL(all.gpu_mem.optimizer, 0, 1);
+	f.c.twin_gpu = 0.5;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	pcie_moved(&f, &down2, &up2);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.opt_gpu, 2e9 / shard, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.twin_gpu, 0.5, 1e-12);
+	CU_ASSERT(f.o.gpu_mem.optimizer >= 2e9 * 12 * (1 + SIM_ALLOC_SLACK) - 1);
+	ASSERT_NEAR_REL(all.peak_dram - f.o.peak_dram, 2 * 2e9 * 16, 0.001);
+	ASSERT_NEAR_REL(busy_of(&f, "host cpu adam"), cpu * (shard - 2e9) / shard, 1e-6);
+	ASSERT_NEAR_REL(down - down2, 2e9 * 4, 0.001);
+	ASSERT_NEAR_REL(up - up2, 2e9 * 2, 0.001);
+	CU_ASSERT(f.o.step_seconds < all.step_seconds);
+	/* a ratio below 1 with the parameters offloaded too is no Twin-Flow tierplan models */
+	f.c.params_on_gpu = false;
+	CU_ASSERT_EQUAL(run(&f, "zero3-offload"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--offload-param no"));
+	eng_free(f.eng);
+}
+
 /* QLoRA's base weights are dequantised before each GEMM that uses them (bitsandbytes
  * MatMul4Bit): forward, the input gradient in backward, and a full recompute's forward again,
  * each reading 4.127 bits and writing 2 bytes per weight through HBM on the compute stream.
@@ -3108,6 +3155,8 @@ int suite_sim(void)
 		{"activation offload moves checkpoints", activation_offload_moves_checkpoints},
 		{"offloaded activations hold forward back", offloaded_activations_hold_forward_back},
 		{"zero3 offloads the optimizer alone", zero3_offloads_the_optimizer_alone},
+		{"Twin-Flow keeps the first sub-groups on the GPU",
+		 twin_flow_keeps_the_first_sub_groups_on_the_gpu},
 		{"offload sums micro-batches through the GPU",
 		 offload_sums_micro_batches_through_the_gpu},
 		{"QLoRA dequantises on every pass", qlora_dequantises_on_every_pass},

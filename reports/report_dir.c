@@ -214,9 +214,11 @@ void rpt_dat_string(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-static const char *kind_name(const struct sim_option *o)
+static const char *kind_name(const struct sim_option *o, char *buf, size_t n)
 {
-	return o->kind == SIM_GPU_ONLY ? "gpu-only" : sim_option_policy(o);
+	if (o->kind == SIM_GPU_ONLY)
+		return "gpu-only";
+	return sim_option_policy(o, buf, n);
 }
 
 /* GPU memory per option, stacked by state, with the GPU's capacity as a line; bars beyond
@@ -248,13 +250,14 @@ static int chart_memory(const char *dir, const struct sim_plan *p, double capaci
 			seen = same_bar(&p->options[j], o);
 		if (seen)
 			continue;
-		char label[96];
+		char label[96], kn[SIM_POLICY_LABEL];
 		int k = snprintf(label, sizeof label, "#%d", i);
 		for (int j = i + 1; j < p->noptions && k < (int)sizeof label - 16; j++)
 			if (same_bar(&p->options[j], o))
 				k += snprintf(label + k, sizeof label - (size_t)k, ",%d", j);
 		fprintf(d.fp, "%d \"%s %s %uGPU\" %.3f %.3f %.3f %.3f %.3f\n", i, label,
-			kind_name(o), o->gpus, m->weights / 1073741824.0, m->gradients / 1073741824.0,
+			kind_name(o, kn, sizeof kn), o->gpus, m->weights / 1073741824.0,
+			m->gradients / 1073741824.0,
 			m->optimizer / 1073741824.0, m->activations / 1073741824.0,
 			m->other / 1073741824.0);
 		clipped += m->total > 2 * capacity;
@@ -318,8 +321,12 @@ static int chart_cost(const char *dir, const struct sim_plan *p, bool front, cha
 			n[k]++;
 			bool label = cost_runtime_front(p, i) || i == p->rec_best ||
 				     i == p->rec_gpu_only || i == p->rec_tiered;
-			fprintf(d.fp, "%d %.6g %.6g %u %s \"", i, o->runtime_seconds / 3600,
-				o->cost_total, o->gpus, kind_name(o));
+			/* the kind quoted: "zero3-offload (opt)" is one column, not two */
+			char kn[SIM_POLICY_LABEL];
+			fprintf(d.fp, "%d %.6g %.6g %u ", i, o->runtime_seconds / 3600,
+				o->cost_total, o->gpus);
+			rpt_dat_string(d.fp, kind_name(o, kn, sizeof kn));
+			fputs(" \"", d.fp);
 			if (label)
 				fprintf(d.fp, "#%d %uGPU", i, o->gpus);
 			struct cfg_band b = {1, 1, 0}; /* kept where there is no record */
@@ -377,10 +384,13 @@ static int chart_power(const char *dir, const struct sim_plan *p, char *err, siz
 	if ((rc = rpt_file_open(&d, dir, "power.dat", "--report", err, errlen)))
 		return rc;
 	fprintf(d.fp, "# option label peak_node_kw peak_facility_kw\n");
-	for (int i = 0; i < p->noptions; i++)
-		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.4f %.4f\n", i, i, kind_name(&p->options[i]),
-			p->options[i].gpus, p->options[i].peak_power_watts / 1e3,
+	for (int i = 0; i < p->noptions; i++) {
+		char kn[SIM_POLICY_LABEL];
+		fprintf(d.fp, "%d \"#%d %s %uGPU\" %.4f %.4f\n", i, i,
+			kind_name(&p->options[i], kn, sizeof kn), p->options[i].gpus,
+			p->options[i].peak_power_watts / 1e3,
 			p->options[i].peak_power_facility_watts / 1e3);
+	}
 	if ((rc = rpt_file_close(&d, err, errlen)) || (rc = rpt_file_open(&g, dir, "power.gp", "--report", err, errlen)))
 		return rc;
 	rpt_gnuplot_preamble(g.fp, "Peak power per option", "option", "kW");

@@ -29,17 +29,6 @@ static const char *tier_nodes(const struct sim_plan *p, char *buf, size_t n)
 	return buf;
 }
 
-/* An option's policy as the tables name it: sim_option_policy's, with Twin-Flow's ratio where
- * zero3-offload keeps part of the optimizer on the GPUs ("zero3-offload (opt r0.7)"). */
-static const char *policy_label(const struct sim_option *o, char *buf, size_t n)
-{
-	if (o->params_on_gpu && o->twin_gpu > 0)
-		snprintf(buf, n, "zero3-offload (opt r%g)", 1 - o->twin_gpu);
-	else
-		snprintf(buf, n, "%s", sim_option_policy(o));
-	return buf;
-}
-
 static void layout_str(const struct sim_option *o, char *buf, size_t n, bool narrow)
 {
 	char d[32], v[16] = "";
@@ -51,9 +40,9 @@ static void layout_str(const struct sim_option *o, char *buf, size_t n, bool nar
 	mdl_layout_groups_str(&o->layout, !narrow, e, sizeof e);
 	snprintf(t, sizeof t, "tp%u%s%.0u", o->layout.tp, etp && narrow ? "e" : "",
 		 etp && narrow ? mdl_layout_etp(&o->layout) : 0);
-	char pol[48];
+	char pol[SIM_POLICY_LABEL];
 	if (o->kind == SIM_TIERED) /* the DRAM and drives are each node's */
-		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s%s", policy_label(o, pol, sizeof pol),
+		snprintf(buf, n, "%s dp%u, %s DRAM%s%.0u%s%s", sim_option_policy(o, pol, sizeof pol),
 			 o->layout.dp, cfg_fmt_bytes(o->dram, d, sizeof d),
 			 o->flash_count ? " + " : "", o->flash_count,
 			 o->flash_count > 1 ? " drives"
@@ -84,9 +73,9 @@ static const char *narrow_rc(const struct sim_option *o, char *buf, size_t len)
 /* The narrow options table's layout cell: DRAM and drives have columns of their own there. */
 static void narrow_layout(const struct sim_option *o, char *buf, size_t n)
 {
-	char pol[48];
+	char pol[SIM_POLICY_LABEL];
 	if (o->kind == SIM_TIERED)
-		snprintf(buf, n, "%s dp%u", policy_label(o, pol, sizeof pol), o->layout.dp);
+		snprintf(buf, n, "%s dp%u", sim_option_policy(o, pol, sizeof pol), o->layout.dp);
 	else
 		layout_str(o, buf, n, true);
 }

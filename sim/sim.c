@@ -158,9 +158,13 @@ int sim_swap_pipeline_parse(const char *s, struct sim_config *c)
 	return -1;
 }
 
-const char *sim_option_policy(const struct sim_option *o)
+const char *sim_option_policy(const struct sim_option *o, char *buf, size_t n)
 {
-	return o->params_on_gpu ? "zero3-offload (opt)" : o->policy;
+	if (o->params_on_gpu && o->twin_gpu > 0)
+		snprintf(buf, n, "zero3-offload (opt r%g)", 1 - o->twin_gpu);
+	else
+		snprintf(buf, n, "%s", o->params_on_gpu ? "zero3-offload (opt)" : o->policy);
+	return buf;
 }
 
 const char *sim_option_recompute(const struct sim_option *o, char *buf, size_t len)
@@ -340,7 +344,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 			 cfg_fmt_bytes(hw->gpu.memory, b2, sizeof b2));
 	}
 
-	char epn[40];
+	char epn[40], pol[SIM_POLICY_LABEL];
 	mdl_layout_groups_str(l, true, epn, sizeof epn);
 	char shn[24] = ""; /* a hybrid layout's shard groups */
 	if (mdl_layout_shard(l) < l->dp)
@@ -354,11 +358,11 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	else if (o->peak_flash > 0)
 		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM + %ux %s (%s)", o->gpus,
 			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b),
-			 hw->flash_count, hw->flash.name, sim_option_policy(o));
+			 hw->flash_count, hw->flash.name, sim_option_policy(o, pol, sizeof pol));
 	else
 		snprintf(o->name, sizeof o->name, "%u GPU%s + %s DRAM (%s)", o->gpus,
 			 o->gpus > 1 ? "s" : "", cfg_fmt_bytes(hw->dram, b, sizeof b),
-			 sim_option_policy(o));
+			 sim_option_policy(o, pol, sizeof pol));
 }
 
 /* Recompute modes sim_run tries when the user left --recompute to it and the policy does not

@@ -45,7 +45,7 @@ struct sim_tier_memory {
 };
 
 struct sim_option {
-	char name[128];
+	char name[160];
 	enum sim_kind kind;
 	const char *policy; /* registry name */
 	uint32_t gpus, nodes;
@@ -116,9 +116,12 @@ const struct sim_policy *sim_policy_at(int i);
 const struct sim_policy *sim_policy_find(const char *name);
 /* "gpu, zero-offload, ..." for messages. */
 const char *sim_policy_names(void);
-/* An option's policy as reports name it: zero3-offload with the optimizer alone offloaded
- * (--offload-param no) is "zero3-offload (opt)", so the two DeepSpeed configs read apart. */
-const char *sim_option_policy(const struct sim_option *o);
+/* An option's policy as reports name it, into buf (SIM_POLICY_LABEL bytes hold any); returns
+ * buf: zero3-offload with the optimizer alone offloaded (--offload-param no) is
+ * "zero3-offload (opt)", so the two DeepSpeed configs read apart, and with Twin-Flow's ratio
+ * "zero3-offload (opt r0.7)". */
+#define SIM_POLICY_LABEL 48
+const char *sim_option_policy(const struct sim_option *o, char *buf, size_t n);
 /* An option's recompute as reports name it: the mode, and under --recompute-layers how many of
  * each stage's (or, interleaved, each chunk's) layers it recomputes: "full (4 layers a stage)".
  * Into buf; returns buf. */

@@ -316,12 +316,14 @@ static void zero3_offload_is_planned_both_ways(void)
 
 	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
 	f.req.policy = "zero3-offload"; /* a --deepspeed config without offload_param's say */
+	f.req.ratio_fixed = true;       /* nor a ratio: the whole optimizer offloaded */
 	struct sim_plan *p = planned(&f);
 	CU_ASSERT_FATAL(p->rec_tiered >= 0);
 	const struct sim_option *t = &p->options[p->rec_tiered];
 	CU_ASSERT_STRING_EQUAL(t->policy, "zero3-offload");
 	CU_ASSERT_FATAL(t->params_on_gpu);
-	CU_ASSERT_STRING_EQUAL(sim_option_policy(t), "zero3-offload (opt)");
+	char pol[SIM_POLICY_LABEL];
+	CU_ASSERT_STRING_EQUAL(sim_option_policy(t, pol, sizeof pol), "zero3-offload (opt)");
 	struct sim_option o;
 	struct eng *e = eng_new();
 	rerun_zero3_offload(&f, e, t, false, 0, &o);

@@ -1623,6 +1623,23 @@ else
 	echo "FAIL: compare --report without a fitting GPU-only option (its tiers' points and" \
 		"runtime ranges): $(head -c 300 "$tmp/err")"
 fi
+# every point of cost_runtime.dat has the 8 columns its header names, as gnuplot splits them
+# (quoted strings one column): a kind with a space ("zero3-offload (opt r0.5)") is quoted
+"$bin" plan --model llama-2-13b --seq 4096 --gpu a100-80g --report "$tmp/rep-opt" \
+	>/dev/null 2>"$tmp/err"
+if grep -q '"zero3-offload (opt r0.5)"' "$tmp/rep-opt/cost_runtime.dat" &&
+	python3 - "$tmp/rep-opt/cost_runtime.dat" <<'PY'
+import shlex, sys
+rows = [l for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+sys.exit(not rows or any(len(shlex.split(l)) != 8 for l in rows))
+PY
+then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --report: cost_runtime.dat rows do not have 8 columns each:" \
+		"$(grep zero3 "$tmp/rep-opt/cost_runtime.dat" | head -2)"
+fi
 # chart texts print as given: a category's underscore is no gnuplot subscript
 "$bin" validate --report "$tmp/vrep" >/dev/null 2>"$tmp/err"
 if grep -q "framework_throughput: predicted against measured" \

@@ -2593,9 +2593,12 @@ static int update(struct build *bd, uint32_t g)
 	int last = -1, n = (int)fmin(UPDATE_TILES_MAX, fmax(1, ceil(share / sg)));
 	if (pl->opt_gpu > 0) {
 		/* DeepSpeed steps its GPU sub-groups first, with torch.optim.AdamW (stage3.py's
-		 * backup_optimizer), whose kernels are queued before the CPU steps the rest and
-		 * run beside it: PyTorch's multi-tensor path on CUDA tensors, its sqrt of the
-		 * second moment a temporary the size of the sub-group it steps */
+		 * backup_optimizer), whose kernels are queued before the CPU steps the rest:
+		 * PyTorch's multi-tensor path on CUDA tensors, its sqrt of the second moment a
+		 * temporary the size of the sub-group it steps. They run beside the CPU's step
+		 * unless the gradients are clipped: then each CPU sub-group's unscale multiplies
+		 * by the clip coefficient, a CUDA scalar, which waits for the stream to reach it
+		 * (stage3.py, unscale_and_clip_grads) */
 		double gp = params / bd->dp * pl->opt_gpu;
 		float sc = (float)(mdl_job_update_bytes(&x->job) * SIM_FOREACH_ADAM_PASSES);
 		double tmp = mdl_job_state_bytes(&x->job) * fmin(sg, gp);
@@ -2606,13 +2609,13 @@ static int update(struct build *bd, uint32_t g)
 			return -1;
 	}
 	int on_gpu = last;
+	int after = on_gpu >= 0 && !x->c->no_clip_grad ? on_gpu : s->last_bwd_comm;
 	for (int c = 0; cpu > 0 && c < n; c++) {
 		double rd = (opt * pl->opt_on_flash +
 			     share * step_host_grad_bytes(pl) * pl->grads_on_flash) /
 			    n;
 		double wr = opt * pl->opt_on_flash / n;
-		last = host_update(bd, s, share / n, rd, wr, s->last_bwd_comm, s->last_bwd_comm,
-				   NULL);
+		last = host_update(bd, s, share / n, rd, wr, after, s->last_bwd_comm, NULL);
 		if (last < 0)
 			return -1;
 	}

@@ -690,11 +690,12 @@ expect 3 "--offload-ratio 0.5 keeps part of DeepSpeed ZeRO-3's offloaded optimiz
 expect 3 "(got zero3-offload, --offload-param yes)" simulate --model 8b --seq 1024 --policy zero3-offload --offload-ratio 0.5
 expect 3 "offload-ratio: 1.5 is out of range (allowed 0 to 1)" simulate --model 8b --seq 1024 --offload-ratio 1.5
 expect 3 "needs the parameters there too: --offload-param no" plan --model 8b --seq 1024 --offload-param yes --offload-ratio 0.5
-# the same step from the config and from the flag; the JSON names the ratio and the share kept
+# the same step from the config and from the flags (the config clips nothing, DeepSpeed's
+# default without gradient_clipping); the JSON names the ratio and the share kept
 "$bin" simulate --model 70b --seq 4096 --gpus 8 --deepspeed "$tmp/ds-twin.json" --format json \
 	>"$tmp/twin-ds.json" 2>/dev/null
 "$bin" simulate --model 70b --seq 4096 --gpus 8 --policy zero3-offload --offload-param no \
-	--offload-ratio 0.7 --format json >"$tmp/twin.json" 2>/dev/null
+	--offload-ratio 0.7 --clip-grad no --format json >"$tmp/twin.json" 2>/dev/null
 if python3 - "$tmp/twin-ds.json" "$tmp/twin.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -1088,9 +1089,10 @@ fi
 # gpt-oss-20b's (128) on every other one, with its quick-GELU experts and attention sinks as
 # NVIDIA's gpt-oss recipes give them; Gemma-2's GELU-gated MLP and sandwich norms are
 # beyond Megatron-LM's arguments, so its tp/pp option gets README.md alone, saying why (the
-# first GPU-only option Megatron launches: ZeRO-3 goes to DeepSpeed)
-idx=$("$bin" plan --model mistral-7b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ && !/ zero3 / {print $1; exit}')
-"$bin" plan --model mistral-7b --seq 8192 --emit "$tmp/emit-swa" --option "$idx" >/dev/null 2>&1
+# first GPU-only option Megatron launches: ZeRO-3 goes to DeepSpeed, and so does data
+# parallelism alone; Mistral at 16k, whose plan has a tp option on its front)
+idx=$("$bin" plan --model mistral-7b --seq 16384 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && ($3 ~ /^tp[2-8]/ || $4 ~ /^pp[2-9]/) && !/ zero3 / {print $1; exit}')
+"$bin" plan --model mistral-7b --seq 16384 --emit "$tmp/emit-swa" --option "$idx" >/dev/null 2>&1
 idx=$("$bin" plan --model gpt-oss-20b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ && !/ zero3 / {print $1; exit}')
 "$bin" plan --model gpt-oss-20b --seq 8192 --emit "$tmp/emit-swa2" --option "$idx" >/dev/null 2>&1
 idx=$("$bin" plan --model gemma-2-27b --seq 8192 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}')
@@ -1777,6 +1779,8 @@ for o in opts:
         a += ['--flash', 'pm1743:%d' % o['flash_drives']]
     if o['policy'] == 'zero3-offload':
         a += ['--offload-param', 'no' if o['offload_param'] == 'none' else 'yes']
+    if o['offload_ratio'] is not None:
+        a += ['--offload-ratio', '%.6g' % o['offload_ratio']]
     s = json.loads(subprocess.run(a, capture_output=True, text=True).stdout)
     n += 1
     for k, x, y in (('step', s['step_seconds'], o['step_seconds']),

@@ -416,18 +416,8 @@ static int chart_occupancy(const char *dir, const struct rpt_plan *r, const stru
 		snprintf(err, errlen, "out of memory");
 		return CFG_OUT_IO;
 	}
-	w.job.micro_batch = o->micro_batch;
-	w.job.recompute = o->recompute;
-	w.job.recompute_layers = o->recompute_layers;
-	w.job.loss = o->loss;
-	if (o->kind == SIM_TIERED) {
-		hw.dram = o->dram;
-		if (o->flash_count)
-			hw.flash_count = o->flash_count;
-	}
-	struct sim_config c = {o->layout, o->grad_accum, sim_policy_find(o->policy), 0, 0, true, true};
-	c.params_on_gpu = o->params_on_gpu;
-	c.twin_gpu = o->params_on_gpu ? o->twin_gpu : 0;
+	struct sim_config c;
+	sim_plan_rerun(r->req, o, &w, &hw, &c);
 	if (sim_run(e, &w, &hw, r->econ, &c, &res, err, errlen) || (rc = rpt_file_open(&d, dir, "occupancy.dat",
 									     "--report", err, errlen)))
 		goto out;

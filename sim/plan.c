@@ -143,10 +143,10 @@ const struct sim_config *sim_plan_framework(const struct sim_plan_req *r)
 
 /* The configuration of one candidate: the framework's settings (req->framework) that its
  * policy runs, the layout, micro-batches per step and policy the search chose. */
-static struct sim_config config_for(const struct search *s, const struct sim_policy *pol,
+static struct sim_config config_for(const struct sim_plan_req *req, const struct sim_policy *pol,
 				    struct mdl_layout l, uint64_t m)
 {
-	const struct sim_config *f = sim_plan_framework(s->req);
+	const struct sim_config *f = sim_plan_framework(req);
 	struct sim_config c = {l, m, pol};
 
 	c.prefetch = f->prefetch;
@@ -173,8 +173,27 @@ static struct sim_config config_for(const struct search *s, const struct sim_pol
 	c.opt_in_bwd = f->opt_in_bwd;
 	c.swap_read_ahead = f->swap_read_ahead && zinf;
 	c.swap_write_behind = f->swap_write_behind && zinf;
-	c.deepspeed = s->req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
+	c.deepspeed = req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
 	return c;
+}
+
+void sim_plan_rerun(const struct sim_plan_req *req, const struct sim_option *o,
+		    struct sim_workload *w, struct mdl_hw *hw, struct sim_config *c)
+{
+	w->job.micro_batch = o->micro_batch;
+	w->job.recompute = o->recompute;
+	w->job.recompute_layers = o->recompute_layers;
+	w->job.loss = o->loss;
+	if (o->kind == SIM_TIERED) { /* as host_one runs them */
+		w->job.master = MDL_MASTER_FP32;
+		hw->dram = o->dram;
+		if (o->flash_count)
+			hw->flash_count = o->flash_count;
+	}
+	*c = config_for(req, sim_policy_find(o->policy), o->layout, o->grad_accum);
+	c->recompute_fixed = c->loss_fixed = true; /* the option's own */
+	c->params_on_gpu = o->params_on_gpu;
+	c->twin_gpu = o->twin_gpu;
 }
 
 /* Micro-batch sizes to try: the job's when --batch fixed it, else 1, 2, 4, 8 (within the
@@ -523,7 +542,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		cw.job.recompute = c[i].rc;
 		cw.job.recompute_layers = c[i].rc_layers;
 		cw.job.micro_batch = c[i].mb;
-		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[i].l, c[i].m);
+		struct sim_config cf = config_for(s->req, sim_policy_find("gpu"), c[i].l, c[i].m);
 		cf.recompute_fixed = true;
 		/* once a layout fits, a miss only needs to be known as one: its run stops where
 		 * the GPU overflows (the miss reported is the closest before any fit) */
@@ -545,7 +564,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		cw.job.recompute = c[least].rc;
 		cw.job.recompute_layers = c[least].rc_layers;
 		cw.job.micro_batch = c[least].mb;
-		struct sim_config cf = config_for(s, sim_policy_find("gpu"), c[least].l, c[least].m);
+		struct sim_config cf =
+		    config_for(s->req, sim_policy_find("gpu"), c[least].l, c[least].m);
 		cf.recompute_fixed = true;
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen))
 			rc = -1;
@@ -657,7 +677,7 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 	cw.job.recompute_layers = 0;
 	cw.job.master = MDL_MASTER_FP32;
 	struct mdl_layout l = {1, 1, n, pol->zero >= 0 ? (uint32_t)pol->zero : 0u, false};
-	struct sim_config cf = config_for(s, pol, l, sim_plan_micro_batches(&cw, n));
+	struct sim_config cf = config_for(s->req, pol, l, sim_plan_micro_batches(&cw, n));
 	cf.recompute_fixed = s->req->recompute_fixed;
 	cf.loss_fixed = s->req->loss_fixed;
 	cf.params_on_gpu = s->params_on_gpu;

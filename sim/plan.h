@@ -117,6 +117,11 @@ struct sim_plan_req {
 
 /* The framework's settings a request runs with: its own, or the defaults (a zeroed config). */
 const struct sim_config *sim_plan_framework(const struct sim_plan_req *r);
+/* The inputs the search ran option o with, for re-simulating it (a report's timeline): w's job
+ * and hw as the request's with the option's micro-batch, recompute, loss, DRAM and drives, and
+ * c the configuration with the framework's settings its policy takes. */
+void sim_plan_rerun(const struct sim_plan_req *req, const struct sim_option *o,
+		    struct sim_workload *w, struct mdl_hw *hw, struct sim_config *c);
 
 /* Seconds per step no schedule of the GPU-only layout l with m micro-batches per step can beat
  * (the search's pruning bound; ex_share: the routed experts' share of the trainable

@@ -1642,6 +1642,26 @@ else
 	echo "FAIL: plan --report: cost_runtime.dat rows do not have 8 columns each:" \
 		"$(grep zero3 "$tmp/rep-opt/cost_runtime.dat" | head -2)"
 fi
+# the occupancy chart re-simulates the tiered recommendation with the framework's settings the
+# plan ran it with (here torchtune's optimizer in backward under FSDP's CPU offload): one
+# micro-batch, so its timeline ends where the option's step does
+"$bin" plan --model llama-3.2-3b --seq 4096 --gpu a100-80g --optimizer-in-backward yes \
+	--grad-accum 1 --precision bf16 --report "$tmp/rep-oib" --format json >"$tmp/oib.json" \
+	2>"$tmp/err"
+if python3 - "$tmp/oib.json" "$tmp/rep-oib/occupancy.dat" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+step = d["options"][d["recommendation"]["tiered"]]["step_seconds"]
+end = max(float(l.split()[0]) for l in open(sys.argv[2]) if l[0].isdigit())
+sys.exit(not abs(end - step) < 0.01 * step)
+PY
+then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --report: the occupancy timeline is not the tiered option's step:" \
+		"$(head -c 300 "$tmp/err")"
+fi
 # chart texts print as given: a category's underscore is no gnuplot subscript
 "$bin" validate --report "$tmp/vrep" >/dev/null 2>"$tmp/err"
 if grep -q "framework_throughput: predicted against measured" \

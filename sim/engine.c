@@ -536,11 +536,23 @@ static bool stale(const struct eng *e, const struct ev *v)
 
 /* ---- histories ---- */
 
+/* Appends (now, v). Within one instant a history keeps the highest level reached and the last:
+ * one sample while the level only rises, two (the highest, then the last) once it falls back,
+ * so a level taken and released at one instant stays visible as a spike, as the peak counts it. */
 static int sample(struct eng *e, struct eng_sample **h, uint32_t *n, uint32_t *cap, double v)
 {
-	if (*n && (*h)[*n - 1].t_ns == e->now) {
-		(*h)[*n - 1].value = v;
-		return 0;
+	struct eng_sample *last = *n ? &(*h)[*n - 1] : NULL;
+	if (last && last->t_ns == e->now) {
+		struct eng_sample *top = *n > 1 && last[-1].t_ns == e->now ? &last[-1] : NULL;
+		if (top) { /* [highest, last] */
+			top->value = fmax(top->value, v);
+			last->value = v;
+			return 0;
+		}
+		if (v >= last->value) {
+			last->value = v;
+			return 0;
+		}
 	}
 	if (GROW(*h, *n, *cap))
 		return fail(e, "history: out of memory");

@@ -72,7 +72,8 @@ struct eng_pool {
 	int64_t off, off_cat[ENG_CATS]; /* engine-internal: what the left-out periods of the folds
 					 * found periodic so far add to the levels after them */
 	uint32_t hist_n, hist_cap;
-	struct eng_sample *hist; /* (t, bytes) after each change, unscaled */
+	struct eng_sample *hist; /* (t, bytes) after each change, unscaled; at most two an instant:
+				  * the highest level it reached, then its last */
 };
 
 struct eng_sample {

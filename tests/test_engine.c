@@ -182,6 +182,35 @@ static void pools_record_peaks_and_free_before_alloc(void)
 	eng_free(e);
 }
 
+/* Within one instant a pool's history keeps the highest level and the last: a task taking 70 B
+ * and giving 30 back as it starts (a temporary that stands for a moment), at 1 s after a first
+ * 1 s task that held 10 B, leaves (1 s, 80) then (1 s, 50) where the level reached 80, the
+ * peak; at the first task's start the level only rises, one sample, (0, 10). */
+static void a_history_keeps_the_highest_level_of_an_instant(void)
+{
+	struct eng *e = eng_new();
+	struct eng_stats st;
+	int l = eng_resource(e, "l", 1, "B");
+	int s = eng_stream(e, "s");
+	int hbm = eng_pool(e, "hbm", 100, 1);
+	int a = eng_task(e, "a", s, 1, 0, 1, &l, NULL);
+	int b = eng_task(e, "b", s, 1, 0, 1, &l, NULL);
+	eng_effect(e, a, hbm, 0, 10, ENG_AT_START);
+	eng_effect(e, b, hbm, 0, 70, ENG_AT_START);
+	eng_effect(e, b, hbm, 0, -30, ENG_AT_START);
+	CU_ASSERT_EQUAL_FATAL(eng_run(e, &st), 0);
+	const struct eng_pool *p = eng_pool_at(e, hbm);
+	CU_ASSERT_EQUAL(p->peak, 80);
+	CU_ASSERT_FATAL(p->hist_n >= 3);
+	CU_ASSERT_EQUAL(p->hist[0].t_ns, 0);
+	CU_ASSERT_EQUAL(p->hist[0].value, 10);
+	CU_ASSERT_EQUAL(p->hist[1].t_ns, 1000000000);
+	CU_ASSERT_EQUAL(p->hist[1].value, 80);
+	CU_ASSERT_EQUAL(p->hist[2].t_ns, 1000000000);
+	CU_ASSERT_EQUAL(p->hist[2].value, 50);
+	eng_free(e);
+}
+
 /* A pool's stop ends the run where its level first passes it. Three 1 s tasks in a row each
  * hold 40 B of a pool and keep it: the level passes 100 when the third starts (at 2 s), so a
  * stop at 100 ends the run at 2 s with the peak at 120, and the third task never finishes; a
@@ -570,6 +599,8 @@ int suite_engine(void)
 		{"streams in order, dependencies hold", streams_are_in_order_and_dependencies_hold},
 		{"runs are deterministic", runs_are_deterministic},
 		{"pools: peaks, history, free before alloc", pools_record_peaks_and_free_before_alloc},
+		{"a history keeps the highest level of an instant",
+		 a_history_keeps_the_highest_level_of_an_instant},
 		{"an instant frees before it allocates", an_instant_frees_before_it_allocates},
 		{"a pool stop ends the run where it is passed",
 		 a_pool_stop_ends_the_run_where_it_is_passed},

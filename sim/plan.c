@@ -714,8 +714,8 @@ static double twin_ratio(const struct sim_config *f, double shard, double n, dou
 	return 0;
 }
 
-/* Runs host_twin makes for one option at most: a sub-group fewer each time the last did not fit
- * [U: a bound on work, not a model constant] */
+/* Runs host_twin makes for one option at most, a sub-group more or fewer each [U: a bound on
+ * work, not a model constant] */
 #define TWIN_TRIES 3
 
 /*
@@ -724,10 +724,12 @@ static double twin_ratio(const struct sim_config *f, double shard, double n, dou
  * (`base`, the whole optimizer on the CPU): the most of a rank's optimizer sub-groups its GPU
  * has room for, each taking its fp32 master weights, moments and gradients there (the
  * optimizer's and the host gradients' bytes a parameter) in the allocator's reserve, less the
- * foreach temporary of one at the step; run at the ratio that keeps them (twin_ratio), and
- * with a sub-group fewer while a run does not fit. Kept when it fits (host_one). At least one
- * whole sub-group stays on the CPU: with less (a last sub-group of a few parameters) it is
- * ZeRO-3 on the GPUs in all but name, the GPU-only search's. 0 ok, -1 error.
+ * foreach temporary of one at the step; run at the ratio that keeps them (twin_ratio), then
+ * with a sub-group more while the runs fit (the estimate is a floor where the policy's other
+ * variant, activation checkpoints in DRAM, frees room), or fewer until one fits. Each run that
+ * fits is kept (host_one; the front keeps the ones another does not beat). At least one whole
+ * sub-group stays on the CPU: with less (a last sub-group of a few parameters) it is ZeRO-3 on
+ * the GPUs in all but name, the GPU-only search's. 0 ok, -1 error.
  */
 static int host_twin(struct search *s, const struct sim_policy *pol, uint32_t n, uint64_t mb,
 		     const struct mdl_hw *hw, const struct sim_option *base)
@@ -743,8 +745,10 @@ static int host_twin(struct search *s, const struct sim_policy *pol, uint32_t n,
 		     (1 + SIM_ALLOC_SLACK);
 	double temp = mdl_job_state_bytes(&s->w->job) * fmin(sg, shard) * (1 + SIM_ALLOC_SLACK);
 	double room = hw->gpu.memory - base->peak_gpu - temp;
-	double g = fmin(floor(shard / sg) - 1, floor(room / (sg * per)));
-	for (int k = 0; k < TWIN_TRIES && g >= 1; k++, g--) {
+	double top = floor(shard / sg) - 1; /* one whole sub-group left on the CPU */
+	double g = fmax(1, fmin(top, floor(room / (sg * per))));
+	int dir = 0; /* +1 climbing while the runs fit, -1 descending until one does */
+	for (int k = 0; k < TWIN_TRIES && g >= 1 && g <= top; k++, g += dir) {
 		double twin = twin_ratio(f, shard, groups, g);
 		if (!(twin > 0))
 			return 0; /* too many sub-groups for a ratio of 6 digits */
@@ -754,8 +758,10 @@ static int host_twin(struct search *s, const struct sim_policy *pol, uint32_t n,
 		s->twin_gpu = 0;
 		if (rc < 0)
 			return -1;
-		if (x.fits)
-			break;
+		if (dir == 0)
+			dir = x.fits ? 1 : -1;
+		else if (x.fits != (dir > 0))
+			break; /* climbing, one more did not fit; descending, one fits */
 	}
 	return 0;
 }

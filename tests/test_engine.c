@@ -157,17 +157,26 @@ static void runs_are_deterministic(void)
 	CU_ASSERT_EQUAL(events[0], events[1]);
 }
 
+/* Two 1 s tasks in a row on one stream over a 1 B/s resource, a then b, and a pool of 100 B at
+ * `scale`: their ids in *a, *b, the pool's in *hbm. */
+static struct eng *two_tasks_and_a_pool(double scale, int *a, int *b, int *hbm)
+{
+	struct eng *e = eng_new();
+	int l = eng_resource(e, "l", 1, "B");
+	int s = eng_stream(e, "s");
+	*hbm = eng_pool(e, "hbm", 100, scale);
+	*a = eng_task(e, "a", s, 1, 0, 1, &l, NULL);
+	*b = eng_task(e, "b", s, 1, 0, 1, &l, NULL);
+	return e;
+}
+
 /* Pools: allocated at start, freed at end, peaks and history; a completion frees before a start
  * at the same instant allocates. */
 static void pools_record_peaks_and_free_before_alloc(void)
 {
-	struct eng *e = eng_new();
 	struct eng_stats st;
-	int l = eng_resource(e, "l", 1, "B");
-	int s = eng_stream(e, "s");
-	int hbm = eng_pool(e, "hbm", 100, 2);
-	int a = eng_task(e, "a", s, 1, 0, 1, &l, NULL);
-	int b = eng_task(e, "b", s, 1, 0, 1, &l, NULL);
+	int a, b, hbm;
+	struct eng *e = two_tasks_and_a_pool(2, &a, &b, &hbm);
 	eng_effect(e, a, hbm, 0, 60, ENG_AT_START);
 	eng_effect(e, a, hbm, 0, -60, ENG_AT_END);
 	eng_effect(e, b, hbm, 0, 50, ENG_AT_START);
@@ -188,13 +197,9 @@ static void pools_record_peaks_and_free_before_alloc(void)
  * peak; at the first task's start the level only rises, one sample, (0, 10). */
 static void a_history_keeps_the_highest_level_of_an_instant(void)
 {
-	struct eng *e = eng_new();
 	struct eng_stats st;
-	int l = eng_resource(e, "l", 1, "B");
-	int s = eng_stream(e, "s");
-	int hbm = eng_pool(e, "hbm", 100, 1);
-	int a = eng_task(e, "a", s, 1, 0, 1, &l, NULL);
-	int b = eng_task(e, "b", s, 1, 0, 1, &l, NULL);
+	int a, b, hbm;
+	struct eng *e = two_tasks_and_a_pool(1, &a, &b, &hbm);
 	eng_effect(e, a, hbm, 0, 10, ENG_AT_START);
 	eng_effect(e, b, hbm, 0, 70, ENG_AT_START);
 	eng_effect(e, b, hbm, 0, -30, ENG_AT_START);

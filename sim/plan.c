@@ -910,7 +910,7 @@ static void *host_worker(void *arg)
 		ts.err = t->err;
 		ts.errlen = sizeof t->err;
 		ts.params_on_gpu = t->params_on_gpu;
-		ts.twin_gpu = t->params_on_gpu ? sim_plan_framework(hw->s->req)->twin_gpu : 0;
+		ts.twin_gpu = sim_plan_framework(hw->s->req)->twin_gpu; /* host_one: opt alone */
 		t->rc = t->pol ? host_count(&ts, t->pol, t->n, hw->drams, hw->nd, &t->closest)
 			       : gpu_only(&ts);
 		t->fewest = ts.fewest;

@@ -25,10 +25,10 @@
  * weight shards stay on the GPUs and are all-gathered there, the updated shard goes back up
  * after the CPU step, and DRAM holds no parameters; with --offload-ratio below 1 as well
  * (DeepSpeed's ZeRO-Offload++ Twin-Flow) the first optimizer sub-groups stay on the GPU, their
- * fp32 state and gradients there, stepped by torch.optim.AdamW beside the CPU's step of the
- * rest, and only the rest goes up afterwards. With --optimizer-in-backward it is PyTorch
- * FSDP's CPU offload under torchtune's optimizer_in_bwd: the CPU steps each layer as backward
- * lands its gradients.
+ * fp32 state and gradients there, stepped by torch.optim.AdamW before or beside the CPU's
+ * step of the rest (step.c, update), and only the rest goes up afterwards. With
+ * --optimizer-in-backward it is PyTorch FSDP's CPU offload under torchtune's optimizer_in_bwd:
+ * the CPU steps each layer as backward lands its gradients.
  * Gradients leave the GPU as DeepSpeed's ZeRO-3 copies them (step.c grads_to_host: the
  * micro-batches' sum round-trips through pinned DRAM, the boundary's sum goes down in fp32);
  * FSDP's CPU offload copies each shard down once.

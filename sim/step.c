@@ -2676,8 +2676,8 @@ static int resident(struct build *bd)
 			} else if (pl->fetch == FETCH_GATHER) { /* ZeRO-3's shard */
 				TRY(mem(bd, t[i], pool, CAT_W, sign * w / bd->dp, when[i]));
 			}
-			if (pl->opt_gpu >
-			    0) { /* Twin-Flow's sub-groups: fp32 state and gradients */
+			/* Twin-Flow's sub-groups: their fp32 state and gradients */
+			if (pl->opt_gpu > 0) {
 				double tr = (double)s->st.trainable_params / bd->tp / bd->dp;
 				TRY(mem(bd, t[i], pool, CAT_O, sign * pl->opt_gpu * o / bd->dp,
 					when[i]));

@@ -28,7 +28,7 @@ static void norm_input(struct mdl_act_item *out, int *n, const char *name, doubl
 
 /* GPTQ's dequantised weights of one half of the layer, which torch.matmul keeps for the input
  * gradient (job.h, mdl_quant): kept whatever the tokens; their writing and reading are the
- * dequantisation's traffic (mdl_job_dequant), so the item moves no bytes of its own. */
+ * dequantisation's traffic (mdl_job_weight_passes), so the item moves no bytes of its own. */
 static void dequantised(struct mdl_act_item *out, int *n, const char *name,
 			const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool attn)
 {
@@ -112,6 +112,53 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			return true;
 	}
 	return false;
+}
+
+/* The dtype of what a DoRA layer multiplies by the magnitude (job.dora): the base output (the
+ * stream's), or under lora_dropout PEFT's base product again from the dropped input, as lora_B
+ * writes (the compute dtype under autocast, else the adapters'): peft/tuners/lora/variants.py,
+ * DoraLinearVariant.forward, base_result None unless the dropout is nn.Identity [A: source]. */
+static double dora_base_bytes(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	if (j->lora_dropout > 0)
+		return mdl_job_mixed(j) ? mdl_job_act_bytes(j) : mdl_job_adapter_bytes(j);
+	return mdl_job_stream_bytes(a, j);
+}
+
+/*
+ * What DoRA keeps for backward beyond LoRA (job.dora), per adapted linear: its base output and
+ * its adapters' output, the operands of (m - 1) x base and m x lora whose other operand, the
+ * magnitude over the weight norm, has a gradient (PEFT's DoraLinearLayer.forward, torchtune's
+ * DoRALinear.forward: the products save both operands) [A: source], as dora_base_bytes and
+ * lora_B write them; under lora_dropout, PEFT's base product again keeps the weight it read
+ * for its input gradient, the base's cast to x's dtype (the adapters'; under autocast its
+ * compute-dtype cast), or dequantised (a quantised base), whatever the tokens. Row-parallel
+ * outputs are whole on each TP rank, the others split, as the stream they join.
+ */
+static int dora_items(const struct mdl_arch *a, const struct mdl_job *j, double t, double rep,
+		      struct mdl_act_item *out, int n)
+{
+	double sb = (double)j->seq * (double)j->micro_batch, ad = mdl_job_adapter_bytes(j);
+	double p = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : ad, b = dora_base_bytes(a, j);
+	double outs = 0, wcopy = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *x = &a->layer[i];
+		if (!(x->target & j->lora_targets))
+			continue;
+		outs += sb * x->active * mdl_tensor_share(a, x) * (double)x->cols /
+			(row_parallel(x) ? rep : t);
+		bool cast = mdl_job_quantised(j, x) || mdl_job_weight_bytes(j) != ad;
+		if (j->lora_dropout > 0 && cast)
+			wcopy += (double)x->rows * (double)x->cols * x->copies *
+				 mdl_tensor_share(a, x) * p / t;
+	}
+	/* the GEMMs write them and dora_output_traffic counts their reads: no passes of their
+	 * own */
+	out[n++] = (struct mdl_act_item){"dora.base_output", 0, b * outs, false, false};
+	out[n++] = (struct mdl_act_item){"dora.lora_output", 0, p * outs, false, false};
+	if (wcopy > 0) /* not the tokens' (gemm_input's kept whatever the tokens) */
+		out[n++] = (struct mdl_act_item){"dora.weight_copy", 0, wcopy, false, false};
+	return n;
 }
 
 int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
@@ -326,8 +373,40 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		}
 		if (d > 0)
 			item(out, &n, drop ? "lora.dropout" : "lora.input", d, false);
+		if (j->dora)
+			n = dora_items(a, j, t, rep, out, n);
 	}
 	return n;
+}
+
+/*
+ * DoRA's output path instead of LoRA's (job.dora), per element of an adapted linear's output,
+ * counted from PEFT's DoraLinearLayer.forward (peft/tuners/lora/dora.py at 5d602fd) and the
+ * layer's sum (tuners/lora/layer.py), each op reading its operands and writing its result once,
+ * with s the stream's dtype, a the adapters', p what lora_B writes, b the base product's
+ * (dora_base_bytes) and the magnitude a vector of a [A: source; D: counted]:
+ *   forward: lora_B's output (p); (m - 1) x base (b + q1, q1 the wider of a and b); m x lora
+ *   (p + q2, q2 the wider of a and p); the scaling (2 q2); their sum (q1 + q2 + q3, q3 the
+ *   wider); the layer's result + that (s + q3 + q) and its cast back (q + s where q != s)
+ *   backward: the cast's gradient (2 (q + s) where q != s); the scaling's (2 q2); the adapters'
+ *   output gradient m x g (2 q2, cast to p where p != q2) and the magnitude's sum of g x lora
+ *   over the tokens (q2 + p + q2, then q2); the base's, (m - 1) x g (2 q1, cast to b where
+ *   b != q1), and the sum of g x base (q1 + b + q1, then q1); the base output's two gradients
+ *   summed where it is the base layer's own (3 b; under lora_dropout the product again takes
+ *   its own); lora_B reading its output gradient (p).
+ * torchtune's DoRALinear adds the base output inside the module: the same ops.
+ */
+static void dora_output_traffic(const struct mdl_arch *a, const struct mdl_job *j, double *fwd,
+				double *bwd)
+{
+	double s = mdl_job_stream_bytes(a, j), ad = mdl_job_adapter_bytes(j);
+	double p = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : ad, b = dora_base_bytes(a, j);
+	double q1 = fmax(ad, b), q2 = fmax(ad, p), q3 = fmax(q1, q2), q = fmax(s, q3);
+	*fwd = p + (b + q1) + (p + q2) + 2.0 * q2 + (q1 + q2 + q3) + (s + q3 + q) +
+	       (q != s ? q + s : 0);
+	*bwd = (q != s ? 2.0 * (q + s) : 0) + 2.0 * q2 + 2.0 * q2 + (p != q2 ? q2 + p : 0) +
+	       3.0 * q2 + p + 2.0 * q1 + (q1 != b ? q1 + b : 0) + 3.0 * q1 + b +
+	       (j->lora_dropout > 0 ? 0 : 3.0 * b) + p;
 }
 
 /*
@@ -350,13 +429,16 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
  *   backward, in: the casts' (a + s, and e + a where autocast casts, with dropout's 2 a),
  *                 and the input gradient summed with the base's (3 s)
  * What the kept tensors move (the dropout's output and mask, x A) the inventory counts. Under
- * torch.compile the scaling, sum and casts fuse into the GEMMs' neighbours: none.
+ * torch.compile the scaling, sum and casts fuse into the GEMMs' neighbours: none; DoRA's
+ * output path (dora_output_traffic) is then one kernel each way, reading the base and the
+ * adapters' outputs and writing the sum forward (b + p + s), reading the gradient with both
+ * and writing theirs backward (s + 2 b + 2 p) [D: Inductor's pointwise fusion].
  */
 static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			      bool sp, double *bwd)
 {
 	*bwd = 0;
-	if (j->method == MDL_FULL || j->compile)
+	if (j->method == MDL_FULL || (j->compile && !j->dora))
 		return 0;
 	double s = mdl_job_stream_bytes(a, j), ad = mdl_job_adapter_bytes(j);
 	double e = mdl_job_act_bytes(j);
@@ -368,6 +450,10 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 	double out_f = p + 2.0 * p + (s + p + q) + (q != s ? q + s : 0);
 	double out_b = (q != s ? 2.0 * (q + s) : 0) + (p != q ? q + p : 0) + 2.0 * p + p;
 	double in_b = (cast ? ad + s : 0) + (acast ? e + ad + (drop ? 2.0 * ad : 0) : 0) + 3.0 * s;
+	if (j->compile) /* DoRA's one fused kernel each way (below) */
+		in_f = out_f = in_b = out_b = 0;
+	else if (j->dora) /* its output path instead of LoRA's */
+		dora_output_traffic(a, j, &out_f, &out_b);
 	double t = tp ? (double)tp : 1.0, rep = sp ? t : 1.0, sb = (double)j->seq * j->micro_batch;
 	double f = 0;
 	bool qkv_seen = false;
@@ -382,6 +468,11 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 		double out = (double)x->cols / (row_parallel(x) ? rep : t);
 		f += n * (in_f * in + out_f * out);
 		*bwd += n * (in_b * in + out_b * out);
+		if (j->compile && j->dora) { /* the magnitude's products and sum fused */
+			double b = dora_base_bytes(a, j);
+			f += n * out * (b + p + s);
+			*bwd += n * out * (s + 2.0 * b + 2.0 * p);
+		}
 	}
 	return f;
 }

@@ -40,9 +40,9 @@ struct mdl_act_item {
 	bool mlp;       /* belongs to the MLP half of the layer (from its norm on) */
 };
 
-/* more than mdl_act_layer_items can list: 43 places add an item, several exclusive of others
+/* more than mdl_act_layer_items can list: 46 places add an item, several exclusive of others
  * (gated or not, eager attention's or the log-sum-exp, eager norms' or compile's rstd) */
-#define MDL_ACT_MAX_ITEMS 48
+#define MDL_ACT_MAX_ITEMS 52
 
 /* Whether the attention keeps a fused q/k/v projection's q and k parts beside the rotated
  * copies (job.fused_qkv): with rotary positions, which copy q and k; not MLA's projections. */

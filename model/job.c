@@ -123,10 +123,14 @@ static bool is_adapted(const struct mdl_job *j, const struct mdl_tensor *t)
 }
 
 /* LoRA adds A (in x r) and B (r x out) to each adapted linear (Hu et al. 2021, arXiv
- * 2106.09685). */
+ * 2106.09685), DoRA a magnitude per output feature as well (Liu et al. 2024, arXiv 2402.09353:
+ * PEFT's lora_magnitude_vector, torchtune's magnitude). */
 static uint64_t adapter_params(const struct mdl_job *j, const struct mdl_tensor *t)
 {
-	return is_adapted(j, t) ? (uint64_t)j->lora_rank * (t->rows + t->cols) * t->copies : 0;
+	if (!is_adapted(j, t))
+		return 0;
+	return ((uint64_t)j->lora_rank * (t->rows + t->cols) + (j->dora ? t->cols : 0)) *
+	       t->copies;
 }
 
 unsigned mdl_job_adapter_bytes(const struct mdl_job *j)
@@ -278,9 +282,10 @@ void mdl_job_states_part(const struct mdl_arch *a, const struct mdl_job *j, uint
 				layer_ada += factored(t->rows, t->cols) * t->copies * share;
 		} else if (is_adapted(j, t)) {
 			all_train += adapter_params(j, t) * holders;
-			if (ada) /* A: in x r, B: r x out */
+			if (ada) /* A: in x r, B: r x out, DoRA's magnitude: a vector */
 				layer_ada += (factored(t->rows, j->lora_rank) +
-					      factored(j->lora_rank, t->cols)) *
+					      factored(j->lora_rank, t->cols) +
+					      (j->dora ? factored(t->cols, 1) : 0)) *
 					     t->copies * share;
 		}
 	}
@@ -353,19 +358,77 @@ static bool torchao_eager(const struct mdl_job *j)
 	return j->method == MDL_QLORA && j->quant == MDL_QUANT_NF4_TORCHAO && !j->compile;
 }
 
-void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d)
+/* Whether a recompute runs DoRA's norm again: a full one, or torchtitan's per-op one, which
+ * recomputes every op whose output it does not keep (act.h, mdl_op_sac_recomputed). */
+static bool dora_again(const struct mdl_job *j)
+{
+	return j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP;
+}
+
+/* HBM bytes a weight's dequantisation moves, per weight: bitsandbytes' dequantise kernel reads
+ * the NF4 blocks with their constants and writes the compute-dtype weight, which the GEMM then
+ * reads as any bf16 weight (counted in its rate), as torchao's does compiled; GPTQ's ops as
+ * GPTQ_DEQUANT_BYTES counts and torchao's eager ones as TORCHAO_NF4_BYTES, or fused under
+ * torch.compile. */
+static double dequant_per_weight(const struct mdl_job *j)
+{
+	bool gptq = mdl_job_gptq(j);
+	return torchao_eager(j)	    ? TORCHAO_NF4_BYTES(mdl_job_weight_bytes(j))
+	       : !gptq		    ? bnb_pass(j)
+	       : j->compile	    ? GPTQ_FUSED_BYTES
+	       : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
+				    : GPTQ_DEQUANT_BYTES;
+}
+
+/*
+ * DoRA's passes over an adapted linear's weight in each forward (job.dora), as PEFT computes
+ * them (peft/tuners/lora/dora.py at 5d602fd: DoraLinearLayer.forward, get_lora_weight,
+ * get_weight_norm; torchtune's DoRALinear.forward alike) [A: source], with a the adapters'
+ * dtype, p what lora_B writes (the compute dtype under autocast, else a), w the base's, in x
+ * out the weight, per copy:
+ *   torch.eye(in) in a, written (in^2 a), which lora_A reads (in^2 a) to write in x r (p), and
+ *   lora_B makes B A whole from that (reads it, writes in x out in p): "Don't use lora_B.weight @
+ *   lora_A.weight because this causes errors with FSDP. Instead, calculate the same but using
+ *   forward"; cast to x's dtype where p is not a (PEFT cast x to lora_A's dtype);
+ *   the base weight, dequantised where it is 4-bit (the dequantisation's pass again), cast to
+ *   a where its dtype is another (read w, written a);
+ *   scaling x B A (read a, written a), W + that (read 2 a, written a), the norm of each
+ *   output's row (read a); the magnitude over the norms: vectors.
+ * Under torch.compile the cast, the scaling, the sum and the norm are one reduction reading W
+ * and B A [D: Inductor's pointwise and reduction fusion]. Returns the bytes; *live what the
+ * pass holds at its most, at the sum: the identity (lora_A's autograd node keeps it until B A
+ * goes at the forward's end, though nothing backpropagates through the detached norm), x A,
+ * B A, the weight's cast copy, the scaled product and the sum (one linear at a time).
+ */
+static double dora_weight_pass(const struct mdl_job *j, const struct mdl_tensor *t, double *live)
+{
+	double in = (double)t->rows, out = (double)t->cols, r = (double)j->lora_rank;
+	double a = mdl_job_adapter_bytes(j), p = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : a;
+	bool quant = mdl_job_quantised(j, t);
+	double cast, w = quant && mdl_job_bnb(j) ? bnb_written(j, &cast) : mdl_job_weight_bytes(j);
+	double eye = in * in * a, ba = in * out;
+	double bytes = 2.0 * eye + in * r * 2.0 * p + ba * p;
+	if (quant)
+		bytes += ba * dequant_per_weight(j);
+	if (j->compile) { /* W and B A read once by the fused norm */
+		*live = eye + in * r * p + ba * p;
+		return bytes + ba * (w + p);
+	}
+	/* the weight held as a copy: dequantised, or cast to a (the dequantised one then goes) */
+	bool held = quant || w != a;
+	bytes += (p != a ? ba * (p + a) : 0) + (w != a ? ba * (w + a) : 0);
+	bytes += ba * (2.0 * a + 3.0 * a + a); /* the scaling, the sum, the norm */
+	*live = eye + in * r * p + ba * (a + (held ? a : 0) + 2.0 * a);
+	return bytes;
+}
+
+void mdl_job_weight_passes(const struct mdl_arch *a, const struct mdl_job *j,
+			   struct mdl_weight_passes *d)
 {
 	/* one pass over the layer's quantised weights, per weight and (GPTQ) per group and output
-	 * feature: bitsandbytes' dequantise kernel reads the NF4 blocks with their constants and
-	 * writes the compute-dtype weight, which the GEMM then reads as any bf16 weight (counted in
-	 * its rate), as torchao's does compiled; GPTQ's ops as GPTQ_DEQUANT_BYTES counts and
-	 * torchao's eager ones as TORCHAO_NF4_BYTES, or fused under torch.compile */
+	 * feature (dequant_per_weight) */
 	bool gptq = mdl_job_gptq(j);
-	double per_w = torchao_eager(j)	    ? TORCHAO_NF4_BYTES(mdl_job_weight_bytes(j))
-		       : !gptq		    ? bnb_pass(j)
-		       : j->compile	    ? GPTQ_FUSED_BYTES
-		       : j->quant_desc_act ? GPTQ_DEQUANT_BYTES_ACT_ORDER
-					    : GPTQ_DEQUANT_BYTES;
+	double per_w = dequant_per_weight(j);
 	double per_g = !gptq ? 0 : j->compile ? GPTQ_FUSED_BYTES : GPTQ_GROUP_BYTES;
 	double pass = 0;
 	for (int i = 0; i < a->nlayer; i++) {
@@ -381,6 +444,15 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	bool again = j->recompute == MDL_RC_FULL || (gptq && j->recompute == MDL_RC_OP);
 	d->fwd = pass;
 	d->bwd = pass * ((again ? 1.0 : 0.0) + (gptq ? 0.0 : 1.0));
+	/* DoRA's norm in every forward, and in a full or per-op recompute's forward again */
+	double dora = 0, live;
+	for (int i = 0; j->dora && i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (is_adapted(j, t))
+			dora += t->copies * mdl_tensor_share(a, t) * dora_weight_pass(j, t, &live);
+	}
+	d->fwd += dora;
+	d->bwd += dora_again(j) ? dora : 0;
 	/* an fp32 stream (mdl_upcast) through a 4-bit linear: Linear4bit casts its input to the
 	 * compute dtype and its output back (read 4, write 2; read 2, write 4); backward casts the
 	 * two gradients the other way; per token, each linear its own copies (an adapter's own
@@ -401,24 +473,29 @@ void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct m
 	d->bwd += cast * (again ? 2.0 : 1.0);
 }
 
-double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+double mdl_job_weight_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool backward)
 {
-	if (j->method != MDL_QLORA || (mdl_job_gptq(j) && j->compile))
-		return 0;
 	/* one linear at a time (a routed expert's matrix is one expert's), each freed once its
 	 * GEMM has read it: bitsandbytes' and compiled torchao's dequantised weight (and its
 	 * cast), what torchao's eager chain holds at its stack, or GPTQ's temporaries beside the
-	 * weight it keeps */
-	double most = 0;
-	for (int i = 0; i < a->nlayer; i++) {
-		const struct mdl_tensor *t = &a->layer[i];
-		if (mdl_job_quantised(j, t))
-			most = fmax(most, (double)t->rows * (double)t->cols);
-	}
+	 * weight it keeps; DoRA's norm after the base's GEMM, in forward and a recompute's */
+	bool dq = j->method == MDL_QLORA && !(mdl_job_gptq(j) && j->compile);
+	bool dora = j->dora && (!backward || dora_again(j));
 	double per = mdl_job_gptq(j)   ? GPTQ_LIVE_BYTES
 		     : torchao_eager(j) ? TORCHAO_NF4_LIVE(mdl_job_weight_bytes(j))
 					: bnb_live(j);
-	return most * per / (tp ? (double)tp : 1.0);
+	double most = 0, live;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (dq && mdl_job_quantised(j, t))
+			most = fmax(most, (double)t->rows * (double)t->cols * per);
+		if (dora && is_adapted(j, t)) {
+			dora_weight_pass(j, t, &live);
+			most = fmax(most, live);
+		}
+	}
+	return most / (tp ? (double)tp : 1.0);
 }
 
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
@@ -559,6 +636,18 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
 	return (cast + 12.0 * CE_TORCH_FWD) * n;
 }
 
+/* DoRA's kernels beyond LoRA's per adapted linear and forward, counted from PEFT's
+ * DoraLinearLayer.forward (peft/tuners/lora/dora.py at 5d602fd) [B: counted from the source]:
+ * its norm, torch.eye's two (the zero fill and the diagonal), lora_A and lora_B over it, the
+ * scaling, the sum with W and the row norm (7; a cast each where B A or W is not in the
+ * adapters' dtype); its output, the magnitude over the norm, minus one, the products with the
+ * base output and with the adapters', their sum (5), each with its gradients in backward.
+ * Compiled: the identity, the two GEMMs and one fused norm; one fused kernel for the output
+ * [D: Inductor's pointwise and reduction fusion]. */
+#define DORA_NORM_KERNELS 7.0
+#define DORA_NORM_KERNELS_COMPILED 4.0
+#define DORA_OUTPUT_KERNELS 5.0
+
 /*
  * Kernel launches, counted from the Hugging Face decoder layer as eager PyTorch runs it
  * (transformers models/llama/modeling_llama.py; PEFT tuners/lora/layer.py; bitsandbytes
@@ -582,7 +671,8 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
  *    when attention dropout is set, AV, contiguous = 7 or 8;
  *  - MLP activation (and the gate's product): 1 or 2; the two residual adds, and their dropouts
  *    when set;
- *  - LoRA: A, B, the scaling and the add per adapted linear, and lora_dropout when set;
+ *  - LoRA: A, B, the scaling and the add per adapted linear, and lora_dropout when set; DoRA
+ *    the kernels DORA_NORM_KERNELS and DORA_OUTPUT_KERNELS count;
  *    QLoRA: one dequantise per quantised linear in forward, one more in backward (nf4), and
  *    a cast after each where the base was quantised from fp16 (job.quant_fp16); GPTQ's
  *    9 kernels in forward alone, 13 with act order, one compiled (GPTQ_KERNELS); torchao's
@@ -606,6 +696,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 	 * SequentialMLP over its local experts) */
 	double local = ep > 1 ? 1.0 / ep : 1.0;
 	double linears = 0, frozen = 0, adapted = 0, quantised = 0, experts = 0, op_again = 0;
+	double adapted_q = 0; /* adapted and quantised: DoRA dequantises them again */
 	int nmm = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
@@ -624,6 +715,8 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 			adapted += n;
 		if (mdl_job_quantised(j, t))
 			quantised += n;
+		if (mdl_job_quantised(j, t) && is_adapted(j, t))
+			adapted_q += n;
 		if (t->copies > 1)
 			experts = fmax(experts, n);
 	}
@@ -653,14 +746,30 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 	bool gptq = mdl_job_gptq(j);
 	double cast;
 	bnb_written(j, &cast);
-	double dq = quantised * (torchao_eager(j)	? TORCHAO_NF4_KERNELS
-				 : cast > 0	       ? 2.0 /* dequantise, then cast */
-				 : !gptq || j->compile ? 1.0
-				 : j->quant_desc_act   ? GPTQ_KERNELS_ACT_ORDER
-						       : GPTQ_KERNELS); /* the dequantisation's */
-	fwd += dq;
+	double per_dq = torchao_eager(j)	? TORCHAO_NF4_KERNELS
+			: cast > 0		? 2.0 /* dequantise, then cast */
+			: !gptq || j->compile ? 1.0
+			: j->quant_desc_act   ? GPTQ_KERNELS_ACT_ORDER
+					      : GPTQ_KERNELS; /* the dequantisation's */
+	double dq = quantised * per_dq;
+	/* DoRA (dora_weight_pass): its norm, which nothing backpropagates through (a quantised
+	 * base dequantised once more for it), and its output's ops, each with its gradients;
+	 * under lora_dropout PEFT's base product again, with its input gradient */
+	double dora_norm = 0, dora_out = 0, dora_mm = 0;
+	if (j->dora) {
+		double a_b = mdl_job_adapter_bytes(j), w_b = mdl_job_weight_bytes(j);
+		double p_b = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : a_b;
+		dora_norm = j->compile ? DORA_NORM_KERNELS_COMPILED
+				       : DORA_NORM_KERNELS + (p_b != a_b) + (w_b != a_b);
+		dora_norm = adapted * dora_norm + adapted_q * per_dq;
+		dora_mm = adapted * (2.0 + (j->lora_dropout > 0 ? 1 : 0));
+		dora_out = adapted * ((j->compile ? 1.0 : DORA_OUTPUT_KERNELS) +
+				      (j->lora_dropout > 0 ? 1 : 0));
+	}
+	fwd += dq + dora_norm + dora_out;
 	k->fwd = fwd;
-	k->bwd = 2 * (fwd - dq) - frozen + (gptq ? 0 : dq);
+	k->bwd = 2 * (fwd - dq - dora_norm) - frozen + (gptq ? 0 : dq) -
+		 (j->dora && j->lora_dropout > 0 ? adapted : 0); /* a frozen product's */
 	/* a full (or per-op) recompute runs the forward again; Megatron's selective recompute
 	 * the attention core only */
 	k->recompute = 0;
@@ -671,8 +780,9 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 
 	bool fused = mdl_attn_fused(j->attention);
 	double mm_core = fused ? 1 : 2;
-	k->mm_fwd = linears + 2 * adapted + mm_core;
-	k->mm_bwd = 2 * linears - frozen + 4 * adapted + (fused ? 1 : 4);
+	k->mm_fwd = linears + 2 * adapted + mm_core + dora_mm;
+	k->mm_bwd = 2 * linears - frozen + 4 * adapted + (fused ? 1 : 4) +
+		    (j->dora && j->lora_dropout > 0 ? adapted : 0);
 	k->mm_recompute = j->recompute == MDL_RC_FULL	   ? k->mm_fwd
 			  : j->recompute == MDL_RC_OP	   ? op_again
 			  : j->recompute == MDL_RC_SELECTIVE ? mm_core
@@ -815,16 +925,26 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	double tokens = (double)j->seq * (double)j->micro_batch;
 	/* the keys a query's document spans: the sequence, or its packed document */
 	uint64_t span = j->doc_tokens && j->doc_tokens < j->seq ? j->doc_tokens : j->seq;
-	double layer_mm = 0, adapters = 0, head = 0;
+	double layer_mm = 0, adapters = 0, head = 0, dora_eye = 0, dora_base = 0;
 
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
 		double share = mdl_tensor_share(a, t);
+		double in = (double)t->rows, out = (double)t->cols, r = (double)j->lora_rank;
 		if (t->matmul)
-			layer_mm += (double)t->rows * (double)t->cols * t->active * share;
-		if (is_adapted(j, t))
-			adapters += (double)j->lora_rank * (double)(t->rows + t->cols) * t->active *
-				    share;
+			layer_mm += in * out * t->active * share;
+		if (!is_adapted(j, t))
+			continue;
+		adapters += r * (in + out) * t->active * share;
+		/* DoRA (dora_weight_pass): lora_A over the identity, lora_B over its in x r, every
+		 * copy whatever the tokens; PEFT's base product again where lora_dropout makes x
+		 * another (peft/tuners/lora/variants.py, DoraLinearVariant.forward: base_result
+		 * None unless the dropout is nn.Identity; dora.py: F.linear(x, weight)) [A] */
+		if (j->dora) {
+			dora_eye += 2.0 * (in * in * r + in * r * out) * t->copies * share;
+			if (j->lora_dropout > 0)
+				dora_base += 2.0 * tokens * in * out * t->active * share;
+		}
 	}
 	for (int i = 0; i < a->nouter; i++)
 		if (a->outer[i].matmul)
@@ -890,11 +1010,14 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	 * eager backward reads the saved scores, twice the forward */
 	double rescore = mdl_attn_fused(j->attention) ? 0.5 * (attn - skip) : 0;
 	f->attn_core_bwd_exec = 2.0 * (attn - skip) + rescore;
-	f->layer_fwd_exec = f->layer_fwd - skip;
-	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip + rescore;
+	f->dora_fwd = dora_eye + dora_base;
+	f->dora_bwd = dora_base;
+	f->layer_fwd_exec = f->layer_fwd - skip + f->dora_fwd;
+	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip + rescore + f->dora_bwd;
 	f->layer_recompute_exec =
 		f->layer_recompute -
-		(j->recompute == MDL_RC_NONE || j->recompute == MDL_RC_OP ? 0 : skip);
+		(j->recompute == MDL_RC_NONE || j->recompute == MDL_RC_OP ? 0 : skip) +
+		(dora_again(j) ? f->dora_fwd : 0);
 }
 
 double mdl_job_forward_flops(const struct mdl_arch *a, const struct mdl_job *j)

@@ -279,6 +279,14 @@ struct mdl_job {
 	 * and the layout's memory set it), each rank keeping what it gathered for the experts'
 	 * weight gradients; 0 or 1: each its own 1/tp of them (act.c) */
 	uint32_t expert_gather;
+	/* LoRA and QLoRA as DoRA (Liu et al. 2024, arXiv 2402.09353): each adapted linear's
+	 * output scaled per feature by a trained magnitude over the column norm of W + s B A,
+	 * as PEFT (use_dora: peft/tuners/lora/dora.py, DoraLinearLayer, at 5d602fd) and torchtune
+	 * (torchtune/modules/peft/dora.py, DoRALinear) compute it in every forward: B A made
+	 * whole by running the adapters on an identity matrix, the norm taken of W + s B A
+	 * detached, the base output and the adapters' kept for the magnitude's gradient
+	 * (mdl_job_weight_passes, mdl_job_dora_live, act.c) [A: source] */
+	bool dora;
 };
 
 /* The layers of a chunk of `layers` that run the job's recompute mode: the first
@@ -379,6 +387,12 @@ struct mdl_flops {
 	/* of layer_fwd, LoRA's adapters (A and B of every adapted linear); their backward is
 	 * twice it and a full recompute runs it again (0 for a full fine-tune) */
 	double adapter_fwd;
+	/* of layer_fwd_exec and layer_bwd_exec, DoRA's GEMMs beyond LoRA's (job.dora; hardware
+	 * FLOPs, not in layer_fwd): B A made whole on an identity in each forward (lora_A over
+	 * in x in, lora_B over in x r) and, under lora_dropout, PEFT's base product computed again
+	 * on the dropped input, forward and its input gradient; in the adapters' dtype, a full or
+	 * per-op recompute running the forward's again */
+	double dora_fwd, dora_bwd;
 };
 void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_flops *f);
 
@@ -417,13 +431,16 @@ struct mdl_launches {
 void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_t ep,
 		      struct mdl_launches *k);
 
-/* HBM bytes one decoder layer moves dequantising its quantised base weights (QLoRA; 0
- * otherwise; mdl_quant): fwd in its forward, bwd in its backward with the forward a recompute
- * runs again. nf4 dequantises in forward and for the input gradient; gptq in forward only. */
-struct mdl_dequant {
+/* HBM bytes one decoder layer moves passing over its base weights beyond what its GEMMs read:
+ * dequantising its quantised base weights (QLoRA, mdl_quant) and DoRA's norm of each adapted
+ * weight (job.dora; 0 for neither): fwd in its forward, bwd in its backward with the forward a
+ * recompute runs again. nf4 dequantises in forward and for the input gradient; gptq in forward
+ * only; DoRA in each forward. */
+struct mdl_weight_passes {
 	double fwd, bwd;
 };
-void mdl_job_dequant(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_dequant *d);
+void mdl_job_weight_passes(const struct mdl_arch *a, const struct mdl_job *j,
+			   struct mdl_weight_passes *d);
 
 /* torchtune's CEWithChunkedOutputLoss cuts the logits into num_output_chunks = 8
  * (torchtune/modules/loss/ce_chunked_output_loss.py) [A: source]: --loss chunked-output. */
@@ -443,12 +460,15 @@ double mdl_job_head_dequant(const struct mdl_arch *a, const struct mdl_job *j, u
 double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    double *bwd);
 
-/* Bytes a decoder layer's dequantisation holds at its most beside what the layer keeps, per
- * GPU of a TP group: the largest quantised linear's weight dequantised for its GEMM, with what
- * the dequantising ops hold while they make it (torchao's eager chain, GPTQ's: job.c); 0
- * without quantised base weights, and for compiled GPTQ, whose dequantised weights the layer
+/* Bytes a decoder layer's passes over its weights (mdl_job_weight_passes) hold at their most
+ * beside what the layer keeps, per GPU of a TP group, in its forward or (backward) its
+ * backward: the largest quantised linear's weight dequantised for its GEMM, with what the
+ * dequantising ops hold while they make it (torchao's eager chain, GPTQ's: job.c), and DoRA's
+ * norm of the largest adapted weight, in forward and in a recompute's (one linear at a time:
+ * the larger); 0 without either, and for compiled GPTQ, whose dequantised weights the layer
  * keeps (mdl_job_dequant_kept) and whose fused kernel makes nothing else. */
-double mdl_job_dequant_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
+double mdl_job_weight_live(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool backward);
 
 /* Bytes a quantised head's dequantised copies hold while one of its GEMMs runs: the
  * dequantised weight, and from an fp16 copy (job.quant_fp16) its cast to the compute dtype,

@@ -506,6 +506,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --lora-dropout %g", w->job.lora_dropout);
 	if (w->job.method != MDL_FULL && w->job.lora_fp32)
 		fprintf(fp, " --lora-dtype %s", mdl_lora_dtype_name(true));
+	if (w->job.method != MDL_FULL && w->job.dora)
+		fprintf(fp, " --dora yes");
 	/* the drives the option ran with: those it used, else the plan's (a host-tier placement
 	 * depends on whether there are any) */
 	if (o->flash_count)
@@ -600,6 +602,8 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 			t & MDL_T_HEAD ? "\"lm_head\"" : "");
 	if (j->lora_dropout > 0)
 		fprintf(fp, ", lora_dropout=%g", j->lora_dropout);
+	if (j->dora)
+		fprintf(fp, ", use_dora=True");
 	fprintf(fp, ")` (the Llama family's module names; other families name their projections "
 		    "otherwise)");
 	if (j->method == MDL_QLORA && mdl_job_gptq(j))

@@ -259,10 +259,13 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddNullToObject(jj, "double_quant");
 		cJSON_AddNullToObject(jj, "quant_from");
 	}
-	if (jb->method == MDL_FULL)
+	if (jb->method == MDL_FULL) {
 		cJSON_AddNullToObject(jj, "lora_dtype");
-	else
+		cJSON_AddNullToObject(jj, "dora");
+	} else {
 		cJSON_AddStringToObject(jj, "lora_dtype", mdl_lora_dtype_name(jb->lora_fp32));
+		cJSON_AddBoolToObject(jj, "dora", jb->dora);
+	}
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
 	if (jb->precision == MDL_FP8)
 		cJSON_AddStringToObject(jj, "fp8_recipe", mdl_fp8_recipe_name(jb->fp8_recipe));

@@ -192,7 +192,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	/* the adapters' flags describe --method lora|qlora: on a full fine-tune they would be
 	 * dropped without a word, and the job is not the one the user meant */
 	static const char *const adapter_flags[] = {"lora-rank", "lora-targets", "lora-dropout",
-						    "lora-dtype"};
+						    "lora-dtype", "dora"};
 	size_t nadapter = sizeof adapter_flags / sizeof *adapter_flags;
 	if (w->job.method != MDL_FULL)
 		nadapter = 0;
@@ -239,8 +239,17 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 (unsigned long long)o->seq);
 		return EXIT_INVALID;
 	}
-	if (tp_yes_no("--compile", o->compile, &w->job.compile, err, errlen))
+	if (tp_yes_no("--compile", o->compile, &w->job.compile, err, errlen) ||
+	    tp_yes_no("--dora", o->dora, &w->job.dora, err, errlen))
 		return EXIT_INVALID;
+	/* PEFT's GPTQ LoRA layer refuses use_dora ("does not support DoRA yet":
+	 * peft/tuners/lora/gptq.py at 5d602fd) [A: source] */
+	if (w->job.dora && mdl_job_gptq(&w->job)) {
+		snprintf(err, errlen,
+			 "--dora yes: PEFT's GPTQ layers do not run DoRA (--quant nf4, nf4-legacy "
+			 "or nf4-torchao, or --method lora)");
+		return EXIT_INVALID;
+	}
 	if (auto_yes_no("--fused-qkv", o->fused_qkv, w->arch.fused_qkv, &w->job.fused_qkv, err,
 			errlen) ||
 	    auto_yes_no("--repeat-kv", o->repeat_kv, mdl_act_repeat_kv_auto(&w->arch, &w->job),

@@ -92,6 +92,13 @@ static const struct opt table[] = {
 	 "casting its input to fp32 before its dropout and lora_A, its scaled output added to the "
 	 "base's in fp32 and cast back; LLaMA-Factory's default): fp32 weights, gradients and "
 	 "AdamW states, and the casts' traffic"},
+	{"dora", O_STR, OFF(dora), 0, 0, "no", false, "yes|no", P,
+	 "--method lora or qlora as DoRA (PEFT's use_dora, torchtune's dora builders): a trained "
+	 "magnitude per output feature over the norm of W + s B A, which each forward computes "
+	 "whole (B A made by running the adapters on an identity matrix, W cast to the adapters' "
+	 "dtype, a 4-bit W dequantised again), and the base and adapter outputs kept for the "
+	 "magnitude's gradient; under --lora-dropout PEFT runs the base product again on the "
+	 "dropped input in the adapters' dtype, keeping the weight it read"},
 	{"compile", O_STR, OFF(compile), 0, 0, "no", false, "yes|no", P,
 	 "torch.compile: norms and pointwise ops fused; what only fused ops read in backward "
 	 "(the MLP's activation) is recomputed, what a matmul reads is kept (PyTorch's min-cut "

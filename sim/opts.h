@@ -58,6 +58,7 @@ struct tp_opts {
 	const char *checkpoint_wrap;       /* inside | outside */
 	const char *checkpoint_early_stop; /* yes | no */
 	const char *compile;               /* yes | no */
+	const char *dora;                  /* yes | no */
 	const char *fused_qkv;             /* auto | yes | no */
 	const char *repeat_kv;             /* auto | yes | no */
 	const char *moe_gemm;              /* loop | grouped */

@@ -215,12 +215,13 @@ struct stage {
 /* What a layer's recompute mode sets of its costs, per GPU and per layer: the FLOP-equivalents
  * its backward runs again, what it keeps for backward (as held, and as its kernels move it),
  * its working set in backward and in forward, the bytes the recompute rematerialises, the host
- * launches and matrix-kernel fill of its backward, the dequantisation, FP8 casts and eager ops
- * its backward runs (again), the TP all-reduces and CP key/value passes the recompute adds, and
- * whether its working sets come and go with the compute (block_rc). */
+ * launches and matrix-kernel fill of its backward, the passes over the weights (dequantisation,
+ * DoRA's norm), FP8 casts and eager ops its backward runs (again), the TP all-reduces and CP
+ * key/value passes the recompute adds, and whether its working sets come and go with the
+ * compute (block_rc). */
 struct block_rc {
 	double recompute_exec, saved, moved_saved, work, fwd_work, remat;
-	double issue_bwd, fixed_bwd, dequant_bwd, fp8_again, eager_again, rc_ar, kv_again;
+	double issue_bwd, fixed_bwd, weight_bwd, fp8_again, eager_again, rc_ar, kv_again;
 	double moe_again; /* what a recompute copies again (step_moe_dispatch_bytes) */
 	bool transient;
 };
@@ -265,10 +266,13 @@ struct build {
 	double act_fwd_work; /* what a layer's forward holds while it runs, beyond what it saves */
 	double act_all; /* every activation of a layer, per GPU: what memory-bound kernels move */
 	double act_moved_saved; /* of act_all, what the recompute mode keeps (mdl_act_layer_moved) */
-	struct mdl_dequant dequant; /* HBM bytes a layer moves dequantising its base weights,
-				     * per GPU */
+	/* HBM bytes a layer moves over its base weights beyond its GEMMs (dequantisation, DoRA's
+	 * norm), per GPU */
+	struct mdl_weight_passes weights;
 	double head_dequant; /* a quantised head's, in its forward and again in its backward */
-	double dequant_live; /* what a layer's dequantisation holds at its most (one linear's) */
+	/* what a layer's passes over its weights hold at their most (one linear's), in forward
+	 * and in backward */
+	double weight_live, weight_live_bwd;
 	double loss_fwd, loss_bwd; /* the loss's kernels on the head's GPU (mdl_job_loss_traffic) */
 	double issue_fwd, issue_bwd; /* host seconds to launch a layer's forward, its backward */
 	double fixed_fwd, fixed_bwd; /* GPU seconds of a layer's matrix kernels beyond their FLOPs:
@@ -1001,11 +1005,13 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	 * share where the catalog has no FP8 figure); the casts to FP8 are memory-bound traffic
 	 * (mdl_job_fp8_casts, added where the passes' bytes are) */
 	if (j->precision == MDL_FP8 && hw->gpu.fp8_flops > 0) {
+		/* DoRA's GEMMs are the adapters', in their dtype (mdl_flops.dora_fwd) */
 		double keep = fp8_linear_keep(j, hw), c = f->attn_core_fwd_exec;
-		f->layer_fwd_exec = c + keep * (f->layer_fwd_exec - c);
-		double cb = f->attn_core_bwd_exec;
-		f->layer_bwd_exec = cb + keep * (f->layer_bwd_exec - cb);
-		double rc = core_again ? c : 0;
+		double d = f->dora_fwd, db = f->dora_bwd, cb = f->attn_core_bwd_exec;
+		double drc = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP ? d : 0;
+		f->layer_fwd_exec = c + d + keep * (f->layer_fwd_exec - c - d);
+		f->layer_bwd_exec = cb + db + keep * (f->layer_bwd_exec - cb - db);
+		double rc = (core_again ? c : 0) + drc;
 		f->layer_recompute_exec = rc + keep * (f->layer_recompute_exec - rc);
 		f->attn_half_fwd_exec = c + keep * (f->attn_half_fwd_exec - c);
 	}
@@ -1013,16 +1019,19 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 	 * casts x to lora_A's dtype and runs lora_A and lora_B as fp32 linears (peft/tuners/lora/
 	 * layer.py, Linear.forward: x.to(lora_A.weight.dtype)) [A: PEFT source], so their GEMMs
 	 * (forward, both gradients, a full recompute's forward again) run at the fp32 rate, on the
-	 * CUDA cores (step_gemm_efficiency); under autocast they run in the compute dtype. A GPU
-	 * whose catalog entry has no fp32 peak keeps them at the bf16 rate. */
+	 * CUDA cores (step_gemm_efficiency), as do DoRA's (mdl_flops.dora_fwd); under autocast
+	 * they run in the compute dtype. A GPU whose catalog entry has no fp32 peak keeps them at
+	 * the bf16 rate. */
 	if (mdl_job_adapter_bytes(j) > mdl_job_act_bytes(j) && !mdl_job_mixed(j) &&
 	    hw->gpu.fp32_flops > 0) {
-		double fwd = (gemm_eff / step_gemm_efficiency(NULL, hw, MDL_FP32) - 1) *
-			     f->adapter_fwd;
-		f->layer_fwd_exec += fwd;
-		f->layer_bwd_exec += 2.0 * fwd;
+		double slower = gemm_eff / step_gemm_efficiency(NULL, hw, MDL_FP32) - 1;
+		double fwd = slower * f->adapter_fwd, dora = slower * f->dora_fwd;
+		f->layer_fwd_exec += fwd + dora;
+		f->layer_bwd_exec += 2.0 * fwd + slower * f->dora_bwd;
 		if (j->recompute == MDL_RC_FULL)
 			f->layer_recompute_exec += fwd;
+		if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
+			f->layer_recompute_exec += dora;
 	}
 	te_ub_margin(a, j, hw, tp, tp_overlap, f);
 	/* a fused attention kernel runs at its own rate (FlashAttention-2 reaches less of the peak
@@ -1342,8 +1351,8 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 			mdl_layout_expert_keep(l), l->zero == 3 && l->dp > 1, l->dp, l->zero < 3,
 			&cast_fwd, &cast_bwd, NULL);
 	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
-	struct mdl_dequant dq;
-	mdl_job_dequant(a, j, &dq);
+	struct mdl_weight_passes dq;
+	mdl_job_weight_passes(a, j, &dq);
 	t->bytes = 6.0 * all + rc_mem + (dq.fwd + dq.bwd) / l->tp + cast_fwd * (1 + again) +
 		   cast_bwd + eager_fwd * (full_or_op(j->recompute) ? 2.0 : 1.0) + eager_bwd +
 		   step_moe_dispatch_bytes(a, j, l) * (full_or_op(j->recompute) ? 3.0 : 2.0);
@@ -1553,7 +1562,7 @@ static void block_rc(const struct build *bd, const struct stage *s, uint32_t b, 
 	double w = (double)r / lb;
 #define MIX(f) (m->f = w * m->f + (1 - w) * n->f)
 	MIX(recompute_exec), MIX(saved), MIX(moved_saved), MIX(remat), MIX(issue_bwd);
-	MIX(fixed_bwd), MIX(dequant_bwd), MIX(fp8_again), MIX(eager_again), MIX(rc_ar);
+	MIX(fixed_bwd), MIX(weight_bwd), MIX(fp8_again), MIX(eager_again), MIX(rc_ar);
 	MIX(kv_again), MIX(moe_again);
 #undef MIX
 	if (r == 0) {
@@ -1930,7 +1939,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		 * read once (layer norms, activations, dropout, softmax, residuals), and eager norms'
 		 * and rotary's passes and the MoE token dispatcher's copies beyond that; the loss's
 		 * kernels and a quantised head's dequantisation */
-		double bytes = 2.0 * bd->act_all + bd->dequant.fwd + bd->fp8_fwd + bd->eager_fwd +
+		double bytes = 2.0 * bd->act_all + bd->weights.fwd + bd->fp8_fwd + bd->eager_fwd +
 			       bd->moe_pass + (k == 0 ? bd->fp8_first : 0);
 		double head_bytes = runs_head ? bd->head_dequant + bd->loss_fwd : 0;
 		int end, c = compute(bd, g, s, "forward", flops, lb * bytes + head_bytes,
@@ -1965,9 +1974,10 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			TRY(mem(bd, c, pool, CAT_A, m.fwd_work, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -m.fwd_work, ENG_AT_END));
 		}
-		/* one quantised linear's weight dequantised at a time, freed once its GEMM ran */
-		TRY(mem(bd, c, pool, CAT_A, bd->dequant_live, ENG_AT_START));
-		TRY(mem(bd, c, pool, CAT_A, -bd->dequant_live, ENG_AT_END));
+		/* one quantised linear's weight dequantised at a time, freed once its GEMM ran, or
+		 * DoRA's norm of one adapted weight */
+		TRY(mem(bd, c, pool, CAT_A, bd->weight_live, ENG_AT_START));
+		TRY(mem(bd, c, pool, CAT_A, -bd->weight_live, ENG_AT_END));
 		if (head > 0) /* after the working set is released (effects apply in order) */
 			TRY(mem(bd, c, pool, CAT_A, head, ENG_AT_END));
 		if (f >= 0 && !gather) /* a fetched block's buffer; gathered weights stay */
@@ -2293,8 +2303,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		 * again (2 x the forward's traffic), plus the recompute's forward traffic */
 		double rc_mem = 2.0 * m.remat;
 		/* quantised weights: dequantised again for the input gradient (nf4), and for a
-		 * full recompute's forward (mdl_job_dequant) */
-		rc_mem += m.dequant_bwd;
+		 * full recompute's forward (mdl_job_weight_passes) */
+		rc_mem += m.weight_bwd;
 		/* FP8: the output gradients' casts, and a full recompute's forward casts again */
 		rc_mem += bd->fp8_bwd + m.fp8_again;
 		/* eager norms and rotary: their backward, and their forward again where the
@@ -2324,10 +2334,11 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			TRY(mem(bd, c, pool, CAT_A, m.work, ENG_AT_START));
 			TRY(mem(bd, c, pool, CAT_A, -m.work, ENG_AT_END));
 		}
-		/* one layer's backward at a time makes its activations' gradients, and
-		 * dequantises its quantised weights again one at a time */
-		TRY(mem(bd, c, pool, CAT_A, bd->act_grad + bd->dequant_live, ENG_AT_START));
-		TRY(mem(bd, c, pool, CAT_A, -(bd->act_grad + bd->dequant_live), ENG_AT_END));
+		/* one layer's backward at a time makes its activations' gradients, and passes
+		 * over its weights again one at a time (dequantises them, DoRA's norm in a
+		 * recompute) */
+		TRY(mem(bd, c, pool, CAT_A, bd->act_grad + bd->weight_live_bwd, ENG_AT_START));
+		TRY(mem(bd, c, pool, CAT_A, -(bd->act_grad + bd->weight_live_bwd), ENG_AT_END));
 		if (hold) { /* its checkpoint stays, its input's gradient (made last) beside it */
 			TRY(mem(bd, c, pool, CAT_A, saved - head, ENG_AT_END));
 			held += 2.0 * (saved - head) * (gap && i == fp.left + gap ? gap + 1.0 : 1.0);
@@ -2799,10 +2810,11 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * (full recompute half by half: the larger half), and in every mode the gradients its
 	 * MLP makes (act_grad) */
 	bd->act_all = mdl_act_layer_moved(a, &x->job, bd->tp, l->sp, &bd->act_moved_saved);
-	mdl_job_dequant(a, &x->job, &bd->dequant);
-	bd->dequant.fwd /= bd->tp, bd->dequant.bwd /= bd->tp;
+	mdl_job_weight_passes(a, &x->job, &bd->weights);
+	bd->weights.fwd /= bd->tp, bd->weights.bwd /= bd->tp;
 	bd->head_dequant = mdl_job_head_dequant(a, &x->job, bd->tp);
-	bd->dequant_live = mdl_job_dequant_live(a, &x->job, bd->tp);
+	bd->weight_live = mdl_job_weight_live(a, &x->job, bd->tp, false);
+	bd->weight_live_bwd = mdl_job_weight_live(a, &x->job, bd->tp, true);
 	bd->loss_fwd = mdl_job_loss_traffic(a, &x->job, bd->tp, &bd->loss_bwd);
 	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
 	bd->moe_pass = step_moe_dispatch_bytes(a, &x->job, l);
@@ -2878,7 +2890,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				   rematerialised(jrc, bd->act_all, bd->act_moved_saved),
 				   bd->issue_bwd,
 				   bd->fixed_bwd,
-				   bd->dequant.bwd,
+				   bd->weights.bwd,
 				   jrc == MDL_RC_FULL ? bd->fp8_fwd : 0,
 				   full_or_op(jrc) ? bd->eager_fwd : 0,
 				   rc_collectives(a, &x->job, l->sp),
@@ -2889,17 +2901,17 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	if (bd->partial) {
 		struct mdl_job j = x->job;
 		struct mdl_flops f;
-		struct mdl_dequant dq;
+		struct mdl_weight_passes dq;
 		double moved, issue_fwd, fixed_fwd, c = bd->cp;
 		j.recompute = MDL_RC_NONE;
 		step_layer_flops(a, &j, x->hw, step_gemm_efficiency(x->c, x->hw, j.precision), l->tp,
 				 x->c->tp_comm_overlap, &f);
 		mdl_act_layer_moved(a, &j, bd->tp, l->sp, &moved);
-		mdl_job_dequant(a, &j, &dq);
+		mdl_job_weight_passes(a, &j, &dq);
 		bd->none = (struct block_rc){.recompute_exec = f.layer_recompute_exec / c,
 					     .saved = mdl_act_layer_saved(a, &j, bd->tp, l->sp) / c,
 					     .moved_saved = moved / c,
-					     .dequant_bwd = dq.bwd / bd->tp};
+					     .weight_bwd = dq.bwd / bd->tp};
 		layer_issue(a, &j, x->hw, mdl_layout_ep(l), mdl_layout_cp(l), &issue_fwd,
 			    &bd->none.issue_bwd, &fixed_fwd, &bd->none.fixed_bwd);
 		bd->none.fixed_bwd += ub_bwd;

@@ -396,6 +396,12 @@ then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --checkpoint-wrap 
 holds "plan names --checkpoint-wrap outside among the framework's settings" "$tmp/plan-cw.txt" "checkpoint-wrap outside,"
 expect 3 "^tierplan plan: --lora-targets: .*drop --lora-targets" plan --model 8b --seq 2048 --lora-targets q,v
 expect 3 "^tierplan compare: --lora-dropout: " compare --model 8b --seq 2048 --method full --lora-dropout 0.1
+expect 3 "^tierplan simulate: --dora: the adapters of --method lora or qlora" simulate --model 8b \
+	--seq 2048 --method full --dora yes
+expect 3 "^tierplan simulate: --dora yes: PEFT's GPTQ layers do not run DoRA" simulate \
+	--model 8b --seq 2048 --method qlora --quant gptq --dora yes
+expect 3 "^tierplan plan: --dora: 'maybe' (allowed: yes, no)" plan --model 8b --seq 2048 \
+	--method lora --dora maybe
 expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq, nf4-torchao)" simulate --model 8b --seq 2048 --method qlora --quant awq
 expect 3 "--kbit-upcast all: what a bitsandbytes QLoRA base.*not lora" simulate --model 8b --seq 2048 --method lora --kbit-upcast all
 expect 3 "--kbit-upcast norms: .*not qlora on gptq" simulate --model 8b --seq 2048 --method qlora --quant gptq --kbit-upcast norms
@@ -882,7 +888,7 @@ for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
 	"--grad-accum 1 --optimizer-in-backward yes" "--grad-dtype fp32" \
 	"--method lora --lora-dropout 0.1" "--gpus-per-node 2" "--gpu-headroom 0.1" \
 	"--fused-qkv yes" "--method qlora --quant nf4-legacy" "--repeat-kv yes" \
-	"--precision fp8 --fp8-recipe torchao"; do
+	"--precision fp8 --fp8-recipe torchao" "--method lora --dora yes"; do
 	# shellcheck disable=SC2086
 	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw >"$tmp/plan-ride.txt" 2>/dev/null
 	idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}' "$tmp/plan-ride.txt")
@@ -900,6 +906,9 @@ for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
 		echo "FAIL: plan $fw --emit (option $idx): step $want planned, $got re-simulated"
 	fi
 done
+# the last of them, DoRA: the emitted PEFT config turns it on
+holds "plan --method lora --dora yes --emit: no use_dora in the PEFT config" \
+	"$tmp/emit-ride/README.md" "use_dora=True"
 # --overlap-param-gather: a ZeRO-1 option is Megatron-Core's distributed optimizer, emitted with
 # the flag as Megatron-LM's arguments (DeepSpeed's ZeRO-1 cannot defer its all-gather), whose
 # simulate line reproduces the step planned; the step is shorter than with the gather after it

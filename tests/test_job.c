@@ -92,8 +92,8 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
 	/* each pass dequantises the linear weights of a layer: 4.127 bits read, 2 bytes written,
 	 * in forward and again in backward; Llama-2-7B: 4 x 4096^2 + 3 x 4096 x 11008 =
 	 * 202,375,168 per layer */
-	struct mdl_dequant d;
-	mdl_job_dequant(&a, &j, &d);
+	struct mdl_weight_passes d;
+	mdl_job_weight_passes(&a, &j, &d);
 	ASSERT_NEAR_REL(d.fwd, 202375168.0 * (2 + 0.5 + 0.127 / 8), 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
 	/* without double quantisation each block of 64 keeps an fp32 constant: 0.5 bits a weight
@@ -102,10 +102,10 @@ static void qlora_base_weights_are_nf4_with_double_quantisation(void)
 	struct mdl_states plain;
 	mdl_job_states(&a, &j, &plain);
 	ASSERT_NEAR_REL(plain.weights_bytes - s.weights_bytes, linear * (0.5 - 0.127) / 8, 1e-3);
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	ASSERT_NEAR_REL(d.fwd, 202375168.0 * (2 + 0.5 + 0.5 / 8), 1e-9);
 	j.method = MDL_LORA;
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_EQUAL(d.fwd + d.bwd, 0);
 }
 
@@ -179,21 +179,21 @@ static void a_base_quantised_from_fp16_is_cast_after_each_dequantisation(void)
 			    .precision = MDL_BF16, .optimizer = MDL_ADAMW, .seq = 512,
 			    .micro_batch = 1, .quant = MDL_QUANT_NF4_LEGACY};
 	double nf4 = 0.5 + (8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0;
-	struct mdl_dequant d;
+	struct mdl_weight_passes d;
 	struct mdl_launches bf, fp;
 	mdl_job_launches(&a, &j, 1, &bf);
 	j.quant_fp16 = true;
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	mdl_job_launches(&a, &j, 1, &fp);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * (nf4 + 6.0), 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 4.0, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 45088768.0 * 4.0, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(fp.fwd - bf.fwd, 7, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(fp.bwd - bf.bwd, 7, 1e-9);
 	j.precision = MDL_FP16_MIXED;
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * (nf4 + 2.0), 1e-3);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 2.0, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 45088768.0 * 2.0, 1e-3);
 }
 
 /*
@@ -232,12 +232,12 @@ static void gptq_base_weights_and_their_dequantisation(void)
 	mdl_job_states(&b, &j, &w70);
 	ASSERT_NEAR_REL(w70.weights_bytes - 2.0 * (double)w70.trainable_params, 36.65e9, 1e-3);
 
-	struct mdl_dequant d;
-	mdl_job_dequant(&a, &j, &d);
+	struct mdl_weight_passes d;
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, (202375168.0 + 1581056.0) * 16.5, 1e-3);
 	CU_ASSERT_EQUAL(d.bwd, 0);
 	j.recompute = MDL_RC_FULL;
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
 	j.recompute = MDL_RC_NONE;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_kept(&a, &j, 1, true), 134217728.0, 1e-3);
@@ -257,13 +257,13 @@ static void gptq_base_weights_and_their_dequantisation(void)
 	 * point and a scale per output feature only */
 	j.quant = MDL_QUANT_GPTQ;
 	j.quant_desc_act = true;
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * 22.5 + 1581056.0 * 16.5, 1e-3);
 	mdl_job_launches(&a, &j, 1, &n);
 	CU_ASSERT_DOUBLE_EQUAL(n.fwd - g.fwd, 7 * 4, 1e-9);
 	/* compiled: one fused kernel, 0.5 + 2 B a weight and per group and feature */
 	j.compile = true;
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, (202375168.0 + 1581056.0) * 2.5, 1e-3);
 	CU_ASSERT_EQUAL(d.bwd, 0);
 	j.compile = false;
@@ -294,38 +294,38 @@ static void torchao_nf4_dequantises_by_a_chain_of_ops(void)
 			    .precision = MDL_BF16_MIXED, .optimizer = MDL_ADAMW,
 			    .recompute = MDL_RC_NONE, .seq = 2048, .micro_batch = 1,
 			    .quant = MDL_QUANT_NF4_TORCHAO};
-	struct mdl_dequant d, b;
-	mdl_job_dequant(&a, &j, &d);
+	struct mdl_weight_passes d, b;
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, 202375168.0 * 33.109375, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(d.bwd, d.fwd, 1e-3);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 14, 1e-3);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 2), 45088768.0 * 7, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 45088768.0 * 14, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 2, false), 45088768.0 * 7, 1e-3);
 	CU_ASSERT_FALSE(mdl_job_bnb(&j)); /* no --kbit-upcast, --quant-head or plain constants */
 	struct mdl_launches t, n;
 	mdl_job_launches(&a, &j, 1, &t);
 	double saved = mdl_act_layer_saved(&a, &j, 1, false);
 
 	j.quant = MDL_QUANT_NF4;
-	mdl_job_dequant(&a, &j, &b);
+	mdl_job_weight_passes(&a, &j, &b);
 	mdl_job_launches(&a, &j, 1, &n);
 	CU_ASSERT_DOUBLE_EQUAL(t.fwd - n.fwd, 7 * 12, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(t.bwd - n.bwd, 7 * 12, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 2, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 45088768.0 * 2, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), saved, 1e-3);
 
 	j.quant = MDL_QUANT_NF4_TORCHAO;
 	j.compile = true;
-	mdl_job_dequant(&a, &j, &d);
+	mdl_job_weight_passes(&a, &j, &d);
 	CU_ASSERT_DOUBLE_EQUAL(d.fwd, b.fwd, 1e-3);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 2, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 45088768.0 * 2, 1e-3);
 	/* GPTQ keeps its fp16 weights as items; eagerly the shift's int32 and its int8 cast are
 	 * held beside them (5 B a weight), compiled nothing */
 	j.quant = MDL_QUANT_GPTQ;
-	CU_ASSERT_EQUAL(mdl_job_dequant_live(&a, &j, 1), 0);
+	CU_ASSERT_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 0);
 	j.compile = false;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_job_dequant_live(&a, &j, 1), 45088768.0 * 5, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 45088768.0 * 5, 1e-3);
 	j.method = MDL_LORA;
-	CU_ASSERT_EQUAL(mdl_job_dequant_live(&a, &j, 1), 0);
+	CU_ASSERT_EQUAL(mdl_job_weight_live(&a, &j, 1, false), 0);
 }
 
 /* Transformer Engine's FP8 casts for Llama-3.1-8B's layer: 4 B per element (2 read, 1 FP8
@@ -835,10 +835,10 @@ static void kbit_upcast_streams_fp32(void)
 	j.upcast = MDL_UPCAST_NONE;
 	CU_ASSERT_DOUBLE_EQUAL(up - mdl_act_layer_saved(&a, &j, 1, false),
 			       2.0 * sb * (3.0 * 4096 + 3.0 * 14336), 1e-3);
-	struct mdl_dequant d0, d1;
-	mdl_job_dequant(&a, &j, &d0);
+	struct mdl_weight_passes d0, d1;
+	mdl_job_weight_passes(&a, &j, &d0);
 	j.upcast = MDL_UPCAST_NORMS;
-	mdl_job_dequant(&a, &j, &d1);
+	mdl_job_weight_passes(&a, &j, &d1);
 	CU_ASSERT_DOUBLE_EQUAL(d1.fwd - d0.fwd, 6.0 * 81920 * sb, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(d1.bwd - d0.bwd, 6.0 * 81920 * sb, 1e-3);
 
@@ -1374,6 +1374,95 @@ static void lora_adapter_path_moves_its_casts_and_sums(void)
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 0, 0);
 }
 
+/* DoRA on Llama-3.1-8B's q and v (hidden 4096, keys and values 1024), r 16, pure bf16 with
+ * fp32 adapters (PEFT's autocast_adapter_dtype), 2,048 tokens: every figure solved by hand from
+ * PEFT's DoraLinearLayer.forward (job.c, dora_weight_pass; act.c, dora_items and
+ * dora_output_traffic). */
+static void dora_norms_every_adapted_weight_in_each_forward(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_LORA, 16, MDL_T_Q | MDL_T_V, MDL_BF16, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	j.lora_fp32 = true;
+	struct mdl_states lora, dora;
+	mdl_job_states(&a, &j, &lora);
+	struct mdl_weight_passes wl, wd;
+	mdl_job_weight_passes(&a, &j, &wl);
+	struct mdl_flops fl, fd;
+	mdl_job_flops(&a, &j, &fl);
+	struct mdl_launches kl, kd;
+	mdl_job_launches(&a, &j, 1, &kl);
+	double bl, fwl = mdl_act_layer_eager(&a, &j, 1, false, &bl);
+	j.dora = true;
+	mdl_job_states(&a, &j, &dora);
+	/* a magnitude per output feature: (4096 + 1024) x 32 layers */
+	CU_ASSERT_EQUAL(dora.trainable_params - lora.trainable_params, 163840);
+	/* q: the identity written and read 2 x 4096^2 x 4, x A 4096 x 16 x 4 twice, B A written
+	 * 4096^2 x 4, W cast to fp32 (2 + 4), the scaling (8), the sum (12) and the norm (4):
+	 * 705,167,360 B; v (4096 x 1024): 277,348,352 B; none in backward without a recompute */
+	mdl_job_weight_passes(&a, &j, &wd);
+	CU_ASSERT_DOUBLE_EQUAL(wd.fwd - wl.fwd, 705167360.0 + 277348352.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(wd.bwd - wl.bwd, 0, 0);
+	/* held at q's sum: the identity 4096^2 x 4, x A, B A, the fp32 W, the scaled product and
+	 * the sum, 4 x 4096^2 x 4 */
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, false),
+			       67108864.0 + 262144.0 + 268435456.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, true), 0, 0);
+	/* B A from the identity, 2 (in^2 r + in r out): q 1,073,741,824, v 671,088,640 FLOPs */
+	mdl_job_flops(&a, &j, &fd);
+	CU_ASSERT_DOUBLE_EQUAL(fd.dora_fwd, 1744830464.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(fd.layer_fwd_exec - fl.layer_fwd_exec, 1744830464.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(fd.layer_bwd_exec, fl.layer_bwd_exec, 1);
+	CU_ASSERT_DOUBLE_EQUAL(fd.layer_fwd, fl.layer_fwd, 0); /* not model FLOPs */
+	/* kept: the base outputs in bf16 and the adapters' in fp32, 2,048 x 5,120 of each */
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int k = mdl_act_layer_items(&a, &j, 1, false, it);
+	double base = -1, ad = -1;
+	for (int i = 0; i < k; i++) {
+		if (!strcmp(it[i].name, "dora.base_output"))
+			base = it[i].kept;
+		if (!strcmp(it[i].name, "dora.lora_output"))
+			ad = it[i].kept;
+	}
+	CU_ASSERT_DOUBLE_EQUAL(base, 2.0 * 2048 * 5120, 1);
+	CU_ASSERT_DOUBLE_EQUAL(ad, 4.0 * 2048 * 5120, 1);
+	/* the output path: 54 B an output element forward where LoRA's moves 28, 82 backward
+	 * where LoRA's moves 24 */
+	double bd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd - fwl, 26.0 * 2048 * 5120, 1);
+	CU_ASSERT_DOUBLE_EQUAL(bd - bl, 58.0 * 2048 * 5120, 1);
+	/* kernels: the norm's 7 and W's cast, the output's 5, twice those 5 backward; two more
+	 * matrix kernels forward */
+	mdl_job_launches(&a, &j, 1, &kd);
+	CU_ASSERT_DOUBLE_EQUAL(kd.fwd - kl.fwd, 2 * 13.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(kd.bwd - kl.bwd, 2 * 10.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(kd.mm_fwd - kl.mm_fwd, 2 * 2.0, 1e-9);
+	/* a full recompute runs the norm again, and holds it in backward */
+	j.recompute = MDL_RC_FULL;
+	mdl_job_weight_passes(&a, &j, &wd);
+	CU_ASSERT_DOUBLE_EQUAL(wd.bwd, 705167360.0 + 277348352.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_job_weight_live(&a, &j, 1, true),
+			       67108864.0 + 262144.0 + 268435456.0, 1);
+	/* lora_dropout: PEFT's base product again on the dropped fp32 input, 2 T in out FLOPs
+	 * each way, its fp32 output kept and the fp32 W it read (4 x 20,971,520) */
+	j.recompute = MDL_RC_NONE;
+	j.lora_dropout = 0.1;
+	mdl_job_flops(&a, &j, &fd);
+	double again = 2.0 * 2048 * (4096.0 * 4096 + 4096.0 * 1024);
+	CU_ASSERT_DOUBLE_EQUAL(fd.dora_fwd, 1744830464.0 + again, 1);
+	CU_ASSERT_DOUBLE_EQUAL(fd.dora_bwd, again, 1);
+	k = mdl_act_layer_items(&a, &j, 1, false, it);
+	double wcopy = -1;
+	for (int i = 0; i < k; i++) {
+		if (!strcmp(it[i].name, "dora.base_output"))
+			base = it[i].kept;
+		if (!strcmp(it[i].name, "dora.weight_copy"))
+			wcopy = it[i].kept;
+	}
+	CU_ASSERT_DOUBLE_EQUAL(base, 4.0 * 2048 * 5120, 1);
+	CU_ASSERT_DOUBLE_EQUAL(wcopy, 4.0 * 20971520, 1);
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -1425,6 +1514,8 @@ int suite_job(void)
 		{"kbit_upcast_streams_fp32", kbit_upcast_streams_fp32},
 		{"lora_adapter_path_moves_its_casts_and_sums",
 		 lora_adapter_path_moves_its_casts_and_sums},
+		{"dora norms every adapted weight in each forward",
+		 dora_norms_every_adapted_weight_in_each_forward},
 		{"eager_softmax_keeps_fp32_as_pytorch_ops",
 		 eager_softmax_keeps_fp32_as_pytorch_ops},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},

@@ -1374,6 +1374,17 @@ static void lora_adapter_path_moves_its_casts_and_sums(void)
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 0, 0);
 }
 
+/* What a layer's item of that name keeps for backward, -1 without one. */
+static double item_kept(const struct mdl_arch *a, const struct mdl_job *j, const char *name)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	int k = mdl_act_layer_items(a, j, 1, false, it);
+	for (int i = 0; i < k; i++)
+		if (!strcmp(it[i].name, name))
+			return it[i].kept;
+	return -1;
+}
+
 /* DoRA on Llama-3.1-8B's q and v (hidden 4096, keys and values 1024), r 16, pure bf16 with
  * fp32 adapters (PEFT's autocast_adapter_dtype), 2,048 tokens: every figure solved by hand from
  * PEFT's DoraLinearLayer.forward (job.c, dora_weight_pass; act.c, dora_items and
@@ -1415,17 +1426,9 @@ static void dora_norms_every_adapted_weight_in_each_forward(void)
 	CU_ASSERT_DOUBLE_EQUAL(fd.layer_bwd_exec, fl.layer_bwd_exec, 1);
 	CU_ASSERT_DOUBLE_EQUAL(fd.layer_fwd, fl.layer_fwd, 0); /* not model FLOPs */
 	/* kept: the base outputs in bf16 and the adapters' in fp32, 2,048 x 5,120 of each */
-	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
-	int k = mdl_act_layer_items(&a, &j, 1, false, it);
-	double base = -1, ad = -1;
-	for (int i = 0; i < k; i++) {
-		if (!strcmp(it[i].name, "dora.base_output"))
-			base = it[i].kept;
-		if (!strcmp(it[i].name, "dora.lora_output"))
-			ad = it[i].kept;
-	}
-	CU_ASSERT_DOUBLE_EQUAL(base, 2.0 * 2048 * 5120, 1);
-	CU_ASSERT_DOUBLE_EQUAL(ad, 4.0 * 2048 * 5120, 1);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "dora.base_output"), 2.0 * 2048 * 5120, 1);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "dora.lora_output"), 4.0 * 2048 * 5120, 1);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "dora.weight_copy"), -1, 0);
 	/* the output path: 54 B an output element forward where LoRA's moves 28, 82 backward
 	 * where LoRA's moves 24 */
 	double bd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bd);
@@ -1451,16 +1454,8 @@ static void dora_norms_every_adapted_weight_in_each_forward(void)
 	double again = 2.0 * 2048 * (4096.0 * 4096 + 4096.0 * 1024);
 	CU_ASSERT_DOUBLE_EQUAL(fd.dora_fwd, 1744830464.0 + again, 1);
 	CU_ASSERT_DOUBLE_EQUAL(fd.dora_bwd, again, 1);
-	k = mdl_act_layer_items(&a, &j, 1, false, it);
-	double wcopy = -1;
-	for (int i = 0; i < k; i++) {
-		if (!strcmp(it[i].name, "dora.base_output"))
-			base = it[i].kept;
-		if (!strcmp(it[i].name, "dora.weight_copy"))
-			wcopy = it[i].kept;
-	}
-	CU_ASSERT_DOUBLE_EQUAL(base, 4.0 * 2048 * 5120, 1);
-	CU_ASSERT_DOUBLE_EQUAL(wcopy, 4.0 * 20971520, 1);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "dora.base_output"), 4.0 * 2048 * 5120, 1);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "dora.weight_copy"), 4.0 * 20971520, 1);
 }
 
 static void enum_names_parse_with_allowed_values_listed(void)

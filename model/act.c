@@ -93,6 +93,8 @@ static bool adapter_casts(const struct mdl_arch *a, const struct mdl_job *j)
  * input A although its backward never reads it until 0.43.2 (PR #1270, "delete useless buffered
  * activation", July 2024; bitsandbytes/autograd/_functions.py) [A: source]: --quant nf4-legacy;
  * torchao's LinearNF4 saves the weight alone (torchao/dtypes/nf4tensor.py) [A: source].
+ * Unsloth's fused LoRA functions keep X (job.fused_lora), the down projection's input aside
+ * (mlp_fused).
  * MLA's up-projections count as reading the layer's input (their targets are q and v). The
  * experts keep what their own items say.
  */
@@ -104,8 +106,9 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		const struct mdl_tensor *t = &a->layer[i];
 		if (!t->matmul || t->copies > 1 || !(t->target & targets))
 			continue;
+		/* Unsloth's fused LoRA keeps X, the adapters reading it in X's dtype */
 		if ((t->target & j->lora_targets) && !(j->lora_dropout > 0) &&
-		    !adapter_casts(a, j))
+		    (!adapter_casts(a, j) || mdl_job_lora_fused(a, j, t)))
 			return true;
 		if (mdl_job_quantised(j, t) && j->quant != MDL_QUANT_NF4 &&
 		    j->quant != MDL_QUANT_NF4_TORCHAO)
@@ -159,6 +162,19 @@ static int dora_items(const struct mdl_arch *a, const struct mdl_job *j, double 
 	if (wcopy > 0) /* not the tokens' (gemm_input's kept whatever the tokens) */
 		out[n++] = (struct mdl_act_item){"dora.weight_copy", 0, wcopy, false, false};
 	return n;
+}
+
+/* Whether the gated MLP runs in Unsloth's LoRA_MLP (job.fused_lora): X, e = X G and g = X U kept,
+ * the SwiGLU one Triton kernel (swiglu_fg_kernel) whose product h its backward kernel makes
+ * again (swiglu_DWf_DW_dfg_kernel), so neither act(e) nor down's input h is kept
+ * (unsloth/kernels/fast_lora.py at 0050c73, LoRA_MLP.forward: save_for_backward(gateA, gateB,
+ * upA, upB, downA, downB, X, e, g)) [A: source]. */
+static bool mlp_fused(const struct mdl_arch *a, const struct mdl_job *j)
+{
+	for (int i = 0; i < a->nlayer; i++)
+		if ((a->layer[i].target & MDL_T_DOWN) && mdl_job_lora_fused(a, j, &a->layer[i]))
+			return a->gated_mlp;
+	return false;
 }
 
 int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
@@ -315,12 +331,13 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe * g / t, true);
 		item(out, &n, "experts.weighted_output", st * k * sbh * moe / t, false);
 	}
-	bool down_kept = a->experts || inputs_kept(a, j, MDL_T_DOWN);
+	bool unsloth_mlp = mlp_fused(a, j);
+	bool down_kept = a->experts || (inputs_kept(a, j, MDL_T_DOWN) && !unsloth_mlp);
 	if (a->gated_mlp) {
 		/* act(gate(x)) * up(x): the activation's input, its output, up(x), the product
 		 * (the product's factors are what its mul keeps, not the product) */
 		item(out, &n, "mlp.gate_out", st * I / t, false);
-		if (!fused && !j->fused_glu)
+		if (!fused && !j->fused_glu && !unsloth_mlp)
 			item(out, &n, "mlp.act_out", st * I / t, false);
 		item(out, &n, "mlp.up_out", st * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t, down_kept);
@@ -349,9 +366,10 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		double keep = mdl_job_mixed(j) ? e : mdl_job_adapter_bytes(j);
 		/* each adapter keeps x A (s b r) as the input of B (counted with the attention
 		 * half: the adapters span both) */
-		double r = 0;
+		double r = 0; /* Unsloth's fused LoRA makes it again in backward */
 		for (int i = 0; i < a->nlayer; i++)
-			if (a->layer[i].target & j->lora_targets)
+			if ((a->layer[i].target & j->lora_targets) &&
+			    !mdl_job_lora_fused(a, j, &a->layer[i]))
 				r += keep * sb * (double)j->lora_rank * a->layer[i].active *
 				     mdl_tensor_share(a, &a->layer[i]);
 		item(out, &n, "lora.intermediate", r, false);
@@ -367,7 +385,8 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		bool qkv_seen = false;
 		for (int i = 0; (drop || adapter_casts(a, j)) && i < a->nlayer; i++) {
 			const struct mdl_tensor *x = &a->layer[i];
-			if ((x->target & j->lora_targets) && !shared_qkv_input(j, x, &qkv_seen))
+			if ((x->target & j->lora_targets) && !mdl_job_lora_fused(a, j, x) &&
+			    !shared_qkv_input(j, x, &qkv_seen))
 				d += (keep + (drop ? 1.0 : 0.0)) * sb * (double)x->rows * x->active *
 				     mdl_tensor_share(a, x) / (row_parallel(x) ? t : rep);
 		}
@@ -466,6 +485,15 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 		if (shared_qkv_input(j, x, &qkv_seen))
 			in = 0; /* the fused projection's one adapter read its input already */
 		double out = (double)x->cols / (row_parallel(x) ? rep : t);
+		if (mdl_job_lora_fused(a, j, x)) {
+			/* Unsloth's matmul_lora: X A reads X, the addmm_ of (X A) B reads and
+			 * writes the output; backward, the input gradient's addmm_ reads and writes
+			 * dX and X A is made again from X, the output gradient read for d B and
+			 * for dY B^T (unsloth/kernels/fast_lora.py, utils.py) [A; D: counted] */
+			f += n * (s * in + 2.0 * s * out);
+			*bwd += n * (3.0 * s * in + 2.0 * s * out);
+			continue;
+		}
 		f += n * (in_f * in + out_f * out);
 		*bwd += n * (in_b * in + out_b * out);
 		if (j->compile && j->dora) { /* the magnitude's products and sum fused */

@@ -122,6 +122,29 @@ static bool is_adapted(const struct mdl_job *j, const struct mdl_tensor *t)
 	return j->method != MDL_FULL && (t->target & j->lora_targets);
 }
 
+/* The group of a layer's linears one of Unsloth's fused LoRA functions runs (LoRA_QKV,
+ * LoRA_W, LoRA_MLP) that target t belongs to. */
+static unsigned lora_group(unsigned target)
+{
+	if (target & (MDL_T_Q | MDL_T_K | MDL_T_V))
+		return MDL_T_Q | MDL_T_K | MDL_T_V;
+	if (target & (MDL_T_GATE | MDL_T_UP | MDL_T_DOWN))
+		return MDL_T_GATE | MDL_T_UP | MDL_T_DOWN;
+	return target & MDL_T_O;
+}
+
+bool mdl_job_lora_fused(const struct mdl_arch *a, const struct mdl_job *j,
+			const struct mdl_tensor *t)
+{
+	if (!j->fused_lora || !is_adapted(j, t) || t->copies > 1)
+		return false;
+	unsigned g = lora_group(t->target), have = 0;
+	for (int i = 0; i < a->nlayer; i++)
+		if (a->layer[i].copies == 1)
+			have |= a->layer[i].target & g;
+	return have == g && (j->lora_targets & g) == g;
+}
+
 /* LoRA adds A (in x r) and B (r x out) to each adapted linear (Hu et al. 2021, arXiv
  * 2106.09685), DoRA a magnitude per output feature as well (Liu et al. 2024, arXiv 2402.09353:
  * PEFT's lora_magnitude_vector, torchtune's magnitude). */
@@ -645,6 +668,10 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
  * Compiled: the identity, the two GEMMs and one fused norm; one fused kernel for the output
  * [D: Inductor's pointwise and reduction fusion]. */
 #define DORA_NORM_KERNELS 7.0
+/* An adapted linear inside Unsloth's fused LoRA functions (job.fused_lora): matmul_lora's X A
+ * and its addmm_ of (X A) B into X W (unsloth/kernels/utils.py, matmul_lora) [B: counted from
+ * the source], where PEFT launches A, B, the scaling and the sum. */
+#define LORA_FUSED_KERNELS 2.0
 #define DORA_NORM_KERNELS_COMPILED 4.0
 #define DORA_OUTPUT_KERNELS 5.0
 
@@ -697,6 +724,8 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 	double local = ep > 1 ? 1.0 / ep : 1.0;
 	double linears = 0, frozen = 0, adapted = 0, quantised = 0, experts = 0, op_again = 0;
 	double adapted_q = 0; /* adapted and quantised: DoRA dequantises them again */
+	double unsloth = 0; /* adapted inside Unsloth's fused LoRA functions */
+	bool unsloth_mlp = false;
 	int nmm = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
@@ -717,6 +746,10 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 			quantised += n;
 		if (mdl_job_quantised(j, t) && is_adapted(j, t))
 			adapted_q += n;
+		if (mdl_job_lora_fused(a, j, t)) {
+			unsloth += n;
+			unsloth_mlp |= (t->target & MDL_T_DOWN) && a->gated_mlp;
+		}
 		if (t->copies > 1)
 			experts = fmax(experts, n);
 	}
@@ -733,13 +766,14 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 		fwd = linears + core + norms + (mdl_arch_rotary(a) ? 1 : 0) + 1 + routing +
 		      adapted * (3 + dropout);
 	} else {
-		double lora = adapted * (4 + dropout);
+		/* Unsloth's fused functions: X A and the addmm_ of (X A) B into the output */
+		double lora = (adapted - unsloth) * (4 + dropout) + unsloth * LORA_FUSED_KERNELS;
 		core = mdl_attn_fused(j->attention) ? 1 + (gqa ? 2 : 0) + 1
 						      : 7 + (a->attn_dropout > 0 ? 1 : 0);
 		bool eager = j->eager_ops;
 		fwd = linears + norms * (eager && !a->norm_bias ? 8 : 1) +
 		      (!mdl_arch_rotary(a) ? 0 : eager ? 10 : 2) +
-		      core + (a->gated_mlp && !j->fused_glu ? 2 : 1) +
+		      core + (a->gated_mlp && !j->fused_glu && !unsloth_mlp ? 2 : 1) +
 		      2 * (a->resid_dropout > 0 ? 2 : 1) +
 		      routing + lora;
 	}
@@ -1077,6 +1111,7 @@ static const char *const quant_names[] = {"nf4", "nf4-legacy", "gptq", "nf4-torc
 static const char *const fp8_recipe_names[] = {"te", "torchao", NULL};
 static const char *const upcast_names[] = {"none", "norms", "all", NULL};
 static const char *const lora_dtype_names[] = {"model", "fp32", NULL}; /* mdl_job.lora_fp32 */
+static const char *const lora_kernels_names[] = {"peft", "unsloth", NULL}; /* job.fused_lora */
 static const char *const quant_from_names[] = {"model", "fp16"};         /* mdl_job.quant_fp16 */
 
 const char *mdl_method_name(enum mdl_method m)
@@ -1138,6 +1173,10 @@ const char *mdl_lora_dtype_name(bool fp32)
 {
 	return lora_dtype_names[fp32 ? 1 : 0];
 }
+const char *mdl_lora_kernels_name(bool fused)
+{
+	return lora_kernels_names[fused ? 1 : 0];
+}
 const char *mdl_quant_from_name(bool fp16)
 {
 	return quant_from_names[fp16 ? 1 : 0];
@@ -1156,6 +1195,7 @@ int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, 
 		{"grad-dtype", grad_dtype_names}, {"quant", quant_names},
 		{"master-weights", master_names}, {"swiglu", swiglu_names},
 		{"kbit-upcast", upcast_names}, {"lora-dtype", lora_dtype_names},
+		{"lora-kernels", lora_kernels_names},
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		if (strcmp(kinds[k].what, what) != 0)

@@ -287,6 +287,16 @@ struct mdl_job {
 	 * detached, the base output and the adapters' kept for the magnitude's gradient
 	 * (mdl_job_weight_passes, mdl_job_dora_live, act.c) [A: source] */
 	bool dora;
+	/* LoRA's adapters run by Unsloth's fused autograd functions (unsloth/kernels/fast_lora.py
+	 * at 0050c73: LoRA_QKV, LoRA_W, LoRA_MLP), which its get_peft_model patches in where a
+	 * layer's q, k and v, its o, or its gate, up and down are adapted whole, without dropout or
+	 * DoRA (unsloth/models/llama.py: "Dropout = 0 is supported for fast patching", and
+	 * lora_magnitude_vector empty): each such linear computes X W and then adds s (X A) B into
+	 * that output in place (matmul_lora's addmm_), in X's dtype, keeping X and the adapter
+	 * weights alone (X A made again in backward), the MLP keeping X, the gate's and the up's
+	 * outputs and making the SwiGLU product again in its backward kernel, and the input
+	 * gradient written over X's storage (mdl_job_lora_fused; act.c, job.c) [A: source] */
+	bool fused_lora;
 };
 
 /* The layers of a chunk of `layers` that run the job's recompute mode: the first
@@ -297,6 +307,12 @@ static inline uint32_t mdl_job_rc_layers(const struct mdl_job *j, uint32_t layer
 		       ? j->recompute_layers
 		       : layers;
 }
+
+/* Whether adapted linear t runs in one of Unsloth's fused LoRA functions (job.fused_lora): its
+ * group of the layer (q, k and v; o; gate, up and down of a gated MLP, which a layer must have
+ * whole) adapted whole; not an expert's. */
+bool mdl_job_lora_fused(const struct mdl_arch *a, const struct mdl_job *j,
+			const struct mdl_tensor *t);
 
 /* Whether QLoRA's base weights are GPTQ: trained under PEFT and auto-gptq, data parallel only
  * (no tensor, pipeline or context parallelism there). */
@@ -537,6 +553,7 @@ const char *mdl_quant_name(enum mdl_quant q);
 const char *mdl_fp8_recipe_name(enum mdl_fp8_recipe r);
 const char *mdl_upcast_name(enum mdl_upcast u);
 const char *mdl_lora_dtype_name(bool fp32); /* "model" | "fp32" (job.lora_fp32) */
+const char *mdl_lora_kernels_name(bool fused); /* "peft" | "unsloth" (job.fused_lora) */
 const char *mdl_quant_from_name(bool fp16); /* "model" | "fp16" (job.quant_fp16) */
 /* The setting `what` ("method", "precision", "recompute", ...) named s into *out: 0, or -1 with
  * err naming s and the allowed names. `also` (NULL: none) is one more name it takes, listed

@@ -508,6 +508,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --lora-dtype %s", mdl_lora_dtype_name(true));
 	if (w->job.method != MDL_FULL && w->job.dora)
 		fprintf(fp, " --dora yes");
+	if (w->job.method != MDL_FULL && w->job.fused_lora)
+		fprintf(fp, " --lora-kernels %s", mdl_lora_kernels_name(true));
 	/* the drives the option ran with: those it used, else the plan's (a host-tier placement
 	 * depends on whether there are any) */
 	if (o->flash_count)

@@ -262,9 +262,11 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	if (jb->method == MDL_FULL) {
 		cJSON_AddNullToObject(jj, "lora_dtype");
 		cJSON_AddNullToObject(jj, "dora");
+		cJSON_AddNullToObject(jj, "lora_kernels");
 	} else {
 		cJSON_AddStringToObject(jj, "lora_dtype", mdl_lora_dtype_name(jb->lora_fp32));
 		cJSON_AddBoolToObject(jj, "dora", jb->dora);
+		cJSON_AddStringToObject(jj, "lora_kernels", mdl_lora_kernels_name(jb->fused_lora));
 	}
 	cJSON_AddStringToObject(jj, "precision", mdl_precision_name(jb->precision));
 	if (jb->precision == MDL_FP8)

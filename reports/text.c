@@ -296,9 +296,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	char b[4][32], t[64], rank[448] = "", job[832];
 
 	if (j->method != MDL_FULL)
-		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s%s%s%s)", j->lora_rank,
+		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s%s%s%s%s)", j->lora_rank,
 			 mdl_targets_str(j->lora_targets, t, sizeof t),
 			 j->dora ? ", as DoRA (--dora)" : "",
+			 j->fused_lora ? ", in Unsloth's fused functions (--lora-kernels)" : "",
 			 j->lora_fp32 ? ", fp32 adapters (--lora-dtype)"
 				      : ", adapters in the model's dtype (--lora-dtype)",
 			 j->method == MDL_QLORA ? ", base " : "",

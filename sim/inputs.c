@@ -164,6 +164,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.quant = (enum mdl_quant)o->quant,
 		.upcast = (enum mdl_upcast)o->kbit_upcast,
 		.lora_fp32 = o->lora_dtype == 1,
+		.fused_lora = o->lora_kernels == 1,
 	    .recompute_layers = (uint32_t)o->recompute_layers,
 	};
 	if (o->recompute_layers && o->recompute != MDL_RC_FULL) {
@@ -192,7 +193,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	/* the adapters' flags describe --method lora|qlora: on a full fine-tune they would be
 	 * dropped without a word, and the job is not the one the user meant */
 	static const char *const adapter_flags[] = {"lora-rank", "lora-targets", "lora-dropout",
-						    "lora-dtype", "dora"};
+						    "lora-dtype", "dora", "lora-kernels"};
 	size_t nadapter = sizeof adapter_flags / sizeof *adapter_flags;
 	if (w->job.method != MDL_FULL)
 		nadapter = 0;
@@ -242,6 +243,20 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	if (tp_yes_no("--compile", o->compile, &w->job.compile, err, errlen) ||
 	    tp_yes_no("--dora", o->dora, &w->job.dora, err, errlen))
 		return EXIT_INVALID;
+	/* Unsloth patches its fused LoRA functions in only without dropout or DoRA
+	 * (unsloth/models/llama.py, get_peft_model and its O/QKV/MLP checks), and its
+	 * fast_dequantize reads bitsandbytes' 4-bit blocks [A: source] */
+	if (w->job.fused_lora && (w->job.lora_dropout > 0 || w->job.dora ||
+				  (w->job.method == MDL_QLORA && !mdl_job_bnb(&w->job)))) {
+		snprintf(err, errlen,
+			 "--lora-kernels unsloth: Unsloth patches its fused LoRA functions in only "
+			 "with --lora-dropout 0, without --dora and on a bitsandbytes 4-bit base "
+			 "(--quant nf4); %s",
+			 w->job.lora_dropout > 0 ? "drop --lora-dropout"
+			 : w->job.dora		 ? "drop --dora"
+						 : "use --quant nf4");
+		return EXIT_INVALID;
+	}
 	/* PEFT's GPTQ LoRA layer refuses use_dora ("does not support DoRA yet":
 	 * peft/tuners/lora/gptq.py at 5d602fd) [A: source] */
 	if (w->job.dora && mdl_job_gptq(&w->job)) {

@@ -92,6 +92,13 @@ static const struct opt table[] = {
 	 "casting its input to fp32 before its dropout and lora_A, its scaled output added to the "
 	 "base's in fp32 and cast back; LLaMA-Factory's default): fp32 weights, gradients and "
 	 "AdamW states, and the casts' traffic"},
+	{"lora-kernels", O_ENUM, OFF(lora_kernels), 0, 0, "peft", false, "lora-kernels", P,
+	 "what runs the adapters: peft (PEFT's LoRA layers: A, B, the scaling and the sum as "
+	 "separate ops, x A kept for B's gradient) | unsloth (Unsloth's fused autograd functions, "
+	 "patched in where a layer's q, k and v, its o, or its gate, up and down are adapted whole: "
+	 "(X A) B added into X W in place, X kept alone, the MLP's SwiGLU one kernel whose product "
+	 "backward makes again; needs --lora-dropout 0, no DoRA, a bitsandbytes or unquantised "
+	 "base)"},
 	{"dora", O_STR, OFF(dora), 0, 0, "no", false, "yes|no", P,
 	 "--method lora or qlora as DoRA (PEFT's use_dora, torchtune's dora builders): a trained "
 	 "magnitude per output feature over the norm of W + s B A, which each forward computes "

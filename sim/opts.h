@@ -94,6 +94,7 @@ struct tp_opts {
 	const char *quant_from; /* auto | model | fp16 */
 	const char *double_quant; /* yes | no */
 	int lora_dtype;  /* mdl_parse_enum's "lora-dtype" names: 0 model, 1 fp32 */
+	int lora_kernels; /* mdl_parse_enum's "lora-kernels" names: 0 peft, 1 unsloth */
 	unsigned lora_targets;
 	bool help;
 	/* which options the user gave, by table index (a --deepspeed config's count as given) */

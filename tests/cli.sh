@@ -402,6 +402,16 @@ expect 3 "^tierplan simulate: --dora yes: PEFT's GPTQ layers do not run DoRA" si
 	--model 8b --seq 2048 --method qlora --quant gptq --dora yes
 expect 3 "^tierplan plan: --dora: 'maybe' (allowed: yes, no)" plan --model 8b --seq 2048 \
 	--method lora --dora maybe
+expect 3 "^tierplan simulate: --lora-kernels unsloth: Unsloth patches its fused LoRA functions in only with --lora-dropout 0.*drop --lora-dropout" \
+	simulate --model 8b --seq 2048 --method lora --lora-kernels unsloth --lora-dropout 0.05
+expect 3 "drop --dora" simulate --model 8b --seq 2048 --method lora --lora-kernels unsloth --dora yes
+expect 3 "use --quant nf4" simulate --model 8b --seq 2048 --method qlora --quant nf4-torchao \
+	--lora-kernels unsloth
+expect 3 "^tierplan simulate: --lora-kernels: the adapters of --method lora or qlora" simulate \
+	--model 8b --seq 2048 --lora-kernels unsloth
+expect 3 "^tierplan simulate: --lora-kernels: unknown lora-kernels 'fast' (allowed: peft, unsloth)" \
+	simulate --model 8b --seq 2048 \
+	--method lora --lora-kernels fast
 expect 3 "unknown quant 'awq' (allowed: nf4, nf4-legacy, gptq, nf4-torchao)" simulate --model 8b --seq 2048 --method qlora --quant awq
 expect 3 "--kbit-upcast all: what a bitsandbytes QLoRA base.*not lora" simulate --model 8b --seq 2048 --method lora --kbit-upcast all
 expect 3 "--kbit-upcast norms: .*not qlora on gptq" simulate --model 8b --seq 2048 --method qlora --quant gptq --kbit-upcast norms
@@ -888,7 +898,8 @@ for fw in "--precision fp8 --fp8-all-gather yes" "--activation-offload yes" \
 	"--grad-accum 1 --optimizer-in-backward yes" "--grad-dtype fp32" \
 	"--method lora --lora-dropout 0.1" "--gpus-per-node 2" "--gpu-headroom 0.1" \
 	"--fused-qkv yes" "--method qlora --quant nf4-legacy" "--repeat-kv yes" \
-	"--precision fp8 --fp8-recipe torchao" "--method lora --dora yes"; do
+	"--precision fp8 --fp8-recipe torchao" "--method qlora --lora-kernels unsloth" \
+	"--method lora --dora yes"; do
 	# shellcheck disable=SC2086
 	"$bin" plan --model 8b --seq 4096 --model-parallel no $fw >"$tmp/plan-ride.txt" 2>/dev/null
 	idx=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^tp/ {print $1; exit}' "$tmp/plan-ride.txt")

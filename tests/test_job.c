@@ -1458,6 +1458,44 @@ static void dora_norms_every_adapted_weight_in_each_forward(void)
 	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "dora.weight_copy"), 4.0 * 20971520, 1);
 }
 
+/* Unsloth's fused LoRA functions on Llama-3.1-8B with every linear adapted, pure bf16, 2,048
+ * tokens, solved by hand from unsloth/kernels/fast_lora.py (LoRA_QKV, LoRA_W, LoRA_MLP). */
+static void unsloth_fuses_whole_groups_of_adapters(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_LORA, 16, MDL_T_ALL, MDL_BF16, MDL_ADAMW, MDL_RC_NONE,
+			    MDL_ATTN_FLASH, 2048, 1};
+	struct mdl_launches kp, ku;
+	mdl_job_launches(&a, &j, 1, &kp);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "down_proj.input"), 2.0 * 2048 * 14336, 1);
+	CU_ASSERT(item_kept(&a, &j, "mlp.act_out") > 0);
+	CU_ASSERT(item_kept(&a, &j, "lora.intermediate") > 0);
+	j.fused_lora = true;
+	/* LoRA_MLP keeps X, e and g: neither act(e) nor down's input h; no x A anywhere */
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "down_proj.input"), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "mlp.act_out"), -1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "lora.intermediate"), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "mlp.input"), 2.0 * 2048 * 4096, 1);
+	/* the adapters' traffic: X read for X A (38,912 input features a token over the seven
+	 * linears) and the output read and written by the addmm_ (43,008 output features), 2 B
+	 * each; backward the input gradient's addmm_ and X again, the output gradient twice */
+	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	CU_ASSERT_DOUBLE_EQUAL(fwd, 2048.0 * (2 * 38912 + 4 * 43008), 1);
+	CU_ASSERT_DOUBLE_EQUAL(bwd, 2048.0 * (6 * 38912 + 4 * 43008), 1);
+	/* two kernels an adapter where PEFT launches four, and the SwiGLU one kernel */
+	mdl_job_launches(&a, &j, 1, &ku);
+	CU_ASSERT_DOUBLE_EQUAL(kp.fwd - ku.fwd, 7 * 2.0 + 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(kp.bwd - ku.bwd, 2 * (7 * 2.0 + 1), 1e-9);
+	/* q and v alone make no whole group: PEFT's layers run them */
+	j.lora_targets = MDL_T_Q | MDL_T_V;
+	struct mdl_launches kq;
+	mdl_job_launches(&a, &j, 1, &ku);
+	j.fused_lora = false;
+	mdl_job_launches(&a, &j, 1, &kq);
+	CU_ASSERT_DOUBLE_EQUAL(ku.fwd, kq.fwd, 0);
+	CU_ASSERT(!mdl_job_lora_fused(&a, &j, &a.layer[0]));
+}
+
 static void enum_names_parse_with_allowed_values_listed(void)
 {
 	int v;
@@ -1511,6 +1549,7 @@ int suite_job(void)
 		 lora_adapter_path_moves_its_casts_and_sums},
 		{"dora norms every adapted weight in each forward",
 		 dora_norms_every_adapted_weight_in_each_forward},
+		{"unsloth fuses whole groups of adapters", unsloth_fuses_whole_groups_of_adapters},
 		{"eager_softmax_keeps_fp32_as_pytorch_ops",
 		 eager_softmax_keeps_fp32_as_pytorch_ops},
 		{"fused_qkv_keeps_the_whole_projection", fused_qkv_keeps_the_whole_projection},

@@ -445,6 +445,34 @@ static double dora_weight_pass(const struct mdl_job *j, const struct mdl_tensor 
 	return bytes;
 }
 
+/* DoRA's passes over a layer's adapted weights (dora_weight_pass), and in *most what the
+ * largest holds: each adapted linear, a fused q/k/v projection (job.fused_qkv) as the one linear
+ * PEFT adapts there, its outputs side by side, with one identity. */
+static double dora_passes(const struct mdl_arch *a, const struct mdl_job *j, double *most)
+{
+	struct mdl_tensor qkv = {.name = "qkv_proj", .matmul = true, .copies = 1, .active = 1};
+	double bytes = 0, live;
+	*most = 0;
+	for (int i = 0; j->dora && i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!is_adapted(j, t))
+			continue;
+		if (j->fused_qkv && t->copies == 1 && (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V))) {
+			qkv.rows = t->rows;
+			qkv.cols += t->cols;
+			qkv.layers = t->layers;
+			continue;
+		}
+		bytes += t->copies * mdl_tensor_share(a, t) * dora_weight_pass(j, t, &live);
+		*most = fmax(*most, live);
+	}
+	if (qkv.cols) {
+		bytes += mdl_tensor_share(a, &qkv) * dora_weight_pass(j, &qkv, &live);
+		*most = fmax(*most, live);
+	}
+	return bytes;
+}
+
 void mdl_job_weight_passes(const struct mdl_arch *a, const struct mdl_job *j,
 			   struct mdl_weight_passes *d)
 {
@@ -468,12 +496,7 @@ void mdl_job_weight_passes(const struct mdl_arch *a, const struct mdl_job *j,
 	d->fwd = pass;
 	d->bwd = pass * ((again ? 1.0 : 0.0) + (gptq ? 0.0 : 1.0));
 	/* DoRA's norm in every forward, and in a full or per-op recompute's forward again */
-	double dora = 0, live;
-	for (int i = 0; j->dora && i < a->nlayer; i++) {
-		const struct mdl_tensor *t = &a->layer[i];
-		if (is_adapted(j, t))
-			dora += t->copies * mdl_tensor_share(a, t) * dora_weight_pass(j, t, &live);
-	}
+	double live, dora = dora_passes(a, j, &live);
 	d->fwd += dora;
 	d->bwd += dora_again(j) ? dora : 0;
 	/* an fp32 stream (mdl_upcast) through a 4-bit linear: Linear4bit casts its input to the
@@ -508,17 +531,15 @@ double mdl_job_weight_live(const struct mdl_arch *a, const struct mdl_job *j, un
 	double per = mdl_job_gptq(j)   ? GPTQ_LIVE_BYTES
 		     : torchao_eager(j) ? TORCHAO_NF4_LIVE(mdl_job_weight_bytes(j))
 					: bnb_live(j);
-	double most = 0, live;
-	for (int i = 0; i < a->nlayer; i++) {
+	double most = 0, live = 0;
+	for (int i = 0; dq && i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		if (dq && mdl_job_quantised(j, t))
+		if (mdl_job_quantised(j, t))
 			most = fmax(most, (double)t->rows * (double)t->cols * per);
-		if (dora && is_adapted(j, t)) {
-			dora_weight_pass(j, t, &live);
-			most = fmax(most, live);
-		}
 	}
-	return most / (tp ? (double)tp : 1.0);
+	if (dora)
+		dora_passes(a, j, &live);
+	return fmax(most, live) / (tp ? (double)tp : 1.0);
 }
 
 double mdl_job_dequant_kept(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

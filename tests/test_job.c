@@ -1440,6 +1440,11 @@ static void dora_norms_every_adapted_weight_in_each_forward(void)
 	CU_ASSERT_DOUBLE_EQUAL(kd.fwd - kl.fwd, 2 * 13.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(kd.bwd - kl.bwd, 2 * 10.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(kd.mm_fwd - kl.mm_fwd, 2 * 2.0, 1e-9);
+	/* one fused q/k/v projection (PEFT's one adapter on it): one identity, B A 4096 x 5120 */
+	j.fused_qkv = true;
+	mdl_job_weight_passes(&a, &j, &wd);
+	CU_ASSERT_DOUBLE_EQUAL(wd.fwd - wl.fwd, 705167360.0 + 277348352.0 - 134742016.0, 1);
+	j.fused_qkv = false;
 	/* a full recompute runs the norm again, and holds it in backward */
 	j.recompute = MDL_RC_FULL;
 	mdl_job_weight_passes(&a, &j, &wd);

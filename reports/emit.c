@@ -573,7 +573,9 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 
 /*
  * What the training script sets for LoRA and QLoRA, which neither file holds: PEFT's LoraConfig
- * with the planned rank, targets (in the Llama family's module names) and dropout, embed and head
+ * (Unsloth's get_peft_model for --lora-kernels unsloth, its checkpointing "unsloth" where the
+ * plan recomputes and offloads each layer's input, True where it recomputes alone) with the
+ * planned rank, targets (in the Llama family's module names) and dropout, embed and head
  * trained whole as modules_to_save; the base loaded as planned: bitsandbytes NF4 with double
  * quantisation and bf16 compute, its packed weights stored as bf16 where ZeRO-3 shards them
  * (PEFT's DeepSpeed guide: bnb_4bit_quant_storage), or a GPTQ checkpoint with the ExLlama kernels
@@ -590,9 +592,12 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 	const struct mdl_job *j = &r->w->job;
 	unsigned t = j->lora_targets;
 
+	/* Unsloth's get_peft_model takes LoraConfig's arguments and patches its fused functions
+	 * in where lora_dropout is 0 (unsloth/models/llama.py) */
 	fprintf(fp, "## Adapters\n\nThe training script sets them, not a configuration file. With "
-		    "PEFT: `LoraConfig(r=%u, target_modules=[",
-		j->lora_rank);
+		    "%s(%sr=%u, target_modules=[",
+		j->fused_lora ? "Unsloth: `FastLanguageModel.get_peft_model" : "PEFT: `LoraConfig",
+		j->fused_lora ? "model, " : "", j->lora_rank);
 	int n = 0;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (t & names[i].bit)
@@ -606,6 +611,12 @@ static void adapters(FILE *fp, const struct rpt_plan *r, const struct sim_option
 		fprintf(fp, ", lora_dropout=%g", j->lora_dropout);
 	if (j->dora)
 		fprintf(fp, ", use_dora=True");
+	if (j->fused_lora) { /* its fused functions run only without dropout */
+		const struct sim_config *f = sim_plan_framework(r->req);
+		bool full = o->recompute == MDL_RC_FULL, offload = f->act_offload && full;
+		fprintf(fp, ", lora_dropout=0, use_gradient_checkpointing=%s",
+			offload ? "\"unsloth\"" : full ? "True" : "False");
+	}
 	fprintf(fp, ")` (the Llama family's module names; other families name their projections "
 		    "otherwise)");
 	if (j->method == MDL_QLORA && mdl_job_gptq(j))

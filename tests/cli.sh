@@ -920,6 +920,13 @@ done
 # the last of them, DoRA: the emitted PEFT config turns it on
 holds "plan --method lora --dora yes --emit: no use_dora in the PEFT config" \
 	"$tmp/emit-ride/README.md" "use_dora=True"
+# Unsloth's fused LoRA: its get_peft_model, without dropout, with its offloading checkpoints
+"$bin" plan --model 8b --seq 2048 --method qlora --lora-kernels unsloth --gpu rtx4090 \
+	--max-gpus 1 --recompute full --activation-offload yes --emit "$tmp/emit-unsloth" \
+	>/dev/null 2>&1
+holds "plan --lora-kernels unsloth --emit: not Unsloth's get_peft_model as planned" \
+	"$tmp/emit-unsloth/README.md" "FastLanguageModel.get_peft_model(model, r=8," \
+	'lora_dropout=0, use_gradient_checkpointing="unsloth"' "--lora-kernels unsloth"
 # --overlap-param-gather: a ZeRO-1 option is Megatron-Core's distributed optimizer, emitted with
 # the flag as Megatron-LM's arguments (DeepSpeed's ZeRO-1 cannot defer its all-gather), whose
 # simulate line reproduces the step planned; the step is shorter than with the gather after it

@@ -981,6 +981,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	/* the keys a query's document spans: the sequence, or its packed document */
 	uint64_t span = j->doc_tokens && j->doc_tokens < j->seq ? j->doc_tokens : j->seq;
 	double layer_mm = 0, adapters = 0, head = 0, dora_eye = 0, dora_base = 0;
+	bool qkv_eye = false; /* a fused q/k/v projection's one identity (dora_passes) */
 
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
@@ -996,7 +997,11 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 		 * another (peft/tuners/lora/variants.py, DoraLinearVariant.forward: base_result
 		 * None unless the dropout is nn.Identity; dora.py: F.linear(x, weight)) [A] */
 		if (j->dora) {
-			dora_eye += 2.0 * (in * in * r + in * r * out) * t->copies * share;
+			bool shared = j->fused_qkv && t->copies == 1 &&
+				      (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V));
+			double eye = shared && qkv_eye ? 0 : in * in * r;
+			qkv_eye |= shared;
+			dora_eye += 2.0 * (eye + in * r * out) * t->copies * share;
 			if (j->lora_dropout > 0)
 				dora_base += 2.0 * tokens * in * out * t->active * share;
 		}

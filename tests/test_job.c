@@ -1444,6 +1444,8 @@ static void dora_norms_every_adapted_weight_in_each_forward(void)
 	j.fused_qkv = true;
 	mdl_job_weight_passes(&a, &j, &wd);
 	CU_ASSERT_DOUBLE_EQUAL(wd.fwd - wl.fwd, 705167360.0 + 277348352.0 - 134742016.0, 1);
+	mdl_job_flops(&a, &j, &fd); /* lora_A over the identity once: 2 x 4096^2 x 16 less */
+	CU_ASSERT_DOUBLE_EQUAL(fd.dora_fwd, 1744830464.0 - 536870912.0, 1);
 	j.fused_qkv = false;
 	/* a full recompute runs the norm again, and holds it in backward */
 	j.recompute = MDL_RC_FULL;

@@ -981,6 +981,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	/* the keys a query's document spans: the sequence, or its packed document */
 	uint64_t span = j->doc_tokens && j->doc_tokens < j->seq ? j->doc_tokens : j->seq;
 	double layer_mm = 0, adapters = 0, head = 0, dora_eye = 0, dora_base = 0;
+	double own_dtype = 0; /* adapters PEFT's layers run in their own dtype (not Unsloth's) */
 	bool qkv_eye = false; /* a fused q/k/v projection's one identity (dora_passes) */
 
 	for (int i = 0; i < a->nlayer; i++) {
@@ -992,6 +993,8 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 		if (!is_adapted(j, t))
 			continue;
 		adapters += r * (in + out) * t->active * share;
+		if (!mdl_job_lora_fused(a, j, t)) /* Unsloth's cast A and B to X's dtype */
+			own_dtype += r * (in + out) * t->active * share;
 		/* DoRA (dora_weight_pass): lora_A over the identity, lora_B over its in x r, every
 		 * copy whatever the tokens; PEFT's base product again where lora_dropout makes x
 		 * another (peft/tuners/lora/variants.py, DoraLinearVariant.forward: base_result
@@ -1023,7 +1026,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	double counted = counted_share(a, span), attn = blocks * counted;
 	double trained = j->method == MDL_FULL ? weights : lora;
 	double frozen = j->method == MDL_FULL ? 0 : weights;
-	f->adapter_fwd = j->method == MDL_FULL ? 0 : lora;
+	f->adapter_fwd = j->method == MDL_FULL ? 0 : 2.0 * tokens * own_dtype;
 
 	f->layer_fwd = trained + frozen + attn;
 	/* backward = 2 x forward (input and weight gradients); frozen weights skip the weight

@@ -400,8 +400,10 @@ struct mdl_flops {
 	 * backward: twice the forward, 2.5 times for flash attention, which recomputes the
 	 * scores; a recompute (full or selective) runs the forward once more */
 	double attn_core_fwd_exec, attn_core_bwd_exec;
-	/* of layer_fwd, LoRA's adapters (A and B of every adapted linear); their backward is
-	 * twice it and a full recompute runs it again (0 for a full fine-tune) */
+	/* of layer_fwd, LoRA's adapters (A and B of every adapted linear) that run in the adapters'
+	 * own dtype: all but those inside Unsloth's fused functions (job.fused_lora), which cast A
+	 * and B to the input's; their backward is twice it and a full recompute runs it again (0
+	 * for a full fine-tune) */
 	double adapter_fwd;
 	/* of layer_fwd_exec and layer_bwd_exec, DoRA's GEMMs beyond LoRA's (job.dora; hardware
 	 * FLOPs, not in layer_fwd): B A made whole on an identity in each forward (lora_A over

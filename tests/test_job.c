@@ -1493,8 +1493,16 @@ static void unsloth_fuses_whole_groups_of_adapters(void)
 	mdl_job_launches(&a, &j, 1, &ku);
 	CU_ASSERT_DOUBLE_EQUAL(kp.fwd - ku.fwd, 7 * 2.0 + 1, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(kp.bwd - ku.bwd, 2 * (7 * 2.0 + 1), 1e-9);
-	/* q and v alone make no whole group: PEFT's layers run them */
+	/* fp32 adapters: Unsloth casts A and B to X's dtype, so none runs at the fp32 rate */
+	j.lora_fp32 = true;
+	struct mdl_flops f;
+	mdl_job_flops(&a, &j, &f);
+	CU_ASSERT_DOUBLE_EQUAL(f.adapter_fwd, 0, 0);
+	/* q and v alone make no whole group: PEFT's layers run them, 2 T r (in + out) */
 	j.lora_targets = MDL_T_Q | MDL_T_V;
+	mdl_job_flops(&a, &j, &f);
+	CU_ASSERT_DOUBLE_EQUAL(f.adapter_fwd, 2.0 * 2048 * 16 * (8192 + 5120), 1);
+	j.lora_fp32 = false;
 	struct mdl_launches kq;
 	mdl_job_launches(&a, &j, 1, &ku);
 	j.fused_lora = false;

@@ -124,7 +124,7 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 static double dora_base_bytes(const struct mdl_arch *a, const struct mdl_job *j)
 {
 	if (j->lora_dropout > 0)
-		return mdl_job_mixed(j) ? mdl_job_act_bytes(j) : mdl_job_adapter_bytes(j);
+		return mdl_job_lora_out_bytes(j);
 	return mdl_job_stream_bytes(a, j);
 }
 
@@ -142,7 +142,7 @@ static int dora_items(const struct mdl_arch *a, const struct mdl_job *j, double 
 		      struct mdl_act_item *out, int n)
 {
 	double sb = (double)j->seq * (double)j->micro_batch, ad = mdl_job_adapter_bytes(j);
-	double p = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : ad, b = dora_base_bytes(a, j);
+	double p = mdl_job_lora_out_bytes(j), b = dora_base_bytes(a, j);
 	double outs = 0, wcopy = 0;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *x = &a->layer[i];
@@ -363,7 +363,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		/* what lora_A keeps of its input, in bytes an element: the adapters' dtype, or
 		 * under autocast (mdl_job_mixed) the compute-dtype copy its GEMM takes (fp32
 		 * adapters, job.lora_fp32) */
-		double keep = mdl_job_mixed(j) ? e : mdl_job_adapter_bytes(j);
+		double keep = mdl_job_lora_out_bytes(j);
 		/* each adapter keeps x A (s b r) as the input of B (counted with the attention
 		 * half: the adapters span both) */
 		double r = 0; /* Unsloth's fused LoRA makes it again in backward */
@@ -419,7 +419,7 @@ static void dora_output_traffic(const struct mdl_arch *a, const struct mdl_job *
 				double *bwd)
 {
 	double s = mdl_job_stream_bytes(a, j), ad = mdl_job_adapter_bytes(j);
-	double p = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : ad, b = dora_base_bytes(a, j);
+	double p = mdl_job_lora_out_bytes(j), b = dora_base_bytes(a, j);
 	double q1 = fmax(ad, b), q2 = fmax(ad, p), q3 = fmax(q1, q2), q = fmax(s, q3);
 	*fwd = p + (b + q1) + (p + q2) + 2.0 * q2 + (q1 + q2 + q3) + (s + q3 + q) +
 	       (q != s ? q + s : 0);
@@ -463,7 +463,7 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 	double e = mdl_job_act_bytes(j);
 	bool mixed = mdl_job_mixed(j), cast = adapter_casts(a, j), drop = j->lora_dropout > 0;
 	bool acast = mixed && ad != e; /* autocast hands lora_A a compute-dtype copy */
-	double p = mixed ? e : ad, q = fmax(s, p);
+	double p = mdl_job_lora_out_bytes(j), q = fmax(s, p);
 	double in_f = (cast ? s + ad : 0) + (drop ? ad : 0) +
 		      (acast ? (drop ? 2.0 * ad : ad) : 0) + (!drop && !cast ? s : 0);
 	double out_f = p + 2.0 * p + (s + p + q) + (q != s ? q + s : 0);

@@ -162,6 +162,11 @@ unsigned mdl_job_adapter_bytes(const struct mdl_job *j)
 	return j->method != MDL_FULL && j->lora_fp32 && w < 4 ? 4 : w;
 }
 
+unsigned mdl_job_lora_out_bytes(const struct mdl_job *j)
+{
+	return mdl_job_mixed(j) ? mdl_job_act_bytes(j) : mdl_job_adapter_bytes(j);
+}
+
 double mdl_job_state_bytes(const struct mdl_job *j)
 {
 	return j->precision == MDL_BF16 ? 2.0 : 4.0;
@@ -426,7 +431,7 @@ static double dequant_per_weight(const struct mdl_job *j)
 static double dora_weight_pass(const struct mdl_job *j, const struct mdl_tensor *t, double *live)
 {
 	double in = (double)t->rows, out = (double)t->cols, r = (double)j->lora_rank;
-	double a = mdl_job_adapter_bytes(j), p = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : a;
+	double a = mdl_job_adapter_bytes(j), p = mdl_job_lora_out_bytes(j);
 	bool quant = mdl_job_quantised(j, t);
 	double cast, w = quant && mdl_job_bnb(j) ? bnb_written(j, &cast) : mdl_job_weight_bytes(j);
 	double eye = in * in * a, ba = in * out;
@@ -445,6 +450,13 @@ static double dora_weight_pass(const struct mdl_job *j, const struct mdl_tensor 
 	return bytes;
 }
 
+/* Whether t is q, k or v of a fused q/k/v projection (job.fused_qkv), which PEFT adapts as one
+ * linear: DoRA's one identity there (dora_passes, mdl_job_flops). */
+static bool in_fused_qkv(const struct mdl_job *j, const struct mdl_tensor *t)
+{
+	return j->fused_qkv && t->copies == 1 && (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V));
+}
+
 /* DoRA's passes over a layer's adapted weights (dora_weight_pass), and in *most what the
  * largest holds: each adapted linear, a fused q/k/v projection (job.fused_qkv) as the one linear
  * PEFT adapts there, its outputs side by side, with one identity. */
@@ -457,7 +469,7 @@ static double dora_passes(const struct mdl_arch *a, const struct mdl_job *j, dou
 		const struct mdl_tensor *t = &a->layer[i];
 		if (!is_adapted(j, t))
 			continue;
-		if (j->fused_qkv && t->copies == 1 && (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V))) {
+		if (in_fused_qkv(j, t)) {
 			qkv.rows = t->rows;
 			qkv.cols += t->cols;
 			qkv.layers = t->layers;
@@ -689,12 +701,12 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
  * Compiled: the identity, the two GEMMs and one fused norm; one fused kernel for the output
  * [D: Inductor's pointwise and reduction fusion]. */
 #define DORA_NORM_KERNELS 7.0
+#define DORA_NORM_KERNELS_COMPILED 4.0
+#define DORA_OUTPUT_KERNELS 5.0
 /* An adapted linear inside Unsloth's fused LoRA functions (job.fused_lora): matmul_lora's X A
  * and its addmm_ of (X A) B into X W (unsloth/kernels/utils.py, matmul_lora) [B: counted from
  * the source], where PEFT launches A, B, the scaling and the sum. */
 #define LORA_FUSED_KERNELS 2.0
-#define DORA_NORM_KERNELS_COMPILED 4.0
-#define DORA_OUTPUT_KERNELS 5.0
 
 /*
  * Kernel launches, counted from the Hugging Face decoder layer as eager PyTorch runs it
@@ -813,7 +825,7 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 	double dora_norm = 0, dora_out = 0, dora_mm = 0;
 	if (j->dora) {
 		double a_b = mdl_job_adapter_bytes(j), w_b = mdl_job_weight_bytes(j);
-		double p_b = mdl_job_mixed(j) ? mdl_job_act_bytes(j) : a_b;
+		double p_b = mdl_job_lora_out_bytes(j);
 		dora_norm = j->compile ? DORA_NORM_KERNELS_COMPILED
 				       : DORA_NORM_KERNELS + (p_b != a_b) + (w_b != a_b);
 		dora_norm = adapted * dora_norm + adapted_q * per_dq;
@@ -1000,8 +1012,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 		 * another (peft/tuners/lora/variants.py, DoraLinearVariant.forward: base_result
 		 * None unless the dropout is nn.Identity; dora.py: F.linear(x, weight)) [A] */
 		if (j->dora) {
-			bool shared = j->fused_qkv && t->copies == 1 &&
-				      (t->target & (MDL_T_Q | MDL_T_K | MDL_T_V));
+			bool shared = in_fused_qkv(j, t);
 			double eye = shared && qkv_eye ? 0 : in * in * r;
 			qkv_eye |= shared;
 			dora_eye += 2.0 * (eye + in * r * out) * t->copies * share;

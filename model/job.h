@@ -348,6 +348,10 @@ static inline bool mdl_job_mixed(const struct mdl_job *j)
  * adapters, else the trainable weights' dtype (mdl_job_weight_bytes). */
 unsigned mdl_job_adapter_bytes(const struct mdl_job *j);
 
+/* Bytes of an element lora_A's and lora_B's GEMMs take and write: the compute dtype's under
+ * autocast (mixed precision), else the adapters' own (mdl_job_adapter_bytes). */
+unsigned mdl_job_lora_out_bytes(const struct mdl_job *j);
+
 /* Whole-model, unsharded model-state bytes. */
 struct mdl_states {
 	uint64_t params, trainable_params, frozen_params;

@@ -1008,7 +1008,7 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		/* DoRA's GEMMs are the adapters', in their dtype (mdl_flops.dora_fwd) */
 		double keep = fp8_linear_keep(j, hw), c = f->attn_core_fwd_exec;
 		double d = f->dora_fwd, db = f->dora_bwd, cb = f->attn_core_bwd_exec;
-		double drc = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP ? d : 0;
+		double drc = full_or_op(j->recompute) ? d : 0;
 		f->layer_fwd_exec = c + d + keep * (f->layer_fwd_exec - c - d);
 		f->layer_bwd_exec = cb + db + keep * (f->layer_bwd_exec - cb - db);
 		double rc = (core_again ? c : 0) + drc;
@@ -1030,7 +1030,7 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		f->layer_bwd_exec += 2.0 * fwd + slower * f->dora_bwd;
 		if (j->recompute == MDL_RC_FULL)
 			f->layer_recompute_exec += fwd;
-		if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
+		if (full_or_op(j->recompute))
 			f->layer_recompute_exec += dora;
 	}
 	te_ub_margin(a, j, hw, tp, tp_overlap, f);

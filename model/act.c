@@ -454,9 +454,9 @@ static void dora_output_traffic(const struct mdl_arch *a, const struct mdl_job *
  * and writing theirs backward (s + 2 b + 2 p) [D: Inductor's pointwise fusion].
  */
 static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
-			      bool sp, double *bwd)
+			      bool sp, double *bwd, double *tensor)
 {
-	*bwd = 0;
+	*bwd = *tensor = 0;
 	if (j->method == MDL_FULL || (j->compile && !j->dora))
 		return 0;
 	double s = mdl_job_stream_bytes(a, j), ad = mdl_job_adapter_bytes(j);
@@ -485,6 +485,10 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
 		if (shared_qkv_input(j, x, &qkv_seen))
 			in = 0; /* the fused projection's one adapter read its input already */
 		double out = (double)x->cols / (row_parallel(x) ? rep : t);
+		/* the widest tensor its path passes on: the input or the output, in the widest
+		 * dtype the path writes */
+		double rows = (double)x->rows / (row_parallel(x) ? t : rep);
+		*tensor = fmax(*tensor, n * fmax(rows, out) * fmax(q, ad));
 		if (mdl_job_lora_fused(a, j, x)) {
 			/* Unsloth's matmul_lora: X A reads X, the addmm_ of (X A) B reads and
 			 * writes the output; backward, the input gradient's addmm_ reads and writes
@@ -543,13 +547,9 @@ static double adapter_traffic(const struct mdl_arch *a, const struct mdl_job *j,
  * A fused kernel's passes are the inventory's already. The final norm, one of the model's,
  * is left out.
  */
-double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
-			   bool sp, double *bwd)
+static void eager_ops(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
+		      struct mdl_eager *nm, struct mdl_eager *rp)
 {
-	double ab, af = adapter_traffic(a, j, tp, sp, &ab);
-	*bwd = ab;
-	if (!j->eager_ops)
-		return af;
 	/* the norms and the rotary embedding work on the residual stream and the projections'
 	 * outputs: fp32 under a QLoRA base's upcast norms (mdl_job_stream_bytes) */
 	double e = mdl_job_stream_bytes(a, j), f = 4.0, t = tp ? (double)tp : 1.0;
@@ -561,10 +561,34 @@ double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, un
 		norm = sb * ((double)a->norms_per_layer * (double)a->hidden / rep +
 			     (a->qk_norm ? (double)(a->heads + a->kv_heads) * a->head_dim / t : 0));
 	bool cast = e < f;
-	*bwd = ab + norm * (cast ? 6 * e + 9 * f : 11 * f) * EAGER_NORM_BWD +
-	       rope * 6 * e * EAGER_ROPE_BWD;
-	return af + norm * (cast ? 2 * e + 5 * f : 3 * f) * EAGER_NORM_FWD +
-	       rope * 8 * e * EAGER_ROPE_FWD;
+	nm->fwd = norm * (cast ? 2 * e + 5 * f : 3 * f) * EAGER_NORM_FWD;
+	nm->bwd = norm * (cast ? 6 * e + 9 * f : 11 * f) * EAGER_NORM_BWD;
+	rp->fwd = rope * 8 * e * EAGER_ROPE_FWD;
+	rp->bwd = rope * 6 * e * EAGER_ROPE_BWD;
+	/* the norm's fp32 copy of the residual stream; the rotary's query heads (the keys' are
+	 * as many or fewer) */
+	nm->tensor = norm > 0 ? sb * (double)a->hidden / rep * f : 0;
+	double head = a->kv_lora_rank ? (double)a->qk_rope_dim : (double)a->head_dim;
+	rp->tensor = rope > 0 ? sb * (double)a->heads * head / t * e : 0;
+}
+
+double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			   bool sp, double *bwd, struct mdl_eager *chains)
+{
+	struct mdl_eager c[MDL_EAGER_CHAINS] = {{0}};
+	struct mdl_eager *ad = &c[MDL_EAGER_ADAPTER];
+	ad->fwd = adapter_traffic(a, j, tp, sp, &ad->bwd, &ad->tensor);
+	if (j->eager_ops)
+		eager_ops(a, j, tp, sp, &c[MDL_EAGER_NORM], &c[MDL_EAGER_ROPE]);
+	double f = 0;
+	*bwd = 0;
+	for (int i = 0; i < MDL_EAGER_CHAINS; i++) {
+		f += c[i].fwd;
+		*bwd += c[i].bwd;
+		if (chains)
+			chains[i] = c[i];
+	}
+	return f;
 }
 
 double mdl_act_layer_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

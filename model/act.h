@@ -110,12 +110,22 @@ double mdl_act_layer_grads(const struct mdl_arch *a, const struct mdl_job *j, un
 double mdl_act_half_working(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			    bool sp);
 
+/* One chain of a layer's eager ops: what its kernels move beyond the inventory's passes, and
+ * the largest tensor one of them reads or writes (what decides whether the chain's kernels hand
+ * their tensors on through the GPU's L2 cache: step.c). Bytes per GPU. */
+struct mdl_eager {
+	double fwd, bwd;
+	double tensor;
+};
+enum { MDL_EAGER_NORM, MDL_EAGER_ROPE, MDL_EAGER_ADAPTER, MDL_EAGER_CHAINS };
+
 /* HBM bytes one layer's eager PyTorch ops move beyond what the inventory's tensors account
  * for, per GPU: its norms and rotary embedding (job.eager_ops; none when they run fused), at
  * the multiples of their op counts their measured times take, and LoRA's adapter path (its
- * casts, scaling and sum; none under torch.compile). Forward returned, backward in *bwd. */
+ * casts, scaling and sum; none under torch.compile). Forward returned, backward in *bwd; chain
+ * by chain in chains[MDL_EAGER_CHAINS] where it is not NULL. */
 double mdl_act_layer_eager(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
-			   bool sp, double *bwd);
+			   bool sp, double *bwd, struct mdl_eager *chains);
 
 /* Bytes saved outside the layers: before the first layer and after the last. */
 double mdl_act_embed(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);

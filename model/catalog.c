@@ -63,6 +63,13 @@ static const struct field gpu_fields[] = {
 	G(sm_count, CFG_U_COUNT, 0, 4096, 0,
 	  "streaming multiprocessors (what --tp-comm-overlap's kernels take a share of); 0 = "
 	  "unknown"),
+	G(l2_cache, CFG_U_SIZE, 0, 16e9, 0,
+	  "data a read-and-write kernel's two arrays may hold and still run in the L2 cache, "
+	  "measured; 0 = not measured"),
+	G(l2_bandwidth, CFG_U_RATE, 0, 1e15, 0,
+	  "such a kernel's L2 rate once its fixed time is paid, measured; 0 = not measured"),
+	G(l2_kernel_fixed, CFG_U_TIME, 0, 1e-3, 0,
+	  "such a kernel's fixed time, back to back with the one before it; 0 = none measured"),
 };
 static const struct field gpu_price_fields[] = {
 	G(price, CFG_U_USD, 0, 1e9, 1, "purchase price"),

@@ -53,6 +53,11 @@ struct cfg_gpu {
 	double cudnn_attention;     /* cuDNN's fused attention over bf16_flops; 0 = as flash's */
 	double cudnn_attention_bwd; /* its backward's rate; 0 = as its forward */
 	double sm_count;      /* streaming multiprocessors; 0 = unknown */
+	/* back-to-back memory-bound kernels that hand a tensor on through the L2 cache: the data
+	 * both arrays of a read-and-write kernel may hold and still hit it, bytes, and such a
+	 * kernel's time t = l2_kernel_fixed + bytes / l2_bandwidth (seconds, bytes/s), measured;
+	 * 0 = not measured (such kernels run at the HBM rate) */
+	double l2_cache, l2_bandwidth, l2_kernel_fixed;
 	double price;         /* USD */
 	double cloud_per_hour; /* USD per GPU-hour */
 };

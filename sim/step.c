@@ -805,6 +805,52 @@ double step_hbm_rate(const struct mdl_hw *hw)
 }
 
 /*
+ * A chain of eager kernels hands its tensors on from one kernel to the next: each reads what
+ * the ones before it wrote, and the caching allocator gives the next temporary the block the
+ * last one freed. Where the most one of its kernels touches, a binary op's two operands and
+ * its result (EAGER_KERNEL_TENSORS x the chain's largest tensor), fits what the GPU's L2 holds
+ * of a read-and-write kernel's arrays (cfg_gpu.l2_cache), the chain's tensors do not leave it
+ * and each kernel takes the measured l2_kernel_fixed + bytes / l2_bandwidth (te42kyfo/gpu-
+ * benches' repeated small kernels, configs/gpus.json) [B: measured, our fit; the three tensors
+ * D: counted from the ops, act.c]: on an L40S the norms' 10 MB fp32 copies of 840 tokens move
+ * at 3.9 TB/s where its GDDR6 gives 0.76. The chain's bytes are returned as the bytes that
+ * take as long at the HBM rate, which is what the compute block charges them at; unchanged
+ * where the chain does not fit, where the GPU's L2 was not measured, or where the L2's rate
+ * at that size, fixed time included, is no faster (an HBM GPU's small kernels). The eager
+ * multiples (act.c) were measured on tensors far larger than any L2 and stay as they are.
+ */
+#define EAGER_KERNEL_TENSORS 3.0
+
+static double eager_chain(const struct mdl_hw *hw, const struct mdl_eager *c, double *bwd)
+{
+	const struct cfg_gpu *g = &hw->gpu;
+	double v = EAGER_KERNEL_TENSORS * c->tensor, k = 1.0, hbm = step_hbm_rate(hw);
+	if (g->l2_bandwidth > 0 && v > 0 && v <= g->l2_cache) {
+		double l2 = v / (g->l2_kernel_fixed + v / g->l2_bandwidth);
+		if (l2 > hbm)
+			k = hbm / l2;
+	}
+	*bwd = c->bwd * k;
+	return c->fwd * k;
+}
+
+/* A layer's eager traffic (act.c, mdl_act_layer_eager) as HBM bytes: its chains, each where
+ * its tensors run (eager_chain). Forward returned, backward in *bwd. */
+static double eager_bytes(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
+			  bool sp, const struct mdl_hw *hw, double *bwd)
+{
+	struct mdl_eager c[MDL_EAGER_CHAINS];
+	double b, f = 0;
+	mdl_act_layer_eager(a, j, tp, sp, bwd, c);
+	*bwd = 0;
+	for (int i = 0; i < MDL_EAGER_CHAINS; i++) {
+		f += eager_chain(hw, &c[i], &b);
+		*bwd += b;
+	}
+	return f;
+}
+
+/*
  * FlashAttention in Triton (flash_attn_triton.py: Tri Dao's Triton kernel after Phil Tillet's
  * tutorial, with attention bias; llm-foundry copies it for MPT's attn_impl triton) against
  * FlashAttention-2 on an A100 80GB SXM4, head dimension 64 and 128, 512 to 16k tokens:
@@ -1350,7 +1396,7 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 	fp8_layer_casts(a, j, (double)j->seq * (double)j->micro_batch, l->tp,
 			mdl_layout_expert_keep(l), l->zero == 3 && l->dp > 1, l->dp, l->zero < 3,
 			&cast_fwd, &cast_bwd, NULL);
-	double eager_bwd, eager_fwd = mdl_act_layer_eager(a, j, l->tp, l->sp, &eager_bwd);
+	double eager_bwd, eager_fwd = eager_bytes(a, j, l->tp, l->sp, hw, &eager_bwd);
 	struct mdl_weight_passes dq;
 	mdl_job_weight_passes(a, j, &dq);
 	t->bytes = 6.0 * all + rc_mem + (dq.fwd + dq.bwd) / l->tp + cast_fwd * (1 + again) +
@@ -2816,7 +2862,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	bd->weight_live = mdl_job_weight_live(a, &x->job, bd->tp, false);
 	bd->weight_live_bwd = mdl_job_weight_live(a, &x->job, bd->tp, true);
 	bd->loss_fwd = mdl_job_loss_traffic(a, &x->job, bd->tp, &bd->loss_bwd);
-	bd->eager_fwd = mdl_act_layer_eager(a, &x->job, bd->tp, l->sp, &bd->eager_bwd);
+	bd->eager_fwd = eager_bytes(a, &x->job, bd->tp, l->sp, x->hw, &bd->eager_bwd);
 	bd->moe_pass = step_moe_dispatch_bytes(a, &x->job, l);
 	layer_issue(a, &x->job, x->hw, mdl_layout_ep(l), mdl_layout_cp(l), &bd->issue_fwd,
 		    &bd->issue_bwd, &bd->fixed_fwd, &bd->fixed_bwd);

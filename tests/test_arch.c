@@ -312,7 +312,7 @@ static void bloom_reads_its_aliases_and_norms_its_embeddings(void)
 	 * nothing moves beyond the inventory (a Llama-style layer would: its RMSNorms and RoPE) */
 	double bwd;
 	j.eager_ops = true;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd), 0.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd, NULL), 0.0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 0.0, 0);
 	/* BloomConfig()'s own defaults: hidden 64, 2 layers, 8 heads, the 250,880 vocabulary */
 	CU_ASSERT_EQUAL(count_of("{\"model_type\": \"bloom\"}"),

@@ -1240,21 +1240,21 @@ static void eager_norms_and_rotary_move_and_keep_more(void)
 	struct mdl_arch a = load("llama-3.1-8b.json");
 	struct mdl_job j = eager_job();
 	CU_ASSERT_FATAL(a.hidden == 4096 && a.kv_heads == 8 && !a.norm_bias);
-	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd, NULL);
 	CU_ASSERT_DOUBLE_EQUAL(fwd, 1207959552.0, 1);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 2478833664.0, 1);
-	fwd = mdl_act_layer_eager(&a, &j, 2, false, &bwd);
+	fwd = mdl_act_layer_eager(&a, &j, 2, false, &bwd, NULL);
 	CU_ASSERT_DOUBLE_EQUAL(fwd, 16777216.0 * 48 + 10485760.0 / 2 * 38.4, 1);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 16777216.0 * 120 + 10485760.0 / 2 * 44.4, 1);
 	double eager = mdl_act_layer_saved(&a, &j, 1, false);
 	j.eager_ops = false;
 	CU_ASSERT_DOUBLE_EQUAL(eager - mdl_act_layer_saved(&a, &j, 1, false), 67108864.0, 1);
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd, NULL), 0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 0, 0);
 	struct mdl_arch g = load("gpt3-175b.json");
 	CU_ASSERT_FATAL(g.hidden == 12288 && g.norm_bias && g.learned_positions);
 	j.eager_ops = true;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&g, &j, 1, false, &bwd), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&g, &j, 1, false, &bwd, NULL), 0, 0);
 }
 
 /* The loss's passes over Llama-3.1-8B's 2,048 x 128,256 = 262,668,288 logits of one bf16
@@ -1339,21 +1339,28 @@ static void the_loss_costs_its_passes_over_the_logits(void)
  * 10 an input element (the cast 6, dropout's read 4) and 28 an output one (4 + 8 + 10 + the cast
  * back 6), backward 12 and 24: 922,746,880 B and 905,969,664 B. Their weights, gradients and
  * AdamW states are fp32, 16 B an adapter parameter where bf16 ones take 8; the dropout keeps 4
- * B an element and its mask 1 (5 x 16,384 x 2,048 B). Compiled: the path fuses, nothing. */
+ * B an element and its mask 1 (5 x 16,384 x 2,048 B). Compiled: the path fuses, nothing. The
+ * widest tensor the path hands on (what step.c's L2 test takes): 2,048 x 4,096 x 2 B, 4 B an
+ * element with fp32 adapters. */
 static void lora_adapter_path_moves_its_casts_and_sums(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
 	unsigned qkvo = MDL_T_Q | MDL_T_K | MDL_T_V | MDL_T_O;
 	struct mdl_job j = {MDL_LORA, 16, qkvo, MDL_BF16, MDL_ADAMW, MDL_RC_NONE, MDL_ATTN_FLASH,
 			    2048, 1};
-	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	struct mdl_eager ch[MDL_EAGER_CHAINS];
+	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd, ch);
 	CU_ASSERT_DOUBLE_EQUAL(fwd, 318767104.0, 1);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 327155712.0, 1);
+	CU_ASSERT_DOUBLE_EQUAL(ch[MDL_EAGER_ADAPTER].fwd, fwd, 0);
+	CU_ASSERT_DOUBLE_EQUAL(ch[MDL_EAGER_ADAPTER].tensor, 2048.0 * 4096 * 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(ch[MDL_EAGER_NORM].fwd + ch[MDL_EAGER_ROPE].bwd, 0, 0);
 	struct mdl_states st16, st32;
 	mdl_job_states(&a, &j, &st16);
 	j.lora_fp32 = true;
 	j.lora_dropout = 0.1;
-	fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd, ch);
+	CU_ASSERT_DOUBLE_EQUAL(ch[MDL_EAGER_ADAPTER].tensor, 2048.0 * 4096 * 4, 0);
 	CU_ASSERT_DOUBLE_EQUAL(fwd, 922746880.0, 1);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 905969664.0, 1);
 	mdl_job_states(&a, &j, &st32);
@@ -1370,7 +1377,7 @@ static void lora_adapter_path_moves_its_casts_and_sums(void)
 			drop = it[i].bytes;
 	CU_ASSERT_DOUBLE_EQUAL(drop, 5.0 * 16384 * 2048, 1);
 	j.compile = true;
-	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd), 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_eager(&a, &j, 1, false, &bwd, NULL), 0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 0, 0);
 }
 
@@ -1403,7 +1410,7 @@ static void dora_norms_every_adapted_weight_in_each_forward(void)
 	mdl_job_flops(&a, &j, &fl);
 	struct mdl_launches kl, kd;
 	mdl_job_launches(&a, &j, 1, &kl);
-	double bl, fwl = mdl_act_layer_eager(&a, &j, 1, false, &bl);
+	double bl, fwl = mdl_act_layer_eager(&a, &j, 1, false, &bl, NULL);
 	j.dora = true;
 	mdl_job_states(&a, &j, &dora);
 	/* a magnitude per output feature: (4096 + 1024) x 32 layers */
@@ -1431,7 +1438,7 @@ static void dora_norms_every_adapted_weight_in_each_forward(void)
 	CU_ASSERT_DOUBLE_EQUAL(item_kept(&a, &j, "dora.weight_copy"), -1, 0);
 	/* the output path: 54 B an output element forward where LoRA's moves 28, 82 backward
 	 * where LoRA's moves 24 */
-	double bd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bd);
+	double bd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bd, NULL);
 	CU_ASSERT_DOUBLE_EQUAL(fwd - fwl, 26.0 * 2048 * 5120, 1);
 	CU_ASSERT_DOUBLE_EQUAL(bd - bl, 58.0 * 2048 * 5120, 1);
 	/* kernels: the norm's 7 and W's cast, the output's 5, twice those 5 backward; two more
@@ -1486,7 +1493,7 @@ static void unsloth_fuses_whole_groups_of_adapters(void)
 	/* the adapters' traffic: X read for X A (38,912 input features a token over the seven
 	 * linears) and the output read and written by the addmm_ (43,008 output features), 2 B
 	 * each; backward the input gradient's addmm_ and X again, the output gradient twice */
-	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd);
+	double bwd, fwd = mdl_act_layer_eager(&a, &j, 1, false, &bwd, NULL);
 	CU_ASSERT_DOUBLE_EQUAL(fwd, 2048.0 * (2 * 38912 + 4 * 43008), 1);
 	CU_ASSERT_DOUBLE_EQUAL(bwd, 2048.0 * (6 * 38912 + 4 * 43008), 1);
 	/* two kernels an adapter where PEFT launches four, and the SwiGLU one kernel */

@@ -1207,6 +1207,56 @@ static void eager_norms_and_rotary_cost_their_traffic(void)
 	eng_free(f.eng);
 }
 
+/* The same ops where their tensors stay in the L2 cache (step.c, eager_chain): Llama-3.1-8B at
+ * 512 tokens on an L40S (l2_cache 80 MB, 4.94 TB/s after 1.56 us a kernel; its GDDR6 at 0.88 x
+ * 864 GB/s = 760.32 GB/s). A layer's norms move 201,326,592 B more forward and 503,316,480
+ * backward through fp32 copies of 8,388,608 B, of which a binary op touches three (25,165,824
+ * B, within the 80 MB): 25,165,824 / (1.56 us + 5.0943 us) = 3.7819 TB/s, 0.20104 of their
+ * time at the GDDR6's. Its rotary moves 100,663,296 and 116,391,936 B through query heads of
+ * 4,194,304 B: 12,582,912 / (1.56 + 2.5472 us) = 3.0637 TB/s, 0.24817 of it. The inventory's
+ * 100,663,296 B more (the norms' kept fp32 tensors written and read) stay at the GDDR6's rate:
+ * 32 layers of (100,663,296 + 704,643,072 x 0.20104 + 217,055,232 x 0.24817) B = 12.47 ms
+ * more than fused ops take, where the GDDR6 alone would give 32 x 1,022,361,600 B = 43.03 ms. */
+static void eager_ops_in_the_l2_cache(void)
+{
+	struct fx f;
+	setup_8b_chunked(&f);
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("l40s", &f.hw.gpu, f.err, sizeof f.err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.hw.gpu.l2_cache, 80e6, 1);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.w.job.seq = 512;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double fused = f.o.step_seconds, gddr = 0.88 * 864e9;
+	f.w.job.eager_ops = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double kn = gddr / (25165824.0 / (1.56e-6 + 25165824.0 / 4.94e12));
+	double kr = gddr / (12582912.0 / (1.56e-6 + 12582912.0 / 4.94e12));
+	ASSERT_NEAR_REL(kn, 0.20104, 1e-4);
+	ASSERT_NEAR_REL(kr, 0.24817, 1e-4);
+	double want = 32 * (100663296.0 + 704643072.0 * kn + 217055232.0 * kr) / gddr;
+	ASSERT_NEAR_REL(want, 12.466e-3, 1e-3);
+	ASSERT_NEAR_REL(f.o.step_seconds - fused, want, 0.01);
+	/* the GPU's L2 not measured: every byte at the GDDR6's rate */
+	f.hw.gpu.l2_bandwidth = 0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(f.o.step_seconds - fused, 32 * 1022361600.0 / gddr, 0.01);
+	/* 2,048 tokens: the norms' copies (33,554,432 B, 100.7 MB for three) leave the L2; the
+	 * rotary's (16,777,216 B, 50.3 MB for three) stay, at 4.2841 TB/s: 0.17748 of the
+	 * GDDR6's time */
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("l40s", &f.hw.gpu, f.err, sizeof f.err), 0);
+	f.w.job.seq = 2048;
+	f.w.job.eager_ops = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	fused = f.o.step_seconds;
+	f.w.job.eager_ops = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	kr = gddr / (50331648.0 / (1.56e-6 + 50331648.0 / 4.94e12));
+	ASSERT_NEAR_REL(kr, 0.17748, 1e-4);
+	want = 32 * 4 * (100663296.0 + 704643072.0 + 217055232.0 * kr) / gddr;
+	ASSERT_NEAR_REL(f.o.step_seconds - fused, want, 0.01);
+	eng_free(f.eng);
+}
+
 /* The host launches a layer's kernels one by one (mdl_job_launches): 49 in forward and 91 in
  * backward for Llama-3.1-8B with LoRA on q and v, eager, at 10 us and 5 us each (0.945 ms a
  * layer). At 16 tokens the GPU's work is far shorter, so the step is the host's: 32 layers x
@@ -3164,6 +3214,7 @@ int suite_sim(void)
 		 gptq_dequantises_in_forward_and_keeps_the_weights},
 		{"eager norms and rotary cost their traffic",
 		 eager_norms_and_rotary_cost_their_traffic},
+		{"eager ops in the L2 cache", eager_ops_in_the_l2_cache},
 		{"short steps wait for the host", short_steps_wait_for_the_host},
 		{"paged optimizer gives way", paged_optimizer_gives_way},
 		{"FSDP gradients are whole until reduced", fsdp_gradients_are_whole_until_reduced},

@@ -321,6 +321,12 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 			hw->prof.gemm_fp8_efficiency = fmin(v / hw->gpu.fp8_flops, 1.0);
 		else if (!strcmp(k, "matmul_fixed_s"))
 			hw->prof.matmul_fixed = v;
+		else if (!strcmp(k, "l2_cache"))
+			hw->prof.l2_cache = v;
+		else if (!strcmp(k, "l2_bandwidth"))
+			hw->prof.l2_bandwidth = v;
+		else if (!strcmp(k, "l2_kernel_fixed_s"))
+			hw->prof.l2_kernel_fixed = v;
 		/* other fitted figures (latencies) are informative */
 	}
 	/* the CUDA figures belong to the GPU they were measured on: never a 4090's links and GEMM

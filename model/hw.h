@@ -43,6 +43,9 @@ struct mdl_hw {
 		double gemm_hidden;		/* the hidden size of the layer its GEMMs were
 						 * timed at; 0 = not recorded */
 		double hbm_bandwidth;		/* bytes/s */
+		/* back-to-back kernels through the L2 (calibrate's cuda_l2_chain, as the
+		 * catalog's cfg_gpu l2_*): bytes, bytes/s, seconds; 0 = not measured */
+		double l2_cache, l2_bandwidth, l2_kernel_fixed;
 		double flash_read, flash_write; /* the measured drive array, bytes/s */
 		/* the array's SLC write cache, bytes, and its write rate past it, bytes/s
 		 * (calibrate --flash-fill); 0 = not measured (the catalog drive's) */

@@ -805,28 +805,32 @@ double step_hbm_rate(const struct mdl_hw *hw)
 }
 
 /*
- * A chain of eager kernels hands its tensors on from one kernel to the next: each reads what
- * the ones before it wrote, and the caching allocator gives the next temporary the block the
- * last one freed. Where the most one of its kernels touches, a binary op's two operands and
- * its result (EAGER_KERNEL_TENSORS x the chain's largest tensor), fits what the GPU's L2 holds
- * of a read-and-write kernel's arrays (cfg_gpu.l2_cache), the chain's tensors do not leave it
- * and each kernel takes the measured l2_kernel_fixed + bytes / l2_bandwidth (te42kyfo/gpu-
- * benches' repeated small kernels, configs/gpus.json) [B: measured, our fit; the three tensors
- * D: counted from the ops, act.c]: on an L40S the norms' 10 MB fp32 copies of 840 tokens move
- * at 3.9 TB/s where its GDDR6 gives 0.76. The chain's bytes are returned as the bytes that
- * take as long at the HBM rate, which is what the compute block charges them at; unchanged
- * where the chain does not fit, where the GPU's L2 was not measured, or where the L2's rate
- * at that size, fixed time included, is no faster (an HBM GPU's small kernels). The eager
+ * A chain of eager kernels hands its tensors on from one kernel to the next: each reads what the
+ * ones before it wrote, and the caching allocator gives the next temporary the block the last one
+ * freed. Where the most one of its kernels touches, a binary op's two operands and its result
+ * (EAGER_KERNEL_TENSORS x the chain's largest tensor), fits what the GPU's L2 holds of a
+ * read-and-write kernel's arrays (cfg_gpu.l2_cache), the chain's tensors do not leave it and each
+ * kernel takes the measured l2_kernel_fixed + bytes / l2_bandwidth (te42kyfo/gpu-benches' repeated
+ * small kernels, configs/gpus.json; calibrate's cuda_l2_chain on the user's GPU) [B: measured, our
+ * fit; the three tensors D: counted from the ops, act.c]: on an L40S the norms' 10 MB fp32 copies
+ * of 840 tokens move at 3.9 TB/s where its GDDR6 gives 0.76. The chain's bytes are returned as the
+ * bytes that take as long at the HBM rate, which is what the compute block charges them at;
+ * unchanged where the chain does not fit, where the GPU's L2 was not measured, or where the L2's
+ * rate at that size, fixed time included, is no faster (an HBM GPU's small kernels). The eager
  * multiples (act.c) were measured on tensors far larger than any L2 and stay as they are.
  */
 #define EAGER_KERNEL_TENSORS 3.0
 
 static double eager_chain(const struct mdl_hw *hw, const struct mdl_eager *c, double *bwd)
 {
-	const struct cfg_gpu *g = &hw->gpu;
+	/* a calibrated profile's measurement of the user's GPU, else the catalog's */
+	bool prof = hw->prof.l2_bandwidth > 0;
+	double cache = prof ? hw->prof.l2_cache : hw->gpu.l2_cache;
+	double rate = prof ? hw->prof.l2_bandwidth : hw->gpu.l2_bandwidth;
+	double fixed = prof ? hw->prof.l2_kernel_fixed : hw->gpu.l2_kernel_fixed;
 	double v = EAGER_KERNEL_TENSORS * c->tensor, k = 1.0, hbm = step_hbm_rate(hw);
-	if (g->l2_bandwidth > 0 && v > 0 && v <= g->l2_cache) {
-		double l2 = v / (g->l2_kernel_fixed + v / g->l2_bandwidth);
+	if (rate > 0 && v > 0 && v <= cache) {
+		double l2 = v / (fixed + v / rate);
 		if (l2 > hbm)
 			k = hbm / l2;
 	}

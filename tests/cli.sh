@@ -2480,6 +2480,33 @@ assert abs(f["gemm_flops"] / 700e12 - 1) < 1e-6, f
 assert abs(f["matmul_fixed_s"] / 7e-6 - 1) < 1e-6, f
 ' "$tmp/f-gemm2.json"; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL: calibrate's GEMM fit: $(cat "$tmp/f-gemm2.json" | head -c 600)"; fi
+# the L2 sweep (synthetic, an L40's: 1.56 us + S / 4.94 TB/s while both arrays fit, to 64 MiB,
+# then the GDDR6's 0.76 TB/s) gives the L2's figures; a profile with them holds less than the
+# catalog's 80 MB: Llama-3.2-3B's norms at 2,000 tokens (three fp32 copies of 24.6 MB, 73.7 MB)
+# stay in the catalog's L40S L2 and leave the profile's, so its step is the longer
+python3 -c '
+import json
+mib = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 80, 96, 112, 128, 192, 256, 384, 512]
+s = [m * 1048576.0 for m in mib]
+t = [1.56e-6 + x / (4.94e12 if x <= 80e6 else 0.76e12) for x in s]
+print(json.dumps({"test": "cuda_l2_chain", "status": "ok", "samples": [a / b for a, b in zip(s, t)],
+                  "sizes": s, "times": t}))' >"$tmp/l2.json"
+fake l2.sh "cat $tmp/l2.json"
+"$bin" calibrate --quick --tests cuda_l2_chain --cuda-helper "$tmp/l2.sh" --out "$tmp/f-l2.json" >/dev/null 2>"$tmp/err"
+if grep -q "cuda_l2_chain .*ok .*L2 to 64.0 MiB" "$tmp/err" && python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["fitted"]
+assert f["l2_cache"] == 64 * 1048576, f
+assert abs(f["l2_bandwidth"] / 4.94e12 - 1) < 1e-6, f
+assert abs(f["l2_kernel_fixed_s"] / 1.56e-6 - 1) < 1e-6, f
+' "$tmp/f-l2.json"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL: calibrate's L2 fit: $(cat "$tmp/err") $(head -c 600 "$tmp/f-l2.json")"; fi
+l2run() { "$bin" simulate --model llama-3.2-3b --gpu l40s --seq 500 --batch 4 --pointwise eager \
+	--format json "$@" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["step_seconds"])'; }
+cat_step=$(l2run) prof_step=$(l2run --profile "$tmp/f-l2.json")
+if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); assert b > a * 1.01" \
+	"$cat_step" "$prof_step"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL: a profile's L2 figures: $cat_step s from the catalog, $prof_step s from the profile"; fi
 # the FP8 GEMM test gives the FP8 rate alone (synthetic: 7 us + F / 1,300 TFLOPS): no second fixed
 # time; a plan at --precision fp8 runs its linears at 0.81 of it and says where that came from
 fake gemm8.sh 'echo "{\"test\": \"$1\", \"status\": \"ok\", \"samples\": [1255247668718788], \"extra\": {\"tokens\": 4096, \"hidden\": 4096, \"kv\": 1024, \"intermediate\": 14336, \"kernels\": 21, \"small_tokens\": 512, \"small_samples\": [1011501913941774.2]}}"'

@@ -8,6 +8,22 @@
 #include "../validate/calibrate.h"
 #include "tests.h"
 
+/* hw zeroed but for the catalog's GPU `name`, as a profile finds it */
+static void on_gpu(const char *name, struct mdl_hw *hw)
+{
+	char err[256];
+	memset(hw, 0, sizeof *hw);
+	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get(name, &hw->gpu, err, sizeof err), 0);
+}
+
+/* The same with the profile `json` applied. */
+static void profiled(const char *name, const char *json, struct mdl_hw *hw)
+{
+	char err[256];
+	on_gpu(name, hw);
+	CU_ASSERT_EQUAL_FATAL(mdl_profile_parse(json, "p.json", hw, err, sizeof err), 0);
+}
+
 /* Exact data t = 5 us + S / 25 GB/s over 4 KiB ... 1 GiB: the weighted fit recovers both. */
 static void fit_recovers_latency_and_bandwidth(void)
 {
@@ -24,6 +40,41 @@ static void fit_recovers_latency_and_bandwidth(void)
 	double l2 = -1, b2 = -1, q2 = -1;
 	cal_fit_link(s, t, 1, &l2, &b2, &q2);
 	CU_ASSERT(l2 == -1 && b2 == -1 && q2 == -1);
+}
+
+/* The helper's L2 sweep as an L40's (gpu-benches): t = 1.56 us + S / 4.94 TB/s while both
+ * arrays fit (to 64 MiB of the sweep's 1-512 MiB), the GDDR6's 0.76 TB/s past it: the fit
+ * recovers the fixed time and the rate from the L2's points and puts the cache at 64 MiB, the
+ * largest size still within 10 % of them. A sweep that never leaves one line (no L2 in
+ * reach, or all of it in the L2) gives nothing, as do three points. */
+static void l2_fit_finds_the_cache(void)
+{
+	static const double mib[] = {1,  2,  3,  4,   6,   8,   12,  16,  24,  32,
+				     48, 64, 80, 96, 112, 128, 192, 256, 384, 512};
+	double s[20], t[20], line[20], fixed = 0, bw = 0, cache = 0;
+	for (int i = 0; i < 20; i++) {
+		s[i] = mib[i] * 1048576.0;
+		t[i] = 1.56e-6 + s[i] / (s[i] <= 80e6 ? 4.94e12 : 0.76e12);
+		line[i] = 1.56e-6 + s[i] / 0.76e12;
+	}
+	CU_ASSERT_EQUAL(cal_fit_l2(s, t, 20, &fixed, &bw, &cache), 0);
+	ASSERT_NEAR_REL(fixed, 1.56e-6, 1e-6);
+	ASSERT_NEAR_REL(bw, 4.94e12, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(cache, 64.0 * 1048576.0, 0);
+	double f2 = -1, b2 = -1, c2 = -1;
+	CU_ASSERT_EQUAL(cal_fit_l2(s, line, 20, &f2, &b2, &c2), 1);
+	CU_ASSERT_EQUAL(cal_fit_l2(s, t, 3, &f2, &b2, &c2), 1);
+	CU_ASSERT(f2 == -1 && b2 == -1 && c2 == -1);
+
+	/* the profile's figures replace the catalog's */
+	struct mdl_hw hw;
+	profiled("l40s",
+		 "{\"fitted\": {\"l2_cache\": 67108864, \"l2_bandwidth\": 4.94e12, "
+		 "\"l2_kernel_fixed_s\": 1.56e-6}}",
+		 &hw);
+	CU_ASSERT_DOUBLE_EQUAL(hw.prof.l2_cache, 67108864.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(hw.prof.l2_bandwidth, 4.94e12, 0);
+	CU_ASSERT_DOUBLE_EQUAL(hw.prof.l2_kernel_fixed, 1.56e-6, 0);
 }
 
 /* Double buffering hides the shorter of copy and compute: in the steady state the helper times
@@ -66,8 +117,7 @@ static void gemm_fit_separates_rate_and_fixed_time(void)
 
 	struct mdl_hw hw;
 	char err[256];
-	memset(&hw, 0, sizeof hw);
-	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("h100-sxm", &hw.gpu, err, sizeof err), 0);
+	on_gpu("h100-sxm", &hw);
 	const char *prof = "{\"fitted\": {\"gemm_flops\": 700e12, \"matmul_fixed_s\": 7e-6}}";
 	CU_ASSERT_EQUAL_FATAL(mdl_profile_parse(prof, "p.json", &hw, err, sizeof err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(step_matmul_fixed(&hw), 7e-6, 1e-18);
@@ -82,8 +132,7 @@ static void profile_caps_the_pair_of_directions(void)
 {
 	struct mdl_hw hw;
 	char err[256];
-	memset(&hw, 0, sizeof hw);
-	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("rtx4090", &hw.gpu, err, sizeof err), 0);
+	on_gpu("rtx4090", &hw);
 	const char *both = "{\"fitted\": {\"pcie_h2d_bandwidth\": 25e9, \"pcie_d2h_bandwidth\": 26e9, "
 			   "\"pcie_bidir_bandwidth\": 38e9}}";
 	CU_ASSERT_EQUAL_FATAL(mdl_profile_parse(both, "p.json", &hw, err, sizeof err), 0);
@@ -104,8 +153,7 @@ static void profile_fp8_gemm_sets_the_fp8_rate(void)
 {
 	struct mdl_hw hw;
 	char err[256];
-	memset(&hw, 0, sizeof hw);
-	CU_ASSERT_EQUAL_FATAL(cfg_gpu_get("h100-sxm", &hw.gpu, err, sizeof err), 0);
+	on_gpu("h100-sxm", &hw);
 	double catalog = step_fp8_share(&hw);
 	CU_ASSERT_DOUBLE_EQUAL(catalog, hw.gpu.gemm_mamf_fp8 / hw.gpu.gemm_mamf, 1e-12);
 	const char *both = "{\"fitted\": {\"gemm_flops\": 700e12, \"gemm_fp8_flops\": 1300e12}}";
@@ -172,6 +220,7 @@ int suite_calibrate(void)
 		{"profile fp8 gemm sets the fp8 rate", profile_fp8_gemm_sets_the_fp8_rate},
 		{"gemm fit separates rate and fixed time", gemm_fit_separates_rate_and_fixed_time},
 		{"slc fit finds the cache", slc_fit_finds_the_cache},
+		{"l2 fit finds the cache", l2_fit_finds_the_cache},
 	};
 	return add_suite("calibrate", cases, sizeof cases / sizeof cases[0]);
 }

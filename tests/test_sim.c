@@ -1240,6 +1240,12 @@ static void eager_ops_in_the_l2_cache(void)
 	f.hw.gpu.l2_bandwidth = 0;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(f.o.step_seconds - fused, 32 * 1022361600.0 / gddr, 0.01);
+	/* measured by calibrate instead (--profile): the same figures give the same step */
+	f.hw.prof.l2_cache = 80e6, f.hw.prof.l2_bandwidth = 4.94e12;
+	f.hw.prof.l2_kernel_fixed = 1.56e-6;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(f.o.step_seconds - fused, want, 0.01);
+	memset(&f.hw.prof, 0, sizeof f.hw.prof);
 	/* 2,048 tokens: the norms' copies (33,554,432 B, 100.7 MB for three) leave the L2; the
 	 * rotary's (16,777,216 B, 50.3 MB for three) stay, at 4.2841 TB/s: 0.17748 of the
 	 * GDDR6's time */

@@ -529,6 +529,23 @@ static void flash_fill(const struct cal_opts *o, struct result *r)
 static void fit_link(struct result *r)
 {
 	cal_fit_link(r->sizes, r->size_times, r->nsizes, &r->latency, &r->bandwidth, &r->fit_r2);
+	if (strcmp(r->test, "cuda_l2_chain"))
+		return;
+	/* the L2's figures (cal_fit_l2) where the sweep shows them, in extra for the profile */
+	double fixed, bw, cache;
+	char a[32], b[32];
+	if (cal_fit_l2(r->sizes, r->size_times, r->nsizes, &fixed, &bw, &cache)) {
+		snprintf(r->reason, sizeof r->reason, "%s",
+			 "no L2 regime in the sweep: eager chains stay at the HBM rate");
+		return;
+	}
+	if (!r->extra)
+		r->extra = cJSON_CreateObject();
+	cJSON_AddNumberToObject(r->extra, "l2_cache", cache);
+	cJSON_AddNumberToObject(r->extra, "l2_bandwidth", bw);
+	cJSON_AddNumberToObject(r->extra, "l2_kernel_fixed_s", fixed);
+	snprintf(r->reason, sizeof r->reason, "L2 to %s at %s after %.2f us a kernel",
+		 cfg_fmt_bytes(cache, a, sizeof a), cfg_fmt_rate(bw, b, sizeof b), fixed * 1e6);
 }
 
 /* Runs the helper for one test; it prints one JSON object. Waived when absent or no GPU. */
@@ -722,6 +739,7 @@ static const struct test {
 	{"cuda_d2h_pageable", K_CUDA, "device-to-host copies, pageable"},
 	{"cuda_bidir_pinned", K_CUDA, "both directions at once, pinned"},
 	{"cuda_d2d", K_CUDA, "device-to-device copy (HBM)"},
+	{"cuda_l2_chain", K_CUDA, "back-to-back kernels through the L2, 1-512 MiB"},
 	{"cuda_gemm_bf16", K_CUDA, "bf16 GEMM via cuBLAS at layer shapes"},
 	{"cuda_gemm_fp8", K_CUDA, "FP8 GEMM via cuBLASLt at layer shapes, as Transformer Engine"},
 	{"cuda_tiering", K_CUDA, "layer loop: weights streamed into a double buffer under GEMMs"},
@@ -978,6 +996,13 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 			cJSON_AddNumberToObject(fit, "pcie_bidir_bandwidth", v);
 		else if (!strcmp(r->test, "cuda_d2d"))
 			cJSON_AddNumberToObject(fit, "hbm_bandwidth", v);
+		else if (!strcmp(r->test, "cuda_l2_chain") &&
+			 cJSON_GetObjectItemCaseSensitive(r->extra, "l2_cache")) {
+			cJSON_AddNumberToObject(fit, "l2_cache", num(r->extra, "l2_cache"));
+			cJSON_AddNumberToObject(fit, "l2_bandwidth", num(r->extra, "l2_bandwidth"));
+			cJSON_AddNumberToObject(fit, "l2_kernel_fixed_s",
+						num(r->extra, "l2_kernel_fixed_s"));
+		}
 		else if (!strcmp(r->test, "cuda_gemm_bf16") || !strcmp(r->test, "cuda_gemm_fp8"))
 			gemm_fit(fit, x, r->extra, v, !strcmp(r->test, "cuda_gemm_fp8"));
 		else if (!strcmp(r->test, "cuda_tiering"))

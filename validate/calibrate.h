@@ -48,6 +48,18 @@ int cal_fit_gemm(const double flops[2], const double rate[2], int kernels, doubl
 void cal_fit_link(const double *size, const double *t, int n, double *latency, double *bandwidth,
 		  double *r2);
 
+/* The L2 of back-to-back memory-bound kernels (the CUDA helper's cuda_l2_chain: n (size, time)
+ * points, size the bytes one kernel reads and writes, ascending): t = fixed + size / bw fitted
+ * as cal_fit_link does to the smallest sizes, taking the next while its rate stays within
+ * CAL_L2_KNEE of the fit so far; *cache is the largest size taken. 0 when the rate fell past
+ * it, 1 when it never did (no L2 regime in the sweep, or fewer than four points): the outputs
+ * are left alone then. */
+int cal_fit_l2(const double *size, const double *t, int n, double *fixed, double *bw,
+	       double *cache);
+/* How far below the fit a size's rate may fall and still be in the L2: 10 % (the rule the
+ * catalog's l2_cache figures were read from gpu-benches' data by) [D] */
+#define CAL_L2_KNEE 0.9
+
 /* A consumer drive's SLC write cache from a sequential write stream's bandwidth log: n samples,
  * each bw[i] bytes/s over the interval ending t[i] seconds after the start. The cache is what
  * was written before the rate first fell below 0.6 of its opening rate (the median of the

@@ -58,6 +58,24 @@ void cal_fit_link(const double *size, const double *t, int n, double *latency, d
 	*r2 = st > 0 ? 1 - ss / st : 1;
 }
 
+int cal_fit_l2(const double *size, const double *t, int n, double *fixed, double *bw,
+	       double *cache)
+{
+	double a = 0, b = 0, r2 = 0;
+	int k = 3;
+	if (n < 4)
+		return 1;
+	cal_fit_link(size, t, k, &a, &b, &r2);
+	while (k < n && b > 0 && size[k] / t[k] >= CAL_L2_KNEE * size[k] / (a + size[k] / b))
+		cal_fit_link(size, t, ++k, &a, &b, &r2);
+	if (k == n || !(b > 0))
+		return 1;
+	*fixed = a;
+	*bw = b;
+	*cache = size[k - 1];
+	return 0;
+}
+
 double cal_predict_tiering(int layers, double bytes, double flops, double h2d_bw, double h2d_lat,
 			   double gemm_flops, double gemm_fixed)
 {

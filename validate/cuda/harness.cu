@@ -23,6 +23,13 @@
  *                       (cuBLASLt, TN, e4m3 forward, e5m2 gradients, fp32 accumulate, bf16
  *                       out): FLOP/s at 4096 tokens and at 512 ("small_samples"); compute
  *                       capability 8.9 or later (Ada, Hopper, Blackwell), else waived
+ *   cuda_l2_chain       back-to-back memory-bound kernels handing a tensor on, as an eager
+ *                       PyTorch chain does: a kernel reads one array and writes the other
+ *                       (x 0.25, fp32), the next the other way, over data sets (both arrays)
+ *                       of 1 MiB to 512 MiB; per size the median time of one kernel over
+ *                       back-to-back launches timed with CUDA events (te42kyfo/gpu-benches'
+ *                       gpu-small-kernels method); from which calibrate fits the L2's fixed
+ *                       time a kernel, its rate and how much of it such a pair of arrays holds
  *   cuda_tiering        the tiered policy's data path: for each layer its weights stream from
  *                       pinned host memory into one of two device buffers on a copy stream while
  *                       the compute stream runs the previous layer's forward GEMMs (7 kernels);
@@ -373,6 +380,75 @@ static void d2d(bool quick)
 
 /* The GEMMs of one decoder layer on `tokens` rows: q, k, v, o (h x h) and a gated MLP (h x i
  * twice, i x h). Weights W, activations X and outputs Y are device buffers large enough. */
+__global__ static void scale_kernel(float *__restrict__ a, const float *__restrict__ b, size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		a[i] = b[i] * 0.25f;
+}
+
+/* Seconds one kernel takes in `reps` back-to-back launches over arrays of n floats each, the
+ * two swapping roles every launch. */
+static double time_chain(float *a, float *b, size_t n, int reps, cudaStream_t s)
+{
+	unsigned threads = 256, blocks = (unsigned)((n + threads - 1) / threads);
+	cudaEvent_t e0, e1;
+	float ms = 0;
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	scale_kernel<<<blocks, threads, 0, s>>>(a, b, n); /* warm: both arrays touched */
+	scale_kernel<<<blocks, threads, 0, s>>>(b, a, n);
+	CK(cudaGetLastError());
+	CK(cudaEventRecord(e0, s));
+	for (int r = 0; r < reps; r += 2) {
+		scale_kernel<<<blocks, threads, 0, s>>>(a, b, n);
+		scale_kernel<<<blocks, threads, 0, s>>>(b, a, n);
+	}
+	CK(cudaGetLastError());
+	CK(cudaEventRecord(e1, s));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaEventElapsedTime(&ms, e0, e1));
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
+	return ms * 1e-3 / (reps - reps % 2);
+}
+
+static void l2_chain(bool quick)
+{
+	static const double mib[] = {1,  2,  3,  4,   6,   8,   12,  16,  24,  32,
+				     48, 64, 80, 96, 112, 128, 192, 256, 384, 512};
+	size_t max = (size_t)512 << 20;
+	float *a, *b;
+	cudaStream_t s;
+	CK(cudaStreamCreate(&s));
+	DEV_ALLOC((void **)&a, max / 2);
+	DEV_ALLOC((void **)&b, max / 2);
+	CK(cudaMemset(a, 0, max / 2));
+	CK(cudaMemset(b, 0, max / 2));
+	std::vector<double> sizes, times, samples;
+	for (size_t i = 0; i < sizeof mib / sizeof mib[0]; i += quick ? 2 : 1) {
+		size_t bytes = (size_t)(mib[i] * 1048576.0), n = bytes / 2 / sizeof(float);
+		size_t many = ((size_t)4 << 30) / bytes; /* about 4 GiB moved a timing */
+		int reps = (int)std::max<size_t>(20, std::min<size_t>(2000, many));
+		std::vector<double> t;
+		for (int k = 0; k < 5; k++)
+			t.push_back(time_chain(a, b, n, reps, s));
+		sizes.push_back((double)(n * 2 * sizeof(float)));
+		times.push_back(median(t));
+	}
+	for (size_t i = 0; i < sizes.size(); i++)
+		samples.push_back(sizes[i] / times[i]);
+	begin_ok();
+	print_array("samples", samples);
+	print_array("sizes", sizes);
+	print_array("times", times);
+	printf(", \"extra\": {\"counting\": \"read + write of one kernel\", "
+	       "\"method\": \"back-to-back kernels, two fp32 arrays swapping roles, events\"}}\n");
+	CK(cudaFree(a));
+	CK(cudaFree(b));
+	CK(cudaStreamDestroy(s));
+}
+
 /* The decoder layer the GEMM and tiering tests run: Llama-3.1-8B's, with grouped-query attention
  * (k and v project to kv_heads x head_dim = 1024, not hidden). */
 struct layer_shape {
@@ -975,6 +1051,8 @@ int main(int argc, char **argv)
 		bidir(quick);
 	else if (!strcmp(g_test, "cuda_d2d"))
 		d2d(quick);
+	else if (!strcmp(g_test, "cuda_l2_chain"))
+		l2_chain(quick);
 	else if (!strcmp(g_test, "cuda_gemm_bf16"))
 		gemm(quick);
 	else if (!strcmp(g_test, "cuda_gemm_fp8"))

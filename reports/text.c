@@ -520,6 +520,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "\n%s           cuDNN's attention runs at %.0f %% (backward %.0f %%) on this GPU: "
 			    "--attention cudnn",
 			pre, cu_fwd * 100, cu_bwd * 100);
+	/* eager kernels (norms, rotary, LoRA's adapter path) where the GPU's L2 is known */
+	double l2, l2_rate, l2_fixed;
+	char l2r[32];
+	bool eager = j->eager_ops || (j->method != MDL_FULL && (!j->compile || j->dora));
+	if (eager && step_l2(hw, &l2, &l2_rate, &l2_fixed))
+		fprintf(fp, "\n%s           eager kernels' tensors in the L2 where three fit "
+			    "%s: %s, %.2f us a kernel%s",
+			pre, B(l2), cfg_fmt_rate(l2_rate, l2r, sizeof l2r), l2_fixed * 1e6,
+			hw->prof.l2_bandwidth > 0 ? " (the profile's L2 test)" : "");
 	bool fp8_measured = hw->prof.gemm_fp8_efficiency > 0;
 	if (j->precision == MDL_FP8 && (hw->gpu.gemm_mamf_fp8 > 0 || fp8_measured))
 		fprintf(fp, "\n%s           the linear layers' FP8 GEMMs at %.0f %% of the FP8 "

@@ -821,15 +821,20 @@ double step_hbm_rate(const struct mdl_hw *hw)
  */
 #define EAGER_KERNEL_TENSORS 3.0
 
+bool step_l2(const struct mdl_hw *hw, double *cache, double *rate, double *fixed)
+{
+	bool prof = hw->prof.l2_bandwidth > 0;
+	*cache = prof ? hw->prof.l2_cache : hw->gpu.l2_cache;
+	*rate = prof ? hw->prof.l2_bandwidth : hw->gpu.l2_bandwidth;
+	*fixed = prof ? hw->prof.l2_kernel_fixed : hw->gpu.l2_kernel_fixed;
+	return *rate > 0 && *cache > 0;
+}
+
 static double eager_chain(const struct mdl_hw *hw, const struct mdl_eager *c, double *bwd)
 {
-	/* a calibrated profile's measurement of the user's GPU, else the catalog's */
-	bool prof = hw->prof.l2_bandwidth > 0;
-	double cache = prof ? hw->prof.l2_cache : hw->gpu.l2_cache;
-	double rate = prof ? hw->prof.l2_bandwidth : hw->gpu.l2_bandwidth;
-	double fixed = prof ? hw->prof.l2_kernel_fixed : hw->gpu.l2_kernel_fixed;
+	double cache, rate, fixed;
 	double v = EAGER_KERNEL_TENSORS * c->tensor, k = 1.0, hbm = step_hbm_rate(hw);
-	if (rate > 0 && v > 0 && v <= cache) {
+	if (step_l2(hw, &cache, &rate, &fixed) && v > 0 && v <= cache) {
 		double l2 = v / (fixed + v / rate);
 		if (l2 > hbm)
 			k = hbm / l2;

@@ -188,6 +188,12 @@ int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen);
 double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 			    enum mdl_precision p);
 
+/* The L2 that back-to-back memory-bound kernels hand their tensors on through (eager chains:
+ * step.c, eager_chain): what a read-and-write kernel's arrays may hold and still hit it, bytes,
+ * its rate, bytes/s, and each kernel's fixed time, seconds; a calibrated profile's measurement,
+ * else the catalog's. False where neither has one. */
+bool step_l2(const struct mdl_hw *hw, double *cache, double *rate, double *fixed);
+
 /* Bytes/s the memory-bound kernels stream through device memory: the profile's measured rate,
  * else HBM_ACHIEVABLE (0.88) of the catalog's. */
 double step_hbm_rate(const struct mdl_hw *hw);

@@ -2507,6 +2507,14 @@ cat_step=$(l2run) prof_step=$(l2run --profile "$tmp/f-l2.json")
 if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); assert b > a * 1.01" \
 	"$cat_step" "$prof_step"; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL: a profile's L2 figures: $cat_step s from the catalog, $prof_step s from the profile"; fi
+# plan says where eager kernels' tensors stay in the L2, and whose figures those are
+"$bin" plan --model llama-3.2-3b --gpu l40s --seq 840 --method lora --pointwise eager >"$tmp/pl2.txt" 2>&1
+holds "plan with eager kernels on a GPU whose L2 the catalog knows" "$tmp/pl2.txt" \
+	"eager kernels' tensors in the L2 where three fit 76.3 MiB: 4.94 TB/s, 1.56 us a kernel"
+"$bin" plan --model llama-3.2-3b --gpu l40s --seq 840 --method lora --pointwise eager \
+	--profile "$tmp/f-l2.json" >"$tmp/pl2p.txt" 2>&1
+holds "plan with eager kernels and a profile's L2" "$tmp/pl2p.txt" \
+	"where three fit 64.0 MiB: 4.94 TB/s, 1.56 us a kernel (the profile's L2 test)"
 # the FP8 GEMM test gives the FP8 rate alone (synthetic: 7 us + F / 1,300 TFLOPS): no second fixed
 # time; a plan at --precision fp8 runs its linears at 0.81 of it and says where that came from
 fake gemm8.sh 'echo "{\"test\": \"$1\", \"status\": \"ok\", \"samples\": [1255247668718788], \"extra\": {\"tokens\": 4096, \"hidden\": 4096, \"kv\": 1024, \"intermediate\": 14336, \"kernels\": 21, \"small_tokens\": 512, \"small_samples\": [1011501913941774.2]}}"'

@@ -520,10 +520,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "\n%s           cuDNN's attention runs at %.0f %% (backward %.0f %%) on this GPU: "
 			    "--attention cudnn",
 			pre, cu_fwd * 100, cu_bwd * 100);
-	/* eager kernels (norms, rotary, LoRA's adapter path) where the GPU's L2 is known */
-	double l2, l2_rate, l2_fixed;
+	/* eager kernels (norms, rotary, LoRA's adapter path: act.c's chains) where the GPU's L2
+	 * is known */
+	double l2, l2_rate, l2_fixed, eager_bwd;
 	char l2r[32];
-	bool eager = j->eager_ops || (j->method != MDL_FULL && (!j->compile || j->dora));
+	bool eager = mdl_act_layer_eager(&r->w->arch, j, 1, false, &eager_bwd, NULL) > 0;
 	if (eager && step_l2(hw, &l2, &l2_rate, &l2_fixed))
 		fprintf(fp, "\n%s           eager kernels' tensors in the L2 where three fit "
 			    "%s: %s, %.2f us a kernel%s",

@@ -378,8 +378,6 @@ static void d2d(bool quick)
 	CK(cudaFree(b));
 }
 
-/* The GEMMs of one decoder layer on `tokens` rows: q, k, v, o (h x h) and a gated MLP (h x i
- * twice, i x h). Weights W, activations X and outputs Y are device buffers large enough. */
 __global__ static void scale_kernel(float *__restrict__ a, const float *__restrict__ b, size_t n)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

@@ -297,6 +297,9 @@ struct build {
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int *b_done; /* [cell]: after a micro-batch's backward and its collectives and copies */
 	int setup, done;
+	/* a tied head's copy under pipeline parallelism (head_copy): the gradient all-reduce of
+	 * the first stage [0] and of the last [1], and what each waited for on its own stage */
+	int tie_ar[2], tie_pre[2];
 	uint32_t nseg; /* foldable passes built so far (fold_gap) */
 	uint32_t edge; /* blocks a folded pass keeps at each end (fold_edge) */
 	char *err;
@@ -1526,6 +1529,45 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 static int ring_back(const int *ring, uint32_t n, uint32_t d)
 {
 	return n >= d ? ring[(n - d) % 16] : -1;
+}
+
+/*
+ * A tied head under pipeline parallelism. Where the embedding and the head are on different
+ * stages, Megatron-Core's language model creates "a second copy of word_embeddings on the last
+ * stage" and, before each update, runs "an all-reduce between the grads of the two
+ * word_embeddings layers to ensure that every applied weight update is the same on both stages"
+ * (megatron/core/models/common/language_module/language_module.py,
+ * setup_embeddings_and_output_layer; finalize_model_grads, _allreduce_word_embedding_grads)
+ * [A: source]. So the last stage holds the matrix's weights, gradients and optimizer state too
+ * (the analytic stage memory's head_copy, model/layout.c), and the two stages' updates wait
+ * for that all-reduce. On one stage the one matrix serves both (the tie in backward).
+ */
+static bool head_copy(const struct build *bd)
+{
+	return bd->x->w->arch.tied && bd->pp > 1;
+}
+
+/* The all-reduce of the tied matrix's gradients on stage g (the first or the last) of a step of
+ * M micro-batches, once the stage's last backward and its gradient reductions are done; the
+ * other stage's side is joined after every stage is built. */
+static int tied_allreduce(struct build *bd, uint32_t g, uint64_t M)
+{
+	struct stage *s = &bd->sg[g];
+	struct step_machine *mc = &bd->x->mc;
+	int i = g == 0 ? 0 : 1;
+	int ready = task(bd, "tied embedding grads ready", -1, 0, 0, 0, NULL, NULL);
+	if (ready < 0 || dep(bd, s->last_bwd_comm, ready))
+		return -1;
+	for (uint32_t c = 0; c < bd->vp; c++)
+		if (dep(bd, bd->b_last[cell(bd, M - 1, c, g)], ready))
+			return -1;
+	int t = collective(bd, g, "all-reduce tied embedding grads", mc->s_comm[g], mc->pp_link[g],
+			   true, 1, bd->E.gradients_bytes / bd->tp, 2, bd->pp_bw, mc->pp_alpha);
+	if (t < 0 || dep(bd, ready, t))
+		return -1;
+	bd->tie_pre[i] = ready;
+	bd->tie_ar[i] = s->last_bwd_comm = t;
+	return 0;
 }
 
 /* Layers of block b in a stage of nl layers split into nb blocks. */
@@ -2857,6 +2899,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->a2a = a2a_bytes(a, &x->job, bd->tp, l->sp);
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
+	if (head_copy(bd)) /* the last stage's head is a copy of the embedding's matrix */
+		bd->H = bd->E;
 	step_layer_flops(a, &x->job, x->hw, step_gemm_efficiency(x->c, x->hw, x->job.precision),
 			 l->tp, x->c->tp_comm_overlap, &bd->F);
 	bd->act_saved = mdl_act_layer_saved(a, &x->job, bd->tp, l->sp);
@@ -2982,7 +3026,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		uint64_t per = mdl_layout_stage_layers(a, l, g);
 		s->last_update = s->last_bwd_comm = s->last_ckpt_down = -1;
 		s->opt_step[0] = s->opt_step[1] = s->opt_write[0] = s->opt_write[1] = -1;
-		mdl_job_states_part(a, &x->job, per, g == 0, g == bd->pp - 1, &s->st);
+		bool last = g == bd->pp - 1;
+		mdl_job_states_part(a, &x->job, per, g == 0 || (last && head_copy(bd)), last,
+				    &s->st);
 		mdl_job_expert_states(a, &x->job, per, &s->ex);
 	}
 
@@ -3034,9 +3080,15 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			if (fwd ? forward(bd, g, k, c) : backward(bd, g, k, c, k == M - 1))
 				return -1;
 		}
+		if (head_copy(bd) && (g == 0 || g == bd->pp - 1) && tied_allreduce(bd, g, M))
+			return -1;
 		if (update(bd, g))
 			return -1;
 	}
+	/* each side of the tied matrix's all-reduce waits for the other stage's gradients */
+	if (head_copy(bd) && (dep(bd, bd->tie_pre[1], bd->tie_ar[0]) ||
+			      dep(bd, bd->tie_pre[0], bd->tie_ar[1])))
+		return -1;
 	for (uint64_t k = 0; k < M; k++)
 		for (uint32_t c = 0; c < bd->vp; c++)
 			for (uint32_t g = 0; g < bd->pp; g++) {

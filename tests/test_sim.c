@@ -660,6 +660,69 @@ static void dram_short_says_when_more_dram_helps(void)
 	eng_free(f.eng);
 }
 
+/* Tasks of the engine's last run named name. */
+static int tasks_named(const struct fx *f, const char *name)
+{
+	int n = 0;
+	for (int i = 0; i < eng_ntasks(f->eng); i++) {
+		const char *t = eng_task_at(f->eng, i)->name;
+		n += t && strcmp(t, name) == 0;
+	}
+	return n;
+}
+
+/* Under pipeline parallelism a tied head is a second copy of the embedding's matrix on the last
+ * stage (Megatron-Core's setup_embeddings_and_output_layer): Llama-3.2-1B (tied: 128,256 x
+ * 2,048) on two stages holds on its last stage the weights, gradients and optimizer state the
+ * same model with an untied head holds, as the analytic stage memory says, and each stage's
+ * update waits for the all-reduce of the two copies' gradients. On one stage the one matrix
+ * serves both: the untied model holds 128,256 x 2,048 bf16 weights more. */
+static void a_tied_head_is_copied_to_the_last_stage(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.2-1b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	CU_ASSERT_FATAL(f.w.arch.tied);
+	f.w.job.seq = 512;
+	f.c.layout.pp = 2;
+	f.c.grad_accum = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL_FATAL(f.o.gpu_mem.stage, 1);
+	struct mdl_gpu_memory tied = f.o.gpu_mem, gm;
+	CU_ASSERT_EQUAL(tasks_named(&f, "all-reduce tied embedding grads"), 2);
+	mdl_layout_memory(&f.w.arch, &f.w.job, &f.c.layout, f.c.grad_accum, &gm);
+	CU_ASSERT_EQUAL(gm.stage, 1);
+	ASSERT_NEAR_REL(tied.weights, gm.weights * (1 + SIM_ALLOC_SLACK), 1e-6);
+	ASSERT_NEAR_REL(tied.optimizer, gm.optimizer * (1 + SIM_ALLOC_SLACK), 1e-6);
+
+	/* the same model with its head untied: one lm_head of the same shape */
+	struct mdl_tensor *head = NULL;
+	for (int i = 0; i < f.w.arch.nouter; i++)
+		if (strcmp(f.w.arch.outer[i].name, "lm_head") == 0)
+			head = &f.w.arch.outer[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(head);
+	CU_ASSERT_EQUAL(head->copies, 0);
+	f.w.arch.tied = false;
+	head->copies = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL_FATAL(f.o.gpu_mem.stage, 1);
+	ASSERT_NEAR_REL(tied.weights, f.o.gpu_mem.weights, 1e-9);
+	ASSERT_NEAR_REL(tied.gradients, f.o.gpu_mem.gradients, 1e-9);
+	ASSERT_NEAR_REL(tied.optimizer, f.o.gpu_mem.optimizer, 1e-9);
+	CU_ASSERT_EQUAL(tasks_named(&f, "all-reduce tied embedding grads"), 0);
+
+	/* one stage */
+	f.c.layout.pp = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double untied = f.o.gpu_mem.weights;
+	f.w.arch.tied = true;
+	head->copies = 0;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(untied - f.o.gpu_mem.weights, 128256.0 * 2048 * 2 * (1 + SIM_ALLOC_SLACK),
+			1e-6);
+	CU_ASSERT_EQUAL(tasks_named(&f, "all-reduce tied embedding grads"), 0);
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -3202,6 +3265,7 @@ int suite_sim(void)
 		{"checkpoints to flash go through two staging buffers", checkpoints_to_flash_are_staged},
 		{"the last backward waits for the host's optimizer", last_backward_waits_for_the_host},
 		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},
+		{"a tied head is copied to the last stage", a_tied_head_is_copied_to_the_last_stage},
 		{"one GPU makes its gradients in backward", single_gpu_gradients_made_in_backward},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"host link: both directions at once", host_link_both_directions},

@@ -314,32 +314,46 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 		     &ex, l->tp, &mem->weights, &mem->gradients, &mem->optimizer);
 
 	uint32_t chunk = mdl_layout_chunk_layers(a, l, p, 0);
-	mem->layer_activations = layers_flight * mdl_act_chunk_saved(a, j, l->tp, l->sp, chunk);
-	mem->activations = mem->layer_activations;
-	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
-		mem->activations += mdl_act_layer_working(a, j, l->tp, l->sp);
-	mem->activations += mdl_act_layer_grads(a, j, l->tp);
-	if (first)
-		mem->activations += (double)embed_flight * mdl_act_embed(a, j, l->tp, l->sp);
-	if (last)
-		mem->activations += mdl_act_head(a, j, l->tp, l->sp);
 	/* context parallelism: every activation of a GPU is its 1/cp of the tokens (the
 	 * attention scores too: its queries against all keys) */
-	mem->layer_activations /= mdl_layout_cp(l);
-	mem->activations /= mdl_layout_cp(l);
-	if (last) /* the loss's backward transient tops what is saved at the forward's end */
-		mem->activations += mdl_act_head_backward(a, j, l->tp, mdl_layout_cp(l));
+	double cp = mdl_layout_cp(l);
+	mem->layer_activations = layers_flight * mdl_act_chunk_saved(a, j, l->tp, l->sp, chunk) / cp;
+	double kept = mem->layer_activations; /* kept for backward, and the embedding's */
+	if (first)
+		kept += (double)embed_flight * mdl_act_embed(a, j, l->tp, l->sp) / cp;
+	/* a layer's backward: its recompute's working set and the gradients its MLP makes */
+	double layer = mdl_act_layer_grads(a, j, l->tp) / cp;
+	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
+		layer += mdl_act_layer_working(a, j, l->tp, l->sp) / cp;
+	/* the head's saved tensors, and the loss's backward transient on top of them */
+	double head = last ? mdl_act_head(a, j, l->tp, l->sp) / cp +
+				     mdl_act_head_backward(a, j, l->tp, mdl_layout_cp(l))
+			   : 0;
+	mem->activations = kept + layer + head;
 
+	struct mdl_states one, one_ex, gathered; /* a layer, as a GPU of the layout gathers it */
+	mdl_job_states_part(a, j, 1, false, false, &one);
+	mdl_job_expert_states(a, j, 1, &one_ex);
+	mdl_ep_local(&one, &one_ex, mdl_layout_expert_keep(l), &gathered);
+	bool gathers = l->zero == 3 && mdl_layout_shard(l) > 1;
 	mem->other = MDL_CUDA_CONTEXT_BYTES;
-	if (l->zero == 3 && mdl_layout_shard(l) > 1) {
-		/* the layer being computed and the prefetched next one, gathered, plus the full
-		 * gradient of one layer before its reduce-scatter */
-		struct mdl_states one;
-		mdl_job_states_part(a, j, 1, false, false, &one);
+	if (gathers) /* the layer being computed and the prefetched next one, gathered, plus the
+		      * full gradient of one layer before its reduce-scatter */
 		mem->other += (2.0 * one.weights_bytes + one.gradients_bytes) / l->tp;
-	}
 	mem->total = mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
 	mem->stage = p;
+	/* A floor: what the stage holds at once at some point of every step. The weights and the
+	 * optimizer state; the gradients only where micro-batches accumulate them (with one, a
+	 * step begins without any: zero_grad sets them to None); the CUDA context and, under
+	 * ZeRO-3, the one layer being computed, gathered (its expert-parallel share); the
+	 * activations kept for backward, with, whichever is larger, the loss's (its saved tensors
+	 * and its backward's transient, before any layer's backward) or a layer's backward (its
+	 * working set and its gradients, after the loss's are freed). Not the total's sum of all
+	 * of them, which the simulated peak can undercut by 10-30 % (full recompute of long
+	 * sequences, a large vocabulary, mixture-of-experts layers under ZeRO-3). */
+	mem->floor = mem->weights + mem->optimizer + (m > 1 ? mem->gradients : 0) +
+		     MDL_CUDA_CONTEXT_BYTES + (gathers ? gathered.weights_bytes / l->tp : 0) +
+		     kept + (layer > head ? layer : head);
 }
 
 void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *job,
@@ -353,12 +367,15 @@ void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *job,
 	if (m < 1)
 		m = 1;
 	stage_memory(a, j, l, m, 0, mem);
+	double most = mem->floor; /* the most any stage's floor says: each is one of the peak */
 	if (mdl_layout_uneven(l)) { /* any stage may hold the most */
 		for (uint32_t p = 1; p < l->pp; p++) {
 			stage_memory(a, j, l, m, p, &cur);
+			most = cur.floor > most ? cur.floor : most;
 			if (cur.total > mem->total)
 				*mem = cur;
 		}
+		mem->floor = most;
 		return;
 	}
 	/* the last stage holds the head; under an ends split the second holds a layer more than
@@ -370,7 +387,9 @@ void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *job,
 		if (more[i] == 0)
 			continue;
 		stage_memory(a, j, l, m, more[i], &cur);
+		most = cur.floor > most ? cur.floor : most;
 		if (cur.total > mem->total)
 			*mem = cur;
 	}
+	mem->floor = most;
 }

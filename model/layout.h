@@ -118,6 +118,9 @@ struct mdl_gpu_memory {
 	 * of Korthikanti et al. 2022, figure 1) */
 	double layer_activations;
 	uint32_t stage; /* the pipeline stage these figures belong to */
+	/* a floor of the simulated peak: what some stage holds at once in every step, not the
+	 * total's sum of transients that do not coexist (the planner prunes by it) */
+	double floor;
 };
 
 /*

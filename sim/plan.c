@@ -823,9 +823,9 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			if (!o.fits) {
 				closer(closest, &o);
 				if (strncmp(o.overflow, "dram", 4) == 0) {
-					/* more DRAM may fit: skip the sizes below what this run
-					 * asked for */
-					while (d + 1 < nd && drams[d + 1] < o.peak_dram)
+					/* more DRAM may fit: skip the sizes below the least any
+					 * of its placements asked for */
+					while (d + 1 < nd && drams[d + 1] < o.dram_need)
 						d++;
 					full = d + 1 == nd && !fits;
 					continue;

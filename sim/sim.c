@@ -710,6 +710,7 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 	char first_err[512] = ""; /* as long as the commands' own error buffers */
 	bool fit_before = false; /* the previous variant of this recompute mode fit */
 	bool dram_short = false; /* a variant placed or overflowed for want of DRAM */
+	double dram_need = INFINITY; /* sim_option.dram_need */
 	for (int v = 0; v < n; v++) {
 		if (v % c->policy->variants == 0)
 			fit_before = false;
@@ -730,6 +731,8 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 			continue;
 		last = v;
 		fit_before = cand.fits;
+		if (cand.fits || strncmp(cand.overflow, "dram", 4) == 0)
+			dram_need = fmin(dram_need, cand.peak_dram);
 		if (best < 0 || better(&cand, o)) {
 			*o = cand;
 			best = v;
@@ -765,6 +768,7 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 		return -1;
 
 	o->dram_short = dram_short;
+	o->dram_need = dram_need;
 	/* One accounting rule for every option: it buys the GPUs' share of the host, the DRAM it
 	 * needs in a purchasable size, and the drives it uses; the DRAM draws power by its size */
 	bool flash = o->peak_flash > 0;

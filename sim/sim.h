@@ -109,6 +109,11 @@ struct sim_option {
 	double host_fixed;        /* DRAM per node the policy keeps (reserve, pinned buffers) */
 	bool dram_short;          /* some candidate placement was short of DRAM (step_place) or
 				   * overflowed it: more DRAM could change the result */
+	/* the least DRAM per node any of the policy's placements took where it fit or DRAM alone
+	 * overflowed (INFINITY: none did): a smaller DRAM fits none of them. Not the reported
+	 * miss's, which is the one closest to fitting its GPU (checkpoints in DRAM ask more of
+	 * it) */
+	double dram_need;
 };
 
 /* The registry: NULL past the end / for an unknown name. */

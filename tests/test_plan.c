@@ -413,6 +413,56 @@ static void the_framework_settings_reach_their_options(void)
 }
 
 /*
+ * More DRAM may fit a host-tier option that overflowed it, and the search skips the sizes below
+ * the least any of its placements asked for, not the reported miss's: Llama-3.1-8B under
+ * ZeRO-Infinity on four H100s in a workstation (DRAM in 128 GiB steps) at 4 x 8,192 tokens.
+ * At 128 GiB its placements all overflow DRAM; the one reported (closest to fitting its GPU)
+ * keeps the checkpoints in DRAM and asks 260 GiB, the one that keeps them on the GPU 229 GiB,
+ * which 256 GiB holds. Skipping by the reported 260 GiB, the search ran 384 GiB next: the same
+ * placement here, bought at 256 GiB but named at 384; a policy that fills DRAM to its size
+ * (tiered, tiered-dram) would have lost the option at 256.
+ */
+static void dram_sizes_are_skipped_by_the_least_placement(void)
+{
+	struct fixture f;
+	const uint32_t counts[] = {4};
+	char err[256];
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "workstation-4gpu", "pm1743", 4);
+	f.w.job.seq = 8192;
+	f.w.job.micro_batch = 4;
+	struct eng *e = eng_new();
+	struct mdl_layout l = {1, 1, 4, 3, false};
+	struct sim_config c = {l, 8, sim_policy_find("zero-infinity"), 0, 0, false};
+	struct sim_option o;
+	f.hw.dram = 128 * 1073741824.0;
+	CU_ASSERT_EQUAL_FATAL(sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err), 0);
+	CU_ASSERT(!o.fits && strncmp(o.overflow, "dram", 4) == 0);
+	CU_ASSERT(o.peak_dram > 256 * 1073741824.0);
+	CU_ASSERT(o.dram_need <= 256 * 1073741824.0);
+	f.hw.dram = 256 * 1073741824.0;
+	CU_ASSERT_EQUAL_FATAL(sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err), 0);
+	CU_ASSERT(o.fits);
+	eng_free(e);
+
+	/* the plan at four GPUs: the option ran at 256 GiB */
+	f.hw.dram = f.hw.host.dram;
+	f.req.policy = "zero-infinity";
+	f.req.counts = counts;
+	f.req.ncounts = 1;
+	f.req.batch_fixed = true;
+	struct sim_plan *p = calloc(1, sizeof *p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, p, err, sizeof err), 0);
+	int at256 = 0;
+	for (int i = 0; i < p->noptions; i++)
+		at256 += p->options[i].fits && p->options[i].gpus == 4 &&
+			 p->options[i].dram == 256 * 1073741824.0 &&
+			 strstr(p->options[i].name, "+ 256 GiB DRAM") != NULL;
+	CU_ASSERT_EQUAL(at256, 1);
+	free(p);
+}
+
+/*
  * Twin-Flow beside zero3-offload with the parameters on the GPUs: Llama-2-13B (13,015,864,320
  * parameters) on 4 A100 80GB, a rank's shard of 3,253,966,080 in 4 sub-groups of 1e9. Its
  * plain option at one sequence a micro-batch peaks low enough for 2 sub-groups' 16 B a
@@ -895,6 +945,8 @@ int suite_plan(void)
 		{"the_pruning_bound_never_exceeds_the_step",
 		 the_pruning_bound_never_exceeds_the_step},
 		{"the memory floor never exceeds the peak", the_memory_floor_never_exceeds_the_peak},
+		{"DRAM sizes are skipped by the least placement",
+		 dram_sizes_are_skipped_by_the_least_placement},
 		{"data_parallelism_alone_is_planned", data_parallelism_alone_is_planned},
 		{"DRAM grows until the drives write within their rating",
 		 dram_grows_until_the_drives_write_within_their_rating},

@@ -820,6 +820,18 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			int rc = host_one(s, pol, n, mbs[b], &hw, false, &o);
 			if (rc)
 				return rc; /* 1: the policy has no such option at all */
+			/* the drives too few to hold what it keeps there: the fewest that do, where
+			 * the bays take them (the ladder below starts from them) */
+			uint32_t hold = !o.fits && strncmp(o.overflow, "flash", 5) == 0 &&
+						!s->req->flash_fixed
+					    ? (uint32_t)ceil(o.peak_flash / hw.flash.capacity)
+					    : 0;
+			if (hold > hw.flash_count && hold <= (uint32_t)hw.host.flash_bays) {
+				closer(closest, &o);
+				hw.flash_count = hold;
+				if (host_one(s, pol, n, mbs[b], &hw, false, &o) < 0)
+					return -1;
+			}
 			if (!o.fits) {
 				closer(closest, &o);
 				if (strncmp(o.overflow, "dram", 4) == 0) {
@@ -839,14 +851,15 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			    host_twin(s, pol, n, mbs[b], &hw, &o) < 0)
 				return -1;
 			/* the drives: from the fewest that hold it, doubling, to a full bay (the
-			 * default count is simulated already); a count that does not fit is no
+			 * count it ran with is simulated already); a count that does not fit is no
 			 * option, and no closer miss than this one; past two sizes, none */
 			if (o.peak_flash > 0 && !s->req->flash_fixed && fits <= 2) {
 				uint32_t few = (uint32_t)ceil(o.peak_flash / hw.flash.capacity);
 				uint32_t bays = (uint32_t)hw.host.flash_bays;
+				uint32_t ran_with = hw.flash_count;
 				struct sim_option x;
 				for (uint32_t c = few ? few : 1; c <= bays; c = next_drives(c, bays)) {
-					if (c == base->flash_count)
+					if (c == ran_with)
 						continue;
 					hw.flash_count = c;
 					if (host_one(s, pol, n, mbs[b], &hw, true, &x) < 0)

@@ -463,6 +463,38 @@ static void dram_sizes_are_skipped_by_the_least_placement(void)
 }
 
 /*
+ * Drives too few to hold what an option keeps on them: the search runs the fewest that do
+ * (where the bays take them) and its ladder from there, as the header promises ("also the
+ * fewest that hold the state"). Llama-3.1-70B under ZeRO-Infinity on one H100 keeps 1.16 TiB
+ * on flash; the default is one Samsung 980 of 931 GiB, so it ran over and the search, which
+ * climbed the drive counts only from a run that fit, reported no option at all; two hold it.
+ */
+static void too_few_drives_run_the_fewest_that_hold_it(void)
+{
+	struct fixture f;
+	const uint32_t counts[] = {1};
+	char err[256];
+	setup(&f, "llama-3.1-70b.json", "h100-sxm", "hgx-8gpu", "samsung-980", 1);
+	f.req.policy = "zero-infinity";
+	f.req.counts = counts;
+	f.req.ncounts = 1;
+	struct sim_plan *p = calloc(1, sizeof *p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL_FATAL(sim_plan_run(&f.w, &f.hw, &f.e, &f.req, p, err, sizeof err), 0);
+	int fit = 0;
+	for (int i = 0; i < p->noptions; i++) {
+		const struct sim_option *o = &p->options[i];
+		if (!o->fits)
+			continue;
+		fit++;
+		CU_ASSERT(o->flash_count >= 2);
+		CU_ASSERT(o->peak_flash <= o->flash_count * f.hw.flash.capacity);
+	}
+	CU_ASSERT(fit > 0);
+	free(p);
+}
+
+/*
  * Twin-Flow beside zero3-offload with the parameters on the GPUs: Llama-2-13B (13,015,864,320
  * parameters) on 4 A100 80GB, a rank's shard of 3,253,966,080 in 4 sub-groups of 1e9. Its
  * plain option at one sequence a micro-batch peaks low enough for 2 sub-groups' 16 B a
@@ -947,6 +979,8 @@ int suite_plan(void)
 		{"the memory floor never exceeds the peak", the_memory_floor_never_exceeds_the_peak},
 		{"DRAM sizes are skipped by the least placement",
 		 dram_sizes_are_skipped_by_the_least_placement},
+		{"too few drives run the fewest that hold it",
+		 too_few_drives_run_the_fewest_that_hold_it},
 		{"data_parallelism_alone_is_planned", data_parallelism_alone_is_planned},
 		{"DRAM grows until the drives write within their rating",
 		 dram_grows_until_the_drives_write_within_their_rating},

@@ -768,7 +768,8 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 		return -1;
 
 	o->dram_short = dram_short;
-	o->dram_need = dram_need;
+	/* none of its placements applied, and one was placed anyway: what that one asked */
+	o->dram_need = dram_need < INFINITY ? dram_need : o->peak_dram;
 	/* One accounting rule for every option: it buys the GPUs' share of the host, the DRAM it
 	 * needs in a purchasable size, and the drives it uses; the DRAM draws power by its size */
 	bool flash = o->peak_flash > 0;

@@ -110,9 +110,9 @@ struct sim_option {
 	bool dram_short;          /* some candidate placement was short of DRAM (step_place) or
 				   * overflowed it: more DRAM could change the result */
 	/* the least DRAM per node any of the policy's placements took where it fit or DRAM alone
-	 * overflowed (INFINITY: none did): a smaller DRAM fits none of them. Not the reported
-	 * miss's, which is the one closest to fitting its GPU (checkpoints in DRAM ask more of
-	 * it) */
+	 * overflowed (where none did, the option's own): a smaller DRAM fits none of them. Not the
+	 * reported miss's, which is the one closest to fitting its GPU (checkpoints in DRAM ask
+	 * more of it) */
 	double dram_need;
 };
 

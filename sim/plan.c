@@ -822,13 +822,13 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 				return rc; /* 1: the policy has no such option at all */
 			/* the drives too few to hold what it keeps there: the fewest that do, where
 			 * the bays take them (the ladder below starts from them) */
-			uint32_t hold = !o.fits && strncmp(o.overflow, "flash", 5) == 0 &&
-						!s->req->flash_fixed
-					    ? (uint32_t)ceil(o.peak_flash / hw.flash.capacity)
-					    : 0;
-			if (hold > hw.flash_count && hold <= (uint32_t)hw.host.flash_bays) {
+			double hold = !o.fits && strncmp(o.overflow, "flash", 5) == 0 &&
+						      !s->req->flash_fixed && hw.flash.capacity > 0
+					      ? ceil(o.peak_flash / hw.flash.capacity)
+					      : 0;
+			if (hold > hw.flash_count && hold <= hw.host.flash_bays) {
 				closer(closest, &o);
-				hw.flash_count = hold;
+				hw.flash_count = (uint32_t)hold;
 				if (host_one(s, pol, n, mbs[b], &hw, false, &o) < 0)
 					return -1;
 			}

@@ -399,8 +399,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		snprintf(t, sizeof t, "1, 2, 4 or 8 per GPU (searched)");
 	else
 		snprintf(t, sizeof t, "%llu per GPU", (unsigned long long)j->micro_batch);
-	snprintf(seq, sizeof seq, "%llu tokens x micro-batch %s%s%s", (unsigned long long)j->seq,
-		 t, docs, accum);
+	snprintf(seq, sizeof seq, "%llu token%s x micro-batch %s%s%s", (unsigned long long)j->seq,
+		 j->seq == 1 ? "" : "s", t, docs, accum);
 	wrapped(fp, pre, "sequence", seq);
 	if (!r->w->grad_accum)
 		fprintf(fp, "%s           global batch %llu sequence%s per step%s\n", pre,
@@ -1209,11 +1209,12 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 	 * data-parallel replica */
 	char step[320];
 	snprintf(step, sizeof step,
-		 "%s (%llu micro-batch%s of %llu x %llu tokens, %llu sequence%s a step, recompute "
+		 "%s (%llu micro-batch%s of %llu x %llu token%s, %llu sequence%s a step, recompute "
 		 "%s, %s loss%s%s)",
 		 cfg_fmt_seconds(o->step_seconds, s[0], 32), (unsigned long long)o->grad_accum,
 		 o->grad_accum == 1 ? "" : "es", (unsigned long long)o->micro_batch,
-		 (unsigned long long)r->w->job.seq, (unsigned long long)o->sequences_per_step,
+		 (unsigned long long)r->w->job.seq, r->w->job.seq == 1 ? "" : "s",
+		 (unsigned long long)o->sequences_per_step,
 		 o->sequences_per_step == 1 ? "" : "s",
 		 sim_option_recompute(o, rc, sizeof rc), mdl_loss_name(o->loss),
 		 upcast_note(&r->w->job, o->loss),

@@ -331,15 +331,18 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 			   : 0;
 	mem->activations = kept + layer + head;
 
-	struct mdl_states one, one_ex, gathered; /* a layer, as a GPU of the layout gathers it */
-	mdl_job_states_part(a, j, 1, false, false, &one);
-	mdl_job_expert_states(a, j, 1, &one_ex);
-	mdl_ep_local(&one, &one_ex, mdl_layout_expert_keep(l), &gathered);
-	bool gathers = l->zero == 3 && mdl_layout_shard(l) > 1;
 	mem->other = MDL_CUDA_CONTEXT_BYTES;
-	if (gathers) /* the layer being computed and the prefetched next one, gathered, plus the
-		      * full gradient of one layer before its reduce-scatter */
+	double gathered = 0; /* under ZeRO-3, one layer as a GPU of the layout gathers it */
+	if (l->zero == 3 && mdl_layout_shard(l) > 1) {
+		struct mdl_states one, one_ex, local;
+		mdl_job_states_part(a, j, 1, false, false, &one);
+		mdl_job_expert_states(a, j, 1, &one_ex);
+		mdl_ep_local(&one, &one_ex, mdl_layout_expert_keep(l), &local);
+		gathered = local.weights_bytes / l->tp;
+		/* the layer being computed and the prefetched next one, gathered, plus the full
+		 * gradient of one layer before its reduce-scatter */
 		mem->other += (2.0 * one.weights_bytes + one.gradients_bytes) / l->tp;
+	}
 	mem->total = mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
 	mem->stage = p;
 	/* A floor: what the stage holds at once at some point of every step. The weights and the
@@ -352,8 +355,7 @@ static void stage_memory(const struct mdl_arch *a, const struct mdl_job *j,
 	 * of them, which the simulated peak can undercut by 10-30 % (full recompute of long
 	 * sequences, a large vocabulary, mixture-of-experts layers under ZeRO-3). */
 	mem->floor = mem->weights + mem->optimizer + (m > 1 ? mem->gradients : 0) +
-		     MDL_CUDA_CONTEXT_BYTES + (gathers ? gathered.weights_bytes / l->tp : 0) +
-		     kept + (layer > head ? layer : head);
+		     MDL_CUDA_CONTEXT_BYTES + gathered + kept + (layer > head ? layer : head);
 }
 
 void mdl_layout_memory(const struct mdl_arch *a, const struct mdl_job *job,

@@ -774,6 +774,13 @@ static int host_twin(struct search *s, const struct sim_policy *pol, uint32_t n,
 	return 0;
 }
 
+/* The fewest drives of hw's kind that hold what option o keeps on flash (0: drives of no
+ * capacity hold nothing). */
+static double drives_to_hold(const struct sim_option *o, const struct mdl_hw *hw)
+{
+	return hw->flash.capacity > 0 ? ceil(o->peak_flash / hw->flash.capacity) : 0;
+}
+
 /* The drive count after c on the ladder to a full bay: doubling, the bay count last. */
 static uint32_t next_drives(uint32_t c, uint32_t bays)
 {
@@ -823,8 +830,8 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			/* the drives too few to hold what it keeps there: the fewest that do, where
 			 * the bays take them (the ladder below starts from them) */
 			double hold = !o.fits && strncmp(o.overflow, "flash", 5) == 0 &&
-						      !s->req->flash_fixed && hw.flash.capacity > 0
-					      ? ceil(o.peak_flash / hw.flash.capacity)
+						      !s->req->flash_fixed
+					      ? drives_to_hold(&o, &hw)
 					      : 0;
 			if (hold > hw.flash_count && hold <= hw.host.flash_bays) {
 				closer(closest, &o);
@@ -854,7 +861,7 @@ static int host_count(struct search *s, const struct sim_policy *pol, uint32_t n
 			 * count it ran with is simulated already); a count that does not fit is no
 			 * option, and no closer miss than this one; past two sizes, none */
 			if (o.peak_flash > 0 && !s->req->flash_fixed && fits <= 2) {
-				uint32_t few = (uint32_t)ceil(o.peak_flash / hw.flash.capacity);
+				uint32_t few = (uint32_t)drives_to_hold(&o, &hw);
 				uint32_t bays = (uint32_t)hw.host.flash_bays;
 				uint32_t ran_with = hw.flash_count;
 				struct sim_option x;

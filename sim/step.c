@@ -210,6 +210,9 @@ struct stage {
 	uint32_t nopt;                /* its updates so far: slot nopt % 2 holds the one two back */
 	int hg_ring[16];              /* last backward: what took each block's host gradients */
 	uint32_t nhg;
+	int rs_ring[16];              /* recent blocks' gradient reduce-scatters (reduce_waits) */
+	uint32_t nrs;
+	int mb_reduced;               /* the last backward's reductions, all done (reduce_waits) */
 };
 
 /* What a layer's recompute mode sets of its costs, per GPU and per layer: the FLOP-equivalents
@@ -2059,8 +2062,10 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 		 * beside the next block's forward, and the one after waits for it */
 		if (x->c->act_offload && dep(bd, ring_back(s->ck_down, s->nck, 2), c))
 			return -1;
-		if (b == 0)
+		if (b == 0) {
 			bd->f_first[cell(bd, k, ch, g)] = c;
+			TRY(dep(bd, s->mb_reduced, c)); /* reduce_waits */
+		}
 		fold_probe(&fp, b, c);
 		double saved = block_saved(bd, s, b, lb, nb, &m);
 		/* the head runs after the block's layers have released their working set: its
@@ -2273,6 +2278,36 @@ static bool whole_grads_until_reduced(const struct build *bd)
 	       !x->c->deepspeed;
 }
 
+/*
+ * Whether each micro-batch's backward reduce-scatters its gradients block by block beside the
+ * compute (ZeRO-2/3 and FSDP across data-parallel ranks, overlapped, one pipeline stage; under
+ * PP these layouts reduce at the last micro-batch only). The compute then waits for those
+ * reductions twice, so unreduced gradients do not pile up where the links are slower than
+ * the backward:
+ * - a block's backward waits for the reduce-scatter of the block two before it in backward.
+ *   FSDP2's post-backward makes the compute stream wait for the previous group's
+ *   reduce-scatter before it issues its own (torch/distributed/fsdp/_fully_shard/
+ *   _fsdp_param_group.py, post_backward: comm_ctx.reduce_scatter_state.event); DeepSpeed fills
+ *   each of its two reduce buckets again only once its reduction has run (stage_1_and_2.py,
+ *   overlap_comm's double ipg buffer). FSDP1 has no such wait within a backward (it frees the
+ *   unsharded gradients by record_stream), so where its links are the slower its peak can be
+ *   higher than this one by up to a micro-batch's gradients;
+ * - the next micro-batch's forward waits for all of them: FSDP's final backward callback makes
+ *   the compute stream wait for the reduce-scatter stream (FSDP1's
+ *   _post_backward_final_callback, FSDP2's _root_post_backward_final_callback), DeepSpeed
+ *   synchronizes in its gradient epilogue (stage_1_and_2.py with overlap_comm, stage3.py's
+ *   reduce_and_partition_stream: independent_gradient_partition_epilogue) [A: the sources as
+ *   read].
+ * Blocks can hold several layers where weights stay put (ZeRO-2), so two of them bound the
+ * unreduced gradients from above.
+ */
+static bool reduce_waits(const struct build *bd)
+{
+	const struct step_ctx *x = bd->x;
+	return x->pl.grads == GRADS_LOCAL && !x->c->no_grad_overlap && bd->dp > 1 &&
+	       (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->pp == 1;
+}
+
 /* Gradients without a framework's buffer for them (no DDP buckets, no Megatron main_grad, no
  * DeepSpeed partitions): one GPU, where PyTorch makes each gradient in backward
  * (AccumulateGrad), or FSDP's shards (zero 2 or 3 across data-parallel ranks, no expert
@@ -2418,6 +2453,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				     lb * (2.0 + m.kv_again), f, &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
+		if (reduce_waits(bd))
+			TRY(dep(bd, ring_back(s->rs_ring, s->nrs, 2), c));
 		if (i == 0)
 			bd->b_first[cell(bd, k, ch, g)] = c;
 		fold_probe(&fp, i, c);
@@ -2469,6 +2506,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				    (unsharded && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 					return -1;
 				s->last_bwd_comm = r;
+				s->rs_ring[s->nrs++ % 16] = rs;
 			}
 			/* the blocks a fold leaves out have theirs too */
 			chunk_grads += gb * (gap && i == fp.left + gap ? gap + 1.0 : 1.0);
@@ -2585,6 +2623,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			return -1;
 		bd->b_send[cell(bd, k, ch, g)] = t;
 	}
+	if (reduce_waits(bd))
+		s->mb_reduced = s->last_bwd_comm;
 	/* the micro-batch is done when its compute and what it queued on the other streams are:
 	 * the steady period is measured between two of these (stage 0's, steady_marks()), so a
 	 * collective or copy stream slower than the compute sets it (its backlog grows by the
@@ -3024,7 +3064,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	for (uint32_t g = 0; g < bd->pp; g++) {
 		struct stage *s = &bd->sg[g];
 		uint64_t per = mdl_layout_stage_layers(a, l, g);
-		s->last_update = s->last_bwd_comm = s->last_ckpt_down = -1;
+		s->last_update = s->last_bwd_comm = s->last_ckpt_down = s->mb_reduced = -1;
 		s->opt_step[0] = s->opt_step[1] = s->opt_write[0] = s->opt_write[1] = -1;
 		bool last = g == bd->pp - 1;
 		mdl_job_states_part(a, &x->job, per, g == 0 || (last && head_copy(bd)), last,

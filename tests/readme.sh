@@ -101,11 +101,11 @@ echo "$cmds" | {
 			pass=$((pass + 1))
 		fi
 	done <<CLAIMS
-19.7 s a step looped|19.73 s (|$moe
-7.6 s grouped|7.59 s (|$moe --moe-gemm grouped
-14.43 s a step in bf16|14.43 s (|$fsdp8b
-12.35 s torchao|12.35 s (|$fsdp8b --precision fp8 --fp8-recipe torchao
-11.55 s TE|11.55 s (|$fsdp8b --precision fp8 --fp8-recipe te
+19.8 s a step looped|19.82 s (|$moe
+7.6 s grouped|7.64 s (|$moe --moe-gemm grouped
+14.49 s a step in bf16|14.49 s (|$fsdp8b
+12.41 s torchao|12.41 s (|$fsdp8b --precision fp8 --fp8-recipe torchao
+11.61 s TE|11.61 s (|$fsdp8b --precision fp8 --fp8-recipe te
 73.2 GiB a GPU in bf16 and torchao|GPU 73.2 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe torchao
 66.6 TE|GPU 66.6 GiB per GPU|$fsdp8b --precision fp8 --fp8-recipe te
 8,327 tokens/s predicted fused|8327 tokens/s|$ladder --compile no --loss full --pointwise fused

@@ -723,6 +723,47 @@ static void a_tied_head_is_copied_to_the_last_stage(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-2 across the eight L40S of a node, whose gradients cross PCIe, is link-bound: Llama-3.1-8B
+ * at 1,024 tokens computes a block's backward faster than it reduce-scatters the block's
+ * gradients. Backward waits for the reduce-scatter two blocks back and the next micro-batch's
+ * forward for all of them (FSDP2's post-backward and final callback, DeepSpeed's double
+ * buckets and epilogue: step.c, reduce_waits), so over four micro-batches the unsharded
+ * gradients in flight stay under three of the eight blocks' (3/8 G beside the kept shard, G/8:
+ * G/2 in all), no forward runs while a reduce-scatter does, and the GPU holds less than ZeRO-1,
+ * which keeps all of G. Unbounded, the reductions' backlog carried into the next micro-batches
+ * and the gradients in flight reached 1.8 G. */
+static void reduce_scatters_hold_backward_back(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "l40s", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 1024;
+	f.c.grad_accum = 4;
+	f.c.layout = (struct mdl_layout){1, 1, 8, 2, false};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double G = 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK); /* bf16 gradients */
+	double zero2 = f.o.peak_gpu;
+	CU_ASSERT(f.o.gpu_mem.gradients > G / 8);
+	CU_ASSERT(f.o.gpu_mem.gradients < G / 2);
+	int rs = 0;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *r = eng_task_at(f.eng, i);
+		if (!r->name || strcmp(r->name, "reduce-scatter grads"))
+			continue;
+		rs++;
+		for (int j = 0; j < eng_ntasks(f.eng); j++) {
+			const struct eng_task *t = eng_task_at(f.eng, j);
+			if (t->name && !strcmp(t->name, "forward"))
+				CU_ASSERT(t->t_end <= r->t_start || t->t_start >= r->t_end);
+		}
+	}
+	CU_ASSERT(rs >= 8);
+	f.c.layout.zero = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT(f.o.gpu_mem.gradients >= G);
+	CU_ASSERT(zero2 < f.o.peak_gpu);
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -3266,6 +3307,7 @@ int suite_sim(void)
 		{"the last backward waits for the host's optimizer", last_backward_waits_for_the_host},
 		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},
 		{"a tied head is copied to the last stage", a_tied_head_is_copied_to_the_last_stage},
+		{"reduce-scatters hold backward back", reduce_scatters_hold_backward_back},
 		{"one GPU makes its gradients in backward", single_gpu_gradients_made_in_backward},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"host link: both directions at once", host_link_both_directions},

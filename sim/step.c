@@ -2218,24 +2218,14 @@ static int paged_update(struct build *bd, uint32_t g, const char *name, double p
 	return u;
 }
 
-/* Whether gradients leave through DeepSpeed's reduce buckets to the host (ZeRO-Offload,
- * ZeRO-Infinity, ZeRO-3 offload): the copy stream's backlog carries from one micro-batch into
- * the next one's forward and starts empty, so the first micro-batch is a transient and the
- * steady period is measured after it. (Where the GPU waits for its host traffic within each
- * micro-batch, as tiered's streams and activation offloading do, the first one is already
- * steady: their steps match fully simulated ones to the ns at 6 and 16 micro-batches.) */
-static bool lagging_grad_copies(const struct step_ctx *x)
-{
-	return x->pl.grads == GRADS_HOST && x->pl.grads_copy != COPY_PLAIN;
-}
-
 /* The two micro-batches of stage 0 whose ends are one steady period apart (k0 and k0 + span):
- * without PP the 1st and 2nd, or the 2nd and 3rd where lagging gradient copies make the first a
- * transient (lagging_grad_copies); with PP its 2nd and 3rd (after the first has drained the
- * pipeline's fill); interleaved, the first micro-batches of the 1st and 2nd groups, pp apart. */
+ * without PP the 1st and 2nd; with PP its 2nd and 3rd (after the first has drained the
+ * pipeline's fill); interleaved, the first micro-batches of the 1st and 2nd groups, pp apart.
+ * (Each micro-batch's gradient traffic is done before the next forward where it would lag:
+ * next_forward_waits.) */
 static void steady_marks(const struct build *bd, uint64_t *k0, uint64_t *span)
 {
-	*k0 = bd->vp > 1 ? 0 : bd->pp > 1 || lagging_grad_copies(bd->x) ? 1 : 0;
+	*k0 = bd->vp > 1 ? 0 : bd->pp > 1 ? 1 : 0;
 	*span = bd->vp > 1 ? bd->pp : 1;
 }
 
@@ -2306,6 +2296,19 @@ static bool reduce_waits(const struct build *bd)
 	const struct step_ctx *x = bd->x;
 	return x->pl.grads == GRADS_LOCAL && !x->c->no_grad_overlap && bd->dp > 1 &&
 	       (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->pp == 1;
+}
+
+/*
+ * Whether the next micro-batch's forward waits for the gradient traffic of the backward before
+ * it: the reduce-scatters of reduce_waits, and DeepSpeed's offload copies, which run on its one
+ * reduction stream (grads_to_host) that the same epilogue synchronizes (ZeRO-1/2 with
+ * overlap_comm; without it they run on the compute stream itself). Not tiered's streams,
+ * which the GPU already waits for within each micro-batch.
+ */
+static bool next_forward_waits(const struct build *bd)
+{
+	const struct step_place *pl = &bd->x->pl;
+	return reduce_waits(bd) || (pl->grads == GRADS_HOST && pl->grads_copy != COPY_PLAIN);
 }
 
 /* Gradients without a framework's buffer for them (no DDP buckets, no Megatron main_grad, no
@@ -2623,7 +2626,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			return -1;
 		bd->b_send[cell(bd, k, ch, g)] = t;
 	}
-	if (reduce_waits(bd))
+	if (next_forward_waits(bd))
 		s->mb_reduced = s->last_bwd_comm;
 	/* the micro-batch is done when its compute and what it queued on the other streams are:
 	 * the steady period is measured between two of these (stage 0's, steady_marks()), so a
@@ -2865,21 +2868,17 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	/* the stages the layout has only (an out-of-range pp is refused below) */
 	size_t nsg = l->pp >= 1 && l->pp <= SIM_MAX_PP ? l->pp : 1;
 	uint32_t vp = mdl_layout_vp(l);
-	/* Micro-batches simulated: without PP three (first, steady, last), four where lagging
-	 * gradient copies make the first a transient (ZeRO-Offload's steady period came out 13 %
-	 * long from the 1st and 2nd micro-batches, 8 % on a step of 16; from the 2nd and 3rd it
-	 * matches a fully simulated step to the ns); with PP enough for 1F1B's warm-up, three
-	 * steady pairs and the cool-down, pp + 3 (pp + 4 gave the same step on all 5,376 points
-	 * of the 530B bench grid and every golden; pp + 2 makes BLOOM's uneven stages, a
-	 * 250k-token vocabulary at each end, 1 % short of its whole 128-micro-batch run, where
-	 * pp + 3 and pp + 4 are 0.1 % long); interleaved, three groups of pp (two give a wrong
-	 * period, three match a whole step of 64 groups to the ns on the cases of
+	/* Micro-batches simulated: without PP three (first, steady, last; each micro-batch's
+	 * gradient traffic is done before the next forward: next_forward_waits); with PP enough for
+	 * 1F1B's warm-up, three steady pairs and the cool-down, pp + 3 (pp + 4 gave the same step
+	 * on all 5,376 points of the 530B bench grid and every golden; pp + 2 makes BLOOM's uneven
+	 * stages, a 250k-token vocabulary at each end, 1 % short of its whole 128-micro-batch run,
+	 * where pp + 3 and pp + 4 are 0.1 % long); interleaved, three groups of pp (two give a
+	 * wrong period, three match a whole step of 64 groups to the ns on the cases of
 	 * tests/test_sim.c and the Table 5 layouts). The rest repeat the steady period: (m + pp -
 	 * 1) stage times is linear in m (Narayanan et al. 2021); tests/test_sim.c holds repeated
 	 * steps to whole ones (every_micro_batch). */
 	uint64_t cap = vp > 1 ? 3ull * nsg : nsg > 1 ? nsg + 3ull : 3;
-	if (nsg == 1 && lagging_grad_copies(x))
-		cap = 4;
 	if (x->c->every_micro_batch)
 		cap = UINT64_MAX;
 	x->built = x->m <= cap ? x->m : cap;

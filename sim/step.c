@@ -212,7 +212,7 @@ struct stage {
 	uint32_t nhg;
 	int rs_ring[16];              /* recent blocks' gradient reduce-scatters (reduce_waits) */
 	uint32_t nrs;
-	int mb_reduced;               /* the last backward's reductions, all done (reduce_waits) */
+	int mb_reduced;               /* the last backward's gradient traffic (next_forward_waits) */
 };
 
 /* What a layer's recompute mode sets of its costs, per GPU and per layer: the FLOP-equivalents
@@ -2064,7 +2064,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			return -1;
 		if (b == 0) {
 			bd->f_first[cell(bd, k, ch, g)] = c;
-			TRY(dep(bd, s->mb_reduced, c)); /* reduce_waits */
+			TRY(dep(bd, s->mb_reduced, c)); /* next_forward_waits */
 		}
 		fold_probe(&fp, b, c);
 		double saved = block_saved(bd, s, b, lb, nb, &m);

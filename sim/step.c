@@ -2496,15 +2496,23 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
 			bool unsharded = whole_grads_until_reduced(bd);
+			/* FSDP's unit is a layer: where reduce_waits holds backward to two of them
+			 * unreduced, a block of more layers (the simulation's grouping where weights
+			 * stay put, not the framework's) never has all of its layers' whole
+			 * gradients at once, only two layers' beside the shards they leave */
+			double spare = unsharded && reduce_waits(bd) && lb > 2
+					       ? (lb - 2) * bd->L.gradients_bytes / bd->tp *
+							 (make_grads ? 1.0 - grads_kept(bd) : 1.0)
+					       : 0;
 			if (unsharded || make_grads)
-				TRY(mem(bd, c, pool, CAT_G, up, ENG_AT_START));
+				TRY(mem(bd, c, pool, CAT_G, up - spare, ENG_AT_START));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
 				int rs = -1;
 				int r = zero_rs ? shard_coll(bd, g, mc->s_comm[g],
 							     "reduce-scatter grads", true, gb, &rs)
 						: (rs = dp_coll(bd, g, mc->s_comm[g],
 								"all-reduce grads", true, gb));
-				double gone = grads_reduced_away(bd, make_grads, gb);
+				double gone = grads_reduced_away(bd, make_grads, gb) - spare;
 				if (r < 0 || dep(bd, end, rs) ||
 				    (unsharded && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 					return -1;

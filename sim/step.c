@@ -2504,8 +2504,17 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					       ? (lb - 2) * bd->L.gradients_bytes / bd->tp *
 							 (make_grads ? 1.0 - grads_kept(bd) : 1.0)
 					       : 0;
+			/* on one GPU the layers' gradients appear as backward reaches each and stay:
+			 * the block holds its first layer's as it starts and the others' once done,
+			 * after its activations have gone (effects apply in order), not all of them
+			 * beside its activations */
+			double later = make_grads && !unsharded && lb > 1
+					       ? (lb - 1) * bd->L.gradients_bytes / bd->tp
+					       : 0;
 			if (unsharded || make_grads)
-				TRY(mem(bd, c, pool, CAT_G, up - spare, ENG_AT_START));
+				TRY(mem(bd, c, pool, CAT_G, up - spare - later, ENG_AT_START));
+			if (later > 0)
+				TRY(mem(bd, c, pool, CAT_G, later, ENG_AT_END));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
 				int rs = -1;
 				int r = zero_rs ? shard_coll(bd, g, mc->s_comm[g],

@@ -1018,8 +1018,10 @@ static void cpu_offload_steps_the_optimizer_in_backward(void)
 
 /* torchtune's optimizer_in_bwd: each layer is stepped as backward reaches it and its gradients
  * freed, so the gradient peak is the last block's, the lm_head and one layer (Llama-3.1-8B:
- * 525,336,576 + 218,112,000 parameters, bf16), not the model's 16 GB; the update's HBM traffic
- * is the same, so the step is too. Refused with gradient accumulation, as torchtune does. */
+ * 525,336,576 + 218,112,000 parameters, bf16), not the model's 16 GB; the GPU peak falls by the
+ * gradients it no longer holds less the checkpoints standing at its own peak in backward
+ * (1.4 and 1.0 GiB of 15.1: more than 80 % of them). The update's HBM traffic is the same, so
+ * the step is too. Refused with gradient accumulation, as torchtune does. */
 static void optimizer_in_backward_frees_gradients(void)
 {
 	struct fx f;
@@ -1028,11 +1030,15 @@ static void optimizer_in_backward_frees_gradients(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double grads = f.o.gpu_mem.gradients, step = f.o.step_seconds, peak = f.o.peak_gpu;
 	ASSERT_NEAR_REL(grads, 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK), 0.01);
+	/* without it the step peaks once backward is done: every gradient and no activation, as
+	 * each layer's gradients appear when its backward has freed what it kept (a block of
+	 * layers held all of its layers' beside its checkpoints once, 0.55 GiB more) */
+	CU_ASSERT(f.o.gpu_mem.activations < 1e6);
 	f.c.opt_in_bwd = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(f.o.gpu_mem.gradients, (525336576.0 + 218112000.0) * 2 * (1 + SIM_ALLOC_SLACK),
 			0.01);
-	CU_ASSERT(f.o.peak_gpu < peak - 0.85 * grads);
+	CU_ASSERT(f.o.peak_gpu < peak - 0.8 * grads);
 	ASSERT_NEAR_REL(f.o.step_seconds, step, 0.01);
 	f.c.grad_accum = 2;
 	CU_ASSERT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), -1);

@@ -2505,9 +2505,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 							 (make_grads ? 1.0 - grads_kept(bd) : 1.0)
 					       : 0;
 			/* on one GPU the layers' gradients appear as backward reaches each and stay:
-			 * the block holds its first layer's as it starts and the others' once done,
-			 * after its activations have gone (effects apply in order), not all of them
-			 * beside its activations */
+			 * the block holds its first layer's (and the head's or embedding's) as it
+			 * starts and its other layers' once done, after its activations have gone
+			 * (effects apply in order), not all of them beside its activations */
 			double later = make_grads && !unsharded && lb > 1
 					       ? (lb - 1) * bd->L.gradients_bytes / bd->tp
 					       : 0;

@@ -781,6 +781,31 @@ static void reduce_scatters_hold_backward_back(void)
 	eng_free(f.eng);
 }
 
+/* Each ZeRO stage shards more of what a GPU keeps, so over eight ranks a higher stage never holds
+ * more at its peak, whether the links keep up with backward (H100, NVLink) or not (L40S, PCIe),
+ * with one micro-batch a step or four: the property whose failure (ZeRO-2 above ZeRO-1 on
+ * L40S) showed the reductions piling up. */
+static void zero_stages_never_raise_the_peak(void)
+{
+	static const char *const gpus[] = {"h100-sxm", "l40s"};
+	for (int g = 0; g < 2; g++)
+		for (uint64_t m = 1; m <= 4; m += 3) {
+			struct fx f;
+			setup(&f, "llama-3.1-8b.json", gpus[g], "hgx-8gpu", "pm1743", 4);
+			f.w.job.seq = 1024;
+			f.c.grad_accum = m;
+			double prev = 0;
+			for (uint32_t z = 0; z <= 3; z++) {
+				f.c.layout = (struct mdl_layout){1, 1, 8, z, false};
+				CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+				if (z > 0)
+					CU_ASSERT(f.o.peak_gpu <= prev);
+				prev = f.o.peak_gpu;
+			}
+			eng_free(f.eng);
+		}
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -3331,6 +3356,7 @@ int suite_sim(void)
 		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},
 		{"a tied head is copied to the last stage", a_tied_head_is_copied_to_the_last_stage},
 		{"reduce-scatters hold backward back", reduce_scatters_hold_backward_back},
+		{"zero stages never raise the peak", zero_stages_never_raise_the_peak},
 		{"one GPU makes its gradients in backward", single_gpu_gradients_made_in_backward},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},
 		{"host link: both directions at once", host_link_both_directions},

@@ -2288,8 +2288,9 @@ static bool whole_grads_until_reduced(const struct build *bd)
  *   synchronizes in its gradient epilogue (stage_1_and_2.py with overlap_comm, stage3.py's
  *   reduce_and_partition_stream: independent_gradient_partition_epilogue) [A: the sources as
  *   read].
- * Blocks can hold several layers where weights stay put (ZeRO-2), so two of them bound the
- * unreduced gradients from above.
+ * The waits are between blocks, which can hold several layers where weights stay put (ZeRO-2):
+ * looser in time than FSDP2's per layer; in memory a block counts two layers' unreduced
+ * gradients at a time (backward, spare).
  */
 static bool reduce_waits(const struct build *bd)
 {
@@ -2500,17 +2501,16 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			 * unreduced, a block of more layers (the simulation's grouping where weights
 			 * stay put, not the framework's) never has all of its layers' whole
 			 * gradients at once, only two layers' beside the shards they leave */
+			double layer_g = bd->L.gradients_bytes / bd->tp;
 			double spare = unsharded && reduce_waits(bd) && lb > 2
-					       ? (lb - 2) * bd->L.gradients_bytes / bd->tp *
+					       ? (lb - 2) * layer_g *
 							 (make_grads ? 1.0 - grads_kept(bd) : 1.0)
 					       : 0;
 			/* on one GPU the layers' gradients appear as backward reaches each and stay:
 			 * the block holds its first layer's (and the head's or embedding's) as it
 			 * starts and its other layers' once done, after its activations have gone
 			 * (effects apply in order), not all of them beside its activations */
-			double later = make_grads && !unsharded && lb > 1
-					       ? (lb - 1) * bd->L.gradients_bytes / bd->tp
-					       : 0;
+			double later = make_grads && !unsharded && lb > 1 ? (lb - 1) * layer_g : 0;
 			if (unsharded || make_grads)
 				TRY(mem(bd, c, pool, CAT_G, up - spare - later, ENG_AT_START));
 			if (later > 0)

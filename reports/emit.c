@@ -120,6 +120,22 @@ static const char *cannot_express(const struct rpt_plan *r, bool deepspeed)
 	return NULL;
 }
 
+/* Why neither file can run an option as planned whose gradients wait for the last micro-batch
+ * (--grad-sync last: the Hugging Face Trainer's no_sync on PyTorch FSDP): DeepSpeed reduces
+ * every micro-batch's under ZeRO-2/3 and refuses no_sync (runtime/engine.py), and Megatron-LM's
+ * ZeRO-2/3 is Megatron-FSDP's, not the Trainer's. */
+static const char trainer_why[] =
+    "its gradients stay whole until the last micro-batch (--grad-sync last: the Hugging Face "
+    "Trainer's no_sync on PyTorch FSDP), which DeepSpeed's ZeRO-2/3 refuses and Megatron-LM "
+    "does not do";
+
+/* Whether option o ran with --grad-sync last's deferred reduction. */
+static bool trainer_only(const struct rpt_plan *r, const struct sim_option *o)
+{
+	return sim_plan_framework(r->req)->grad_sync_last && !strcmp(o->policy, "gpu") &&
+	       o->layout.zero >= 2 && o->layout.pp == 1 && o->layout.dp > 1 && o->grad_accum > 1;
+}
+
 static const char *optimizer_type(enum mdl_optimizer opt)
 {
 	switch (opt) {
@@ -558,6 +574,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --backward-prefetch post");
 	if (f->ckpt_outside && gpu && o->layout.zero == 3)
 		fprintf(fp, " --checkpoint-wrap outside");
+	if (f->grad_sync_last && gpu && o->layout.zero >= 2 && o->layout.pp == 1)
+		fprintf(fp, " --grad-sync last");
 	if (f->reduce_bucket > 0)
 		fprintf(fp, " --reduce-bucket %.0f", f->reduce_bucket);
 	if (mdl_layout_etp(&o->layout) < o->layout.tp)
@@ -747,7 +765,9 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "framework that does (%s); the prediction below is what to check a run "
 			    "against.\n\n",
 			why,
-			o->layout.tp > 1 || o->layout.pp > 1
+			why == trainer_why ? "the Hugging Face Trainer or accelerate on PyTorch "
+					     "FSDP, without sync_each_batch"
+			: o->layout.tp > 1 || o->layout.pp > 1
 				? "NeMo or Megatron-Bridge, whose recipes run tensor and pipeline "
 				  "layouts, LoRA among them"
 				: "torchtune, or PyTorch FSDP, with CPU offload for the offload "
@@ -797,9 +817,13 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	if (gpu && o->layout.zero == 1 && sim_plan_framework(r->req)->overlap_param_gather)
 		dsl = false;
 	const char *why = dsl ? cannot_express(r, true) : NULL;
+	if (dsl && !why && trainer_only(r, o))
+		why = trainer_why;
 	bool ds = dsl && !why;
 	if (!ds && gpu)
 		why = cannot_express(r, false);
+	if (!ds && gpu && !why && trainer_only(r, o))
+		why = trainer_why;
 	if (!ds && gpu && !why)
 		why = megatron_cannot(&r->w->arch);
 	bool megatron = !ds && gpu && !why;

@@ -313,6 +313,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddNumberToObject(x, "prefetch", step_prefetch(f));
 	cJSON_AddStringToObject(x, "backward_prefetch", f->bwd_prefetch_post ? "post" : "pre");
 	cJSON_AddStringToObject(x, "checkpoint_wrap", f->ckpt_outside ? "outside" : "inside");
+	cJSON_AddStringToObject(x, "grad_sync", f->grad_sync_last ? "last" : "each");
 	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));
 	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
 	cJSON_AddNumberToObject(x, "offload_ratio", 1 - f->twin_gpu);

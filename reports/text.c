@@ -359,7 +359,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (f->twin_gpu > 0)
 		snprintf(tw, sizeof tw, ", offload-ratio %g", 1 - f->twin_gpu);
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%soverlap-grad-reduce %s, %s"
+		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
 		 "reduce-bucket %s, swap-pipeline %s%s (each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
@@ -371,7 +371,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
 		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
 		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",
-		 f->no_grad_overlap ? "no" : "yes",
+		 f->grad_sync_last ? "grad-sync last, " : "", f->no_grad_overlap ? "no" : "yes",
 		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f), tw);
 	wrapped(fp, pre, "framework", fw);

@@ -520,6 +520,21 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				o->checkpoint_wrap),
 		       EXIT_INVALID;
 	c->ckpt_outside = o->checkpoint_wrap[0] == 'o';
+	if (strcmp(o->grad_sync, "each") && strcmp(o->grad_sync, "last"))
+		return snprintf(err, errlen, "--grad-sync: '%s' (allowed: each, last)",
+				o->grad_sync),
+		       EXIT_INVALID;
+	c->grad_sync_last = !strcmp(o->grad_sync, "last");
+	/* DeepSpeed's engine asserts that its no_sync is "incompatible with gradient
+	 * partitioning logic of ZeRO stage 2/3" (runtime/engine.py, no_sync), and the Trainer
+	 * never calls it under DeepSpeed (trainer.py: sync_context) */
+	if (c->grad_sync_last && o->deepspeed)
+		return snprintf(err, errlen,
+				"--grad-sync last is FSDP's no_sync; DeepSpeed reduces every "
+				"micro-batch's gradients under ZeRO-2/3 and refuses no_sync "
+				"(--deepspeed %s)",
+				o->deepspeed),
+		       EXIT_INVALID;
 	if (sim_swap_pipeline_parse(o->swap_pipeline, c))
 		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
 				o->swap_pipeline),
@@ -627,6 +642,17 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				"%u%s)",
 				c->policy->name, c->layout.zero,
 				o->deepspeed ? ", --deepspeed" : ""),
+		       EXIT_INVALID;
+	/* FSDP on the GPUs across one pipeline stage (below ZeRO-2 the gradients are reduced once
+	 * a step either way, DDP's no_sync: nothing changes); FSDP's CPU offload under no_sync
+	 * keeps the whole gradients on the GPU until the last micro-batch, which the host-gradient
+	 * path does not build */
+	if (c->grad_sync_last &&
+	    (strcmp(c->policy->name, "gpu") || (c->layout.zero >= 2 && c->layout.pp > 1)))
+		return snprintf(err, errlen,
+				"--grad-sync last is FSDP's no_sync on the GPUs: policy gpu with "
+				"one pipeline stage (got policy %s, --pp %u)",
+				c->policy->name, c->layout.pp),
 		       EXIT_INVALID;
 	/* below ZeRO-3 the weights stay whole on each GPU: backward gathers nothing to prefetch */
 	if (c->bwd_prefetch_post && c->layout.zero != 3)

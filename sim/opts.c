@@ -394,6 +394,12 @@ static const struct opt table[] = {
 	 "checkpoint_wrapper: torchtitan, torchtune, fms-fsdp, accelerate's "
 	 "fsdp_activation_checkpointing, Lightning); no: the whole forward again (Megatron-Core, "
 	 "DeepSpeed, transformers' default use_reentrant=True, PyTorch before 2.1)"},
+	{"grad-sync", O_STR, OFF(grad_sync), 0, 0, "each", false, "each|last", P,
+	 "FSDP (--zero 2 or 3, policy gpu) with gradient accumulation: each micro-batch "
+	 "reduce-scatters its gradients (torchtitan, torchtune, Composer, accelerate with "
+	 "sync_each_batch), or only the last, the others keeping every layer's whole gradients "
+	 "on each GPU until then (the Hugging Face Trainer's and accelerate's default: no_sync "
+	 "on all micro-batches but the last; LLaMA-Factory, TRL and Axolotl under FSDP)"},
 	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
 	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,

@@ -56,6 +56,7 @@ struct tp_opts {
 	const char *swap_pipeline;         /* none | read | write | both */
 	const char *backward_prefetch;     /* pre | post */
 	const char *checkpoint_wrap;       /* inside | outside */
+	const char *grad_sync;             /* each | last */
 	const char *checkpoint_early_stop; /* yes | no */
 	const char *compile;               /* yes | no */
 	const char *dora;                  /* yes | no */

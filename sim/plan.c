@@ -165,6 +165,7 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	/* FSDP FULL_SHARD's: DeepSpeed runs its trace, and below ZeRO-3 nothing is gathered */
 	c.bwd_prefetch_post = f->bwd_prefetch_post && gpu && l.zero == 3;
 	c.ckpt_outside = f->ckpt_outside && gpu && l.zero == 3; /* FSDP's units */
+	c.grad_sync_last = f->grad_sync_last && gpu && l.zero >= 2 && l.pp == 1; /* FSDP's */
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;

@@ -2269,6 +2269,31 @@ static bool whole_grads_until_reduced(const struct build *bd)
 }
 
 /*
+ * Whether the step's micro-batches but its last keep their gradients whole on the GPU and
+ * unreduced (--grad-sync last), so that every layer's whole gradients stand from the first
+ * micro-batch's backward to the last one's reduce-scatter. The Hugging Face Trainer runs each
+ * micro-batch but the last under accelerate's no_sync unless sync_each_batch is set
+ * (transformers trainer.py, _inner_training_loop: "We sync the gradients in the following
+ * cases: 1. sync_each_batch set to True 2. Using deepspeed 3. when we are at the last batch
+ * sample"; accelerate's accumulate likewise), and on PyTorch FSDP no_sync leaves each unit's
+ * gradient unsharded: FSDP1's post-backward hook reshards the parameters and returns before
+ * its reduce-scatter, the gradient staying in the unsharded flat parameter's .grad, and the
+ * docstring warns "FSDP will accumulate the full model gradients (instead of gradient shards)
+ * until the eventual sync" (torch/distributed/fsdp/fully_sharded_data_parallel.py, no_sync;
+ * _runtime_utils.py, _post_backward_hook); FSDP2's set_requires_gradient_sync(False) keeps
+ * them the same way [A: the sources as read]. The later micro-batches add into them in place
+ * (AccumulateGrad; its elementwise pass is no more counted here than where any other
+ * framework accumulates), and only the last reduce-scatters, leaving the shard. One micro-batch
+ * a step has nothing to defer.
+ */
+static bool grads_synced_last(const struct build *bd)
+{
+	const struct step_ctx *x = bd->x;
+	return x->c->grad_sync_last && x->pl.grads == GRADS_LOCAL && whole_grads_until_reduced(bd) &&
+	       x->built > 1;
+}
+
+/*
  * Whether each micro-batch's backward reduce-scatters its gradients block by block beside the
  * compute (ZeRO-2/3 and FSDP across data-parallel ranks, overlapped, one pipeline stage; under
  * PP these layouts reduce at the last micro-batch only). The compute then waits for those
@@ -2497,12 +2522,17 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
 			bool unsharded = whole_grads_until_reduced(bd);
+			/* --grad-sync last: the first micro-batch makes the whole gradients, the
+			 * others add into them, and only the last reduces them */
+			bool sync_last = grads_synced_last(bd), defer = sync_last && !last;
+			bool made = make_grads || (sync_last && grads_made_in_backward(bd));
 			/* FSDP's unit is a layer: where reduce_waits holds backward to two of them
 			 * unreduced, a block of more layers (the simulation's grouping where weights
 			 * stay put, not the framework's) never has all of its layers' whole
-			 * gradients at once, only two layers' beside the shards they leave */
+			 * gradients at once, only two layers' beside the shards they leave (not
+			 * where they all stand from the first micro-batch on) */
 			double layer_g = bd->L.gradients_bytes / bd->tp;
-			double spare = unsharded && reduce_waits(bd) && lb > 2
+			double spare = unsharded && reduce_waits(bd) && lb > 2 && !sync_last
 					       ? (lb - 2) * layer_g *
 							 (make_grads ? 1.0 - grads_kept(bd) : 1.0)
 					       : 0;
@@ -2511,17 +2541,17 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			 * starts and its other layers' once done, after its activations have gone
 			 * (effects apply in order), not all of them beside its activations */
 			double later = make_grads && !unsharded && lb > 1 ? (lb - 1) * layer_g : 0;
-			if (unsharded || make_grads)
+			if ((unsharded || make_grads) && !(sync_last && k > 0))
 				TRY(mem(bd, c, pool, CAT_G, up - spare - later, ENG_AT_START));
 			if (later > 0)
 				TRY(mem(bd, c, pool, CAT_G, later, ENG_AT_END));
-			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last)) {
+			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last) && !defer) {
 				int rs = -1;
 				int r = zero_rs ? shard_coll(bd, g, mc->s_comm[g],
 							     "reduce-scatter grads", true, gb, &rs)
 						: (rs = dp_coll(bd, g, mc->s_comm[g],
 								"all-reduce grads", true, gb));
-				double gone = grads_reduced_away(bd, make_grads, gb) - spare;
+				double gone = grads_reduced_away(bd, made, gb) - spare;
 				if (r < 0 || dep(bd, end, rs) ||
 				    (unsharded && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 					return -1;
@@ -2622,7 +2652,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	if (gap && fold_register(bd, &fp, true))
 		return -1;
 	if (pl->grads == GRADS_LOCAL && x->c->no_grad_overlap &&
-	    (x->c->layout.zero >= 2 || last)) {
+	    (x->c->layout.zero >= 2 || last) && !(grads_synced_last(bd) && !last)) {
 		/* not overlapped: one reduction of the chunk's gradients after its backward, on
 		 * the compute stream, which waits for it */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
@@ -2631,7 +2661,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					     chunk_grads, &rs)
 				: (rs = dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
 						chunk_grads));
-		double gone = grads_reduced_away(bd, make_grads, chunk_grads);
+		double gone = grads_reduced_away(
+		    bd, make_grads || (grads_synced_last(bd) && grads_made_in_backward(bd)),
+		    chunk_grads);
 		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], rs) ||
 		    (whole_grads_until_reduced(bd) && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 			return -1;

@@ -394,6 +394,39 @@ PY
 then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --checkpoint-wrap outside: LoRA under FSDP holds the checkpoints"; fi
 "$bin" plan --model 70b --seq 4096 --method lora --checkpoint-wrap outside >"$tmp/plan-cw.txt" 2>/dev/null
 holds "plan names --checkpoint-wrap outside among the framework's settings" "$tmp/plan-cw.txt" "checkpoint-wrap outside,"
+# --grad-sync last: FSDP's no_sync on the GPUs; DeepSpeed refuses it, the host tiers and
+# pipelines are not FSDP's on the GPUs; below ZeRO-2 it is what DDP does anyway
+expect 3 "^tierplan simulate: --grad-sync: 'never' (allowed: each, last)" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --grad-sync never
+expect 3 "^tierplan simulate: --grad-sync last is FSDP's no_sync on the GPUs: .*(got policy zero3-offload, --pp 1)" simulate --model 8b --seq 2048 --policy zero3-offload --grad-sync last
+expect 3 "(got policy gpu, --pp 2)" simulate --model 8b --seq 2048 --gpus 8 --pp 2 --zero 2 --grad-sync last
+printf '{"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 4, "zero_optimization": {"stage": 3}}\n' >"$tmp/ds-z3.json"
+expect 3 "^tierplan simulate: --grad-sync last is FSDP's no_sync; DeepSpeed .*refuses no_sync" simulate --model 8b --seq 2048 --gpus 8 --deepspeed "$tmp/ds-z3.json" --grad-sync last
+expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 1 --grad-sync last
+"$bin" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --grad-accum 4 --recompute full \
+	--grad-sync last --format json >"$tmp/gs-last.json" 2>/dev/null
+holds "--grad-sync is in the framework's JSON" "$tmp/gs-last.json" '"grad_sync":[[:space:]]*"last"'
+# every GPU holds the whole gradients of Llama-3.1-8B: 8,030,261,248 bf16 parameters
+if python3 - "$tmp/gs-last.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["gpu_memory_bytes"]["gradients"] / (d["peak_bytes"]["gpu_reserved"] / d["peak_bytes"]["gpu_allocated"])
+sys.exit(0 if abs(g / (8030261248 * 2) - 1) < 0.001 else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --grad-sync last holds the whole gradients"; fi
+"$bin" plan --model 8b --seq 4096 --model-parallel no --grad-sync last --format json \
+	>"$tmp/plan-gs.json" 2>/dev/null
+# the first FSDP option that accumulates over data-parallel ranks
+gs_opt=$(python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))["options"]
+print(next(i for i, x in enumerate(o) if x["policy"] == "gpu" and x["layout"]["zero"] >= 2
+	   and x["layout"]["dp"] > 1 and x["grad_accum"] > 1))' "$tmp/plan-gs.json")
+"$bin" plan --model 8b --seq 4096 --model-parallel no --grad-sync last --emit "$tmp/emit-gs" \
+	--option "$gs_opt" >"$tmp/plan-gs.txt" 2>/dev/null
+holds "plan names --grad-sync last among the framework's settings" "$tmp/plan-gs.txt" "grad-sync last,"
+holds "plan --emit writes no DeepSpeed config for the Trainer's no_sync" "$tmp/emit-gs/README.md" \
+	"no configuration for this option: its gradients stay whole until the last micro-batch" \
+	"--grad-sync last --policy gpu"
+[ ! -e "$tmp/emit-gs/ds_config.json" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --grad-sync last emitted a ds_config.json"; }
 expect 3 "^tierplan plan: --lora-targets: .*drop --lora-targets" plan --model 8b --seq 2048 --lora-targets q,v
 expect 3 "^tierplan compare: --lora-dropout: " compare --model 8b --seq 2048 --method full --lora-dropout 0.1
 expect 3 "^tierplan simulate: --dora: the adapters of --method lora or qlora" simulate --model 8b \

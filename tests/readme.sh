@@ -85,6 +85,7 @@ echo "$cmds" | {
 	foak="--model mistral-7b --seq 4096 --gpu a100-80g --batch 4 --recompute full --grad-accum 1"
 	foak="$foak --method lora --lora-rank 16 --precision bf16 --lora-dropout 0.1"
 	foak="$foak --lora-targets q,k,v,o --foreach-optimizer yes --lora-dtype fp32"
+	gsync="--model 8b --seq 2048 --gpus 8 --grad-accum 4 --recompute full"
 	while IFS='|' read -r words printed args; do
 		[ -n "$words" ] || continue
 		# shellcheck disable=SC2086
@@ -129,6 +130,12 @@ to 5.48 s, 5.29 s|5.48 s (|$peft --lora-dtype fp32
 14.2 GiB with (LitGPT|max_memory_allocated 14.2 GiB|$qhead --quant-head yes
 peaks at 24.8 GiB with the full loss|max_memory_allocated 24.8 GiB|$foak --pointwise eager --loss full
 22.8 GiB with fused-fp32|max_memory_allocated 22.8 GiB|$foak --pointwise fused --loss fused-fp32
+15.1 GiB of gradients a GPU|gradients 15.1 GiB|$gsync --gpu l40s --zero 2 --grad-sync last
+for 1.9 GiB|gradients 1.89 GiB|$gsync --gpu l40s --zero 2
+4.04 s a step|4.04 s (|$gsync --gpu l40s --zero 2 --grad-sync last
+for 5.05;|5.05 s (|$gsync --gpu l40s --zero 2
+35.0 GiB at the peak|GPU 35.0 GiB per GPU|$gsync --zero 3 --grad-sync last
+for 22.2 GiB|GPU 22.2 GiB per GPU|$gsync --zero 3
 CLAIMS
 	# the accuracy table: each row's runs, mean and worst error, bias and band (what 90 % of the
 	# runs measured over the prediction; - where validate prints none) as validate prints them

@@ -806,6 +806,54 @@ static void zero_stages_never_raise_the_peak(void)
 		}
 }
 
+/* The Hugging Face Trainer's no_sync under FSDP (--grad-sync last): Llama-3.1-8B over ZeRO-2 on
+ * eight L40S, four micro-batches of 1,024 tokens. The first three keep every layer's whole
+ * gradients and reduce none, so the GPU holds all of G (8,030,261,248 bf16 parameters, as ZeRO-1
+ * does) where each micro-batch's reduce-scatter kept it near G/8, every reduce-scatter starts
+ * after the step's last forward (the last micro-batch's backward), and the PCIe links carry one
+ * micro-batch's reduction instead of four, so the step is shorter. With one micro-batch a step
+ * there is nothing to defer: the same step and peak as each. */
+static void grad_sync_last_defers_the_reduction(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "l40s", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 1024;
+	f.c.grad_accum = 4;
+	f.c.layout = (struct mdl_layout){1, 1, 8, 2, false};
+	double G = 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double each = f.o.step_seconds;
+	CU_ASSERT(f.o.gpu_mem.gradients < G / 2);
+	f.c.grad_sync_last = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(f.o.gpu_mem.gradients, G, 1e-6);
+	CU_ASSERT(f.o.step_seconds < each);
+	double last_fwd = -1;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		if (t->name && !strcmp(t->name, "forward") && (double)t->t_start > last_fwd)
+			last_fwd = (double)t->t_start;
+	}
+	int rs = 0;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		if (t->name && !strcmp(t->name, "reduce-scatter grads")) {
+			rs++;
+			CU_ASSERT((double)t->t_start > last_fwd);
+		}
+	}
+	CU_ASSERT(rs > 0);
+	f.c.grad_accum = 1;
+	f.c.grad_sync_last = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double one = f.o.step_seconds, peak = f.o.peak_gpu;
+	f.c.grad_sync_last = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.step_seconds, one, 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.peak_gpu, peak, 0);
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -3356,6 +3404,7 @@ int suite_sim(void)
 		{"dram_short says when more DRAM helps", dram_short_says_when_more_dram_helps},
 		{"a tied head is copied to the last stage", a_tied_head_is_copied_to_the_last_stage},
 		{"reduce-scatters hold backward back", reduce_scatters_hold_backward_back},
+		{"grad-sync last defers the reduction", grad_sync_last_defers_the_reduction},
 		{"zero stages never raise the peak", zero_stages_never_raise_the_peak},
 		{"one GPU makes its gradients in backward", single_gpu_gradients_made_in_backward},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},

@@ -2384,6 +2384,10 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	 * activations go */
 	bool make_grads = k == 0 && grads_made_in_backward(bd);
 	uint32_t nb = make_grads ? s->nb : blocks(bd, s, last);
+	/* --grad-sync last: the first micro-batch makes the whole gradients, the others add into
+	 * them, and only the last reduces them, leaving the shard where backward made them */
+	bool sync_last = grads_synced_last(bd), defer = sync_last && !last;
+	bool made = make_grads || (sync_last && grads_made_in_backward(bd));
 	/* At the step's last micro-batch the host takes each block's gradients: ZeRO-Infinity
 	 * writes them to flash (DeepSpeed sums the micro-batches' in a host buffer and swaps them
 	 * out at the accumulation boundary: stage3.py partition_grads,
@@ -2522,10 +2526,6 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
 			bool unsharded = whole_grads_until_reduced(bd);
-			/* --grad-sync last: the first micro-batch makes the whole gradients, the
-			 * others add into them, and only the last reduces them */
-			bool sync_last = grads_synced_last(bd), defer = sync_last && !last;
-			bool made = make_grads || (sync_last && grads_made_in_backward(bd));
 			/* FSDP's unit is a layer: where reduce_waits holds backward to two of them
 			 * unreduced, a block of more layers (the simulation's grouping where weights
 			 * stay put, not the framework's) never has all of its layers' whole
@@ -2652,7 +2652,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	if (gap && fold_register(bd, &fp, true))
 		return -1;
 	if (pl->grads == GRADS_LOCAL && x->c->no_grad_overlap &&
-	    (x->c->layout.zero >= 2 || last) && !(grads_synced_last(bd) && !last)) {
+	    (x->c->layout.zero >= 2 || last) && !defer) {
 		/* not overlapped: one reduction of the chunk's gradients after its backward, on
 		 * the compute stream, which waits for it */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
@@ -2661,9 +2661,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					     chunk_grads, &rs)
 				: (rs = dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
 						chunk_grads));
-		double gone = grads_reduced_away(
-		    bd, make_grads || (grads_synced_last(bd) && grads_made_in_backward(bd)),
-		    chunk_grads);
+		double gone = grads_reduced_away(bd, made, chunk_grads);
 		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], rs) ||
 		    (whole_grads_until_reduced(bd) && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
 			return -1;

@@ -738,6 +738,16 @@ static void a_tied_head_is_copied_to_the_last_stage(void)
 	eng_free(f.eng);
 }
 
+/* Llama-3.1-8B under ZeRO-2 across the eight L40S of a node (PCIe only), four micro-batches of
+ * 1,024 tokens a step: a layout whose gradient reductions are slower than its backward. */
+static void setup_8b_zero2_l40s(struct fx *f)
+{
+	setup(f, "llama-3.1-8b.json", "l40s", "hgx-8gpu", "pm1743", 4);
+	f->w.job.seq = 1024;
+	f->c.grad_accum = 4;
+	f->c.layout = (struct mdl_layout){1, 1, 8, 2, false};
+}
+
 /* ZeRO-2 across the eight L40S of a node, whose gradients cross PCIe, is link-bound: Llama-3.1-8B
  * at 1,024 tokens computes a block's backward faster than it reduce-scatters the block's
  * gradients. Backward waits for the reduce-scatter two blocks back and the next micro-batch's
@@ -751,10 +761,7 @@ static void a_tied_head_is_copied_to_the_last_stage(void)
 static void reduce_scatters_hold_backward_back(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "l40s", "hgx-8gpu", "pm1743", 4);
-	f.w.job.seq = 1024;
-	f.c.grad_accum = 4;
-	f.c.layout = (struct mdl_layout){1, 1, 8, 2, false};
+	setup_8b_zero2_l40s(&f);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double G = 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK); /* bf16 gradients */
 	double flight = 2.0 * (4 * 218112000.0 + 525336576.0) * (1 + SIM_ALLOC_SLACK);
@@ -816,10 +823,7 @@ static void zero_stages_never_raise_the_peak(void)
 static void grad_sync_last_defers_the_reduction(void)
 {
 	struct fx f;
-	setup(&f, "llama-3.1-8b.json", "l40s", "hgx-8gpu", "pm1743", 4);
-	f.w.job.seq = 1024;
-	f.c.grad_accum = 4;
-	f.c.layout = (struct mdl_layout){1, 1, 8, 2, false};
+	setup_8b_zero2_l40s(&f);
 	double G = 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK);
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double each = f.o.step_seconds;

@@ -643,15 +643,16 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				c->policy->name, c->layout.zero,
 				o->deepspeed ? ", --deepspeed" : ""),
 		       EXIT_INVALID;
-	/* FSDP on the GPUs across one pipeline stage (below ZeRO-2 the gradients are reduced once
-	 * a step either way, DDP's no_sync: nothing changes); FSDP's CPU offload under no_sync
-	 * keeps the whole gradients on the GPU until the last micro-batch, which the host-gradient
-	 * path does not build */
-	if (c->grad_sync_last &&
-	    (strcmp(c->policy->name, "gpu") || (c->layout.zero >= 2 && c->layout.pp > 1)))
+	/* FSDP's no_sync: on the GPUs across one pipeline stage (below ZeRO-2 the gradients are
+	 * reduced once a step either way, DDP's no_sync: nothing changes), or with FSDP's CPU
+	 * offload (zero3-offload); the other host tiers are DeepSpeed's or aiDAPTIV's */
+	bool fsdp_offload = !strcmp(c->policy->name, "zero3-offload");
+	if (c->grad_sync_last && ((strcmp(c->policy->name, "gpu") && !fsdp_offload) ||
+				  (c->layout.zero >= 2 && c->layout.pp > 1)))
 		return snprintf(err, errlen,
-				"--grad-sync last is FSDP's no_sync on the GPUs: policy gpu with "
-				"one pipeline stage (got policy %s, --pp %u)",
+				"--grad-sync last is FSDP's no_sync: policy gpu with one pipeline "
+				"stage, or zero3-offload for FSDP's CPU offload (got policy %s, "
+				"--pp %u)",
 				c->policy->name, c->layout.pp),
 		       EXIT_INVALID;
 	/* below ZeRO-3 the weights stay whole on each GPU: backward gathers nothing to prefetch */
@@ -717,6 +718,13 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 	if (tp_yes_no("--offload-param", o->offload_param, &offload_param, err, errlen))
 		return EXIT_INVALID;
 	c->params_on_gpu = !offload_param;
+	/* FSDP's CPU offload takes the parameters and the gradients to the host together */
+	if (c->grad_sync_last && c->params_on_gpu && fsdp_offload)
+		return snprintf(err, errlen,
+				"--grad-sync last with zero3-offload is FSDP's CPU offload, which "
+				"offloads the parameters too: --offload-param yes (--offload-param "
+				"no is DeepSpeed's offload_optimizer alone)"),
+		       EXIT_INVALID;
 	/* Megatron-Core asserts sequence parallelism for --tp-comm-overlap (arguments.py) */
 	if (c->tp_comm_overlap && !c->layout.sp)
 		return snprintf(err, errlen, "--tp-comm-overlap yes needs --tp > 1 with sequence "

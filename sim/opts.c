@@ -395,7 +395,8 @@ static const struct opt table[] = {
 	 "fsdp_activation_checkpointing, Lightning); no: the whole forward again (Megatron-Core, "
 	 "DeepSpeed, transformers' default use_reentrant=True, PyTorch before 2.1)"},
 	{"grad-sync", O_STR, OFF(grad_sync), 0, 0, "each", false, "each|last", P,
-	 "FSDP (--zero 2 or 3, policy gpu) with gradient accumulation: each micro-batch "
+	 "FSDP (--zero 2 or 3, policy gpu; its CPU offload, zero3-offload) with gradient "
+	 "accumulation: each micro-batch "
 	 "reduce-scatters its gradients (torchtitan, torchtune, Composer, accelerate with "
 	 "sync_each_batch), or only the last, the others keeping every layer's whole gradients "
 	 "on each GPU until then (the Hugging Face Trainer's and accelerate's default: no_sync "

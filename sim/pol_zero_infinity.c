@@ -98,6 +98,11 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * step is a post-accumulate-grad hook per parameter:
 		 * Tensor.register_post_accumulate_grad_hook; torchtune full_finetune_distributed
 		 * with fsdp_cpu_offload) [B: torchtune and PyTorch source] */
+		/* --grad-sync last: FSDP's CPU offload under no_sync takes the reduced shard down
+		 * once, at the last micro-batch (step.c, grads_synced_last), none of DeepSpeed's
+		 * sum round trip */
+		if (c->grad_sync_last)
+			x->pl.grads_copy = COPY_PLAIN;
 		if (c->opt_in_bwd) {
 			x->pl.update = UPD_CPU_OVERLAP;
 			/* FSDP copies each reduce-scattered gradient shard down once, in its

@@ -2283,14 +2283,20 @@ static bool whole_grads_until_reduced(const struct build *bd)
  * _runtime_utils.py, _post_backward_hook); FSDP2's set_requires_gradient_sync(False) keeps
  * them the same way [A: the sources as read]. The later micro-batches add into them in place
  * (AccumulateGrad; its elementwise pass is no more counted here than where any other
- * framework accumulates), and only the last reduce-scatters, leaving the shard. One micro-batch
- * a step has nothing to defer.
+ * framework accumulates), and only the last reduce-scatters, leaving the shard. Under FSDP's
+ * CPU offload (policy zero3-offload) the whole gradients stay on the GPU as well and only the
+ * last micro-batch's reduced shard goes down ("When used with CPU offloading, the gradients
+ * will not be offloaded to CPU when inside the context manager. Instead, they will only be
+ * offloaded right after the eventual sync": the same docstring); FSDP1 accumulates across
+ * micro-batches under CPU offload only this way (_runtime_utils.py: "Gradient accumulation
+ * outside `no_sync()` does not work with CPU offloading"). One micro-batch a step has nothing to
+ * defer.
  */
 static bool grads_synced_last(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
-	return x->c->grad_sync_last && x->pl.grads == GRADS_LOCAL && whole_grads_until_reduced(bd) &&
-	       x->built > 1;
+	return x->c->grad_sync_last && (x->pl.grads == GRADS_LOCAL || x->pl.grads == GRADS_HOST) &&
+	       whole_grads_until_reduced(bd) && x->built > 1;
 }
 
 /*
@@ -2576,13 +2582,20 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 					return -1;
 				s->last_bwd_comm = home;
 			}
+		} else if (defer) {
+			/* FSDP's CPU offload under --grad-sync last: the first micro-batch makes the
+			 * block's whole gradients, which stay on the GPU, neither reduced nor copied
+			 * down, until the last micro-batch's backward */
+			if (k == 0)
+				TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 		} else {
 			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down; at
 			 * most the buckets' worth in flight, and at least two blocks (one filled by
 			 * backward while the other goes down, as the double buffer does) */
 			double down = gb;
 			TRY(dep(bd, ring_back(s->d2h_ring, s->nd2h, grads_inflight(bd, gb)), c));
-			TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
+			if (!sync_last) /* under --grad-sync last the first micro-batch made them */
+				TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 			int r = -1;
 			if (zero_rs && bd->dp > 1) {
 				r = dp_coll(bd, g, mc->s_comm[g], "reduce-scatter grads", false, gb);

@@ -129,10 +129,11 @@ struct sim_config {
 	 * gradient then stay until backward ends (step.c, holds_checkpoints) */
 	bool ckpt_outside;
 	/* --grad-sync last: under FSDP (ZeRO-2/3 on the GPUs across data-parallel ranks, one
-	 * pipeline stage) every micro-batch but a step's last keeps its gradients whole and
-	 * unreduced, accumulating them on each GPU, and the last reduce-scatters the sum (the
-	 * Hugging Face Trainer's and accelerate's no_sync; step.c, grads_synced_last); by default
-	 * (each) every micro-batch reduce-scatters its own (torchtitan, torchtune, Composer) */
+	 * pipeline stage, or its CPU offload) every micro-batch but a step's last keeps its
+	 * gradients whole and unreduced on each GPU, accumulating them, and the last
+	 * reduce-scatters the sum (the Hugging Face Trainer's and accelerate's no_sync; step.c,
+	 * grads_synced_last); by default (each) every micro-batch reduce-scatters its own
+	 * (torchtitan, torchtune, Composer) */
 	bool grad_sync_last;
 	/* --reduce-bucket N: elements of each of the two buckets offloaded gradients leave the GPU
 	 * through (DeepSpeed's reduce_bucket_size); 0 = DeepSpeed's default 5e8 */

@@ -394,11 +394,16 @@ PY
 then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --checkpoint-wrap outside: LoRA under FSDP holds the checkpoints"; fi
 "$bin" plan --model 70b --seq 4096 --method lora --checkpoint-wrap outside >"$tmp/plan-cw.txt" 2>/dev/null
 holds "plan names --checkpoint-wrap outside among the framework's settings" "$tmp/plan-cw.txt" "checkpoint-wrap outside,"
-# --grad-sync last: FSDP's no_sync on the GPUs; DeepSpeed refuses it, the host tiers and
-# pipelines are not FSDP's on the GPUs; below ZeRO-2 it is what DDP does anyway
+# --grad-sync last: FSDP's no_sync, on the GPUs or with its CPU offload (zero3-offload); DeepSpeed
+# refuses it, the other host tiers and pipelines are not FSDP's; below ZeRO-2 it is what DDP
+# does anyway
 expect 3 "^tierplan simulate: --grad-sync: 'never' (allowed: each, last)" simulate --model 8b --seq 2048 --gpus 8 --zero 3 --grad-sync never
-expect 3 "^tierplan simulate: --grad-sync last is FSDP's no_sync on the GPUs: .*(got policy zero3-offload, --pp 1)" simulate --model 8b --seq 2048 --policy zero3-offload --grad-sync last
+expect 3 "^tierplan simulate: --grad-sync last is FSDP's no_sync: .*(got policy zero-infinity, --pp 1)" simulate --model 8b --seq 2048 --policy zero-infinity --grad-sync last
 expect 3 "(got policy gpu, --pp 2)" simulate --model 8b --seq 2048 --gpus 8 --pp 2 --zero 2 --grad-sync last
+expect 3 "^tierplan simulate: --grad-sync last with zero3-offload is FSDP's CPU offload, .*--offload-param yes" simulate --model 8b --seq 2048 --gpus 8 --policy zero3-offload --offload-param no --grad-sync last
+# FSDP's CPU offload under the Trainer's no_sync keeps 70B's whole gradients on every GPU
+expect 1 "" simulate --model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --grad-sync last
+expect 0 "" simulate --model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4
 printf '{"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 4, "zero_optimization": {"stage": 3}}\n' >"$tmp/ds-z3.json"
 expect 3 "^tierplan simulate: --grad-sync last is FSDP's no_sync; DeepSpeed .*refuses no_sync" simulate --model 8b --seq 2048 --gpus 8 --deepspeed "$tmp/ds-z3.json" --grad-sync last
 expect 0 "" simulate --model 8b --seq 2048 --gpus 8 --zero 1 --grad-sync last

@@ -858,6 +858,47 @@ static void grad_sync_last_defers_the_reduction(void)
 	eng_free(f.eng);
 }
 
+/* FSDP's CPU offload under the Trainer's no_sync (policy zero3-offload, --grad-sync last): 8B over
+ * eight H100, four micro-batches of 1,024 tokens. The first three keep every layer's whole
+ * gradients on the GPU and copy nothing down, so the GPU holds all of G (8,030,261,248 bf16
+ * parameters) where DeepSpeed's copies per micro-batch kept none there; only the last
+ * micro-batch's reduced shards go down, after the step's last forward, one copy each (no
+ * running sum up and down), so GPU 0's link carries less down than under each. */
+static void grad_sync_last_under_cpu_offload(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 1024;
+	f.c.grad_accum = 4;
+	f.c.layout.dp = 8;
+	double G = 8030261248.0 * 2 * (1 + SIM_ALLOC_SLACK), down_each, down_last, up;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	CU_ASSERT(f.o.gpu_mem.gradients < G / 8);
+	pcie_moved(&f, &down_each, &up);
+	f.c.grad_sync_last = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	ASSERT_NEAR_REL(f.o.gpu_mem.gradients, G, 1e-6);
+	pcie_moved(&f, &down_last, &up);
+	CU_ASSERT(down_last < down_each);
+	double last_fwd = -1;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		if (t->name && !strcmp(t->name, "forward") && (double)t->t_start > last_fwd)
+			last_fwd = (double)t->t_start;
+	}
+	int copies = 0;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		if (t->name && !strncmp(t->name, "d2h grad", 8)) {
+			copies++;
+			CU_ASSERT((double)t->t_start > last_fwd);
+		}
+	}
+	CU_ASSERT(copies > 0);
+	CU_ASSERT_EQUAL(tasks_named(&f, "h2d grad sum"), 0);
+	eng_free(f.eng);
+}
+
 /* GPUs of one node share its links: on cards without NVLink (RTX 4000 Ada) the all-gather of each
  * streamed layer and the reduce-scatter of its gradients cross the same PCIe link as the weights
  * coming from DRAM. 8B at 512 tokens per micro-batch is link-bound: one GPU receives the
@@ -3409,6 +3450,7 @@ int suite_sim(void)
 		{"a tied head is copied to the last stage", a_tied_head_is_copied_to_the_last_stage},
 		{"reduce-scatters hold backward back", reduce_scatters_hold_backward_back},
 		{"grad-sync last defers the reduction", grad_sync_last_defers_the_reduction},
+		{"grad-sync last under CPU offload", grad_sync_last_under_cpu_offload},
 		{"zero stages never raise the peak", zero_stages_never_raise_the_peak},
 		{"one GPU makes its gradients in backward", single_gpu_gradients_made_in_backward},
 		{"shared links make scaling sub-linear", shared_links_make_scaling_sublinear},

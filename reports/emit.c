@@ -172,6 +172,38 @@ static double reduce_bucket(const struct rpt_plan *r, const struct sim_option *o
 		       : h * h;
 }
 
+/* Whether the emitted ds_config.json runs GPU-only option o with buckets the plan did not price:
+ * the plan holds ZeRO-1/2/3 gradients as Megatron-LM and FSDP do (under --deepspeed it priced
+ * DeepSpeed's itself). */
+static bool ds_buckets_unpriced(const struct rpt_plan *r, const struct sim_option *o)
+{
+	return !strcmp(o->policy, "gpu") && o->layout.zero >= 1 && o->layout.dp > 1 &&
+	       !r->req->policy;
+}
+
+/* Option o as DeepSpeed runs it from the emitted ds_config.json: the plan's configuration with
+ * DeepSpeed's buffers (sim_config.deepspeed) and the reduce bucket the file names, which is what
+ * the README's `tierplan simulate --deepspeed ds_config.json` line computes. 0, or CFG_OUT_IO
+ * with err. */
+static int as_deepspeed(const struct rpt_plan *r, const struct sim_option *o,
+			struct sim_option *out, char *err, size_t errlen)
+{
+	struct sim_workload w = *r->w;
+	struct mdl_hw hw = *r->hw;
+	struct sim_config c;
+	struct eng *e = eng_new();
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return CFG_OUT_IO;
+	}
+	sim_plan_rerun(r->req, o, &w, &hw, &c);
+	c.deepspeed = true;
+	c.reduce_bucket = reduce_bucket(r, o);
+	int rc = sim_run(e, &w, &hw, r->econ, &c, out, err, errlen) ? CFG_OUT_IO : 0;
+	eng_free(e);
+	return rc;
+}
+
 static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int stage,
 		      const char *opt, const char *par)
 {
@@ -691,9 +723,11 @@ static void megatron_run(FILE *fp, const struct sim_option *o)
 }
 
 static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *o, int idx,
-		   bool ds, bool megatron, const char *why)
+		   bool ds, bool megatron, const char *why, const struct sim_option *dso)
 {
 	double gib = 1073741824.0;
+	/* the GPU peak of what the files run: DeepSpeed's (dso) where its buckets differ */
+	double peak = dso ? dso->peak_gpu : o->peak_gpu;
 
 	fprintf(fp, "# %s on %u x %s: option %d of tierplan's plan\n\n", r->model_name, o->gpus,
 		r->hw->gpu.name, idx);
@@ -706,7 +740,8 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 	fprintf(fp, "## Predicted\n\n| quantity | value |\n|---|---|\n");
 	fprintf(fp, "| step | %.2f s |\n| throughput | %.0f tokens/s |\n", o->step_seconds,
 		o->tokens_per_second);
-	fprintf(fp, "| GPU memory peak | %.1f GiB per GPU |\n", o->peak_gpu / gib);
+	fprintf(fp, "| GPU memory peak | %.1f GiB per GPU%s |\n", peak / gib,
+		dso ? " (as DeepSpeed holds it, below)" : "");
 	fprintf(fp, "| DRAM peak | %.1f GiB per node (%.0f GiB bought) |\n", o->peak_dram / gib,
 		o->dram / gib);
 	if (o->flash_count)
@@ -730,7 +765,7 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 	if (rpt_memory_band(&mem))
 		fprintf(fp, "| GPU peak, as published runs measured it | %.1f-%.1f GiB (90 %% of %d "
 			    "`gpu_memory` runs: %.2f-%.2fx) |\n",
-			o->peak_gpu * mem.lo / gib, o->peak_gpu * mem.hi / gib, mem.cases, mem.lo,
+			peak * mem.lo / gib, peak * mem.hi / gib, mem.cases, mem.lo,
 			mem.hi);
 	fputc('\n', fp);
 	fprintf(fp, "## Run\n\n");
@@ -747,17 +782,22 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "`--deepspeed ds_config.json` as well)%s, and keep gradient "
 			    "checkpointing %s.\n\n",
 			drives, o->recompute == MDL_RC_NONE ? "off" : "on");
-	if (ds && !strcmp(o->policy, "gpu") && o->layout.zero >= 1 && o->layout.dp > 1 &&
-	    !r->req->policy) /* under --deepspeed the plan priced DeepSpeed's buckets itself */
+	if (dso) {
 		fprintf(fp, "The plan priced ZeRO-%u's gradients as Megatron-LM and FSDP hold "
-			    "them; DeepSpeed reduces them through its own bucket%s (%.0f MB at "
-			    "reduce_bucket_size %.0f, Hugging Face's \"auto\": hidden_size "
-			    "squared), which the simulate line below, reading ds_config.json, "
-			    "prices: its GPU peak can differ from the table's.\n\n",
-			o->layout.zero, o->layout.zero == 3 ? "" : "s",
+			    "them, %.1f GiB a GPU at the peak; DeepSpeed reduces them through its "
+			    "own bucket%s (%.0f MB at reduce_bucket_size %.0f, Hugging Face's "
+			    "\"auto\": hidden_size squared), which the table above and the "
+			    "simulate line below, reading ds_config.json, price: %.1f GiB.",
+			o->layout.zero, o->peak_gpu / gib, o->layout.zero == 3 ? "" : "s",
 			(o->layout.zero == 3 ? 1 : 2) * reduce_bucket(r, o) *
 				mdl_job_act_bytes(&r->w->job) / 1e6,
-			reduce_bucket(r, o));
+			reduce_bucket(r, o), dso->peak_gpu / gib);
+		if (!dso->fits)
+			fprintf(fp, " **So run, it does not fit the GPU** (%s): plan with "
+				    "`--deepspeed ds_config.json` for DeepSpeed's own options.",
+				dso->overflow);
+		fprintf(fp, "\n\n");
+	}
 	else if (megatron)
 		megatron_run(fp, o);
 	else if (why)
@@ -806,8 +846,6 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 		snprintf(err, errlen, "--option %d does not fit: nothing to emit", idx);
 		return CFG_OUT_REFUSED;
 	}
-	if ((rc = rpt_dir_prepare(dir, force, "--emit", err, errlen)))
-		return rc;
 	/* DeepSpeed where the option is one of its layouts and its config can say what was
 	 * planned; else Megatron-LM for a GPU-only layout it can run as planned; else README.md
 	 * alone, saying why */
@@ -827,6 +865,11 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	if (!ds && gpu && !why)
 		why = megatron_cannot(&r->w->arch);
 	bool megatron = !ds && gpu && !why;
+	struct sim_option dso; /* the option as the emitted DeepSpeed files run it */
+	if (ds && ds_buckets_unpriced(r, o) && (rc = as_deepspeed(r, o, &dso, err, errlen)))
+		return rc;
+	if ((rc = rpt_dir_prepare(dir, force, "--emit", err, errlen)))
+		return rc;
 	uint32_t per = r->hw->gpus_per_node ? r->hw->gpus_per_node : 1;
 	uint32_t nodes = o->nodes ? o->nodes : 1, here = o->gpus < per ? o->gpus : per;
 
@@ -858,6 +901,6 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 		 ds ? ", ds_config.json" : "");
 	if ((rc = rpt_file_open(&f, dir, "README.md", "--emit", err, errlen)))
 		return rc;
-	readme(f.fp, r, o, idx, ds, megatron, why);
+	readme(f.fp, r, o, idx, ds, megatron, why, ds && ds_buckets_unpriced(r, o) ? &dso : NULL);
 	return rpt_file_close(&f, err, errlen);
 }

@@ -872,6 +872,29 @@ for pol in zero3-offload zero-infinity; do
 		echo "FAIL: plan --emit $pol (option $idx): step $want planned, $got re-simulated: $(cat "$tmp/err")"
 	fi
 done
+# a GPU-only ZeRO option emitted as DeepSpeed's: the README's table prices DeepSpeed's buckets,
+# as its simulate line (reading ds_config.json) does, and names the plan's own figure beside it
+"$bin" plan --model 8b --seq 4096 --model-parallel no --format json >"$tmp/plan-dsz.json" 2>/dev/null
+dsz=$(python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))["options"]
+print(next(i for i, x in enumerate(o) if x["policy"] == "gpu" and x["layout"]["zero"] >= 1
+	   and x["layout"]["dp"] > 1))' "$tmp/plan-dsz.json")
+rm -rf "$tmp/emit-dsz"
+"$bin" plan --model 8b --seq 4096 --model-parallel no --emit "$tmp/emit-dsz" --option "$dsz" \
+	>/dev/null 2>&1
+roundtrip "$tmp/emit-dsz"
+tpk=$(sed -n 's/^| GPU memory peak | \([0-9.]*\) GiB per GPU (as DeepSpeed holds it, below) |$/\1/p' \
+	"$tmp/emit-dsz/README.md")
+gpk=$(python3 -c 'import json, sys
+print("%.1f" % (json.load(open(sys.argv[1]))["peak_bytes"]["gpu"] / 2**30))' "$tmp/rt.json" 2>/dev/null)
+if [ -s "$tmp/emit-dsz/ds_config.json" ] && [ -n "$tpk" ] && [ "$tpk" = "$gpk" ] &&
+	[ "$want" = "$got" ] && grep -q "which the table above and the simulate line below" \
+	"$tmp/emit-dsz/README.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --emit (DeepSpeed, option $dsz): table peak '$tpk' GiB, simulate line '$gpk'; step $want, $got"
+fi
 # plan --emit keeps --quant-head and --double-quant: the option's simulate line reproduces its step
 "$bin" plan --model 8b --seq 2048 --method qlora --quant-head yes --double-quant no --gpu a10g --emit "$tmp/emit-qh" >"$tmp/qh.txt" 2>&1
 roundtrip "$tmp/emit-qh"

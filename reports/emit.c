@@ -793,7 +793,7 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 				mdl_job_act_bytes(&r->w->job) / 1e6,
 			reduce_bucket(r, o), dso->peak_gpu / gib);
 		if (!dso->fits)
-			fprintf(fp, " **So run, it does not fit the GPU** (%s): plan with "
+			fprintf(fp, " **Run this way it does not fit the GPU** (%s): plan with "
 				    "`--deepspeed ds_config.json` for DeepSpeed's own options.",
 				dso->overflow);
 		fprintf(fp, "\n\n");

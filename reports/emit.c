@@ -833,7 +833,7 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 {
 	const struct sim_plan *p = r->plan;
 	struct rpt_file f;
-	int rc, stage;
+	int rc, stage = 0; /* set by deepspeed_of where a ds_config is written */
 	const char *opt, *par;
 
 	if (idx < 0 || idx >= p->noptions) {

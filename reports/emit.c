@@ -9,11 +9,14 @@
  * Megatron-FSDP and the gradients' dtype as planned. Either way launch.sh with
  * the node and GPU counts, and README.md with the prediction (step time, throughput, memory per
  * tier, runtime, cost), the assumptions and the `tierplan simulate` line that reproduces it, so
- * a real run can be checked against it.
+ * a real run can be checked against it. A GPU-only ZeRO option the plan priced as FSDP holds
+ * its gradients and the files run as DeepSpeed's is simulated again as DeepSpeed runs it
+ * (as_deepspeed): its README's GPU peak is that run's, the plan's named beside it.
  * The aiDAPTIV-style tiered policies have no public configuration format, and a job neither
  * framework's configuration can express as planned (pure bf16, bitsandbytes' optimizers; FP8 in
- * DeepSpeed; LoRA in Megatron-LM) gets no configuration either: README.md only, saying why
- * (cannot_express). LoRA and QLoRA adapters live in the training script, so README.md states
+ * DeepSpeed; LoRA in Megatron-LM; FSDP's reduction deferred to the last micro-batch, --grad-sync
+ * last) gets no configuration either: README.md only, saying why (cannot_express,
+ * trainer_only). LoRA and QLoRA adapters live in the training script, so README.md states
  * them there (adapters).
  *
  * Files are written as report_dir writes them (a temporary renamed on close; the directory is
@@ -797,8 +800,7 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 				    "`--deepspeed ds_config.json` for DeepSpeed's own options.",
 				dso->overflow);
 		fprintf(fp, "\n\n");
-	}
-	else if (megatron)
+	} else if (megatron)
 		megatron_run(fp, o);
 	else if (why)
 		fprintf(fp, "tierplan writes no configuration for this option: %s. Run it with a "

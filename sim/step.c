@@ -2288,9 +2288,9 @@ static bool whole_grads_until_reduced(const struct build *bd)
  * last micro-batch's reduced shard goes down ("When used with CPU offloading, the gradients
  * will not be offloaded to CPU when inside the context manager. Instead, they will only be
  * offloaded right after the eventual sync": the same docstring); FSDP1 accumulates across
- * micro-batches under CPU offload only this way (_runtime_utils.py: "Gradient accumulation
- * outside `no_sync()` does not work with CPU offloading"). One micro-batch a step has nothing to
- * defer.
+ * micro-batches under CPU offload only this way (_flat_param.py, prepare_gradient_for_backward:
+ * "Gradient accumulation outside `no_sync()` does not work with CPU offloading"). One
+ * micro-batch a step has nothing to defer.
  */
 static bool grads_synced_last(const struct build *bd)
 {

@@ -2272,11 +2272,12 @@ static bool whole_grads_until_reduced(const struct build *bd)
  * Whether the step's micro-batches but its last keep their gradients whole on the GPU and
  * unreduced (--grad-sync last), so that every layer's whole gradients stand from the first
  * micro-batch's backward to the last one's reduce-scatter. The Hugging Face Trainer runs each
- * micro-batch but the last under accelerate's no_sync unless sync_each_batch is set
- * (transformers trainer.py, _inner_training_loop: "We sync the gradients in the following
- * cases: 1. sync_each_batch set to True 2. Using deepspeed 3. when we are at the last batch
- * sample"; accelerate's accumulate likewise), and on PyTorch FSDP no_sync leaves each unit's
- * gradient unsharded: FSDP1's post-backward hook reshards the parameters and returns before
+ * micro-batch but the last under accelerate's no_sync (transformers trainer.py,
+ * _inner_training_loop, 4.46 and later: "functools.partial(self.accelerator.no_sync,
+ * model=model) if i != len(batch_samples) - 1 and self.accelerator.distributed_type !=
+ * DistributedType.DEEPSPEED", later versions syncing where sync_each_batch is set too; before
+ * 4.46 accelerate's accumulate, which does the same), and on PyTorch FSDP no_sync leaves each
+ * unit's gradient unsharded: FSDP1's post-backward hook reshards the parameters and returns before
  * its reduce-scatter, the gradient staying in the unsharded flat parameter's .grad, and the
  * docstring warns "FSDP will accumulate the full model gradients (instead of gradient shards)
  * until the eventual sync" (torch/distributed/fsdp/fully_sharded_data_parallel.py, no_sync;

@@ -686,6 +686,18 @@ static int tasks_named(const struct fx *f, const char *name)
 	return n;
 }
 
+/* When the last task of that name started in the last run (ns), -1 where none ran. */
+static double latest_start(const struct fx *f, const char *name)
+{
+	double t0 = -1;
+	for (int i = 0; i < eng_ntasks(f->eng); i++) {
+		const struct eng_task *t = eng_task_at(f->eng, i);
+		if (t->name && !strcmp(t->name, name) && (double)t->t_start > t0)
+			t0 = (double)t->t_start;
+	}
+	return t0;
+}
+
 /* Under pipeline parallelism a tied head is a second copy of the embedding's matrix on the last
  * stage (Megatron-Core's setup_embeddings_and_output_layer): Llama-3.2-1B (tied: 128,256 x
  * 2,048) on two stages holds on its last stage the weights, gradients and optimizer state the
@@ -832,12 +844,7 @@ static void grad_sync_last_defers_the_reduction(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(f.o.gpu_mem.gradients, G, 1e-6);
 	CU_ASSERT(f.o.step_seconds < each);
-	double last_fwd = -1;
-	for (int i = 0; i < eng_ntasks(f.eng); i++) {
-		const struct eng_task *t = eng_task_at(f.eng, i);
-		if (t->name && !strcmp(t->name, "forward") && (double)t->t_start > last_fwd)
-			last_fwd = (double)t->t_start;
-	}
+	double last_fwd = latest_start(&f, "forward");
 	int rs = 0;
 	for (int i = 0; i < eng_ntasks(f.eng); i++) {
 		const struct eng_task *t = eng_task_at(f.eng, i);
@@ -880,12 +887,7 @@ static void grad_sync_last_under_cpu_offload(void)
 	ASSERT_NEAR_REL(f.o.gpu_mem.gradients, G, 1e-6);
 	pcie_moved(&f, &down_last, &up);
 	CU_ASSERT(down_last < down_each);
-	double last_fwd = -1;
-	for (int i = 0; i < eng_ntasks(f.eng); i++) {
-		const struct eng_task *t = eng_task_at(f.eng, i);
-		if (t->name && !strcmp(t->name, "forward") && (double)t->t_start > last_fwd)
-			last_fwd = (double)t->t_start;
-	}
+	double last_fwd = latest_start(&f, "forward");
 	int copies = 0;
 	for (int i = 0; i < eng_ntasks(f.eng); i++) {
 		const struct eng_task *t = eng_task_at(f.eng, i);

@@ -220,7 +220,7 @@ static int run(int argc, char **argv, bool compare)
 			rc = cli_fail(EXIT_INFEASIBLE, cmd, "--emit: no option fits, nothing to emit");
 			goto out;
 		}
-		char files[64];
+		char files[192]; /* the files written, and a warning where the run overflows */
 		wrc = rpt_plan_emit(o.emit, o.force, &r, idx, files, sizeof files, err, sizeof err);
 		if (!wrc)
 			fprintf(stderr, "tierplan %s: wrote option %d to %s (%s)\n", cmd, idx, o.emit,

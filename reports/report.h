@@ -141,7 +141,8 @@ void rpt_json_string(FILE *fp, const char *s);
  * force. Files are written to temporary names and renamed. 0 ok, else CFG_OUT_REFUSED or
  * CFG_OUT_IO with err. */
 /* plan --emit DIR: ds_config.json or Megatron arguments, launch.sh and README.md for option idx
- * (emit.c); the names written go to files ("README.md, launch.sh, ..."). 0 or a CFG_OUT_* code
+ * (emit.c); the names written go to files ("README.md, launch.sh, ..."), followed by a warning
+ * where the files run the option in more GPU memory than the GPU has. 0 or a CFG_OUT_* code
  * with err. */
 int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx, char *files,
 		  size_t nfiles, char *err, size_t errlen);

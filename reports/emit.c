@@ -902,8 +902,8 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	snprintf(files, nfiles, "README.md%s%s%s", ds || megatron ? ", launch.sh" : "",
 		 ds ? ", ds_config.json" : "",
 		 ds && ds_buckets_unpriced(r, o) && !dso.fits
-			 ? "; as DeepSpeed runs it the option does not fit the GPU: README.md says by "
-			   "how much"
+			 ? "; as DeepSpeed runs it the option does not fit the GPU: README.md "
+			   "says by how much"
 			 : "");
 	if ((rc = rpt_file_open(&f, dir, "README.md", "--emit", err, errlen)))
 		return rc;

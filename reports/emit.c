@@ -132,11 +132,11 @@ static const char trainer_why[] =
     "Trainer's no_sync on PyTorch FSDP), which DeepSpeed's ZeRO-2/3 refuses and Megatron-LM "
     "does not do";
 
-/* Whether option o ran with --grad-sync last's deferred reduction. */
+/* Whether option o ran with --grad-sync last's reduction deferred: several data-parallel ranks
+ * and micro-batches (step.c, grads_synced_last). */
 static bool trainer_only(const struct rpt_plan *r, const struct sim_option *o)
 {
-	return sim_plan_framework(r->req)->grad_sync_last && !strcmp(o->policy, "gpu") &&
-	       o->layout.zero >= 2 && o->layout.pp == 1 && o->layout.dp > 1 && o->grad_accum > 1;
+	return sim_plan_grad_sync_last(r->req, o) && o->layout.dp > 1 && o->grad_accum > 1;
 }
 
 static const char *optimizer_type(enum mdl_optimizer opt)
@@ -609,7 +609,7 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --backward-prefetch post");
 	if (f->ckpt_outside && gpu && o->layout.zero == 3)
 		fprintf(fp, " --checkpoint-wrap outside");
-	if (f->grad_sync_last && gpu && o->layout.zero >= 2 && o->layout.pp == 1)
+	if (sim_plan_grad_sync_last(r->req, o))
 		fprintf(fp, " --grad-sync last");
 	if (f->reduce_bucket > 0)
 		fprintf(fp, " --reduce-bucket %.0f", f->reduce_bucket);
@@ -867,9 +867,14 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	if (!ds && gpu && !why)
 		why = megatron_cannot(&r->w->arch);
 	bool megatron = !ds && gpu && !why;
-	struct sim_option dso; /* the option as the emitted DeepSpeed files run it */
-	if (ds && ds_buckets_unpriced(r, o) && (rc = as_deepspeed(r, o, &dso, err, errlen)))
-		return rc;
+	/* the option as the emitted DeepSpeed files run it, where the plan priced it otherwise */
+	struct sim_option dso;
+	const struct sim_option *as_ds = NULL;
+	if (ds && ds_buckets_unpriced(r, o)) {
+		if ((rc = as_deepspeed(r, o, &dso, err, errlen)))
+			return rc;
+		as_ds = &dso;
+	}
 	if ((rc = rpt_dir_prepare(dir, force, "--emit", err, errlen)))
 		return rc;
 	uint32_t per = r->hw->gpus_per_node ? r->hw->gpus_per_node : 1;
@@ -901,12 +906,12 @@ int rpt_plan_emit(const char *dir, bool force, const struct rpt_plan *r, int idx
 	}
 	snprintf(files, nfiles, "README.md%s%s%s", ds || megatron ? ", launch.sh" : "",
 		 ds ? ", ds_config.json" : "",
-		 ds && ds_buckets_unpriced(r, o) && !dso.fits
+		 as_ds && !as_ds->fits
 			 ? "; as DeepSpeed runs it the option does not fit the GPU: README.md "
 			   "says by how much"
 			 : "");
 	if ((rc = rpt_file_open(&f, dir, "README.md", "--emit", err, errlen)))
 		return rc;
-	readme(f.fp, r, o, idx, ds, megatron, why, ds && ds_buckets_unpriced(r, o) ? &dso : NULL);
+	readme(f.fp, r, o, idx, ds, megatron, why, as_ds);
 	return rpt_file_close(&f, err, errlen);
 }

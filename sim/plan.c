@@ -141,6 +141,21 @@ const struct sim_config *sim_plan_framework(const struct sim_plan_req *r)
 	return r->framework ? r->framework : &defaults;
 }
 
+/* Whether a candidate of policy pol and layout l runs --grad-sync last: the framework's setting
+ * on FSDP's layouts on the GPUs (ZeRO-2/3, one pipeline stage); the plan's zero3-offload
+ * options are DeepSpeed's ZeRO-3 offload, which reduces every micro-batch. */
+static bool grad_sync_last(const struct sim_config *f, const struct sim_policy *pol,
+			   const struct mdl_layout *l)
+{
+	return f->grad_sync_last && pol->kind == SIM_GPU_ONLY && l->zero >= 2 && l->pp == 1;
+}
+
+bool sim_plan_grad_sync_last(const struct sim_plan_req *req, const struct sim_option *o)
+{
+	const struct sim_policy *pol = sim_policy_find(o->policy);
+	return pol && grad_sync_last(sim_plan_framework(req), pol, &o->layout);
+}
+
 /* The configuration of one candidate: the framework's settings (req->framework) that its
  * policy runs, the layout, micro-batches per step and policy the search chose. */
 static struct sim_config config_for(const struct sim_plan_req *req, const struct sim_policy *pol,
@@ -165,7 +180,7 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	/* FSDP FULL_SHARD's: DeepSpeed runs its trace, and below ZeRO-3 nothing is gathered */
 	c.bwd_prefetch_post = f->bwd_prefetch_post && gpu && l.zero == 3;
 	c.ckpt_outside = f->ckpt_outside && gpu && l.zero == 3; /* FSDP's units */
-	c.grad_sync_last = f->grad_sync_last && gpu && l.zero >= 2 && l.pp == 1; /* FSDP's */
+	c.grad_sync_last = grad_sync_last(f, pol, &l);
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;

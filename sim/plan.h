@@ -117,6 +117,8 @@ struct sim_plan_req {
 
 /* The framework's settings a request runs with: its own, or the defaults (a zeroed config). */
 const struct sim_config *sim_plan_framework(const struct sim_plan_req *r);
+/* Whether the plan ran option o with --grad-sync last (its FSDP options on the GPUs). */
+bool sim_plan_grad_sync_last(const struct sim_plan_req *req, const struct sim_option *o);
 /* The inputs the search ran option o with, for re-simulating it (a report's timeline): w's job
  * and hw as the request's with the option's micro-batch, recompute, loss, DRAM and drives, and
  * c the configuration with the framework's settings its policy takes. */

@@ -2395,6 +2395,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	 * them, and only the last reduces them, leaving the shard where backward made them */
 	bool sync_last = grads_synced_last(bd), defer = sync_last && !last;
 	bool made = make_grads || (sync_last && grads_made_in_backward(bd));
+	bool fresh = !(sync_last && k > 0); /* this micro-batch allocates its gradients */
 	/* At the step's last micro-batch the host takes each block's gradients: ZeRO-Infinity
 	 * writes them to flash (DeepSpeed sums the micro-batches' in a host buffer and swaps them
 	 * out at the accumulation boundary: stage3.py partition_grads,
@@ -2548,7 +2549,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			 * starts and its other layers' once done, after its activations have gone
 			 * (effects apply in order), not all of them beside its activations */
 			double later = make_grads && !unsharded && lb > 1 ? (lb - 1) * layer_g : 0;
-			if ((unsharded || make_grads) && !(sync_last && k > 0))
+			if ((unsharded || make_grads) && fresh)
 				TRY(mem(bd, c, pool, CAT_G, up - spare - later, ENG_AT_START));
 			if (later > 0)
 				TRY(mem(bd, c, pool, CAT_G, later, ENG_AT_END));
@@ -2587,7 +2588,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			/* FSDP's CPU offload under --grad-sync last: the first micro-batch makes the
 			 * block's whole gradients, which stay on the GPU, neither reduced nor copied
 			 * down, until the last micro-batch's backward */
-			if (k == 0)
+			if (fresh)
 				TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 		} else {
 			/* host gradients: a block buffer on the GPU, [reduce-scatter], copy down; at
@@ -2595,7 +2596,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 			 * backward while the other goes down, as the double buffer does) */
 			double down = gb;
 			TRY(dep(bd, ring_back(s->d2h_ring, s->nd2h, grads_inflight(bd, gb)), c));
-			if (!sync_last) /* under --grad-sync last the first micro-batch made them */
+			if (fresh) /* under --grad-sync last the first micro-batch made them */
 				TRY(mem(bd, c, pool, CAT_G, gb, ENG_AT_START));
 			int r = -1;
 			if (zero_rs && bd->dp > 1) {

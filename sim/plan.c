@@ -393,6 +393,49 @@ static double cand_memory(const struct search *s, const struct mdl_gpu_memory *g
 	       gathered;
 }
 
+/* The offloaded tensors of a step of m micro-batches: each of the first stage's micro-batches
+ * sends its offloaded layers' saved tensors down its GPU's link in forward and brings them back
+ * up for backward (step.c: the "d2h checkpoint" and "h2d checkpoint" copies, of the chunk's
+ * first --activation-offload-layers where set) through every resource on their path
+ * (host_copy_on): the link's direction, the pair's rate where the link moves less both ways at
+ * once (mdl_host_link_bidir), and the GPU's shares of its PCIe switch's uplink and of the
+ * host's DRAM bandwidth. With one pipeline stage the two directions never overlap: a
+ * micro-batch's copies come up only after its last went down, and the next forward, whose
+ * copies go down, follows the backward their coming up fed; so each direction takes its bytes
+ * at its path's slowest rate, one after the other. With stages, micro-batches' forwards and
+ * backwards interleave: each resource carries its bytes at its own rate. The embedding's
+ * tensors are left out; 0 under a partial recompute, whose layers save unlike amounts. */
+double sim_plan_offload_bound(const struct sim_workload *w, const struct mdl_hw *hw,
+			      const struct sim_config *f, const struct mdl_layout *l, uint64_t m)
+{
+	if (!f->act_offload || w->job.recompute_layers)
+		return 0;
+	const struct mdl_arch *a = &w->arch;
+	uint32_t layers = 0;
+	for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
+		uint32_t n = mdl_layout_chunk_layers(a, l, 0, c);
+		layers += f->act_offload_layers && f->act_offload_layers < n ? f->act_offload_layers
+									       : n;
+	}
+	struct mdl_job j = w->job;
+	j.expert_gather = mdl_layout_etp(l);
+	double bytes = (double)m * layers * mdl_act_layer_saved(a, &j, l->tp, l->sp) /
+		       mdl_layout_cp(l);
+	double down = mdl_host_link_dir(hw, false), up = mdl_host_link_dir(hw, true);
+	double both = mdl_host_link_bidir(hw), k = step_node_gpus(hw, mdl_layout_gpus(l));
+	double pair = both > 0 && both < down + up ? both : INFINITY;
+	double sw = hw->host.switch_uplink > 0 && hw->host.gpus_per_switch > 1
+			    ? hw->host.switch_uplink / fmin(k, hw->host.gpus_per_switch)
+			    : INFINITY; /* each direction's */
+	double dram = hw->host.dram_bandwidth > 0 ? hw->host.dram_bandwidth / k : INFINITY;
+	if (l->pp == 1 && mdl_layout_vp(l) == 1) {
+		double shared = fmin(pair, fmin(sw, dram));
+		return bytes / fmin(down, shared) + bytes / fmin(up, shared);
+	}
+	return fmax(fmax(bytes / fmin(down, sw), bytes / fmin(up, sw)),
+		    2.0 * bytes / fmin(pair, dram));
+}
+
 /* Megatron-Core's partial recompute (--recompute-layers) for a layout whose full recompute
  * is estimated to need `full` bytes of the GPU (cand_memory's estimate): the fewest layers of a
  * chunk that must recompute for the rest to keep their activations within the GPU (the
@@ -425,7 +468,8 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 		      uint64_t m, double tokens, double ex_share, struct cand **c, size_t *nc,
 		      size_t *cap)
 {
-	bool ov = sim_plan_framework(s->req)->tp_comm_overlap;
+	const struct sim_config *f = sim_plan_framework(s->req);
+	bool ov = f->tp_comm_overlap;
 	struct mdl_gpu_memory gm;
 	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);
 	double mem = cand_memory(s, &gm, l, m, true);
@@ -433,7 +477,9 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	 * would only sort it, so it goes last unbounded */
 	double bound = mem > CAND_MEMORY_SLACK * s->hw->gpu.memory
 			       ? INFINITY
-			       : sim_plan_bound(cw, s->hw, l, m, ex_share, ov) / tokens;
+			       : fmax(sim_plan_bound(cw, s->hw, l, m, ex_share, ov),
+				      sim_plan_offload_bound(cw, s->hw, f, l, m)) /
+				     tokens;
 	struct cand x = {*l, cw->job.recompute, cw->job.recompute_layers, cw->job.micro_batch, m,
 			 bound, mem};
 	if (add_cand(s, c, nc, cap, &x))

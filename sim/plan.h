@@ -131,6 +131,12 @@ void sim_plan_rerun(const struct sim_plan_req *req, const struct sim_option *o,
  * simulated step also does, at a rate it cannot exceed. */
 double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap);
+/* Seconds per step the same layout's activation offloading (f's --activation-offload, with its
+ * --activation-offload-layers) cannot beat: the offloaded tensors' way down to DRAM and back
+ * over the host link, on every resource of the copies' path; 0 without offloading. A bound
+ * beside sim_plan_bound's, exact as it is. */
+double sim_plan_offload_bound(const struct sim_workload *w, const struct mdl_hw *hw,
+			      const struct sim_config *f, const struct mdl_layout *l, uint64_t m);
 /* Micro-batches per step on dp data-parallel ranks: --grad-accum when given, else enough to
  * reach the global batch. */
 uint64_t sim_plan_micro_batches(const struct sim_workload *w, uint32_t dp);

@@ -139,6 +139,20 @@ for 22.2 GiB|GPU 22.2 GiB per GPU|$gsync --zero 3
 needs 143 GiB a GPU|needs 143 GiB of|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full --grad-sync last
 holds 14.7.|GPU 14.7 GiB per GPU|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full
 CLAIMS
+	# the plan the --activation-offload row quotes simulates the layouts it says
+	words="402, where a bound of compute alone"
+	out=$(cd "$work" && "$bin" plan --model mixtral-8x7b --gpu h200 --seq 32768 \
+		--activation-offload yes 2>&1)
+	if ! grep -qF -- "$words" "$readme"; then
+		fail=$((fail + 1))
+		echo "FAIL: the README no longer says '$words' (update this test with it)"
+	elif ! printf '%s\n' "$out" | grep -qF "402 configurations simulated"; then
+		fail=$((fail + 1))
+		echo "FAIL: the README says '$words', but the plan now says:"
+		printf '%s\n' "$out" | grep "configurations simulated"
+	else
+		pass=$((pass + 1))
+	fi
 	# the accuracy table: each row's runs, mean and worst error, bias and band (what 90 % of the
 	# runs measured over the prediction; - where validate prints none) as validate prints them
 	"$bin" validate >"$work/validate.txt" 2>&1

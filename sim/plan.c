@@ -393,34 +393,37 @@ static double cand_memory(const struct search *s, const struct mdl_gpu_memory *g
 	       gathered;
 }
 
-/* The offloaded tensors of a step of m micro-batches: each of the first stage's micro-batches
- * sends its offloaded layers' saved tensors down its GPU's link in forward and brings them back
- * up for backward (step.c: the "d2h checkpoint" and "h2d checkpoint" copies, of the chunk's
+/* The offloaded tensors of a step of m micro-batches: each stage's micro-batches send their
+ * offloaded layers' saved tensors down the stage GPU's link in forward and bring them back up
+ * for backward (step.c: the "d2h checkpoint" and "h2d checkpoint" copies, of each chunk's
  * first --activation-offload-layers where set) through every resource on their path
- * (host_copy_on): the link's direction, the pair's rate where the link moves less both ways at
- * once (mdl_host_link_bidir), and the GPU's shares of its PCIe switch's uplink and of the
- * host's DRAM bandwidth. With one pipeline stage the two directions never overlap: a
- * micro-batch's copies come up only after its last went down, and the next forward, whose
- * copies go down, follows the backward their coming up fed; so each direction takes its bytes
- * at its path's slowest rate, one after the other. With stages, micro-batches' forwards and
- * backwards interleave: each resource carries its bytes at its own rate. The embedding's
- * tensors are left out; 0 under a partial recompute, whose layers save unlike amounts. */
+ * (host_copy_on): the link's direction and the pair's rate where the link moves less both ways
+ * at once (mdl_host_link_bidir), the GPU's own, and the GPU's shares of its PCIe switch's
+ * uplink and of the host's DRAM bandwidth, which every stage's copies share. With one pipeline
+ * stage the two directions never overlap: a micro-batch's copies come up only after its last
+ * went down, and the next forward, whose copies go down, follows the backward their coming up
+ * fed; so each direction takes its bytes at its path's slowest rate, one after the other. With
+ * stages, micro-batches' forwards and backwards interleave: each resource carries its bytes at
+ * its own rate. The embedding's tensors are left out; 0 under a partial recompute, whose layers
+ * save unlike amounts. */
 double sim_plan_offload_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 			      const struct sim_config *f, const struct mdl_layout *l, uint64_t m)
 {
 	if (!f->act_offload || w->job.recompute_layers)
 		return 0;
 	const struct mdl_arch *a = &w->arch;
-	uint32_t layers = 0;
-	for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
-		uint32_t n = mdl_layout_chunk_layers(a, l, 0, c);
-		layers += f->act_offload_layers && f->act_offload_layers < n ? f->act_offload_layers
-									       : n;
-	}
+	double first = 0, all = 0; /* offloaded layers: the first stage's, every stage's */
+	for (uint32_t g = 0; g < l->pp; g++)
+		for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
+			uint32_t n = mdl_layout_chunk_layers(a, l, g, c), x = f->act_offload_layers;
+			double off = x && x < n ? x : n;
+			first += g == 0 ? off : 0;
+			all += off;
+		}
 	struct mdl_job j = w->job;
 	j.expert_gather = mdl_layout_etp(l);
-	double bytes = (double)m * layers * mdl_act_layer_saved(a, &j, l->tp, l->sp) /
-		       mdl_layout_cp(l);
+	double layer = (double)m * mdl_act_layer_saved(a, &j, l->tp, l->sp) / mdl_layout_cp(l);
+	double own = first * layer, shared = all * layer; /* bytes each way */
 	double down = mdl_host_link_dir(hw, false), up = mdl_host_link_dir(hw, true);
 	double both = mdl_host_link_bidir(hw), k = step_node_gpus(hw, mdl_layout_gpus(l));
 	double pair = both > 0 && both < down + up ? both : INFINITY;
@@ -429,11 +432,11 @@ double sim_plan_offload_bound(const struct sim_workload *w, const struct mdl_hw 
 			    : INFINITY; /* each direction's */
 	double dram = hw->host.dram_bandwidth > 0 ? hw->host.dram_bandwidth / k : INFINITY;
 	if (l->pp == 1 && mdl_layout_vp(l) == 1) {
-		double shared = fmin(pair, fmin(sw, dram));
-		return bytes / fmin(down, shared) + bytes / fmin(up, shared);
+		double path = fmin(pair, fmin(sw, dram));
+		return own / fmin(down, path) + own / fmin(up, path);
 	}
-	return fmax(fmax(bytes / fmin(down, sw), bytes / fmin(up, sw)),
-		    2.0 * bytes / fmin(pair, dram));
+	return fmax(fmax(own / fmin(down, up), 2.0 * own / pair),
+		    fmax(shared / sw, 2.0 * shared / dram));
 }
 
 /* Megatron-Core's partial recompute (--recompute-layers) for a layout whose full recompute

@@ -399,13 +399,13 @@ static double cand_memory(const struct search *s, const struct mdl_gpu_memory *g
  * first --activation-offload-layers where set) through every resource on their path
  * (host_copy_on): the link's direction and the pair's rate where the link moves less both ways
  * at once (mdl_host_link_bidir), the GPU's own, and the GPU's shares of its PCIe switch's
- * uplink and of the host's DRAM bandwidth, which every stage's copies share. With one pipeline
- * stage the two directions never overlap: a micro-batch's copies come up only after its last
- * went down, and the next forward, whose copies go down, follows the backward their coming up
- * fed; so each direction takes its bytes at its path's slowest rate, one after the other. With
- * stages, micro-batches' forwards and backwards interleave: each resource carries its bytes at
- * its own rate. The embedding's tensors are left out; 0 under a partial recompute, whose layers
- * save unlike amounts. */
+ * uplink and of the host's DRAM bandwidth, which every stage's copies share. On a stage the
+ * two directions never overlap: a backward's copies come up only after every copy its stage
+ * sent down before it (step.c: the stage's last one down), and the next forward, whose copies
+ * go down, follows on the compute stream the backward their coming up fed; so each direction
+ * takes the stage's bytes at its path's slowest rate, one after the other, and the shared
+ * resources carry every stage's. The embedding's tensors are left out; 0 under a partial
+ * recompute, whose layers save unlike amounts. */
 double sim_plan_offload_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 			      const struct sim_config *f, const struct mdl_layout *l, uint64_t m)
 {
@@ -431,11 +431,8 @@ double sim_plan_offload_bound(const struct sim_workload *w, const struct mdl_hw 
 			    ? hw->host.switch_uplink / fmin(k, hw->host.gpus_per_switch)
 			    : INFINITY; /* each direction's */
 	double dram = hw->host.dram_bandwidth > 0 ? hw->host.dram_bandwidth / k : INFINITY;
-	if (l->pp == 1 && mdl_layout_vp(l) == 1) {
-		double path = fmin(pair, fmin(sw, dram));
-		return own / fmin(down, path) + own / fmin(up, path);
-	}
-	return fmax(fmax(own / fmin(down, up), 2.0 * own / pair),
+	double path = fmin(pair, fmin(sw, dram));
+	return fmax(own / fmin(down, path) + own / fmin(up, path),
 		    fmax(shared / sw, 2.0 * shared / dram));
 }
 

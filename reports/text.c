@@ -1312,10 +1312,10 @@ static void sim_title(FILE *fp, const struct rpt_sim *r)
 
 static void sim_events(FILE *fp, const struct sim_option *o)
 {
-	fprintf(fp, "%llu events, %llu of %llu micro-batches simulated (the rest repeat the steady "
-		    "one)\n",
+	bool all = o->micro_simulated >= o->grad_accum;
+	fprintf(fp, "%llu events, %llu of %llu micro-batches simulated%s\n",
 		(unsigned long long)o->events, (unsigned long long)o->micro_simulated,
-		(unsigned long long)o->grad_accum);
+		(unsigned long long)o->grad_accum, all ? "" : " (the rest repeat the steady one)");
 }
 
 void rpt_sim_text(FILE *fp, const struct rpt_sim *r)

@@ -219,6 +219,11 @@ holds "plan and simulate: one epoch, one sequence, one layer, one micro-batch" "
 	"(1 epoch of 1.00 M)" "global batch 1 sequence per step" \
 	"1 micro-batch of 1 x 1024 tokens, 1 sequence a step" "the first 1 layer of each stage" \
 	"grad-accum 1 micro-batch per step"
+# a step whose micro-batches all ran says so, and nothing repeated
+"$bin" simulate --model 8b --seq 2048 --global-batch 2 >"$tmp/allmb.txt" 2>&1
+"$bin" simulate --model 8b --seq 2048 --global-batch 8 >>"$tmp/allmb.txt" 2>&1
+holds "simulate: every micro-batch run, or the steady one repeated" "$tmp/allmb.txt" \
+	"2 of 2 micro-batches simulated$" "3 of 8 micro-batches simulated (the rest repeat the steady one)"
 "$bin" plan --model 1b --seq 1024 --max-gpus 1 --global-batch 1 --emit "$tmp/emit-one" >/dev/null 2>&1
 holds "plan --emit: one micro-batch, one sequence" "$tmp/emit-one/README.md" \
 	"1 micro-batch per step (1 sequence of 1024 tokens)"

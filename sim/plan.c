@@ -371,16 +371,20 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
  * (mdl_gpu_memory: floor, total), less what its settings move off the GPU: a paged optimizer's
  * states give way to the rest (sim_run pages them out), gradients stepped in backward and
  * offloaded activations leave it, the weights gathered in FP8 take half. */
+/* The layers of a chunk of n that offload their activations: all of them, or under
+ * --activation-offload-layers the chunk's first ones (step.c, block_offloaded). */
+static uint32_t offloading_layers(const struct sim_config *f, uint32_t n)
+{
+	return f->act_offload_layers && f->act_offload_layers < n ? f->act_offload_layers : n;
+}
+
 static double cand_memory(const struct search *s, const struct mdl_gpu_memory *gm,
 			  const struct mdl_layout *l, uint64_t m, bool as_floor)
 {
 	const struct sim_config *f = sim_plan_framework(s->req);
-	/* --activation-offload-layers: the share of a chunk's layers that offload */
-	double off = 1;
-	if (f->act_offload_layers) {
-		uint32_t n = mdl_layout_chunk_layers(&s->w->arch, l, 0, 0);
-		off = f->act_offload_layers < n ? (double)f->act_offload_layers / n : 1;
-	}
+	/* the share of a chunk's layers that offload */
+	uint32_t n = mdl_layout_chunk_layers(&s->w->arch, l, 0, 0);
+	double off = n ? (double)offloading_layers(f, n) / n : 1;
 	/* --fp8-all-gather: the layers ZeRO-3 holds gathered, in FP8 (the floor's one, the
 	 * estimate's two) */
 	bool fp8_gather = f->fp8_all_gather && l->zero == 3 && l->dp > 1;
@@ -415,15 +419,15 @@ double sim_plan_offload_bound(const struct sim_workload *w, const struct mdl_hw 
 	double first = 0, all = 0; /* offloaded layers: the first stage's, every stage's */
 	for (uint32_t g = 0; g < l->pp; g++)
 		for (uint32_t c = 0; c < mdl_layout_vp(l); c++) {
-			uint32_t n = mdl_layout_chunk_layers(a, l, g, c), x = f->act_offload_layers;
-			double off = x && x < n ? x : n;
+			double off = offloading_layers(f, mdl_layout_chunk_layers(a, l, g, c));
 			first += g == 0 ? off : 0;
 			all += off;
 		}
 	struct mdl_job j = w->job;
 	j.expert_gather = mdl_layout_etp(l);
-	double layer = (double)m * mdl_act_layer_saved(a, &j, l->tp, l->sp) / mdl_layout_cp(l);
-	double own = first * layer, shared = all * layer; /* bytes each way */
+	/* what one offloaded layer sends down (and brings up) over the step's micro-batches */
+	double per_layer = (double)m * mdl_act_layer_saved(a, &j, l->tp, l->sp) / mdl_layout_cp(l);
+	double own = first * per_layer, shared = all * per_layer; /* bytes each way */
 	double down = mdl_host_link_dir(hw, false), up = mdl_host_link_dir(hw, true);
 	double both = mdl_host_link_bidir(hw), k = step_node_gpus(hw, mdl_layout_gpus(l));
 	double pair = both > 0 && both < down + up ? both : INFINITY;

@@ -144,6 +144,7 @@ struct eng {
 	uint32_t nmarks;
 	double *snapbuf;
 	size_t snapcap;
+	uint32_t queue_due; /* marks whose queues are read at the instant's end */
 
 	struct fold folds[ENG_FOLDS];
 	uint32_t nfolds;
@@ -960,8 +961,37 @@ static void snapshot(struct eng *e, int m)
 		s->busy_ns[r] = x->busy_ns + (x->nflows ? (double)(e->now - x->busy_since) : 0);
 		s->work[r] = x->work;
 	}
+	e->queue_due |= 1u << m;
 	s->taken = true;
 	s->ncap = e->ncaps;
+}
+
+/* A mark's queued work, read at the end of the instant its task ended (so that what the
+ * instant's ties made ready or started counts alike at every mark): the work left of the
+ * running flows, and of the tasks whose dependencies are done that wait for their stream's
+ * turn. Reads the flows without catching them up, which would round the run differently. */
+static void snapshot_queues(struct eng *e, int m)
+{
+	double *q = e->snaps[m].queued;
+	memset(q, 0, e->nres * sizeof *q);
+	for (uint32_t i = 0; i < e->nactive; i++) {
+		const struct flow *f = &e->active[i];
+		double left = f->remaining - f->rate * (double)(e->now - f->t_upd) * 1e-9;
+		for (int r = 0; r < f->nres; r++)
+			if (!(f->share >> r & 1))
+				q[f->res[r]] += fmax(left, 0) * f->scale[r];
+	}
+	for (uint32_t k = 0; k < e->nstreams; k++) {
+		const struct stream *st = &e->streams[k];
+		for (uint32_t i = st->head; i < st->n && !e->tasks[st->q[i]].ndeps; i++) {
+			const struct eng_task *t = &e->tasks[st->q[i]];
+			if (t->state == TASK_RUN || t->state == TASK_DONE)
+				continue; /* its flow is counted above */
+			for (int r = 0; r < t->nres; r++)
+				if (!(t->share >> r & 1))
+					q[t->res[r]] += t->work * t->scale[r];
+		}
+	}
 }
 
 /* ---- folds ---- */
@@ -1448,8 +1478,9 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	e->dirty = false;
 	e->nheap = e->nactive = e->ntouched = e->npdirty = e->nseeds = e->ncomp = e->nsolo = 0;
 	e->nq = e->qhead = 0;
+	e->queue_due = 0;
 
-	size_t need = (size_t)ENG_MARKS * 2 * (e->nres ? e->nres : 1);
+	size_t need = (size_t)ENG_MARKS * 3 * (e->nres ? e->nres : 1);
 	if (need > e->snapcap) {
 		double *b = realloc(e->snapbuf, need * sizeof *b);
 		if (!b)
@@ -1459,8 +1490,9 @@ int eng_run(struct eng *e, struct eng_stats *st)
 	}
 	for (int m = 0; m < ENG_MARKS; m++) {
 		e->snaps[m] = (struct eng_snapshot){0};
-		e->snaps[m].busy_ns = e->snapbuf + (size_t)m * 2 * e->nres;
+		e->snaps[m].busy_ns = e->snapbuf + (size_t)m * 3 * e->nres;
 		e->snaps[m].work = e->snaps[m].busy_ns + e->nres;
+		e->snaps[m].queued = e->snaps[m].work + e->nres;
 	}
 	for (uint32_t r = 0; r < e->nres; r++) {
 		e->res[r].busy_ns = e->res[r].work = 0;
@@ -1552,6 +1584,10 @@ int eng_run(struct eng *e, struct eng_stats *st)
 			if (fold_capture(e, e->tasks[e->pending[i]].probe - 1u, e->pending[i]))
 				return -1;
 		e->npending = 0;
+		for (uint32_t m = 0; e->queue_due && m < e->nmarks; m++)
+			if (e->queue_due >> m & 1)
+				snapshot_queues(e, (int)m);
+		e->queue_due = 0;
 		if (e->fold_stop || e->pool_stop)
 			break; /* the run stands for nothing now: the caller runs again, or reads
 				* only the stop */

@@ -184,6 +184,8 @@ struct eng_snapshot {
 	uint64_t t_ns;
 	double energy_j;
 	double *busy_ns, *work; /* per resource, valid after eng_run */
+	double *queued; /* per resource: the work left of the tasks running and of those that
+			 * wait only for their stream's turn (a backlog where it grows) */
 	bool taken;
 	uint32_t ncap; /* engine-internal: fold captures before it */
 };

@@ -2941,14 +2941,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * 1) stage times is linear in m (Narayanan et al. 2021); tests/test_sim.c holds repeated
 	 * steps to whole ones (every_micro_batch). */
 	uint64_t cap = vp > 1 ? 3ull * nsg : nsg > 1 ? nsg + 3ull : 3;
-	/* Not where the stages' offloaded activations share the host's links: their copies go
-	 * through the node's PCIe switch and DRAM shares together (host_copy_on), and where those
-	 * are the bottleneck the stages queue on them for many micro-batches, with no steady
-	 * period the first ones show (Gemma-2-9B at 32k tokens on 6 A100-40GB stages, 128
-	 * micro-batches: 2,044 s a step from pp + 3 of them, periods of 2,547 to 3,090 s measured
-	 * further on, 2,742 s every one simulated, while the switch alone needs 2,589 s for the
-	 * bytes): every micro-batch runs */
-	if (x->c->every_micro_batch || (x->c->act_offload && nsg > 1))
+	/* Not where the period the marks measure was not steady (x->every_mb; sim.c,
+	 * steady_period) */
+	if (x->c->every_micro_batch || x->every_mb)
 		cap = UINT64_MAX;
 	x->built = x->m <= cap ? x->m : cap;
 	/* the build and its six per-cell task ids (f_first, f_send, b_first, b_last, b_send,

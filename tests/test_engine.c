@@ -396,6 +396,42 @@ static void marks_snapshot_counters(void)
 }
 
 /*
+ * A mark's queues, solved by hand: a compute stream runs tasks of 1 FLOP at 1 FLOP/s, each on
+ * the one before's output, and each sends its own on a copy stream over a 1 B/s link. With
+ * 1 B a copy, copy k runs from k to k + 1 s: as compute k ends at k s, copy k - 1 ends and
+ * copy k starts, so the link's queue is 1 B at every mark (and compute k + 1's 1 FLOP). With
+ * 2 B a copy the link falls behind: copy 1 runs 1-3 s, copy 2 3-5 s; at 2 s copy 1 has 1 B
+ * left and copy 2 waits with 2 (3 B), at 3 s copy 2 has 2 left and copy 3 waits with 2
+ * (4 B): a backlog a byte longer each second, where the compute's queue stays as it was. Both
+ * count what the mark's instant made ready (copy k as compute k ends).
+ */
+static void marks_read_queues(void)
+{
+	for (int slow = 0; slow < 2; slow++) {
+		struct eng *e = eng_new();
+		int sm = eng_resource(e, "sm", 1, "FLOP"), link = eng_resource(e, "link", 1, "B");
+		int comp = eng_stream(e, "comp"), copy = eng_stream(e, "copy");
+		int k[6];
+		for (int j = 0; j < 6; j++) {
+			k[j] = eng_task(e, "compute", comp, 1, 0, 1, &sm, NULL);
+			if (j > 0) /* it reads the one before's output */
+				eng_dep(e, k[j - 1], k[j]);
+			eng_dep(e, k[j], eng_task(e, "copy", copy, slow ? 2 : 1, 0, 1, &link, NULL));
+		}
+		int m0 = eng_mark(e, k[1]), m1 = eng_mark(e, k[2]);
+		CU_ASSERT_EQUAL_FATAL(eng_run(e, NULL), 0);
+		const struct eng_snapshot *a = eng_snapshot_at(e, m0), *b = eng_snapshot_at(e, m1);
+		CU_ASSERT_EQUAL(a->t_ns, (uint64_t)(2 * NS));
+		CU_ASSERT_EQUAL(b->t_ns, (uint64_t)(3 * NS));
+		ASSERT_NEAR_REL(a->queued[sm], 1, 1e-9);
+		ASSERT_NEAR_REL(b->queued[sm], 1, 1e-9);
+		ASSERT_NEAR_REL(a->queued[link], slow ? 3 : 1, 1e-9);
+		ASSERT_NEAR_REL(b->queued[link], slow ? 4 : 1, 1e-9);
+		eng_free(e);
+	}
+}
+
+/*
  * Folding, solved by hand. A pass of n blocks: each copies its weights up (1 B at 1 B/s, on a
  * copy stream, at most two blocks ahead of the compute) and computes (2 FLOP at 1 FLOP/s),
  * keeping 10 bytes until a release after the last block; the GPU draws 100 W while it computes.
@@ -615,6 +651,7 @@ int suite_engine(void)
 		{"random graph conserves bytes and work", random_graph_conserves_bytes_and_work},
 		{"cycles are reported", cycles_are_reported},
 		{"marks snapshot counters", marks_snapshot_counters},
+		{"marks read queues", marks_read_queues},
 		{"folds add the left-out periods", folds_add_the_left_out_periods},
 		{"a folded run stops at the whole graph's level",
 		 a_folded_run_stops_at_the_whole_graphs_level},

@@ -1262,12 +1262,14 @@ static void offloaded_activations_hold_forward_back(void)
 }
 
 /* Pipeline stages whose offloaded activations share the node's PCIe switches and DRAM queue on
- * them for many micro-batches, with no steady period the first ones show, so every micro-batch
- * runs. Gemma-2-9B at 32k tokens, selective recompute, on 6 A100-40GB stages of a DGX A100
- * (two GPUs a 24.8 GB/s switch uplink), 32 micro-batches: every stage's 7 layers send 32 x 7 x
- * the layer's saved tensors down through the switches, 8.0 TB in all, which at the 12.4 GB/s a
- * GPU's share moves take 647 s; the first 9 micro-batches' period put the step at 595 s, under
- * what its copies alone take; all of them put it at 732 s. */
+ * them for many micro-batches, with no steady period the first ones show: the copies' queue on
+ * the switch grows from one marked micro-batch to the next (sim.c, steady_period), so every
+ * micro-batch runs. Gemma-2-9B at 32k tokens, selective recompute, on 6 A100-40GB stages of a
+ * DGX A100 (two GPUs a 24.8 GB/s switch uplink), 32 micro-batches: every stage's 7 layers send
+ * 32 x 7 x the layer's saved tensors down through the switches, 8.0 TB in all, which at the
+ * 12.4 GB/s a GPU's share moves take 647 s; the first 9 micro-batches' period put the step at
+ * 595 s, under what its copies alone take; all of them put it at 732 s. Two stages at 4k
+ * tokens, whose copies keep up, repeat their period, and it gives the step all 32 do. */
 static void offloading_stages_run_every_micro_batch(void)
 {
 	struct fx f;
@@ -1283,6 +1285,16 @@ static void offloading_stages_run_every_micro_batch(void)
 	double share = f.hw.host.switch_uplink / f.hw.host.gpus_per_switch;
 	CU_ASSERT(f.hw.host.gpus_per_switch == 2 && bytes / share > 600);
 	CU_ASSERT(f.o.step_seconds >= bytes / share);
+
+	f.w.job.seq = 4096;
+	f.c.layout = (struct mdl_layout){1, 2, 1, 0, false};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT(f.o.micro_simulated < 32);
+	double repeated = f.o.step_seconds;
+	f.c.every_micro_batch = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL(f.o.micro_simulated, 32);
+	ASSERT_NEAR_REL(repeated, f.o.step_seconds, 0.001);
 	eng_free(f.eng);
 }
 

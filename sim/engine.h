@@ -176,8 +176,12 @@ const struct eng_sample *eng_power_history(const struct eng *e, int n, uint32_t 
 
 /*
  * Marks: when a marked task ends, the engine snapshots its counters (time, energy, each
- * resource's busy time and work). Two marks one period apart let a caller extrapolate a
- * periodic steady state (identical micro-batches) without simulating every repetition.
+ * resource's busy time and work), and at the end of that instant each resource's queue (the
+ * work left of the tasks running on it and of those whose dependencies are done that wait only
+ * for their stream's turn). Two marks one period apart let a caller extrapolate a periodic
+ * steady state (identical micro-batches) without simulating every repetition, and the queues
+ * tell it whether the state is steady: a queue longer at the second mark is a backlog the
+ * repetitions would grow.
  */
 #define ENG_MARKS 4
 struct eng_snapshot {

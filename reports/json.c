@@ -474,6 +474,13 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 	}
 	cJSON_AddNumberToObject(root, "events", (double)o->events);
 	cJSON_AddNumberToObject(root, "micro_batches_simulated", (double)o->micro_simulated);
+	if (o->unsteady[0]) {
+		x = cJSON_AddObjectToObject(root, "unsteady_queue");
+		cJSON_AddStringToObject(x, "resource", o->unsteady);
+		cJSON_AddItemToObject(x, "growth_of_period", num(o->unsteady_growth));
+	} else {
+		cJSON_AddNullToObject(root, "unsteady_queue");
+	}
 	x = cJSON_AddObjectToObject(root, "job_totals");
 	cJSON_AddItemToObject(x, "steps", num(o->steps));
 	cJSON_AddItemToObject(x, "runtime_seconds", num(o->runtime_seconds));

@@ -1313,9 +1313,14 @@ static void sim_title(FILE *fp, const struct rpt_sim *r)
 static void sim_events(FILE *fp, const struct sim_option *o)
 {
 	bool all = o->micro_simulated >= o->grad_accum;
-	fprintf(fp, "%llu events, %llu of %llu micro-batches simulated%s\n",
+	fprintf(fp, "%llu events, %llu of %llu micro-batches simulated%s",
 		(unsigned long long)o->events, (unsigned long long)o->micro_simulated,
 		(unsigned long long)o->grad_accum, all ? "" : " (the rest repeat the steady one)");
+	if (o->unsteady[0])
+		fprintf(fp, " (no steady period to repeat: the queue on %s grew by %.0f %% of a "
+			"period from one to the next)",
+			o->unsteady, 100 * o->unsteady_growth);
+	fputc('\n', fp);
 }
 
 void rpt_sim_text(FILE *fp, const struct rpt_sim *r)

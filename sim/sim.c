@@ -253,6 +253,11 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->grad_accum = x->m;
 	o->events = st->events;
 	o->micro_simulated = x->built;
+	if (x->unsteady >= 0) {
+		snprintf(o->unsteady, sizeof o->unsteady, "%s",
+			 eng_resource_at(e, x->unsteady)->name);
+		o->unsteady_growth = x->unsteady_growth;
+	}
 	o->ckpt_in_dram = x->pl.ckpt == W_DRAM;
 	o->params_on_gpu = x->c->params_on_gpu;
 	o->twin_gpu = x->c->twin_gpu;
@@ -459,25 +464,29 @@ static double inflight_floor(const struct step_ctx *x, uint64_t *n)
  * queue on the switch grows by 16 % of the period between the 2nd and 3rd micro-batches, and
  * that period made a step of 2,044 s where all 128 micro-batches take 2,742 s). A queue that
  * only fills once, as a downstream stage's forwards do in 1F1B's warm-up, reads the same and
- * costs a whole build that repeating would have matched.
+ * costs a whole build that repeating would have matched. Where it is not steady, x->unsteady
+ * gets the resource whose queue grew most, x->unsteady_growth that growth over the period.
  */
-static bool steady_period(const struct step_ctx *x)
+static bool steady_period(struct step_ctx *x)
 {
 	const struct eng_snapshot *s0 = eng_snapshot_at(x->e, 0), *s1 = eng_snapshot_at(x->e, 1);
 	double period = (double)(s1->t_ns - s0->t_ns) * 1e-9;
 	for (int r = 0; r < eng_nresources(x->e); r++) {
 		double grew = (s1->queued[r] - s0->queued[r]) / eng_resource_at(x->e, r)->capacity;
-		if (grew > SIM_STEADY_GROWTH * period)
-			return false;
+		if (grew > SIM_STEADY_GROWTH * period && grew / period > x->unsteady_growth) {
+			x->unsteady = r;
+			x->unsteady_growth = grew / period;
+		}
 	}
-	return true;
+	return x->unsteady < 0;
 }
 
 /* Builds and runs the step of x's placement and collects its option. */
 static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option *o, char *err,
 		    size_t errlen)
 {
-	x->every_mb = false;
+	x->unsteady = -1;
+	x->unsteady_growth = 0;
 	/* a run that may stop where a GPU overflows first holds only the step's resident memory:
 	 * where that alone overflows, the whole step would stop there too (at t = 0, setup), and
 	 * its passes need not be built */
@@ -517,10 +526,8 @@ static int simulate(struct step_ctx *x, struct eng_stats *st, struct sim_option 
 			return -1;
 		}
 		uint64_t bad = eng_fold_failed(x->e);
-		if (!bad && x->mb_end[0] >= 0 && !eng_pool_stopped(x->e) && !steady_period(x)) {
-			x->every_mb = true;
+		if (!bad && x->mb_end[0] >= 0 && !eng_pool_stopped(x->e) && !steady_period(x))
 			continue;
-		}
 		if (!bad)
 			break;
 		/* the run stopped at the first pass that was not; the same passes of the later

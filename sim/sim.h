@@ -95,6 +95,11 @@ struct sim_option {
 	double energy_joules_per_step;
 	uint64_t events;          /* engine events of the simulated step */
 	uint64_t micro_simulated; /* micro-batches simulated; the rest extrapolated (step.h) */
+	/* where the first micro-batches' period was not steady, so that every one was simulated:
+	 * the resource whose queue grew from one to the next, and by what share of the period;
+	 * "" and 0 elsewhere */
+	char unsteady[48];
+	double unsteady_growth;
 	double extra_periods;     /* steady micro-batches extrapolated */
 	int mark0, mark1;         /* engine marks bounding one steady micro-batch, -1 none */
 	double ckpt_in_dram;      /* tiered: activation checkpoints offloaded (bool as 0/1) */

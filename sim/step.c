@@ -2941,9 +2941,9 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	 * 1) stage times is linear in m (Narayanan et al. 2021); tests/test_sim.c holds repeated
 	 * steps to whole ones (every_micro_batch). */
 	uint64_t cap = vp > 1 ? 3ull * nsg : nsg > 1 ? nsg + 3ull : 3;
-	/* Not where the period the marks measure was not steady (x->every_mb; sim.c,
+	/* Not where the period the marks measure was not steady (x->unsteady; sim.c,
 	 * steady_period) */
-	if (x->c->every_micro_batch || x->every_mb)
+	if (x->c->every_micro_batch || x->unsteady >= 0)
 		cap = UINT64_MAX;
 	x->built = x->m <= cap ? x->m : cap;
 	/* the build and its six per-cell task ids (f_first, f_send, b_first, b_last, b_send,

@@ -158,7 +158,11 @@ struct step_ctx {
 	uint64_t m, built;        /* micro-batches per step, micro-batches simulated */
 	int mb_end[3];            /* last compute task of two steady micro-batches when built < m */
 	uint64_t mb_span;         /* micro-batches from mb_end[0] to mb_end[1]: 1, or pp interleaved */
-	bool every_mb;            /* build every micro-batch: their period was not steady (sim.c) */
+	/* build every micro-batch where their period was not steady: the resource whose queue
+	 * grew from one mark to the next (sim.c, steady_period), -1 none, and by what share of
+	 * the period */
+	int unsteady;
+	double unsteady_growth;
 	/* the foldable passes in build order: the period (blocks) the engine found where it did
 	 * not divide the gap, with STEP_FOLD_WIDE where its ramp or period needed more blocks
 	 * before the gap than fold_edge's, STEP_FOLD_WHOLE for a pass built whole, 0 none of

@@ -224,6 +224,16 @@ holds "plan and simulate: one epoch, one sequence, one layer, one micro-batch" "
 "$bin" simulate --model 8b --seq 2048 --global-batch 8 >>"$tmp/allmb.txt" 2>&1
 holds "simulate: every micro-batch run, or the steady one repeated" "$tmp/allmb.txt" \
 	"2 of 2 micro-batches simulated$" "3 of 8 micro-batches simulated (the rest repeat the steady one)"
+# and one whose first micro-batches' period is not steady says which queue grew
+"$bin" simulate --model gemma-2-9b --gpu a100-40g --host dgx-a100 --seq 32768 --gpus 6 --pp 6 \
+	--grad-accum 32 --recompute selective --activation-offload yes >"$tmp/unsteady.txt" 2>&1
+"$bin" simulate --model gemma-2-9b --gpu a100-40g --host dgx-a100 --seq 32768 --gpus 6 --pp 6 \
+	--grad-accum 32 --recompute selective --activation-offload yes --format json \
+	>>"$tmp/unsteady.txt" 2>&1
+"$bin" simulate --model 8b --seq 2048 --format json >>"$tmp/unsteady.txt" 2>&1
+holds "simulate: a period that is not steady is not repeated, and the queue is named" \
+	"$tmp/unsteady.txt" "32 of 32 micro-batches simulated (no steady period to repeat: the queue on pcie switch uplink d2h grew by 16 % of a period from one to the next)" \
+	'"resource":	"pcie switch uplink d2h"' '"unsteady_queue":	null'
 "$bin" plan --model 1b --seq 1024 --max-gpus 1 --global-batch 1 --emit "$tmp/emit-one" >/dev/null 2>&1
 holds "plan --emit: one micro-batch, one sequence" "$tmp/emit-one/README.md" \
 	"1 micro-batch per step (1 sequence of 1024 tokens)"

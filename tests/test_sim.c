@@ -1281,6 +1281,8 @@ static void offloading_stages_run_every_micro_batch(void)
 	f.c.act_offload = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	CU_ASSERT_EQUAL(f.o.micro_simulated, 32);
+	CU_ASSERT_STRING_EQUAL(f.o.unsteady, "pcie switch uplink d2h");
+	CU_ASSERT(f.o.unsteady_growth > 0.1);
 	double bytes = 32.0 * f.w.arch.layers * mdl_act_layer_saved(&f.w.arch, &f.w.job, 1, false);
 	double share = f.hw.host.switch_uplink / f.hw.host.gpus_per_switch;
 	CU_ASSERT(f.hw.host.gpus_per_switch == 2 && bytes / share > 600);
@@ -1290,6 +1292,7 @@ static void offloading_stages_run_every_micro_batch(void)
 	f.c.layout = (struct mdl_layout){1, 2, 1, 0, false};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	CU_ASSERT(f.o.micro_simulated < 32);
+	CU_ASSERT_EQUAL(f.o.unsteady[0], '\0');
 	double repeated = f.o.step_seconds;
 	f.c.every_micro_batch = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);

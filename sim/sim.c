@@ -452,6 +452,8 @@ static double inflight_floor(const struct step_ctx *x, uint64_t *n)
  * stands, pp + 3 micro-batches' steps within 0.6 % of whole ones over 36 random pipeline
  * layouts (step.c, step_build); the published runs' queues grow by at most 0.008 %. */
 #define SIM_STEADY_GROWTH 0.005
+_Static_assert(sizeof((struct sim_option *)0)->unsteady == ENG_NAME,
+	       "sim_option.unsteady holds a resource's name");
 
 /*
  * Whether the period between the two marked micro-batches (step.c, steady_marks) is one the

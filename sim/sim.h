@@ -97,7 +97,7 @@ struct sim_option {
 	uint64_t micro_simulated; /* micro-batches simulated; the rest extrapolated (step.h) */
 	/* where the first micro-batches' period was not steady, so that every one was simulated:
 	 * the resource whose queue grew from one to the next, and by what share of the period;
-	 * "" and 0 elsewhere */
+	 * "" and 0 elsewhere (an engine resource's name: ENG_NAME bytes) */
 	char unsteady[48];
 	double unsteady_growth;
 	double extra_periods;     /* steady micro-batches extrapolated */

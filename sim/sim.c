@@ -450,7 +450,9 @@ static double inflight_floor(const struct step_ctx *x, uint64_t *n)
 /* How much a queue may grow in one steady period, as a share of it, before the period is taken
  * for not steady (steady_period): the tolerance the repeated period already has where it
  * stands, pp + 3 micro-batches' steps within 0.6 % of whole ones over 36 random pipeline
- * layouts (step.c, step_build); the published runs' queues grow by at most 0.008 %. */
+ * layouts (step.c, step_build). Of the 330 published runs validate folds, 326 have no queue
+ * growing by 0.0001 %; the interleaved Llama-3.1-405B FP8 four grow 0.52-0.56 %, and their
+ * repeated period was 0.5 % short of the whole run's. */
 #define SIM_STEADY_GROWTH 0.005
 _Static_assert(sizeof((struct sim_option *)0)->unsteady == ENG_NAME,
 	       "sim_option.unsteady holds a resource's name");

@@ -266,8 +266,9 @@ int cmd_hardware(int argc, char **argv)
 					f[i].name, cfg_fmt_bytes(f[i].slc_cache, b[0], 32),
 					cfg_fmt_rate(f[i].write_after_cache, b[1], 32));
 		if (at && at < sizeof slc) {
-			snprintf(slc + at, sizeof slc - at, " (a step's writes past the cache go at "
-							    "that rate)");
+			snprintf(slc + at, sizeof slc - at,
+				 " (a step's writes past the cache go at that rate, and the drive "
+				 "folds the cache free at it only while it does not write)");
 			fputs("  SLC write caches: ", stdout);
 			cfg_wrap(stdout, 20, 4, CFG_TEXT_COLUMNS, slc, " ");
 		}

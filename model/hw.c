@@ -176,22 +176,40 @@ int mdl_dram_sizes(const struct cfg_host *h, double *out)
 
 /*
  * A consumer TLC or QLC drive writes at its rating into a pseudo-SLC region and, once that is
- * full, at what writing straight to its TLC/QLC flash (while it folds the SLC data back) allows;
- * a pause in the writes lets it fold the region free again within seconds. TechPowerUp's
- * sequential-fill tests measure both figures per drive (Samsung 980 1 TB: 2.5 GB/s for
- * 160 GB, then about 500 MB/s; 980 Pro 1 TB: 4 GB/s for 113 GB, then 1.5 GB/s; "any pause in
- * write activity, even for a second, will give the drive time to free up some SLC cache")
- * [B: reviews' measurements]. A training step's writes (ZeRO-Infinity swapping its optimizer
- * state out, checkpoints to flash) come between compute and reads, so each step starts with
- * the region free: of `bytes` a step the first slc_cache go at the rate the array reaches
- * into the cache (the rating through the software path, mdl_flash_bandwidth), the rest at
- * write_after_cache as the reviews measure it, and the step's writes run at their mean.
+ * full, at what writing straight to its TLC/QLC flash (while it folds the SLC data back) allows.
+ * TechPowerUp's sequential-fill tests measure both figures per drive (Samsung 980 1 TB: 2.5 GB/s
+ * for 160 GB, then about 500 MB/s; 980 Pro 1 TB: 4 GB/s for 113 GB, then 1.5 GB/s) [B: reviews'
+ * measurements]. Of `bytes` a step the first `cache` go at the rate the array reaches into the
+ * cache (the rating through the software path, mdl_flash_bandwidth), the rest at `after`, and
+ * the step's writes run at their mean; `fast` where the drive has no cache (after 0).
+ *
+ * What a step finds free of the region is what the drive folded back since the last step's
+ * writes (mdl_flash_slc_free). Folding rewrites the region's data into TLC at the TLC's program
+ * rate, which is what the rate past the cache is (the reviews: past the cache the drive "will
+ * start flushing SLC back to TLC"; "any pause in write activity ... will give the drive time
+ * to free up some SLC cache"), and no faster than the TLC takes data: their whole-drive fills
+ * put the terabyte into TLC at 0.62 GB/s on the 980 once the cache is full (1 TB at 600 MB/s
+ * mean, 64 s of it into the cache) and 2.0 GB/s on the 980 Pro. So a drive that pauses P
+ * seconds a step folds write_after_cache x P of it, and in steady state, every step alike, its
+ * writes find min(slc_cache, write_after_cache x P) free [D: folding in the pauses alone, at
+ * the rate past the cache: a floor, within a quarter of the fills' rate]. A step whose writes
+ * outrun the folding runs past the cache: writing 82 GB a step to a 980 with 30 s of pauses,
+ * 15 GB go into the region and 67 at 500 MB/s.
  */
 double mdl_flash_cached_write(double cache, double after, double fast, double bytes)
 {
-	if (!(cache > 0) || !(after > 0) || bytes <= cache)
+	if (!(after > 0) || bytes <= cache)
 		return fast;
-	return bytes / (cache / fast + (bytes - cache) / fmin(after, fast));
+	return bytes / (fmax(cache, 0) / fast + (bytes - fmax(cache, 0)) / fmin(after, fast));
+}
+
+double mdl_flash_slc_free(const struct mdl_hw *hw)
+{
+	double cache, after;
+	mdl_flash_slc(hw, &cache, &after);
+	if (!(after > 0) || !hw->flash_pause_known)
+		return cache;
+	return fmin(cache, after * fmax(hw->flash_step_pause, 0));
 }
 
 void mdl_flash_slc(const struct mdl_hw *hw, double *cache, double *after)
@@ -226,7 +244,9 @@ double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read)
 			bw = fmin(bw, hw->host.flash_uplink);
 	}
 	/* past an SLC cache the flash, not the software path, sets each drive's rate */
-	return read ? bw : n * mdl_flash_cached_write(cache, after, bw / n, hw->flash_step_write);
+	return read ? bw
+		    : n * mdl_flash_cached_write(mdl_flash_slc_free(hw), after, bw / n,
+						 hw->flash_step_write);
 }
 
 int mdl_profile_apply(const char *path, struct mdl_hw *hw, char *err, size_t errlen)

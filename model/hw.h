@@ -25,6 +25,9 @@ struct mdl_hw {
 	double flash_step_write; /* bytes each drive writes a step, over which a drive with an
 				  * SLC cache averages its write rate (mdl_flash_cached_write);
 				  * 0 = not known: the cache's rate */
+	double flash_step_pause; /* seconds a step each drive does not write, in which one with
+				  * an SLC cache folds it free (mdl_flash_slc_free) */
+	bool flash_pause_known;	 /* false: not known, the whole cache free (a first run) */
 	double dram;	      /* bytes per node */
 	double gpu_headroom;  /* share of gpu.memory kept free; gpu.memory is already reduced */
 	uint32_t gpus_per_node;
@@ -101,10 +104,17 @@ double mdl_flash_bandwidth(const struct mdl_hw *hw, bool read);
  * measurement of the array over its drives, else the catalog drive's; 0 and 0 for none. */
 void mdl_flash_slc(const struct mdl_hw *hw, double *cache, double *after);
 
-/* The mean rate at which a drive with an SLC cache of `cache` bytes, writing `after` bytes/s
- * past it, writes `bytes` a training step, bytes/s: `fast` (what it reaches writing into the
- * cache) for what the cache takes, `after` for the rest; `fast` where cache is 0. */
+/* The mean rate at which a drive whose SLC cache has `cache` bytes free, writing `after`
+ * bytes/s past it, writes `bytes` a training step, bytes/s: `fast` (what it reaches writing
+ * into the cache) for what the cache takes, `after` for the rest; `fast` where the drive has
+ * no cache (after 0). */
 double mdl_flash_cached_write(double cache, double after, double fast, double bytes);
+
+/* What a step's writes find free of a drive's SLC cache, bytes: what the drive folds back into
+ * TLC, at its rate past the cache, in the hw->flash_step_pause seconds a step it does not
+ * write, at most the cache (model/hw.c); the whole cache where the pause is not known; 0 for
+ * a drive without one. */
+double mdl_flash_slc_free(const struct mdl_hw *hw);
 
 /* Applies a calibrated profile's fitted parameters to hw (overriding the catalog); 0 ok, -1 +
  * err naming the file and key. */

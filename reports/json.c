@@ -456,6 +456,15 @@ void rpt_sim_json(FILE *fp, const struct rpt_sim *r)
 			      num(o->flash_bytes_written_per_step));
 	/* a drive's mean write rate over the step's writes (through and past an SLC cache) */
 	cJSON_AddItemToObject(root, "flash_drive_write_bytes_per_second", num(o->flash_write_rate));
+	/* what the step's writes found free of a drive's SLC cache (what it folded in the
+	 * pauses), and the pauses; null without a cache or without writes */
+	double cache, after;
+	mdl_flash_slc(r->hw, &cache, &after);
+	bool slc = cache > 0 && o->flash_bytes_written_per_step > 0;
+	cJSON_AddItemToObject(root, "flash_drive_slc_free_bytes",
+			      slc ? num(o->flash_slc_free) : cJSON_CreateNull());
+	cJSON_AddItemToObject(root, "flash_pause_seconds",
+			      slc ? num(o->flash_pause) : cJSON_CreateNull());
 	res = cJSON_AddArrayToObject(root, "resources");
 	for (int i = 0; i < eng_nresources(r->e); i++) {
 		const struct eng_resource *er = eng_resource_at(r->e, i);

@@ -1271,16 +1271,27 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 		cfg_fmt_watts(o->avg_power_watts, s[5], 32), o->energy_joules_per_step / 1e3);
 	fprintf(fp, "  flash writes %s per step",
 		cfg_fmt_bytes(o->flash_bytes_written_per_step, s[0], 32));
-	/* a drive with an SLC cache: what it takes of a drive's writes, and the mean rate */
+	/* a drive with an SLC cache: what it takes of a drive's writes, and the mean rate; where
+	 * that is less than the whole cache, why (what the drive folded free in the pauses) */
 	double per = r->hw->flash_count ? o->flash_bytes_written_per_step / r->hw->flash_count : 0;
-	double cache, after;
+	double cache, after, free = o->flash_slc_free;
 	mdl_flash_slc(r->hw, &cache, &after);
-	if (cache > 0 && per > 0)
-		fprintf(fp, per > cache ? ", %s a drive: %s into its SLC cache, the rest at %s past "
-					  "it, %s mean"
-					: ", %s a drive, all into its %s SLC cache",
-			cfg_fmt_bytes(per, s[1], 32), cfg_fmt_bytes(cache, s[2], 32),
-			cfg_fmt_rate(after, s[3], 32), cfg_fmt_rate(o->flash_write_rate, s[4], 32));
+	if (cache > 0 && per > 0) {
+		cfg_fmt_bytes(per, s[1], 32);
+		if (per > free)
+			fprintf(fp, ", %s a drive: %s into its SLC cache, the rest at %s past it, "
+				    "%s mean",
+				s[1], cfg_fmt_bytes(free, s[2], 32), cfg_fmt_rate(after, s[3], 32),
+				cfg_fmt_rate(o->flash_write_rate, s[4], 32));
+		else
+			fprintf(fp, ", %s a drive, all into its %s SLC cache", s[1],
+				cfg_fmt_bytes(cache, s[2], 32));
+		if (free < cache)
+			fprintf(fp, "\n               (a drive folds its %s SLC cache free at %s, "
+				    "only in the %s a step it does not write)",
+				cfg_fmt_bytes(cache, s[1], 32), cfg_fmt_rate(after, s[2], 32),
+				cfg_fmt_seconds(o->flash_pause, s[3], 32));
+	}
 	fputc('\n', fp);
 }
 

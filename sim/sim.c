@@ -265,9 +265,11 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->host_fixed = x->pl.dram_fixed;
 	o->mark0 = o->mark1 = -1;
 
-	double end = st->end_ns * 1e-9, energy = st->energy_j, fw = 0;
-	if (mc->nvme_wr >= 0)
+	double end = st->end_ns * 1e-9, energy = st->energy_j, fw = 0, wbusy = 0;
+	if (mc->nvme_wr >= 0) {
 		fw = eng_resource_at(e, mc->nvme_wr)->work;
+		wbusy = eng_resource_at(e, mc->nvme_wr)->busy_ns * 1e-9;
+	}
 	if (x->mb_end[0] >= 0) {
 		const struct eng_snapshot *s0 = eng_snapshot_at(e, 0), *s1 = eng_snapshot_at(e, 1);
 		o->mark0 = 0;
@@ -275,8 +277,11 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 		o->extra_periods = (double)(x->m - x->built) / (double)x->mb_span;
 		end += o->extra_periods * (double)(s1->t_ns - s0->t_ns) * 1e-9;
 		energy += o->extra_periods * (s1->energy_j - s0->energy_j);
-		if (mc->nvme_wr >= 0)
+		if (mc->nvme_wr >= 0) {
 			fw += o->extra_periods * (s1->work[mc->nvme_wr] - s0->work[mc->nvme_wr]);
+			wbusy += o->extra_periods *
+				 (s1->busy_ns[mc->nvme_wr] - s0->busy_ns[mc->nvme_wr]) * 1e-9;
+		}
 	}
 	o->step_seconds = end;
 	o->sequences_per_step = x->m * l->dp * x->job.micro_batch;
@@ -285,6 +290,7 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 	o->avg_power_watts = end > 0 ? energy / end : 0;
 	o->peak_power_watts = st->peak_power_w * o->nodes;
 	o->flash_bytes_written_per_step = fw * mc->k;
+	o->flash_pause = fmax(end - wbusy, 0);
 
 	/* the most loaded GPU and its breakdown at its peak */
 	const struct eng_pool *worst = NULL;
@@ -835,35 +841,44 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 	return 0;
 }
 
-/* Runs of a configuration on drives with an SLC cache at most: the first at the cache's rate,
- * then at the mean rate of what the previous run wrote, until the bytes settle (a placement
- * could write less at the slower rate) [U: a bound on work, not a model constant]. */
-#define SLC_RUNS 3
+/* Runs of a configuration on drives with an SLC cache at most: the first with the whole cache
+ * free, then each at the bytes and pauses of the run before, until the write rate they give
+ * settles (a placement could write less at a slower rate, and slower writes pause the drives
+ * less) [U: a bound on work, not a model constant]. */
+#define SLC_RUNS 6
+
+/* The relative change in a drive's write rate below which the runs have settled [U: a
+ * convergence tolerance] */
+#define SLC_SETTLED 1e-3
 
 int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw,
 	    const struct sim_econ *ec, const struct sim_config *c, struct sim_option *o,
 	    char *err, size_t errlen)
 {
 	/* a drive with an SLC cache writes a step's bytes at their mean rate, which depends on
-	 * how many it writes (mdl_flash_cached_write): the steps run again at the rate the
-	 * writes before gave */
+	 * how many it writes and on how much of the cache it folded free in the step's pauses
+	 * (mdl_flash_cached_write, mdl_flash_slc_free): the step runs again at what the run
+	 * before gave, until they agree. Each run's free cache is no more than the last's (a
+	 * slower write pauses the drive no longer), so the runs settle from above. */
 	int rc = run_config(e, w, hw, ec, c, o, err, errlen);
-	bool flash = !rc && o->peak_flash > 0 && hw->flash_count > 0;
-	double per = flash ? o->flash_bytes_written_per_step / hw->flash_count : 0, cache, after;
-	mdl_flash_slc(hw, &cache, &after);
-	if (!flash || !(cache > 0) || per <= cache) {
-		o->flash_write_rate = flash ? mdl_flash_bandwidth(hw, false) / hw->flash_count : 0;
-		return rc;
-	}
-	struct mdl_hw at = *hw;
-	for (int i = 2; i <= SLC_RUNS && fabs(per - at.flash_step_write) > 1e-3 * per; i++) {
-		at.flash_step_write = per;
+	bool flash = !rc && !o->stopped && o->peak_flash > 0 && hw->flash_count > 0;
+	struct mdl_hw at = *hw; /* what the last run took */
+	for (int i = 2; flash && mdl_flash_slc_free(hw) > 0; i++) {
+		struct mdl_hw next = at;
+		next.flash_step_write = o->flash_bytes_written_per_step / hw->flash_count;
+		next.flash_step_pause = o->flash_pause;
+		next.flash_pause_known = true;
+		double ran = mdl_flash_bandwidth(&at, false);
+		double gives = mdl_flash_bandwidth(&next, false);
+		if (fabs(gives - ran) <= SLC_SETTLED * ran || i > SLC_RUNS)
+			break;
+		at = next;
 		if ((rc = run_config(e, w, &at, ec, c, o, err, errlen)) != 0)
 			return rc;
-		per = o->flash_bytes_written_per_step / hw->flash_count;
 	}
-	o->flash_write_rate = mdl_flash_bandwidth(&at, false) / hw->flash_count;
-	return 0;
+	o->flash_write_rate = flash ? mdl_flash_bandwidth(&at, false) / hw->flash_count : 0;
+	o->flash_slc_free = flash ? mdl_flash_slc_free(&at) : 0;
+	return rc;
 }
 
 int sim_dram_sizes(const struct mdl_hw *hw, double *out)

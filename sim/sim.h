@@ -110,6 +110,10 @@ struct sim_option {
 	double flash_write_rate;  /* mean bytes/s a drive of the array wrote the step's writes at
 				   * (mdl_flash_bandwidth over the drives; through and past an SLC
 				   * cache: mdl_flash_cached_write); 0 = nothing on flash */
+	double flash_pause;       /* seconds a step the drives do not write (their SLC caches
+				   * fold free then: mdl_flash_slc_free) */
+	double flash_slc_free;    /* what the step's writes found free of a drive's SLC cache,
+				   * bytes (0: none, or nothing on flash) */
 	bool flash_over_rating;   /* flash_dwpd above the drives' rated DWPD */
 	double host_fixed;        /* DRAM per node the policy keeps (reserve, pinned buffers) */
 	bool dram_short;          /* some candidate placement was short of DRAM (step_place) or
@@ -152,8 +156,9 @@ bool sim_gptq_runs(const struct sim_policy *p, uint32_t zero);
  * Runs one configuration through the engine e (reused across calls; after the call it holds
  * the best variant's run for traces and per-resource figures, unless it keeps no history:
  * eng_keep_history(e, false) says only the option is read). Drives with an SLC cache whose
- * writes overflow it run the configuration again, at the mean write rate its writes give
- * (mdl_flash_cached_write), up to three runs. 0 ok, -1 + err; 1 + err when
+ * writes overflow what it folds free in the step's pauses run the configuration again, at the
+ * mean write rate its writes and pauses give (mdl_flash_cached_write, mdl_flash_slc_free),
+ * until the rate settles, up to six runs. 0 ok, -1 + err; 1 + err when
  * the policy has no placement for the recompute mode the caller fixed (tiered has no per-op
  * SAC): not an error of the inputs, an option that does not exist (the planner skips it).
  */

@@ -1527,8 +1527,23 @@ for c in plan compare simulate sweep calibrate validate regress models hardware;
 done
 holds "hardware lists each GPU's FP8 peak, or none" "$tmp/out" "h100-sxm .* 989.4/1979.0/  66.9" \
 	"a100-80g .* 312.0/     -/  19.5"
+expect 0 "" simulate --model 8b --seq 4096 --batch 4 --policy tiered --gpu rtx4090 --flash samsung-980:1 --grad-accum 32
+holds "simulate says a drive's writes fit its SLC cache" "$tmp/out" "89.7 GiB a drive, all into its 149 GiB SLC cache"
+# ...which it folds free only in the pauses of its writes: ZeRO-Infinity writes most of a step
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1
-holds "simulate says a drive's writes fit its SLC cache" "$tmp/out" "120 GiB a drive, all into its 149 GiB SLC cache"
+holds "simulate says what the pauses fold free of the SLC cache" "$tmp/out" \
+	"120 GiB a drive: 30.7 GiB into its SLC cache, the rest at 500 MB/s past it" \
+	"(a drive folds its 149 GiB SLC cache free at 500 MB/s, only in the [0-9.]* s a step it does not write)"
+expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1 --format json
+if python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+free, pause = d["flash_drive_slc_free_bytes"], d["flash_pause_seconds"]
+sys.exit(0 if abs(free - 0.5e9 * pause) < 1e-2 * free and free < 149 * 2**30 else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: the SLC cache's free bytes and pauses"; fi
+expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash pm1743:1 --grad-accum 1 --format json
+holds "simulate JSON: no SLC cache, no free bytes" "$tmp/out" '"flash_drive_slc_free_bytes":[[:space:]]*null'
 expect 0 "" simulate --model llama-2-13b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1
 holds "simulate says the writes past the SLC cache" "$tmp/out" "into its SLC cache, the rest at 500 MB/s past it"
 # the expert-parallel group spans the context-parallel ranks too (Megatron-Core's folding)

@@ -82,8 +82,9 @@ static void links_run_at_the_hosts_pcie_generation(void)
 /* A consumer drive's SLC cache (Samsung 980 1 TB: 160 GB, then 500 MB/s, model/hw.c): one drive
  * of a Gen4 server writes into the cache at 0.74 of its 3.0 GB/s rating, 2.22 GB/s. A step
  * that writes 100 GB a drive stays in the cache: 2.22 GB/s. One that writes 320 GB takes
- * 160 / 2.22 + 160 / 0.5 = 392.07 s: 0.8162 GB/s. A record with a cache needs the rate past
- * it, no faster than the rating. */
+ * 160 / 2.22 + 160 / 0.5 = 392.07 s: 0.8162 GB/s. What a step finds free is what the drive
+ * folded at 500 MB/s in its pauses, where those are known. A record with a cache needs the
+ * rate past it, no faster than the rating. */
 static void slc_caches_slow_the_writes_past_them(void)
 {
 	char err[512];
@@ -101,6 +102,22 @@ static void slc_caches_slow_the_writes_past_them(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.8162e9, 1e6);
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, true), 0.89 * 3.5e9, 1e3); /* reads: none */
 	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_cached_write(160e9, 0.5e9, fast, 160e9), fast, 1e3);
+	/* folded free in the pauses: 60 s a step at 500 MB/s frees 30 GB of the 160, and 100 GB
+	 * take 30 / 2.22 + 70 / 0.5 = 153.51 s: 0.6514 GB/s; with nothing free, all at 0.5; 400 s
+	 * of pauses free the whole cache */
+	hw.flash_step_write = 100e9;
+	hw.flash_pause_known = true;
+	hw.flash_step_pause = 60;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_slc_free(&hw), 30e9, 1e3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 100e9 / (30e9 / fast + 140.0), 1e3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.6514e9, 1e6);
+	hw.flash_step_pause = 0;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), 0.5e9, 1e3);
+	hw.flash_step_pause = 400;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_slc_free(&hw), 160e9, 1e3);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_flash_bandwidth(&hw, false), fast, 1e3);
+	hw.flash_pause_known = false;
+	hw.flash_step_write = 320e9;
 	/* calibrate's fio writes for seconds, within the cache: its 2 GB/s is the rate into it,
 	 * 320 GB in 160 / 2 + 160 / 0.5 = 400 s */
 	hw.prof.flash_write = 2e9;

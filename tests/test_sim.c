@@ -2946,10 +2946,13 @@ static void expert_tp_folds_the_experts_into_tp(void)
 
 /* A consumer drive's SLC cache: ZeRO-Infinity streams Llama-3.1-8B's optimizer state through
  * one Samsung 980 (3.0 GB/s rated, 0.74 of it through the software path: 2.22 GB/s), some
- * 129 GB written a step. Given a 64 GB cache and 500 MB/s past it, the step's writes run at
- * their mean, W / (64 GB / 2.22 GB/s + (W - 64 GB) / 0.5 GB/s), for the W the run settles on;
- * the drive is busy writing at least W at that rate, and the step is longer than with the
- * rated speed throughout (no cache: a datacenter drive's sustained rating). */
+ * 129 GB written a step. Given a 64 GB cache and 500 MB/s past it, the drive folds the cache
+ * free at 500 MB/s only in the P seconds a step it does not write (the step less the flash
+ * write's busy time), so the step's writes find F = min(64 GB, 0.5 GB/s x P) free and run at
+ * their mean, W / (F / 2.22 GB/s + (W - F) / 0.5 GB/s), for the W and P the runs settle on;
+ * here P is under 128 s, so F is under the cache. With a 2 GB cache the pauses fold all of it:
+ * F = 2 GB. Either way the step is longer than with the rated speed throughout (no cache: a
+ * datacenter drive's sustained rating). */
 static void slc_cache_runs_the_writes_at_their_mean(void)
 {
 	struct fx f;
@@ -2962,15 +2965,23 @@ static void slc_cache_runs_the_writes_at_their_mean(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
 	double rated = f.o.step_seconds, fast = 0.74 * 3.0e9;
 	CU_ASSERT_DOUBLE_EQUAL(f.o.flash_write_rate, fast, 1e3);
-	f.hw.flash.slc_cache = 64e9;
-	f.hw.flash.write_after_cache = 0.5e9;
-	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
-	double w = f.o.flash_bytes_written_per_step;
-	CU_ASSERT(w > 100e9);
-	double mean = w / (64e9 / fast + (w - 64e9) / 0.5e9);
-	ASSERT_NEAR_REL(f.o.flash_write_rate, mean, 1e-3);
-	CU_ASSERT(busy_of(&f, "flash write") >= w / mean * 0.999);
-	CU_ASSERT(f.o.step_seconds > rated + 0.5 * (w / mean - w / fast));
+	CU_ASSERT_DOUBLE_EQUAL(f.o.flash_slc_free, 0, 1e-9);
+	const double caches[] = {64e9, 2e9};
+	for (int k = 0; k < 2; k++) {
+		f.hw.flash.slc_cache = caches[k];
+		f.hw.flash.write_after_cache = 0.5e9;
+		CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+		double w = f.o.flash_bytes_written_per_step, p = f.o.flash_pause;
+		CU_ASSERT(w > 100e9);
+		ASSERT_NEAR_REL(p, f.o.step_seconds - busy_of(&f, "flash write"), 1e-6);
+		double free = fmin(caches[k], 0.5e9 * p);
+		ASSERT_NEAR_REL(f.o.flash_slc_free, free, 1e-2);
+		CU_ASSERT(k == 0 ? free < caches[k] : free == caches[k]);
+		double mean = w / (f.o.flash_slc_free / fast + (w - f.o.flash_slc_free) / 0.5e9);
+		ASSERT_NEAR_REL(f.o.flash_write_rate, mean, 1e-3);
+		CU_ASSERT(busy_of(&f, "flash write") >= w / mean * 0.999);
+		CU_ASSERT(f.o.step_seconds > rated + 0.5 * (w / mean - w / fast));
+	}
 	eng_free(f.eng);
 }
 

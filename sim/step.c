@@ -2823,11 +2823,17 @@ static int update(struct build *bd, uint32_t g)
 	}
 	int on_gpu = last;
 	int after = on_gpu >= 0 && !x->c->no_clip_grad ? on_gpu : s->last_bwd_comm;
+	/* the weights the step changed go back where they live: where that is flash (ZeRO-
+	 * Infinity's offload_param nvme), each sub-group's compute-dtype copy of its new fp32
+	 * weights is written to the drives after its step (stage3.py,
+	 * _reassign_or_swap_out_partitioned_parameters -> _partitioned_params_swap_out ->
+	 * swap_out_partitioned_params) [A: source] */
+	double wnew = share * mdl_job_weight_bytes(&x->job) * pl->weights_on_flash;
 	for (int c = 0; cpu > 0 && c < n; c++) {
 		double rd = (opt * pl->opt_on_flash +
 			     share * step_host_grad_bytes(pl) * pl->grads_on_flash) /
 			    n;
-		double wr = opt * pl->opt_on_flash / n;
+		double wr = (opt * pl->opt_on_flash + wnew) / n;
 		last = host_update(bd, s, share / n, rd, wr, after, s->last_bwd_comm, NULL);
 		if (last < 0)
 			return -1;

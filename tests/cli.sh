@@ -1532,7 +1532,7 @@ holds "simulate says a drive's writes fit its SLC cache" "$tmp/out" "89.7 GiB a 
 # ...which it folds free only in the pauses of its writes: ZeRO-Infinity writes most of a step
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1
 holds "simulate says what the pauses fold free of the SLC cache" "$tmp/out" \
-	"120 GiB a drive: 30.7 GiB into its SLC cache, the rest at 500 MB/s past it" \
+	"135 GiB a drive: 30.7 GiB into its SLC cache, the rest at 500 MB/s past it" \
 	"(a drive folds its 149 GiB SLC cache free at 500 MB/s, only in the [0-9.]* s a step it does not write)"
 expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1 --format json
 if python3 - "$tmp/out" <<'PY'

@@ -1942,6 +1942,26 @@ static void tiered_dram_fill_leaves_room_for_the_outer_blocks(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-Infinity with everything on flash (Llama-3.1-8B on one H100, two PM1743, one
+ * micro-batch): a step rewrites all it keeps there, the optimizer state after each sub-group's
+ * step, the gradients as backward sends them down, and the weights the step changed (each
+ * sub-group's new bf16 copy, 2 B a parameter, swapped out after its step: DeepSpeed's
+ * _partitioned_params_swap_out). Its flash writes equal the flash's peak holdings; without
+ * the weights' write-back they fell 2 B a parameter (16 GB) short. */
+static void zero_infinity_writes_back_its_weights(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 2);
+	f.w.job.seq = 2048;
+	f.c.grad_accum = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	const struct sim_tier_memory *m = &f.o.flash_mem;
+	CU_ASSERT(m->weights > 0.99 * 2.0 * 8.03e9); /* the weights live there, 2 B a parameter */
+	ASSERT_NEAR_REL(f.o.flash_bytes_written_per_step, m->weights + m->gradients + m->optimizer,
+			1e-3);
+	eng_free(f.eng);
+}
+
 /* LoRA on 405B with the frozen base mostly on flash: the step writes back the optimizer state and
  * the weights it changed, the adapters, not the frozen base around them (548 GiB a step when
  * it wrote the whole blocks back). And the DRAM fill leaves room for the first and last blocks'
@@ -3476,6 +3496,7 @@ int suite_sim(void)
 		{"expert parallelism splits the experts", expert_parallelism_splits_the_experts},
 		{"expert tp folds the experts into tp", expert_tp_folds_the_experts_into_tp},
 		{"slc cache runs the writes at their mean", slc_cache_runs_the_writes_at_their_mean},
+		{"zero-infinity writes back its weights", zero_infinity_writes_back_its_weights},
 		{"context-parallel ranks dispatch their own tokens",
 		 context_parallel_ranks_dispatch_their_own_tokens},
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},

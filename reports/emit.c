@@ -251,11 +251,12 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 	if (par && !strcmp(par, "nvme")) /* the swap buffers the plan counted in DRAM (step.h) */
 		fprintf(fp, "    \"offload_param\": {\"device\": \"nvme\", \"nvme_path\": "
 			    "\"/local_nvme\", \"pin_memory\": true, \"buffer_count\": %u, "
-			    "\"buffer_size\": %.0f},\n",
+			    "\"buffer_size\": %.0f, \"max_in_cpu\": %.0f},\n",
 			f->param_buffers ? f->param_buffers : STEP_PARAM_BUFFERS,
 			f->param_buffer_size > 0
 				? f->param_buffer_size
-				: step_param_buffer_elements(&r->w->arch, &r->w->job, o->layout.dp));
+				: step_param_buffer_elements(&r->w->arch, &r->w->job, o->layout.dp),
+			f->max_in_cpu);
 	else if (par)
 		fprintf(fp, "    \"offload_param\": {\"device\": \"%s\", \"pin_memory\": true},\n",
 			par);

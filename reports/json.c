@@ -316,6 +316,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(x, "grad_sync", f->grad_sync_last ? "last" : "each");
 	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));
 	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
+	cJSON_AddItemToObject(x, "max_in_cpu", num(f->max_in_cpu));
 	cJSON_AddNumberToObject(x, "offload_ratio", 1 - f->twin_gpu);
 
 	h = cJSON_AddObjectToObject(root, "hardware");

@@ -293,7 +293,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 {
 	const struct mdl_job *j = &r->w->job;
 	const struct mdl_hw *hw = r->hw;
-	char b[4][32], t[64], rank[448] = "", job[832];
+	char b[5][32], t[64], rank[448] = "", job[832];
 
 	if (j->method != MDL_FULL)
 		snprintf(rank, sizeof rank, " (rank %u on %s%s%s%s%s%s%s%s%s%s%s)", j->lora_rank,
@@ -353,14 +353,15 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			pre);
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
-	char fw[448], al[48] = "", tw[48] = "";
+	char fw[480], al[48] = "", tw[48] = "";
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	if (f->twin_gpu > 0)
 		snprintf(tw, sizeof tw, ", offload-ratio %g", 1 - f->twin_gpu);
 	snprintf(fw, sizeof fw,
 		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
-		 "reduce-bucket %s, swap-pipeline %s%s (each where its policy runs it)",
+		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s "
+		 "(each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
 		 : f->opt_foreach	   ? "foreach-optimizer yes, "
@@ -373,7 +374,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",
 		 f->grad_sync_last ? "grad-sync last, " : "", f->no_grad_overlap ? "no" : "yes",
 		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
-		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f), tw);
+		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f),
+		 cfg_fmt_count(f->max_in_cpu, b[4], 32), tw);
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);
 	char lay[224], most[48] = "";

@@ -102,7 +102,7 @@ static const struct reason offload_ignored[] = {
 	{"pin_memory", "transfers are modelled through pinned buffers"},
 	{"buffer_count", ""}, /* read below (params_swap) */
 	{"buffer_size", ""},
-	{"max_in_cpu", "not modelled"},
+	{"max_in_cpu", ""}, /* read below (params_swap) */
 	{"fast_init", "initialisation is outside the step"},
 	{"ratio", ""}, /* read below (twin_flow) */
 	{"device", ""},
@@ -305,6 +305,24 @@ static int params_swap(struct walk *w, const cJSON *z, bool nvme)
 		char kn[64], ks[64];
 		snprintf(kn, sizeof kn, "zero_optimization.%s.buffer_count", secs[s]);
 		snprintf(ks, sizeof ks, "zero_optimization.%s.buffer_size", secs[s]);
+		const cJSON *mic = cJSON_GetObjectItemCaseSensitive(sec, "max_in_cpu");
+		char km[64];
+		snprintf(km, sizeof km, "zero_optimization.%s.max_in_cpu", secs[s]);
+		if (s == 0 && nvme && mic) { /* the parameters it keeps in DRAM */
+			uint64_t v;
+			int rm = count(w, mic, km, 0, 1e13, &v);
+			if (rm < 0)
+				return -1;
+			if (rm == 0) {
+				char b[24];
+				snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+				set(w->ds, "max-in-cpu", km, b);
+			}
+		} else if (mic) {
+			note(w->ds, "ignored %s (%s)", km,
+			     s ? "not a key of offload_optimizer"
+			       : "used only with offload_param device nvme");
+		}
 		if (s == 0 && nvme) {
 			int rn = n ? count(w, n, kn, 1, 1024, &w->ds->param_buffers) : 1;
 			int rs = size ? count(w, size, ks, 1, 1e12, &w->ds->param_buffer_size) : 1;

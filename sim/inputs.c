@@ -545,6 +545,7 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	c->sub_group = o->ds.sub_group_size;
 	c->param_buffers = (uint32_t)o->ds.param_buffers;
 	c->param_buffer_size = (double)o->ds.param_buffer_size;
+	c->max_in_cpu = (double)o->max_in_cpu;
 	if (o->ds.reduce_bucket_auto && !tp_opts_given(o, "reduce-bucket"))
 		/* transformers' integrations/deepspeed.py fills "auto" with hidden_size^2 */
 		c->reduce_bucket = (double)(w->arch.hidden * w->arch.hidden);

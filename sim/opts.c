@@ -339,6 +339,11 @@ static const struct opt table[] = {
 	 "the CPU (read), write the previous one meanwhile (write), or both (DeepSpeed's "
 	 "offload_optimizer pipeline_read / pipeline_write; none, DeepSpeed's default: read, step "
 	 "and write one after the other; policy zero-infinity)"},
+	{"max-in-cpu", O_COUNT, OFF(max_in_cpu), 0, 1e13, "1G", false, "elements", P,
+	 "policy zero-infinity: the trainable parameters of each rank whose compute-dtype copy "
+	 "DeepSpeed keeps in pinned DRAM instead of on the drives, read and rewritten there "
+	 "(offload_param max_in_cpu, DeepSpeed's default 1e9; its examples' ZeRO-Infinity "
+	 "configs set 1); 0 = every parameter on the drives"},
 	{"offload-param", O_STR, OFF(offload_param), 0, 0, "yes", false, "yes|no", P,
 	 "policy zero3-offload: the parameters in pinned DRAM, fetched over PCIe for every pass "
 	 "(DeepSpeed's offload_param: cpu), or no: partitioned on the GPUs and all-gathered, only "

@@ -171,6 +171,7 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	c.sub_group = f->sub_group;
 	c.param_buffers = f->param_buffers;
 	c.param_buffer_size = f->param_buffer_size;
+	c.max_in_cpu = f->max_in_cpu;
 	/* PyTorch's foreach AdamW and torchtune's activation offloading run on the GPU policy,
 	 * the optimizer in backward there and under FSDP's CPU offload (search_all keeps to those
 	 * two); Megatron-Core's TP overlap where the layout has sequence parallelism; the swap

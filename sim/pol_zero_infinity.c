@@ -5,7 +5,13 @@
  *
  * ZeRO-3 over the data-parallel ranks: each rank's shard of the compute-dtype weights lives on
  * NVMe and is read into pinned DRAM, copied to the GPU and all-gathered, layer by layer, for the
- * forward and again for the backward (prefetched: the paper's overlap-centric design). Gradients
+ * forward and again for the backward (prefetched: the paper's overlap-centric design), but for
+ * the first max_in_cpu trainable parameters of the shard (--max-in-cpu, DeepSpeed's
+ * offload_param.max_in_cpu, 1e9 by default), whose copy stays in a pinned DRAM buffer and is
+ * fetched and rewritten there (stage3.py, _create_param_groups_fp16_flat_cpu_memory moves them
+ * "permanently to CPU"; _reassign_or_swap_out_partitioned_parameters copies the step's new
+ * weights into it rather than swapping them out) [A: source], spread over the layers as a share
+ * of every block here where DeepSpeed keeps the first sub-groups' whole. Gradients
  * are reduce-scattered, copied down and written to NVMe in fp32 (4 B/param). After backward the
  * optimizer runs in chunks: NVMe -> DRAM (12 B/param of state + 4 B of gradient) -> CPU AdamW ->
  * NVMe (12 B/param), serialised after backward (Smart-Infinity Table I, published.md 9.3).
@@ -138,7 +144,15 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double buffers = (c->param_buffers ? c->param_buffers : STEP_PARAM_BUFFERS) *
 			 mdl_job_weight_bytes(&x->job) *
 			 (c->param_buffer_size > 0 ? c->param_buffer_size : need);
-	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * ranks * (buffers + staging);
+	/* the weights kept in DRAM (--max-in-cpu): the pools count them (a share of the weights
+	 * off flash), and the pinned buffer's overhead here, as zero3-offload's */
+	struct mdl_states st;
+	mdl_job_states(&x->w->arch, &x->job, &st);
+	double kept = fmin(shard, fmax(c->max_in_cpu, 0)) * mdl_job_weight_bytes(&x->job);
+	double per_rank = st.weights_bytes / c->layout.dp;
+	x->pl.weights_on_flash = per_rank > 0 ? fmax(0, 1 - kept / per_rank) : 1;
+	x->pl.dram_fixed = STEP_DRAM_RESERVE + PINNED_OVERHEAD * ranks * (buffers + staging) +
+			   (PINNED_OVERHEAD - 1) * ranks * kept;
 	return 0;
 }
 

@@ -149,6 +149,10 @@ struct sim_config {
 	 * (STEP_PARAM_BUFFERS of step_param_buffer_elements) */
 	uint32_t param_buffers;
 	double param_buffer_size;
+	/* --max-in-cpu: ZeRO-Infinity keeps the compute-dtype copy of each rank's first
+	 * max_in_cpu trainable parameters in pinned DRAM, the rest on the drives
+	 * (pol_zero_infinity.c); 0 = all on the drives */
+	double max_in_cpu;
 	/* simulate every micro-batch instead of repeating the steady period past the first few
 	 * (step.c); the tests compare the two */
 	bool every_micro_batch;

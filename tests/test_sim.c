@@ -1962,6 +1962,36 @@ static void zero_infinity_writes_back_its_weights(void)
 	eng_free(f.eng);
 }
 
+/* ZeRO-Infinity keeps the first max_in_cpu trainable parameters of each rank in pinned DRAM
+ * (DeepSpeed's offload_param.max_in_cpu): Llama-3.1-8B on one H100 with 1e9 of its 8.03e9 kept
+ * there has 2 B x 1e9 fewer weight bytes on flash and writes that much less a step (the step's
+ * new weights copied in DRAM, not swapped out); DRAM holds them, plus the pinned buffer's
+ * overhead; and the step reads less from the drives, so it is no longer. With more than the
+ * rank's share (1e11) no weights are on flash at all: the drives hold only the optimizer
+ * state and gradients, and the writes are those. */
+static void zero_infinity_keeps_max_in_cpu_in_dram(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 2);
+	f.w.job.seq = 2048;
+	f.c.grad_accum = 1;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	struct sim_option all = f.o;
+	f.c.max_in_cpu = 1e9;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	ASSERT_NEAR_REL(all.flash_mem.weights - f.o.flash_mem.weights, 2e9, 1e-6);
+	ASSERT_NEAR_REL(all.flash_bytes_written_per_step - f.o.flash_bytes_written_per_step, 2e9,
+			1e-3);
+	CU_ASSERT(f.o.peak_dram >= all.peak_dram + 2e9 * 0.999);
+	CU_ASSERT(f.o.step_seconds <= all.step_seconds);
+	f.c.max_in_cpu = 1e11;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.flash_mem.weights, 0, 1);
+	ASSERT_NEAR_REL(f.o.flash_bytes_written_per_step,
+			f.o.flash_mem.gradients + f.o.flash_mem.optimizer, 1e-3);
+	eng_free(f.eng);
+}
+
 /* LoRA on 405B with the frozen base mostly on flash: the step writes back the optimizer state and
  * the weights it changed, the adapters, not the frozen base around them (548 GiB a step when
  * it wrote the whole blocks back). And the DRAM fill leaves room for the first and last blocks'
@@ -3497,6 +3527,7 @@ int suite_sim(void)
 		{"expert tp folds the experts into tp", expert_tp_folds_the_experts_into_tp},
 		{"slc cache runs the writes at their mean", slc_cache_runs_the_writes_at_their_mean},
 		{"zero-infinity writes back its weights", zero_infinity_writes_back_its_weights},
+		{"zero-infinity keeps max_in_cpu in dram", zero_infinity_keeps_max_in_cpu_in_dram},
 		{"context-parallel ranks dispatch their own tokens",
 		 context_parallel_ranks_dispatch_their_own_tokens},
 		{"context parallelism splits the sequence", context_parallelism_splits_the_sequence},

@@ -11,10 +11,11 @@
  * fetched and rewritten there (stage3.py, _create_param_groups_fp16_flat_cpu_memory moves them
  * "permanently to CPU"; _reassign_or_swap_out_partitioned_parameters copies the step's new
  * weights into it rather than swapping them out) [A: source], spread over the layers as a share
- * of every block here where DeepSpeed keeps the first sub-groups' whole. Gradients
+ * of every block here where DeepSpeed keeps the first sub-groups whole. Gradients
  * are reduce-scattered, copied down and written to NVMe in fp32 (4 B/param). After backward the
  * optimizer runs in chunks: NVMe -> DRAM (12 B/param of state + 4 B of gradient) -> CPU AdamW ->
- * NVMe (12 B/param), serialised after backward (Smart-Infinity Table I, published.md 9.3).
+ * NVMe (12 B/param, and the new compute-dtype weights of the parameters on NVMe, 2 B/param:
+ * step.c, update), serialised after backward (Smart-Infinity Table I, published.md 9.3).
  * DRAM (published.md 9.5): the pinned parameter swap buffers, 8 x 1 GB in the Smart-Infinity
  * configuration (or each the largest parameter partition), and the optimizer sub-group being
  * stepped, sub_group_size parameters x 18 B (fp32 master, m, v, gradient and the fp16 copy);

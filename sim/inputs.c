@@ -572,6 +572,12 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 		return snprintf(err, errlen, "--policy: unknown policy '%s' (allowed: %s)", o->policy,
 				sim_policy_names()),
 		       EXIT_INVALID;
+	if (tp_opts_given(o, "max-in-cpu") && strcmp(c->policy->name, "zero-infinity") != 0)
+		return snprintf(err, errlen,
+				"--max-in-cpu keeps part of ZeRO-Infinity's parameters in DRAM: "
+				"policy zero-infinity (got %s)",
+				c->policy->name),
+		       EXIT_INVALID;
 	/* a host-tier policy shards as its framework does: another stage is a contradiction,
 	 * and the layout echoes the stage it runs */
 	int stage = c->policy->zero;

@@ -724,6 +724,7 @@ printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_o
 expect 0 "used zero_optimization.offload_param.max_in_cpu -> --max-in-cpu 1$" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-mic1.json"
 printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "max_in_cpu": -5}}}' >"$tmp/ds-mic.json"
 expect 3 "zero_optimization.offload_param.max_in_cpu must be a whole number" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-mic.json"
+expect 3 "--max-in-cpu keeps part of ZeRO-Infinity's parameters in DRAM: policy zero-infinity (got zero3-offload)" simulate --model 8b --seq 1024 --policy zero3-offload --max-in-cpu 0
 expect 3 "--max-in-cpu: '-1' is negative" simulate --model 8b --seq 1024 --flash pm1743:2 --policy zero-infinity --max-in-cpu -1
 expect 3 "zero_optimization.offload_param.buffer_size 100000000 is below the largest parameter partition, 525336576 elements on 1 rank" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufnone.json"
 d0=$("$bin" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-buf0.json" --format json 2>/dev/null |

@@ -288,14 +288,16 @@ static int swap(struct walk *w, const cJSON *z, bool nvme)
 #define DS_PARAM_BUFFERS 5
 #define DS_PARAM_BUFFER_SIZE 100000000
 
-/* buffer_count and buffer_size of offload_param under nvme: ZeRO-Infinity's parameter swap
- * buffers in pinned DRAM (partitioned_param_swapper.py), counted in the DRAM peak and checked
- * against the model's largest parameter partition (pol_zero_infinity.c); absent, DeepSpeed's
- * defaults, which it asserts against the same partition (a 128k-token vocabulary's embedding
- * passes 1e8 elements on up to 5 ranks: "More elements 524709888 than buffer size
- * 100,000,000", DeepSpeed issue 3506). Elsewhere, and in offload_optimizer (its swapper's own
- * buffers), noted as ignored. 0, or -1 bad. */
-static int params_swap(struct walk *w, const cJSON *z, bool nvme)
+/* offload_param's buffer_count, buffer_size and max_in_cpu where the parameters are on NVMe
+ * (param_nvme). The first two are ZeRO-Infinity's parameter swap buffers in pinned DRAM
+ * (partitioned_param_swapper.py), counted in the DRAM peak and checked against the model's
+ * largest parameter partition (pol_zero_infinity.c); absent, DeepSpeed's defaults, which it
+ * asserts against the same partition (a 128k-token vocabulary's embedding passes 1e8 elements
+ * on up to 5 ranks: "More elements 524709888 than buffer size 100,000,000", DeepSpeed issue
+ * 3506). max_in_cpu is the parameters it keeps in DRAM, --max-in-cpu (DeepSpeed reads it only
+ * then: stage3.py, params_in_nvme_and_cpu). Elsewhere, and in offload_optimizer (its swapper's
+ * own buffers), noted as ignored. 0, or -1 bad. */
+static int params_swap(struct walk *w, const cJSON *z, bool param_nvme)
 {
 	static const char *const secs[2] = {"offload_param", "offload_optimizer"};
 	for (int s = 0; s < 2; s++) {
@@ -308,7 +310,7 @@ static int params_swap(struct walk *w, const cJSON *z, bool nvme)
 		const cJSON *mic = cJSON_GetObjectItemCaseSensitive(sec, "max_in_cpu");
 		char km[64];
 		snprintf(km, sizeof km, "zero_optimization.%s.max_in_cpu", secs[s]);
-		if (s == 0 && nvme && mic) { /* the parameters it keeps in DRAM */
+		if (s == 0 && param_nvme && mic) { /* the parameters it keeps in DRAM */
 			uint64_t v;
 			int rm = count(w, mic, km, 0, 1e13, &v);
 			if (rm < 0)
@@ -321,9 +323,9 @@ static int params_swap(struct walk *w, const cJSON *z, bool nvme)
 		} else if (mic) {
 			note(w->ds, "ignored %s (%s)", km,
 			     s ? "not a key of offload_optimizer"
-			       : "used only with offload_param device nvme");
+			       : "read only with offload_param device nvme");
 		}
-		if (s == 0 && nvme) {
+		if (s == 0 && param_nvme) {
 			int rn = n ? count(w, n, kn, 1, 1024, &w->ds->param_buffers) : 1;
 			int rs = size ? count(w, size, ks, 1, 1e12, &w->ds->param_buffer_size) : 1;
 			if (rn < 0 || rs < 0)
@@ -508,7 +510,8 @@ static int zero(struct walk *w, const cJSON *z)
 		set(ds, "zero", "zero_optimization.stage", v);
 		return 0;
 	}
-	if (swap(w, z, par == 2 || opt == 2) || params_swap(w, z, par == 2 || opt == 2))
+	if (swap(w, z, par == 2 || opt == 2) ||
+	    params_swap(w, z, par == 2))
 		return -1;
 	if (stage < 3) {
 		if (stage < 2)
@@ -519,11 +522,20 @@ static int zero(struct walk *w, const cJSON *z)
 		return 0;
 	}
 	if (par == 2 || opt == 2) {
-		if (par != 2 || opt != 2)
+		set(ds, "policy", "zero_optimization.offload_param", "zero-infinity");
+		if (par == 1 && opt == 2) {
+			/* the parameters in DRAM, the optimizer on NVMe: ZeRO-Infinity keeping
+			 * every parameter in DRAM (--max-in-cpu above any rank's share) */
+			set(ds, "max-in-cpu", "zero_optimization.offload_param.device cpu",
+			    "10000000000000");
+			note(ds, "simulated as ZeRO-Infinity with every parameter kept in DRAM; its "
+				 "parameter swap buffers, which this config does not allocate, are "
+				 "counted in the DRAM peak");
+		} else if (par != 2 || opt != 2) {
 			note(ds, "simulated as ZeRO-Infinity, parameters and optimizer state on NVMe "
 				 "(this config keeps parameters on %s and optimizer state on %s)",
 			     dev_names[par], dev_names[opt]);
-		set(ds, "policy", "zero_optimization.offload_param", "zero-infinity");
+		}
 		return 0;
 	}
 	if (!par) { /* the optimizer alone on the CPU: the parameter shards stay on the GPUs */

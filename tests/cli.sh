@@ -724,6 +724,19 @@ printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_o
 expect 0 "used zero_optimization.offload_param.max_in_cpu -> --max-in-cpu 1$" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-mic1.json"
 printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "nvme", "max_in_cpu": -5}}}' >"$tmp/ds-mic.json"
 expect 3 "zero_optimization.offload_param.max_in_cpu must be a whole number" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-mic.json"
+# parameters in DRAM, optimizer on NVMe: ZeRO-Infinity with every parameter kept in DRAM
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}, "offload_param": {"device": "cpu", "max_in_cpu": 5}}}' >"$tmp/ds-mix.json"
+expect 0 "ignored zero_optimization.offload_param.max_in_cpu (read only with offload_param device nvme)" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-mix.json" --format json
+if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["flash_memory_bytes"]["weights"] == 0 and d["flash_memory_bytes"]["optimizer"] > 0
+	 and d["dram_memory_bytes"]["weights"] >= 2 * 8.03e9 else 1)' "$tmp/out" &&
+	grep -q "simulated as ZeRO-Infinity with every parameter kept in DRAM" "$tmp/err"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: --deepspeed offload_param cpu with offload_optimizer nvme: the weights in DRAM"
+fi
 expect 3 "--max-in-cpu keeps part of ZeRO-Infinity's parameters in DRAM: policy zero-infinity (got zero3-offload)" simulate --model 8b --seq 1024 --policy zero3-offload --max-in-cpu 0
 expect 3 "--max-in-cpu: '-1' is negative" simulate --model 8b --seq 1024 --flash pm1743:2 --policy zero-infinity --max-in-cpu -1
 expect 3 "zero_optimization.offload_param.buffer_size 100000000 is below the largest parameter partition, 525336576 elements on 1 rank" simulate --model 8b --seq 1024 --flash pm1743:2 --deepspeed "$tmp/ds-bufnone.json"

@@ -200,7 +200,7 @@ double mdl_flash_cached_write(double cache, double after, double fast, double by
 {
 	if (!(after > 0) || bytes <= cache)
 		return fast;
-	return bytes / (fmax(cache, 0) / fast + (bytes - fmax(cache, 0)) / fmin(after, fast));
+	return bytes / (cache / fast + (bytes - cache) / fmin(after, fast));
 }
 
 double mdl_flash_slc_free(const struct mdl_hw *hw)

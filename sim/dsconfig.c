@@ -286,6 +286,9 @@ static int swap(struct walk *w, const cJSON *z, bool nvme)
  * 1e8 elements (deepspeed/runtime/zero/offload_config.py, DeepSpeedZeroOffloadParamConfig:
  * buffer_count Field(5), buffer_size Field(pp_int(1e8))) [A: source] */
 #define DS_PARAM_BUFFERS 5
+/* --max-in-cpu at the top of its range (sim/opts.c), above any rank's share of any model: every
+ * parameter kept in DRAM */
+#define DS_ALL_IN_CPU "10000000000000"
 #define DS_PARAM_BUFFER_SIZE 100000000
 
 /* offload_param's buffer_count, buffer_size and max_in_cpu where the parameters are on NVMe
@@ -527,7 +530,7 @@ static int zero(struct walk *w, const cJSON *z)
 			/* the parameters in DRAM, the optimizer on NVMe: ZeRO-Infinity keeping
 			 * every parameter in DRAM (--max-in-cpu above any rank's share) */
 			set(ds, "max-in-cpu", "zero_optimization.offload_param.device cpu",
-			    "10000000000000");
+			    DS_ALL_IN_CPU);
 			note(ds, "simulated as ZeRO-Infinity with every parameter kept in DRAM; its "
 				 "parameter swap buffers, which this config does not allocate, are "
 				 "counted in the DRAM peak");

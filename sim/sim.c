@@ -862,8 +862,9 @@ int sim_run(struct eng *e, const struct sim_workload *w, const struct mdl_hw *hw
 	 * slower write pauses the drive no longer), so the runs settle from above. */
 	int rc = run_config(e, w, hw, ec, c, o, err, errlen);
 	bool flash = !rc && !o->stopped && o->peak_flash > 0 && hw->flash_count > 0;
+	bool slc = flash && mdl_flash_slc_free(hw) > 0;
 	struct mdl_hw at = *hw; /* what the last run took */
-	for (int i = 2; flash && mdl_flash_slc_free(hw) > 0; i++) {
+	for (int i = 2; slc; i++) {
 		struct mdl_hw next = at;
 		next.flash_step_write = o->flash_bytes_written_per_step / hw->flash_count;
 		next.flash_step_pause = o->flash_pause;

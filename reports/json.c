@@ -157,6 +157,10 @@ static void add_result(cJSON *j, const struct sim_option *o)
 	add_tier(j, "dram_memory_bytes", rpt_shows_dram(o), &o->dram_mem, o->peak_dram);
 	add_tier(j, "flash_memory_bytes", rpt_shows_dram(o), &o->flash_mem, o->peak_flash);
 	cJSON_AddItemToObject(j, "step_seconds", num(o->step_seconds));
+	/* the step after the last backward (the update); null where a search's run did not
+	 * time it */
+	cJSON_AddItemToObject(j, "update_seconds",
+			      o->update_seconds >= 0 ? num(o->update_seconds) : cJSON_CreateNull());
 	cJSON_AddItemToObject(j, "tokens_per_step", num(o->tokens_per_step));
 	cJSON_AddNumberToObject(j, "sequences_per_step", (double)o->sequences_per_step);
 	cJSON_AddItemToObject(j, "tokens_per_second", num(o->tokens_per_second));

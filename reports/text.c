@@ -1222,6 +1222,16 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 		 upcast_note(&r->w->job, o->loss),
 		 o->ckpt_in_dram > 0 ? ", activations kept in DRAM" : "");
 	wrap_at(fp, "  ", 13, "step", step);
+	if (o->update_seconds >= 0) {
+		/* the split DeepSpeed's wall_clock_breakdown and Megatron's timers report: the
+		 * micro-batches, then the update once the last gradients landed */
+		char ph[240];
+		snprintf(ph, sizeof ph,
+			 "%s forward and backward, %s of update after the last backward",
+			 cfg_fmt_seconds(o->step_seconds - o->update_seconds, s[1], 32),
+			 cfg_fmt_seconds(o->update_seconds, s[2], 32));
+		wrap_at(fp, "  ", 13, "phases", ph);
+	}
 	fprintf(fp, "  throughput   %.0f tokens/s, %.1f model TFLOPS per GPU\n",
 		o->tokens_per_second, o->model_tflops_per_gpu);
 	struct cfg_band band, mem;

@@ -284,6 +284,18 @@ static void collect(const struct step_ctx *x, const struct eng_stats *st, struct
 		}
 	}
 	o->step_seconds = end;
+	/* the tail after the last backward lies past both marks: the extrapolated micro-batches
+	 * come before it, so the run as built times it (with its task times kept: folds and
+	 * stopped runs leave them the compressed run's) */
+	o->update_seconds = -1;
+	if (eng_keeps_history(e) && !eng_pool_stopped(e)) {
+		double bwd = -1;
+		for (uint32_t g = 0; g < l->pp; g++)
+			if (x->bwd_end[g] >= 0)
+				bwd = fmax(bwd, eng_task_at(e, x->bwd_end[g])->t_end * 1e-9);
+		if (bwd >= 0)
+			o->update_seconds = fmax(st->end_ns * 1e-9 - bwd, 0);
+	}
 	o->sequences_per_step = x->m * l->dp * x->job.micro_batch;
 	o->tokens_per_step = (double)o->sequences_per_step * (double)x->job.seq;
 	o->energy_joules_per_step = energy;

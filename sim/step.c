@@ -3143,6 +3143,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 
 	x->mb_end[0] = x->mb_end[1] = x->mb_end[2] = -1;
 	x->mb_span = 1;
+	for (uint32_t g = 0; g < bd->pp; g++)
+		x->bwd_end[g] = -1;
 	if (x->resident_only) {
 		bd->setup = task(bd, "setup", -1, 0, 0, 0, NULL, NULL);
 		bd->done = task(bd, "step done", -1, 0, 0, 0, NULL, NULL);
@@ -3191,6 +3193,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		}
 		if (head_copy(bd) && (g == 0 || g == bd->pp - 1) && tied_allreduce(bd, g, M))
 			return -1;
+		x->bwd_end[g] = bd->sg[g].last_bwd_comm;
 		if (update(bd, g))
 			return -1;
 	}

@@ -157,6 +157,9 @@ struct step_ctx {
 	struct step_machine mc;
 	uint64_t m, built;        /* micro-batches per step, micro-batches simulated */
 	int mb_end[3];            /* last compute task of two steady micro-batches when built < m */
+	/* each stage's last gradient reduction or copy of its last backward, where its update
+	 * starts from: the step after the latest of them is the update's (sim.c) */
+	int bwd_end[SIM_MAX_PP];
 	uint64_t mb_span;         /* micro-batches from mb_end[0] to mb_end[1]: 1, or pp interleaved */
 	/* build every micro-batch where their period was not steady: the resource whose queue
 	 * grew from one mark to the next (sim.c, steady_period), -1 none, and by what share of

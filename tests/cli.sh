@@ -1567,6 +1567,23 @@ expect 0 "" simulate --model 8b --seq 1024 --policy zero-infinity --gpu rtx4090 
 holds "simulate JSON: no SLC cache, no free bytes" "$tmp/out" '"flash_drive_slc_free_bytes":[[:space:]]*null'
 expect 0 "" simulate --model llama-2-13b --seq 1024 --policy zero-infinity --gpu rtx4090 --flash samsung-980:1 --grad-accum 1
 holds "simulate says the writes past the SLC cache" "$tmp/out" "into its SLC cache, the rest at 500 MB/s past it"
+# the step split at the end of its last backward, as DeepSpeed's wall_clock_breakdown splits it
+expect 0 "" simulate --model 8b --seq 1024 --policy zero-offload --grad-accum 4
+holds "simulate says the micro-batches' and the update's share of the step" "$tmp/out" \
+	"phases  *[0-9.]* s forward and backward, [0-9.]* s of update after the last backward"
+expect 0 "" simulate --model 8b --seq 1024 --policy zero-offload --grad-accum 4 --format json
+cp "$tmp/out" "$tmp/sim-phase.json"
+expect 0 "" plan --model 8b --seq 1024 --format json
+if python3 - "$tmp/sim-phase.json" "$tmp/out" <<'PY'
+import json, sys
+s, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+u = s["update_seconds"]
+ok = 0 < u < s["step_seconds"]
+# a search's runs keep no task times: the plan's options leave it unknown
+ok = ok and all(o["update_seconds"] is None for o in p["options"])
+sys.exit(0 if ok else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: update_seconds, null in a plan"; fi
 # the expert-parallel group spans the context-parallel ranks too (Megatron-Core's folding)
 expect 0 "" simulate --model qwen3-30b-a3b --seq 16384 --gpus 16 --tp 2 --cp 2 --ep 8 --zero 1
 holds "simulate --ep over dp x cp names both" "$tmp/out" "tp2 pp1 dp4 cp2 ep8 zero1"

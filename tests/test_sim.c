@@ -303,6 +303,44 @@ static void setup_8b(struct fx *f, uint64_t seq, uint64_t grad_accum)
 	f->c.grad_accum = grad_accum;
 }
 
+/* The step's split at the end of its last backward (sim_option.update_seconds), on ZeRO-Offload
+ * with 8 micro-batches: the update is what runs after the last gradient copy, CPU AdamW over the
+ * 8.03 B parameters at the host's 112 cores x 27 M a second (2.66 s) and the new bf16 weights going
+ * back up, one after the other, from the end of the last gradient copy; the micro-batches are the
+ * rest, those left out of the run included. A search's run (no task times) leaves it unknown,
+ * -1. */
+static void update_phase_is_the_tail_after_backward(void)
+{
+	struct fx f;
+	setup_8b(&f, 1024, 8);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	double adam = 0, up = 0, last_grads = 0, end = 0;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		end = fmax(end, (double)t->t_end * 1e-9);
+		if (!t->name)
+			continue;
+		if (!strcmp(t->name, "cpu adamw"))
+			adam += (double)(t->t_end - t->t_start) * 1e-9;
+		else if (!strcmp(t->name, "h2d weights"))
+			up += (double)(t->t_end - t->t_start) * 1e-9;
+		else if (strstr(t->name, "grad"))
+			last_grads = fmax(last_grads, (double)t->t_end * 1e-9);
+	}
+	ASSERT_NEAR_REL(adam, 8030261248.0 / (112 * 27e6), 1e-3);
+	CU_ASSERT(up > 0);
+	ASSERT_NEAR_REL(f.o.update_seconds, adam + up, 1e-6);
+	/* the split is the last gradient copy's end, in the run as built (the micro-batches it
+	 * extrapolates lie before it) */
+	CU_ASSERT(f.o.micro_simulated < 8);
+	ASSERT_NEAR_REL(end - f.o.update_seconds, last_grads, 1e-9);
+	CU_ASSERT(f.o.step_seconds > end);
+	eng_keep_history(f.eng, false);
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	CU_ASSERT_EQUAL(f.o.update_seconds, -1);
+	eng_free(f.eng);
+}
+
 /* ZeRO-Offload copies every micro-batch's gradients down. At 1k tokens an H100 computes an 8B
  * backward faster than PCIe Gen5 moves its 16 GB of bf16 gradients, so the compute waits for a
  * free bucket: the step is bounded below by m x gradients / link bandwidth, and the gradient
@@ -3506,6 +3544,7 @@ int suite_sim(void)
 		{"offload lowers the GPU peak", offload_lowers_the_gpu_peak},
 		{"zero3-offload shards weights in DRAM", zero3_offload_shards_weights_in_dram},
 		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
+		{"update phase is the tail after backward", update_phase_is_the_tail_after_backward},
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"FSDP hook holds checkpoints until backward ends",
 		 fsdp_hook_holds_checkpoints_until_backward_ends},

@@ -158,6 +158,13 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 		c->predicted = o.peak_dram + o.peak_flash - o.host_fixed;
 	else if (!strcmp(q, "step_seconds"))
 		c->predicted = o.step_seconds;
+	else if (strcmp(q, "update_seconds") == 0 || strcmp(q, "micro_batches_seconds") == 0) {
+		/* the step split at the end of its last backward (sim_option.update_seconds) */
+		if (o.update_seconds < 0)
+			return snprintf(c->err, sizeof c->err, "the run did not time its update"),
+			       -1;
+		c->predicted = q[0] == 'u' ? o.update_seconds : o.step_seconds - o.update_seconds;
+	}
 	else if (!strcmp(q, "tokens_per_second"))
 		c->predicted = o.tokens_per_second;
 	else if (!strcmp(q, "tokens_per_second_per_gpu"))

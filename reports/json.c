@@ -321,6 +321,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddItemToObject(x, "reduce_bucket", num(step_reduce_bucket(f)));
 	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
 	cJSON_AddItemToObject(x, "max_in_cpu", num(f->max_in_cpu));
+	cJSON_AddStringToObject(x, "weights_up", f->weights_in_step ? "in-step" : "after");
 	cJSON_AddNumberToObject(x, "offload_ratio", 1 - f->twin_gpu);
 
 	h = cJSON_AddObjectToObject(root, "hardware");

@@ -535,6 +535,17 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				"(--deepspeed %s)",
 				o->deepspeed),
 		       EXIT_INVALID;
+	if (strcmp(o->weights_up, "after") && strcmp(o->weights_up, "in-step"))
+		return snprintf(err, errlen, "--weights-up: '%s' (allowed: after, in-step)",
+				o->weights_up),
+		       EXIT_INVALID;
+	c->weights_in_step = !strcmp(o->weights_up, "in-step");
+	if (c->weights_in_step && w->job.precision != MDL_FP16_MIXED)
+		return snprintf(err, errlen,
+				"--weights-up in-step is DeepSpeed 0.3-0.8's CPU Adam under fp16: "
+				"--precision fp16-mixed (got %s)",
+				mdl_precision_name(w->job.precision)),
+		       EXIT_INVALID;
 	if (sim_swap_pipeline_parse(o->swap_pipeline, c))
 		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
 				o->swap_pipeline),

@@ -339,6 +339,12 @@ static const struct opt table[] = {
 	 "the CPU (read), write the previous one meanwhile (write), or both (DeepSpeed's "
 	 "offload_optimizer pipeline_read / pipeline_write; none, DeepSpeed's default: read, step "
 	 "and write one after the other; policy zero-infinity)"},
+	{"weights-up", O_STR, OFF(weights_up), 0, 0, "after", false, "after|in-step", P,
+	 "policy zero-offload under --precision fp16-mixed: how the new fp16 weights go back "
+	 "to the GPU, after the CPU step (DeepSpeed 0.9 and later, and every bf16 run) or "
+	 "in-step (DeepSpeed 0.3 to 0.8: DeepSpeedCPUAdam hands each 128M-parameter tile's new "
+	 "weights to a GPU kernel that reads them over PCIe as fp32 while it steps the next, so "
+	 "only the last tile's copy follows the step)"},
 	{"max-in-cpu", O_COUNT, OFF(max_in_cpu), 0, 1e13, "1G", false, "elements", P,
 	 "policy zero-infinity: the trainable parameters of each rank whose compute-dtype copy "
 	 "DeepSpeed keeps in pinned DRAM instead of on the drives, read and rewritten there "

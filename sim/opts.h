@@ -54,6 +54,7 @@ struct tp_opts {
 	const char *clip_grad;             /* yes | no */
 	const char *foreach_optimizer;     /* yes | no */
 	const char *swap_pipeline;         /* none | read | write | both */
+	const char *weights_up;            /* after | in-step */
 	const char *backward_prefetch;     /* pre | post */
 	const char *checkpoint_wrap;       /* inside | outside */
 	const char *grad_sync;             /* each | last */

@@ -190,6 +190,7 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	c.opt_in_bwd = f->opt_in_bwd;
 	c.swap_read_ahead = f->swap_read_ahead && zinf;
 	c.swap_write_behind = f->swap_write_behind && zinf;
+	c.weights_in_step = f->weights_in_step && strcmp(pol->name, "zero-offload") == 0;
 	c.deepspeed = req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
 	return c;
 }

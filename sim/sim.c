@@ -698,6 +698,17 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 								  : ", --offload-param yes");
 		return -1;
 	}
+	/* DeepSpeed 0.3-0.8 passed fp16_param_groups to DeepSpeedCPUAdam only where its ZeRO-1/2
+	 * optimizer's dtype was torch.half (stage_1_and_2.py, _optimizer_step) */
+	if (c->weights_in_step && (strcmp(c->policy->name, "zero-offload") != 0 ||
+				   w->job.precision != MDL_FP16_MIXED)) {
+		snprintf(err, errlen,
+			 "--weights-up in-step is DeepSpeed 0.3-0.8's ZeRO-1/2 CPU offload under "
+			 "fp16: policy zero-offload with --precision fp16-mixed "
+			 "(got policy %s, --precision %s)",
+			 c->policy->name, mdl_precision_name(w->job.precision));
+		return -1;
+	}
 	if ((c->swap_read_ahead || c->swap_write_behind) &&
 	    strcmp(c->policy->name, "zero-infinity") != 0) {
 		snprintf(err, errlen,

@@ -2732,6 +2732,57 @@ static double ds_reduce_buckets(const struct build *bd)
 }
 
 /* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
+/*
+ * DeepSpeedCPUAdam's tile: the elements it steps before handing their new weights on, 128 Mi
+ * (csrc/includes/simd.h, TILE, DeepSpeed 0.3-0.8) [A: source].
+ */
+#define CPU_ADAM_TILE (128.0 * 1024 * 1024)
+/* what crosses PCIe of each new weight in that path: the step writes it as fp32 into a pinned
+ * double buffer and a GPU kernel reads that and stores fp16 (custom_cuda_kernel.cu,
+ * launch_param_update: a float input) [A: source] */
+#define CPU_ADAM_COPY_BYTES 4.0
+
+/*
+ * ZeRO-1/2's CPU step as DeepSpeed 0.3-0.8 ran it under fp16 (--weights-up in-step): the
+ * optimizer hands DeepSpeedCPUAdam the GPU's fp16 partition (stage2.py / stage_1_and_2.py,
+ * optimizer.step(fp16_param_groups=...), where the optimizer's dtype is torch.half; removed in
+ * 0.9.0, DeepSpeed PR 3097), and the step, tile by tile, writes each tile's new weights into
+ * one of two pinned buffers and launches a kernel on that buffer's stream to copy them up,
+ * waiting before it reuses a buffer for the copy two tiles back (cpu_adam.h, Step_8: the
+ * cudaStreamSynchronize at t / TILE >= 2; SynchronizeStreams at the end) [A: source]. So the
+ * copy runs beside the next tile's step and only the last tile's follows it, where the later
+ * versions copy the whole partition after the step. `share` parameters of this rank, `w` the
+ * whole weights' bytes (all-gathered after the step where ranks share them), `after` the task
+ * the step waits for; the tiles past UPDATE_TILES_MAX are merged (a longer last copy). 0 ok,
+ * -1 error.
+ */
+static int update_in_step(struct build *bd, uint32_t g, double share, double w, int after)
+{
+	struct stage *s = &bd->sg[g];
+	int n = (int)fmin(UPDATE_TILES_MAX, fmax(1, ceil(share / CPU_ADAM_TILE)));
+	int copy[2] = {-1, -1};
+	for (int i = 0; i < n; i++) {
+		int u = host_update(bd, s, share / n, 0, 0, after, after, NULL);
+		int c = host_copy(bd, g, true, "h2d weights (in step)",
+				  CPU_ADAM_COPY_BYTES * share / n);
+		if (u < 0 || c < 0 || dep(bd, u, c) || dep(bd, copy[i % 2], u))
+			return -1;
+		copy[i % 2] = c;
+	}
+	/* the step returns once both streams are done */
+	int done = task(bd, "weights up", -1, 0, 0, 0, NULL, NULL);
+	if (done < 0 || dep(bd, copy[0], done) || dep(bd, copy[1], done))
+		return -1;
+	s->last_update = done;
+	if (bd->dp > 1) {
+		int ag = dp_coll(bd, g, bd->x->mc.s_comm[g], "all-gather weights", false, w);
+		if (ag < 0 || dep(bd, done, ag))
+			return -1;
+		s->last_update = ag;
+	}
+	return 0;
+}
+
 static int update(struct build *bd, uint32_t g)
 {
 	struct step_ctx *x = bd->x;
@@ -2823,6 +2874,8 @@ static int update(struct build *bd, uint32_t g)
 	}
 	int on_gpu = last;
 	int after = on_gpu >= 0 && !x->c->no_clip_grad ? on_gpu : s->last_bwd_comm;
+	if (x->c->weights_in_step && pl->fetch == FETCH_RESIDENT && cpu > 0)
+		return update_in_step(bd, g, share, w, after);
 	/* the weights the step changed go back where they live: where that is flash (ZeRO-
 	 * Infinity's offload_param nvme), each sub-group's compute-dtype copy of its new fp32
 	 * weights is written to the drives after its step (stage3.py,

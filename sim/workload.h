@@ -115,6 +115,9 @@ struct sim_config {
 	 * while a tile steps (pipeline_read), writes the previous one (pipeline_write); by default
 	 * neither, as DeepSpeed's */
 	bool swap_read_ahead, swap_write_behind;
+	/* --weights-up in-step: ZeRO-1/2's CPU offload under fp16 as DeepSpeed 0.3-0.8 ran it,
+	 * the new weights copied up tile by tile inside CPU Adam's step (step.c, update) */
+	bool weights_in_step;
 	/* --backward-prefetch post: a sharded block's backward gathers the next block's weights
 	 * once its own backward is done (FSDP's BackwardPrefetch.BACKWARD_POST, Composer's and
 	 * llm-foundry's default), so the next block waits for the gather; by default (pre) the

@@ -1584,6 +1584,21 @@ ok = ok and all(o["update_seconds"] is None for o in p["options"])
 sys.exit(0 if ok else 1)
 PY
 then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: update_seconds, null in a plan"; fi
+# DeepSpeed 0.3-0.8's CPU Adam copying the new fp16 weights up inside its step
+expect 0 "" simulate --model 8b --seq 1024 --policy zero-offload --precision fp16-mixed --weights-up in-step --format json
+if python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["job"]["framework"]["weights_up"] == "in-step" else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: job.framework.weights_up"; fi
+expect 0 "" plan --model 8b --seq 1024 --precision fp16-mixed --weights-up in-step
+holds "plan's framework line says --weights-up in-step" "$tmp/out" "weights-up in-step"
+expect 3 "--weights-up in-step is DeepSpeed 0.3-0.8's CPU Adam under fp16: --precision fp16-mixed (got bf16-mixed)" \
+	simulate --model 8b --seq 1024 --policy zero-offload --weights-up in-step
+expect 3 "policy zero-offload with --precision fp16-mixed (got policy zero3-offload" \
+	simulate --model 8b --seq 1024 --policy zero3-offload --precision fp16-mixed --weights-up in-step
+expect 3 "--weights-up: 'sometimes' (allowed: after, in-step)" simulate --model 8b --seq 1024 --weights-up sometimes
 # the expert-parallel group spans the context-parallel ranks too (Megatron-Core's folding)
 expect 0 "" simulate --model qwen3-30b-a3b --seq 16384 --gpus 16 --tp 2 --cp 2 --ep 8 --zero 1
 holds "simulate --ep over dp x cp names both" "$tmp/out" "tp2 pp1 dp4 cp2 ep8 zero1"

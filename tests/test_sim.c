@@ -341,6 +341,52 @@ static void update_phase_is_the_tail_after_backward(void)
 	eng_free(f.eng);
 }
 
+/* --weights-up in-step (DeepSpeed 0.3-0.8, ZeRO-2 offload under fp16): CPU Adam steps the 8.03 B
+ * parameters in ceil(8.03e9 / 128 Mi) = 60 tiles of 133.8 M, each 44 ms at 112 cores x 27 M a
+ * second, and hands each tile's weights up as fp32 (4 B) beside the next tile's step, 10 ms on
+ * PCIe Gen5: the update is the CPU's steps and the last tile's copy, where the copy after the
+ * step (DeepSpeed 0.9 on) adds all 16 GB of fp16 weights at the link's rate. PCIe
+ * carries 2 B a parameter more. bf16 and other policies refuse it. */
+static void weights_up_in_step_overlaps_the_copy(void)
+{
+	struct fx f;
+	setup_8b(&f, 1024, 1);
+	f.w.job.precision = MDL_FP16_MIXED;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	double after = f.o.update_seconds, up_after, down;
+	pcie_moved(&f, &down, &up_after);
+	f.c.weights_in_step = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	double adam = 0, adam_end = 0, last_start = 0, last = 0, up_in;
+	int tiles = 0;
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		if (t->name && !strcmp(t->name, "cpu adamw")) {
+			adam += (double)(t->t_end - t->t_start) * 1e-9;
+			adam_end = fmax(adam_end, (double)t->t_end * 1e-9);
+		} else if (t->name && !strcmp(t->name, "h2d weights (in step)")) {
+			tiles++;
+			if ((double)t->t_start * 1e-9 >= last_start) {
+				last_start = (double)t->t_start * 1e-9;
+				last = (double)(t->t_end - t->t_start) * 1e-9;
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(tiles, 60);
+	ASSERT_NEAR_REL(adam, 8030261248.0 / (112 * 27e6), 1e-3);
+	ASSERT_NEAR_REL(last_start, adam_end, 1e-9); /* the last copy follows the last step */
+	ASSERT_NEAR_REL(f.o.update_seconds, adam + last, 1e-6);
+	ASSERT_NEAR_REL(last, 4.0 * 8030261248.0 / 60 / mdl_pcie_bandwidth(5, 16), 0.05);
+	CU_ASSERT(f.o.update_seconds < after - 0.2);
+	pcie_moved(&f, &down, &up_in);
+	ASSERT_NEAR_REL(up_in - up_after, 2.0 * 8030261248.0, 1e-3);
+	f.w.job.precision = MDL_BF16_MIXED;
+	CU_ASSERT_EQUAL(run(&f, "zero-offload"), -1);
+	f.w.job.precision = MDL_FP16_MIXED;
+	CU_ASSERT_EQUAL(run(&f, "zero3-offload"), -1);
+	eng_free(f.eng);
+}
+
 /* ZeRO-Offload copies every micro-batch's gradients down. At 1k tokens an H100 computes an 8B
  * backward faster than PCIe Gen5 moves its 16 GB of bf16 gradients, so the compute waits for a
  * free bucket: the step is bounded below by m x gradients / link bandwidth, and the gradient
@@ -3545,6 +3591,7 @@ int suite_sim(void)
 		{"zero3-offload shards weights in DRAM", zero3_offload_shards_weights_in_dram},
 		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
 		{"update phase is the tail after backward", update_phase_is_the_tail_after_backward},
+		{"--weights-up in-step overlaps the copy", weights_up_in_step_overlaps_the_copy},
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"FSDP hook holds checkpoints until backward ends",
 		 fsdp_hook_holds_checkpoints_until_backward_ends},

@@ -328,6 +328,10 @@ int mdl_profile_parse(const char *text, const char *path, struct mdl_hw *hw, cha
 			hw->prof.pcie_h2d = v;
 		else if (!strcmp(k, "pcie_d2h_bandwidth"))
 			hw->prof.pcie_d2h = v;
+		else if (!strcmp(k, "pcie_h2d_pageable_bandwidth"))
+			hw->prof.pageable_h2d = v;
+		else if (!strcmp(k, "pcie_d2h_pageable_bandwidth"))
+			hw->prof.pageable_d2h = v;
 		else if (!strcmp(k, "pcie_bidir_bandwidth"))
 			hw->prof.pcie_bidir = v;
 		else if (!strcmp(k, "hbm_bandwidth"))

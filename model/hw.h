@@ -38,6 +38,7 @@ struct mdl_hw {
 	/* measured by `tierplan calibrate` (--profile FILE); 0 = the catalog's value */
 	struct {
 		double pcie_h2d, pcie_d2h;	/* bytes/s per direction */
+		double pageable_h2d, pageable_d2h; /* the same from or to pageable memory */
 		double pcie_bidir;		/* both directions at once, bytes/s; 0 = not
 						 * measured (the directions are independent) */
 		double gemm_efficiency;		/* fraction of the catalog's dense peak */

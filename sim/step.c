@@ -677,6 +677,24 @@ static int host_copy_on(struct build *bd, uint32_t g, bool up, int st, const cha
 	return task(bd, name, st, bytes, 0, n, path, NULL);
 }
 
+/*
+ * A copy between pageable DRAM and GPU g as a synchronous cudaMemcpy makes it: on the GPU's
+ * compute stream, after the work queued before it and before the work queued after it, the
+ * driver staging it through a pinned buffer (pg_h2d, pg_d2h: step_pageable_rate); the staging's
+ * CPU copy, not the DRAM's bandwidth, bounds it, so the host DRAM is not on its path.
+ */
+static int host_copy_sync(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
+{
+	const struct step_machine *mc = &bd->x->mc;
+	int path[4] = {up ? mc->h2d[g] : mc->d2h[g], up ? mc->pg_h2d[g] : mc->pg_d2h[g]};
+	int n = 2;
+	if ((up ? mc->sw_h2d : mc->sw_d2h) >= 0)
+		path[n++] = up ? mc->sw_h2d : mc->sw_d2h;
+	if (mc->pcie_pair[g] >= 0)
+		path[n++] = mc->pcie_pair[g];
+	return task(bd, name, mc->s_comp[g], bytes, 0, n, path, NULL);
+}
+
 /* A copy between DRAM and GPU g on the GPU's copy stream for its direction. */
 static int host_copy(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
 {
@@ -802,6 +820,26 @@ double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 	       : hw->gpu.gemm_sustained > 0 ? hw->gpu.gemm_sustained
 	       : hw->gpu.gemm_mamf > 0	    ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf
 					    : SIM_GEMM_EFFICIENCY;
+}
+
+/*
+ * A copy from or to pageable host memory: the driver stages it through a pinned buffer, a CPU
+ * copy on the host side, so it runs well below the link (CUDA Programming Guide: page-locked
+ * memory "can be read or written with much higher bandwidth than pageable memory"). Measured by
+ * this project's calibrate (cuda_h2d_pageable, cuda_d2h_pageable: cudaMemcpy from and to
+ * malloc'd memory, the median of five sweeps to 1 GiB) on the H200 SXM host of
+ * traces/calibration/h200-sxm-2026-12-04.json and its repeat, a 16-core Xeon VM: 6.59 and
+ * 9.23 GB/s up, 10.66 and 16.47 GB/s down, where its pinned copies moved 54-55; the mean of the
+ * two runs [D: one host; a profile's own pageable rates replace them, and the link's rate caps
+ * them].
+ */
+#define PAGEABLE_H2D 7.91e9
+#define PAGEABLE_D2H 13.56e9
+
+double step_pageable_rate(const struct mdl_hw *hw, bool up)
+{
+	double p = up ? hw->prof.pageable_h2d : hw->prof.pageable_d2h;
+	return p > 0 ? p : up ? PAGEABLE_H2D : PAGEABLE_D2H;
 }
 
 double step_hbm_rate(const struct mdl_hw *hw)
@@ -1188,6 +1226,11 @@ static int machine(struct build *bd)
 		RES(hbm, "hbm", hbm, "B");
 		RES(h2d, "pcie h2d", h2d, "B");
 		RES(d2h, "pcie d2h", d2h, "B");
+		mc->pg_h2d[g] = mc->pg_d2h[g] = -1;
+		if (bd->x->pl.ckpt_sync) {
+			RES(pg_h2d, "pageable h2d", fmin(h2d, step_pageable_rate(hw, true)), "B");
+			RES(pg_d2h, "pageable d2h", fmin(d2h, step_pageable_rate(hw, false)), "B");
+		}
 		/* both directions at once move less than their sum (mdl_host_link_bidir): the
 		 * pair shares that rate */
 		mc->pcie_pair[g] = -1;
@@ -2090,7 +2133,12 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			 * cpu_checkpointing moves checkpoints only; torchtune runs the output
 			 * layer under a NoOpManager) */
 			double off = share * (saved - head);
-			int o = host_copy(bd, g, false, "d2h checkpoint", off);
+			/* DeepSpeed's cpu_checkpointing copies a layer's input into pageable CPU
+			 * buffers (checkpointing.py, partition_activations: copy_ into new_empty
+			 * CPU tensors, or .cpu()) before it runs the layer: a synchronous copy the
+			 * next layer's kernels wait for [A: DeepSpeed source, 0.3 to 2026] */
+			int o = x->pl.ckpt_sync ? host_copy_sync(bd, g, false, "d2h checkpoint", off)
+						: host_copy(bd, g, false, "d2h checkpoint", off);
 			if (o < 0 || dep(bd, c, o) ||
 			    (staged && dep(bd, ring_back(s->ck_write, s->nck, 2), o)) ||
 			    mem(bd, o, mc->dram_pool, CAT_A, off, ENG_AT_START) ||
@@ -2455,7 +2503,12 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				    dep(bd, s->last_ckpt_down, rd))
 					return -1;
 			}
-			ck = host_copy(bd, g, true, "h2d checkpoint", off);
+			/* DeepSpeed's cpu_checkpointing brings it back as the layer's backward
+			 * starts (gather_partitioned_activations, .to(device) from pageable
+			 * memory): synchronous, after the layer before it in backward, before
+			 * the recompute */
+			ck = pl->ckpt_sync ? host_copy_sync(bd, g, true, "h2d checkpoint", off)
+					   : host_copy(bd, g, true, "h2d checkpoint", off);
 			if (ck < 0 || mem(bd, ck, pool, CAT_A, off, ENG_AT_START) ||
 			    mem(bd, ck, mc->dram_pool, CAT_A, -off, ENG_AT_END) || dep(bd, rd, ck))
 				return -1;
@@ -3299,6 +3352,7 @@ int step_ckpt_variant(struct step_ctx *x, int v)
 	if (v == 1 && x->job.recompute != MDL_RC_FULL)
 		return 1;
 	x->pl.ckpt = v ? W_DRAM : W_GPU;
+	x->pl.ckpt_sync = v != 0;
 	return 0;
 }
 

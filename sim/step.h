@@ -90,6 +90,9 @@ struct step_place {
 	bool shard_stream;         /* streamed weights are ZeRO-3 shards: h2d 1/dp, then gather */
 	enum step_where ckpt;      /* activation checkpoints: W_GPU, W_DRAM or W_FLASH (through
 				    * pinned DRAM staging) */
+	bool ckpt_sync;            /* W_DRAM checkpoints copied synchronously through pageable
+				    * memory, on the compute stream (DeepSpeed's cpu_checkpointing:
+				    * step_ckpt_variant) */
 	enum step_grads grads;
 	double grads_on_flash;     /* host gradients: fraction written to flash */
 	double host_grad_bytes;    /* host gradients: bytes per parameter, 0 = HOST_GRAD_BYTES */
@@ -130,6 +133,9 @@ struct step_machine {
 	int sm[SIM_MAX_PP], hbm[SIM_MAX_PP], h2d[SIM_MAX_PP], d2h[SIM_MAX_PP];
 	int pcie_pair[SIM_MAX_PP]; /* both directions together, when a profile measured less than
 				    * their sum; -1 none */
+	/* the staging of a synchronous copy from or to pageable memory (pl.ckpt_sync), each
+	 * direction at step_pageable_rate; -1 none */
+	int pg_h2d[SIM_MAX_PP], pg_d2h[SIM_MAX_PP];
 	int tp_link[SIM_MAX_PP], pp_link[SIM_MAX_PP], net_link[SIM_MAX_PP];
 	/* tp/pp links: LINK_PCIE when the GPU has no GPU-to-GPU fabric */
 	int dram, nvme_rd, nvme_wr, cpu, sw_h2d, sw_d2h; /* sw: PCIe switch uplink, -1 none */
@@ -185,6 +191,9 @@ struct step_ctx {
  * GPU, variant 1 puts full recompute's in DRAM (cpu_checkpointing). Sets pl.ckpt; 1 when the
  * variant does not apply to the job's recompute, else 0. */
 int step_ckpt_variant(struct step_ctx *x, int v);
+/* Bytes/s of a synchronous copy up (h2d) or down through pageable host memory: a profile's
+ * measured rate, else this project's one measured host's (step.c). */
+double step_pageable_rate(const struct mdl_hw *hw, bool up);
 
 /* Policies: 0 = tp 1 and pp 1 (data parallel only), else -1 naming the flag. */
 int step_require_dp_only(const struct step_ctx *x, char *err, size_t errlen);

@@ -1819,6 +1819,42 @@ static void checkpoints_and_head_placement(void)
 	eng_free(f.eng);
 }
 
+/* DeepSpeed's cpu_checkpointing (the 50B ZeRO-Infinity run above, its 27 GB of checkpoints in
+ * DRAM) copies each layer's checkpoint synchronously through pageable memory: on the compute
+ * stream, so no forward or backward computes beside a checkpoint copy, and at the pageable
+ * staging's rate at most (13.56 GB/s down, 7.91 up: step_pageable_rate), where pinned copies on
+ * the copy streams ran beside the compute at the link's. */
+static void cpu_checkpointing_copies_synchronously(void)
+{
+	struct fx f;
+	char path[512];
+	snprintf(path, sizeof path, "%s/../traces/published/models/gpt-50b.json", cfg_dir());
+	setup(&f, path, "v100-32g", "dgx-2", "generic-gen4", 8);
+	f.w.job = (struct mdl_job){MDL_FULL, 8, MDL_T_ALL, MDL_FP16_MIXED, MDL_ADAMW, MDL_RC_FULL,
+				   MDL_ATTN_EAGER, 1024, 26};
+	f.c.recompute_fixed = true;
+	f.c.layout.dp = 16;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-infinity"), 0);
+	CU_ASSERT_FATAL(f.o.ckpt_in_dram);
+	int copies[2] = {0, 0};
+	for (int i = 0; i < eng_ntasks(f.eng); i++) {
+		const struct eng_task *t = eng_task_at(f.eng, i);
+		bool down = t->name && !strcmp(t->name, "d2h checkpoint");
+		if (!down && !(t->name && !strcmp(t->name, "h2d checkpoint")))
+			continue;
+		copies[down]++;
+		double secs = (double)(t->t_end - t->t_start) * 1e-9;
+		CU_ASSERT(secs >= 0.999 * t->work / (down ? 13.56e9 : 7.91e9));
+		for (int j = 0; j < eng_ntasks(f.eng); j++) {
+			const struct eng_task *c = eng_task_at(f.eng, j);
+			if (c->name && (!strcmp(c->name, "forward") || !strcmp(c->name, "backward")))
+				CU_ASSERT(c->t_end <= t->t_start || c->t_start >= t->t_end);
+		}
+	}
+	CU_ASSERT(copies[0] > 0 && copies[1] == copies[0]);
+	eng_free(f.eng);
+}
+
 /* ZeRO-Infinity's parameter swap buffers hold the largest parameter partition (DeepSpeed
  * asserts so): Llama-3.1-70B's embedding, 128256 x 8192 = 1,050,673,152 elements, on one rank
  * is 2.1 GB a buffer in bf16, past the 1 GB (5e8 elements) of the Smart-Infinity
@@ -3592,6 +3628,7 @@ int suite_sim(void)
 		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
 		{"update phase is the tail after backward", update_phase_is_the_tail_after_backward},
 		{"--weights-up in-step overlaps the copy", weights_up_in_step_overlaps_the_copy},
+		{"cpu_checkpointing copies synchronously", cpu_checkpointing_copies_synchronously},
 		{"chunked loss drops the logits", chunked_loss_drops_the_logits},
 		{"FSDP hook holds checkpoints until backward ends",
 		 fsdp_hook_holds_checkpoints_until_backward_ends},

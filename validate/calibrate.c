@@ -992,6 +992,10 @@ static int write_profile(const char *out, const struct result *rs, int n, const 
 			cJSON_AddNumberToObject(fit, "pcie_h2d_latency_s", r->latency);
 		} else if (!strcmp(r->test, "cuda_d2h_pinned") && r->bandwidth > 0)
 			cJSON_AddNumberToObject(fit, "pcie_d2h_bandwidth", r->bandwidth);
+		else if (!strcmp(r->test, "cuda_h2d_pageable") && r->bandwidth > 0)
+			cJSON_AddNumberToObject(fit, "pcie_h2d_pageable_bandwidth", r->bandwidth);
+		else if (!strcmp(r->test, "cuda_d2h_pageable") && r->bandwidth > 0)
+			cJSON_AddNumberToObject(fit, "pcie_d2h_pageable_bandwidth", r->bandwidth);
 		else if (!strcmp(r->test, "cuda_bidir_pinned"))
 			cJSON_AddNumberToObject(fit, "pcie_bidir_bandwidth", v);
 		else if (!strcmp(r->test, "cuda_d2d"))

@@ -112,9 +112,9 @@ struct sim_option {
 				   * cache: mdl_flash_cached_write); 0 = nothing on flash */
 	/* seconds of the step after its last backward's gradients landed (the end of every
 	 * stage's last gradient reduction or copy): the optimizer step and the weights going
-	 * back, what DeepSpeed's wall_clock_breakdown times as "optimizer" and Megatron as
-	 * "optimizer"; 0 where the update runs inside backward (tiered). -1: not known, where
-	 * the run did not keep its task times (a search's runs, sim_run with folds) */
+	 * back, what DeepSpeed's wall_clock_breakdown and Megatron's timers call "optimizer";
+	 * near 0 where the update runs inside backward (tiered). -1: not known, where the run
+	 * did not keep its task times (a search's runs, sim_run with folds) */
 	double update_seconds;
 	double flash_pause;       /* seconds a step the drives do not write (their SLC caches
 				   * fold free then: mdl_flash_slc_free) */

@@ -2784,7 +2784,6 @@ static double ds_reduce_buckets(const struct build *bd)
 	return n * step_reduce_bucket(x->c) * mdl_job_act_bytes(&x->job);
 }
 
-/* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
 /*
  * DeepSpeedCPUAdam's tile: the elements it steps before handing their new weights on, 128 Mi
  * (csrc/includes/simd.h, TILE, DeepSpeed 0.3-0.8) [A: source].
@@ -2836,6 +2835,7 @@ static int update_in_step(struct build *bd, uint32_t g, double share, double w, 
 	return 0;
 }
 
+/* The update after the last micro-batch: on the GPU (HBM bound), or on the CPU in chunks. */
 static int update(struct build *bd, uint32_t g)
 {
 	struct step_ctx *x = bd->x;

@@ -268,6 +268,11 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 		/* the settings calibrate's fio jobs measure the drives with (--bs=1M --iodepth=32) */
 		fprintf(fp, ",\n  \"aio\": {\"block_size\": 1048576, \"queue_depth\": 32, "
 			    "\"single_submit\": false, \"overlap_events\": true}");
+	/* checkpoints in DRAM, as the option ran: deepspeed.checkpointing moves them only with
+	 * partition_activations on (checkpointing.py before 2026), a no-op at one TP rank */
+	if (o->ckpt_in_dram)
+		fprintf(fp, ",\n  \"activation_checkpointing\": {\"partition_activations\": true, "
+			    "\"cpu_checkpointing\": true}");
 	fprintf(fp, "\n}\n");
 }
 
@@ -784,8 +789,15 @@ static void readme(FILE *fp, const struct rpt_plan *r, const struct sim_option *
 			    "`launch.sh` starts it with DeepSpeed's launcher. Put your training "
 			    "script in place of `train.py` (a Hugging Face Trainer script takes "
 			    "`--deepspeed ds_config.json` as well)%s, and keep gradient "
-			    "checkpointing %s.\n\n",
-			drives, o->recompute == MDL_RC_NONE ? "off" : "on");
+			    "checkpointing %s.%s\n\n",
+			drives, o->recompute == MDL_RC_NONE ? "off" : "on",
+			o->ckpt_in_dram
+				? " The plan keeps the checkpoints in CPU memory "
+				  "(`activation_checkpointing.cpu_checkpointing`), which only "
+				  "`deepspeed.checkpointing` honours, as Megatron-DeepSpeed "
+				  "checkpoints; a Hugging Face model keeps them on the GPU (plan "
+				  "with `--cpu-checkpointing no` to price that)."
+				: "");
 	if (dso) {
 		fprintf(fp, "The plan priced ZeRO-%u's gradients as Megatron-LM and FSDP hold "
 			    "them, %.1f GiB a GPU at the peak; DeepSpeed reduces them through its "

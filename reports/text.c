@@ -353,14 +353,14 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			pre);
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
-	char fw[480], al[48] = "", tw[48] = "";
+	char fw[640], al[48] = "", tw[48] = "";
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	if (f->twin_gpu > 0)
 		snprintf(tw, sizeof tw, ", offload-ratio %g", 1 - f->twin_gpu);
 	snprintf(fw, sizeof fw,
 		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
-		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s "
+		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s "
 		 "(each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
@@ -376,7 +376,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f),
 		 cfg_fmt_count(f->max_in_cpu, b[4], 32), tw,
-		 f->weights_in_step ? ", weights-up in-step" : "");
+		 f->weights_in_step ? ", weights-up in-step" : "",
+		 f->cpu_ckpt == SIM_CPU_CKPT_YES  ? ", cpu-checkpointing yes"
+		 : f->cpu_ckpt == SIM_CPU_CKPT_NO ? ", cpu-checkpointing no"
+						  : "");
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);
 	char lay[224], most[48] = "";

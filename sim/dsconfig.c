@@ -35,10 +35,7 @@ static const struct reason ignored[] = {
 	{"comms_logger", "logging"},
 	{"aio", "the drive array's rate comes from the catalog or a calibrated profile (--profile), "
 		"whose fio jobs use the same block size and queue depth"},
-	{"activation_checkpointing",
-	 "recompute comes from --recompute (the model's gradient checkpointing); cpu_checkpointing "
-	 "acts only through deepspeed.checkpointing (Megatron-DeepSpeed): --activation-offload yes "
-	 "says it under ZeRO without offload, the offload policies place checkpoints themselves"},
+	{"activation_checkpointing", ""}, /* read below (checkpointing) */
 	{"zero_allow_untested_optimizer", "a permission, not a cost"},
 	{"zero_force_ds_cpu_optimizer", "a permission, not a cost"},
 	{"communication_data_type", "not modelled: collectives move the gradients' dtype"},
@@ -608,6 +605,62 @@ static int optimizer(struct walk *w, const cJSON *o)
 		   t->valuestring);
 }
 
+/* The policy the config chose (zero), "" where none. */
+static const char *ds_policy(const struct tp_ds *ds)
+{
+	for (int i = 0; i < ds->n; i++)
+		if (!strcmp(ds->set[i].flag, "policy"))
+			return ds->set[i].value;
+	return "";
+}
+
+/*
+ * activation_checkpointing: recompute comes from --recompute (the model's gradient
+ * checkpointing). cpu_checkpointing moves full recompute's checkpoints to DRAM where
+ * deepspeed.checkpointing runs them (Megatron-DeepSpeed; a Hugging Face model checkpoints with
+ * torch.utils.checkpoint and ignores the section): under the offload policies it is
+ * --cpu-checkpointing, whose yes and no fix that placement. Under ZeRO without offload
+ * DeepSpeed's synchronous copies are not modelled (--activation-offload is torchtune's
+ * asynchronous offload). 0 ok, -1 bad value.
+ */
+static int checkpointing(struct walk *w, const cJSON *ac)
+{
+	static const struct reason keys[] = {
+		{"cpu_checkpointing", ""},
+		{"partition_activations",
+		 "splits each checkpoint over the tensor-parallel ranks: the layout's"},
+		{"contiguous_memory_optimization", "not modelled: fragmentation is the allocator's"},
+		{"number_checkpoints", "not modelled"},
+		{"synchronize_checkpoint_boundary", "not modelled"},
+		{"profile", "logging"},
+	};
+	if (!ac)
+		return 0;
+	explain(w->ds, "activation_checkpointing.", ac, keys, sizeof keys / sizeof keys[0],
+		"a key of activation_checkpointing");
+	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(ac, "cpu_checkpointing");
+	if (!cpu)
+		return 0;
+	if (!cJSON_IsBool(cpu))
+		return bad(w, "activation_checkpointing.cpu_checkpointing", "must be true or false");
+	if (strncmp(ds_policy(w->ds), "zero", 4) != 0) {
+		if (cJSON_IsTrue(cpu))
+			note(w->ds, "ignored activation_checkpointing.cpu_checkpointing (without "
+				    "offload DeepSpeed's synchronous checkpoint copies are not "
+				    "modelled; --activation-offload yes is torchtune's asynchronous "
+				    "offload)");
+		return 0;
+	}
+	set(w->ds, "cpu-checkpointing", "activation_checkpointing.cpu_checkpointing",
+	    cJSON_IsTrue(cpu) ? "yes" : "no");
+	if (cJSON_IsTrue(cpu))
+		note(w->ds, "activation_checkpointing.cpu_checkpointing acts through "
+			    "deepspeed.checkpointing (Megatron-DeepSpeed); a Hugging Face model "
+			    "checkpoints with torch and keeps them on the GPU: give "
+			    "--cpu-checkpointing no for it");
+	return 0;
+}
+
 int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *err,
 		size_t errlen)
 {
@@ -698,6 +751,8 @@ int tp_ds_parse(const char *json, const char *origin, struct tp_ds *ds, char *er
 	else if (!auto_prec)
 		set(ds, "precision", "fp16 and bf16 (neither enabled)", "fp32");
 	if (zero(&w, cJSON_GetObjectItemCaseSensitive(root, "zero_optimization")))
+		goto out;
+	if (checkpointing(&w, cJSON_GetObjectItemCaseSensitive(root, "activation_checkpointing")))
 		goto out;
 	/* gradient_clipping: a norm above 0 clips; DeepSpeed's default, 0, does not */
 	it = cJSON_GetObjectItemCaseSensitive(root, "gradient_clipping");

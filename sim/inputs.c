@@ -535,6 +535,24 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				"(--deepspeed %s)",
 				o->deepspeed),
 		       EXIT_INVALID;
+	if (!strcmp(o->cpu_checkpointing, "auto"))
+		c->cpu_ckpt = SIM_CPU_CKPT_AUTO;
+	else if (!strcmp(o->cpu_checkpointing, "yes"))
+		c->cpu_ckpt = SIM_CPU_CKPT_YES;
+	else if (!strcmp(o->cpu_checkpointing, "no"))
+		c->cpu_ckpt = SIM_CPU_CKPT_NO;
+	else
+		return snprintf(err, errlen, "--cpu-checkpointing: '%s' (allowed: auto, yes, no)",
+				o->cpu_checkpointing),
+		       EXIT_INVALID;
+	/* only full recompute keeps checkpoints for DeepSpeed to move */
+	if (c->cpu_ckpt == SIM_CPU_CKPT_YES && w->job.recompute != MDL_RC_FULL &&
+	    tp_opts_given(o, "recompute"))
+		return snprintf(err, errlen,
+				"--cpu-checkpointing yes moves full recompute's checkpoints: "
+				"--recompute full or auto (got %s)",
+				mdl_recompute_name(w->job.recompute)),
+		       EXIT_INVALID;
 	if (strcmp(o->weights_up, "after") && strcmp(o->weights_up, "in-step"))
 		return snprintf(err, errlen, "--weights-up: '%s' (allowed: after, in-step)",
 				o->weights_up),

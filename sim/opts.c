@@ -339,6 +339,11 @@ static const struct opt table[] = {
 	 "the CPU (read), write the previous one meanwhile (write), or both (DeepSpeed's "
 	 "offload_optimizer pipeline_read / pipeline_write; none, DeepSpeed's default: read, step "
 	 "and write one after the other; policy zero-infinity)"},
+	{"cpu-checkpointing", O_STR, OFF(cpu_checkpointing), 0, 0, "auto", false, "auto|yes|no", P,
+	 "policies zero-offload, zero3-offload and zero-infinity: full recompute's checkpoints in "
+	 "DRAM, as DeepSpeed's activation_checkpointing.cpu_checkpointing keeps them where "
+	 "deepspeed.checkpointing runs (Megatron-DeepSpeed), each copied synchronously through "
+	 "pageable memory (yes), or on the GPU (no); auto: the faster that fits"},
 	{"weights-up", O_STR, OFF(weights_up), 0, 0, "after", false, "after|in-step", P,
 	 "policy zero-offload under --precision fp16-mixed: how the new fp16 weights go back "
 	 "to the GPU, after the CPU step (DeepSpeed 0.9 and later, and every bf16 run) or "

@@ -698,6 +698,16 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 								  : ", --offload-param yes");
 		return -1;
 	}
+	/* DeepSpeed's offload policies are zero-offload, zero3-offload and zero-infinity */
+	if (c->cpu_ckpt != SIM_CPU_CKPT_AUTO && strncmp(c->policy->name, "zero", 4) != 0) {
+		snprintf(err, errlen,
+			 "--cpu-checkpointing places the checkpoints of DeepSpeed's offload "
+			 "policies: zero-offload, zero3-offload or zero-infinity (got %s; policy "
+			 "gpu offloads activations with --activation-offload, the tiered policies "
+			 "place their own)",
+			 c->policy->name);
+		return -1;
+	}
 	/* DeepSpeed 0.3-0.8 passed fp16_param_groups to DeepSpeedCPUAdam only where its ZeRO-1/2
 	 * optimizer's dtype was torch.half (stage_1_and_2.py, _optimizer_step) */
 	if (c->weights_in_step && (strcmp(c->policy->name, "zero-offload") != 0 ||

@@ -3351,6 +3351,10 @@ int step_ckpt_variant(struct step_ctx *x, int v)
 	 * recompute keeps any */
 	if (v == 1 && x->job.recompute != MDL_RC_FULL)
 		return 1;
+	/* --cpu-checkpointing yes or no: that placement alone */
+	if ((x->c->cpu_ckpt == SIM_CPU_CKPT_YES && v == 0) ||
+	    (x->c->cpu_ckpt == SIM_CPU_CKPT_NO && v == 1))
+		return 1;
 	x->pl.ckpt = v ? W_DRAM : W_GPU;
 	x->pl.ckpt_sync = v != 0;
 	return 0;

@@ -115,6 +115,9 @@ struct sim_config {
 	 * while a tile steps (pipeline_read), writes the previous one (pipeline_write); by default
 	 * neither, as DeepSpeed's */
 	bool swap_read_ahead, swap_write_behind;
+	/* --cpu-checkpointing: the DeepSpeed offload policies' checkpoints in DRAM or on the GPU
+	 * (step_ckpt_variant); auto: the faster that fits */
+	enum sim_cpu_ckpt { SIM_CPU_CKPT_AUTO, SIM_CPU_CKPT_YES, SIM_CPU_CKPT_NO } cpu_ckpt;
 	/* --weights-up in-step: ZeRO-1/2's CPU offload under fp16 as DeepSpeed 0.3-0.8 ran it,
 	 * the new weights copied up tile by tile inside CPU Adam's step (step.c, update) */
 	bool weights_in_step;

@@ -1599,6 +1599,33 @@ expect 3 "--weights-up in-step is DeepSpeed 0.3-0.8's CPU Adam under fp16: --pre
 expect 3 "policy zero-offload with --precision fp16-mixed (got policy zero3-offload" \
 	simulate --model 8b --seq 1024 --policy zero3-offload --precision fp16-mixed --weights-up in-step
 expect 3 "--weights-up: 'sometimes' (allowed: after, in-step)" simulate --model 8b --seq 1024 --weights-up sometimes
+# --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU
+expect 0 "" simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --batch 2 --cpu-checkpointing yes --format json
+if python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["checkpoints_in_dram"] and d["job"]["framework"]["cpu_checkpointing"] == "yes" else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --cpu-checkpointing yes keeps them in DRAM"; fi
+expect 0 "" simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --batch 2 --cpu-checkpointing no
+if grep -q "activations kept in DRAM" "$tmp/out"; then fail=$((fail + 1)); echo "FAIL: --cpu-checkpointing no kept them in DRAM"; else pass=$((pass + 1)); fi
+expect 3 "--cpu-checkpointing places the checkpoints of DeepSpeed's offload policies" simulate --model 8b --seq 1024 --cpu-checkpointing yes
+expect 3 "--cpu-checkpointing yes moves full recompute's checkpoints: --recompute full or auto (got none)" \
+	simulate --model 8b --seq 1024 --policy zero-offload --recompute none --cpu-checkpointing yes
+expect 3 "--cpu-checkpointing: 'maybe' (allowed: auto, yes, no)" simulate --model 8b --seq 1024 --cpu-checkpointing maybe
+printf '{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}},\n "activation_checkpointing": {"cpu_checkpointing": true, "partition_activations": true}}\n' >"$tmp/ds-cpuck.json"
+expect 0 "used activation_checkpointing.cpu_checkpointing -> --cpu-checkpointing yes" \
+	simulate --model 8b --seq 4096 --gpu rtx4090 --batch 2 --deepspeed "$tmp/ds-cpuck.json"
+printf '{"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}, "activation_checkpointing": {"cpu_checkpointing": true}}\n' >"$tmp/ds-cpuck0.json"
+expect 0 "ignored activation_checkpointing.cpu_checkpointing (without offload" \
+	simulate --model 8b --seq 1024 --gpus 8 --deepspeed "$tmp/ds-cpuck0.json"
+printf '{"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}, "activation_checkpointing": {"cpu_checkpointing": 1}}\n' >"$tmp/ds-cpuck1.json"
+expect 3 "activation_checkpointing.cpu_checkpointing must be true or false" \
+	simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-cpuck1.json"
+rm -rf "$tmp/emit-ck"
+expect 0 "" plan --model 8b --seq 4096 --gpu rtx4090 --cpu-checkpointing yes --emit "$tmp/emit-ck" --option 2
+holds "plan --emit writes cpu_checkpointing where the option kept its checkpoints in DRAM" "$tmp/emit-ck/ds_config.json" \
+	'"activation_checkpointing": {"partition_activations": true, "cpu_checkpointing": true}'
 # the expert-parallel group spans the context-parallel ranks too (Megatron-Core's folding)
 expect 0 "" simulate --model qwen3-30b-a3b --seq 16384 --gpus 16 --tp 2 --cp 2 --ep 8 --zero 1
 holds "simulate --ep over dp x cp names both" "$tmp/out" "tp2 pp1 dp4 cp2 ep8 zero1"

@@ -1806,6 +1806,16 @@ static void checkpoints_and_head_placement(void)
 	double act = f.o.gpu_mem.activations / (1 + SIM_ALLOC_SLACK);
 	CU_ASSERT(act <= 1.01 * (ckpt + fmax(head, work)));
 	CU_ASSERT(act >= 0.99 * fmax(head, work));
+	/* --cpu-checkpointing fixes the placement either way; the GPU policy has none to fix */
+	bool auto_dram = f.o.ckpt_in_dram > 0;
+	f.c.cpu_ckpt = auto_dram ? SIM_CPU_CKPT_NO : SIM_CPU_CKPT_YES;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	CU_ASSERT_EQUAL(f.o.ckpt_in_dram > 0, !auto_dram);
+	f.c.cpu_ckpt = auto_dram ? SIM_CPU_CKPT_YES : SIM_CPU_CKPT_NO;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	CU_ASSERT_EQUAL(f.o.ckpt_in_dram > 0, auto_dram);
+	f.c.layout.zero = 0;
+	CU_ASSERT_EQUAL(run(&f, "gpu"), -1);
 	eng_free(f.eng);
 
 	snprintf(path, sizeof path, "%s/../traces/published/models/gpt-50b.json", cfg_dir());

@@ -145,6 +145,22 @@ static void profile_caps_the_pair_of_directions(void)
 	CU_ASSERT_DOUBLE_EQUAL(hw.prof.pcie_bidir, 26e9, 1);
 }
 
+/* A profile's pageable copy rates (calibrate's cuda_h2d_pageable, cuda_d2h_pageable) replace the
+ * project's one measured host's, which stand without them. */
+static void profile_sets_the_pageable_rates(void)
+{
+	struct mdl_hw hw;
+	char err[256];
+	on_gpu("h100-sxm", &hw);
+	CU_ASSERT_DOUBLE_EQUAL(step_pageable_rate(&hw, true), 7.91e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(step_pageable_rate(&hw, false), 13.56e9, 1);
+	const char *prof = "{\"fitted\": {\"pcie_h2d_pageable_bandwidth\": 5e9, "
+			   "\"pcie_d2h_pageable_bandwidth\": 6e9}}";
+	CU_ASSERT_EQUAL_FATAL(mdl_profile_parse(prof, "p.json", &hw, err, sizeof err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(step_pageable_rate(&hw, true), 5e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(step_pageable_rate(&hw, false), 6e9, 1);
+}
+
 /* A profile's FP8 GEMM rate (calibrate's cuda_gemm_fp8) sets the rate an FP8 linear runs at: the
  * 0.81 of it a step sustains of a benchmark GEMM (GEMM_MAMF_SHARE), whether the bf16 rate was
  * measured beside it or comes from the catalog: the H100's 1,300 TFLOPS measured give 1,053 by
@@ -217,6 +233,7 @@ int suite_calibrate(void)
 		{"tiering prediction overlaps copy and compute",
 		 tiering_prediction_overlaps_copy_and_compute},
 		{"profile caps the pair of directions", profile_caps_the_pair_of_directions},
+		{"profile sets the pageable rates", profile_sets_the_pageable_rates},
 		{"profile fp8 gemm sets the fp8 rate", profile_fp8_gemm_sets_the_fp8_rate},
 		{"gemm fit separates rate and fixed time", gemm_fit_separates_rate_and_fixed_time},
 		{"slc fit finds the cache", slc_fit_finds_the_cache},

@@ -358,6 +358,9 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	if (f->twin_gpu > 0)
 		snprintf(tw, sizeof tw, ", offload-ratio %g", 1 - f->twin_gpu);
+	char ck[40] = "";
+	if (f->cpu_ckpt != SIM_CPU_CKPT_AUTO)
+		snprintf(ck, sizeof ck, ", cpu-checkpointing %s", sim_cpu_ckpt_name(f));
 	snprintf(fw, sizeof fw,
 		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
 		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s "
@@ -376,10 +379,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f),
 		 cfg_fmt_count(f->max_in_cpu, b[4], 32), tw,
-		 f->weights_in_step ? ", weights-up in-step" : "",
-		 f->cpu_ckpt == SIM_CPU_CKPT_YES  ? ", cpu-checkpointing yes"
-		 : f->cpu_ckpt == SIM_CPU_CKPT_NO ? ", cpu-checkpointing no"
-						  : "");
+		 f->weights_in_step ? ", weights-up in-step" : "", ck);
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);
 	char lay[224], most[48] = "";

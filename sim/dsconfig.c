@@ -12,6 +12,7 @@
 
 #include "../model/catalog.h"
 #include "../model/file.h"
+#include "sim.h"
 
 #define DS_MAX_BYTES (1u << 20) /* a ds_config is a few hundred bytes; 1 MiB is anything real */
 
@@ -643,7 +644,7 @@ static int checkpointing(struct walk *w, const cJSON *ac)
 		return 0;
 	if (!cJSON_IsBool(cpu))
 		return bad(w, "activation_checkpointing.cpu_checkpointing", "must be true or false");
-	if (strncmp(ds_policy(w->ds), "zero", 4) != 0) {
+	if (!sim_ds_offload(ds_policy(w->ds))) {
 		if (cJSON_IsTrue(cpu))
 			note(w->ds, "ignored activation_checkpointing.cpu_checkpointing (without "
 				    "offload DeepSpeed's synchronous checkpoint copies are not "

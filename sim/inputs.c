@@ -535,13 +535,7 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				"(--deepspeed %s)",
 				o->deepspeed),
 		       EXIT_INVALID;
-	if (!strcmp(o->cpu_checkpointing, "auto"))
-		c->cpu_ckpt = SIM_CPU_CKPT_AUTO;
-	else if (!strcmp(o->cpu_checkpointing, "yes"))
-		c->cpu_ckpt = SIM_CPU_CKPT_YES;
-	else if (!strcmp(o->cpu_checkpointing, "no"))
-		c->cpu_ckpt = SIM_CPU_CKPT_NO;
-	else
+	if (sim_cpu_ckpt_parse(o->cpu_checkpointing, c))
 		return snprintf(err, errlen, "--cpu-checkpointing: '%s' (allowed: auto, yes, no)",
 				o->cpu_checkpointing),
 		       EXIT_INVALID;

@@ -158,6 +158,28 @@ int sim_swap_pipeline_parse(const char *s, struct sim_config *c)
 	return -1;
 }
 
+static const char *const cpu_ckpt_names[3] = {"auto", "yes", "no"}; /* enum sim_cpu_ckpt */
+
+const char *sim_cpu_ckpt_name(const struct sim_config *c)
+{
+	return cpu_ckpt_names[c->cpu_ckpt];
+}
+
+int sim_cpu_ckpt_parse(const char *s, struct sim_config *c)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, cpu_ckpt_names[i]) == 0) {
+			c->cpu_ckpt = (enum sim_cpu_ckpt)i;
+			return 0;
+		}
+	return -1;
+}
+
+bool sim_ds_offload(const char *policy)
+{
+	return strncmp(policy, "zero", 4) == 0;
+}
+
 const char *sim_option_policy(const struct sim_option *o, char *buf, size_t n)
 {
 	if (o->params_on_gpu && o->twin_gpu > 0)
@@ -698,8 +720,7 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 								  : ", --offload-param yes");
 		return -1;
 	}
-	/* DeepSpeed's offload policies are zero-offload, zero3-offload and zero-infinity */
-	if (c->cpu_ckpt != SIM_CPU_CKPT_AUTO && strncmp(c->policy->name, "zero", 4) != 0) {
+	if (c->cpu_ckpt != SIM_CPU_CKPT_AUTO && !sim_ds_offload(c->policy->name)) {
 		snprintf(err, errlen,
 			 "--cpu-checkpointing places the checkpoints of DeepSpeed's offload "
 			 "policies: zero-offload, zero3-offload or zero-infinity (got %s; policy "

@@ -150,6 +150,13 @@ const char *sim_option_recompute(const struct sim_option *o, char *buf, size_t l
  * none of them. */
 const char *sim_swap_pipeline_name(const struct sim_config *c);
 int sim_swap_pipeline_parse(const char *s, struct sim_config *c);
+/* --cpu-checkpointing's value of c (auto, yes, no), and c's from one: 0, or -1 when s is none
+ * of them. */
+const char *sim_cpu_ckpt_name(const struct sim_config *c);
+int sim_cpu_ckpt_parse(const char *s, struct sim_config *c);
+/* Whether a policy named so is one of DeepSpeed's offloads (zero-offload, zero3-offload,
+ * zero-infinity), whose checkpoints --cpu-checkpointing places. */
+bool sim_ds_offload(const char *policy);
 
 /* Whether GPTQ base weights (mdl_job_gptq) can run under policy p at ZeRO stage `zero`: auto-gptq
  * registers its packed weights as module buffers, which ZeRO-3 neither partitions nor offloads

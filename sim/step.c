@@ -661,14 +661,14 @@ static int p2p_send(struct build *bd, uint32_t g, const char *name)
 		    path, sc);
 }
 
-/* A copy between DRAM and GPU g on stream st: the PCIe link's direction, the host's DRAM, behind
- * a PCIe switch the switch's shared uplink, and the pair of directions when a profile measured
- * them together slower than apart. */
-static int host_copy_on(struct build *bd, uint32_t g, bool up, int st, const char *name,
-			double bytes)
+/* A copy between the host and GPU g on stream st through `host` (the host side's resource): the
+ * PCIe link's direction, that resource, behind a PCIe switch the switch's shared uplink, and the
+ * pair of directions when a profile measured them together slower than apart. */
+static int host_copy_via(struct build *bd, uint32_t g, bool up, int st, int host,
+			 const char *name, double bytes)
 {
 	const struct step_machine *mc = &bd->x->mc;
-	int path[4] = {up ? mc->h2d[g] : mc->d2h[g], mc->dram};
+	int path[4] = {up ? mc->h2d[g] : mc->d2h[g], host};
 	int n = 2;
 	if ((up ? mc->sw_h2d : mc->sw_d2h) >= 0)
 		path[n++] = up ? mc->sw_h2d : mc->sw_d2h;
@@ -677,22 +677,24 @@ static int host_copy_on(struct build *bd, uint32_t g, bool up, int st, const cha
 	return task(bd, name, st, bytes, 0, n, path, NULL);
 }
 
+/* A copy between DRAM and GPU g on stream st: through the host's DRAM. */
+static int host_copy_on(struct build *bd, uint32_t g, bool up, int st, const char *name,
+			double bytes)
+{
+	return host_copy_via(bd, g, up, st, bd->x->mc.dram, name, bytes);
+}
+
 /*
  * A copy between pageable DRAM and GPU g as a synchronous cudaMemcpy makes it: on the GPU's
  * compute stream, after the work queued before it and before the work queued after it, the
  * driver staging it through a pinned buffer (pg_h2d, pg_d2h: step_pageable_rate); the staging's
- * CPU copy, not the DRAM's bandwidth, bounds it, so the host DRAM is not on its path.
+ * CPU copy, not the DRAM's bandwidth, bounds it, so it takes the DRAM's place on the path.
  */
 static int host_copy_sync(struct build *bd, uint32_t g, bool up, const char *name, double bytes)
 {
 	const struct step_machine *mc = &bd->x->mc;
-	int path[4] = {up ? mc->h2d[g] : mc->d2h[g], up ? mc->pg_h2d[g] : mc->pg_d2h[g]};
-	int n = 2;
-	if ((up ? mc->sw_h2d : mc->sw_d2h) >= 0)
-		path[n++] = up ? mc->sw_h2d : mc->sw_d2h;
-	if (mc->pcie_pair[g] >= 0)
-		path[n++] = mc->pcie_pair[g];
-	return task(bd, name, mc->s_comp[g], bytes, 0, n, path, NULL);
+	return host_copy_via(bd, g, up, mc->s_comp[g], up ? mc->pg_h2d[g] : mc->pg_d2h[g], name,
+			     bytes);
 }
 
 /* A copy between DRAM and GPU g on the GPU's copy stream for its direction. */

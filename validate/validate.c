@@ -163,7 +163,8 @@ static int predict(struct vcase *c, const cJSON *flags, struct eng *e)
 		if (o.update_seconds < 0)
 			return snprintf(c->err, sizeof c->err, "the run did not time its update"),
 			       -1;
-		c->predicted = q[0] == 'u' ? o.update_seconds : o.step_seconds - o.update_seconds;
+		c->predicted = strcmp(q, "update_seconds") == 0 ? o.update_seconds
+							      : o.step_seconds - o.update_seconds;
 	}
 	else if (!strcmp(q, "tokens_per_second"))
 		c->predicted = o.tokens_per_second;

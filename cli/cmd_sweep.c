@@ -100,13 +100,18 @@ struct memo {
 	} e[MEMO];
 };
 
-/* FNV-1a over the key's bytes. */
+/* FNV-1a over the key's 8-byte words (the key is a whole number of them: its structs hold
+ * 8-byte fields), a word at a time: a byte at a time it took 3 % of a sweep of the 530B grid,
+ * its multiplies a chain as long as the key's ~5 kB. */
 static uint64_t memo_hash(const struct memo_key *k)
 {
+	_Static_assert(sizeof(struct memo_key) % sizeof(uint64_t) == 0, "memo_key in words");
 	const unsigned char *b = (const unsigned char *)k;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < sizeof *k; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
+	uint64_t h = 1469598103934665603ull, w;
+	for (size_t i = 0; i < sizeof *k; i += sizeof w) {
+		memcpy(&w, b + i, sizeof w);
+		h = (h ^ w) * 1099511628211ull;
+	}
 	return h;
 }
 

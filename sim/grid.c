@@ -160,6 +160,16 @@ void tp_grid_coords(const struct tp_grid *g, uint64_t p, int *idx)
 	}
 }
 
+/* "--" and key into flag, cut to fit (not snprintf: a sweep forms every point's flags). */
+static char *flag_of(char flag[48], const char *key)
+{
+	size_t len = strnlen(key, 48 - 3);
+	memcpy(flag, "--", 2);
+	memcpy(flag + 2, key, len);
+	flag[2 + len] = '\0';
+	return flag;
+}
+
 int tp_grid_argv(const struct tp_grid *g, uint64_t p, char **argv, char flags[][48])
 {
 	int argc = 2, idx[TP_GRID_KEYS], nf = 0;
@@ -168,13 +178,11 @@ int tp_grid_argv(const struct tp_grid *g, uint64_t p, char **argv, char flags[][
 	argv[1] = "simulate";
 	tp_grid_coords(g, p, idx);
 	for (int i = 0; i < g->nbase; i++) {
-		snprintf(flags[nf], sizeof flags[0], "--%s", g->base_key[i]);
-		argv[argc++] = flags[nf++];
+		argv[argc++] = flag_of(flags[nf++], g->base_key[i]);
 		argv[argc++] = g->base_arg[i];
 	}
 	for (int i = 0; i < g->naxes; i++) {
-		snprintf(flags[nf], sizeof flags[0], "--%s", g->ax[i].key);
-		argv[argc++] = flags[nf++];
+		argv[argc++] = flag_of(flags[nf++], g->ax[i].key);
 		argv[argc++] = g->ax[i].args[idx[i]];
 	}
 	argv[argc] = NULL;

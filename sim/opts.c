@@ -2,6 +2,7 @@
 #include "opts.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,7 +451,8 @@ static void mark_given(struct tp_opts *o, int i)
 static const struct opt *find(int cmd, const char *name)
 {
 	for (int i = 0; i < NOPTS; i++)
-		if ((table[i].cmds & cmd) && strcmp(table[i].name, name) == 0)
+		if ((table[i].cmds & cmd) && table[i].name[0] == name[0] &&
+		    strcmp(table[i].name, name) == 0)
 			return &table[i];
 	return NULL;
 }
@@ -546,10 +548,32 @@ static const char *peer_name(const char *name, int cmd, const char **whose)
 
 bool tp_opts_given(const struct tp_opts *o, const char *name)
 {
-	for (int i = 0; i < NOPTS; i++) /* the given bit first: most options are not given */
-		if ((o->given[i / 64] >> (i % 64) & 1) && strcmp(table[i].name, name) == 0)
-			return true;
+	for (size_t w = 0; w < sizeof o->given / sizeof o->given[0]; w++) /* the given alone */
+		for (uint64_t bits = o->given[w]; bits; bits &= bits - 1) {
+			const char *n = table[w * 64 + __builtin_ctzll(bits)].name;
+			if (n[0] == name[0] && strcmp(n, name) == 0)
+				return true;
+		}
 	return false;
+}
+
+/* The bytes an option of type t fills in struct tp_opts. */
+static size_t field_size(enum otype t)
+{
+	switch (t) {
+	case O_STR:
+		return sizeof(const char *);
+	case O_COUNT:
+		return sizeof(uint64_t);
+	case O_ENUM:
+		return sizeof(int);
+	case O_TARGETS:
+		return sizeof(unsigned);
+	case O_FLAG:
+		return sizeof(bool);
+	default:
+		return sizeof(double);
+	}
 }
 
 /* Converts one value into its destination. 0 ok, -3 with err. */
@@ -669,9 +693,7 @@ static int deepspeed(int cmd, const char *path, const char **vals, struct tp_opt
 				     ? strcmp(*(const char **)((char *)&a + op->off),
 					      *(const char **)((char *)&b + op->off)) == 0
 				     : memcmp((char *)&a + op->off, (char *)&b + op->off,
-					      op->type == O_COUNT ? sizeof(uint64_t)
-					      : op->type == O_ENUM ? sizeof(int)
-								   : sizeof(double)) == 0))
+					      field_size(op->type)) == 0))
 				continue;
 			snprintf(err, errlen, "--%s %s contradicts %s: %s gives --%s %s", op->name,
 				 vals[k], path, o->ds.set[i].key, op->name, o->ds.set[i].value);
@@ -681,6 +703,30 @@ static int deepspeed(int cmd, const char *path, const char **vals, struct tp_opt
 		mark_given(o, k);
 	}
 	return 0;
+}
+
+/* Each option's default as set() converts it, once per process (a sweep parses every point's
+ * flags, and converting some 80 defaults was most of that): def_ok[k] when table[k]'s default
+ * converts, its field's bytes in def_val[k]. set() writes its own field alone, so copying them
+ * is converting it again. */
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+static unsigned char def_val[sizeof table / sizeof table[0]][8];
+static bool def_ok[sizeof table / sizeof table[0]];
+_Static_assert(sizeof def_val[0] >= sizeof(double) && sizeof def_val[0] >= sizeof(uint64_t) &&
+		       sizeof def_val[0] >= sizeof(const char *),
+	       "def_val holds any field");
+
+static void convert_defaults(void)
+{
+	static struct tp_opts scratch;
+	char err[256];
+	for (int k = 0; k < NOPTS; k++) {
+		const struct opt *op = &table[k];
+		if (op->def && set(op, op->def, &scratch, err, sizeof err) == 0) {
+			memcpy(def_val[k], (char *)&scratch + op->off, field_size(op->type));
+			def_ok[k] = true;
+		}
+	}
 }
 
 int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, char *err,
@@ -701,7 +747,10 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 			return -2;
 		}
 		eq = strchr(arg + 2, '=');
-		snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg - 2) : 63, arg + 2);
+		size_t len = eq ? (size_t)(eq - arg - 2) : strnlen(arg + 2, sizeof name - 1);
+		len = len < sizeof name - 1 ? len : sizeof name - 1;
+		memcpy(name, arg + 2, len); /* not snprintf: a sweep parses every point's flags */
+		name[len] = '\0';
 		op = find(cmd, name);
 		if (!op) {
 			const char *cands[NOPTS];
@@ -776,6 +825,7 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 		o->help = true;
 		return 0;
 	}
+	pthread_once(&defaults_once, convert_defaults);
 	const struct opt *dsop = find(cmd, "deepspeed");
 	if (dsop && vals[dsop - table] && (rc = deepspeed(cmd, vals[dsop - table], vals, o, err,
 							   errlen)) < 0)
@@ -784,6 +834,10 @@ int tp_opts_parse(int cmd, int argc, char **argv, int first, struct tp_opts *o, 
 		const struct opt *op = &table[k];
 		if (!(op->cmds & cmd))
 			continue;
+		if (!vals[k] && def_ok[k]) {
+			memcpy((char *)o + op->off, def_val[k], field_size(op->type));
+			continue;
+		}
 		const char *v = vals[k] ? vals[k] : op->def;
 		if (!v) {
 			if (op->required) {

@@ -117,6 +117,28 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	return false;
 }
 
+/* Whether a linear reading this input is a 4-bit one that keeps it on its autograd ctx, which
+ * the graph holds past backward (mdl_act_layer_held): bitsandbytes' MatMul4Bit before 0.43.2,
+ * the experts' linears included. */
+static bool held_by_graph(const struct mdl_arch *a, const struct mdl_job *j, unsigned targets)
+{
+	if (j->method != MDL_QLORA || j->quant != MDL_QUANT_NF4_LEGACY)
+		return false;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if ((t->target & targets) && mdl_job_quantised(j, t))
+			return true;
+	}
+	return false;
+}
+
+/* Marks the item just added as held by the graph where a legacy 4-bit linear reads it. */
+static void mark_held(const struct mdl_arch *a, const struct mdl_job *j, struct mdl_act_item *it,
+		      unsigned targets)
+{
+	it->held = it->kept > 0 && held_by_graph(a, j, targets);
+}
+
 /* The dtype of what a DoRA layer multiplies by the magnitude (job.dora): the base output (the
  * stream's), or under lora_dropout PEFT's base product again from the dropped input, as lora_B
  * writes (the compute dtype under autocast, else the adapters'): peft/tuners/lora/variants.py,
@@ -236,6 +258,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	if (one_input)
 		qkv_readers |= MDL_T_GATE | MDL_T_UP;
 	gemm_input(out, &n, "qkv_proj.input", j, e, sbh / rep, inputs_kept(a, j, qkv_readers));
+	mark_held(a, j, &out[n - 1], qkv_readers);
 	if (a->kv_lora_rank) {
 		/* MLA's down-projections are replicated under TP (Megatron's linear_q_down_proj,
 		 * linear_kv_down_proj): the compressed query and key-value, each kept as its norm's
@@ -297,6 +320,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	 * are a view of it); eager attention's last bmm keeps its operands, not its product */
 	gemm_input(out, &n, "o_proj.input", j, e, o / t,
 		   j->attention != MDL_ATTN_EAGER || inputs_kept(a, j, MDL_T_O));
+	mark_held(a, j, &out[n - 1], MDL_T_O);
 	if (a->resid_dropout > 0)
 		item(out, &n, "attn.resid_dropout_mask", sbh / rep, false);
 	if (a->norms_per_layer == 4) {
@@ -317,6 +341,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			item(out, &n, "mlp_norm.eager", rms * sbh / rep, false);
 		gemm_input(out, &n, "mlp.input", j, e, sbh / rep,
 			   a->experts || inputs_kept(a, j, MDL_T_GATE | MDL_T_UP));
+		mark_held(a, j, &out[n - 1], MDL_T_GATE | MDL_T_UP);
 	}
 	if (a->experts) {
 		/* router logits kept in fp32 for the softmax; each token's hidden state gathered
@@ -329,6 +354,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		 * gather_from_sequence_parallel_region) [A: source] */
 		double g = j->expert_gather > 1 && j->expert_gather <= t ? j->expert_gather : 1.0;
 		gemm_input(out, &n, "experts.gathered_input", j, e, k * sbh * moe * g / t, true);
+		mark_held(a, j, &out[n - 1], MDL_T_GATE | MDL_T_UP);
 		item(out, &n, "experts.weighted_output", st * k * sbh * moe / t, false);
 	}
 	bool unsloth_mlp = mlp_fused(a, j);
@@ -341,6 +367,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 			item(out, &n, "mlp.act_out", st * I / t, false);
 		item(out, &n, "mlp.up_out", st * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t, down_kept);
+		mark_held(a, j, &out[n - 1], MDL_T_DOWN);
 	} else {
 		/* GELU keeps its input, the second linear its output; ReLU's backward reads its
 		 * output (threshold_backward(grad, result), PyTorch derivatives.yaml), the very
@@ -348,6 +375,7 @@ int mdl_act_layer_items(const struct mdl_arch *a, const struct mdl_job *j, unsig
 		if (!a->relu_mlp)
 			item(out, &n, "mlp.fc_out", st * I / t, false);
 		gemm_input(out, &n, "down_proj.input", j, e, I / t, down_kept || a->relu_mlp);
+		mark_held(a, j, &out[n - 1], MDL_T_DOWN);
 	}
 	if (a->resid_dropout > 0)
 		item(out, &n, "mlp.resid_dropout_mask", sbh / rep, false);
@@ -725,6 +753,27 @@ double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 			   bool sp)
 {
 	return layer_saved(a, j, tp, sp, false);
+}
+
+double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
+{
+	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
+	double b = 0;
+	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
+		return 0;
+	int n = mdl_act_layer_items(a, j, tp, sp, it);
+	for (int i = 0; i < n; i++)
+		if (it[i].held && !(j->recompute == MDL_RC_SELECTIVE && it[i].attn_core))
+			b += it[i].kept;
+	return b;
+}
+
+double mdl_act_head_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
+{
+	if (!j->quant_head || j->method != MDL_QLORA || j->quant != MDL_QUANT_NF4_LEGACY)
+		return 0;
+	double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
+	return mdl_job_act_bytes(j) * sbh / (sp && tp ? (double)tp : 1.0);
 }
 
 double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

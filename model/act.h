@@ -38,6 +38,7 @@ struct mdl_act_item {
 	double kept;  /* of those, what backward holds: less for a linear's FP8 input (gemm_input) */
 	bool attn_core; /* dropped by selective recompute */
 	bool mlp;       /* belongs to the MLP half of the layer (from its norm on) */
+	bool held;      /* what it keeps the graph holds past backward (mdl_act_layer_held) */
 };
 
 /* more than mdl_act_layer_items can list: 46 places add an item, several exclusive of others
@@ -87,6 +88,20 @@ bool mdl_op_sac_reruns(const struct mdl_tensor *t, int *k);
  * the recompute moves the difference again. */
 double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,
 			   bool sp, double *saved);
+
+/*
+ * Of what one layer keeps (mdl_act_layer_saved), the bytes its autograd graph holds after
+ * backward, until the training loop lets go of the graph: a tensor a custom autograd Function
+ * keeps as an attribute of its ctx, which autograd's release of the saved tensors after each
+ * node's backward does not reach. bitsandbytes' MatMul4Bit before 0.43.2 kept its input A so
+ * (ctx.tensors = (A, B), bitsandbytes/autograd/_functions.py at 0.42.0; 0.43.2 keeps
+ * (None, B)) [A: source]: --quant nf4-legacy, each 4-bit linear's input, with or without
+ * recompute's selective mode. Under full or per-op recompute the layer's forward runs without
+ * a graph and its recompute's graph goes with that layer's backward: none.
+ */
+double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
+/* The same outside the layers: a 4-bit lm_head's input (--quant-head yes). */
+double mdl_act_head_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
 
 /* Bytes one layer keeps between its forward and backward under the job's recompute mode. */
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

@@ -322,6 +322,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(x, "swap_pipeline", sim_swap_pipeline_name(f));
 	cJSON_AddItemToObject(x, "max_in_cpu", num(f->max_in_cpu));
 	cJSON_AddStringToObject(x, "weights_up", f->weights_in_step ? "in-step" : "after");
+	cJSON_AddStringToObject(x, "graph_freed", f->graph_next_fwd ? "next-forward" : "backward");
 	cJSON_AddStringToObject(x, "cpu_checkpointing", sim_cpu_ckpt_name(f));
 	cJSON_AddNumberToObject(x, "offload_ratio", 1 - f->twin_gpu);
 

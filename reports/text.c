@@ -363,7 +363,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		snprintf(ck, sizeof ck, ", cpu-checkpointing %s", sim_cpu_ckpt_name(f));
 	snprintf(fw, sizeof fw,
 		 "clip-grad %s, %s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
-		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s "
+		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s%s "
 		 "(each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
 		 j->optimizer != MDL_ADAMW ? ""
@@ -379,7 +379,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
 		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f),
 		 cfg_fmt_count(f->max_in_cpu, b[4], 32), tw,
-		 f->weights_in_step ? ", weights-up in-step" : "", ck);
+		 f->weights_in_step ? ", weights-up in-step" : "", ck,
+		 f->graph_next_fwd ? ", graph-freed next-forward" : "");
 	wrapped(fp, pre, "framework", fw);
 	const char *dp = sim_plan_dp_only(r->w, r->req);
 	char lay[224], most[48] = "";

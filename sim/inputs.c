@@ -552,6 +552,12 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				o->weights_up),
 		       EXIT_INVALID;
 	c->weights_in_step = !strcmp(o->weights_up, "in-step");
+	if (strcmp(o->graph_freed, "backward") && strcmp(o->graph_freed, "next-forward"))
+		return snprintf(err, errlen,
+				"--graph-freed: '%s' (allowed: backward, next-forward)",
+				o->graph_freed),
+		       EXIT_INVALID;
+	c->graph_next_fwd = !strcmp(o->graph_freed, "next-forward");
 	if (c->weights_in_step && w->job.precision != MDL_FP16_MIXED)
 		return snprintf(err, errlen,
 				"--weights-up in-step is DeepSpeed 0.3-0.8's CPU Adam under fp16: "
@@ -684,6 +690,16 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				"stage, or zero3-offload for FSDP's CPU offload (got policy %s, "
 				"--pp %u)",
 				c->policy->name, c->layout.pp),
+		       EXIT_INVALID;
+	/* the loops that hold a graph run one micro-batch's forward and backward at a time; a
+	 * pipeline schedule runs forwards ahead of backwards and frees each output as it sends it
+	 * (Megatron-Core's deallocate_output_tensor) */
+	if (c->graph_next_fwd && c->layout.pp > 1)
+		return snprintf(err, errlen,
+				"--graph-freed next-forward is a training loop holding its last "
+				"loss through the next forward, one micro-batch at a time: --pp 1 "
+				"(got %u)",
+				c->layout.pp),
 		       EXIT_INVALID;
 	/* below ZeRO-3 the weights stay whole on each GPU: backward gathers nothing to prefetch */
 	if (c->bwd_prefetch_post && c->layout.zero != 3)

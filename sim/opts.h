@@ -55,6 +55,7 @@ struct tp_opts {
 	const char *foreach_optimizer;     /* yes | no */
 	const char *swap_pipeline;         /* none | read | write | both */
 	const char *weights_up;            /* after | in-step */
+	const char *graph_freed;           /* backward | next-forward */
 	const char *cpu_checkpointing;     /* auto | yes | no */
 	const char *backward_prefetch;     /* pre | post */
 	const char *checkpoint_wrap;       /* inside | outside */

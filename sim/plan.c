@@ -191,6 +191,7 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	c.swap_read_ahead = f->swap_read_ahead && zinf;
 	c.swap_write_behind = f->swap_write_behind && zinf;
 	c.weights_in_step = f->weights_in_step && strcmp(pol->name, "zero-offload") == 0;
+	c.graph_next_fwd = f->graph_next_fwd && l.pp == 1; /* as simulate takes it */
 	c.cpu_ckpt = sim_ds_offload(pol->name) ? f->cpu_ckpt : SIM_CPU_CKPT_AUTO;
 	c.deepspeed = req->policy != NULL; /* --deepspeed: its ZeRO-3 buffers */
 	return c;

@@ -121,6 +121,12 @@ struct sim_config {
 	/* --weights-up in-step: ZeRO-1/2's CPU offload under fp16 as DeepSpeed 0.3-0.8 ran it,
 	 * the new weights copied up tile by tile inside CPU Adam's step (step.c, update) */
 	bool weights_in_step;
+	/* --graph-freed next-forward: the training loop holds each micro-batch's autograd graph
+	 * until the next micro-batch's forward has run (its loop variables, loss and logits,
+	 * reassigned then), so what the graph holds past backward (mdl_act_layer_held) stays
+	 * on the GPU through that forward (step.c, graph_held); by default (false) the graph
+	 * goes as backward returns (Hugging Face's Trainer) */
+	bool graph_next_fwd;
 	/* --backward-prefetch post: a sharded block's backward gathers the next block's weights
 	 * once its own backward is done (FSDP's BackwardPrefetch.BACKWARD_POST, Composer's and
 	 * llm-foundry's default), so the next block waits for the gather; by default (pre) the

@@ -1599,6 +1599,25 @@ expect 3 "--weights-up in-step is DeepSpeed 0.3-0.8's CPU Adam under fp16: --pre
 expect 3 "policy zero-offload with --precision fp16-mixed (got policy zero3-offload" \
 	simulate --model 8b --seq 1024 --policy zero3-offload --precision fp16-mixed --weights-up in-step
 expect 3 "--weights-up: 'sometimes' (allowed: after, in-step)" simulate --model 8b --seq 1024 --weights-up sometimes
+# --graph-freed next-forward: a loop holding its last graph keeps bitsandbytes 0.42's 4-bit inputs
+q4="--model 8b --seq 1024 --method qlora --quant nf4-legacy --lora-targets q,v --lora-dropout 0.05 --recompute none"
+expect 0 "" simulate $q4 --format json
+cp "$tmp/out" "$tmp/graph-backward.json"
+expect 0 "" simulate $q4 --graph-freed next-forward --format json
+if python3 - "$tmp/graph-backward.json" "$tmp/out" <<'PY'
+import json, sys
+b, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = b["job"]["framework"]["graph_freed"] == "backward"
+ok = ok and n["job"]["framework"]["graph_freed"] == "next-forward"
+ok = ok and n["peak_bytes"]["gpu_allocated"] > b["peak_bytes"]["gpu_allocated"]
+sys.exit(0 if ok else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --graph-freed next-forward holds the 4-bit inputs"; fi
+expect 0 "" plan $q4 --graph-freed next-forward
+holds "plan's framework line says --graph-freed next-forward" "$tmp/out" "graph-freed next-forward"
+expect 3 "--graph-freed next-forward is a training loop holding its last loss through the next forward, one micro-batch at a time: --pp 1 (got 2)" \
+	simulate $q4 --gpus 2 --pp 2 --graph-freed next-forward
+expect 3 "--graph-freed: 'never' (allowed: backward, next-forward)" simulate --model 8b --seq 1024 --graph-freed never
 # --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU
 expect 0 "" simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --batch 2 --cpu-checkpointing yes --format json
 if python3 - "$tmp/out" <<'PY'

@@ -744,8 +744,9 @@ static void lora_dropout_keeps_the_dropped_inputs(void)
  * only); what else reads it may. Llama-3.1-8B, 2048 tokens, LoRA r 8 on q and v alone, against
  * the full fine-tune's layer: q's adapter keeps the attention input, the attention kernel o's,
  * and gate/up's (4096) and down's (14336) inputs go, 2 bytes each; the adapters' x A (r 8, q and
- * v) come in. bitsandbytes before 0.43.2 (nf4-legacy) kept every 4-bit linear's input; 0.43.2
- * and later keep none, as LoRA's frozen bf16 linears. Eager attention keeps its output no more:
+ * v) come in. bitsandbytes before 0.43.2 (nf4-legacy) kept every 4-bit linear's input, on its
+ * autograd ctx, which the graph holds past backward; 0.43.2 and later keep none, as LoRA's frozen
+ * bf16 linears. Eager attention keeps its output no more:
  * o's input (4096) goes too. */
 static void frozen_linears_keep_no_input(void)
 {
@@ -763,6 +764,24 @@ static void frozen_linears_keep_no_input(void)
 			       adapters - 2.0 * sb * (4096 + 14336), 1);
 	j.quant = MDL_QUANT_NF4_LEGACY;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false) - full, adapters, 1);
+	/* MatMul4Bit keeps each input on its ctx, which the graph holds past backward
+	 * (mdl_act_layer_held): the attention's and the MLP's inputs (4096 each), o's (4096) and
+	 * down's (14336), whoever else keeps them; a 4-bit head its input; none in 0.43.2's
+	 * inputs, under full recompute, or for an unquantised head */
+	double held = 2.0 * sb * (3 * 4096 + 14336);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_held(&a, &j, 1, false), held, 1);
+	j.recompute = MDL_RC_SELECTIVE;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_held(&a, &j, 1, false), held, 1);
+	j.recompute = MDL_RC_FULL;
+	CU_ASSERT_EQUAL(mdl_act_layer_held(&a, &j, 1, false), 0);
+	j.recompute = MDL_RC_NONE;
+	CU_ASSERT_EQUAL(mdl_act_head_held(&a, &j, 1, false), 0);
+	j.quant_head = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_held(&a, &j, 1, false), 2.0 * sb * 4096, 1);
+	j.quant_head = false;
+	j.quant = MDL_QUANT_NF4;
+	CU_ASSERT_EQUAL(mdl_act_layer_held(&a, &j, 1, false), 0);
+	j.quant = MDL_QUANT_NF4_LEGACY;
 	/* eager RMSNorms: the frozen weight's product keeps not the normalised value (hidden, 2
 	 * bytes, two norms), the fp32 input stays */
 	j.eager_ops = true;

@@ -738,9 +738,12 @@ static double layer_saved(const struct mdl_arch *a, const struct mdl_job *j, uns
 	if (j->recompute == MDL_RC_OP)
 		return op_sac_saved(a, j, tp, sp);
 	if (j->recompute == MDL_RC_FULL) {
-		/* only the layer input is checkpointed (Korthikanti: 2 s b h per layer) */
+		/* only the layer input is checkpointed (Korthikanti: 2 s b h per layer), and what
+		 * escapes a non-reentrant checkpoint stays as without it (mdl_act_layer_held); the
+		 * recompute makes it again all the same */
 		double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
-		return mdl_job_stream_bytes(a, j) * sbh / (sp ? (double)tp : 1.0);
+		return mdl_job_stream_bytes(a, j) * sbh / (sp ? (double)tp : 1.0) +
+		       (moved ? 0 : mdl_act_layer_held(a, j, tp, sp));
 	}
 	n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)
@@ -759,7 +762,7 @@ double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, uns
 {
 	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
 	double b = 0;
-	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
+	if (j->recompute == MDL_RC_OP || (j->recompute == MDL_RC_FULL && !j->recompute_early_stop))
 		return 0;
 	int n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)

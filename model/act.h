@@ -96,8 +96,13 @@ double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, un
  * node's backward does not reach. bitsandbytes' MatMul4Bit before 0.43.2 kept its input A so
  * (ctx.tensors = (A, B), bitsandbytes/autograd/_functions.py at 0.42.0; 0.43.2 keeps
  * (None, B)) [A: source]: --quant nf4-legacy, each 4-bit linear's input, with or without
- * recompute's selective mode. Under full or per-op recompute the layer's forward runs without
- * a graph and its recompute's graph goes with that layer's backward: none.
+ * recompute's selective mode. Under full recompute a reentrant checkpoint runs the layer's
+ * forward without a graph and its recompute's graph goes with that layer's backward: none. A
+ * non-reentrant one (--checkpoint-early-stop yes: PyTorch's saved-tensor hooks) drops only what
+ * autograd saves, so the ctx's inputs escape it and stay (fsdp_qlora's train.py: reentrant
+ * checkpointing "can use less GPU memory with BNB QLoRA") [A: source], and mdl_act_layer_saved
+ * counts them beside the checkpoint. Per-op recompute: none (no framework runs bitsandbytes'
+ * 4-bit linears under it).
  */
 double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
 /* The same outside the layers: a 4-bit lm_head's input (--quant-head yes). */

@@ -416,8 +416,10 @@ static const struct opt table[] = {
 	 "again, so a layer's down projection (its last matmul) is not run again, as PyTorch's "
 	 "non-reentrant checkpoint does since 2.1 (use_reentrant=False, FSDP's NO_REENTRANT "
 	 "checkpoint_wrapper: torchtitan, torchtune, fms-fsdp, accelerate's "
-	 "fsdp_activation_checkpointing, Lightning); no: the whole forward again (Megatron-Core, "
-	 "DeepSpeed, transformers' default use_reentrant=True, PyTorch before 2.1)"},
+	 "fsdp_activation_checkpointing, Lightning); its hooks drop only what autograd saves, so "
+	 "bitsandbytes' legacy 4-bit inputs (--quant nf4-legacy) escape it; no: the whole forward "
+	 "again (Megatron-Core, DeepSpeed, transformers' default use_reentrant=True, PyTorch "
+	 "before 2.1)"},
 	{"grad-sync", O_STR, OFF(grad_sync), 0, 0, "each", false, "each|last", P,
 	 "FSDP (--zero 2 or 3, policy gpu; its CPU offload, zero3-offload) with gradient "
 	 "accumulation: each micro-batch "

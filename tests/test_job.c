@@ -745,9 +745,9 @@ static void lora_dropout_keeps_the_dropped_inputs(void)
  * the full fine-tune's layer: q's adapter keeps the attention input, the attention kernel o's,
  * and gate/up's (4096) and down's (14336) inputs go, 2 bytes each; the adapters' x A (r 8, q and
  * v) come in. bitsandbytes before 0.43.2 (nf4-legacy) kept every 4-bit linear's input, on its
- * autograd ctx, which the graph holds past backward; 0.43.2 and later keep none, as LoRA's frozen
- * bf16 linears. Eager attention keeps its output no more:
- * o's input (4096) goes too. */
+ * autograd ctx, which the graph holds past backward and a non-reentrant checkpoint does not
+ * drop; 0.43.2 and later keep none, as LoRA's frozen bf16 linears. Eager attention keeps its
+ * output no more: o's input (4096) goes too. */
 static void frozen_linears_keep_no_input(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -772,8 +772,15 @@ static void frozen_linears_keep_no_input(void)
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_held(&a, &j, 1, false), held, 1);
 	j.recompute = MDL_RC_SELECTIVE;
 	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_held(&a, &j, 1, false), held, 1);
+	/* full recompute: a reentrant checkpoint keeps its input alone; a non-reentrant one
+	 * (--checkpoint-early-stop yes) lets the ctx's inputs escape, kept beside it */
 	j.recompute = MDL_RC_FULL;
 	CU_ASSERT_EQUAL(mdl_act_layer_held(&a, &j, 1, false), 0);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 2.0 * sb * 4096, 1);
+	j.recompute_early_stop = true;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_held(&a, &j, 1, false), held, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&a, &j, 1, false), 2.0 * sb * 4096 + held, 1);
+	j.recompute_early_stop = false;
 	j.recompute = MDL_RC_NONE;
 	CU_ASSERT_EQUAL(mdl_act_head_held(&a, &j, 1, false), 0);
 	j.quant_head = true;

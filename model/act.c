@@ -119,14 +119,15 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 
 /* Whether a linear reading this input is a 4-bit one that keeps it on its autograd ctx, which
  * the graph holds past backward (mdl_act_layer_held): bitsandbytes' MatMul4Bit before 0.43.2,
- * the experts' linears included. */
+ * the experts' linears included; not where Unsloth's fused LoRA functions run the linear
+ * (their fast_dequantize and matmul, the input in save_for_backward). */
 static bool held_by_graph(const struct mdl_arch *a, const struct mdl_job *j, unsigned targets)
 {
 	if (j->method != MDL_QLORA || j->quant != MDL_QUANT_NF4_LEGACY)
 		return false;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
-		if ((t->target & targets) && mdl_job_quantised(j, t))
+		if ((t->target & targets) && mdl_job_quantised(j, t) && !mdl_job_lora_fused(a, j, t))
 			return true;
 	}
 	return false;

@@ -789,6 +789,12 @@ static void frozen_linears_keep_no_input(void)
 	j.quant = MDL_QUANT_NF4;
 	CU_ASSERT_EQUAL(mdl_act_layer_held(&a, &j, 1, false), 0);
 	j.quant = MDL_QUANT_NF4_LEGACY;
+	/* Unsloth's fused functions run every adapted linear without MatMul4Bit: nothing held */
+	j.lora_targets = MDL_T_ALL;
+	j.fused_lora = true;
+	CU_ASSERT_EQUAL(mdl_act_layer_held(&a, &j, 1, false), 0);
+	j.fused_lora = false;
+	j.lora_targets = MDL_T_Q | MDL_T_V;
 	/* eager RMSNorms: the frozen weight's product keeps not the normalised value (hidden, 2
 	 * bytes, two norms), the fp32 input stays */
 	j.eager_ops = true;

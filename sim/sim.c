@@ -720,6 +720,14 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 								  : ", --offload-param yes");
 		return -1;
 	}
+	if (c->cpu_ckpt == SIM_CPU_CKPT_YES && sim_fsdp_offload(c)) {
+		snprintf(err, errlen,
+			 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, "
+			 "--checkpoint-wrap outside or --optimizer-in-backward make zero3-offload "
+			 "FSDP's CPU offload, which keeps its checkpoints on the GPU "
+			 "(--activation-offload moves activations under policy gpu)");
+		return -1;
+	}
 	if (c->cpu_ckpt != SIM_CPU_CKPT_AUTO && !sim_ds_offload(c->policy->name)) {
 		snprintf(err, errlen,
 			 "--cpu-checkpointing places the checkpoints of DeepSpeed's offload "

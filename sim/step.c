@@ -3407,8 +3407,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 int step_ckpt_variant(struct step_ctx *x, int v)
 {
 	/* DeepSpeed's activation_checkpointing.cpu_checkpointing moves checkpoints: only full
-	 * recompute keeps any */
-	if (v == 1 && x->job.recompute != MDL_RC_FULL)
+	 * recompute keeps any, and FSDP's CPU offload has none of it (sim_fsdp_offload) */
+	if (v == 1 && (x->job.recompute != MDL_RC_FULL || sim_fsdp_offload(x->c)))
 		return 1;
 	/* --cpu-checkpointing yes or no: that placement alone */
 	if ((x->c->cpu_ckpt == SIM_CPU_CKPT_YES && v == 0) ||

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../model/arch.h"
 #include "../model/hw.h"
@@ -175,6 +176,15 @@ struct sim_config {
 	 * 1F1B's warm-up (sim.c, inflight_floor), already overflows, no pass is built */
 	bool stop_unfit;
 };
+
+/* Whether policy zero3-offload runs as FSDP's CPU offload by the flags only FSDP has (no_sync
+ * under --grad-sync last, transformers' checkpoint around FSDP's units, the optimizer in
+ * backward) and no --deepspeed: DeepSpeed's cpu_checkpointing is then no placement of it. */
+static inline bool sim_fsdp_offload(const struct sim_config *c)
+{
+	return c->policy && strcmp(c->policy->name, "zero3-offload") == 0 && !c->deepspeed &&
+	       (c->grad_sync_last || c->ckpt_outside || c->opt_in_bwd);
+}
 
 /*
  * Bytes a host AdamW step touches per parameter: read fp32 master, m, v and the gradient, write

@@ -1618,6 +1618,8 @@ holds "plan's framework line says --graph-freed next-forward" "$tmp/out" "graph-
 expect 3 "--graph-freed next-forward is a training loop holding its last loss through the next forward, one micro-batch at a time: --pp 1 (got 2)" \
 	simulate $q4 --gpus 2 --pp 2 --graph-freed next-forward
 expect 3 "--graph-freed: 'never' (allowed: backward, next-forward)" simulate --model 8b --seq 1024 --graph-freed never
+expect 3 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, --checkpoint-wrap outside or --optimizer-in-backward make zero3-offload FSDP's CPU offload" \
+	simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --grad-accum 2 --grad-sync last --cpu-checkpointing yes
 # --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU
 expect 0 "" simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --batch 2 --cpu-checkpointing yes --format json
 if python3 - "$tmp/out" <<'PY'

@@ -136,7 +136,7 @@ for 1.9 GiB|gradients 1.89 GiB|$gsync --gpu l40s --zero 2
 for 5.05;|5.05 s (|$gsync --gpu l40s --zero 2
 35.0 GiB at the peak|GPU 35.0 GiB per GPU|$gsync --zero 3 --grad-sync last
 for 22.2 GiB|GPU 22.2 GiB per GPU|$gsync --zero 3
-needs 143 GiB a GPU|needs 143 GiB of|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full --grad-sync last
+needs 145 GiB a GPU|needs 145 GiB of|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full --grad-sync last
 holds 14.7.|GPU 14.7 GiB per GPU|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full
 CLAIMS
 	# the plan the --activation-offload row quotes simulates the layouts it says

@@ -1879,6 +1879,17 @@ static void checkpoints_and_head_placement(void)
 	CU_ASSERT_EQUAL(f.o.ckpt_in_dram > 0, auto_dram);
 	f.c.layout.zero = 0;
 	CU_ASSERT_EQUAL(run(&f, "gpu"), -1);
+	/* FSDP's CPU offload (zero3-offload with --grad-sync last) has no cpu_checkpointing: yes
+	 * is refused and auto keeps them on the GPU, where DeepSpeed's ZeRO-3 offload moves them */
+	f.c.cpu_ckpt = SIM_CPU_CKPT_YES;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	CU_ASSERT(f.o.ckpt_in_dram > 0);
+	f.c.grad_sync_last = true;
+	CU_ASSERT_EQUAL(run(&f, "zero3-offload"), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "FSDP's CPU offload"));
+	f.c.cpu_ckpt = SIM_CPU_CKPT_AUTO;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	CU_ASSERT_EQUAL(f.o.ckpt_in_dram, 0);
 	eng_free(f.eng);
 
 	snprintf(path, sizeof path, "%s/../traces/published/models/gpt-50b.json", cfg_dir());

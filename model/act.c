@@ -117,13 +117,20 @@ static bool inputs_kept(const struct mdl_arch *a, const struct mdl_job *j, unsig
 	return false;
 }
 
+/* Whether the job's 4-bit linears keep their inputs on their autograd ctx: bitsandbytes'
+ * MatMul4Bit before 0.43.2 (mdl_act_layer_held). */
+static bool ctx_keeps_inputs(const struct mdl_job *j)
+{
+	return j->method == MDL_QLORA && j->quant == MDL_QUANT_NF4_LEGACY;
+}
+
 /* Whether a linear reading this input is a 4-bit one that keeps it on its autograd ctx, which
- * the graph holds past backward (mdl_act_layer_held): bitsandbytes' MatMul4Bit before 0.43.2,
- * the experts' linears included; not where Unsloth's fused LoRA functions run the linear
- * (their fast_dequantize and matmul, the input in save_for_backward). */
+ * the graph holds past backward (mdl_act_layer_held), the experts' linears included; not where
+ * Unsloth's fused LoRA functions run the linear (their fast_dequantize and matmul, the input in
+ * save_for_backward). */
 static bool held_by_graph(const struct mdl_arch *a, const struct mdl_job *j, unsigned targets)
 {
-	if (j->method != MDL_QLORA || j->quant != MDL_QUANT_NF4_LEGACY)
+	if (!ctx_keeps_inputs(j))
 		return false;
 	for (int i = 0; i < a->nlayer; i++) {
 		const struct mdl_tensor *t = &a->layer[i];
@@ -774,7 +781,7 @@ double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, uns
 
 double mdl_act_head_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
 {
-	if (!j->quant_head || j->method != MDL_QLORA || j->quant != MDL_QUANT_NF4_LEGACY)
+	if (!j->quant_head || !ctx_keeps_inputs(j))
 		return 0;
 	double sbh = (double)j->seq * (double)j->micro_batch * (double)a->hidden;
 	return mdl_job_act_bytes(j) * sbh / (sp && tp ? (double)tp : 1.0);

@@ -770,8 +770,9 @@ double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, uns
 {
 	struct mdl_act_item it[MDL_ACT_MAX_ITEMS];
 	double b = 0;
-	if (j->recompute == MDL_RC_OP || (j->recompute == MDL_RC_FULL && !j->recompute_early_stop))
-		return 0;
+	if (!ctx_keeps_inputs(j) || j->recompute == MDL_RC_OP ||
+	    (j->recompute == MDL_RC_FULL && !j->recompute_early_stop))
+		return 0; /* (the inventory not listed for nothing: a search builds it per step) */
 	int n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)
 		if (it[i].held && !(j->recompute == MDL_RC_SELECTIVE && it[i].attn_core))

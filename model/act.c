@@ -825,6 +825,14 @@ static double logits_held(const struct mdl_job *j, double e)
 	return j->upcast_in_model && mdl_loss_upcasts(j->loss) && e < 4.0 ? 0.0 : e;
 }
 
+double mdl_act_head_logits(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp)
+{
+	if ((j->loss != MDL_LOSS_FULL && j->loss != MDL_LOSS_CHUNKED_OUTPUT) || j->compile)
+		return 0;
+	double sbv = (double)j->seq * (double)j->micro_batch * (double)a->vocab;
+	return logits_held(j, mdl_job_act_bytes(j)) * sbv / (tp ? (double)tp : 1.0);
+}
+
 double mdl_act_head(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp)
 {
 	double e = mdl_job_act_bytes(j), st = mdl_job_stream_bytes(a, j);

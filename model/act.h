@@ -107,6 +107,12 @@ double mdl_act_layer_moved(const struct mdl_arch *a, const struct mdl_job *j, un
 double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
 /* The same outside the layers: a 4-bit lm_head's input (--quant-head yes). */
 double mdl_act_head_held(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp);
+/* Of what the head keeps (mdl_act_head), the logits the model returns in the compute dtype, which
+ * a loop keeping its outputs in a variable holds past backward (step.c, graph_held): the full
+ * and chunked-output losses' eager logits; 0 where none is returned whole (the chunked loss's
+ * kernel), the model casts them to fp32 itself (job.upcast_in_model), or the loss keeps them in
+ * its own form (fused, vocab-parallel, compiled). Per GPU of a TP group. */
+double mdl_act_head_logits(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp);
 
 /* Bytes one layer keeps between its forward and backward under the job's recompute mode. */
 double mdl_act_layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp,

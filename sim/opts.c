@@ -352,12 +352,12 @@ static const struct opt table[] = {
 	 "weights to a GPU kernel that reads them over PCIe as fp32 while it steps the next, so "
 	 "only the last tile's copy follows the step)"},
 	{"graph-freed", O_STR, OFF(graph_freed), 0, 0, "backward", false, "backward|next-forward", P,
-	 "when the training loop lets go of a micro-batch's autograd graph, and so of what the "
-	 "graph still holds after backward (bitsandbytes' 4-bit linears' inputs before 0.43.2, "
-	 "--quant nf4-legacy): backward (as it returns: Hugging Face's Trainer keeps only the "
-	 "detached loss) or next-forward (once the next micro-batch's forward has run: a loop "
-	 "keeping loss or logits in a variable, as LitGPT's finetune scripts and PEFT's example "
-	 "loops do)"},
+	 "when the training loop lets go of a micro-batch's autograd graph and outputs, and so of "
+	 "what the graph still holds after backward (bitsandbytes' 4-bit linears' inputs before "
+	 "0.43.2, --quant nf4-legacy) and of the logits: backward (as it returns: Hugging Face's "
+	 "Trainer keeps only the detached loss) or next-forward (once the next micro-batch's "
+	 "forward has run: a loop keeping loss or logits in a variable, as LitGPT's finetune "
+	 "scripts and PEFT's example loops do)"},
 	{"max-in-cpu", O_COUNT, OFF(max_in_cpu), 0, 1e13, "1G", false, "elements", P,
 	 "policy zero-infinity: the trainable parameters of each rank whose compute-dtype copy "
 	 "DeepSpeed keeps in pinned DRAM instead of on the drives, read and rewritten there "

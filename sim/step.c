@@ -260,6 +260,7 @@ struct build {
 	double act_grad; /* the activation gradients a layer's backward holds at their most */
 	double act_head_bwd; /* the loss backward's transient beyond act_head */
 	double head_held;    /* of act_head, what the graph holds past backward */
+	double head_logits;  /* of act_head, the returned logits a loop keeping them holds */
 	double head_live;    /* a quantised head's dequantised copies while its GEMM runs */
 	uint32_t ep;         /* expert-parallel ranks (1: none) */
 	uint32_t cp;         /* context-parallel ranks (1: none) */
@@ -1724,18 +1725,20 @@ static void block_rc(const struct build *bd, const struct stage *s, uint32_t b, 
 /*
  * What the autograd graph of one micro-batch's pass over stage s's chunk still holds once its
  * backward is done (mdl_act_layer_held: bitsandbytes' 4-bit inputs before 0.43.2), its layers'
- * under their recompute modes and its head's. Each block's backward frees the rest of what it
- * kept; this goes with the graph: as backward returns, or under --graph-freed next-forward once
- * the stage's next forward has run (a loop whose loss and logits variables hold the graph until
- * it reassigns them), the step's first forward running beside the previous step's last graph
- * (graph_pending) [A: source]. LitGPT's QLoRA runs (bitsandbytes 0.41.1 and 0.42.0, its loop
+ * under their recompute modes and its head's, and under --graph-freed next-forward the logits
+ * the model returned (mdl_act_head_logits). Each block's backward frees the rest of what it
+ * kept; this goes with the graph: as backward returns, or under next-forward once the stage's
+ * next forward has run (a loop whose loss and logits variables hold them until it reassigns
+ * them), the step's first forward running beside the previous step's last (graph_pending)
+ * [A: source]. LitGPT's QLoRA runs (bitsandbytes 0.41.1 and 0.42.0, its loop
  * next-forward: traces/published/gpu_memory.json) measured 10-18 % above the peak predicted
- * without it, 0-11 % with.
+ * without it, 1 % below to 8 % above with.
  */
 static double graph_held(const struct build *bd, const struct stage *s)
 {
 	uint32_t r = bd->partial && bd->partial < s->layers ? bd->partial : s->layers;
-	return r * bd->rc.held + (s->layers - r) * bd->none.held + (s->head ? bd->head_held : 0);
+	return r * bd->rc.held + (s->layers - r) * bd->none.held +
+	       (s->head ? bd->head_held + bd->head_logits : 0);
 }
 
 /* How a fetch waits for the computes before it (fetch()). */
@@ -2585,7 +2588,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		double gheld = lb * m.held;
 		if (head > 0) { /* the loss's gradients stand on the saved logits for a moment */
 			TRY(mem(bd, c, pool, CAT_A, bd->act_head_bwd, ENG_AT_START));
-			TRY(mem(bd, c, pool, CAT_A, -(head - bd->head_held + bd->act_head_bwd),
+			TRY(mem(bd, c, pool, CAT_A,
+				-(head - bd->head_held - bd->head_logits + bd->act_head_bwd),
 				ENG_AT_START));
 		}
 		if (!hold)
@@ -3250,6 +3254,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				   jrc != MDL_RC_NONE};
 	bd->rc.held = mdl_act_layer_held(a, &x->job, bd->tp, l->sp) / bd->cp;
 	bd->head_held = mdl_act_head_held(a, &x->job, bd->tp, l->sp) / bd->cp;
+	bd->head_logits = x->c->graph_next_fwd ? mdl_act_head_logits(a, &x->job, bd->tp) / bd->cp
+					       : 0;
 	bd->partial = jrc == MDL_RC_FULL ? x->job.recompute_layers : 0;
 	if (bd->partial) {
 		struct mdl_job j = x->job;

@@ -123,10 +123,11 @@ struct sim_config {
 	 * the new weights copied up tile by tile inside CPU Adam's step (step.c, update) */
 	bool weights_in_step;
 	/* --graph-freed next-forward: the training loop holds each micro-batch's autograd graph
-	 * until the next micro-batch's forward has run (its loop variables, loss and logits,
-	 * reassigned then), so what the graph holds past backward (mdl_act_layer_held) stays
-	 * on the GPU through that forward (step.c, graph_held); by default (false) the graph
-	 * goes as backward returns (Hugging Face's Trainer) */
+	 * and logits until the next micro-batch's forward has run (its loop variables, loss and
+	 * logits, reassigned then), so what the graph holds past backward (mdl_act_layer_held)
+	 * and the returned logits (mdl_act_head_logits) stay on the GPU through that forward
+	 * (step.c, graph_held); by default (false) both go as backward returns (Hugging Face's
+	 * Trainer) */
 	bool graph_next_fwd;
 	/* --backward-prefetch post: a sharded block's backward gathers the next block's weights
 	 * once its own backward is done (FSDP's BackwardPrefetch.BACKWARD_POST, Composer's and

@@ -126,8 +126,8 @@ becomes 3.04 s|3.04 s (|$qlora --kbit-upcast norms
 the step from 5.04 s|5.04 s (|$peft
 to 5.48 s, 5.29 s|5.48 s (|$peft --lora-dtype fp32
 5.29 s under autocast|5.29 s (|$peft --lora-dtype fp32 --precision bf16-mixed
-14.4 GiB without|max_memory_allocated 14.4 GiB|$qhead
-14.9 GiB with (LitGPT|max_memory_allocated 14.9 GiB|$qhead --quant-head yes
+14.7 GiB without|max_memory_allocated 14.7 GiB|$qhead
+15.2 GiB with (LitGPT|max_memory_allocated 15.2 GiB|$qhead --quant-head yes
 peaks at 24.8 GiB with the full loss|max_memory_allocated 24.8 GiB|$foak --pointwise eager --loss full
 22.8 GiB with fused-fp32|max_memory_allocated 22.8 GiB|$foak --pointwise fused --loss fused-fp32
 15.1 GiB of gradients a GPU|gradients 15.1 GiB|$gsync --gpu l40s --zero 2 --grad-sync last

@@ -813,6 +813,31 @@ static void frozen_linears_keep_no_input(void)
 			       adapters - 2.0 * sb * (4096 + 4096 + 14336), 1);
 }
 
+/* The logits a loop keeping the model's outputs holds past backward (mdl_act_head_logits):
+ * Llama-3.1-8B, 2 x 2,048 tokens, bf16, the full or chunked-output loss: 2 B x 4096 x 128256, split
+ * by TP; none where the chunked loss's kernel returns none, the model casts them to fp32 itself,
+ * or the compiled loss keeps its own. */
+static void loop_holds_returned_logits(void)
+{
+	struct mdl_arch a = load("llama-3.1-8b.json");
+	struct mdl_job j = {MDL_LORA, 8, MDL_T_Q | MDL_T_V, MDL_BF16_MIXED, MDL_ADAMW,
+			    MDL_RC_FULL, MDL_ATTN_FLASH, 2048, 2};
+	double logits = 2.0 * 4096 * 128256;
+	j.loss = MDL_LOSS_FULL;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_logits(&a, &j, 1), logits, 1);
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_logits(&a, &j, 4), logits / 4, 1);
+	j.loss = MDL_LOSS_CHUNKED_OUTPUT;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_head_logits(&a, &j, 1), logits, 1);
+	j.loss = MDL_LOSS_CHUNKED;
+	CU_ASSERT_EQUAL(mdl_act_head_logits(&a, &j, 1), 0);
+	j.loss = MDL_LOSS_FULL;
+	j.upcast_in_model = true;
+	CU_ASSERT_EQUAL(mdl_act_head_logits(&a, &j, 1), 0);
+	j.upcast_in_model = false;
+	j.compile = true;
+	CU_ASSERT_EQUAL(mdl_act_head_logits(&a, &j, 1), 0);
+}
+
 /* --kbit-upcast on Llama-3.1-8B's QLoRA base (32 layers, hidden 4096, MLP 14336, vocab 128256,
  * untied): all keeps the embedding, the head and the 65 norm weights (2 a layer and the final
  * one) in fp32, 2 bytes a parameter more each; norms the norm weights alone (Llama has no
@@ -1596,6 +1621,7 @@ int suite_job(void)
 		{"op_sac_keeps_every_other_matmul", op_sac_keeps_every_other_matmul},
 		{"lora_dropout_keeps_the_dropped_inputs", lora_dropout_keeps_the_dropped_inputs},
 		{"frozen_linears_keep_no_input", frozen_linears_keep_no_input},
+		{"loop_holds_returned_logits", loop_holds_returned_logits},
 		{"kbit_upcast_keeps_unquantised_weights_in_fp32",
 		 kbit_upcast_keeps_unquantised_weights_in_fp32},
 		{"kbit_upcast_streams_fp32", kbit_upcast_streams_fp32},

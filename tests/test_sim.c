@@ -405,15 +405,16 @@ static double level_at(const struct fx *f, uint64_t t_ns)
 	return v;
 }
 
-/* --graph-freed next-forward: a loop that keeps its last loss holds that micro-batch's graph, and
- * with it what bitsandbytes' MatMul4Bit before 0.43.2 kept on its ctx, through the next forward.
- * Llama-3.1-8B QLoRA (q and v adapters, dropout 0.05) at 1,024 tokens on one H100: each layer's
- * four 4-bit inputs, 2 B x 1024 x (3 x 4096 + 14336), 32 layers: 1,744,830,464 B. The step's
- * first forward runs beside the previous step's last graph: at t = 0 the GPU holds exactly that
- * much more than when the graph goes as backward returns, and ends the step with all it
- * allocated freed, as then (each graph let go once). The peak rises, by no more than it,
- * and is the steady one: three micro-batches a step peak as two; 0.43.2's bitsandbytes (nf4)
- * holds nothing past backward, and the flag changes nothing. */
+/* --graph-freed next-forward: a loop that keeps its last loss and logits holds that micro-batch's
+ * graph, and with it what bitsandbytes' MatMul4Bit before 0.43.2 kept on its ctx, through the
+ * next forward. Llama-3.1-8B QLoRA (q and v adapters, dropout 0.05) at 1,024 tokens on one H100:
+ * each layer's four 4-bit inputs, 2 B x 1024 x (3 x 4096 + 14336), 32 layers: 1,744,830,464 B,
+ * and the bf16 logits the model returned, 2 B x 1024 x 128256: 262,668,288 B. The step's first
+ * forward runs beside the previous step's last: at t = 0 the GPU holds exactly that much more
+ * than when the graph goes as backward returns, and ends the step with all it allocated freed,
+ * as then (each let go once). The peak rises, by no more than it, and is the steady one: three
+ * micro-batches a step peak as two; 0.43.2's bitsandbytes (nf4) holds nothing past backward but
+ * the logits, the peak rising by no more than them. */
 static void graph_freed_next_forward_holds_4bit_inputs(void)
 {
 	struct fx f;
@@ -423,7 +424,7 @@ static void graph_freed_next_forward_holds_4bit_inputs(void)
 	f.w.job.lora_targets = MDL_T_Q | MDL_T_V;
 	f.w.job.lora_dropout = 0.05;
 	f.w.job.recompute = MDL_RC_NONE;
-	double held = 32 * 2.0 * 1024 * (3 * 4096 + 14336);
+	double logits = 2.0 * 1024 * 128256, held = 32 * 2.0 * 1024 * (3 * 4096 + 14336) + logits;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	double back = f.o.peak_gpu, start_back = level_at(&f, 0);
 	double end_back = level_at(&f, UINT64_MAX);
@@ -445,7 +446,8 @@ static void graph_freed_next_forward_holds_4bit_inputs(void)
 	double nf4_next = f.o.peak_gpu;
 	f.c.graph_next_fwd = false;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	CU_ASSERT_EQUAL(f.o.peak_gpu, nf4_next);
+	CU_ASSERT(nf4_next >= f.o.peak_gpu);
+	CU_ASSERT(nf4_next <= f.o.peak_gpu + logits * 1.0001);
 	CU_ASSERT(f.o.peak_gpu < back);
 	eng_free(f.eng);
 }

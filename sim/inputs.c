@@ -691,16 +691,6 @@ int tp_sim_config(const struct tp_opts *o, struct sim_workload *w, struct sim_co
 				"--pp %u)",
 				c->policy->name, c->layout.pp),
 		       EXIT_INVALID;
-	/* the loops that hold a graph run one micro-batch's forward and backward at a time; a
-	 * pipeline schedule runs forwards ahead of backwards and frees each output as it sends it
-	 * (Megatron-Core's deallocate_output_tensor) */
-	if (c->graph_next_fwd && c->layout.pp > 1)
-		return snprintf(err, errlen,
-				"--graph-freed next-forward is a training loop holding its last "
-				"loss through the next forward, one micro-batch at a time: --pp 1 "
-				"(got %u)",
-				c->layout.pp),
-		       EXIT_INVALID;
 	/* below ZeRO-3 the weights stay whole on each GPU: backward gathers nothing to prefetch */
 	if (c->bwd_prefetch_post && c->layout.zero != 3)
 		return snprintf(err, errlen,

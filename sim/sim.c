@@ -720,6 +720,16 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 								  : ", --offload-param yes");
 		return -1;
 	}
+	/* the loops that hold a graph run one micro-batch's forward and backward at a time; a
+	 * pipeline schedule runs forwards ahead of backwards and frees each output as it sends it
+	 * (Megatron-Core's deallocate_output_tensor) */
+	if (c->graph_next_fwd && c->layout.pp > 1) {
+		snprintf(err, errlen,
+			 "--graph-freed next-forward is a training loop holding its last loss "
+			 "through the next forward, one micro-batch at a time: --pp 1 (got %u)",
+			 c->layout.pp);
+		return -1;
+	}
 	if (c->cpu_ckpt == SIM_CPU_CKPT_YES && sim_fsdp_offload(c)) {
 		snprintf(err, errlen,
 			 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, "

@@ -1618,6 +1618,15 @@ holds "plan's framework line says --graph-freed next-forward" "$tmp/out" "graph-
 expect 3 "--graph-freed next-forward is a training loop holding its last loss through the next forward, one micro-batch at a time: --pp 1 (got 2)" \
 	simulate $q4 --gpus 2 --pp 2 --graph-freed next-forward
 expect 3 "--graph-freed: 'never' (allowed: backward, next-forward)" simulate --model 8b --seq 1024 --graph-freed never
+# plan searches pipelines beside it: its one-stage options take the flag, the others run as pipelines do
+expect 0 "" plan --model 70b --seq 4096 --graph-freed next-forward --format json
+if python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pps = {o["layout"]["pp"] for o in d["options"]}
+sys.exit(0 if d["job"]["framework"]["graph_freed"] == "next-forward" and max(pps) > 1 else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: plan --graph-freed next-forward with pipeline options"; fi
 expect 3 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, --checkpoint-wrap outside or --optimizer-in-backward make zero3-offload FSDP's CPU offload" \
 	simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --grad-accum 2 --grad-sync last --cpu-checkpointing yes
 # --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU

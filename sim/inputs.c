@@ -45,11 +45,23 @@ static int parse_flash(const char *arg, char *name, size_t n, uint32_t *count, c
 	return 0;
 }
 
+/* A setting of two names, a or b: *second whether it is b. 0 ok, -1 with err naming the flag and
+ * both names. */
+static int either(const char *flag, const char *v, const char *a, const char *b, bool *second,
+		  char *err, size_t errlen)
+{
+	if (strcmp(v, a) && strcmp(v, b))
+		return snprintf(err, errlen, "%s: '%s' (allowed: %s, %s)", flag, v, a, b), -1;
+	*second = !strcmp(v, b);
+	return 0;
+}
+
 int tp_yes_no(const char *flag, const char *v, bool *yes, char *err, size_t errlen)
 {
-	if (strcmp(v, "yes") && strcmp(v, "no"))
-		return snprintf(err, errlen, "%s: '%s' (allowed: yes, no)", flag, v), -1;
-	*yes = v[0] == 'y';
+	bool no;
+	if (either(flag, v, "yes", "no", &no, err, errlen))
+		return -1;
+	*yes = !no;
 	return 0;
 }
 
@@ -292,16 +304,10 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 								  fp8_gather)
 				    ? MDL_FP8_TORCHAO
 				    : MDL_FP8_TE;
-	if (strcmp(o->moe_gemm, "loop") && strcmp(o->moe_gemm, "grouped")) {
-		snprintf(err, errlen, "--moe-gemm: '%s' (allowed: loop, grouped)", o->moe_gemm);
+	if (either("--moe-gemm", o->moe_gemm, "loop", "grouped", &w->job.grouped_experts, err,
+		   errlen) ||
+	    either("--pointwise", o->pointwise, "fused", "eager", &w->job.eager_ops, err, errlen))
 		return EXIT_INVALID;
-	}
-	w->job.grouped_experts = o->moe_gemm[0] == 'g';
-	if (strcmp(o->pointwise, "fused") && strcmp(o->pointwise, "eager")) {
-		snprintf(err, errlen, "--pointwise: '%s' (allowed: fused, eager)", o->pointwise);
-		return EXIT_INVALID;
-	}
-	w->job.eager_ops = o->pointwise[0] == 'e';
 	w->job.fused_glu = o->swiglu == 0;
 	if (w->job.fused_glu && !w->arch.gated_mlp) {
 		snprintf(err, errlen, "--swiglu fused: %s's MLP is not gated (no SwiGLU or GeGLU "
@@ -309,12 +315,9 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 			 name);
 		return EXIT_INVALID;
 	}
-	if (strcmp(o->logits_upcast, "loss") && strcmp(o->logits_upcast, "model")) {
-		snprintf(err, errlen, "--logits-upcast: '%s' (allowed: loss, model)",
-			 o->logits_upcast);
+	if (either("--logits-upcast", o->logits_upcast, "loss", "model", &w->job.upcast_in_model,
+		   err, errlen))
 		return EXIT_INVALID;
-	}
-	w->job.upcast_in_model = o->logits_upcast[0] == 'm';
 	/* where the cast happens matters only to the unchunked losses that cast (auto: full on
 	 * the GPU-only and DeepSpeed policies; chunked on the tiered ones, where it is moot) */
 	if (w->job.upcast_in_model && tp_opts_given(o, "loss") && !mdl_loss_upcasts(w->job.loss)) {
@@ -510,21 +513,12 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	c->no_clip_grad = !clip;
 	c->twin_gpu = 1.0 - o->offload_ratio;
 	c->prefetch = (uint32_t)o->prefetch;
-	if (strcmp(o->backward_prefetch, "pre") && strcmp(o->backward_prefetch, "post"))
-		return snprintf(err, errlen, "--backward-prefetch: '%s' (allowed: pre, post)",
-				o->backward_prefetch),
-		       EXIT_INVALID;
-	c->bwd_prefetch_post = !strcmp(o->backward_prefetch, "post");
-	if (strcmp(o->checkpoint_wrap, "inside") && strcmp(o->checkpoint_wrap, "outside"))
-		return snprintf(err, errlen, "--checkpoint-wrap: '%s' (allowed: inside, outside)",
-				o->checkpoint_wrap),
-		       EXIT_INVALID;
-	c->ckpt_outside = o->checkpoint_wrap[0] == 'o';
-	if (strcmp(o->grad_sync, "each") && strcmp(o->grad_sync, "last"))
-		return snprintf(err, errlen, "--grad-sync: '%s' (allowed: each, last)",
-				o->grad_sync),
-		       EXIT_INVALID;
-	c->grad_sync_last = !strcmp(o->grad_sync, "last");
+	if (either("--backward-prefetch", o->backward_prefetch, "pre", "post",
+		   &c->bwd_prefetch_post, err, errlen) ||
+	    either("--checkpoint-wrap", o->checkpoint_wrap, "inside", "outside", &c->ckpt_outside,
+		   err, errlen) ||
+	    either("--grad-sync", o->grad_sync, "each", "last", &c->grad_sync_last, err, errlen))
+		return EXIT_INVALID;
 	/* DeepSpeed's engine asserts that its no_sync is "incompatible with gradient
 	 * partitioning logic of ZeRO stage 2/3" (runtime/engine.py, no_sync), and the Trainer
 	 * never calls it under DeepSpeed (trainer.py: sync_context) */
@@ -547,17 +541,12 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				"--recompute full or auto (got %s)",
 				mdl_recompute_name(w->job.recompute)),
 		       EXIT_INVALID;
-	if (strcmp(o->weights_up, "after") && strcmp(o->weights_up, "in-step"))
-		return snprintf(err, errlen, "--weights-up: '%s' (allowed: after, in-step)",
-				o->weights_up),
-		       EXIT_INVALID;
-	c->weights_in_step = !strcmp(o->weights_up, "in-step");
-	if (strcmp(o->graph_freed, "backward") && strcmp(o->graph_freed, "next-forward"))
-		return snprintf(err, errlen,
-				"--graph-freed: '%s' (allowed: backward, next-forward)",
-				o->graph_freed),
-		       EXIT_INVALID;
-	c->graph_next_fwd = !strcmp(o->graph_freed, "next-forward");
+	if (either("--weights-up", o->weights_up, "after", "in-step", &c->weights_in_step, err,
+		   errlen))
+		return EXIT_INVALID;
+	if (either("--graph-freed", o->graph_freed, "backward", "next-forward", &c->graph_next_fwd,
+		   err, errlen))
+		return EXIT_INVALID;
 	if (c->weights_in_step && w->job.precision != MDL_FP16_MIXED)
 		return snprintf(err, errlen,
 				"--weights-up in-step is DeepSpeed 0.3-0.8's CPU Adam under fp16: "

@@ -2594,9 +2594,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		}
 		if (!hold)
 			TRY(mem(bd, c, pool, CAT_A, -(saved - head - gheld), ENG_AT_END));
-		if (i == nb - 1 && x->c->graph_next_fwd)
+		if (i == nb - 1 && x->c->graph_next_fwd) /* it goes once the next forward ran */
 			s->graph_pending += graph_held(bd, s);
-		else if (i == nb - 1)
+		else if (i == nb - 1) /* or as backward returns */
 			TRY(mem(bd, c, pool, CAT_A, -graph_held(bd, s), ENG_AT_END));
 		if (m.transient) {
 			TRY(mem(bd, c, pool, CAT_A, m.work, ENG_AT_START));

@@ -448,6 +448,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --moe-grouped-gemm");
 	if (mdl_layout_ep(l) > 1)
 		fprintf(fp, " \\\n  --expert-model-parallel-size %u", l->ep);
+	if (f->ep_overlap && sim_ep_overlap_allows(l, o->recompute))
+		fprintf(fp, " \\\n  --overlap-moe-expert-parallel-comm --delay-wgrad-compute");
 	if (mdl_layout_etp(l) < l->tp)
 		fprintf(fp, " \\\n  --expert-tensor-parallel-size %u", mdl_layout_etp(l));
 	if (mdl_layout_cp(l) > 1)
@@ -587,6 +589,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --foreach-optimizer yes");
 	if (f->tp_comm_overlap && o->layout.sp)
 		fprintf(fp, " --tp-comm-overlap yes");
+	if (f->ep_overlap && gpu && sim_ep_overlap_allows(&o->layout, o->recompute))
+		fprintf(fp, " --ep-overlap yes");
 	if (f->opt_in_bwd)
 		fprintf(fp, " --optimizer-in-backward yes");
 	if (f->act_offload && gpu)

@@ -311,6 +311,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddBoolToObject(x, "activation_offload", f->act_offload);
 	cJSON_AddNumberToObject(x, "activation_offload_layers", f->act_offload_layers);
 	cJSON_AddBoolToObject(x, "tp_comm_overlap", f->tp_comm_overlap);
+	cJSON_AddBoolToObject(x, "ep_overlap", f->ep_overlap);
 	cJSON_AddBoolToObject(x, "fp8_all_gather", f->fp8_all_gather);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
 	cJSON_AddBoolToObject(x, "overlap_param_gather", f->overlap_param_gather);

@@ -484,6 +484,7 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 		   errlen) ||
 	    tp_yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
 	    tp_yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
+	    tp_yes_no("--ep-overlap", o->ep_overlap, &c->ep_overlap, err, errlen) ||
 	    tp_yes_no("--fp8-all-gather", o->fp8_all_gather, &c->fp8_all_gather, err, errlen) ||
 	    tp_yes_no("--overlap-param-gather", o->overlap_param_gather, &c->overlap_param_gather,
 		      err, errlen))

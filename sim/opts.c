@@ -320,6 +320,14 @@ static const struct opt table[] = {
 	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
 	 "sequence parallelism; Transformer Engine's collectives take 16 SMs from the GEMMs they "
 	 "run beside; plan: its layouts with tp > 1)"},
+	{"ep-overlap", O_STR, OFF(ep_overlap), 0, 0, "no", false, "yes|no", P,
+	 "hide the experts' all-to-alls behind compute: Megatron-Core's "
+	 "--overlap-moe-expert-parallel-comm with --delay-wgrad-compute runs each micro-batch's "
+	 "forward beside another's backward, layer by layer, their all-to-alls on a stream of their "
+	 "own (the step's first forward and last backward, and a pipeline's warm-up and cool-down, "
+	 "alone); needs policy gpu, --ep 2 or more, --interleave 2 or more with --pp 2 or more, and "
+	 "no full recompute (--recompute auto leaves it out); the all-to-alls take no SMs from the "
+	 "GEMMs in the model; plan: its layouts that allow it"},
 	{"optimizer-in-backward", O_STR, OFF(optimizer_in_backward), 0, 0, "no", false, "yes|no", P,
 	 "step each parameter's optimizer as its gradient is ready, freeing it (torchtune's "
 	 "optimizer_in_bwd; policy gpu, or zero3-offload as FSDP's CPU offload runs it: the CPU "

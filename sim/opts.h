@@ -47,6 +47,7 @@ struct tp_opts {
 	const char *overlap_grad_reduce; /* yes | no */
 	const char *overlap_param_gather; /* yes | no */
 	const char *tp_comm_overlap;     /* yes | no */
+	const char *ep_overlap;          /* yes | no */
 	const char *optimizer_in_backward; /* yes | no */
 	const char *activation_offload;    /* yes | no */
 	const char *offload_param;         /* yes | no */

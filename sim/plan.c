@@ -183,6 +183,8 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	c.ckpt_outside = f->ckpt_outside && gpu && l.zero == 3; /* FSDP's units */
 	c.grad_sync_last = grad_sync_last(f, pol, &l);
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
+	/* where the layout allows it; a full recompute's candidates run without (best_layout) */
+	c.ep_overlap = f->ep_overlap && gpu && sim_ep_overlap_allows(&l, MDL_RC_NONE);
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;
 	c.overlap_param_gather = f->overlap_param_gather && gpu && l.zero == 1;
@@ -212,6 +214,7 @@ void sim_plan_rerun(const struct sim_plan_req *req, const struct sim_option *o,
 	}
 	*c = config_for(req, sim_policy_find(o->policy), o->layout, o->grad_accum);
 	c->recompute_fixed = c->loss_fixed = true; /* the option's own */
+	c->ep_overlap &= o->recompute != MDL_RC_FULL;
 	c->params_on_gpu = o->params_on_gpu;
 	c->twin_gpu = o->twin_gpu;
 }
@@ -315,7 +318,8 @@ static int ep_choices(const struct search *s, uint32_t tp, uint32_t etp, uint32_
 }
 
 double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
-		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap)
+		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap,
+		      bool ep_overlap)
 {
 	/* with --recompute-layers a chunk's first layers recompute and the rest do not: the
 	 * floors take the smallest share any chunk recomputes */
@@ -337,8 +341,9 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	bool ov = tp_overlap && tp > 1;
 	double loss_bwd, loss = mdl_job_loss_traffic(&w->arch, &w->job, tp, &loss_bwd);
 	double head = (fl.head_fwd + fl.head_bwd) / (tp * cp) / peak + (loss + loss_bwd) / cp / hbm;
+	bool eo = ep_overlap;
 	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff,
-					(double)w->arch.layers / pp, share, head / pp, ov);
+					(double)w->arch.layers / pp, share, head / pp, ov, eo);
 	double pipe = 0;
 	if (pp > 1) {
 		uint32_t first = UINT32_MAX; /* the fewest layers a first chunk holds */
@@ -348,9 +353,9 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		}
 		double last = (double)mdl_layout_stage_layers(&w->arch, l, pp - 1);
 		const struct mdl_arch *a = &w->arch;
-		pipe = (double)m *
-			       step_stage_floor(a, &w->job, &l0, hw, eff, last, share, head, ov) +
-		       (pp - 1.0) * step_stage_floor(a, &w->job, &l0, hw, eff, first, share, 0, ov);
+		double tail = step_stage_floor(a, &w->job, &l0, hw, eff, last, share, head, ov, eo);
+		double fill = step_stage_floor(a, &w->job, &l0, hw, eff, first, share, 0, ov, eo);
+		pipe = (double)m * tail + (pp - 1.0) * fill;
 	}
 	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
 		       (l->zero ? dp * cp : 1);
@@ -478,6 +483,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 {
 	const struct sim_config *f = sim_plan_framework(s->req);
 	bool ov = f->tp_comm_overlap;
+	bool eo = f->ep_overlap && sim_ep_overlap_allows(l, cw->job.recompute);
 	struct mdl_gpu_memory gm;
 	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);
 	double mem = cand_memory(s, &gm, l, m, true);
@@ -485,7 +491,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	 * would only sort it, so it goes last unbounded */
 	double bound = mem > CAND_MEMORY_SLACK * s->hw->gpu.memory
 			       ? INFINITY
-			       : fmax(sim_plan_bound(cw, s->hw, l, m, ex_share, ov),
+			       : fmax(sim_plan_bound(cw, s->hw, l, m, ex_share, ov, eo),
 				      sim_plan_offload_bound(cw, s->hw, f, l, m)) /
 				     tokens;
 	struct cand x = {*l, cw->job.recompute, cw->job.recompute_layers, cw->job.micro_batch, m,
@@ -501,7 +507,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	pw.job.recompute_layers = x.rc_layers;
 	mdl_layout_memory(&pw.arch, &pw.job, l, m, &gm);
 	x.mem = cand_memory(s, &gm, l, m, true);
-	x.bound = sim_plan_bound(&pw, s->hw, l, m, ex_share, ov) / tokens;
+	x.bound = sim_plan_bound(&pw, s->hw, l, m, ex_share, ov, false) / tokens;
 	return add_cand(s, c, nc, cap, &x);
 }
 
@@ -622,6 +628,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		cw.job.micro_batch = c[i].mb;
 		struct sim_config cf = config_for(s->req, sim_policy_find("gpu"), c[i].l, c[i].m);
 		cf.recompute_fixed = true;
+		cf.ep_overlap &= c[i].rc != MDL_RC_FULL; /* Megatron-Core asserts it */
 		/* once a layout fits, a miss only needs to be known as one: its run stops where
 		 * the GPU overflows (the miss reported is the closest before any fit) */
 		cf.stop_unfit = *found || s->misses_unused;
@@ -645,6 +652,7 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		struct sim_config cf =
 		    config_for(s->req, sim_policy_find("gpu"), c[least].l, c[least].m);
 		cf.recompute_fixed = true;
+		cf.ep_overlap &= c[least].rc != MDL_RC_FULL;
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen))
 			rc = -1;
 		else

@@ -621,6 +621,8 @@ static int run_variant(struct step_ctx *x, int i, struct sim_option *o, char *er
 		if (kept > x->hw->gpu.memory && !c->act_offload) /* offloaded: they leave it */
 			return 1;
 	} else if (candidates(c) > c->policy->variants) {
+		if (c->ep_overlap) /* Megatron-Core asserts no full recompute with it */
+			return 1;
 		x->job.recompute = MDL_RC_FULL;
 	}
 	memset(&x->pl, 0, sizeof x->pl);
@@ -728,6 +730,23 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 			 "--graph-freed next-forward is a training loop holding its last loss "
 			 "through the next forward, one micro-batch at a time: --pp 1 (got %u)",
 			 c->layout.pp);
+		return -1;
+	}
+	/* Megatron-Core's combined 1F1B schedule (sim_ep_overlap) */
+	const struct mdl_layout *l = &c->layout;
+	if (c->ep_overlap && (c->policy->kind != SIM_GPU_ONLY || mdl_layout_ep(l) < 2 ||
+			      (l->pp > 1 && mdl_layout_vp(l) < 2))) {
+		snprintf(err, errlen,
+			 "--ep-overlap yes hides the expert all-to-alls of Megatron-Core's expert "
+			 "parallelism: policy gpu, --ep 2 or more, and with --pp 2 or more "
+			 "--interleave 2 or more (got policy %s, --ep %u, --pp %u, --interleave %u)",
+			 c->policy->name, mdl_layout_ep(l), l->pp, mdl_layout_vp(l));
+		return -1;
+	}
+	if (c->ep_overlap && c->recompute_fixed && w->job.recompute == MDL_RC_FULL) {
+		snprintf(err, errlen,
+			 "--ep-overlap yes runs without full recompute, as Megatron-Core asserts: "
+			 "--recompute none or selective (or auto)");
 		return -1;
 	}
 	if (c->cpu_ckpt == SIM_CPU_CKPT_YES && sim_fsdp_offload(c)) {
@@ -882,6 +901,10 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 					      "auto, or choose another policy)",
 				 c->policy->name, mdl_recompute_name(w->job.recompute));
 			return 1;
+		} else if (c->ep_overlap) {
+			snprintf(err, errlen,
+				 "--ep-overlap yes runs without full recompute, and no lighter "
+				 "recompute keeps one micro-batch's activations on the GPU");
 		} else {
 			snprintf(err, errlen, "policy %s: no placement applies", c->policy->name);
 		}

@@ -263,6 +263,9 @@ struct build {
 	double head_logits;  /* of act_head, the returned logits a loop keeping them holds */
 	double head_live;    /* a quantised head's dequantised copies while its GEMM runs */
 	uint32_t ep;         /* expert-parallel ranks (1: none) */
+	/* --ep-overlap runs (sim_ep_overlap), and whether the pass being built runs beside
+	 * another micro-batch's (step_build): its all-to-alls then go behind its compute */
+	bool ep_overlap, ep_hidden;
 	uint32_t cp;         /* context-parallel ranks (1: none) */
 	double kv;           /* bytes of one layer's keys and values for the whole sequence, per
 			      * TP rank: what a context-parallel ring passes around */
@@ -1276,6 +1279,8 @@ static int machine(struct build *bd)
 			STREAM(s_tp, "tp collectives");
 		if (mdl_layout_cp(&x->c->layout) > 1)
 			STREAM(s_cp, "cp ring");
+		if (bd->ep_overlap)
+			STREAM(s_ep, "ep all-to-alls");
 		/* FSDP2 runs HSDP's all-reduces on a stream of their own, beside the all-gathers and
 		 * reduce-scatters ("collectives use different network resources and can overlap",
 		 * _fsdp_param_group.py, FSDPCommContext.lazy_init) */
@@ -1478,7 +1483,7 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double nl, double rc_share, double extra, bool tp_overlap)
+			double nl, double rc_share, double extra, bool tp_overlap, bool ep_overlap)
 {
 	double wire = 0, lat = 0, cp = mdl_layout_cp(l);
 	double hbm = step_hbm_rate(hw);
@@ -1517,13 +1522,13 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	 * node's peers over NVLink, at the slower of the two, each exchange with its latency; a
 	 * context-parallel rank dispatches 1/cp of the tokens (the / cp below) */
 	uint32_t ep = mdl_layout_ep(l), in = ranks_in_node(hw, etp);
-	double a2a = ep > 1 && a->experts ? a2a_bytes(a, j, l->tp, l->sp) : 0;
+	double a2a = ep > 1 && a->experts ? a2a_bytes(a, j, l->tp, l->sp) : 0, a2a_t = 0;
 	if (a2a > 0 && ep <= in) {
 		coll_cost(false, a2a, ep, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
-		comm += t.ars * (lat + wire / intra_bandwidth(hw));
+		a2a_t = t.ars * (lat + wire / intra_bandwidth(hw));
 	} else if (a2a > 0) {
 		double win = a2a * (in - 1) / ep, wout = a2a * (double)(ep - in) / ep;
-		comm += t.ars * (fmax(wout / net_bandwidth(hw), win / intra_bandwidth(hw)) +
+		a2a_t = t.ars * (fmax(wout / net_bandwidth(hw), win / intra_bandwidth(hw)) +
 				 (ep - 1) * ALPHA_INTER);
 	}
 	/* a GPU computes its 1/cp of the tokens, but launches every kernel; the compute blocks
@@ -1532,8 +1537,10 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			   t.fixed_fwd + t.fixed_bwd) +
 		     extra;
 	double busy = fmax(gpu, nl * (t.issue_fwd + t.issue_bwd));
-	return (tp_overlap ? fmax(busy, nl * tp_comm / cp) : busy + nl * tp_comm / cp) +
-	       nl * comm / cp;
+	double stream = (tp_overlap ? fmax(busy, nl * tp_comm / cp) : busy + nl * tp_comm / cp) +
+			nl * comm / cp;
+	/* --ep-overlap: the all-to-alls on a stream of their own, beside the rest */
+	return ep_overlap ? fmax(stream, nl * a2a_t / cp) : stream + nl * a2a_t / cp;
 }
 
 /* One uncontended data-parallel collective of `bytes` per GPU, as dp_coll runs it. */
@@ -1848,14 +1855,16 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	double cap = eng_resource_at(bd->x->e, mc->sm[g])->capacity;
 	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + fixed * cap, issue * cap);
 	/* what runs beside the block on another stream (the context-parallel ring of its keys and
-	 * values, --tp-comm-overlap's chunked collectives) moves tensors the block makes, so it
+	 * values, --tp-comm-overlap's chunked collectives, --ep-overlap's all-to-alls) moves
+	 * tensors the block makes, so it
 	 * starts with the block, not ahead of it: a mark on the compute stream where the block
 	 * begins */
 	bool ring = bd->cp > 1 && kv_passes > 0;
 	bool tp_overlap = bd->tp > 1 && tp_allreduces > 0 && bd->x->c->tp_comm_overlap;
+	bool ep_hidden = bd->ep > 1 && tp_allreduces > 0 && bd->ep_hidden;
 	double passes = tp_allreduces / 2; /* layer passes: Megatron's two collectives each */
 	int begin = -1;
-	if (ring || tp_overlap) {
+	if (ring || tp_overlap || ep_hidden) {
 		begin = task(bd, "block start", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (begin < 0 || dep(bd, after, begin))
 			return -1;
@@ -1895,7 +1904,22 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 			return -1;
 		*tp_task = t;
 	}
-	if (bd->ep > 1 && tp_allreduces > 0) {
+	if (ep_hidden) {
+		/* --ep-overlap: the pass runs layer by layer beside another micro-batch's, each
+		 * one's all-to-alls behind the other's attention and MLP (Megatron-Core's combined
+		 * 1F1B, combined_1f1b.py: "EP A2A in forward step is hidden by the attention/mlp
+		 * computation in the backward step, and vice versa") [A: source]. Built as each
+		 * pass's all-to-alls beside its own compute on a stream of their own, so a pair of
+		 * passes takes max(Cf, Af) + max(Cb, Ab): max(Cf + Cb, Af + Ab) where both are
+		 * compute-bound or both communication-bound, longer where one is and the other is
+		 * not (the pairing itself is not built) */
+		int t = group_exchange(bd, g, "ep all-to-all (overlapped)", mc->s_ep[g],
+				       tp_allreduces, bd->a2a, bd->ep, bd->etp);
+		int j = task(bd, "ep join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
+		if (t < 0 || j < 0 || dep(bd, begin, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
+			return -1;
+		*tp_task = j;
+	} else if (bd->ep > 1 && tp_allreduces > 0) {
 		/* the MoE layers' dispatch and combine, two per layer pass as the TP all-reduces
 		 * are, on the compute path (the experts wait for their tokens) */
 		int t = group_exchange(bd, g, "ep all-to-all", mc->s_comp[g], tp_allreduces,
@@ -3140,6 +3164,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 	mdl_job_states_part(a, &x->job, 1, false, false, &bd->L);
 	bd->tpp = tp_passes(a);
 	bd->ep = mdl_layout_ep(l);
+	bd->ep_overlap = sim_ep_overlap(x->c, l, x->job.recompute);
 	bd->etp = mdl_layout_etp(l);
 	bd->ekeep = mdl_layout_expert_keep(l);
 	if (a->experts && bd->ekeep != 1) {
@@ -3343,9 +3368,19 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 					      : 2ull * (bd->pp - g - 1) + (uint64_t)(bd->vp - 1) * bd->pp;
 		if (warm > units)
 			warm = units;
+		/* --ep-overlap pairs each forward of 1F1B's steady state with a backward (step.c,
+		 * compute): Megatron-Core runs one more warm-up forward before the pairs, and with
+		 * one stage the step's first forward alone (schedules.py: "we schedule one extra
+		 * micro-batch forward step before the 1f1b stages"; combined_1f1b.py) [A: source],
+		 * so the first warm + 1 forwards and the last warm + 1 backwards run alone. The
+		 * units keep 1F1B's order: a pair's forward and backward are built one after the
+		 * other, the memory of the pair's layer by layer interleaving (one pass's
+		 * activations made as the other's are freed) taken as the unpaired order's */
+		uint64_t alone = warm + 1 < units ? warm + 1 : units;
 		uint64_t nf = 0, nbk = 0;
 		while (nbk < units) {
 			bool fwd = nf < units && (nf < warm || nf - warm <= nbk);
+			bd->ep_hidden = bd->ep_overlap && (fwd ? nf >= alone : nbk + alone < units);
 			uint64_t i = fwd ? nf++ : nbk++;
 			uint64_t k = bd->vp == 1 ? i : i / group * bd->pp + i % bd->pp;
 			uint32_t c = (uint32_t)(i % group / bd->pp);
@@ -3355,6 +3390,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 			if (fwd ? forward(bd, g, k, c) : backward(bd, g, k, c, k == M - 1))
 				return -1;
 		}
+		bd->ep_hidden = false;
 		if (head_copy(bd) && (g == 0 || g == bd->pp - 1) && tied_allreduce(bd, g, M))
 			return -1;
 		x->bwd_end[g] = bd->sg[g].last_bwd_comm;

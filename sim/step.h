@@ -144,6 +144,7 @@ struct step_machine {
 	int s_comp[SIM_MAX_PP], s_comm[SIM_MAX_PP], s_p2p[SIM_MAX_PP], s_h2d[SIM_MAX_PP];
 	int s_d2h[SIM_MAX_PP], s_tp[SIM_MAX_PP]; /* s_tp: only with tp_comm_overlap */
 	int s_cp[SIM_MAX_PP];                    /* only with context parallelism */
+	int s_ep[SIM_MAX_PP]; /* only under --ep-overlap: the hidden expert all-to-alls */
 	int s_rep[SIM_MAX_PP]; /* only under hybrid sharding: the replicas' all-reduces */
 	int s_gather[SIM_MAX_PP]; /* the weights' all-gathers, where a policy gathers them */
 	int s_cpu, s_nvme, s_ckpt; /* CPU optimizer, NVMe weight reads, checkpoint I/O */
@@ -294,13 +295,15 @@ double step_reduce_bucket(const struct sim_config *c);
  * kernel launches, if longer), the synchronous TP all-reduces (with tp_overlap,
  * --tp-comm-overlap: a block takes the longer of its compute, with what step_ub_exposed leaves
  * showing, and its TP collectives, so the stage at least the longer of their sums) and the
- * experts' all-to-alls, each uncontended, within a node and across nodes. extra:
+ * experts' all-to-alls, each uncontended, within a node and across nodes (with ep_overlap,
+ * --ep-overlap: beside all the rest, the longer of the two). extra:
  * more GPU seconds in the same compute blocks (the head); rc_share: the share of the layers
  * that run j's recompute mode, the rest none (--recompute-layers; 1: all). The builder's tasks
  * take at least this long, so it is a floor a search can prune with. */
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double layers, double rc_share, double extra, bool tp_overlap);
+			double layers, double rc_share, double extra, bool tp_overlap,
+			bool ep_overlap);
 
 /* Seconds the data-parallel collectives of one step keep a GPU's collective stream busy under
  * the gpu policy with m micro-batches (gradient all-reduce or reduce-scatters, ZeRO's weight

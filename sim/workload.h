@@ -75,6 +75,12 @@ struct sim_config {
 	 * Transformer Engine userbuffers; needs sequence parallelism); default no, as
 	 * Megatron-Core's */
 	bool tp_comm_overlap;
+	/* --ep-overlap yes: Megatron-Core's --overlap-moe-expert-parallel-comm with
+	 * --delay-wgrad-compute (its combined 1F1B schedule: the forward of one micro-batch runs
+	 * layer by layer beside the backward of another, each pass's expert all-to-alls on a
+	 * stream of their own behind the other pass's compute; sim_ep_overlap says where it runs);
+	 * default no, as Megatron-Core's */
+	bool ep_overlap;
 	/* --optimizer-in-backward yes: each block's optimizer step runs as soon as its gradients
 	 * are ready and frees them, so no full gradient buffer exists (torchtune's
 	 * optimizer_in_bwd, PyTorch's register_post_accumulate_grad_hook); policy gpu, one GPU
@@ -185,6 +191,24 @@ static inline bool sim_fsdp_offload(const struct sim_config *c)
 {
 	return c->policy && strcmp(c->policy->name, "zero3-offload") == 0 && !c->deepspeed &&
 	       (c->grad_sync_last || c->ckpt_outside || c->opt_in_bwd);
+}
+
+/* Whether c's --ep-overlap runs on layout l with recompute rc: policy gpu with expert
+ * parallelism, interleaving where there are pipeline stages, and no full recompute, as
+ * Megatron-Core asserts (transformer_config.py: "virtual_pipeline_model_parallel_size must be
+ * specified when pipeline_model_parallel_size > 1", expert_model_parallel_size > 1, "disable
+ * full recomputation when enabling overlap_moe_expert_parallel_comm"). simulate refuses it
+ * elsewhere (sim_run); plan's layouts outside it run without. */
+static inline bool sim_ep_overlap_allows(const struct mdl_layout *l, enum mdl_recompute rc)
+{
+	return mdl_layout_ep(l) > 1 && (l->pp == 1 || mdl_layout_vp(l) > 1) && rc != MDL_RC_FULL;
+}
+
+static inline bool sim_ep_overlap(const struct sim_config *c, const struct mdl_layout *l,
+				  enum mdl_recompute rc)
+{
+	return c->ep_overlap && c->policy && c->policy->kind == SIM_GPU_ONLY &&
+	       sim_ep_overlap_allows(l, rc);
 }
 
 /*

@@ -1627,6 +1627,38 @@ pps = {o["layout"]["pp"] for o in d["options"]}
 sys.exit(0 if d["job"]["framework"]["graph_freed"] == "next-forward" and max(pps) > 1 else 1)
 PY
 then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: plan --graph-freed next-forward with pipeline options"; fi
+# --ep-overlap: Megatron-Core's combined 1F1B hides the expert all-to-alls of the paired passes
+epo="--model mixtral-8x7b --gpu h100-sxm --gpus 16 --tp 2 --ep 8 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --recompute none"
+expect 0 "" simulate $epo --format json
+cp "$tmp/out" "$tmp/ep-serial.json"
+expect 0 "" simulate $epo --ep-overlap yes --format json
+if python3 - "$tmp/ep-serial.json" "$tmp/out" <<'PY'
+import json, sys
+s, o = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = not s["job"]["framework"]["ep_overlap"] and o["job"]["framework"]["ep_overlap"]
+ok = ok and o["step_seconds"] < s["step_seconds"] and o["peak_bytes"]["gpu"] == s["peak_bytes"]["gpu"]
+sys.exit(0 if ok else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --ep-overlap yes hides all-to-alls, the peak as before"; fi
+expect 3 "--ep-overlap yes hides the expert all-to-alls of Megatron-Core's expert parallelism: policy gpu, --ep 2 or more, and with --pp 2 or more --interleave 2 or more (got policy gpu, --ep 8, --pp 2, --interleave 1)" \
+	simulate --model mixtral-8x7b --gpu h100-sxm --gpus 16 --pp 2 --ep 8 --zero 1 --seq 4096 --ep-overlap yes
+expect 3 "--ep-overlap yes runs without full recompute, as Megatron-Core asserts: --recompute none or selective (or auto)" \
+	simulate $epo --recompute full --ep-overlap yes
+expect 3 "(got policy gpu, --ep 1, --pp 1, --interleave 1)" simulate --model 8b --seq 4096 --gpus 8 --ep-overlap yes
+expect 3 "--ep-overlap: 'maybe' (allowed: yes, no)" simulate $epo --ep-overlap maybe
+# plan: its layouts that allow it run it; the framework line says so; --emit passes it to
+# Megatron-LM and its simulate line reproduces the planned step
+expect 0 "" plan --model mixtral-8x7b --seq 4096 --ep-overlap yes
+holds "plan's framework line says --ep-overlap yes" "$tmp/out" "ep-overlap yes"
+"$bin" plan --model mixtral-8x7b --seq 4096 --ep-overlap yes --emit "$tmp/emit-epo" >/dev/null 2>"$tmp/err"
+roundtrip "$tmp/emit-epo"
+if grep -q -- "--overlap-moe-expert-parallel-comm --delay-wgrad-compute" "$tmp/emit-epo/launch.sh" &&
+	grep -q -- "--ep-overlap yes" "$tmp/emit-epo/README.md" && [ -n "$want" ] && [ "$want" = "$got" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --ep-overlap yes --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
+fi
 expect 3 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, --checkpoint-wrap outside or --optimizer-in-backward make zero3-offload FSDP's CPU offload" \
 	simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --grad-accum 2 --grad-sync last --cpu-checkpointing yes
 # --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU

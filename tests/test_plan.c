@@ -667,8 +667,8 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 							if (sim_run(e, &w, &f.hw, &f.e, &c, &o, err,
 								    sizeof err))
 								continue; /* a layout the model refuses */
-							double b = sim_plan_bound(&w, &f.hw, &l, m,
-										  ex_share, ov);
+							double b = sim_plan_bound(
+							    &w, &f.hw, &l, m, ex_share, ov, false);
 							if (!(b <= o.step_seconds * (1 + 1e-9)))
 								fprintf(stderr,
 									"\n%s tp%u pp%u vp%u dp%u ep%u "
@@ -875,7 +875,7 @@ static int cp_bound_case(struct fixture *f, struct eng *e, uint32_t n, uint32_t 
 	struct sim_option o;
 	if (sim_run(e, &w, &f->hw, &f->e, &c, &o, err, sizeof err))
 		return 0;
-	double b = sim_plan_bound(&w, &f->hw, &l, m, 0, false);
+	double b = sim_plan_bound(&w, &f->hw, &l, m, 0, false, false);
 	if (!(b <= o.step_seconds * (1 + 1e-9)))
 		fprintf(stderr, "\ntp%u pp%u cp%u dp%u zero%u rc%d: bound %g > step %g\n", tp, pp,
 			cp, dp, zero, k >> 1, b, o.step_seconds);
@@ -912,7 +912,9 @@ static void the_pruning_bound_holds_for_context_parallelism_across_nodes(void)
 /* The bound holds where the experts fold into the TP ranks (--expert-tp 1: whole experts, the
  * expert-parallel group over the TP ranks too, no gather of the routed tokens): Mixtral-8x7B on
  * 8 and 16 GPUs at tp 2 to 8, pipelines of 1 and 2, ZeRO 0 and 1, with and without
- * --tp-comm-overlap, ep the widest the 8 experts and dp x tp allow. The plan of 16 GPUs takes
+ * --tp-comm-overlap, ep the widest the 8 experts and dp x tp allow; and with --ep-overlap
+ * (no recompute, two virtual stages where there are two stages), where the all-to-alls leave
+ * the compute stream's sum for a stream of their own. The plan of 16 GPUs takes
  * such a layout: tp 2 with the experts whole, ep 8, beats the experts split over both TP ranks
  * (their gathers move 2 boundaries a layer pass). */
 static void the_pruning_bound_holds_for_folded_experts(void)
@@ -924,31 +926,40 @@ static void the_pruning_bound_holds_for_folded_experts(void)
 	f.w.job.seq = 2048;
 	struct eng *e = eng_new();
 	double ex_share = expert_share(&f);
+	enum mdl_recompute rc = f.w.job.recompute;
+	int hidden = 0;
 	for (uint32_t n = 8; n <= 16; n *= 2)
 		for (uint32_t tp = 2; tp <= 8; tp *= 2)
 			for (uint32_t pp = 1; pp <= 2; pp++)
-				for (int k = 0; k < 4; k++) {
+				for (int k = 0; k < 8; k++) {
 					uint32_t dp = n / (tp * pp), zero = k & 1, ep = dp * tp;
-					bool ov = k & 2;
+					bool ov = k & 2, eo = k & 4;
 					if (dp < 1)
 						continue;
 					while (f.w.arch.experts % ep)
 						ep /= 2;
-					struct mdl_layout l = {tp, pp, dp, zero, true, 1,
+					uint32_t vp = eo && pp > 1 ? 2 : 1;
+					struct mdl_layout l = {tp, pp, dp, zero, true, vp,
 							       ep, 1,  0,  1};
 					uint64_t m = sim_plan_micro_batches(&f.w, dp);
 					struct sim_config c = {l,    m,	   sim_policy_find("gpu"),
 							       0,    0,	   true};
 					c.tp_comm_overlap = ov;
+					c.ep_overlap = eo;
+					f.w.job.recompute = eo ? MDL_RC_NONE : rc;
 					struct sim_option o;
 					if (sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err))
 						continue;
-					double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, ov);
+					double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, ov,
+								  eo);
 					CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
 					checked++;
+					hidden += eo;
 				}
+	f.w.job.recompute = rc;
 	eng_free(e);
 	CU_ASSERT(checked >= 16);
+	CU_ASSERT(hidden >= 8);
 	const uint32_t counts[] = {16};
 	f.w.job.seq = 4096;
 	f.req.counts = counts;
@@ -990,7 +1001,7 @@ static void the_pruning_bound_holds_for_experts_across_nodes(void)
 		struct sim_option o;
 		if (sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err))
 			continue;
-		double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, false);
+		double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, false, false);
 		CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
 		checked++;
 		if (ep > 8 / etp) { /* more ranks than a node holds */

@@ -2667,6 +2667,66 @@ static void moe_expert_gathers_stay_exposed(void)
 	eng_free(f.eng);
 }
 
+/* --ep-overlap (Megatron-Core's combined 1F1B): each micro-batch's forward runs beside another's
+ * backward, their expert all-to-alls on a stream of their own; the step's first forward and
+ * last backward run alone. Mixtral-8x7B (32 layers, all MoE, top 2, hidden 4,096) on the 8
+ * H100s of one node, ep 8, dp 8, ZeRO 1, no recompute, 4,096 tokens a micro-batch: a layer
+ * pass has a dispatch and a combine of 2 x 4,096 x 2 x 4,096 = 67,108,864 B each, an
+ * all-to-all over 8 moving 7/8 of it at 0.82 x 450 GB/s with 7 steps of 1 us, so a pass holds
+ * A = 64 of them. Compute far outlasts them, so of 3 micro-batches (6 passes) the 4 that pair
+ * (forwards 1 and 2, backwards 0 and 1) lose exactly their A; one micro-batch pairs nothing.
+ * The order of the passes, and so the GPU's peak, stays 1F1B's. */
+static void ep_overlap_hides_the_paired_all_to_alls(void)
+{
+	struct fx f;
+	setup(&f, "mixtral-8x7b-v0.1.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.layout = (struct mdl_layout){1, 1, 8, 1, false, 1, 8};
+	f.c.grad_accum = 3;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double serial = f.o.step_seconds, peak = f.o.peak_gpu;
+	CU_ASSERT_EQUAL(tasks_named(&f, "ep all-to-all (overlapped)"), 0);
+	f.c.ep_overlap = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double A = 64 * (7 * 1e-6 + 7.0 / 8 * 67108864.0 / (0.82 * 450e9));
+	ASSERT_NEAR_REL(serial - f.o.step_seconds, 4 * A, 0.01);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.peak_gpu, peak, 1);
+	CU_ASSERT(tasks_named(&f, "ep all-to-all (overlapped)") > 0);
+	f.c.grad_accum = 1;
+	f.c.ep_overlap = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	serial = f.o.step_seconds;
+	f.c.ep_overlap = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.o.step_seconds, serial, 1e-12);
+	eng_free(f.eng);
+}
+
+/* --ep-overlap's refusals, as Megatron-Core asserts them (transformer_config.py): expert
+ * parallelism, interleaving under a pipeline, no full recompute; with --recompute left to the
+ * simulator it takes the fastest of the lighter modes. */
+static void ep_overlap_needs_what_megatron_asserts(void)
+{
+	struct fx f;
+	setup(&f, "mixtral-8x7b-v0.1.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.c.ep_overlap = true;
+	f.c.grad_accum = 4;
+	f.c.layout = (struct mdl_layout){1, 1, 8, 1, false, 1, 1};
+	CU_ASSERT_NOT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--ep 2 or more"));
+	f.c.layout = (struct mdl_layout){1, 2, 4, 1, false, 1, 4};
+	CU_ASSERT_NOT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "--interleave 2 or more"));
+	f.c.layout.vp = 2;
+	CU_ASSERT_NOT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "without full recompute"));
+	f.c.recompute_fixed = false;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_NOT_EQUAL(f.o.recompute, MDL_RC_FULL);
+	CU_ASSERT(tasks_named(&f, "ep all-to-all (overlapped)") > 0);
+	eng_free(f.eng);
+}
+
 /* Megatron-Core's alltoall dispatcher copies its tokens (step_moe_dispatch_bytes), solved by
  * hand for Mixtral-8x7B (8 experts, top 2, hidden 4,096, every layer MoE) at 4,096 tokens in
  * bf16 on tp 4 with sequence parallelism: a rank dispatches its 1,024 tokens to 2 experts,
@@ -3802,6 +3862,9 @@ int suite_sim(void)
 		{"fp32 adapters run at the fp32 rate", fp32_adapters_run_at_the_fp32_rate},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"MoE expert gathers stay exposed", moe_expert_gathers_stay_exposed},
+		{"--ep-overlap hides the paired all-to-alls",
+		 ep_overlap_hides_the_paired_all_to_alls},
+		{"--ep-overlap needs what Megatron asserts", ep_overlap_needs_what_megatron_asserts},
 		{"MoE dispatcher copies its tokens", moe_dispatcher_copies_its_tokens},
 		{"one accounting rule", one_accounting_rule},
 		{"pipeline ends split lightens the end stages",

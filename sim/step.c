@@ -1517,10 +1517,11 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		comm += t.ars / 2 * tp_passes(a).routed * (lat + wire / intra_bandwidth(hw));
 	}
 	/* expert parallelism: the dispatch and combine all-to-alls, as many as the TP all-reduces
-	 * and on the same stream (compute()); within the node as one collective, across nodes as
-	 * group_exchange's task: its share to other nodes over the GPU's network link and to its
-	 * node's peers over NVLink, at the slower of the two, each exchange with its latency; a
-	 * context-parallel rank dispatches 1/cp of the tokens (the / cp below) */
+	 * and on the same stream (compute(); --ep-overlap: on their own, below); within the node
+	 * as one collective, across nodes as group_exchange's task: its share to other nodes over
+	 * the GPU's network link and to its node's peers over NVLink, at the slower of the two,
+	 * each exchange with its latency; a context-parallel rank dispatches 1/cp of the tokens
+	 * (the / cp below) */
 	uint32_t ep = mdl_layout_ep(l), in = ranks_in_node(hw, etp);
 	double a2a = ep > 1 && a->experts ? a2a_bytes(a, j, l->tp, l->sp) : 0, a2a_t = 0;
 	if (a2a > 0 && ep <= in) {
@@ -1856,9 +1857,8 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + fixed * cap, issue * cap);
 	/* what runs beside the block on another stream (the context-parallel ring of its keys and
 	 * values, --tp-comm-overlap's chunked collectives, --ep-overlap's all-to-alls) moves
-	 * tensors the block makes, so it
-	 * starts with the block, not ahead of it: a mark on the compute stream where the block
-	 * begins */
+	 * tensors the block makes, so it starts with the block, not ahead of it: a mark on the
+	 * compute stream where the block begins */
 	bool ring = bd->cp > 1 && kv_passes > 0;
 	bool tp_overlap = bd->tp > 1 && tp_allreduces > 0 && bd->x->c->tp_comm_overlap;
 	bool ep_hidden = bd->ep > 1 && tp_allreduces > 0 && bd->ep_hidden;
@@ -3368,13 +3368,13 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 					      : 2ull * (bd->pp - g - 1) + (uint64_t)(bd->vp - 1) * bd->pp;
 		if (warm > units)
 			warm = units;
-		/* --ep-overlap pairs each forward of 1F1B's steady state with a backward (step.c,
-		 * compute): Megatron-Core runs one more warm-up forward before the pairs, and with
-		 * one stage the step's first forward alone (schedules.py: "we schedule one extra
-		 * micro-batch forward step before the 1f1b stages"; combined_1f1b.py) [A: source],
-		 * so the first warm + 1 forwards and the last warm + 1 backwards run alone. The
-		 * units keep 1F1B's order: a pair's forward and backward are built one after the
-		 * other, the memory of the pair's layer by layer interleaving (one pass's
+		/* --ep-overlap pairs each forward of 1F1B's steady state with a backward
+		 * (compute()): Megatron-Core runs one more warm-up forward before the pairs, and
+		 * with one stage the step's first forward alone (schedules.py: "we schedule one
+		 * extra micro-batch forward step before the 1f1b stages"; combined_1f1b.py)
+		 * [A: source], so the first warm + 1 forwards and the last warm + 1 backwards run
+		 * alone. The units keep 1F1B's order: a pair's forward and backward are built one
+		 * after the other, the memory of the pair's layer by layer interleaving (one pass's
 		 * activations made as the other's are freed) taken as the unpaired order's */
 		uint64_t alone = warm + 1 < units ? warm + 1 : units;
 		uint64_t nf = 0, nbk = 0;

@@ -157,9 +157,10 @@ bool sim_plan_grad_sync_last(const struct sim_plan_req *req, const struct sim_op
 }
 
 /* The configuration of one candidate: the framework's settings (req->framework) that its
- * policy runs, the layout, micro-batches per step and policy the search chose. */
+ * policy runs with recompute rc, the layout, micro-batches per step and policy the search
+ * chose. */
 static struct sim_config config_for(const struct sim_plan_req *req, const struct sim_policy *pol,
-				    struct mdl_layout l, uint64_t m)
+				    struct mdl_layout l, uint64_t m, enum mdl_recompute rc)
 {
 	const struct sim_config *f = sim_plan_framework(req);
 	struct sim_config c = {l, m, pol};
@@ -183,8 +184,8 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	c.ckpt_outside = f->ckpt_outside && gpu && l.zero == 3; /* FSDP's units */
 	c.grad_sync_last = grad_sync_last(f, pol, &l);
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
-	/* where the layout allows it; a full recompute's candidates run without (best_layout) */
-	c.ep_overlap = f->ep_overlap && gpu && sim_ep_overlap_allows(&l, MDL_RC_NONE);
+	/* where the layout and the recompute allow it (a full recompute's candidates run without) */
+	c.ep_overlap = f->ep_overlap && gpu && sim_ep_overlap_allows(&l, rc);
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;
 	c.overlap_param_gather = f->overlap_param_gather && gpu && l.zero == 1;
@@ -212,9 +213,8 @@ void sim_plan_rerun(const struct sim_plan_req *req, const struct sim_option *o,
 		if (o->flash_count)
 			hw->flash_count = o->flash_count;
 	}
-	*c = config_for(req, sim_policy_find(o->policy), o->layout, o->grad_accum);
+	*c = config_for(req, sim_policy_find(o->policy), o->layout, o->grad_accum, o->recompute);
 	c->recompute_fixed = c->loss_fixed = true; /* the option's own */
-	c->ep_overlap &= o->recompute != MDL_RC_FULL;
 	c->params_on_gpu = o->params_on_gpu;
 	c->twin_gpu = o->twin_gpu;
 }
@@ -626,9 +626,9 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		cw.job.recompute = c[i].rc;
 		cw.job.recompute_layers = c[i].rc_layers;
 		cw.job.micro_batch = c[i].mb;
-		struct sim_config cf = config_for(s->req, sim_policy_find("gpu"), c[i].l, c[i].m);
+		struct sim_config cf =
+		    config_for(s->req, sim_policy_find("gpu"), c[i].l, c[i].m, c[i].rc);
 		cf.recompute_fixed = true;
-		cf.ep_overlap &= c[i].rc != MDL_RC_FULL; /* Megatron-Core asserts it */
 		/* once a layout fits, a miss only needs to be known as one: its run stops where
 		 * the GPU overflows (the miss reported is the closest before any fit) */
 		cf.stop_unfit = *found || s->misses_unused;
@@ -650,9 +650,8 @@ static int best_layout(struct search *s, uint32_t n, bool *found, struct sim_opt
 		cw.job.recompute_layers = c[least].rc_layers;
 		cw.job.micro_batch = c[least].mb;
 		struct sim_config cf =
-		    config_for(s->req, sim_policy_find("gpu"), c[least].l, c[least].m);
+		    config_for(s->req, sim_policy_find("gpu"), c[least].l, c[least].m, c[least].rc);
 		cf.recompute_fixed = true;
-		cf.ep_overlap &= c[least].rc != MDL_RC_FULL;
 		if (sim_run(s->eng, &cw, hw, s->e, &cf, &o, s->err, s->errlen))
 			rc = -1;
 		else
@@ -763,7 +762,8 @@ static int host_one(struct search *s, const struct sim_policy *pol, uint32_t n, 
 	cw.job.recompute_layers = 0;
 	cw.job.master = MDL_MASTER_FP32;
 	struct mdl_layout l = {1, 1, n, pol->zero >= 0 ? (uint32_t)pol->zero : 0u, false};
-	struct sim_config cf = config_for(s->req, pol, l, sim_plan_micro_batches(&cw, n));
+	struct sim_config cf =
+	    config_for(s->req, pol, l, sim_plan_micro_batches(&cw, n), cw.job.recompute);
 	cf.recompute_fixed = s->req->recompute_fixed;
 	cf.loss_fixed = s->req->loss_fixed;
 	cf.params_on_gpu = s->params_on_gpu;

@@ -450,6 +450,12 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " \\\n  --expert-model-parallel-size %u", l->ep);
 	if (f->ep_overlap && sim_ep_overlap_allows(l, o->recompute))
 		fprintf(fp, " \\\n  --overlap-moe-expert-parallel-comm --delay-wgrad-compute");
+	if (mdl_layout_ep(l) > 1 && f->dispatcher != SIM_DISPATCH_ALLTOALL)
+		fprintf(fp,
+			" \\\n  --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend %s",
+			sim_dispatcher_name(f));
+	if (mdl_layout_ep(l) > 1 && f->dispatcher != SIM_DISPATCH_ALLTOALL && f->dispatcher_sms)
+		fprintf(fp, " --moe-flex-dispatcher-num-sms %u", f->dispatcher_sms);
 	if (mdl_layout_etp(l) < l->tp)
 		fprintf(fp, " \\\n  --expert-tensor-parallel-size %u", mdl_layout_etp(l));
 	if (mdl_layout_cp(l) > 1)
@@ -591,6 +597,11 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --tp-comm-overlap yes");
 	if (f->ep_overlap && gpu && sim_ep_overlap_allows(&o->layout, o->recompute))
 		fprintf(fp, " --ep-overlap yes");
+	if (f->dispatcher != SIM_DISPATCH_ALLTOALL && mdl_layout_ep(&o->layout) > 1)
+		fprintf(fp, " --moe-dispatcher %s", sim_dispatcher_name(f));
+	if (f->dispatcher != SIM_DISPATCH_ALLTOALL && mdl_layout_ep(&o->layout) > 1 &&
+	    f->dispatcher_sms)
+		fprintf(fp, " --moe-dispatcher-sms %u", f->dispatcher_sms);
 	if (f->opt_in_bwd)
 		fprintf(fp, " --optimizer-in-backward yes");
 	if (f->act_offload && gpu)

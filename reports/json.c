@@ -312,6 +312,12 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddNumberToObject(x, "activation_offload_layers", f->act_offload_layers);
 	cJSON_AddBoolToObject(x, "tp_comm_overlap", f->tp_comm_overlap);
 	cJSON_AddBoolToObject(x, "ep_overlap", f->ep_overlap);
+	cJSON_AddStringToObject(x, "moe_dispatcher", sim_dispatcher_name(f));
+	if (f->dispatcher == SIM_DISPATCH_ALLTOALL)
+		cJSON_AddNullToObject(x, "moe_dispatcher_sms");
+	else
+		cJSON_AddNumberToObject(x, "moe_dispatcher_sms",
+					f->dispatcher_sms ? f->dispatcher_sms : SIM_FLEX_SMS);
 	cJSON_AddBoolToObject(x, "fp8_all_gather", f->fp8_all_gather);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
 	cJSON_AddBoolToObject(x, "overlap_param_gather", f->overlap_param_gather);

@@ -353,7 +353,10 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			pre);
 	/* the framework's settings every option runs with, each where its policy runs it */
 	const struct sim_config *f = sim_plan_framework(r->req);
-	char fw[640], al[48] = "", tw[48] = "";
+	char fw[720], al[48] = "", tw[48] = "", md[64] = "";
+	if (f->dispatcher != SIM_DISPATCH_ALLTOALL)
+		snprintf(md, sizeof md, "moe-dispatcher %s (%u SMs), ", sim_dispatcher_name(f),
+			 f->dispatcher_sms ? f->dispatcher_sms : SIM_FLEX_SMS);
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	if (f->twin_gpu > 0)
@@ -362,7 +365,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (f->cpu_ckpt != SIM_CPU_CKPT_AUTO)
 		snprintf(ck, sizeof ck, ", cpu-checkpointing %s", sim_cpu_ckpt_name(f));
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
+		 "clip-grad %s, %s%s%s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
 		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s%s "
 		 "(each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
@@ -372,7 +375,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
 		 f->act_offload ? "activation-offload yes, " : "", al,
 		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
-		 f->ep_overlap ? "ep-overlap yes, " : "",
+		 f->ep_overlap ? "ep-overlap yes, " : "", md,
 		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
 		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
 		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",

@@ -554,6 +554,19 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 				"--precision fp16-mixed (got %s)",
 				mdl_precision_name(w->job.precision)),
 		       EXIT_INVALID;
+	if (sim_dispatcher_parse(o->moe_dispatcher, c))
+		return snprintf(err, errlen,
+				"--moe-dispatcher: '%s' (allowed: alltoall, deepep, hybridep)",
+				o->moe_dispatcher),
+		       EXIT_INVALID;
+	c->dispatcher_sms = (uint32_t)o->moe_dispatcher_sms;
+	if (c->dispatcher == SIM_DISPATCH_ALLTOALL && tp_opts_given(o, "moe-dispatcher-sms"))
+		return snprintf(err, errlen,
+				"--moe-dispatcher-sms %llu sets the SMs of a flex dispatcher's "
+				"kernels: give --moe-dispatcher deepep or hybridep with it (NCCL's "
+				"alltoall picks its own)",
+				(unsigned long long)o->moe_dispatcher_sms),
+		       EXIT_INVALID;
 	if (sim_swap_pipeline_parse(o->swap_pipeline, c))
 		return snprintf(err, errlen, "--swap-pipeline: '%s' (allowed: none, read, write, both)",
 				o->swap_pipeline),

@@ -320,6 +320,17 @@ static const struct opt table[] = {
 	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
 	 "sequence parallelism; Transformer Engine's collectives take 16 SMs from the GEMMs they "
 	 "run beside; plan: its layouts with tp > 1)"},
+	{"moe-dispatcher", O_STR, OFF(moe_dispatcher), 0, 0, "alltoall", false,
+	 "alltoall|deepep|hybridep", P,
+	 "Megatron-Core's token dispatcher under --ep 2 or more: alltoall (its default) sends a "
+	 "token once per expert it is routed to; deepep and hybridep (--moe-token-dispatcher-type "
+	 "flex) once to each GPU holding one of its experts and, across nodes, once to each node "
+	 "over the network, forwarded there over NVLink (routing taken as uniform; the kernels' "
+	 "SMs: --moe-dispatcher-sms)"},
+	{"moe-dispatcher-sms", O_COUNT, OFF(moe_dispatcher_sms), 0, 1024, "0", false, "SMs", P,
+	 "SMs a deepep or hybridep dispatcher's kernels hold while they run (Megatron-Core's "
+	 "--moe-flex-dispatcher-num-sms; 0: DeepEP's default, 20): with --ep-overlap the compute "
+	 "beside them runs on the GPU's other SMs"},
 	{"ep-overlap", O_STR, OFF(ep_overlap), 0, 0, "no", false, "yes|no", P,
 	 "hide the experts' all-to-alls behind compute: Megatron-Core's "
 	 "--overlap-moe-expert-parallel-comm with --delay-wgrad-compute runs each micro-batch's "

@@ -186,6 +186,7 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	/* where the layout and the recompute allow it (a full recompute's candidates run without) */
 	c.ep_overlap = f->ep_overlap && gpu && sim_ep_overlap_allows(&l, rc);
+	c.dispatcher = f->dispatcher;
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;
 	c.overlap_param_gather = f->overlap_param_gather && gpu && l.zero == 1;
@@ -319,7 +320,7 @@ static int ep_choices(const struct search *s, uint32_t tp, uint32_t etp, uint32_
 
 double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap,
-		      bool ep_overlap)
+		      bool ep_overlap, bool ep_dedup)
 {
 	/* with --recompute-layers a chunk's first layers recompute and the rest do not: the
 	 * floors take the smallest share any chunk recomputes */
@@ -341,9 +342,9 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 	bool ov = tp_overlap && tp > 1;
 	double loss_bwd, loss = mdl_job_loss_traffic(&w->arch, &w->job, tp, &loss_bwd);
 	double head = (fl.head_fwd + fl.head_bwd) / (tp * cp) / peak + (loss + loss_bwd) / cp / hbm;
-	bool eo = ep_overlap;
+	bool eo = ep_overlap, dd = ep_dedup;
 	double stage = step_stage_floor(&w->arch, &w->job, &l0, hw, eff,
-					(double)w->arch.layers / pp, share, head / pp, ov, eo);
+					(double)w->arch.layers / pp, share, head / pp, ov, eo, dd);
 	double pipe = 0;
 	if (pp > 1) {
 		uint32_t first = UINT32_MAX; /* the fewest layers a first chunk holds */
@@ -353,8 +354,10 @@ double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		}
 		double last = (double)mdl_layout_stage_layers(&w->arch, l, pp - 1);
 		const struct mdl_arch *a = &w->arch;
-		double tail = step_stage_floor(a, &w->job, &l0, hw, eff, last, share, head, ov, eo);
-		double fill = step_stage_floor(a, &w->job, &l0, hw, eff, first, share, 0, ov, eo);
+		double tail =
+			step_stage_floor(a, &w->job, &l0, hw, eff, last, share, head, ov, eo, dd);
+		double fill =
+			step_stage_floor(a, &w->job, &l0, hw, eff, first, share, 0, ov, eo, dd);
 		pipe = (double)m * tail + (pp - 1.0) * fill;
 	}
 	double shard = (double)mdl_job_trainable(&w->arch, &w->job) / (tp * pp) /
@@ -484,6 +487,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	const struct sim_config *f = sim_plan_framework(s->req);
 	bool ov = f->tp_comm_overlap;
 	bool eo = f->ep_overlap && sim_ep_overlap_allows(l, cw->job.recompute);
+	bool dd = f->dispatcher != SIM_DISPATCH_ALLTOALL;
 	struct mdl_gpu_memory gm;
 	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);
 	double mem = cand_memory(s, &gm, l, m, true);
@@ -491,7 +495,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	 * would only sort it, so it goes last unbounded */
 	double bound = mem > CAND_MEMORY_SLACK * s->hw->gpu.memory
 			       ? INFINITY
-			       : fmax(sim_plan_bound(cw, s->hw, l, m, ex_share, ov, eo),
+			       : fmax(sim_plan_bound(cw, s->hw, l, m, ex_share, ov, eo, dd),
 				      sim_plan_offload_bound(cw, s->hw, f, l, m)) /
 				     tokens;
 	struct cand x = {*l, cw->job.recompute, cw->job.recompute_layers, cw->job.micro_batch, m,
@@ -507,7 +511,7 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 	pw.job.recompute_layers = x.rc_layers;
 	mdl_layout_memory(&pw.arch, &pw.job, l, m, &gm);
 	x.mem = cand_memory(s, &gm, l, m, true);
-	x.bound = sim_plan_bound(&pw, s->hw, l, m, ex_share, ov, false) / tokens;
+	x.bound = sim_plan_bound(&pw, s->hw, l, m, ex_share, ov, false, dd) / tokens;
 	return add_cand(s, c, nc, cap, &x);
 }
 

@@ -128,11 +128,11 @@ void sim_plan_rerun(const struct sim_plan_req *req, const struct sim_option *o,
 /* Seconds per step no schedule of the GPU-only layout l with m micro-batches per step can beat
  * (the search's pruning bound; ex_share: the routed experts' share of the trainable
  * parameters; tp_overlap: --tp-comm-overlap runs; ep_overlap: --ep-overlap runs,
- * sim_ep_overlap). Exact as a bound: every term is work the simulated step also does, at a rate
- * it cannot exceed. */
+ * sim_ep_overlap; ep_dedup: a flex --moe-dispatcher, step_ep_wire). Exact as a bound: every
+ * term is work the simulated step also does, at a rate it cannot exceed. */
 double sim_plan_bound(const struct sim_workload *w, const struct mdl_hw *hw,
 		      const struct mdl_layout *l, uint64_t m, double ex_share, bool tp_overlap,
-		      bool ep_overlap);
+		      bool ep_overlap, bool ep_dedup);
 /* Seconds per step the same layout's activation offloading (f's --activation-offload, with its
  * --activation-offload-layers) cannot beat: the offloaded tensors' way down to DRAM and back
  * over the host link, on every resource of the copies' path; 0 without offloading. A bound

@@ -175,6 +175,23 @@ int sim_cpu_ckpt_parse(const char *s, struct sim_config *c)
 	return -1;
 }
 
+static const char *const dispatcher_names[3] = {"alltoall", "deepep", "hybridep"};
+
+const char *sim_dispatcher_name(const struct sim_config *c)
+{
+	return dispatcher_names[c->dispatcher];
+}
+
+int sim_dispatcher_parse(const char *s, struct sim_config *c)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, dispatcher_names[i]) == 0) {
+			c->dispatcher = (enum sim_dispatcher)i;
+			return 0;
+		}
+	return -1;
+}
+
 bool sim_ds_offload(const char *policy)
 {
 	return strncmp(policy, "zero", 4) == 0;
@@ -741,6 +758,14 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 			 "parallelism: policy gpu, --ep 2 or more, and with --pp 2 or more "
 			 "--interleave 2 or more (got policy %s, --ep %u, --pp %u, --interleave %u)",
 			 c->policy->name, mdl_layout_ep(l), l->pp, mdl_layout_vp(l));
+		return -1;
+	}
+	if (c->dispatcher != SIM_DISPATCH_ALLTOALL && hw->gpu.sm_count > 0 &&
+	    c->dispatcher_sms >= hw->gpu.sm_count) {
+		snprintf(err, errlen,
+			 "--moe-dispatcher-sms %u leaves no SM of the %s's %.0f for the compute "
+			 "(allowed: 1 to %.0f)",
+			 c->dispatcher_sms, hw->gpu.name, hw->gpu.sm_count, hw->gpu.sm_count - 1);
 		return -1;
 	}
 	if (c->ep_overlap && c->recompute_fixed && w->job.recompute == MDL_RC_FULL) {

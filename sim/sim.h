@@ -154,6 +154,10 @@ int sim_swap_pipeline_parse(const char *s, struct sim_config *c);
  * of them. */
 const char *sim_cpu_ckpt_name(const struct sim_config *c);
 int sim_cpu_ckpt_parse(const char *s, struct sim_config *c);
+/* --moe-dispatcher's value of c (alltoall, deepep, hybridep), and c's from one: 0, or -1 when
+ * s is none of them. */
+const char *sim_dispatcher_name(const struct sim_config *c);
+int sim_dispatcher_parse(const char *s, struct sim_config *c);
 /* Whether a policy named so is one of DeepSpeed's offloads (zero-offload, zero3-offload,
  * zero-infinity), whose checkpoints --cpu-checkpointing places. */
 bool sim_ds_offload(const char *policy);

@@ -269,8 +269,13 @@ struct build {
 	uint32_t cp;         /* context-parallel ranks (1: none) */
 	double kv;           /* bytes of one layer's keys and values for the whole sequence, per
 			      * TP rank: what a context-parallel ring passes around */
-	double a2a;          /* bytes one GPU sends and receives in one expert all-to-all, per
-			      * all-to-all of a layer pass (dispatch or combine) x MoE share */
+	/* bytes one GPU sends (and receives) in one expert all-to-all of a layer pass (dispatch
+	 * or combine, x the MoE share): to its node's peers over NVLink, to other nodes over its
+	 * network link (step_ep_wire) */
+	double a2a_in, a2a_out;
+	/* a flex dispatcher's SMs as a share of the GPU's, which a pass running beside another's
+	 * (--ep-overlap) gives up while its all-to-alls run (compute); 0 otherwise */
+	double a2a_sm;
 	struct tp_passes tpp; /* a layer pass's TP collectives: dense, and the routed experts' */
 	uint32_t etp;         /* expert TP ranks (mdl_layout_etp): tp unless --expert-tp */
 	double ekeep;         /* what a GPU keeps of the experts' states, x tp (expert_keep) */
@@ -461,6 +466,35 @@ static double a2a_bytes(const struct mdl_arch *a, const struct mdl_job *j, uint3
 	       (double)a->moe_layers / (double)a->layers;
 }
 
+/* The chance that none of a token's k experts, distinct among e, is one of m given ones. */
+static double none_of(double e, double m, double k)
+{
+	double p = 1;
+	for (double i = 0; i < k; i++)
+		p *= e - m - i > 0 ? (e - m - i) / (e - i) : 0;
+	return p;
+}
+
+void step_ep_wire(const struct mdl_arch *a, const struct mdl_hw *hw, const struct mdl_layout *l,
+		  bool dedup, double *in, double *out)
+{
+	uint32_t ep = mdl_layout_ep(l), per = ranks_in_node(hw, mdl_layout_etp(l));
+	double k = a->experts_per_tok, e = a->experts;
+	*in = *out = 0;
+	if (ep <= 1 || !a->experts || k <= 0)
+		return;
+	uint32_t n_in = per < ep ? per : ep;	  /* the group's ranks in a node */
+	double nodes = ceil((double)ep / n_in); /* and the nodes it spans */
+	if (!dedup) {
+		*in = (n_in - 1.0) / ep;
+		*out = (ep - (double)n_in) / ep;
+		return;
+	}
+	double gpu = 1 - none_of(e, e / ep, k), node = 1 - none_of(e, e / nodes, k);
+	*in = (ep - nodes) * gpu / k;
+	*out = (nodes - 1) * node / k;
+}
+
 /* Megatron-Core's token dispatcher's copies (step.h). */
 double step_moe_dispatch_bytes(const struct mdl_arch *a, const struct mdl_job *j,
 			       const struct mdl_layout *l)
@@ -623,28 +657,59 @@ static int shard_coll(struct build *bd, uint32_t g, int stream, const char *name
 }
 
 /*
- * An exchange of `bytes` among n ranks, `stride` apart in Megatron's rank order, where each rank
- * sends (n - 1)/n of them to the others: the experts' all-to-all (n = ep, etp apart: the
- * expert-parallel group takes the TP ranks an expert does not span first) and the
- * context-parallel ring of keys and values (n = cp, tp apart). Within the node while stride x n
- * fits in it; else the share bound for other nodes crosses the NIC while the rest crosses NVLink,
- * the slower of the two setting the time (as dp_coll).
+ * count exchanges on GPU g among n ranks: win bytes each to the ranks in its node over NVLink,
+ * wout to those in other nodes over its network link. Within the node (wout 0) each of the n - 1
+ * peers at NVLink's latency; across nodes the share for other nodes crosses the NIC while the
+ * rest crosses NVLink, the slower of the two setting the time (as dp_coll).
  */
-static int group_exchange(struct build *bd, uint32_t g, const char *name, int stream,
-			  double count, double bytes, uint32_t n, uint32_t stride)
+static int exchange(struct build *bd, uint32_t g, const char *name, int stream, double count,
+		    double win, double wout, uint32_t n)
 {
 	struct step_machine *mc = &bd->x->mc;
-	uint32_t in = ranks_in_node(bd->x->hw, stride);
-	if (n <= in)
-		return collective(bd, g, name, stream, mc->tp_link[g], false, count, bytes, n,
-				  bd->tp_bw, mc->tp_alpha);
-	double win = bytes * (in - 1) / n, wout = bytes * (double)(n - in) / n;
 	int path[4];
 	float sc[4];
+	if (wout <= 0) {
+		int np = on_link(mc, g, mc->tp_link[g], 1, path, sc, 0);
+		return task(bd, name, stream, count * win, count * (n - 1) * mc->tp_alpha, np, path,
+			    sc);
+	}
 	int np = on_link(mc, g, mc->net_link[g], 1, path, sc, 0);
 	if (win > 0) /* peers in the node too */
 		np = on_link(mc, g, mc->tp_link[g], (float)(win / wout), path, sc, np);
 	return task(bd, name, stream, count * wout, count * (n - 1) * ALPHA_INTER, np, path, sc);
+}
+
+/* The context-parallel ring of keys and values: `bytes` among the cp ranks, tp apart in
+ * Megatron's rank order, each rank sending (cp - 1)/cp of them to the others; within the node
+ * while they fit in it (exchange). */
+static int group_exchange(struct build *bd, uint32_t g, const char *name, int stream,
+			  double count, double bytes, uint32_t n, uint32_t stride)
+{
+	uint32_t in = ranks_in_node(bd->x->hw, stride);
+	if (n <= in)
+		return exchange(bd, g, name, stream, count, (double)(n - 1) / n * bytes, 0, n);
+	return exchange(bd, g, name, stream, count, bytes * (in - 1) / n,
+			bytes * (double)(n - in) / n, n);
+}
+
+/* The experts' dispatch or combine, count of them: the bytes step_ep_wire puts on each link,
+ * among the ep ranks (etp apart: the expert-parallel group takes the TP ranks an expert does
+ * not span first). */
+static int ep_exchange(struct build *bd, uint32_t g, const char *name, int stream, double count)
+{
+	return exchange(bd, g, name, stream, count, bd->a2a_in, bd->a2a_out, bd->ep);
+}
+
+/* Seconds one of GPU g's expert exchanges takes alone on its links (ep_exchange). */
+static double ep_seconds(const struct build *bd, uint32_t g)
+{
+	const struct step_machine *mc = &bd->x->mc;
+	const struct eng *e = bd->x->e;
+	double in = bd->a2a_in / eng_resource_at(e, mc->tp_link[g])->capacity;
+	if (bd->a2a_out <= 0)
+		return in + (bd->ep - 1) * mc->tp_alpha;
+	return fmax(bd->a2a_out / eng_resource_at(e, mc->net_link[g])->capacity, in) +
+	       (bd->ep - 1) * ALPHA_INTER;
 }
 
 /*
@@ -1483,7 +1548,8 @@ static void floor_terms(const struct mdl_arch *a, const struct mdl_job *j,
 
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
-			double nl, double rc_share, double extra, bool tp_overlap, bool ep_overlap)
+			double nl, double rc_share, double extra, bool tp_overlap, bool ep_overlap,
+			bool ep_dedup)
 {
 	double wire = 0, lat = 0, cp = mdl_layout_cp(l);
 	double hbm = step_hbm_rate(hw);
@@ -1517,21 +1583,20 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 		comm += t.ars / 2 * tp_passes(a).routed * (lat + wire / intra_bandwidth(hw));
 	}
 	/* expert parallelism: the dispatch and combine all-to-alls, as many as the TP all-reduces
-	 * and on the same stream (compute(); --ep-overlap: on their own, below); within the node
-	 * as one collective, across nodes as group_exchange's task: its share to other nodes over
-	 * the GPU's network link and to its node's peers over NVLink, at the slower of the two,
-	 * each exchange with its latency; a context-parallel rank dispatches 1/cp of the tokens
-	 * (the / cp below) */
-	uint32_t ep = mdl_layout_ep(l), in = ranks_in_node(hw, etp);
+	 * and on the same stream (compute(); --ep-overlap: on their own, below), as ep_exchange's
+	 * tasks: the bytes step_ep_wire puts on the GPU's network link and on its NVLink, at the
+	 * slower of the two, each exchange with its latency; a context-parallel rank dispatches
+	 * 1/cp of the tokens (the / cp below) */
+	uint32_t ep = mdl_layout_ep(l);
 	double a2a = ep > 1 && a->experts ? a2a_bytes(a, j, l->tp, l->sp) : 0, a2a_t = 0;
-	if (a2a > 0 && ep <= in) {
-		coll_cost(false, a2a, ep, intra_bandwidth(hw), ALPHA_INTRA, &wire, &lat);
-		a2a_t = t.ars * (lat + wire / intra_bandwidth(hw));
-	} else if (a2a > 0) {
-		double win = a2a * (in - 1) / ep, wout = a2a * (double)(ep - in) / ep;
-		a2a_t = t.ars * (fmax(wout / net_bandwidth(hw), win / intra_bandwidth(hw)) +
-				 (ep - 1) * ALPHA_INTER);
-	}
+	double in, out;
+	step_ep_wire(a, hw, l, ep_dedup, &in, &out);
+	if (a2a > 0 && out <= 0)
+		a2a_t = t.ars * ((ep - 1) * ALPHA_INTRA + a2a * in / intra_bandwidth(hw));
+	else if (a2a > 0)
+		a2a_t = t.ars *
+			(fmax(a2a * out / net_bandwidth(hw), a2a * in / intra_bandwidth(hw)) +
+			 (ep - 1) * ALPHA_INTER);
 	/* a GPU computes its 1/cp of the tokens, but launches every kernel; the compute blocks
 	 * last at least the host's launches (compute()) */
 	double gpu = nl * ((t.flops / (gemm_eff * hw->gpu.bf16_flops) + t.bytes / hbm) / cp +
@@ -1854,14 +1919,19 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	 * and the block lasts at least as long as the host takes to launch its kernels (issue
 	 * seconds) */
 	double cap = eng_resource_at(bd->x->e, mc->sm[g])->capacity;
-	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + fixed * cap, issue * cap);
+	bool ep_hidden = bd->ep > 1 && tp_allreduces > 0 && bd->ep_hidden;
+	/* a flex dispatcher's kernels hold their SMs while the all-to-alls beside the pass run:
+	 * the pass's kernels run on the rest for that long, a_sm of the GPU's time less (DeepEP's
+	 * normal kernels and HybridEP's are persistent on Buffer.num_sms SMs) [A: source] */
+	double margin = ep_hidden ? tp_allreduces * ep_seconds(bd, g) * bd->a2a_sm : 0;
+	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + (fixed + margin) * cap,
+			   issue * cap);
 	/* what runs beside the block on another stream (the context-parallel ring of its keys and
 	 * values, --tp-comm-overlap's chunked collectives, --ep-overlap's all-to-alls) moves
 	 * tensors the block makes, so it starts with the block, not ahead of it: a mark on the
 	 * compute stream where the block begins */
 	bool ring = bd->cp > 1 && kv_passes > 0;
 	bool tp_overlap = bd->tp > 1 && tp_allreduces > 0 && bd->x->c->tp_comm_overlap;
-	bool ep_hidden = bd->ep > 1 && tp_allreduces > 0 && bd->ep_hidden;
 	double passes = tp_allreduces / 2; /* layer passes: Megatron's two collectives each */
 	int begin = -1;
 	if (ring || tp_overlap || ep_hidden) {
@@ -1913,8 +1983,8 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 		 * passes takes max(Cf, Af) + max(Cb, Ab): max(Cf + Cb, Af + Ab) where both are
 		 * compute-bound or both communication-bound, longer where one is and the other is
 		 * not (the pairing itself is not built) */
-		int t = group_exchange(bd, g, "ep all-to-all (overlapped)", mc->s_ep[g],
-				       tp_allreduces, bd->a2a, bd->ep, bd->etp);
+		int t = ep_exchange(bd, g, "ep all-to-all (overlapped)", mc->s_ep[g],
+				    tp_allreduces);
 		int j = task(bd, "ep join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (t < 0 || j < 0 || dep(bd, begin, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
 			return -1;
@@ -1922,8 +1992,7 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	} else if (bd->ep > 1 && tp_allreduces > 0) {
 		/* the MoE layers' dispatch and combine, two per layer pass as the TP all-reduces
 		 * are, on the compute path (the experts wait for their tokens) */
-		int t = group_exchange(bd, g, "ep all-to-all", mc->s_comp[g], tp_allreduces,
-				       bd->a2a, bd->ep, bd->etp);
+		int t = ep_exchange(bd, g, "ep all-to-all", mc->s_comp[g], tp_allreduces);
 		if (t < 0 || dep(bd, *tp_task, t))
 			return -1;
 		*tp_task = t;
@@ -3175,8 +3244,16 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		mdl_job_expert_states(a, &x->job, 1, &lx);
 		mdl_ep_local(&whole, &lx, bd->ekeep, &bd->L);
 	}
-	if (bd->ep > 1)
-		bd->a2a = a2a_bytes(a, &x->job, bd->tp, l->sp);
+	if (bd->ep > 1) {
+		double sent = a2a_bytes(a, &x->job, bd->tp, l->sp), in, out;
+		step_ep_wire(a, x->hw, l, x->c->dispatcher != SIM_DISPATCH_ALLTOALL, &in, &out);
+		bd->a2a_in = sent * in;
+		bd->a2a_out = sent * out;
+		double sms = x->hw->gpu.sm_count;
+		double n = x->c->dispatcher_sms ? x->c->dispatcher_sms : SIM_FLEX_SMS;
+		if (x->c->dispatcher != SIM_DISPATCH_ALLTOALL && sms > n)
+			bd->a2a_sm = n / sms;
+	}
 	mdl_job_states_part(a, &x->job, 0, true, false, &bd->E);
 	mdl_job_states_part(a, &x->job, 0, false, true, &bd->H);
 	if (head_copy(bd)) /* the last stage's head is a copy of the embedding's matrix */
@@ -3252,7 +3329,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->act_grad /= c;
 		bd->act_moved_saved /= c;
 		bd->act_embed /= c, bd->act_head /= c, bd->boundary /= c;
-		bd->a2a /= c;
+		bd->a2a_in /= c, bd->a2a_out /= c;
 		bd->eager_fwd /= c, bd->eager_bwd /= c, bd->moe_pass /= c;
 		bd->loss_fwd /= c, bd->loss_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *

@@ -303,7 +303,33 @@ double step_reduce_bucket(const struct sim_config *c);
 double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 			const struct mdl_layout *l, const struct mdl_hw *hw, double gemm_eff,
 			double layers, double rc_share, double extra, bool tp_overlap,
-			bool ep_overlap);
+			bool ep_overlap, bool ep_dedup);
+/*
+ * What one expert dispatch (or combine) of layout l puts on each GPU's links, as shares of the
+ * bytes of its routed copies (a token's hidden state once per expert it is routed to): *in to
+ * the expert-parallel ranks in its node over NVLink, *out to those in other nodes over its
+ * network link (0 within one node); the same comes back. Without dedup, Megatron-Core's
+ * alltoall dispatcher: a copy per (token, expert) pair, split among the ep ranks by where
+ * their experts are (token_dispatcher.py, MoEAlltoAllTokenDispatcher: input_splits are the
+ * local tokens per expert summed over each rank's experts), (n - 1)/ep of them to the node's
+ * other n - 1 ranks and (ep - n)/ep across [A: source]. With dedup, its flex dispatcher
+ * (fused_a2a.py: DeepEP's get_dispatch_layout gives is_token_in_rank and
+ * num_tokens_per_rdma_rank, the dispatch sends a token once to each rank that holds any of its
+ * experts) and DeepEP's internode kernels (csrc/kernels/internode.cu: a token crosses the
+ * network once to each node holding one of its experts, to the rank of the same local index,
+ * which forwards it over NVLink to the ranks there that need it: SourceMeta's
+ * is_token_in_nvl_rank bits) [A: source]; Megatron-Core's MoE README: DeepEP "removes redundant
+ * tokens during cross-node communication", HybridEP is NVIDIA's kernel of the same scheme.
+ * Routing taken as uniform over the experts (forced balance: Megatron-Core's
+ * moe_router_force_load_balancing, the performance recipes'): a rank holding E/ep of the E
+ * experts takes a token of top k with chance 1 - C(E - E/ep, k)/C(E, k), a node of N with E/N
+ * of them 1 - C(E - E/N, k)/C(E, k); so per token (N - 1) node copies cross the network and
+ * each rank of the ep - N that are not the receiving one of their node takes one over NVLink
+ * at its chance. Node-limited routing (DeepSeek-V3's topk_group) would send fewer across; not
+ * modelled.
+ */
+void step_ep_wire(const struct mdl_arch *a, const struct mdl_hw *hw, const struct mdl_layout *l,
+		  bool dedup, double *in, double *out);
 
 /* Seconds the data-parallel collectives of one step keep a GPU's collective stream busy under
  * the gpu policy with m micro-batches (gradient all-reduce or reduce-scatters, ZeRO's weight

@@ -50,6 +50,22 @@ struct sim_policy {
 	int (*place)(struct step_ctx *x, int v, char *err, size_t errlen);
 };
 
+/*
+ * Megatron-Core's token dispatchers under expert parallelism (--moe-dispatcher): alltoall (its
+ * default, --moe-token-dispatcher-type alltoall) sends a token once for each of its top-k
+ * experts, as many copies as experts it is routed to; deepep and hybridep (--moe-token-
+ * dispatcher-type flex --moe-flex-dispatcher-backend deepep|hybridep) send it once to each GPU
+ * holding one of its experts and, across nodes, once over the network to each node holding
+ * one, forwarded there over NVLink (step.c, step_ep_wire). The two flex backends move the same
+ * bytes in the model.
+ */
+enum sim_dispatcher { SIM_DISPATCH_ALLTOALL, SIM_DISPATCH_DEEPEP, SIM_DISPATCH_HYBRIDEP };
+/* SMs a flex dispatcher's dispatch and combine kernels run on unless told: DeepEP's default
+ * for its normal kernels, 20 (Megatron-Core transformer_config.py, moe_deepep_num_sms: "historical
+ * default 20"; DeepEP's Buffer.num_sms) [A: source]; HybridEP's own default is not stated there
+ * ("None uses the default from DeepEP") and is taken as the same [C] */
+#define SIM_FLEX_SMS 20
+
 struct sim_config {
 	struct mdl_layout layout;
 	uint64_t grad_accum; /* micro-batches per step, >= 1 */
@@ -81,6 +97,13 @@ struct sim_config {
 	 * stream of their own behind the other pass's compute; sim_ep_overlap says where it runs);
 	 * default no, as Megatron-Core's */
 	bool ep_overlap;
+	/* --moe-dispatcher: how expert parallelism moves the routed tokens (step.c, step_ep_wire);
+	 * zero, Megatron-Core's default alltoall */
+	enum sim_dispatcher dispatcher;
+	/* --moe-dispatcher-sms N: the SMs a flex dispatcher's kernels hold while they run
+	 * (Megatron-Core's moe_flex_dispatcher_num_sms); with --ep-overlap the compute beside them
+	 * runs on the rest (step.c, compute). 0: SIM_FLEX_SMS */
+	uint32_t dispatcher_sms;
 	/* --optimizer-in-backward yes: each block's optimizer step runs as soon as its gradients
 	 * are ready and frees them, so no full gradient buffer exists (torchtune's
 	 * optimizer_in_bwd, PyTorch's register_post_accumulate_grad_hook); policy gpu, one GPU

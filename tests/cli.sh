@@ -1659,6 +1659,43 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --ep-overlap yes --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
 fi
+# --moe-dispatcher: a flex dispatcher (DeepEP, HybridEP) sends a token once to each node holding
+# its experts, so an expert-parallel group across two nodes moves fewer bytes over the network
+mdp="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --recompute none"
+expect 0 "" simulate $mdp --format json
+cp "$tmp/out" "$tmp/md-a2a.json"
+expect 0 "" simulate $mdp --moe-dispatcher hybridep --moe-dispatcher-sms 32 --format json
+if python3 - "$tmp/md-a2a.json" "$tmp/out" <<'PY'
+import json, sys
+a, h = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fa, fh = a["job"]["framework"], h["job"]["framework"]
+ok = fa["moe_dispatcher"] == "alltoall" and fa["moe_dispatcher_sms"] is None
+ok = ok and fh["moe_dispatcher"] == "hybridep" and fh["moe_dispatcher_sms"] == 32
+ok = ok and h["step_seconds"] < 0.8 * a["step_seconds"] and h["peak_bytes"]["gpu"] == a["peak_bytes"]["gpu"]
+sys.exit(0 if ok else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --moe-dispatcher hybridep moves fewer bytes across nodes, the peak as before"; fi
+expect 3 "--moe-dispatcher: 'nccl' (allowed: alltoall, deepep, hybridep)" simulate $mdp --moe-dispatcher nccl
+expect 3 "--moe-dispatcher-sms 24 sets the SMs of a flex dispatcher's kernels: give --moe-dispatcher deepep or hybridep with it (NCCL's alltoall picks its own)" \
+	simulate $mdp --moe-dispatcher-sms 24
+expect 3 "--moe-dispatcher-sms 200 leaves no SM of the h100-sxm's 132 for the compute (allowed: 1 to 131)" \
+	simulate $mdp --moe-dispatcher deepep --moe-dispatcher-sms 200
+# plan: the framework line says it; --emit passes it to Megatron-LM and its simulate line
+# reproduces the planned step
+expect 0 "" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-dispatcher deepep --moe-dispatcher-sms 24
+holds "plan's framework line says --moe-dispatcher deepep" "$tmp/out" "moe-dispatcher deepep (24 SMs)"
+"$bin" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-dispatcher deepep --moe-dispatcher-sms 24 \
+	--emit "$tmp/emit-mdp" >/dev/null 2>"$tmp/err"
+roundtrip "$tmp/emit-mdp"
+if grep -q -- "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep" "$tmp/emit-mdp/launch.sh" &&
+	grep -q -- "--moe-flex-dispatcher-num-sms 24" "$tmp/emit-mdp/launch.sh" &&
+	grep -q -- "--moe-dispatcher deepep --moe-dispatcher-sms 24" "$tmp/emit-mdp/README.md" &&
+	[ -n "$want" ] && [ "$want" = "$got" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --moe-dispatcher deepep --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
+fi
 expect 3 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, --checkpoint-wrap outside or --optimizer-in-backward make zero3-offload FSDP's CPU offload" \
 	simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --grad-accum 2 --grad-sync last --cpu-checkpointing yes
 # --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU

@@ -88,6 +88,8 @@ echo "$cmds" | {
 	gsync="--model 8b --seq 2048 --gpus 8 --grad-accum 4 --recompute full"
 	epo="--model mixtral-8x7b --gpu h100-sxm --gpus 16 --tp 2 --ep 8 --zero 1 --seq 4096"
 	epo="$epo --batch 1 --grad-accum 3 --recompute none --clip-grad no"
+	mdp="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1"
+	mdp="$mdp --grad-accum 3 --recompute none"
 	while IFS='|' read -r words printed args; do
 		[ -n "$words" ] || continue
 		# shellcheck disable=SC2086
@@ -142,6 +144,8 @@ needs 145 GiB a GPU|needs 145 GiB of|--model 70b --seq 2048 --gpus 8 --gpu a100-
 holds 14.7.|GPU 14.7 GiB per GPU|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full
 tokens: 1.22 s a step|1.22 s (|$epo
 1.12 s with it|1.12 s (|$epo --ep-overlap yes
+take 1.90 s a step under alltoall|1.90 s (|$mdp
+1.28 s under deepep|1.28 s (|$mdp --moe-dispatcher deepep
 CLAIMS
 	# the plan the --activation-offload row quotes simulates the layouts it says
 	words="402, where a bound of compute alone"

@@ -668,7 +668,8 @@ static void the_pruning_bound_never_exceeds_the_step(void)
 								    sizeof err))
 								continue; /* a layout the model refuses */
 							double b = sim_plan_bound(
-							    &w, &f.hw, &l, m, ex_share, ov, false);
+							    &w, &f.hw, &l, m, ex_share, ov, false,
+							    false);
 							if (!(b <= o.step_seconds * (1 + 1e-9)))
 								fprintf(stderr,
 									"\n%s tp%u pp%u vp%u dp%u ep%u "
@@ -875,7 +876,7 @@ static int cp_bound_case(struct fixture *f, struct eng *e, uint32_t n, uint32_t 
 	struct sim_option o;
 	if (sim_run(e, &w, &f->hw, &f->e, &c, &o, err, sizeof err))
 		return 0;
-	double b = sim_plan_bound(&w, &f->hw, &l, m, 0, false, false);
+	double b = sim_plan_bound(&w, &f->hw, &l, m, 0, false, false, false);
 	if (!(b <= o.step_seconds * (1 + 1e-9)))
 		fprintf(stderr, "\ntp%u pp%u cp%u dp%u zero%u rc%d: bound %g > step %g\n", tp, pp,
 			cp, dp, zero, k >> 1, b, o.step_seconds);
@@ -951,7 +952,7 @@ static void the_pruning_bound_holds_for_folded_experts(void)
 					if (sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err))
 						continue;
 					double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, ov,
-								  eo);
+								  eo, false);
 					CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
 					checked++;
 					hidden += eo;
@@ -973,12 +974,14 @@ static void the_pruning_bound_holds_for_folded_experts(void)
 }
 
 /* The bound holds where the expert-parallel group spans nodes (its all-to-alls then go out over
- * each GPU's network link, its node's peers over NVLink: group_exchange) and where context
- * parallelism splits the tokens each GPU dispatches, and with those terms it is tight enough to
- * prune: Qwen3-30B-A3B's 128 experts over 16 and 32 GPUs (2 and 4 nodes of 8) at tp 1 and 2,
- * experts whole (--expert-tp 1) or split over the TP ranks, ep up to every rank, ZeRO 0 and 1,
- * pipelines of 1 and 2, cp 1 and 2. The bounds of the layouts whose all-to-alls cross nodes lie
- * within 25 % of their steps (within NVLink alone, most would not). */
+ * each GPU's network link, its node's peers over NVLink: ep_exchange) and where context
+ * parallelism splits the tokens each GPU dispatches, with either dispatcher (alltoall, and
+ * DeepEP's, which sends fewer copies across nodes and forwards them over NVLink:
+ * step_ep_wire), and with those terms it is tight enough to prune: Qwen3-30B-A3B's 128 experts
+ * over 16 and 32 GPUs (2 and 4 nodes of 8) at tp 1 and 2, experts whole (--expert-tp 1) or
+ * split over the TP ranks, ep up to every rank, ZeRO 0 and 1, pipelines of 1 and 2, cp 1 and 2.
+ * The bounds of the layouts whose all-to-alls cross nodes lie within 25 % of their steps
+ * (within NVLink alone, most would not). */
 static void the_pruning_bound_holds_for_experts_across_nodes(void)
 {
 	struct fixture f;
@@ -988,8 +991,9 @@ static void the_pruning_bound_holds_for_experts_across_nodes(void)
 	f.w.job.seq = 2048;
 	struct eng *e = eng_new();
 	double ex_share = expert_share(&f);
-	for (int k = 0; k < 64; k++) {
-		/* n 16 or 32, tp 1 or 2, pp 1 or 2, expert tp 1 or tp, ZeRO 0 or 1, cp 1 or 2 */
+	for (int k = 0; k < 128; k++) {
+		/* n 16 or 32, tp 1 or 2, pp 1 or 2, expert tp 1 or tp, ZeRO 0 or 1, cp 1 or 2,
+		 * alltoall or deepep */
 		uint32_t n = k & 1 ? 32 : 16, tp = k & 2 ? 2 : 1, pp = k & 4 ? 2 : 1;
 		uint32_t etp = k & 8 ? tp : 1, zero = k & 16 ? 1 : 0, cp = k & 32 ? 2 : 1;
 		if (k & 8 && tp == 1)
@@ -998,10 +1002,12 @@ static void the_pruning_bound_holds_for_experts_across_nodes(void)
 		struct mdl_layout l = {tp, pp, dp, zero, tp > 1, 1, ep, cp, 0, etp};
 		uint64_t m = sim_plan_micro_batches(&f.w, dp);
 		struct sim_config c = {l, m, sim_policy_find("gpu"), 0, 0, true};
+		bool dedup = k & 64;
+		c.dispatcher = dedup ? SIM_DISPATCH_DEEPEP : SIM_DISPATCH_ALLTOALL;
 		struct sim_option o;
 		if (sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err))
 			continue;
-		double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, false, false);
+		double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, false, false, dedup);
 		CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
 		checked++;
 		if (ep > 8 / etp) { /* more ranks than a node holds */
@@ -1010,8 +1016,8 @@ static void the_pruning_bound_holds_for_experts_across_nodes(void)
 		}
 	}
 	eng_free(e);
-	CU_ASSERT(checked >= 24);
-	CU_ASSERT(across >= 16);
+	CU_ASSERT(checked >= 48);
+	CU_ASSERT(across >= 32);
 	CU_ASSERT_EQUAL(tight, across);
 }
 

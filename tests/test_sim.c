@@ -2702,6 +2702,83 @@ static void ep_overlap_hides_the_paired_all_to_alls(void)
 	eng_free(f.eng);
 }
 
+/*
+ * A flex dispatcher (DeepEP, HybridEP) sends a token once to each GPU and each node that holds
+ * one of its experts (step_ep_wire), solved by hand for Qwen3-30B-A3B (128 experts, top 8,
+ * hidden 2,048, every layer MoE) over 16 H100s in two nodes, ep 16, 8 experts a GPU: a token
+ * misses a given node's 64 experts with chance q64 = (64 x 63 x ... x 57) / (128 x 127 x ... x
+ * 121) = 0.0030959, a given GPU's 8 with q8 = (120 x ... x 113) / (128 x ... x 121) =
+ * 0.5877179; so of its 8 routed copies it sends (1 - q64) = 0.996904 across (one node
+ * besides its own) and 14 x (1 - q8) = 5.771949 over NVLink (the 7 other GPUs of each node,
+ * its own node directly and the other's forwarded), where alltoall sends 8 x 8/16 across and
+ * 8 x 7/16 over NVLink. One micro-batch's dispatch of 4,096 tokens in bf16 is 2 B x 4,096 x
+ * 2,048 x 8 = 134,217,728 B of copies; across at 0.94 x 50 GB/s, over NVLink at 0.82 x 450
+ * GB/s, each exchange the slower of the two plus 15 steps of 5 us: alltoall 1.427848 ms + 75
+ * us, deepep 0.355860 ms + 75 us (its NVLink share, 0.262429 ms, the shorter). Without
+ * overlap the 48 layers' 4 exchanges a micro-batch are on the compute stream, so 3 micro-batches
+ * take 576 x 1.071988 ms less. Within one node (ep 8, 16 experts a GPU) the flex dispatcher
+ * sends 7 x (1 - (112 x ... x 105)/(128 x ... x 121)) / 8 = 0.583992 of the copies, alltoall
+ * 7/8; Mixtral's 8 experts over 8 GPUs, one a GPU, leave nothing to deduplicate.
+ */
+static void flex_dispatcher_sends_a_token_once_a_node(void)
+{
+	struct fx f;
+	double in, out;
+	setup(&f, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	struct mdl_layout two = {1, 1, 16, 1, false, 1, 16}, one = {1, 1, 8, 1, false, 1, 8};
+	step_ep_wire(&f.w.arch, &f.hw, &two, false, &in, &out);
+	CU_ASSERT_DOUBLE_EQUAL(in, 7.0 / 16, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(out, 8.0 / 16, 1e-12);
+	step_ep_wire(&f.w.arch, &f.hw, &two, true, &in, &out);
+	CU_ASSERT_DOUBLE_EQUAL(in, 5.771949 / 8, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(out, 0.996904 / 8, 1e-6);
+	step_ep_wire(&f.w.arch, &f.hw, &one, true, &in, &out);
+	CU_ASSERT_DOUBLE_EQUAL(in, 0.583992, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(out, 0, 0);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.layout = two;
+	f.c.grad_accum = 3;
+	f.c.no_grad_overlap = true; /* the gradients' reduction not beside the exchanges */
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double alltoall = f.o.step_seconds;
+	f.c.dispatcher = SIM_DISPATCH_DEEPEP;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(alltoall - f.o.step_seconds, 576 * (1.427848e-3 - 0.355860e-3), 0.01);
+	eng_free(f.eng);
+	struct fx m;
+	setup(&m, "mixtral-8x7b-v0.1.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	step_ep_wire(&m.w.arch, &m.hw, &one, true, &in, &out);
+	CU_ASSERT_DOUBLE_EQUAL(in, 7.0 / 8, 1e-12);
+	eng_free(m.eng);
+}
+
+/* Under --ep-overlap a flex dispatcher's kernels hold --moe-dispatcher-sms of the GPU's 132 SMs
+ * while the all-to-alls beside a pass run, and the pass runs on the rest: the same Qwen3-30B-A3B
+ * step over two nodes (3 micro-batches, 4 of their 6 passes paired, each 48 layers x 2
+ * exchanges) is longer with 32 SMs than with 20 by 384 x 0.430860 ms (one exchange alone:
+ * 0.355860 ms across and 75 us of steps) x 12/132 = 15.04 ms, the passes being longer than
+ * their all-to-alls (compute-bound, so none of it hides). */
+static void flex_dispatcher_takes_its_sms(void)
+{
+	struct fx f;
+	setup(&f, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.layout = (struct mdl_layout){1, 1, 16, 1, false, 1, 16};
+	f.c.grad_accum = 3;
+	f.c.no_grad_overlap = true;
+	f.c.ep_overlap = true;
+	f.c.dispatcher = SIM_DISPATCH_HYBRIDEP;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double twenty = f.o.step_seconds;
+	f.c.dispatcher_sms = 32;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(f.o.step_seconds - twenty, 384 * 0.430860e-3 * 12 / 132, 0.01);
+	f.c.dispatcher_sms = 132;
+	CU_ASSERT_NOT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "allowed: 1 to 131"));
+	eng_free(f.eng);
+}
+
 /* --ep-overlap's refusals, as Megatron-Core asserts them (transformer_config.py): expert
  * parallelism, interleaving under a pipeline, no full recompute; with --recompute left to the
  * simulator it takes the fastest of the lighter modes. */
@@ -3865,6 +3942,9 @@ int suite_sim(void)
 		{"--ep-overlap hides the paired all-to-alls",
 		 ep_overlap_hides_the_paired_all_to_alls},
 		{"--ep-overlap needs what Megatron asserts", ep_overlap_needs_what_megatron_asserts},
+		{"flex dispatcher sends a token once a node",
+		 flex_dispatcher_sends_a_token_once_a_node},
+		{"flex dispatcher takes its SMs", flex_dispatcher_takes_its_sms},
 		{"MoE dispatcher copies its tokens", moe_dispatcher_copies_its_tokens},
 		{"one accounting rule", one_accounting_rule},
 		{"pipeline ends split lightens the end stages",

@@ -2,6 +2,7 @@
 #include "act.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Megatron's row-parallel projections (o_proj, down_proj): TP splits their input, and their
  * output is whole on every rank. */
@@ -734,6 +735,65 @@ static double op_sac_saved(const struct mdl_arch *a, const struct mdl_job *j, un
 	return b;
 }
 
+/* The widths of a mean layer's MLP the tokens pass (mdl_arch_mlp_width's sum), the dense
+ * layers' and the routed experts' (the shared experts the rest). */
+static void mlp_widths(const struct mdl_arch *a, double *dense, double *routed)
+{
+	*dense = *routed = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || !(t->target & MDL_T_UP))
+			continue;
+		double w = (double)t->cols * t->active * mdl_tensor_share(a, t);
+		if (t->copies > 1)
+			*routed += w;
+		else if (strncmp(t->name, "shared_experts.", 15))
+			*dense += w;
+	}
+}
+
+/*
+ * The share of item `it` that --recompute selective drops by its modules (mdl_job_rc_modules):
+ * core_attn the attention core's items; layernorm the outputs of the norms Megatron-Core runs
+ * as modules of their own, the pre-MLP norm's in the MoE layers (mlp.input, which the router
+ * and the dispatcher read) and MLA's input norm's (qkv_proj.input); moe_act the routed experts'
+ * activation output (their share of down_proj.input, which FC2 keeps); mla_up_proj MLA's
+ * up-projected and rotated keys and values, and queries where they come from a latent (q_lora
+ * rank; made again from the kept latents: step's rc_module_params); mlp the
+ * dense layers' MLP from its fused norm's output on (its checkpoint keeps its input, the
+ * residual stream mlp_norm.input holds). The rest of the layer keeps what it kept.
+ */
+static double rc_dropped(const struct mdl_arch *a, const struct mdl_job *j,
+			 const struct mdl_act_item *it)
+{
+	unsigned m = mdl_job_rc_modules(j);
+	if (!m)
+		return 0;
+	if (it->attn_core)
+		return m & MDL_RM_CORE_ATTN ? 1 : 0;
+	double moe = a->experts ? (double)a->moe_layers / (double)a->layers : 0;
+	double dense, routed, d = 0, all = mdl_arch_mlp_width(a);
+	mlp_widths(a, &dense, &routed);
+	const char *n = it->name;
+	bool norm_out = !strcmp(n, "mlp.input");
+	if ((m & MDL_RM_LAYERNORM) && norm_out)
+		d += moe;
+	if ((m & MDL_RM_LAYERNORM) && a->kv_lora_rank && !strcmp(n, "qkv_proj.input"))
+		d += 1;
+	if ((m & MDL_RM_MLA_UP) && a->kv_lora_rank &&
+	    ((a->q_lora_rank && !strcmp(n, "q")) || !strcmp(n, "k") || !strcmp(n, "v")))
+		d += 1;
+	if ((m & MDL_RM_MOE_ACT) && !strcmp(n, "down_proj.input") && all > 0)
+		d += routed / all;
+	if ((m & MDL_RM_MLP) && norm_out)
+		d += 1 - moe;
+	if ((m & MDL_RM_MLP) && all > 0 &&
+	    (!strcmp(n, "mlp.gate_out") || !strcmp(n, "mlp.act_out") || !strcmp(n, "mlp.up_out") ||
+	     !strcmp(n, "mlp.fc_out") || !strcmp(n, "down_proj.input")))
+		d += dense / all;
+	return fmin(d, 1);
+}
+
 /* What one layer keeps under the job's recompute mode: as backward holds it (moved false), or
  * as its kernels move it (moved true: an FP8 input at the compute dtype's bytes). */
 static double layer_saved(const struct mdl_arch *a, const struct mdl_job *j, unsigned tp, bool sp,
@@ -755,8 +815,7 @@ static double layer_saved(const struct mdl_arch *a, const struct mdl_job *j, uns
 	}
 	n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)
-		if (!(j->recompute == MDL_RC_SELECTIVE && it[i].attn_core))
-			b += moved ? it[i].bytes : it[i].kept;
+		b += (moved ? it[i].bytes : it[i].kept) * (1 - rc_dropped(a, j, &it[i]));
 	return b;
 }
 
@@ -775,8 +834,8 @@ double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, uns
 		return 0; /* (the inventory not listed for nothing: a search builds it per step) */
 	int n = mdl_act_layer_items(a, j, tp, sp, it);
 	for (int i = 0; i < n; i++)
-		if (it[i].held && !(j->recompute == MDL_RC_SELECTIVE && it[i].attn_core))
-			b += it[i].kept;
+		if (it[i].held)
+			b += it[i].kept * (1 - rc_dropped(a, j, &it[i]));
 	return b;
 }
 

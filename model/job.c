@@ -708,6 +708,33 @@ double mdl_job_loss_traffic(const struct mdl_arch *a, const struct mdl_job *j, u
  * the source], where PEFT launches A, B, the scaling and the sum. */
 #define LORA_FUSED_KERNELS 2.0
 
+/* The parameters of a mean layer's matmuls that --recompute selective's modules (m, MDL_RM_*)
+ * run again, and in *gemms how many matrix kernels that is: MLA's up-projections (q_b_proj where
+ * the queries come from a latent, kv_b_proj) under mla_up_proj, the dense layers' MLP (its gate,
+ * up and down projections, at their share of the layers) under mlp; layernorm and moe_act make
+ * memory-bound outputs again (act.c, rc_dropped), no matmul. */
+static double rc_module_params(const struct mdl_arch *a, unsigned m, double *gemms)
+{
+	double p = 0, g = 0;
+	for (int i = 0; i < a->nlayer; i++) {
+		const struct mdl_tensor *t = &a->layer[i];
+		if (!t->matmul || t->copies != 1)
+			continue;
+		bool up = (m & MDL_RM_MLA_UP) && a->kv_lora_rank &&
+			  (!strcmp(t->name, "q_b_proj") || !strcmp(t->name, "kv_b_proj"));
+		bool mlp = (m & MDL_RM_MLP) && (!strcmp(t->name, "gate_proj") ||
+						 !strcmp(t->name, "up_proj") ||
+						 !strcmp(t->name, "down_proj"));
+		if (!up && !mlp)
+			continue;
+		p += (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
+		g += mdl_tensor_share(a, t);
+	}
+	if (gemms)
+		*gemms = g;
+	return p;
+}
+
 /*
  * Kernel launches, counted from the Hugging Face decoder layer as eager PyTorch runs it
  * (transformers models/llama/modeling_llama.py; PEFT tuners/lora/layer.py; bitsandbytes
@@ -840,19 +867,29 @@ void mdl_job_launches(const struct mdl_arch *a, const struct mdl_job *j, uint32_
 	/* a full (or per-op) recompute runs the forward again; Megatron's selective recompute
 	 * the attention core only */
 	k->recompute = 0;
+	unsigned m = mdl_job_rc_modules(j);
+	double mods = 0; /* the matrix kernels of the modules it makes again beside the core */
+	rc_module_params(a, m, &mods);
 	if (j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_OP)
 		k->recompute = fwd;
 	else if (j->recompute == MDL_RC_SELECTIVE)
-		k->recompute = core;
+		/* and a kernel for each norm, activation or rotary pair made again, and an
+		 * MLP's activation beside its GEMMs */
+		k->recompute = (m & MDL_RM_CORE_ATTN ? core : 0) + mods +
+			       (m & MDL_RM_LAYERNORM ? moe_layers + (a->kv_lora_rank ? 1 : 0) : 0) +
+			       (m & MDL_RM_MOE_ACT ? moe_layers : 0) +
+			       (m & MDL_RM_MLA_UP && a->kv_lora_rank ? 2 : 0) +
+			       (m & MDL_RM_MLP ? 1 - moe_layers : 0);
 
 	bool fused = mdl_attn_fused(j->attention);
 	double mm_core = fused ? 1 : 2;
 	k->mm_fwd = linears + 2 * adapted + mm_core + dora_mm;
 	k->mm_bwd = 2 * linears - frozen + 4 * adapted + (fused ? 1 : 4) +
 		    (j->dora && j->lora_dropout > 0 ? adapted : 0);
+	double mm_sel = (m & MDL_RM_CORE_ATTN ? mm_core : 0) + mods;
 	k->mm_recompute = j->recompute == MDL_RC_FULL	   ? k->mm_fwd
 			  : j->recompute == MDL_RC_OP	   ? op_again
-			  : j->recompute == MDL_RC_SELECTIVE ? mm_core
+			  : j->recompute == MDL_RC_SELECTIVE ? mm_sel
 							     : 0;
 	/* a recompute that stops early leaves out the down projection's GEMM, and the residual
 	 * add after it where that is a kernel of its own */
@@ -1048,9 +1085,14 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 		/* one more forward of every layer, to its last matmul where it stops early */
 		f->layer_recompute = f->layer_fwd - 2.0 * tokens * mdl_job_early_stop(a, j, &stops);
 		break;
-	case MDL_RC_SELECTIVE:
-		f->layer_recompute = attn; /* the attention core again (Korthikanti et al. 2022) */
+	case MDL_RC_SELECTIVE: {
+		/* the attention core again (Korthikanti et al. 2022), and the matmuls of the
+		 * modules recompute_modules names beside it */
+		unsigned m = mdl_job_rc_modules(j);
+		f->layer_recompute = (m & MDL_RM_CORE_ATTN ? attn : 0) +
+				     2.0 * tokens * rc_module_params(a, m, NULL);
 		break;
+	}
 	case MDL_RC_NONE:
 		f->layer_recompute = 0;
 		break;
@@ -1089,8 +1131,7 @@ void mdl_job_flops(const struct mdl_arch *a, const struct mdl_job *j, struct mdl
 	f->layer_fwd_exec = f->layer_fwd - skip + f->dora_fwd;
 	f->layer_bwd_exec = f->layer_bwd - 2.0 * skip + rescore + f->dora_bwd;
 	f->layer_recompute_exec =
-		f->layer_recompute -
-		(j->recompute == MDL_RC_NONE || j->recompute == MDL_RC_OP ? 0 : skip) +
+		f->layer_recompute - (mdl_job_core_again(j) ? skip : 0) +
 		(dora_again(j) ? f->dora_fwd : 0);
 }
 
@@ -1169,6 +1210,51 @@ const char *mdl_optimizer_name(enum mdl_optimizer o)
 const char *mdl_recompute_name(enum mdl_recompute r)
 {
 	return recompute_names[r];
+}
+
+/* recompute_modules' names, in MDL_RM_* bit order */
+static const char *const rc_module_names[] = {"core_attn", "layernorm", "moe_act",
+					      "mla_up_proj", "mlp"};
+#define RC_MODULES (sizeof rc_module_names / sizeof *rc_module_names)
+
+int mdl_rc_modules_parse(const char *s, uint8_t *mask, char *err, size_t errlen)
+{
+	*mask = 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		unsigned i = 0;
+		while (i < RC_MODULES &&
+		       !(strlen(rc_module_names[i]) == n && !strncmp(s, rc_module_names[i], n)))
+			i++;
+		if (i == RC_MODULES) {
+			/* Megatron-Core's others: moe and shared_experts (whole checkpoints with
+			 * their communication), the GatedDeltaNet and hyper-connection ones */
+			snprintf(err, errlen,
+				 "--recompute-modules: '%.*s' is not modelled (allowed: core_attn, "
+				 "layernorm, moe_act, mla_up_proj, mlp)",
+				 (int)(n > 40 ? 40 : n), s);
+			return -1;
+		}
+		*mask |= (uint8_t)(1u << i);
+		s += n + (s[n] == ',');
+	}
+	if (!*mask) {
+		snprintf(err, errlen, "--recompute-modules: give one module at least (allowed: "
+				      "core_attn, layernorm, moe_act, mla_up_proj, mlp)");
+		return -1;
+	}
+	return 0;
+}
+
+void mdl_rc_modules_str(unsigned mask, char *buf, size_t n)
+{
+	size_t o = 0;
+	if (n)
+		buf[0] = 0;
+	for (unsigned i = 0; i < RC_MODULES && o < n; i++)
+		if (mask >> i & 1)
+			o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? "," : "",
+					      rc_module_names[i]);
 }
 const char *mdl_attention_name(enum mdl_attention a)
 {

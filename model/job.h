@@ -46,6 +46,23 @@ static inline bool mdl_optimizer_paged(enum mdl_optimizer o)
  * torchtitan's per-op selective checkpointing (the outputs of every other matmul and of the
  * attention kernel kept, the rest recomputed) */
 enum mdl_recompute { MDL_RC_NONE, MDL_RC_SELECTIVE, MDL_RC_FULL, MDL_RC_OP };
+/*
+ * What --recompute selective recomputes: Megatron-Core's recompute_modules (transformer_config.py,
+ * default ["core_attn"]) [A: source], as bits of mdl_job.recompute_modules. core_attn, the
+ * attention core (Korthikanti et al. 2022); layernorm, the norms Megatron-Core runs as modules of
+ * their own, a MoE layer's pre-MLP norm and MLA's input norm (gpt_layer_specs.py: elsewhere each
+ * is fused into the linear after it, an IdentityOp); moe_act, the routed experts' activation;
+ * mla_up_proj, MLA's up-projections and rotary; mlp, the dense layers' MLP. The first four
+ * discard their outputs after use and make them again in backward (output-discarding
+ * checkpoints), mlp checkpoints the whole submodule (act.c, job.c).
+ */
+enum {
+	MDL_RM_CORE_ATTN = 1 << 0,
+	MDL_RM_LAYERNORM = 1 << 1,
+	MDL_RM_MOE_ACT = 1 << 2,
+	MDL_RM_MLA_UP = 1 << 3,
+	MDL_RM_MLP = 1 << 4,
+};
 /* The attention core: a fused flash kernel (FlashAttention-2's, as flash-attn and PyTorch's SDPA
  * run it; cuDNN's, which Transformer Engine prefers on Hopper and later: NeMo, Megatron-Core; or
  * FlashAttention in Triton, the 2022-23 kernel MosaicML's MPT ran as attn_impl triton) keeps no
@@ -233,6 +250,9 @@ struct mdl_job {
 	 * performance configs set: transformer_config.py, the activation recomputation guide);
 	 * 0: every layer (mdl_job_rc_layers) */
 	uint32_t recompute_layers;
+	/* With selective recompute, the modules recomputed (MDL_RM_* bits: --recompute-modules);
+	 * 0: the attention core alone (mdl_job_rc_modules) */
+	uint8_t recompute_modules;
 	/* With full recompute, the checkpoint stops its recompute once every tensor backward reads
 	 * is made again: PyTorch's non-reentrant torch.utils.checkpoint (use_reentrant=False, the
 	 * NO_REENTRANT checkpoint_wrapper) since 2.1, whose recompute raises _StopRecomputationError
@@ -298,6 +318,28 @@ struct mdl_job {
 	 * gradient written over X's storage (mdl_job_lora_fused; act.c, job.c) [A: source] */
 	bool fused_lora;
 };
+
+/* The modules the job's recompute makes again by Megatron-Core's selective recompute
+ * (MDL_RM_* bits): none but under --recompute selective, the attention core unless told. */
+static inline unsigned mdl_job_rc_modules(const struct mdl_job *j)
+{
+	if (j->recompute != MDL_RC_SELECTIVE)
+		return 0;
+	return j->recompute_modules ? j->recompute_modules : MDL_RM_CORE_ATTN;
+}
+
+/* Whether the job's recompute runs the attention core again: full recompute, and selective
+ * with core_attn among its modules. */
+static inline bool mdl_job_core_again(const struct mdl_job *j)
+{
+	return j->recompute == MDL_RC_FULL || (mdl_job_rc_modules(j) & MDL_RM_CORE_ATTN);
+}
+
+/* --recompute-modules: the bits of a comma-separated list of core_attn, layernorm, moe_act,
+ * mla_up_proj, mlp (0, or -1 with err naming the first unknown or unmodelled one), and the list
+ * of a mask, in that order. */
+int mdl_rc_modules_parse(const char *s, uint8_t *mask, char *err, size_t errlen);
+void mdl_rc_modules_str(unsigned mask, char *buf, size_t n);
 
 /* The layers of a chunk of `layers` that run the job's recompute mode: the first
  * recompute_layers of them under full recompute, else all; the rest run none. */

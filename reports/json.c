@@ -281,6 +281,17 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "recompute",
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
 	cJSON_AddNumberToObject(jj, "recompute_layers", jb->recompute_layers);
+	char mods[64];
+	mdl_rc_modules_str(jb->recompute_modules ? jb->recompute_modules : MDL_RM_CORE_ATTN, mods,
+			   sizeof mods);
+	cJSON *rm = cJSON_AddArrayToObject(jj, "recompute_modules");
+	for (char *p = mods; rm && *p;) {
+		size_t n = strcspn(p, ",");
+		char one[16];
+		snprintf(one, sizeof one, "%.*s", (int)n, p);
+		cJSON_AddItemToArray(rm, cJSON_CreateString(one));
+		p += n + (p[n] == ',');
+	}
 	cJSON_AddBoolToObject(jj, "checkpoint_early_stop", jb->recompute_early_stop);
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddBoolToObject(jj, "compile", jb->compile);

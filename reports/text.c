@@ -340,9 +340,16 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (j->recompute_layers && !r->recompute_auto)
 		snprintf(rcl, sizeof rcl, " of the first %u layer%s of each stage",
 			 j->recompute_layers, j->recompute_layers == 1 ? "" : "s");
-	fprintf(fp, "%s           recompute %s%s, loss %s\n", pre,
+	char rcm[96] = "", mods[64];
+	if (j->recompute_modules && j->recompute_modules != MDL_RM_CORE_ATTN &&
+	    (r->recompute_auto || j->recompute == MDL_RC_SELECTIVE)) {
+		mdl_rc_modules_str(j->recompute_modules, mods, sizeof mods);
+		snprintf(rcm, sizeof rcm, "%s of %s", r->recompute_auto ? ", selective" : "", mods);
+	}
+	fprintf(fp, "%s           recompute %s%s%s, loss %s\n", pre,
 		r->recompute_auto ? "auto (fastest that fits)" : mdl_recompute_name(j->recompute),
-		rcl, r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
+		rcl, rcm,
+		r->loss_auto ? "auto (chunked for tiered policies)" : mdl_loss_name(j->loss));
 	if (j->upcast_in_model)
 		fprintf(fp, "%s           the logits cast to fp32 by the model "
 			    "(--logits-upcast model)\n",

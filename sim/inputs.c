@@ -179,6 +179,16 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		.fused_lora = o->lora_kernels == 1,
 	    .recompute_layers = (uint32_t)o->recompute_layers,
 	};
+	if (mdl_rc_modules_parse(o->recompute_modules, &w->job.recompute_modules, err, errlen))
+		return EXIT_INVALID;
+	if (tp_opts_given(o, "recompute-modules") && o->recompute >= 0 &&
+	    o->recompute != MDL_RC_SELECTIVE) {
+		snprintf(err, errlen,
+			 "--recompute-modules %s: what --recompute selective (or auto) makes "
+			 "again, not %s",
+			 o->recompute_modules, mdl_recompute_name(o->recompute));
+		return EXIT_INVALID;
+	}
 	if (o->recompute_layers && o->recompute != MDL_RC_FULL) {
 		snprintf(err, errlen,
 			 "--recompute-layers %llu: the layers of each pipeline chunk that recompute "
@@ -308,6 +318,24 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 		   errlen) ||
 	    either("--pointwise", o->pointwise, "fused", "eager", &w->job.eager_ops, err, errlen))
 		return EXIT_INVALID;
+	/* as Megatron-Core asserts them (transformer_config.py): "moe_act in recompute_modules is
+	 * only supported with moe_grouped_gemm", "mla_up_proj ... only supported with
+	 * multi_latent_attention" */
+	unsigned rm = w->job.recompute_modules;
+	if ((rm & MDL_RM_MOE_ACT) && !(w->arch.experts && w->job.grouped_experts)) {
+		snprintf(err, errlen,
+			 "--recompute-modules moe_act: the routed experts' activation under grouped "
+			 "GEMMs, as Megatron-Core asserts (%s%s)",
+			 name, w->arch.experts ? ": add --moe-gemm grouped" : " has no experts");
+		return EXIT_INVALID;
+	}
+	if ((rm & MDL_RM_MLA_UP) && !w->arch.kv_lora_rank) {
+		snprintf(err, errlen,
+			 "--recompute-modules mla_up_proj: the up-projections of multi-latent "
+			 "attention (DeepSeek's), which %s does not have",
+			 name);
+		return EXIT_INVALID;
+	}
 	w->job.fused_glu = o->swiglu == 0;
 	if (w->job.fused_glu && !w->arch.gated_mlp) {
 		snprintf(err, errlen, "--swiglu fused: %s's MLP is not gated (no SwiGLU or GeGLU "

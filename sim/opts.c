@@ -152,6 +152,13 @@ static const struct opt table[] = {
 	{"recompute", O_ENUM, OFF(recompute), 0, 0, "auto", false, "recompute", P,
 	 "none | selective (Megatron's attention core) | full | op (torchtitan's per-op SAC: every "
 	 "other matmul output kept) | auto (the fastest that fits of none, selective, full)"},
+	{"recompute-modules", O_STR, OFF(recompute_modules), 0, 0, "core_attn", false,
+	 "list", P,
+	 "what --recompute selective makes again, Megatron-Core's --recompute-modules, comma "
+	 "separated: core_attn (the attention core), layernorm (a MoE layer's pre-MLP norm and "
+	 "MLA's input norm, the norms that are modules of their own), moe_act (the routed experts' "
+	 "activation; needs --moe-gemm grouped), mla_up_proj (MLA's up-projections and rotary), mlp "
+	 "(the dense layers' MLP); with --recompute selective or auto"},
 	{"recompute-layers", O_COUNT, OFF(recompute_layers), 0, 10000, "0", false, "layers", P,
 	 "with --recompute full, only the first N layers of each pipeline stage (of each virtual "
 	 "chunk when interleaved) recompute, the rest keep their activations: Megatron-Core's "

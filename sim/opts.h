@@ -82,6 +82,7 @@ struct tp_opts {
 	uint64_t first_stage_layers, last_stage_layers;
 	uint64_t dp_shard; /* 0: ZeRO's partition spans every data-parallel rank */
 	uint64_t max_in_cpu; /* zero-infinity: a rank's trainable parameters kept in DRAM */
+	const char *recompute_modules;	    /* --recompute selective's modules */
 	uint64_t recompute_layers;	    /* 0: every layer recomputes */
 	uint64_t activation_offload_layers; /* 0: every layer's activations offload */
 	const char *fp8_all_gather;         /* yes | no */

@@ -1171,7 +1171,7 @@ void step_layer_flops(const struct mdl_arch *a, const struct mdl_job *j, const s
 		      double gemm_eff, uint32_t tp, bool tp_overlap, struct mdl_flops *f)
 {
 	mdl_job_flops(a, j, f);
-	bool core_again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
+	bool core_again = mdl_job_core_again(j);
 	/* FP8: the linear layers' GEMMs (everything of a layer but its attention core; the lm_head
 	 * stays in bf16, as torchao's float8 filter_fqns ["output"] and Transformer Engine recipes
 	 * keep it) run at the FP8 peak, at the share of it the GPU's best FP8 GEMM reaches over
@@ -1479,7 +1479,7 @@ static void layer_issue(const struct mdl_arch *a, const struct mdl_job *j,
 	*fixed_fwd = kl.mm_fwd * step_matmul_fixed(hw);
 	*fixed_bwd = (kl.mm_bwd + kl.mm_recompute) * step_matmul_fixed(hw);
 	if (cp > 1) { /* the ring's ops beyond the one attention kernel counted, Python both ways */
-		double again = j->recompute == MDL_RC_FULL || j->recompute == MDL_RC_SELECTIVE;
+		double again = mdl_job_core_again(j);
 		double rf = CP_STEP_FWD_OPS * cp - 1, rb = CP_STEP_BWD_OPS * cp - 1;
 		*fwd += k * rf * ISSUE_EAGER_FWD;
 		*bwd += k * (rb + again * rf) * ISSUE_EAGER_FWD;
@@ -1502,10 +1502,16 @@ struct floor_terms {
 
 /* The TP collectives a layer's recompute runs again, in all-reduces: a full recompute the
  * forward's two; one that stops early (mdl_job_early_stop) not the one after the down
- * projection, an all-reduce, or under sequence parallelism a reduce-scatter, half of one. */
+ * projection, an all-reduce, or under sequence parallelism a reduce-scatter, half of one; the
+ * mlp module of selective recompute its dense layers' MLP's one (its checkpoint runs the
+ * submodule whole, the gather before it and the reduction after). The builder runs as many
+ * expert all-to-alls as TP collectives, so in a model with both dense and MoE layers that
+ * share is counted on the MoE layers' all-to-alls too (DeepSeek-V3: 3 of 61 layers). */
 static double rc_collectives(const struct mdl_arch *a, const struct mdl_job *j, bool sp)
 {
 	double stops;
+	if (mdl_job_rc_modules(j) & MDL_RM_MLP)
+		return a->experts ? 1.0 - (double)a->moe_layers / (double)a->layers : 1.0;
 	if (j->recompute != MDL_RC_FULL)
 		return 0;
 	mdl_job_early_stop(a, j, &stops);
@@ -3351,7 +3357,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 				   jrc == MDL_RC_FULL ? bd->fp8_fwd : 0,
 				   full_or_op(jrc) ? bd->eager_fwd : 0,
 				   rc_collectives(a, &x->job, l->sp),
-				   jrc == MDL_RC_FULL || jrc == MDL_RC_SELECTIVE ? 1 : 0,
+				   mdl_job_core_again(&x->job) ? 1 : 0,
 				   full_or_op(jrc) ? bd->moe_pass : 0,
 				   jrc != MDL_RC_NONE};
 	bd->rc.held = mdl_act_layer_held(a, &x->job, bd->tp, l->sp) / bd->cp;

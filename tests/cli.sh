@@ -1696,6 +1696,46 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: plan --moe-dispatcher deepep --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
 fi
+# --recompute-modules: Megatron-Core's selective recompute of more than the attention core
+rmq="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --moe-gemm grouped --recompute selective"
+expect 0 "" simulate $rmq --format json
+cp "$tmp/out" "$tmp/rm-core.json"
+expect 0 "" simulate $rmq --recompute-modules core_attn,layernorm,moe_act --format json
+if python3 - "$tmp/rm-core.json" "$tmp/out" <<'PY'
+import json, sys
+c, m = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = c["job"]["recompute_modules"] == ["core_attn"]
+ok = ok and m["job"]["recompute_modules"] == ["core_attn", "layernorm", "moe_act"]
+# 48 layers x (16,777,216 + 50,331,648) B fewer activations kept: 3.0 GiB
+drop = c["gpu_memory_bytes"]["activations"] - m["gpu_memory_bytes"]["activations"]
+ok = ok and abs(drop - 48 * 67108864) < 0.02 * 48 * 67108864
+ok = ok and m["step_seconds"] >= c["step_seconds"]
+sys.exit(0 if ok else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --recompute-modules layernorm,moe_act keep 3.0 GiB less, no faster"; fi
+expect 3 "--recompute-modules: 'moe' is not modelled (allowed: core_attn, layernorm, moe_act, mla_up_proj, mlp)" \
+	simulate $rmq --recompute-modules core_attn,moe
+expect 3 "--recompute-modules moe_act: the routed experts' activation under grouped GEMMs, as Megatron-Core asserts (Qwen3-30B-A3B: add --moe-gemm grouped)" \
+	simulate $rmq --moe-gemm loop --recompute-modules moe_act
+expect 3 "--recompute-modules mla_up_proj: the up-projections of multi-latent attention (DeepSeek's), which Llama-3.1-8B does not have" \
+	simulate --model 8b --seq 4096 --recompute selective --recompute-modules mla_up_proj
+expect 3 "--recompute-modules mlp: what --recompute selective (or auto) makes again, not full" \
+	simulate --model 8b --seq 4096 --recompute full --recompute-modules mlp
+# plan: the job line says it; --emit passes it to Megatron-LM and its simulate line reproduces
+# the planned step
+expect 0 "" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-gemm grouped --recompute selective --recompute-modules layernorm,moe_act
+holds "plan's recompute line names the modules" "$tmp/out" "recompute selective of layernorm,moe_act"
+"$bin" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-gemm grouped --recompute selective \
+	--recompute-modules layernorm,moe_act --emit "$tmp/emit-rm" >/dev/null 2>"$tmp/err"
+roundtrip "$tmp/emit-rm"
+if grep -q -- "--recompute-granularity selective --recompute-modules layernorm moe_act" "$tmp/emit-rm/launch.sh" &&
+	grep -q -- "--recompute-modules layernorm,moe_act" "$tmp/emit-rm/README.md" &&
+	[ -n "$want" ] && [ "$want" = "$got" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: plan --recompute-modules --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
+fi
 expect 3 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, --checkpoint-wrap outside or --optimizer-in-backward make zero3-offload FSDP's CPU offload" \
 	simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --grad-accum 2 --grad-sync last --cpu-checkpointing yes
 # --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU

@@ -397,6 +397,68 @@ static struct mdl_job flash_job(void)
 				.micro_batch = 1};
 }
 
+/*
+ * Megatron-Core's recompute_modules under --recompute selective, solved by hand for a full
+ * bf16-mixed fine-tune of one 4,096-token sequence (s) with flash attention, one GPU. What
+ * each module drops beside the attention core (core_attn, the default):
+ *   Qwen3-30B-A3B (hidden 2,048, every layer MoE, 8 of 128 experts of width 768): layernorm its
+ *   pre-MLP norm's output, 2 B x s x 2,048 = 16,777,216 B; moe_act the experts' activation
+ *   output, 2 B x s x 8 x 768 = 50,331,648 B; neither any matmul;
+ *   Llama-3.1-8B (hidden 4,096, MLP width I = 14,336, gated, the activation unfused): mlp the
+ *   fused norm's output 2 s h and the MLP's gate, activation, up and product, 8 s I: 503,316,480
+ *   B, and its three projections again, 2 x s x 3 x 4,096 x 14,336 = 1,443,109,011,456 FLOPs;
+ *   layernorm nothing (both its norms are fused into the linears after them);
+ *   DeepSeek-V2-Lite (MLA, 16 heads, keys 128 + 64 rotary wide, values 128, no query latent):
+ *   mla_up_proj the up-projected keys and values, 2 B x s x 16 x (192 + 128) = 41,943,040 B,
+ *   made again by kv_b_proj's 512 x 16 x 256 weights: 2 x s x 2,097,152 = 17,179,869,184
+ *   FLOPs (its queries come from q_proj, not a latent: kept).
+ */
+static void recompute_modules_drop_what_megatron_discards(void)
+{
+	struct mdl_job j = flash_job();
+	struct mdl_flops f0, f1;
+	j.recompute = MDL_RC_SELECTIVE;
+	j.grouped_experts = true;
+	struct mdl_arch q = load("qwen3-30b-a3b.json");
+	double core = mdl_act_layer_saved(&q, &j, 1, false);
+	mdl_job_flops(&q, &j, &f0);
+	j.recompute_modules = MDL_RM_CORE_ATTN | MDL_RM_LAYERNORM;
+	CU_ASSERT_DOUBLE_EQUAL(core - mdl_act_layer_saved(&q, &j, 1, false), 16777216.0, 1);
+	j.recompute_modules = MDL_RM_CORE_ATTN | MDL_RM_MOE_ACT;
+	CU_ASSERT_DOUBLE_EQUAL(core - mdl_act_layer_saved(&q, &j, 1, false), 50331648.0, 1);
+	mdl_job_flops(&q, &j, &f1);
+	CU_ASSERT_DOUBLE_EQUAL(f1.layer_recompute, f0.layer_recompute, 1);
+	j.recompute_modules = MDL_RM_MOE_ACT; /* without the core: none of its recompute */
+	mdl_job_flops(&q, &j, &f1);
+	CU_ASSERT_DOUBLE_EQUAL(f1.layer_recompute, 0, 1);
+
+	j = flash_job();
+	j.recompute = MDL_RC_SELECTIVE;
+	struct mdl_arch l = load("llama-3.1-8b.json");
+	core = mdl_act_layer_saved(&l, &j, 1, false);
+	mdl_job_flops(&l, &j, &f0);
+	j.recompute_modules = MDL_RM_CORE_ATTN | MDL_RM_LAYERNORM;
+	CU_ASSERT_DOUBLE_EQUAL(mdl_act_layer_saved(&l, &j, 1, false), core, 1);
+	j.recompute_modules = MDL_RM_CORE_ATTN | MDL_RM_MLP;
+	CU_ASSERT_DOUBLE_EQUAL(core - mdl_act_layer_saved(&l, &j, 1, false), 503316480.0, 1);
+	mdl_job_flops(&l, &j, &f1);
+	CU_ASSERT_DOUBLE_EQUAL(f1.layer_recompute - f0.layer_recompute, 1443109011456.0, 1);
+
+	j = flash_job();
+	j.recompute = MDL_RC_SELECTIVE;
+	struct mdl_arch d = load("deepseek-v2-lite.json");
+	CU_ASSERT_EQUAL(d.heads * d.head_dim, 16 * 192);
+	core = mdl_act_layer_saved(&d, &j, 1, false);
+	mdl_job_flops(&d, &j, &f0);
+	j.recompute_modules = MDL_RM_CORE_ATTN | MDL_RM_MLA_UP;
+	CU_ASSERT_DOUBLE_EQUAL(core - mdl_act_layer_saved(&d, &j, 1, false), 41943040.0, 1);
+	mdl_job_flops(&d, &j, &f1);
+	CU_ASSERT_DOUBLE_EQUAL(f1.layer_recompute - f0.layer_recompute, 17179869184.0, 1);
+	/* and only under selective: full recompute keeps its own */
+	j.recompute = MDL_RC_FULL;
+	CU_ASSERT_EQUAL(mdl_job_rc_modules(&j), 0);
+}
+
 static void flash_attention_removes_the_quadratic_term(void)
 {
 	struct mdl_arch a = load("llama-3.1-8b.json");
@@ -1656,6 +1718,8 @@ int suite_job(void)
 		 grouped_experts_launch_once_a_projection},
 		{"enum_names_parse_with_allowed_values_listed",
 		 enum_names_parse_with_allowed_values_listed},
+		{"recompute_modules_drop_what_megatron_discards",
+		 recompute_modules_drop_what_megatron_discards},
 	};
 	return add_suite("job", c, (int)(sizeof c / sizeof c[0]));
 }

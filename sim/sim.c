@@ -140,6 +140,15 @@ const char *sim_policy_names(void)
 	return policy_names;
 }
 
+/* The index of s among the n names, or -1. */
+static int name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 static const char *const swap_names[4] = {"none", "read", "write", "both"};
 
 const char *sim_swap_pipeline_name(const struct sim_config *c)
@@ -149,13 +158,12 @@ const char *sim_swap_pipeline_name(const struct sim_config *c)
 
 int sim_swap_pipeline_parse(const char *s, struct sim_config *c)
 {
-	for (int i = 0; i < 4; i++)
-		if (strcmp(s, swap_names[i]) == 0) {
-			c->swap_read_ahead = i & 1;
-			c->swap_write_behind = i >> 1;
-			return 0;
-		}
-	return -1;
+	int i = name_index(swap_names, 4, s);
+	if (i < 0)
+		return -1;
+	c->swap_read_ahead = i & 1;
+	c->swap_write_behind = i >> 1;
+	return 0;
 }
 
 static const char *const cpu_ckpt_names[3] = {"auto", "yes", "no"}; /* enum sim_cpu_ckpt */
@@ -167,14 +175,14 @@ const char *sim_cpu_ckpt_name(const struct sim_config *c)
 
 int sim_cpu_ckpt_parse(const char *s, struct sim_config *c)
 {
-	for (int i = 0; i < 3; i++)
-		if (strcmp(s, cpu_ckpt_names[i]) == 0) {
-			c->cpu_ckpt = (enum sim_cpu_ckpt)i;
-			return 0;
-		}
-	return -1;
+	int i = name_index(cpu_ckpt_names, 3, s);
+	if (i < 0)
+		return -1;
+	c->cpu_ckpt = (enum sim_cpu_ckpt)i;
+	return 0;
 }
 
+/* enum sim_dispatcher */
 static const char *const dispatcher_names[3] = {"alltoall", "deepep", "hybridep"};
 
 const char *sim_dispatcher_name(const struct sim_config *c)
@@ -184,12 +192,11 @@ const char *sim_dispatcher_name(const struct sim_config *c)
 
 int sim_dispatcher_parse(const char *s, struct sim_config *c)
 {
-	for (int i = 0; i < 3; i++)
-		if (strcmp(s, dispatcher_names[i]) == 0) {
-			c->dispatcher = (enum sim_dispatcher)i;
-			return 0;
-		}
-	return -1;
+	int i = name_index(dispatcher_names, 3, s);
+	if (i < 0)
+		return -1;
+	c->dispatcher = (enum sim_dispatcher)i;
+	return 0;
 }
 
 bool sim_ds_offload(const char *policy)

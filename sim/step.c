@@ -1926,9 +1926,11 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	 * seconds) */
 	double cap = eng_resource_at(bd->x->e, mc->sm[g])->capacity;
 	bool ep_hidden = bd->ep > 1 && tp_allreduces > 0 && bd->ep_hidden;
-	/* a flex dispatcher's kernels hold their SMs while the all-to-alls beside the pass run:
-	 * the pass's kernels run on the rest for that long, a_sm of the GPU's time less (DeepEP's
-	 * normal kernels and HybridEP's are persistent on Buffer.num_sms SMs) [A: source] */
+	/* a flex dispatcher's kernels hold their SMs while the all-to-alls beside the pass run
+	 * (DeepEP's normal kernels and HybridEP's are persistent on Buffer.num_sms SMs) [A:
+	 * source], so the pass's kernels run on the rest for that long: a compute-bound pass is
+	 * longer by the exchanges' time alone x their share of the SMs (a2a_sm), added to its
+	 * fixed seconds */
 	double margin = ep_hidden ? tp_allreduces * ep_seconds(bd, g) * bd->a2a_sm : 0;
 	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + (fixed + margin) * cap,
 			   issue * cap);

@@ -894,6 +894,23 @@ roundtrip() {
 	got=$(sed -n 's/.*"step_seconds":[[:space:]]*\([0-9.e+]*\).*/\1/p' "$tmp/rt.json" | head -1)
 	got=$(awk -v g="$got" 'BEGIN {printf "%.2f", g}')
 }
+# emitted LABEL DIR FILE PATTERN...: each FILE of --emit's DIR holds the PATTERN after it, and
+# DIR's simulate line reproduces the planned step (roundtrip)
+emitted() {
+	label=$1 dir=$2 ok=1
+	shift 2
+	roundtrip "$dir"
+	while [ $# -ge 2 ]; do
+		grep -q -- "$2" "$dir/$1" || ok=0
+		shift 2
+	done
+	if [ $ok = 1 ] && [ -n "$want" ] && [ "$want" = "$got" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $label: the flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
+	fi
+}
 for pol in zero3-offload zero-infinity; do
 	idx=$(awk -v p="$pol" '$3 == p {print $1; exit}' "$tmp/plan.txt")
 	em="$tmp/emit-$pol"
@@ -1651,14 +1668,8 @@ expect 3 "--ep-overlap: 'maybe' (allowed: yes, no)" simulate $epo --ep-overlap m
 expect 0 "" plan --model mixtral-8x7b --seq 4096 --ep-overlap yes
 holds "plan's framework line says --ep-overlap yes" "$tmp/out" "ep-overlap yes"
 "$bin" plan --model mixtral-8x7b --seq 4096 --ep-overlap yes --emit "$tmp/emit-epo" >/dev/null 2>"$tmp/err"
-roundtrip "$tmp/emit-epo"
-if grep -q -- "--overlap-moe-expert-parallel-comm --delay-wgrad-compute" "$tmp/emit-epo/launch.sh" &&
-	grep -q -- "--ep-overlap yes" "$tmp/emit-epo/README.md" && [ -n "$want" ] && [ "$want" = "$got" ]; then
-	pass=$((pass + 1))
-else
-	fail=$((fail + 1))
-	echo "FAIL: plan --ep-overlap yes --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
-fi
+emitted "plan --ep-overlap yes --emit" "$tmp/emit-epo" \
+	launch.sh "--overlap-moe-expert-parallel-comm --delay-wgrad-compute" README.md "--ep-overlap yes"
 # --moe-dispatcher: a flex dispatcher (DeepEP, HybridEP) sends a token once to each node holding
 # its experts, so an expert-parallel group across two nodes moves fewer bytes over the network
 mdp="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --recompute none"
@@ -1686,16 +1697,9 @@ expect 0 "" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-dispatcher
 holds "plan's framework line says --moe-dispatcher deepep" "$tmp/out" "moe-dispatcher deepep (24 SMs)"
 "$bin" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-dispatcher deepep --moe-dispatcher-sms 24 \
 	--emit "$tmp/emit-mdp" >/dev/null 2>"$tmp/err"
-roundtrip "$tmp/emit-mdp"
-if grep -q -- "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep" "$tmp/emit-mdp/launch.sh" &&
-	grep -q -- "--moe-flex-dispatcher-num-sms 24" "$tmp/emit-mdp/launch.sh" &&
-	grep -q -- "--moe-dispatcher deepep --moe-dispatcher-sms 24" "$tmp/emit-mdp/README.md" &&
-	[ -n "$want" ] && [ "$want" = "$got" ]; then
-	pass=$((pass + 1))
-else
-	fail=$((fail + 1))
-	echo "FAIL: plan --moe-dispatcher deepep --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
-fi
+emitted "plan --moe-dispatcher deepep --emit" "$tmp/emit-mdp" \
+	launch.sh "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep" \
+	launch.sh "--moe-flex-dispatcher-num-sms 24" README.md "--moe-dispatcher deepep --moe-dispatcher-sms 24"
 # --recompute-modules: Megatron-Core's selective recompute of more than the attention core
 rmq="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --moe-gemm grouped --recompute selective"
 expect 0 "" simulate $rmq --format json
@@ -1727,15 +1731,9 @@ expect 0 "" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-gemm group
 holds "plan's recompute line names the modules" "$tmp/out" "recompute selective of layernorm,moe_act"
 "$bin" plan --model qwen3-30b-a3b --seq 4096 --max-gpus 16 --moe-gemm grouped --recompute selective \
 	--recompute-modules layernorm,moe_act --emit "$tmp/emit-rm" >/dev/null 2>"$tmp/err"
-roundtrip "$tmp/emit-rm"
-if grep -q -- "--recompute-granularity selective --recompute-modules layernorm moe_act" "$tmp/emit-rm/launch.sh" &&
-	grep -q -- "--recompute-modules layernorm,moe_act" "$tmp/emit-rm/README.md" &&
-	[ -n "$want" ] && [ "$want" = "$got" ]; then
-	pass=$((pass + 1))
-else
-	fail=$((fail + 1))
-	echo "FAIL: plan --recompute-modules --emit: Megatron-LM's flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
-fi
+emitted "plan --recompute-modules --emit" "$tmp/emit-rm" \
+	launch.sh "--recompute-granularity selective --recompute-modules layernorm moe_act" \
+	README.md "--recompute-modules layernorm,moe_act"
 expect 3 "--cpu-checkpointing yes is DeepSpeed's; --grad-sync last, --checkpoint-wrap outside or --optimizer-in-backward make zero3-offload FSDP's CPU offload" \
 	simulate --model 8b --seq 4096 --policy zero3-offload --gpu rtx4090 --grad-accum 2 --grad-sync last --cpu-checkpointing yes
 # --cpu-checkpointing: DeepSpeed's offload policies' checkpoints in DRAM or on the GPU

@@ -450,6 +450,8 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " \\\n  --expert-model-parallel-size %u", l->ep);
 	if (f->ep_overlap && sim_ep_overlap_allows(l, o->recompute))
 		fprintf(fp, " \\\n  --overlap-moe-expert-parallel-comm --delay-wgrad-compute");
+	if (mdl_layout_ep(l) > 1 && f->shared_overlap)
+		fprintf(fp, " \\\n  --moe-shared-expert-overlap");
 	if (mdl_layout_ep(l) > 1 && f->dispatcher != SIM_DISPATCH_ALLTOALL)
 		fprintf(fp,
 			" \\\n  --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend %s",
@@ -611,6 +613,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		fprintf(fp, " --tp-comm-overlap yes");
 	if (f->ep_overlap && gpu && sim_ep_overlap_allows(&o->layout, o->recompute))
 		fprintf(fp, " --ep-overlap yes");
+	if (f->shared_overlap && gpu && mdl_layout_ep(&o->layout) > 1)
+		fprintf(fp, " --shared-expert-overlap yes");
 	if (f->dispatcher != SIM_DISPATCH_ALLTOALL && mdl_layout_ep(&o->layout) > 1)
 		fprintf(fp, " --moe-dispatcher %s", sim_dispatcher_name(f));
 	if (f->dispatcher != SIM_DISPATCH_ALLTOALL && mdl_layout_ep(&o->layout) > 1 &&

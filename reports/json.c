@@ -323,6 +323,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddNumberToObject(x, "activation_offload_layers", f->act_offload_layers);
 	cJSON_AddBoolToObject(x, "tp_comm_overlap", f->tp_comm_overlap);
 	cJSON_AddBoolToObject(x, "ep_overlap", f->ep_overlap);
+	cJSON_AddBoolToObject(x, "shared_expert_overlap", f->shared_overlap);
 	cJSON_AddStringToObject(x, "moe_dispatcher", sim_dispatcher_name(f));
 	if (f->dispatcher == SIM_DISPATCH_ALLTOALL)
 		cJSON_AddNullToObject(x, "moe_dispatcher_sms");

@@ -372,7 +372,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	if (f->cpu_ckpt != SIM_CPU_CKPT_AUTO)
 		snprintf(ck, sizeof ck, ", cpu-checkpointing %s", sim_cpu_ckpt_name(f));
 	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
+		 "clip-grad %s, %s%s%s%s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
 		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s%s "
 		 "(each where its policy runs it)",
 		 f->no_clip_grad ? "no" : "yes",
@@ -382,7 +382,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
 		 f->act_offload ? "activation-offload yes, " : "", al,
 		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
-		 f->ep_overlap ? "ep-overlap yes, " : "", md,
+		 f->ep_overlap ? "ep-overlap yes, " : "",
+		 f->shared_overlap ? "shared-expert-overlap yes, " : "", md,
 		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
 		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
 		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",

@@ -513,10 +513,19 @@ int tp_framework_config(const struct tp_opts *o, const struct sim_workload *w,
 	    tp_yes_no("--activation-offload", o->activation_offload, &c->act_offload, err, errlen) ||
 	    tp_yes_no("--tp-comm-overlap", o->tp_comm_overlap, &c->tp_comm_overlap, err, errlen) ||
 	    tp_yes_no("--ep-overlap", o->ep_overlap, &c->ep_overlap, err, errlen) ||
+	    tp_yes_no("--shared-expert-overlap", o->shared_expert_overlap, &c->shared_overlap, err,
+		      errlen) ||
 	    tp_yes_no("--fp8-all-gather", o->fp8_all_gather, &c->fp8_all_gather, err, errlen) ||
 	    tp_yes_no("--overlap-param-gather", o->overlap_param_gather, &c->overlap_param_gather,
 		      err, errlen))
 		return EXIT_INVALID;
+	if (c->shared_overlap && (!w->arch.shared_experts || c->ep_overlap))
+		return snprintf(err, errlen,
+				"--shared-expert-overlap yes runs a model's shared experts beside "
+				"its expert all-to-alls, not with --ep-overlap yes, as "
+				"Megatron-Core asserts (%s: %u shared experts, --ep-overlap %s)",
+				w->arch.name, w->arch.shared_experts, c->ep_overlap ? "yes" : "no"),
+		       EXIT_INVALID;
 	c->act_offload_layers = (uint32_t)o->activation_offload_layers;
 	if (c->act_offload_layers && !c->act_offload)
 		return snprintf(err, errlen,

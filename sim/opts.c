@@ -327,6 +327,11 @@ static const struct opt table[] = {
 	 "pipeline the TP collectives with the GEMMs (Megatron-Core --tp-comm-overlap; needs "
 	 "sequence parallelism; Transformer Engine's collectives take 16 SMs from the GEMMs they "
 	 "run beside; plan: its layouts with tp > 1)"},
+	{"shared-expert-overlap", O_STR, OFF(shared_expert_overlap), 0, 0, "no", false, "yes|no", P,
+	 "Megatron-Core's --moe-shared-expert-overlap: the shared experts' linears on a stream of "
+	 "their own beside the token dispatcher's all-to-alls, so a MoE layer takes the longer of "
+	 "the two where it took their sum; needs policy gpu, a model with shared experts and --ep 2 "
+	 "or more, not with --ep-overlap; plan: its layouts with expert parallelism"},
 	{"moe-dispatcher", O_STR, OFF(moe_dispatcher), 0, 0, "alltoall", false,
 	 "alltoall|deepep|hybridep", P,
 	 "Megatron-Core's token dispatcher under --ep 2 or more: alltoall (its default) sends a "

@@ -48,6 +48,7 @@ struct tp_opts {
 	const char *overlap_param_gather; /* yes | no */
 	const char *tp_comm_overlap;     /* yes | no */
 	const char *ep_overlap;          /* yes | no */
+	const char *shared_expert_overlap; /* yes | no */
 	const char *moe_dispatcher;      /* alltoall | deepep | hybridep */
 	uint64_t moe_dispatcher_sms;     /* SMs of a flex dispatcher's kernels */
 	const char *optimizer_in_backward; /* yes | no */

@@ -186,6 +186,7 @@ static struct sim_config config_for(const struct sim_plan_req *req, const struct
 	c.tp_comm_overlap = f->tp_comm_overlap && gpu && l.sp;
 	/* where the layout and the recompute allow it (a full recompute's candidates run without) */
 	c.ep_overlap = f->ep_overlap && gpu && sim_ep_overlap_allows(&l, rc);
+	c.shared_overlap = f->shared_overlap && gpu && mdl_layout_ep(&l) > 1;
 	c.dispatcher = f->dispatcher;
 	c.act_offload = f->act_offload && gpu;
 	c.fp8_all_gather = f->fp8_all_gather && gpu && l.zero == 3;
@@ -486,7 +487,10 @@ static int add_layout(struct search *s, const struct sim_workload *cw, const str
 {
 	const struct sim_config *f = sim_plan_framework(s->req);
 	bool ov = f->tp_comm_overlap;
-	bool eo = f->ep_overlap && sim_ep_overlap_allows(l, cw->job.recompute);
+	/* the shared experts beside the all-to-alls: a stage takes at least the longer of its
+	 * compute and its all-to-alls, as under --ep-overlap (compute) */
+	bool eo = (f->ep_overlap && sim_ep_overlap_allows(l, cw->job.recompute)) ||
+		  (f->shared_overlap && mdl_layout_ep(l) > 1);
 	bool dd = f->dispatcher != SIM_DISPATCH_ALLTOALL;
 	struct mdl_gpu_memory gm;
 	mdl_layout_memory(&cw->arch, &cw->job, l, m, &gm);

@@ -775,6 +775,17 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 			 c->dispatcher_sms, hw->gpu.name, hw->gpu.sm_count, hw->gpu.sm_count - 1);
 		return -1;
 	}
+	if (c->shared_overlap && (c->policy->kind != SIM_GPU_ONLY || !w->arch.shared_experts ||
+				  mdl_layout_ep(l) < 2 || c->ep_overlap)) {
+		snprintf(err, errlen,
+			 "--shared-expert-overlap yes runs the shared experts beside the expert "
+			 "all-to-alls: policy gpu, a model with shared experts, --ep 2 or more, and "
+			 "not with --ep-overlap yes, as Megatron-Core asserts (got policy %s, %u "
+			 "shared experts, --ep %u, --ep-overlap %s)",
+			 c->policy->name, w->arch.shared_experts, mdl_layout_ep(l),
+			 c->ep_overlap ? "yes" : "no");
+		return -1;
+	}
 	if (c->ep_overlap && c->recompute_fixed && w->job.recompute == MDL_RC_FULL) {
 		snprintf(err, errlen,
 			 "--ep-overlap yes runs without full recompute, as Megatron-Core asserts: "

@@ -266,6 +266,11 @@ struct build {
 	/* --ep-overlap runs (sim_ep_overlap), and whether the pass being built runs beside
 	 * another micro-batch's (step_build): its all-to-alls then go behind its compute */
 	bool ep_overlap, ep_hidden;
+	/* --shared-expert-overlap runs (sim_shared_overlap), and the FLOP-equivalents of one
+	 * layer's shared experts per GPU (before the TP split) in forward and in backward, which
+	 * then run beside the layer's all-to-alls (compute) */
+	bool shared_overlap;
+	double shared_fwd, shared_bwd;
 	uint32_t cp;         /* context-parallel ranks (1: none) */
 	double kv;           /* bytes of one layer's keys and values for the whole sequence, per
 			      * TP rank: what a context-parallel ring passes around */
@@ -1344,7 +1349,7 @@ static int machine(struct build *bd)
 			STREAM(s_tp, "tp collectives");
 		if (mdl_layout_cp(&x->c->layout) > 1)
 			STREAM(s_cp, "cp ring");
-		if (bd->ep_overlap)
+		if (bd->ep_overlap || bd->shared_overlap)
 			STREAM(s_ep, "ep all-to-alls");
 		/* FSDP2 runs HSDP's all-reduces on a stream of their own, beside the all-gathers and
 		 * reduce-scatters ("collectives use different network resources and can overlap",
@@ -1916,7 +1921,7 @@ static int fetch(struct build *bd, uint32_t g, struct stage *s, double wb, enum 
  */
 static int compute(struct build *bd, uint32_t g, struct stage *s, const char *name,
 		   double flops, double membytes, double fixed, double issue, double tp_allreduces,
-		   double kv_passes, int after, int *tp_task)
+		   double kv_passes, double shared, int after, int *tp_task)
 {
 	struct step_machine *mc = &bd->x->mc;
 	/* the memory-bound kernels between the GEMMs run serially on the same stream: their bytes
@@ -1932,7 +1937,12 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 	 * longer by the exchanges' time alone x their share of the SMs (a2a_sm), added to its
 	 * fixed seconds */
 	double margin = ep_hidden ? tp_allreduces * ep_seconds(bd, g) * bd->a2a_sm : 0;
-	double work = fmax(flops / bd->tp + membytes * cap / bd->hbm_bw + (fixed + margin) * cap,
+	/* --shared-expert-overlap: the shared experts' part of the block leaves it for a task of
+	 * its own beside the all-to-alls (below) */
+	bool beside = bd->shared_overlap && !ep_hidden && bd->ep > 1 && tp_allreduces > 0 &&
+		      shared > 0;
+	double main = flops - (beside ? shared : 0);
+	double work = fmax(main / bd->tp + membytes * cap / bd->hbm_bw + (fixed + margin) * cap,
 			   issue * cap);
 	/* what runs beside the block on another stream (the context-parallel ring of its keys and
 	 * values, --tp-comm-overlap's chunked collectives, --ep-overlap's all-to-alls) moves
@@ -1995,6 +2005,22 @@ static int compute(struct build *bd, uint32_t g, struct stage *s, const char *na
 				    tp_allreduces);
 		int j = task(bd, "ep join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
 		if (t < 0 || j < 0 || dep(bd, begin, t) || dep(bd, t, j) || dep(bd, *tp_task, j))
+			return -1;
+		*tp_task = j;
+	} else if (beside) {
+		/* Megatron-Core's moe_shared_expert_overlap: the shared experts' linears on a
+		 * stream of their own, FC1 while the dispatch runs and FC2 while the combine does
+		 * (shared_experts.py, pre_forward_comm ... get_output, called from inside the token
+		 * dispatcher; their backward on the same stream) [A: source]: identical layers, so
+		 * a block takes the longer of its shared experts and its all-to-alls after the rest
+		 * of its compute */
+		int t = ep_exchange(bd, g, "ep all-to-all (shared experts beside)", mc->s_ep[g],
+				    tp_allreduces);
+		int sh = task(bd, "shared experts", mc->s_comp[g], shared / bd->tp, 0, 1, &mc->sm[g],
+			      NULL);
+		int j = task(bd, "ep join", mc->s_comp[g], 0, 0, 0, NULL, NULL);
+		if (t < 0 || sh < 0 || j < 0 || dep(bd, *tp_task, t) || dep(bd, *tp_task, sh) ||
+		    dep(bd, t, j))
 			return -1;
 		*tp_task = j;
 	} else if (bd->ep > 1 && tp_allreduces > 0) {
@@ -2213,7 +2239,8 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			       bd->moe_pass + (k == 0 ? bd->fp8_first : 0);
 		double head_bytes = runs_head ? bd->head_dequant + bd->loss_fwd : 0;
 		int end, c = compute(bd, g, s, "forward", flops, lb * bytes + head_bytes,
-				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb, f, &end);
+				     lb * bd->fixed_fwd, lb * bd->issue_fwd, 2.0 * lb, lb,
+				     lb * bd->shared_fwd, f, &end);
 		if (c < 0)
 			return -1;
 		/* checkpoints bound for flash leave through two DRAM staging buffers (the room
@@ -2674,10 +2701,16 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		/* the loss's backward, and a quantised head dequantised again for its input
 		 * gradient */
 		double head_bytes = runs_head ? bd->head_dequant + bd->loss_bwd : 0;
+		/* the shared experts' backward, and a full or per-op recompute's forward of them
+		 * again (in the share of the block's layers that recompute) */
+		double rc_w =
+			bd->rc.recompute_exec > 0 ? m.recompute_exec / bd->rc.recompute_exec : 0;
+		double shared = bd->shared_bwd + (full_or_op(bd->x->job.recompute) ? rc_w : 0) *
+							 bd->shared_fwd;
 		int end, c = compute(bd, g, s, "backward", flops,
 				     lb * (4.0 * bd->act_all + rc_mem) + head_bytes,
 				     lb * m.fixed_bwd, lb * m.issue_bwd, (2.0 + m.rc_ar) * lb,
-				     lb * (2.0 + m.kv_again), f, &end);
+				     lb * (2.0 + m.kv_again), lb * shared, f, &end);
 		if (c < 0 || dep(bd, ck, c))
 			return -1;
 		if (reduce_waits(bd))
@@ -3342,6 +3375,20 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->loss_fwd /= c, bd->loss_bwd /= c;
 		bd->kv = 2.0 * (double)mdl_job_act_bytes(&x->job) * (double)x->job.seq *
 			 (double)x->job.micro_batch * (double)(a->kv_heads * a->head_dim) / bd->tp;
+	}
+	/* --shared-expert-overlap: the shared experts' matmuls, 2 FLOPs a weight a token of
+	 * this GPU's forward, twice that backward where they train (the input gradient alone
+	 * where they are frozen), at the GEMM rate (FP8's where the linears run in FP8) */
+	bd->shared_overlap = sim_shared_overlap(x->c, a, l);
+	if (bd->shared_overlap) {
+		double p = 0, tokens = (double)x->job.seq * (double)x->job.micro_batch / bd->cp;
+		for (int i = 0; i < a->nlayer; i++) {
+			const struct mdl_tensor *t = &a->layer[i];
+			if (t->matmul && !strncmp(t->name, "shared_experts.", 15))
+				p += (double)t->rows * (double)t->cols * mdl_tensor_share(a, t);
+		}
+		bd->shared_fwd = 2.0 * tokens * p * fp8_linear_keep(&x->job, x->hw);
+		bd->shared_bwd = (x->job.method == MDL_FULL ? 2.0 : 1.0) * bd->shared_fwd;
 	}
 
 	/* the job's recompute figures, and none's for the layers --recompute-layers leaves out

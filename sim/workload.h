@@ -97,6 +97,11 @@ struct sim_config {
 	 * stream of their own behind the other pass's compute; sim_ep_overlap says where it runs);
 	 * default no, as Megatron-Core's */
 	bool ep_overlap;
+	/* --shared-expert-overlap yes: Megatron-Core's moe_shared_expert_overlap, the shared
+	 * experts' linears on a stream of their own beside the token dispatcher's all-to-alls
+	 * (shared_experts.py: fc1 during the dispatch, fc2 during the combine; step.c, compute);
+	 * needs policy gpu and shared experts, not with --ep-overlap, as Megatron-Core asserts */
+	bool shared_overlap;
 	/* --moe-dispatcher: how expert parallelism moves the routed tokens (step.c, step_ep_wire);
 	 * zero, Megatron-Core's default alltoall */
 	enum sim_dispatcher dispatcher;
@@ -232,6 +237,15 @@ static inline bool sim_ep_overlap(const struct sim_config *c, const struct mdl_l
 {
 	return c->ep_overlap && c->policy && c->policy->kind == SIM_GPU_ONLY &&
 	       sim_ep_overlap_allows(l, rc);
+}
+
+/* Whether c's --shared-expert-overlap runs on layout l of a model with shared experts: policy
+ * gpu and expert parallelism (the all-to-alls it overlaps). */
+static inline bool sim_shared_overlap(const struct sim_config *c, const struct mdl_arch *a,
+				      const struct mdl_layout *l)
+{
+	return c->shared_overlap && c->policy && c->policy->kind == SIM_GPU_ONLY &&
+	       a->shared_experts && mdl_layout_ep(l) > 1;
 }
 
 /*

@@ -1700,6 +1700,28 @@ holds "plan's framework line says --moe-dispatcher deepep" "$tmp/out" "moe-dispa
 emitted "plan --moe-dispatcher deepep --emit" "$tmp/emit-mdp" \
 	launch.sh "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep" \
 	launch.sh "--moe-flex-dispatcher-num-sms 24" README.md "--moe-dispatcher deepep --moe-dispatcher-sms 24"
+# --shared-expert-overlap: Megatron-Core runs the shared experts beside the all-to-alls
+sxo="--model deepseek-v2-lite --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --recompute none --moe-gemm grouped"
+expect 0 "" simulate $sxo --format json
+cp "$tmp/out" "$tmp/sxo-no.json"
+expect 0 "" simulate $sxo --shared-expert-overlap yes --format json
+if python3 - "$tmp/sxo-no.json" "$tmp/out" <<'PY'
+import json, sys
+n, y = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = not n["job"]["framework"]["shared_expert_overlap"] and y["job"]["framework"]["shared_expert_overlap"]
+ok = ok and y["step_seconds"] < n["step_seconds"] and y["peak_bytes"]["gpu"] == n["peak_bytes"]["gpu"]
+sys.exit(0 if ok else 1)
+PY
+then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --shared-expert-overlap yes shortens the step, the peak as before"; fi
+expect 3 "--shared-expert-overlap yes runs a model's shared experts beside its expert all-to-alls, not with --ep-overlap yes, as Megatron-Core asserts (qwen3-30b-a3b.json: 0 shared experts, --ep-overlap no)" \
+	simulate --model qwen3-30b-a3b --gpus 16 --ep 16 --seq 4096 --shared-expert-overlap yes
+expect 3 "--shared-expert-overlap yes runs the shared experts beside the expert all-to-alls: policy gpu, a model with shared experts, --ep 2 or more, and not with --ep-overlap yes, as Megatron-Core asserts (got policy gpu, 2 shared experts, --ep 1, --ep-overlap no)" \
+	simulate --model deepseek-v2-lite --gpus 8 --seq 4096 --shared-expert-overlap yes
+"$bin" plan --model deepseek-v2-lite --seq 4096 --max-gpus 16 --moe-gemm grouped --shared-expert-overlap yes \
+	--emit "$tmp/emit-sxo" >"$tmp/out" 2>"$tmp/err"
+holds "plan's framework line says --shared-expert-overlap yes" "$tmp/out" "shared-expert-overlap yes"
+emitted "plan --shared-expert-overlap yes --emit" "$tmp/emit-sxo" \
+	launch.sh "--moe-shared-expert-overlap" README.md "--shared-expert-overlap yes"
 # --recompute-modules: Megatron-Core's selective recompute of more than the attention core
 rmq="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --moe-gemm grouped --recompute selective"
 expect 0 "" simulate $rmq --format json

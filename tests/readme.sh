@@ -90,6 +90,8 @@ echo "$cmds" | {
 	epo="$epo --batch 1 --grad-accum 3 --recompute none --clip-grad no"
 	mdp="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1"
 	mdp="$mdp --grad-accum 3 --recompute none"
+	sxo="--model deepseek-v2-lite --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1"
+	sxo="$sxo --grad-accum 3 --recompute none --moe-gemm grouped"
 	rmq="--model qwen3-30b-a3b --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1"
 	rmq="$rmq --grad-accum 3 --moe-gemm grouped --recompute selective"
 	while IFS='|' read -r words printed args; do
@@ -148,6 +150,8 @@ tokens: 1.22 s a step|1.22 s (|$epo
 1.12 s with it|1.12 s (|$epo --ep-overlap yes
 take 1.90 s a step under alltoall|1.90 s (|$mdp
 1.28 s under deepep|1.28 s (|$mdp --moe-dispatcher deepep
+tokens: 940 ms a step|940 ms (|$sxo
+888 ms with it|888 ms (|$sxo --shared-expert-overlap yes
 71.2 GiB and 1.87 s a step with|max_memory_allocated 71.2 GiB|$rmq
 71.2 GiB and 1.87 s a step with|1.87 s (|$rmq
 68.2 GiB and 1.82 s with|max_memory_allocated 68.2 GiB|$rmq --recompute-modules layernorm,moe_act

@@ -1021,6 +1021,40 @@ static void the_pruning_bound_holds_for_experts_across_nodes(void)
 	CU_ASSERT_EQUAL(tight, across);
 }
 
+/* The bound holds with the shared experts beside the all-to-alls (--shared-expert-overlap: the
+ * stage takes at least the longer of its compute and its all-to-alls, as the bound's
+ * ep_overlap takes it): DeepSeek-V2-Lite's 2 shared experts over 8 and 16 GPUs (one and two
+ * nodes), ep the widest dp allows, tp 1 and 2, ZeRO 0 and 1, alltoall and DeepEP. */
+static void the_pruning_bound_holds_with_shared_experts_beside(void)
+{
+	struct fixture f;
+	char err[256];
+	int checked = 0;
+	setup(&f, "deepseek-v2-lite.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.seq = 2048;
+	f.w.job.grouped_experts = true;
+	struct eng *e = eng_new();
+	double ex_share = expert_share(&f);
+	for (int k = 0; k < 16; k++) {
+		uint32_t n = k & 1 ? 16 : 8, tp = k & 2 ? 2 : 1, zero = k & 4 ? 1 : 0;
+		bool dedup = k & 8;
+		uint32_t dp = n / tp, ep = dp * tp;
+		struct mdl_layout l = {tp, 1, dp, zero, tp > 1, 1, ep, 1, 0, 1};
+		uint64_t m = sim_plan_micro_batches(&f.w, dp);
+		struct sim_config c = {l, m, sim_policy_find("gpu"), 0, 0, true};
+		c.shared_overlap = true;
+		c.dispatcher = dedup ? SIM_DISPATCH_DEEPEP : SIM_DISPATCH_ALLTOALL;
+		struct sim_option o;
+		if (sim_run(e, &f.w, &f.hw, &f.e, &c, &o, err, sizeof err))
+			continue;
+		double b = sim_plan_bound(&f.w, &f.hw, &l, m, ex_share, false, true, dedup);
+		CU_ASSERT(b <= o.step_seconds * (1 + 1e-9));
+		checked++;
+	}
+	eng_free(e);
+	CU_ASSERT(checked >= 12);
+}
+
 /* --model-parallel no: every GPU-only layout is data parallel (ZeRO/FSDP sharding, no tp, pp,
  * cp or ep), and 70B's 1.13 TB of model states (16 B a parameter) then need at least 14 GPUs of
  * 85.5 GB; searched with model parallelism the same plan takes a tensor- or pipeline-parallel
@@ -1106,6 +1140,8 @@ int suite_plan(void)
 		 the_pruning_bound_holds_for_folded_experts},
 		{"the_pruning_bound_holds_for_experts_across_nodes",
 		 the_pruning_bound_holds_for_experts_across_nodes},
+		{"the pruning bound holds with shared experts beside",
+		 the_pruning_bound_holds_with_shared_experts_beside},
 	};
 	return add_suite("plan", c, (int)(sizeof c / sizeof c[0]));
 }

@@ -2779,6 +2779,46 @@ static void flex_dispatcher_takes_its_sms(void)
 	eng_free(f.eng);
 }
 
+/*
+ * --shared-expert-overlap runs a MoE layer's shared experts beside its all-to-alls, solved by
+ * hand for DeepSeek-V2-Lite (hidden 2,048; 26 of 27 layers MoE, each with 2 shared experts of
+ * width 1,408 gated: 3 x 2,048 x 2,816 = 17,301,504 weights) over 16 H100s in two nodes, ep 16,
+ * 3 micro-batches of 4,096 tokens, no recompute: a layer's shared experts take 2 x 4,096 x
+ * 17,301,504 x 26/27 FLOPs forward, twice that backward, 27 layers a pass; the all-to-alls
+ * across the nodes (each over 1 ms, 54 a pass) are longer, so each pass is shorter by its shared
+ * experts' time at the GEMM rate: 3 x 3 x 27 x 136.5 GFLOP / rate. Refused without shared
+ * experts or beside --ep-overlap, as Megatron-Core asserts.
+ */
+static void shared_experts_run_beside_the_all_to_alls(void)
+{
+	struct fx f;
+	setup(&f, "deepseek-v2-lite.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.w.job.grouped_experts = true;
+	f.c.layout = (struct mdl_layout){1, 1, 16, 1, false, 1, 16};
+	f.c.grad_accum = 3;
+	f.c.no_grad_overlap = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double serial = f.o.step_seconds;
+	f.c.shared_overlap = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	double rate = step_gemm_efficiency(NULL, &f.hw, MDL_BF16_MIXED) * f.hw.gpu.bf16_flops;
+	double shared = 2.0 * 4096 * 17301504.0 * 26 / 27; /* a layer's forward */
+	ASSERT_NEAR_REL(serial - f.o.step_seconds, 3 * 3 * 27 * shared / rate, 0.01);
+	CU_ASSERT(tasks_named(&f, "shared experts") > 0);
+	f.c.ep_overlap = true;
+	CU_ASSERT_NOT_EQUAL(sim_run(f.eng, &f.w, &f.hw, &f.e, &f.c, &f.o, f.err, sizeof f.err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.err, "not with --ep-overlap yes"));
+	eng_free(f.eng);
+	struct fx q;
+	setup(&q, "qwen3-30b-a3b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	q.c.layout = (struct mdl_layout){1, 1, 16, 1, false, 1, 16};
+	q.c.shared_overlap = true;
+	CU_ASSERT_NOT_EQUAL(sim_run(q.eng, &q.w, &q.hw, &q.e, &q.c, &q.o, q.err, sizeof q.err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(q.err, "0 shared experts"));
+	eng_free(q.eng);
+}
+
 /* --ep-overlap's refusals, as Megatron-Core asserts them (transformer_config.py): expert
  * parallelism, interleaving under a pipeline, no full recompute; with --recompute left to the
  * simulator it takes the fastest of the lighter modes. */
@@ -3945,6 +3985,8 @@ int suite_sim(void)
 		{"flex dispatcher sends a token once a node",
 		 flex_dispatcher_sends_a_token_once_a_node},
 		{"flex dispatcher takes its SMs", flex_dispatcher_takes_its_sms},
+		{"shared experts run beside the all-to-alls",
+		 shared_experts_run_beside_the_all_to_alls},
 		{"MoE dispatcher copies its tokens", moe_dispatcher_copies_its_tokens},
 		{"one accounting rule", one_accounting_rule},
 		{"pipeline ends split lightens the end stages",

@@ -753,27 +753,21 @@ static void mlp_widths(const struct mdl_arch *a, double *dense, double *routed)
 }
 
 /*
- * The share of item `it` that --recompute selective drops by its modules (mdl_job_rc_modules):
- * core_attn the attention core's items; layernorm the outputs of the norms Megatron-Core runs
- * as modules of their own, the pre-MLP norm's in the MoE layers (mlp.input, which the router
- * and the dispatcher read) and MLA's input norm's (qkv_proj.input); moe_act the routed experts'
- * activation output (their share of down_proj.input, which FC2 keeps); mla_up_proj MLA's
- * up-projected and rotated keys and values, and queries where they come from a latent (q_lora
- * rank; made again from the kept latents: step's rc_module_params); mlp the
- * dense layers' MLP from its fused norm's output on (its checkpoint keeps its input, the
- * residual stream mlp_norm.input holds). The rest of the layer keeps what it kept.
+ * The share of item `it` that --recompute selective drops by its modules m beside the attention
+ * core (mdl_job_rc_modules; the core's own items: rc_dropped): layernorm the outputs of the
+ * norms Megatron-Core runs as modules of their own, the pre-MLP norm's in the MoE layers
+ * (mlp.input, which the router and the dispatcher read) and MLA's input norm's
+ * (qkv_proj.input); moe_act the routed experts' activation output (their share of
+ * down_proj.input, which FC2 keeps); mla_up_proj MLA's up-projected and rotated keys and
+ * values, and queries where they come from a latent (made again from the kept latents: job.c,
+ * rc_module_params); mlp the dense layers' MLP from its fused norm's output on (its checkpoint
+ * keeps its input, the residual stream mlp_norm.input holds). The rest of the layer keeps what
+ * it kept.
  */
-static double rc_dropped(const struct mdl_arch *a, const struct mdl_job *j,
-			 const struct mdl_act_item *it)
+static double modules_dropped(const struct mdl_arch *a, unsigned m,
+			      const struct mdl_act_item *it)
 {
-	unsigned m = mdl_job_rc_modules(j);
-	if (!m)
-		return 0;
-	if (it->attn_core)
-		return m & MDL_RM_CORE_ATTN ? 1 : 0;
-	double moe = a->experts ? (double)a->moe_layers / (double)a->layers : 0;
-	double dense, routed, d = 0, all = mdl_arch_mlp_width(a);
-	mlp_widths(a, &dense, &routed);
+	double moe = a->experts ? (double)a->moe_layers / (double)a->layers : 0, d = 0;
 	const char *n = it->name;
 	bool norm_out = !strcmp(n, "mlp.input");
 	if ((m & MDL_RM_LAYERNORM) && norm_out)
@@ -783,15 +777,30 @@ static double rc_dropped(const struct mdl_arch *a, const struct mdl_job *j,
 	if ((m & MDL_RM_MLA_UP) && a->kv_lora_rank &&
 	    ((a->q_lora_rank && !strcmp(n, "q")) || !strcmp(n, "k") || !strcmp(n, "v")))
 		d += 1;
-	if ((m & MDL_RM_MOE_ACT) && !strcmp(n, "down_proj.input") && all > 0)
-		d += routed / all;
 	if ((m & MDL_RM_MLP) && norm_out)
 		d += 1 - moe;
-	if ((m & MDL_RM_MLP) && all > 0 &&
-	    (!strcmp(n, "mlp.gate_out") || !strcmp(n, "mlp.act_out") || !strcmp(n, "mlp.up_out") ||
-	     !strcmp(n, "mlp.fc_out") || !strcmp(n, "down_proj.input")))
-		d += dense / all;
+	bool down = !strcmp(n, "down_proj.input");
+	bool inner = down || !strcmp(n, "mlp.gate_out") || !strcmp(n, "mlp.act_out") ||
+		     !strcmp(n, "mlp.up_out") || !strcmp(n, "mlp.fc_out");
+	if (((m & MDL_RM_MOE_ACT) && down) || ((m & MDL_RM_MLP) && inner)) {
+		double dense, routed, all = mdl_arch_mlp_width(a);
+		mlp_widths(a, &dense, &routed);
+		if ((m & MDL_RM_MOE_ACT) && down && all > 0)
+			d += routed / all;
+		if ((m & MDL_RM_MLP) && inner && all > 0)
+			d += dense / all;
+	}
 	return fmin(d, 1);
+}
+
+/* rc_dropped's share for modules m (mdl_job_rc_modules): the attention core's items at once,
+ * the rest only where m names more than the core (a search asks for every item of every
+ * candidate's layer) */
+static inline double rc_dropped(const struct mdl_arch *a, unsigned m, const struct mdl_act_item *it)
+{
+	if (it->attn_core || !(m & ~MDL_RM_CORE_ATTN))
+		return it->attn_core && (m & MDL_RM_CORE_ATTN) ? 1 : 0;
+	return modules_dropped(a, m, it);
 }
 
 /* What one layer keeps under the job's recompute mode: as backward holds it (moved false), or
@@ -814,8 +823,9 @@ static double layer_saved(const struct mdl_arch *a, const struct mdl_job *j, uns
 		       (moved ? 0 : mdl_act_layer_held(a, j, tp, sp));
 	}
 	n = mdl_act_layer_items(a, j, tp, sp, it);
+	unsigned m = mdl_job_rc_modules(j);
 	for (int i = 0; i < n; i++)
-		b += (moved ? it[i].bytes : it[i].kept) * (1 - rc_dropped(a, j, &it[i]));
+		b += (moved ? it[i].bytes : it[i].kept) * (1 - rc_dropped(a, m, &it[i]));
 	return b;
 }
 
@@ -833,9 +843,10 @@ double mdl_act_layer_held(const struct mdl_arch *a, const struct mdl_job *j, uns
 	    (j->recompute == MDL_RC_FULL && !j->recompute_early_stop))
 		return 0; /* (the inventory not listed for nothing: a search builds it per step) */
 	int n = mdl_act_layer_items(a, j, tp, sp, it);
+	unsigned m = mdl_job_rc_modules(j);
 	for (int i = 0; i < n; i++)
 		if (it[i].held)
-			b += it[i].kept * (1 - rc_dropped(a, j, &it[i]));
+			b += it[i].kept * (1 - rc_dropped(a, m, &it[i]));
 	return b;
 }
 

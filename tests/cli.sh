@@ -911,6 +911,24 @@ emitted() {
 		echo "FAIL: $label: the flags, or step $want planned, $got re-simulated: $(cat "$tmp/err")"
 	fi
 }
+# shortens LABEL FIELD FLAG ARGS...: simulate ARGS, then ARGS with FLAG yes: JSON
+# job.framework.FIELD false then true, the step shorter and the GPU peak the same
+shortens() {
+	label=$1 field=$2 flag=$3
+	shift 3
+	expect 0 "" simulate "$@" --format json
+	cp "$tmp/out" "$tmp/shortens.json"
+	expect 0 "" simulate "$@" "$flag" yes --format json
+	if python3 - "$tmp/shortens.json" "$tmp/out" "$field" <<'PY'
+import json, sys
+n, y = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+f = sys.argv[3]
+ok = not n["job"]["framework"][f] and y["job"]["framework"][f]
+ok = ok and y["step_seconds"] < n["step_seconds"] and y["peak_bytes"]["gpu"] == n["peak_bytes"]["gpu"]
+sys.exit(0 if ok else 1)
+PY
+	then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: $label"; fi
+}
 for pol in zero3-offload zero-infinity; do
 	idx=$(awk -v p="$pol" '$3 == p {print $1; exit}' "$tmp/plan.txt")
 	em="$tmp/emit-$pol"
@@ -1646,17 +1664,8 @@ PY
 then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: plan --graph-freed next-forward with pipeline options"; fi
 # --ep-overlap: Megatron-Core's combined 1F1B hides the expert all-to-alls of the paired passes
 epo="--model mixtral-8x7b --gpu h100-sxm --gpus 16 --tp 2 --ep 8 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --recompute none"
-expect 0 "" simulate $epo --format json
-cp "$tmp/out" "$tmp/ep-serial.json"
-expect 0 "" simulate $epo --ep-overlap yes --format json
-if python3 - "$tmp/ep-serial.json" "$tmp/out" <<'PY'
-import json, sys
-s, o = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-ok = not s["job"]["framework"]["ep_overlap"] and o["job"]["framework"]["ep_overlap"]
-ok = ok and o["step_seconds"] < s["step_seconds"] and o["peak_bytes"]["gpu"] == s["peak_bytes"]["gpu"]
-sys.exit(0 if ok else 1)
-PY
-then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --ep-overlap yes hides all-to-alls, the peak as before"; fi
+# shellcheck disable=SC2086
+shortens "--ep-overlap yes hides all-to-alls, the peak as before" ep_overlap --ep-overlap $epo
 expect 3 "--ep-overlap yes hides the expert all-to-alls of Megatron-Core's expert parallelism: policy gpu, --ep 2 or more, and with --pp 2 or more --interleave 2 or more (got policy gpu, --ep 8, --pp 2, --interleave 1)" \
 	simulate --model mixtral-8x7b --gpu h100-sxm --gpus 16 --pp 2 --ep 8 --zero 1 --seq 4096 --ep-overlap yes
 expect 3 "--ep-overlap yes runs without full recompute, as Megatron-Core asserts: --recompute none or selective (or auto)" \
@@ -1702,17 +1711,9 @@ emitted "plan --moe-dispatcher deepep --emit" "$tmp/emit-mdp" \
 	launch.sh "--moe-flex-dispatcher-num-sms 24" README.md "--moe-dispatcher deepep --moe-dispatcher-sms 24"
 # --shared-expert-overlap: Megatron-Core runs the shared experts beside the all-to-alls
 sxo="--model deepseek-v2-lite --gpu h100-sxm --gpus 16 --ep 16 --zero 1 --seq 4096 --batch 1 --grad-accum 3 --recompute none --moe-gemm grouped"
-expect 0 "" simulate $sxo --format json
-cp "$tmp/out" "$tmp/sxo-no.json"
-expect 0 "" simulate $sxo --shared-expert-overlap yes --format json
-if python3 - "$tmp/sxo-no.json" "$tmp/out" <<'PY'
-import json, sys
-n, y = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-ok = not n["job"]["framework"]["shared_expert_overlap"] and y["job"]["framework"]["shared_expert_overlap"]
-ok = ok and y["step_seconds"] < n["step_seconds"] and y["peak_bytes"]["gpu"] == n["peak_bytes"]["gpu"]
-sys.exit(0 if ok else 1)
-PY
-then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: simulate JSON: --shared-expert-overlap yes shortens the step, the peak as before"; fi
+# shellcheck disable=SC2086
+shortens "--shared-expert-overlap yes shortens the step, the peak as before" \
+	shared_expert_overlap --shared-expert-overlap $sxo
 expect 3 "--shared-expert-overlap yes runs a model's shared experts beside its expert all-to-alls, not with --ep-overlap yes, as Megatron-Core asserts (qwen3-30b-a3b.json: 0 shared experts, --ep-overlap no)" \
 	simulate --model qwen3-30b-a3b --gpus 16 --ep 16 --seq 4096 --shared-expert-overlap yes
 expect 3 "--shared-expert-overlap yes runs the shared experts beside the expert all-to-alls: policy gpu, a model with shared experts, --ep 2 or more, and not with --ep-overlap yes, as Megatron-Core asserts (got policy gpu, 2 shared experts, --ep 1, --ep-overlap no)" \

@@ -1216,6 +1216,12 @@ const char *mdl_recompute_name(enum mdl_recompute r)
 static const char *const rc_module_names[] = {"core_attn", "layernorm", "moe_act",
 					      "mla_up_proj", "mlp"};
 #define RC_MODULES (sizeof rc_module_names / sizeof *rc_module_names)
+#define RC_ALLOWED "(allowed: core_attn, layernorm, moe_act, mla_up_proj, mlp)"
+
+const char *mdl_rc_module_name(unsigned i)
+{
+	return i < RC_MODULES ? rc_module_names[i] : NULL;
+}
 
 int mdl_rc_modules_parse(const char *s, uint8_t *mask, char *err, size_t errlen)
 {
@@ -1230,8 +1236,7 @@ int mdl_rc_modules_parse(const char *s, uint8_t *mask, char *err, size_t errlen)
 			/* Megatron-Core's others: moe and shared_experts (whole checkpoints with
 			 * their communication), the GatedDeltaNet and hyper-connection ones */
 			snprintf(err, errlen,
-				 "--recompute-modules: '%.*s' is not modelled (allowed: core_attn, "
-				 "layernorm, moe_act, mla_up_proj, mlp)",
+				 "--recompute-modules: '%.*s' is not modelled " RC_ALLOWED,
 				 (int)(n > 40 ? 40 : n), s);
 			return -1;
 		}
@@ -1239,21 +1244,21 @@ int mdl_rc_modules_parse(const char *s, uint8_t *mask, char *err, size_t errlen)
 		s += n + (s[n] == ',');
 	}
 	if (!*mask) {
-		snprintf(err, errlen, "--recompute-modules: give one module at least (allowed: "
-				      "core_attn, layernorm, moe_act, mla_up_proj, mlp)");
+		snprintf(err, errlen, "--recompute-modules: give one module at least " RC_ALLOWED);
 		return -1;
 	}
 	return 0;
 }
 
-void mdl_rc_modules_str(unsigned mask, char *buf, size_t n)
+void mdl_rc_modules_str(unsigned mask, char sep, char *buf, size_t n)
 {
 	size_t o = 0;
+	char between[2] = {sep, 0};
 	if (n)
 		buf[0] = 0;
 	for (unsigned i = 0; i < RC_MODULES && o < n; i++)
 		if (mask >> i & 1)
-			o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? "," : "",
+			o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? between : "",
 					      rc_module_names[i]);
 }
 const char *mdl_attention_name(enum mdl_attention a)

@@ -335,11 +335,20 @@ static inline bool mdl_job_core_again(const struct mdl_job *j)
 	return j->recompute == MDL_RC_FULL || (mdl_job_rc_modules(j) & MDL_RM_CORE_ATTN);
 }
 
+/* Whether the job names recompute modules beyond Megatron-Core's default, the attention core:
+ * what reports and --emit write out. */
+static inline bool mdl_job_rc_modules_named(const struct mdl_job *j)
+{
+	return j->recompute_modules && j->recompute_modules != MDL_RM_CORE_ATTN;
+}
+
 /* --recompute-modules: the bits of a comma-separated list of core_attn, layernorm, moe_act,
- * mla_up_proj, mlp (0, or -1 with err naming the first unknown or unmodelled one), and the list
- * of a mask, in that order. */
+ * mla_up_proj, mlp (0, or -1 with err naming the first unknown or unmodelled one); the list of
+ * a mask, in that order, its names separated by sep; and the name of bit i (NULL past the
+ * last). */
 int mdl_rc_modules_parse(const char *s, uint8_t *mask, char *err, size_t errlen);
-void mdl_rc_modules_str(unsigned mask, char *buf, size_t n);
+void mdl_rc_modules_str(unsigned mask, char sep, char *buf, size_t n);
+const char *mdl_rc_module_name(unsigned i);
 
 /* The layers of a chunk of `layers` that run the job's recompute mode: the first
  * recompute_layers of them under full recompute, else all; the rest run none. */

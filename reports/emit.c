@@ -478,12 +478,9 @@ static void megatron_args(FILE *fp, const struct rpt_plan *r, const struct sim_o
 			    "--recompute-num-layers 1");
 	else if (o->recompute == MDL_RC_SELECTIVE)
 		fprintf(fp, " \\\n  --recompute-granularity selective");
-	unsigned rm = r->w->job.recompute_modules;
-	if (o->recompute == MDL_RC_SELECTIVE && rm && rm != MDL_RM_CORE_ATTN) {
+	if (o->recompute == MDL_RC_SELECTIVE && mdl_job_rc_modules_named(&r->w->job)) {
 		char mods[64]; /* Megatron-LM takes the list space-separated */
-		mdl_rc_modules_str(rm, mods, sizeof mods);
-		for (char *c = mods; *c; c++)
-			*c = *c == ',' ? ' ' : *c;
+		mdl_rc_modules_str(r->w->job.recompute_modules, ' ', mods, sizeof mods);
 		fprintf(fp, " --recompute-modules %s", mods);
 	}
 	if (f->act_offload && f->act_offload_layers)
@@ -559,10 +556,9 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 		gib == floor(gib) ? "GiB" : "", w->job.compile ? " --compile yes" : "");
 	if (o->recompute_layers)
 		fprintf(fp, " --recompute-layers %u", o->recompute_layers);
-	if (o->recompute == MDL_RC_SELECTIVE && w->job.recompute_modules &&
-	    w->job.recompute_modules != MDL_RM_CORE_ATTN) {
+	if (o->recompute == MDL_RC_SELECTIVE && mdl_job_rc_modules_named(&w->job)) {
 		char mods[64];
-		mdl_rc_modules_str(w->job.recompute_modules, mods, sizeof mods);
+		mdl_rc_modules_str(w->job.recompute_modules, ',', mods, sizeof mods);
 		fprintf(fp, " --recompute-modules %s", mods);
 	}
 	if (w->job.recompute_early_stop && o->recompute == MDL_RC_FULL)

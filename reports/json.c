@@ -281,17 +281,11 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddStringToObject(jj, "recompute",
 				recompute_auto ? "auto" : mdl_recompute_name(jb->recompute));
 	cJSON_AddNumberToObject(jj, "recompute_layers", jb->recompute_layers);
-	char mods[64];
-	mdl_rc_modules_str(jb->recompute_modules ? jb->recompute_modules : MDL_RM_CORE_ATTN, mods,
-			   sizeof mods);
+	unsigned rmask = jb->recompute_modules ? jb->recompute_modules : MDL_RM_CORE_ATTN;
 	cJSON *rm = cJSON_AddArrayToObject(jj, "recompute_modules");
-	for (char *p = mods; rm && *p;) {
-		size_t n = strcspn(p, ",");
-		char one[16];
-		snprintf(one, sizeof one, "%.*s", (int)n, p);
-		cJSON_AddItemToArray(rm, cJSON_CreateString(one));
-		p += n + (p[n] == ',');
-	}
+	for (unsigned i = 0; rm && mdl_rc_module_name(i); i++)
+		if (rmask >> i & 1)
+			cJSON_AddItemToArray(rm, cJSON_CreateString(mdl_rc_module_name(i)));
 	cJSON_AddBoolToObject(jj, "checkpoint_early_stop", jb->recompute_early_stop);
 	cJSON_AddStringToObject(jj, "attention", mdl_attention_name(jb->attention));
 	cJSON_AddBoolToObject(jj, "compile", jb->compile);
@@ -329,7 +323,7 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 		cJSON_AddNullToObject(x, "moe_dispatcher_sms");
 	else
 		cJSON_AddNumberToObject(x, "moe_dispatcher_sms",
-					f->dispatcher_sms ? f->dispatcher_sms : SIM_FLEX_SMS);
+					sim_dispatcher_sms(f));
 	cJSON_AddBoolToObject(x, "fp8_all_gather", f->fp8_all_gather);
 	cJSON_AddBoolToObject(x, "overlap_grad_reduce", !f->no_grad_overlap);
 	cJSON_AddBoolToObject(x, "overlap_param_gather", f->overlap_param_gather);

@@ -341,9 +341,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		snprintf(rcl, sizeof rcl, " of the first %u layer%s of each stage",
 			 j->recompute_layers, j->recompute_layers == 1 ? "" : "s");
 	char rcm[96] = "", mods[64];
-	if (j->recompute_modules && j->recompute_modules != MDL_RM_CORE_ATTN &&
-	    (r->recompute_auto || j->recompute == MDL_RC_SELECTIVE)) {
-		mdl_rc_modules_str(j->recompute_modules, mods, sizeof mods);
+	if (mdl_job_rc_modules_named(j) && (r->recompute_auto || j->recompute == MDL_RC_SELECTIVE)) {
+		mdl_rc_modules_str(j->recompute_modules, ',', mods, sizeof mods);
 		snprintf(rcm, sizeof rcm, "%s of %s", r->recompute_auto ? ", selective" : "", mods);
 	}
 	fprintf(fp, "%s           recompute %s%s%s, loss %s\n", pre,
@@ -363,7 +362,7 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 	char fw[720], al[48] = "", tw[48] = "", md[64] = "";
 	if (f->dispatcher != SIM_DISPATCH_ALLTOALL)
 		snprintf(md, sizeof md, "moe-dispatcher %s (%u SMs), ", sim_dispatcher_name(f),
-			 f->dispatcher_sms ? f->dispatcher_sms : SIM_FLEX_SMS);
+			 sim_dispatcher_sms(f));
 	if (f->act_offload && f->act_offload_layers)
 		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
 	if (f->twin_gpu > 0)

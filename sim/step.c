@@ -3291,7 +3291,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		bd->a2a_in = sent * in;
 		bd->a2a_out = sent * out;
 		double sms = x->hw->gpu.sm_count;
-		double n = x->c->dispatcher_sms ? x->c->dispatcher_sms : SIM_FLEX_SMS;
+		double n = sim_dispatcher_sms(x->c);
 		if (x->c->dispatcher != SIM_DISPATCH_ALLTOALL && sms > n)
 			bd->a2a_sm = n / sms;
 	}

@@ -239,6 +239,12 @@ static inline bool sim_ep_overlap(const struct sim_config *c, const struct mdl_l
 	       sim_ep_overlap_allows(l, rc);
 }
 
+/* The SMs c's flex dispatcher's kernels hold: --moe-dispatcher-sms, else SIM_FLEX_SMS. */
+static inline uint32_t sim_dispatcher_sms(const struct sim_config *c)
+{
+	return c->dispatcher_sms ? c->dispatcher_sms : SIM_FLEX_SMS;
+}
+
 /* Whether c's --shared-expert-overlap runs on layout l of a model with shared experts: policy
  * gpu and expert parallelism (the all-to-alls it overlaps). */
 static inline bool sim_shared_overlap(const struct sim_config *c, const struct mdl_arch *a,

@@ -972,19 +972,132 @@ static bool model_of(const char *name, const char *arg)
 	return false;
 }
 
+/* Whether arg reads as a Hugging Face Hub repository id, owner/name: one '/', inside it, and no
+ * ".json" (not a relative path's "./" or "../", nor a home's "~") */
+static bool hub_id(const char *arg)
+{
+	const char *slash = strchr(arg, '/');
+	return slash && slash > arg && slash[1] && !strchr(slash + 1, '/') && arg[0] != '.' &&
+	       arg[0] != '~' && !ends_with(arg, ".json");
+}
+
+/*
+ * A fine-tuned checkpoint's name as its base's: without the words its publisher adds for an
+ * instruction-tuned, chat or converted release (Llama-3.1-8B-Instruct, Llama-2-7b-chat-hf,
+ * gemma-2-9b-it, Qwen-7B-Chat, Mistral-7B-Instruct-v0.1, Mistral-Small-24B-Base-2501) and a
+ * release date after such a word (Qwen3-4B-Instruct-2507). Such a checkpoint is its base's
+ * architecture with other weights: the same config.json shapes, so the same memory and FLOPs
+ * (the pairs named above on the Hub [B]; a release that changes a shape changes its name too:
+ * Mistral-7B-Instruct-v0.2 is not v0.1's, and stays unknown). Never the first word. Into out
+ * (n bytes); false where nothing was dropped.
+ */
+static bool base_of(const char *arg, char *out, size_t n)
+{
+	static const char *const words[] = {"instruct", "chat", "it", "hf", "base"};
+	size_t used = 0, len;
+	bool dropped = false, after = false;
+
+	for (const char *w = arg; *w; w += len + (w[len] == '-')) {
+		len = strcspn(w, "-");
+		bool drop = false;
+		for (size_t i = 0; w != arg && i < sizeof words / sizeof words[0]; i++)
+			drop |= strlen(words[i]) == len && !strncasecmp(w, words[i], len);
+		/* a date only right after such a word: 2507, 2501 */
+		drop |= after && len == 4 && strspn(w, "0123456789") == 4;
+		after = drop;
+		dropped |= drop;
+		if (!drop && used < n)
+			used += (size_t)snprintf(out + used, n - used, "%s%.*s", used ? "-" : "",
+						 (int)len, w);
+		if (!w[len])
+			break;
+	}
+	return dropped && used > 0 && used < n;
+}
+
+/* The catalog entry key names: its name or an alias (case ignored), or with `hub` its hf_id;
+ * NULL where none does. */
+static const cJSON *catalog_entry(const cJSON *root, const char *key, bool hub)
+{
+	const cJSON *m, *a, *al;
+	const char *nm, *file;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "models"))
+	{
+		if (model_fields(m, &nm, &file, &al) < 0)
+			continue;
+		if (hub) {
+			const cJSON *hf = cJSON_GetObjectItemCaseSensitive(m, "hf_id");
+			if (cJSON_IsString(hf) && !strcasecmp(hf->valuestring, key))
+				return m;
+			continue;
+		}
+		if (!strcasecmp(nm, key))
+			return m;
+		cJSON_ArrayForEach(a, al)
+		{
+			if (cJSON_IsString(a) && !strcasecmp(a->valuestring, key))
+				return m;
+		}
+	}
+	return NULL;
+}
+
+/* "unknown model" into err: the near name, else the catalog's models of the family or size key
+ * names (phi: Phi-2, Phi-3-mini-4k, Phi-4), and where to look. */
+static void unknown_model(const cJSON *root, const char *arg, const char *key, char *err,
+			  size_t errlen)
+{
+	const char *names[512] = {0}, *models[256];
+	int nn = 0, nof = 0;
+	const cJSON *m, *a, *al;
+	const char *nm, *file;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "models"))
+	{
+		if (model_fields(m, &nm, &file, &al) < 0)
+			continue;
+		if (nn < 512)
+			names[nn++] = nm;
+		if (nof < 256 && model_of(nm, key))
+			models[nof++] = nm;
+		cJSON_ArrayForEach(a, al)
+		{
+			if (cJSON_IsString(a) && nn < 512)
+				names[nn++] = a->valuestring;
+		}
+	}
+	char hint[160];
+	const char *near = nof < 2 ? cfg_did_you_mean(key, names, nn) : NULL;
+	size_t used = (size_t)snprintf(err, errlen, "unknown model '%s'%s", arg,
+				       cfg_near_hint(near, hint, sizeof hint));
+	for (int i = 0; !near && i < nof && used < errlen; i++)
+		used += (size_t)snprintf(err + used, errlen - used, "%s%s",
+					 i ? ", " : "; the catalog has ", models[i]);
+	if (used < errlen && key != arg) /* a Hub id: no such file either */
+		used += (size_t)snprintf(err + used, errlen - used,
+					 ": no such file, and no catalog model is that Hub "
+					 "repository (its config.json, downloaded, is a path to "
+					 "give)");
+	if (used < errlen)
+		snprintf(err + used, errlen - used, "; see 'tierplan models', or give a path to a "
+						    "config.json");
+}
+
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
 		      char *err, size_t errlen)
 {
-	cJSON *root, *m, *a;
-	const char *names[512] = {0}, *models[256];
-	int nn = 0, nof = 0, rc = -1;
+	cJSON *root;
+	int rc = -1;
 	char index[PATH_MAX];
 	struct cfg_stamp st;
+	struct stat sb;
+	/* a Hub id (meta-llama/Llama-3.1-8B) where no such file is: the catalog's entry for it */
+	bool hub = hub_id(arg) && stat(arg, &sb) != 0;
 
-	if (cfg_is_path(arg)) {
+	if (cfg_is_path(arg) && !hub) {
 		/* a Hugging Face snapshot's directory reads its config.json, and a config.json is
 		 * named for its directory (Llama-3.1-8B/config.json: Llama-3.1-8B) */
-		struct stat sb;
 		bool dir = stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode);
 		const char *base = strrchr(arg, '/');
 		base = base ? base + 1 : arg;
@@ -1020,52 +1133,32 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 	root = models_index(err, errlen);
 	if (!root)
 		return -1;
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "models"))
-	{
-		const char *nm, *file;
-		const cJSON *al;
-		if (model_fields(m, &nm, &file, &al) < 0)
-			continue;
-		bool hit = strcasecmp(nm, arg) == 0;
-		if (nn < 512)
-			names[nn++] = nm;
-		if (nof < 256 && model_of(nm, arg))
-			models[nof++] = nm;
-		cJSON_ArrayForEach(a, al)
-		{
-			if (!cJSON_IsString(a))
-				continue;
-			if (strcasecmp(a->valuestring, arg) == 0)
-				hit = true;
-			if (nn < 512)
-				names[nn++] = a->valuestring;
-		}
-		if (hit) {
-			snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
-			snprintf(name, namelen, "%s", nm);
-			if (keyed) {
-				snprintf(model_memo.arg, sizeof model_memo.arg, "%s", arg);
-				snprintf(model_memo.dir, sizeof model_memo.dir, "%s", cfg_dir());
-				snprintf(model_memo.path, sizeof model_memo.path, "%s", path);
-				snprintf(model_memo.name, sizeof model_memo.name, "%s", name);
-				model_memo.st = st;
-			}
-			rc = 0;
-			goto out;
-		}
+	/* the Hub id as a catalog entry's, else its repository's name as a catalog name; then
+	 * that name as a fine-tuned variant's of its base (base_of) */
+	const char *key = hub ? strchr(arg, '/') + 1 : arg;
+	const cJSON *m = hub ? catalog_entry(root, arg, true) : NULL;
+	char base[256];
+	if (!m)
+		m = catalog_entry(root, key, false);
+	if (!m && base_of(key, base, sizeof base))
+		m = catalog_entry(root, base, false);
+	if (!m) {
+		unknown_model(root, arg, key, err, errlen);
+		goto out;
 	}
-	char hint[160];
-	/* a family or a size the catalog holds several of (phi: Phi-2, Phi-3-mini-4k, Phi-4, not
-	 * the nearest alias), else the near name, else the one model of that family or size */
-	const char *near = nof < 2 ? cfg_did_you_mean(arg, names, nn) : NULL;
-	size_t used = (size_t)snprintf(err, errlen, "unknown model '%s'%s", arg,
-				       cfg_near_hint(near, hint, sizeof hint));
-	for (int i = 0; !near && i < nof && used < errlen; i++)
-		used += (size_t)snprintf(err + used, errlen - used, "%s%s",
-					 i ? ", " : "; the catalog has ", models[i]);
-	if (used < errlen)
-		snprintf(err + used, errlen - used, "; see 'tierplan models', or give a path to a "
-						    "config.json");
+	const char *nm, *file;
+	const cJSON *al;
+	model_fields(m, &nm, &file, &al);
+	snprintf(path, pathlen, "%s/%s", cfg_dir(), file);
+	snprintf(name, namelen, "%s", nm);
+	if (keyed) {
+		snprintf(model_memo.arg, sizeof model_memo.arg, "%s", arg);
+		snprintf(model_memo.dir, sizeof model_memo.dir, "%s", cfg_dir());
+		snprintf(model_memo.path, sizeof model_memo.path, "%s", path);
+		snprintf(model_memo.name, sizeof model_memo.name, "%s", name);
+		model_memo.st = st;
+	}
+	rc = 0;
 out:
 	cJSON_Delete(root);
 	return rc;

@@ -87,8 +87,13 @@ expect 3 "unknown model '7Ob'" plan --model 7Ob --seq 4096
 expect 3 "unknown model 'mixtral'; the catalog has Mixtral-8x7B-v0.1, Mixtral-8x22B-v0.1;" \
 	plan --model mixtral --seq 4096
 expect 3 "unknown model 'phi'; the catalog has Phi-2, Phi-3-mini-4k, Phi-4;" plan --model phi --seq 4096
-expect 3 "unknown model '13b'; the catalog has Llama-2-13B, OPT-13B;" plan --model 13b --seq 4096
+expect 3 "unknown model '13b'; the catalog has Llama-2-13B, LLaMA-13B, OPT-13B;" plan --model 13b --seq 4096
 expect 3 "unknown model 'qwen3-8' (did you mean 'Qwen3-8B'?); see" plan --model qwen3-8 --seq 4096
+expect 3 "unknown model 'mistralai/Mistral-7B-Instruct-v0.2' (did you mean 'mistral-7b'?): no such file, and no catalog model is that Hub repository" \
+	plan --model mistralai/Mistral-7B-Instruct-v0.2 --seq 4096
+"$bin" simulate --model meta-llama/Meta-Llama-3-8B-Instruct --seq 4096 --gpus 8 >"$tmp/hub.txt" 2>&1
+holds "a Hub id's fine-tuned release is its base" "$tmp/hub.txt" \
+	"tierplan simulate: Llama-3-8B on 8 x h100-sxm"
 expect 3 "did you mean 'h100-sxm'" plan --model 70b --seq 4096 --gpu h100-sx
 expect 3 "unknown flash" plan --model 70b --seq 4096 --flash nosuch:2
 expect 3 "drive count" plan --model 70b --seq 4096 --flash pm1743:0
@@ -587,7 +592,7 @@ expect 0 "" hardware --format json
 if python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))["models"]
 assert m and all(isinstance(x["aliases"], list) and x["aliases"] for x in m)
-assert m[0]["aliases"] == ["8b", "llama-3.1-8b", "llama3.1-8b"], m[0]["aliases"]
+assert m[0]["aliases"] == ["8b", "llama-3.1-8b", "llama3.1-8b", "meta-llama-3.1-8b"], m[0]["aliases"]
 assert m[0]["hf_id"] == "meta-llama/Llama-3.1-8B", m[0]["hf_id"]
 assert [x["name"] for x in m if x["hf_id"] is None] == ["GPT-3-175B"]' "$tmp/models.json" &&
 	"$bin" simulate --model "$(python3 -c 'import json, sys

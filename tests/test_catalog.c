@@ -1,8 +1,10 @@
 /* test_catalog — the hardware catalogs load, every value has a source, bad records fail. */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../model/catalog.h"
@@ -398,6 +400,62 @@ static void unknown_names_suggest_the_nearest(void)
 	CU_ASSERT_PTR_NOT_NULL(strcasestr(err, "did you mean 'llama-2-7b'"));
 }
 
+/* A Hub id names the catalog entry transcribed from it, or one of its name; a fine-tuned
+ * variant's name its base (the words its publisher adds dropped, never the first); a real path
+ * stays a path; and a Hub id the catalog lacks says it is neither a file nor a catalog model. */
+static void hub_ids_and_variants_name_their_base(void)
+{
+	static const struct {
+		const char *arg, *name;
+	} hits[] = {
+	    {"meta-llama/Llama-3.1-8B", "Llama-3.1-8B"},
+	    {"META-LLAMA/llama-3.1-8b", "Llama-3.1-8B"},
+	    {"meta-llama/Meta-Llama-3-8B-Instruct", "Llama-3-8B"},
+	    {"meta-llama/Llama-2-7b-chat-hf", "Llama-2-7B"},
+	    {"llama-3.1-70b-instruct", "Llama-3.1-70B"},
+	    {"google/gemma-2-9b-it", "Gemma-2-9B"},
+	    {"Qwen/Qwen-7B-Chat", "Qwen-7B"},
+	    {"Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen3-30B-A3B"},
+	    {"mistralai/Mistral-7B-Instruct-v0.1", "Mistral-7B-v0.1"},
+	    {"huggyllama/llama-30b", "LLaMA-30B"},
+	    {"Qwen/Qwen-1_8B", "Qwen-1.8B"},
+	};
+	char path[PATH_MAX], name[128], err[512];
+	for (size_t i = 0; i < sizeof hits / sizeof hits[0]; i++) {
+		CU_ASSERT_EQUAL(cfg_model_resolve(hits[i].arg, path, sizeof path, name, sizeof name,
+						  err, sizeof err), 0);
+		CU_ASSERT_STRING_EQUAL(name, hits[i].name);
+	}
+	/* another release (v0.2: other rope settings), a date not after such a word, an unknown
+	 * repository, a first word */
+	static const char *const misses[] = {"mistralai/Mistral-7B-Instruct-v0.2",
+					     "Qwen3-30B-A3B-2507", "foo/bar", "it-7b", "chat"};
+	for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++)
+		CU_ASSERT_EQUAL(cfg_model_resolve(misses[i], path, sizeof path, name, sizeof name,
+						  err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown model 'chat'"));
+	CU_ASSERT_EQUAL(cfg_model_resolve("foo/bar", path, sizeof path, name, sizeof name, err,
+					  sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such file, and no catalog model is that Hub"));
+	/* a directory that exists reads as a snapshot, even where a Hub id reads the same */
+	char dir[] = "/tmp/tierplan-hubXXXXXX", sub[PATH_MAX], cwd[PATH_MAX];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+	snprintf(sub, sizeof sub, "%s/meta-llama", dir);
+	CU_ASSERT_EQUAL(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof sub, "%s/meta-llama/Llama-3.1-8B", dir);
+	CU_ASSERT_EQUAL(mkdir(sub, 0700), 0);
+	CU_ASSERT_EQUAL(chdir(dir), 0);
+	CU_ASSERT_EQUAL(cfg_model_resolve("meta-llama/Llama-3.1-8B", path, sizeof path, name,
+					  sizeof name, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "holds no config.json"));
+	CU_ASSERT_EQUAL(chdir(cwd), 0);
+	CU_ASSERT_EQUAL(rmdir(sub), 0);
+	snprintf(sub, sizeof sub, "%s/meta-llama", dir);
+	CU_ASSERT_EQUAL(rmdir(sub), 0);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+}
+
 int suite_catalog(void)
 {
 	static const struct test_case c[] = {
@@ -409,6 +467,7 @@ int suite_catalog(void)
 		{"dram_comes_in_the_sizes_dimms_make", dram_comes_in_the_sizes_dimms_make},
 		{"gpus_name_catalogued_hosts", gpus_name_catalogued_hosts},
 		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},
+		{"hub_ids_and_variants_name_their_base", hub_ids_and_variants_name_their_base},
 		{"prices_come_from_the_prices_file", prices_come_from_the_prices_file},
 	};
 	return add_suite("catalog", c, (int)(sizeof c / sizeof c[0]));

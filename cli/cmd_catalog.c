@@ -143,6 +143,13 @@ int cmd_hardware(int argc, char **argv)
 				cJSON_AddStringToObject(x, "host", g[i].host);
 			else
 				cJSON_AddNullToObject(x, "host");
+			/* its other names, which --gpu takes too */
+			cJSON *al = cJSON_AddArrayToObject(x, "aliases");
+			char names[CFG_GPU_ALIASES];
+			snprintf(names, sizeof names, "%s", g[i].aliases);
+			for (char *save = NULL, *t = strtok_r(names, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save))
+				cJSON_AddItemToArray(al, cJSON_CreateString(t));
 			cJSON_AddNumberToObject(x, "memory_bytes", g[i].memory);
 			cJSON_AddNumberToObject(x, "hbm_bandwidth_bytes_per_second", g[i].hbm_bandwidth);
 			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);

@@ -119,7 +119,7 @@ g.update(name="my4090", host="nosuch-node", price=1599, cloud_per_hour=0.4)
 print(json.dumps(g))' configs/gpus.json >"$tmp/my4090.json"
 expect 3 "gpu my4090's host (--host auto)" simulate --model 8b --seq 2048 --gpu "$tmp/my4090.json"
 # a GPU without bf16 (Volta, Turing) says so in the catalog and plans fp16-mixed by default
-"$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","host":null,"memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":null,"bf16":false' &&
+"$bin" hardware --format json | tr -d ' \t\n' | grep -q '"name":"t4","description":"[^"]*","host":null,"aliases":\[[^]]*\],"memory_bytes":[0-9.e+]*,"hbm_bandwidth_bytes_per_second":[0-9.e+]*,"bf16_flops":[0-9.e+]*,"fp32_flops":[0-9.e+]*,"fp8_flops":null,"bf16":false' &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: hardware --format json does not mark the t4 without bf16"; }
 # what a part does not have is null (the text's '-'): FP8 on a T4, an SLC cache on a PM1743, a
 # TBW rating on a drive rated in drive writes a day, a network on a workstation; and what the

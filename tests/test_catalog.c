@@ -371,11 +371,9 @@ static void unknown_names_suggest_the_nearest(void)
 		const char *arg, *says;
 	} cases[] = {
 		{"h100-sx", "did you mean 'h100-sxm'"},
-		{"h200-sxm", "did you mean 'h200'"},
+		{"h200-sxn", "did you mean 'h200'"},
 		{"h300-sxm", NULL},
-		{"rtx-4090", "did you mean 'rtx4090'"},
-		{"4090", "did you mean 'rtx4090'"},
-		{"A6000", "did you mean 'rtx-a6000'"},
+		{"a10", "did you mean 'a10g'"},
 		{"6000", NULL},
 		{"a100-sxm", "its family: a100-40g a100-80g a100-pcie-40g a100-pcie-80g"},
 		{"a100-pcie", "several variants: a100-pcie-40g a100-pcie-80g"},
@@ -456,6 +454,47 @@ static void hub_ids_and_variants_name_their_base(void)
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
 }
 
+/* A GPU as CUDA names it and as it is written (case, spaces, dashes and the vendor's words
+ * aside, "GB" as the catalog's "g") is its catalog entry; what reads as no name or alias of
+ * one stays unknown; and a record's aliases must be short names in an array. */
+static void gpus_answer_to_their_device_names(void)
+{
+	static const struct {
+		const char *arg, *name;
+	} hits[] = {
+	    {"NVIDIA A100-SXM4-80GB", "a100-80g"},  {"A100-SXM4-40GB", "a100-40g"},
+	    {"NVIDIA A100 80GB PCIe", "a100-pcie-80g"}, {"NVIDIA A100-PCIE-40GB", "a100-pcie-40g"},
+	    {"a100-80gb", "a100-80g"},		     {"NVIDIA H100 80GB HBM3", "h100-sxm"},
+	    {"NVIDIA H100 PCIe", "h100-pcie"},	     {"H100 NVL", "h100-nvl"},
+	    {"h200-sxm", "h200"},		     {"NVIDIA GeForce RTX 4090", "rtx4090"},
+	    {"rtx-4090", "rtx4090"},		     {"4090", "rtx4090"},
+	    {"RTX A6000", "rtx-a6000"},
+	    {"NVIDIA RTX 6000 Ada Generation", "rtx6000ada"},
+	    {"Tesla V100-SXM2-32GB", "v100-32g"},    {"Tesla T4", "t4"},
+	    {"AMD Instinct MI300X", "mi300x"},	     {"NVIDIA GH200 480GB", "gh200"},
+	};
+	struct cfg_gpu g;
+	char err[512];
+	for (size_t i = 0; i < sizeof hits / sizeof hits[0]; i++) {
+		CU_ASSERT_EQUAL(cfg_gpu_get(hits[i].arg, &g, err, sizeof err), 0);
+		CU_ASSERT_STRING_EQUAL(g.name, hits[i].name);
+	}
+	/* another GPU's digits, an A10 (not AWS's A10G), the vendor alone, an H100 of no form */
+	static const char *const misses[] = {"rtx4080", "a10", "nvidia", "H100 80GB"};
+	for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++)
+		CU_ASSERT_EQUAL(cfg_gpu_get(misses[i], &g, err, sizeof err), -1);
+	static const char *const bad[] = {
+	    "{\"name\":\"x\",\"aliases\":\"x1\"}",
+	    "{\"name\":\"x\",\"aliases\":[\"a,b\"]}",
+	    "{\"name\":\"x\",\"aliases\":[\"\"]}",
+	    "{\"name\":\"x\",\"aliases\":[3]}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CU_ASSERT_EQUAL(parse_gpu(bad[i], err, sizeof err), -1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "key 'aliases' (its other names) must be"));
+	}
+}
+
 int suite_catalog(void)
 {
 	static const struct test_case c[] = {
@@ -468,6 +507,7 @@ int suite_catalog(void)
 		{"gpus_name_catalogued_hosts", gpus_name_catalogued_hosts},
 		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},
 		{"hub_ids_and_variants_name_their_base", hub_ids_and_variants_name_their_base},
+		{"gpus_answer_to_their_device_names", gpus_answer_to_their_device_names},
 		{"prices_come_from_the_prices_file", prices_come_from_the_prices_file},
 	};
 	return add_suite("catalog", c, (int)(sizeof c / sizeof c[0]));

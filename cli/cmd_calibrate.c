@@ -57,7 +57,7 @@ static int gemm_shape_of(const char *arg, int shape[4], char *err, size_t errlen
 {
 	char path[1024], name[128], e2[384];
 	struct mdl_arch a;
-	if (cfg_model_resolve(arg, path, sizeof path, name, sizeof name, e2, sizeof e2) ||
+	if (cfg_model_resolve(arg, path, sizeof path, name, sizeof name, NULL, e2, sizeof e2) ||
 	    mdl_arch_load(path, &a, e2, sizeof e2)) {
 		snprintf(err, errlen, "--model: %s", e2);
 		return EXIT_INVALID;

@@ -139,6 +139,7 @@ struct mdl_arch {
 	char quant_method[16];
 	uint32_t quant_bits, quant_group;
 	bool quant_desc_act;
+	bool quant_named; /* these come from a quantised release's name (cfg_model_resolve) */
 
 	/* inventory, filled by mdl_arch_load() */
 	struct mdl_tensor layer[MDL_MAX_TENSORS]; /* one decoder layer */

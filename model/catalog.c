@@ -1032,6 +1032,7 @@ void cfg_models_close(struct cfg_models *m)
  * resolves the same name for every point. */
 static _Thread_local struct {
 	char arg[256], dir[PATH_MAX - 64], path[PATH_MAX], name[128];
+	struct cfg_quant_name q;
 	struct cfg_stamp st;
 } model_memo;
 
@@ -1066,28 +1067,50 @@ static bool hub_id(const char *arg)
 }
 
 /*
- * A fine-tuned checkpoint's name as its base's: without the words its publisher adds for an
- * instruction-tuned, chat or converted release (Llama-3.1-8B-Instruct, Llama-2-7b-chat-hf,
- * gemma-2-9b-it, Qwen-7B-Chat, Mistral-7B-Instruct-v0.1, Mistral-Small-24B-Base-2501) and a
- * release date after such a word (Qwen3-4B-Instruct-2507). Such a checkpoint is its base's
- * architecture with other weights: the same config.json shapes, so the same memory and FLOPs
- * (the pairs named above on the Hub [B]; a release that changes a shape changes its name too:
- * Mistral-7B-Instruct-v0.2 is not v0.1's, and stays unknown). Never the first word. Into out
- * (n bytes); false where nothing was dropped.
+ * A fine-tuned or quantised checkpoint's name as its base's: without the words its publisher
+ * adds for an instruction-tuned, chat or converted release (Llama-3.1-8B-Instruct,
+ * Llama-2-7b-chat-hf, gemma-2-9b-it, Qwen-7B-Chat, Mistral-7B-Instruct-v0.1,
+ * Mistral-Small-24B-Base-2501) and a release date after such a word (Qwen3-4B-Instruct-2507).
+ * Such a checkpoint is its base's architecture with other weights: the same config.json shapes,
+ * so the same memory and FLOPs (the pairs named above on the Hub [B]; a release that changes a
+ * shape changes its name too: Mistral-7B-Instruct-v0.2 is not v0.1's, and stays unknown). The
+ * words of a quantised release go too, and say how its weights are stored, into *q as its
+ * quantization_config would: GPTQ (TheBloke's Llama-2-7B-GPTQ; Qwen's Qwen-7B-Chat-Int4 and
+ * -Int8 and Qwen2.5-7B-Instruct-GPTQ-Int4 are GPTQ checkpoints of those bits), bitsandbytes
+ * 4-bit (Unsloth's llama-3-8b-bnb-4bit, -unsloth-bnb-4bit) and AWQ [B: the publishers' model
+ * cards]. Never the first word. Into out (n bytes); false where nothing was dropped.
  */
-static bool base_of(const char *arg, char *out, size_t n)
+static bool base_of(const char *arg, char *out, size_t n, struct cfg_quant_name *q)
 {
 	static const char *const words[] = {"instruct", "chat", "it", "hf", "base"};
 	size_t used = 0, len;
-	bool dropped = false, after = false;
+	bool dropped = false, after = false, bnb = false;
 
+	memset(q, 0, sizeof *q);
 	for (const char *w = arg; *w; w += len + (w[len] == '-')) {
 		len = strcspn(w, "-");
+		const char *next = w + len + (w[len] == '-');
 		bool drop = false;
+#define IS(word) (strlen(word) == len && !strncasecmp(w, word, len))
 		for (size_t i = 0; w != arg && i < sizeof words / sizeof words[0]; i++)
-			drop |= strlen(words[i]) == len && !strncasecmp(w, words[i], len);
+			drop |= IS(words[i]);
 		/* a date only right after such a word: 2507, 2501 */
 		drop |= after && len == 4 && strspn(w, "0123456789") == 4;
+		if (w != arg && (IS("gptq") || IS("int4") || IS("int8") || IS("awq"))) {
+			drop = true;
+			bool awq = IS("awq") || !strcmp(q->method, "awq");
+			snprintf(q->method, sizeof q->method, "%s", awq ? "awq" : "gptq");
+			q->bits = IS("int8") ? 8 : q->bits ? q->bits : 4;
+		}
+		/* bnb-4bit, and Unsloth's word before it */
+		if (w != arg && (IS("bnb") || (IS("unsloth") && !strncasecmp(next, "bnb-", 4))))
+			drop = bnb = true;
+		if (bnb && IS("4bit")) {
+			drop = true;
+			snprintf(q->method, sizeof q->method, "bitsandbytes");
+			q->bits = 4;
+		}
+#undef IS
 		after = drop;
 		dropped |= drop;
 		if (!drop && used < n)
@@ -1096,6 +1119,8 @@ static bool base_of(const char *arg, char *out, size_t n)
 		if (!w[len])
 			break;
 	}
+	if (bnb && strcmp(q->method, "bitsandbytes")) /* bnb without its 4bit: no such release */
+		return false;
 	return dropped && used > 0 && used < n;
 }
 
@@ -1169,8 +1194,12 @@ static void unknown_model(const cJSON *root, const char *arg, const char *key, c
 }
 
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
-		      char *err, size_t errlen)
+		      struct cfg_quant_name *q, char *err, size_t errlen)
 {
+	struct cfg_quant_name none;
+	if (!q)
+		q = &none;
+	memset(q, 0, sizeof *q);
 	cJSON *root;
 	int rc = -1;
 	char index[PATH_MAX];
@@ -1212,6 +1241,7 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 	    !memcmp(&model_memo.st, &st, sizeof st)) {
 		snprintf(path, pathlen, "%s", model_memo.path);
 		snprintf(name, namelen, "%s", model_memo.name);
+		*q = model_memo.q;
 		return 0;
 	}
 	root = models_index(err, errlen);
@@ -1224,8 +1254,10 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 	char base[256];
 	if (!m)
 		m = catalog_entry(root, key, false);
-	if (!m && base_of(key, base, sizeof base))
+	if (!m && base_of(key, base, sizeof base, q))
 		m = catalog_entry(root, base, false);
+	if (!m)
+		memset(q, 0, sizeof *q);
 	if (!m) {
 		unknown_model(root, arg, key, err, errlen);
 		goto out;
@@ -1240,6 +1272,7 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		snprintf(model_memo.dir, sizeof model_memo.dir, "%s", cfg_dir());
 		snprintf(model_memo.path, sizeof model_memo.path, "%s", path);
 		snprintf(model_memo.name, sizeof model_memo.name, "%s", name);
+		model_memo.q = *q;
 		model_memo.st = st;
 	}
 	rc = 0;

@@ -140,11 +140,20 @@ struct cJSON;
 int cfg_record_parse(enum cfg_kind kind, const struct cJSON *obj, const char *origin, void *rec,
 		     char *err, size_t errlen);
 
-/* A model: catalog name/alias, or a path to a config.json or to the directory holding one (a
- * Hugging Face snapshot). Fills the path to read and the display name (a config.json's
- * directory's name). 0 ok, -1 + err listing near names. */
+/* What a quantised checkpoint's name says of its weights: the method as a config's
+ * quantization_config names it ("gptq", "bitsandbytes", "awq"; "" none) and its bits. */
+struct cfg_quant_name {
+	char method[16];
+	unsigned bits;
+};
+
+/* A model: catalog name/alias (a Hub id, a fine-tuned or quantised release's name: its base's),
+ * or a path to a config.json or to the directory holding one (a Hugging Face snapshot). Fills
+ * the path to read, the display name (a config.json's directory's name) and, where q is not
+ * NULL, what a quantised release's name says (unsloth/llama-3-8b-bnb-4bit: bitsandbytes, 4;
+ * empty otherwise). 0 ok, -1 + err listing near names. */
 int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, size_t namelen,
-		      char *err, size_t errlen);
+		      struct cfg_quant_name *q, char *err, size_t errlen);
 
 /* The model catalog in order, for `tierplan models`: open reads models.json once (at most
  * CFG_MAX_MODELS entries, else -1 + err); next fills one entry's name, config path and aliases

@@ -519,8 +519,8 @@ static void simulate_line(FILE *fp, const struct rpt_plan *r, const struct sim_o
 
 	/* the catalog's name where it names the same file, else the file */
 	char path[4096], name[96], e[256];
-	bool named = cfg_model_resolve(r->model_name, path, sizeof path, name, sizeof name, e,
-				       sizeof e) == 0 &&
+	bool named = cfg_model_resolve(r->model_name, path, sizeof path, name, sizeof name, NULL,
+				       e, sizeof e) == 0 &&
 		     strcmp(path, r->model_path) == 0;
 	fprintf(fp, "tierplan simulate --model %s --seq %llu --gpus %u --gpu %s --host %s",
 		named ? r->model_name : r->model_path, (unsigned long long)w->job.seq, o->gpus,

@@ -152,10 +152,19 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 {
 	char flash_name[256];
 
-	/* model */
-	if (cfg_model_resolve(o->model, path, pathlen, name, namelen, err, errlen) < 0 ||
+	/* model; a quantised release's name stands for the quantization_config its checkpoint has
+	 * (GPTQ's: 4 or 8 bits, GPTQConfig's default group size of 128, no act order) */
+	struct cfg_quant_name q;
+	if (cfg_model_resolve(o->model, path, pathlen, name, namelen, &q, err, errlen) < 0 ||
 	    mdl_arch_load(path, &w->arch, err, errlen) < 0) {
 		return EXIT_INVALID;
+	}
+	if (q.method[0] && !w->arch.quant_method[0]) {
+		snprintf(w->arch.quant_method, sizeof w->arch.quant_method, "%s", q.method);
+		w->arch.quant_bits = q.bits;
+		w->arch.quant_group = 128;
+		w->arch.quant_desc_act = false;
+		w->arch.quant_named = true;
 	}
 	/* job */
 	w->job = (struct mdl_job){
@@ -233,9 +242,9 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	if (!strcmp(w->arch.quant_method, "gptq") && w->job.quant == MDL_QUANT_GPTQ) {
 		/* the checkpoint's own: its group size and act order */
 		if (w->arch.quant_bits != 4) {
-			snprintf(err, errlen,
-				 "--quant gptq: the config's quantization_config has bits %u; "
-				 "4-bit GPTQ is modelled",
+			snprintf(err, errlen, "--quant gptq: %s %u bits; 4-bit GPTQ is modelled",
+				 w->arch.quant_named ? "the checkpoint's name says"
+						     : "the config's quantization_config has",
 				 w->arch.quant_bits);
 			return EXIT_INVALID;
 		}
@@ -886,8 +895,8 @@ int tp_input_value(const char *name, const char *value, char *err, size_t errlen
 	struct mdl_hw hw;
 	bool ok = true;
 	if (!strcmp(name, "model"))
-		ok = cfg_model_resolve(value, path, sizeof path, model, sizeof model, err, errlen) >=
-			     0 &&
+		ok = cfg_model_resolve(value, path, sizeof path, model, sizeof model, NULL, err,
+				       errlen) >= 0 &&
 		     mdl_arch_load(path, &a, err, errlen) >= 0;
 	else if (!strcmp(name, "gpu"))
 		ok = cfg_gpu_get(value, &hw.gpu, err, errlen) >= 0;
@@ -940,23 +949,27 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 			"(--attention flash where the framework passes ALiBi slopes to "
 			"FlashAttention-2, triton for llm-foundry's MPT)\n",
 			cmd);
+	/* where the checkpoint's quantisation comes from: its config, or its name */
+	const char *says = w->arch.quant_named ? "the checkpoint's name" : "the config's "
+									    "quantization_config";
 	if (gptq_config(o, w))
 		fprintf(stderr,
-			"tierplan %s: note: --quant gptq, as the config's quantization_config says "
-			"(group size %u%s)\n",
-			cmd, w->job.quant_group, w->job.quant_desc_act ? ", act order" : "");
+			"tierplan %s: note: --quant gptq, as %s says (group size %u%s%s)\n", cmd,
+			says, w->job.quant_group, w->job.quant_desc_act ? ", act order" : "",
+			w->arch.quant_named ? ", GPTQConfig's default" : "");
 	else if (w->arch.quant_method[0] && w->job.method != MDL_QLORA)
 		fprintf(stderr,
-			"tierplan %s: note: the config's quantization_config (%s) is not used by "
-			"--method %s: its weights are planned in %s\n",
-			cmd, w->arch.quant_method, mdl_method_name(w->job.method),
-			mdl_precision_name(w->job.precision));
+			"tierplan %s: note: the quantisation %s states (%s) is not used by "
+			"--method %s: its weights are planned in %s%s\n",
+			cmd, says, w->arch.quant_method, mdl_method_name(w->job.method),
+			mdl_precision_name(w->job.precision),
+			w->arch.quant_named ? " (--method qlora trains over them)" : "");
 	else if (w->arch.quant_method[0] && strcmp(w->arch.quant_method, "gptq") &&
 		 strcmp(w->arch.quant_method, "bitsandbytes"))
 		fprintf(stderr,
-			"tierplan %s: note: the config's quantization_config (%s) is not modelled: "
-			"the base weights are planned as --quant %s\n",
-			cmd, w->arch.quant_method, mdl_quant_name(w->job.quant));
+			"tierplan %s: note: the quantisation %s states (%s) is not modelled: the "
+			"base weights are planned as --quant %s\n",
+			cmd, says, w->arch.quant_method, mdl_quant_name(w->job.quant));
 	if (o->seq > w->arch.positions)
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);

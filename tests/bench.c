@@ -87,7 +87,7 @@ int main(void)
 	struct eng *e = eng_new();
 
 	memset(&hw, 0, sizeof hw);
-	if (cfg_model_resolve("70b", path, sizeof path, name, sizeof name, err, sizeof err) ||
+	if (cfg_model_resolve("70b", path, sizeof path, name, sizeof name, NULL, err, sizeof err) ||
 	    mdl_arch_load(path, &w.arch, err, sizeof err) ||
 	    cfg_gpu_get("h100-sxm", &hw.gpu, err, sizeof err) ||
 	    cfg_host_get("hgx-8gpu", &hw.host, err, sizeof err) ||

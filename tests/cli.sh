@@ -570,7 +570,15 @@ sed '1s/{/{"quantization_config": {"quant_method": "gptq", "bits": 4, "group_siz
 	grep -q '"quant":[[:space:]]*"gptq"' "$tmp/out" && grep -q "note: --quant gptq, as the config" "$tmp/err" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: a GPTQ config.json does not make qlora GPTQ"; }
 sed 's/"bits": 4/"bits": 8/' "$tmp/gptq.json" >"$tmp/gptq8.json"
-expect 3 "bits 8; 4-bit GPTQ is modelled" simulate --model "$tmp/gptq8.json" --seq 2048 --method qlora
+expect 3 "quantization_config has 8 bits; 4-bit GPTQ is modelled" simulate --model "$tmp/gptq8.json" --seq 2048 --method qlora
+# a quantised release's name states its quantisation as its config would
+expect 3 "the checkpoint's name says 8 bits; 4-bit GPTQ is modelled" \
+	simulate --model Qwen/Qwen-7B-Chat-Int8 --seq 2048 --method qlora
+"$bin" simulate --model Qwen/Qwen-7B-Chat-Int4 --seq 2048 --method qlora --gpu a100-80g \
+	>"$tmp/int4.txt" 2>&1
+holds "a -Int4 release trains as GPTQ" "$tmp/int4.txt" \
+	"note: --quant gptq, as the checkpoint's name says (group size 128, GPTQConfig's default)" \
+	"tierplan simulate: Qwen-7B on 1 x a100-80g"
 expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
 # a --dram no larger than the host's OS reserve warns that no host tier has room, and the
 # plan's tiered line says what overflowed

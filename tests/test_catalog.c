@@ -390,17 +390,18 @@ static void unknown_names_suggest_the_nearest(void)
 		if (!cases[i].says || strncmp(cases[i].says, "did you mean", 12) != 0)
 			CU_ASSERT_PTR_NULL(strstr(err, "did you mean"));
 	}
-	CU_ASSERT_EQUAL(cfg_model_resolve("70B", path, sizeof path, name, sizeof name, err,
-					  sizeof err), 0);
+	CU_ASSERT_EQUAL(cfg_model_resolve("70B", path, sizeof path, name, sizeof name, NULL,
+					  err, sizeof err), 0);
 	CU_ASSERT_STRING_EQUAL(name, "Llama-3.1-70B");
-	CU_ASSERT_EQUAL(cfg_model_resolve("lama-2-7b", path, sizeof path, name, sizeof name, err,
-					  sizeof err), -1);
+	CU_ASSERT_EQUAL(cfg_model_resolve("lama-2-7b", path, sizeof path, name, sizeof name, NULL,
+					  err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strcasestr(err, "did you mean 'llama-2-7b'"));
 }
 
 /* A Hub id names the catalog entry transcribed from it, or one of its name; a fine-tuned
- * variant's name its base (the words its publisher adds dropped, never the first); a real path
- * stays a path; and a Hub id the catalog lacks says it is neither a file nor a catalog model. */
+ * variant's name its base (the words its publisher adds dropped, never the first), a quantised
+ * release's name its base and its quantisation; a real path stays a path; and a Hub id the
+ * catalog lacks says it is neither a file nor a catalog model. */
 static void hub_ids_and_variants_name_their_base(void)
 {
 	static const struct {
@@ -419,21 +420,49 @@ static void hub_ids_and_variants_name_their_base(void)
 	    {"Qwen/Qwen-1_8B", "Qwen-1.8B"},
 	};
 	char path[PATH_MAX], name[128], err[512];
+	struct cfg_quant_name q;
 	for (size_t i = 0; i < sizeof hits / sizeof hits[0]; i++) {
 		CU_ASSERT_EQUAL(cfg_model_resolve(hits[i].arg, path, sizeof path, name, sizeof name,
-						  err, sizeof err), 0);
+						  &q, err, sizeof err), 0);
 		CU_ASSERT_STRING_EQUAL(name, hits[i].name);
+		CU_ASSERT_STRING_EQUAL(q.method, "");
 	}
+	/* a quantised release: its base, and how its weights are stored */
+	static const struct {
+		const char *arg, *name, *method;
+		unsigned bits;
+	} quantised[] = {
+	    {"unsloth/llama-3-8b-bnb-4bit", "Llama-3-8B", "bitsandbytes", 4},
+	    {"unsloth/Meta-Llama-3.1-8B-Instruct-unsloth-bnb-4bit", "Llama-3.1-8B", "bitsandbytes",
+	     4},
+	    {"Qwen/Qwen-7B-Chat-Int4", "Qwen-7B", "gptq", 4},
+	    {"Qwen/Qwen-72B-Chat-Int8", "Qwen-72B", "gptq", 8},
+	    {"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "Qwen2.5-7B", "gptq", 4},
+	    {"TheBloke/Llama-2-7B-GPTQ", "Llama-2-7B", "gptq", 4},
+	    {"Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen2.5-7B", "awq", 4},
+	};
+	for (size_t i = 0; i < sizeof quantised / sizeof quantised[0]; i++) {
+		CU_ASSERT_EQUAL(cfg_model_resolve(quantised[i].arg, path, sizeof path, name,
+						  sizeof name, &q, err, sizeof err), 0);
+		CU_ASSERT_STRING_EQUAL(name, quantised[i].name);
+		CU_ASSERT_STRING_EQUAL(q.method, quantised[i].method);
+		CU_ASSERT_EQUAL(q.bits, quantised[i].bits);
+	}
+	/* the memo returns the same */
+	CU_ASSERT_EQUAL(cfg_model_resolve("Qwen/Qwen-72B-Chat-Int8", path, sizeof path, name,
+					  sizeof name, &q, err, sizeof err), 0);
+	CU_ASSERT(!strcmp(q.method, "gptq") && q.bits == 8);
 	/* another release (v0.2: other rope settings), a date not after such a word, an unknown
 	 * repository, a first word */
 	static const char *const misses[] = {"mistralai/Mistral-7B-Instruct-v0.2",
-					     "Qwen3-30B-A3B-2507", "foo/bar", "it-7b", "chat"};
+					     "Qwen3-30B-A3B-2507", "llama-3-8b-bnb", "foo/bar",
+					     "it-7b", "chat"};
 	for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++)
 		CU_ASSERT_EQUAL(cfg_model_resolve(misses[i], path, sizeof path, name, sizeof name,
-						  err, sizeof err), -1);
+						  NULL, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown model 'chat'"));
-	CU_ASSERT_EQUAL(cfg_model_resolve("foo/bar", path, sizeof path, name, sizeof name, err,
-					  sizeof err), -1);
+	CU_ASSERT_EQUAL(cfg_model_resolve("foo/bar", path, sizeof path, name, sizeof name, NULL,
+					  err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such file, and no catalog model is that Hub"));
 	/* a directory that exists reads as a snapshot, even where a Hub id reads the same */
 	char dir[] = "/tmp/tierplan-hubXXXXXX", sub[PATH_MAX], cwd[PATH_MAX];
@@ -445,7 +474,7 @@ static void hub_ids_and_variants_name_their_base(void)
 	CU_ASSERT_EQUAL(mkdir(sub, 0700), 0);
 	CU_ASSERT_EQUAL(chdir(dir), 0);
 	CU_ASSERT_EQUAL(cfg_model_resolve("meta-llama/Llama-3.1-8B", path, sizeof path, name,
-					  sizeof name, err, sizeof err), -1);
+					  sizeof name, NULL, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "holds no config.json"));
 	CU_ASSERT_EQUAL(chdir(cwd), 0);
 	CU_ASSERT_EQUAL(rmdir(sub), 0);

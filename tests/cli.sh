@@ -600,7 +600,7 @@ expect 0 "" hardware --format json
 if python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))["models"]
 assert m and all(isinstance(x["aliases"], list) and x["aliases"] for x in m)
-assert m[0]["aliases"] == ["8b", "llama-3.1-8b", "llama3.1-8b", "meta-llama-3.1-8b"], m[0]["aliases"]
+assert m[0]["aliases"] == ["8b", "llama-3.1-8b", "llama3.1-8b", "meta-llama-3.1-8b", "deepseek-r1-distill-llama-8b"], m[0]["aliases"]
 assert m[0]["hf_id"] == "meta-llama/Llama-3.1-8B", m[0]["hf_id"]
 assert [x["name"] for x in m if x["hf_id"] is None] == ["GPT-3-175B"]' "$tmp/models.json" &&
 	"$bin" simulate --model "$(python3 -c 'import json, sys

@@ -1173,6 +1173,39 @@ static const char *const precision_names[] = {"bf16-mixed", "bf16", "fp16-mixed"
 					      NULL};
 static const char *const optimizer_names[] = {
 	"adamw", "adamw8bit", "sgd", "lion", "adafactor", "paged-adamw", "paged-adamw8bit", NULL};
+/*
+ * The Hugging Face Trainer's names for its optimizers (TrainingArguments.optim, transformers'
+ * OptimizerNames), which LLaMA-Factory, TRL, Axolotl and Unsloth configs carry, as the
+ * optimizer each builds: adamw_torch torch.optim.AdamW, on CUDA by its multi-tensor (foreach)
+ * path, adamw_torch_fused with fused=True, adamw_apex_fused apex's FusedAdam; adamw_bnb_8bit and
+ * adamw_8bit bitsandbytes' AdamW8bit, paged_adamw_32bit and paged_adamw_8bit its paged AdamW,
+ * lion_32bit its Lion [A: transformers source]. adamw_hf (transformers' own loop over the
+ * parameters) is neither path and is left out.
+ */
+static const struct {
+	const char *name;
+	enum mdl_optimizer optimizer;
+	int foreach;
+} trainer_optims[] = {
+	{"adamw_torch", MDL_ADAMW, 1},		     {"adamw_torch_fused", MDL_ADAMW, 0},
+	{"adamw_apex_fused", MDL_ADAMW, 0},	     {"adamw_bnb_8bit", MDL_ADAMW8BIT, -1},
+	{"adamw_8bit", MDL_ADAMW8BIT, -1},	     {"paged_adamw_32bit", MDL_PAGED_ADAMW, -1},
+	{"paged_adamw_8bit", MDL_PAGED_ADAMW8BIT, -1}, {"lion_32bit", MDL_LION, -1},
+};
+
+int mdl_optimizer_trainer(const char *name, int *foreach)
+{
+	for (size_t i = 0; i < sizeof trainer_optims / sizeof trainer_optims[0]; i++)
+		if (!strcmp(trainer_optims[i].name, name)) {
+			if (foreach)
+				*foreach = trainer_optims[i].foreach;
+			return (int)trainer_optims[i].optimizer;
+		}
+	if (foreach)
+		*foreach = -1;
+	return -1;
+}
+
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", "cudnn", "triton", NULL};
 static const char *const loss_names[] = {"full",
@@ -1348,7 +1381,14 @@ int mdl_parse_enum(const char *what, const char *s, const char *also, int *out, 
 							 "%s%s", used ? ", " : "",
 							 kinds[k].names[i]);
 		}
-		snprintf(err, errlen, "unknown %s '%s' (allowed: %s)", what, s, allowed);
+		bool optim = !strcmp(what, "optimizer");
+		if (optim && (*out = mdl_optimizer_trainer(s, NULL)) >= 0)
+			return 0;
+		snprintf(err, errlen, "unknown %s '%s' (allowed: %s%s)", what, s, allowed,
+			 optim ? "; or a Hugging Face Trainer optim name: adamw_torch, "
+				 "adamw_torch_fused, adamw_apex_fused, adamw_bnb_8bit, adamw_8bit, "
+				 "paged_adamw_32bit, paged_adamw_8bit, lion_32bit"
+			       : "");
 		return -1;
 	}
 	snprintf(err, errlen, "unknown setting '%s'", what);

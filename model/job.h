@@ -594,6 +594,10 @@ unsigned mdl_job_weight_bytes(const struct mdl_job *j);
 const char *mdl_method_name(enum mdl_method m);
 const char *mdl_precision_name(enum mdl_precision p);
 const char *mdl_optimizer_name(enum mdl_optimizer o);
+/* The optimizer a Hugging Face Trainer `optim` name builds (adamw_torch, adamw_bnb_8bit, ...),
+ * -1 for none; *foreach (NULL: not asked) 1 where it steps AdamW by PyTorch's multi-tensor path,
+ * 0 by one fused kernel, -1 neither. */
+int mdl_optimizer_trainer(const char *name, int *foreach);
 const char *mdl_recompute_name(enum mdl_recompute r);
 const char *mdl_attention_name(enum mdl_attention a);
 const char *mdl_loss_name(enum mdl_loss l);

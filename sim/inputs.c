@@ -943,6 +943,13 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 		fprintf(stderr, "tierplan %s: %s: %.*s\n", cmd, o->deepspeed, len, p);
 		p += len + (nl != NULL);
 	}
+	/* the Trainer's adamw_torch steps by the multi-tensor path, which is not the default */
+	if (o->optimizer_foreach == 1 && !tp_opts_given(o, "foreach-optimizer"))
+		fprintf(stderr,
+			"tierplan %s: note: --optimizer adamw_torch is torch.optim.AdamW, which "
+			"steps by its multi-tensor path on the GPU: add --foreach-optimizer yes to "
+			"plan that (the default is one fused kernel)\n",
+			cmd);
 	if (alibi_eager(o, w))
 		fprintf(stderr,
 			"tierplan %s: note: attention eager, as transformers runs ALiBi models "

@@ -620,7 +620,7 @@ static size_t field_size(enum otype t)
 static int set(const struct opt *op, const char *val, struct tp_opts *o, char *err, size_t errlen)
 {
 	void *dst = (char *)o + op->off;
-	char msg[200];
+	char msg[400];
 	double d;
 	uint64_t u;
 
@@ -687,6 +687,12 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 				   sizeof msg) < 0) {
 			snprintf(err, errlen, "--%s: %s", op->name, msg);
 			return -3;
+		}
+		/* a Trainer optim name also says how AdamW steps (tp_warn_inputs) */
+		int foreach;
+		if (!strcmp(op->what, "optimizer")) {
+			mdl_optimizer_trainer(val, &foreach);
+			o->optimizer_foreach = foreach < 0 ? 0 : foreach ? 1 : 2;
 		}
 		return 0;
 	}

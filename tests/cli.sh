@@ -271,6 +271,21 @@ else
 	echo "FAIL: plan --format csv: no ep and expert_tp columns for an ep8 etp1 option"
 fi
 expect 0 "" plan --model 8b --seq 4096 --optimizer adamw8bit --recompute selective --attention eager
+# the Hugging Face Trainer's optim names are the optimizers they build: adamw_8bit plans as
+# adamw8bit, adamw_torch says how it steps; an unknown one lists both vocabularies
+for pair in "adamw_8bit adamw8bit" "paged_adamw_32bit paged-adamw" "adamw_torch_fused adamw"; do
+	set -- $pair
+	"$bin" simulate --model 1b --seq 512 --optimizer "$1" --format json 2>/dev/null |
+		grep -v '"optimizer"' >"$tmp/hf_opt.json"
+	"$bin" simulate --model 1b --seq 512 --optimizer "$2" --format json 2>/dev/null |
+		grep -v '"optimizer"' >"$tmp/our_opt.json"
+	cmp -s "$tmp/hf_opt.json" "$tmp/our_opt.json" && grep -q '"step_seconds"' "$tmp/hf_opt.json" &&
+		pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --optimizer $1 is not $2"; }
+done
+expect 0 "note: --optimizer adamw_torch is torch.optim.AdamW, which steps by its multi-tensor path" \
+	simulate --model 1b --seq 512 --optimizer adamw_torch
+expect 3 "unknown optimizer 'adam' (allowed: adamw, .*; or a Hugging Face Trainer optim name: adamw_torch, .*lion_32bit)" \
+	simulate --model 1b --seq 512 --optimizer adam
 expect 0 "" simulate --model 8b --seq 4096 --gpus 8 --zero 3 --recompute op
 expect 3 "no placement with --recompute op" simulate --model 8b --seq 2048 --policy tiered --recompute op
 expect 3 "under --recompute full" simulate --model 8b --seq 2048 --recompute-layers 4

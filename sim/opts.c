@@ -499,9 +499,10 @@ static const struct opt *find(int cmd, const char *name)
 
 /*
  * Options as the peers name them, for the error an unknown one gets: the name tierplan takes
- * for the same thing (a suggestion, not an alias: one name for each flag). Megatron-LM's
- * arguments.py, DeepSpeed's ds_config keys, Hugging Face TrainingArguments and TRL's SFTConfig,
- * torchtune's and axolotl's configs, torchrun's flags; '_' compared as '-'.
+ * for the same thing (a suggestion, not an alias: one name for each flag), with the value a
+ * peer's switch means where it means one. Megatron-LM's arguments.py, DeepSpeed's ds_config
+ * keys, Hugging Face TrainingArguments and TRL's SFTConfig, LLaMA-Factory's, torchtune's and
+ * axolotl's configs, torchrun's flags; '_' compared as '-'.
  */
 static const struct {
 	const char *peer, *whose, *ours;
@@ -532,6 +533,17 @@ static const struct {
 	{"batch-size", "torchtune", "batch"},
 	{"local-batch-size", "torchtitan", "batch"},
 	{"seq-len", "torchtitan", "seq"},
+	{"cutoff-len", "LLaMA-Factory", "seq"},
+	{"finetuning-type", "LLaMA-Factory", "method"},
+	{"lora-target", "LLaMA-Factory", "lora-targets"},
+	{"quantization-bit", "LLaMA-Factory", "method qlora"},
+	{"load-in-4bit", "Hugging Face", "method qlora"},
+	{"use-unsloth", "LLaMA-Factory", "lora-kernels unsloth"},
+	{"flash-attn", "LLaMA-Factory", "attention"},
+	{"optim", "Hugging Face", "optimizer"},
+	{"gradient-checkpointing", "Hugging Face", "recompute full"},
+	{"bf16", "Hugging Face", "precision"},
+	{"fp16", "Hugging Face", "precision"},
 };
 
 /* The option an unknown name qualifies with words of its own before a dash (--micro-batch,
@@ -577,11 +589,16 @@ static const char *peer_name(const char *name, int cmd, const char **whose)
 	for (; name[i] && i + 1 < sizeof n; i++)
 		n[i] = name[i] == '_' ? '-' : name[i];
 	n[i] = '\0';
-	for (size_t k = 0; k < sizeof peers / sizeof peers[0]; k++)
-		if (!strcmp(n, peers[k].peer) && find(cmd, peers[k].ours)) {
+	for (size_t k = 0; k < sizeof peers / sizeof peers[0]; k++) {
+		/* ours may carry the value the peer's switch means (recompute full): the option
+		 * is its first word */
+		char flag[64];
+		snprintf(flag, sizeof flag, "%.*s", (int)strcspn(peers[k].ours, " "), peers[k].ours);
+		if (!strcmp(n, peers[k].peer) && find(cmd, flag)) {
 			*whose = peers[k].whose;
 			return peers[k].ours;
 		}
+	}
 	return NULL;
 }
 

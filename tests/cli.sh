@@ -1986,6 +1986,11 @@ expect 2 "unknown option '--seq-length' (Megatron-LM's name; tierplan's is '--se
 	simulate --model 8b --seq-length 2048
 expect 2 "'--gradient_accumulation_steps' (Hugging Face and DeepSpeed's name; tierplan's is '--grad-accum')" \
 	simulate --model 8b --seq 2048 --gradient_accumulation_steps 4
+# a peer's switch names the flag with the value it means
+expect 2 "'--gradient_checkpointing' (Hugging Face's name; tierplan's is '--recompute full')" \
+	simulate --model 8b --seq 2048 --gradient_checkpointing
+expect 2 "'--quantization_bit' (LLaMA-Factory's name; tierplan's is '--method qlora')" \
+	simulate --model 8b --seq 2048 --quantization_bit 4
 # a sequence length with a suffix is refused, both readings named; the step line counts the
 # sequences a step trains (a global batch of 1 on 8 data-parallel ranks trains 8)
 expect 3 "'128k' is ambiguous: 131072 tokens as a context length counts, 128000 as the suffix" \

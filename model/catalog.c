@@ -1073,7 +1073,7 @@ static bool hub_id(const char *arg)
  * Mistral-Small-24B-Base-2501) and a release date after such a word (Qwen3-4B-Instruct-2507).
  * Such a checkpoint is its base's architecture with other weights: the same config.json shapes,
  * so the same memory and FLOPs (the pairs named above on the Hub [B]; a release that changes a
- * shape changes its name too: Mistral-7B-Instruct-v0.2 is not v0.1's, and stays unknown). The
+ * shape or a setting has a name of its own: Mistral-7B-Instruct-v0.2 is v0.2's, not v0.1's). The
  * words of a quantised release go too, and say how its weights are stored, into *q as its
  * quantization_config would: GPTQ (TheBloke's Llama-2-7B-GPTQ; Qwen's Qwen-7B-Chat-Int4 and
  * -Int8 and Qwen2.5-7B-Instruct-GPTQ-Int4 are GPTQ checkpoints of those bits), bitsandbytes

@@ -35,7 +35,7 @@
 /* recorded cases at most, all files together (a bound on the table, ~0.7 kB a case on the heap) */
 #define MAX_CASES 1024
 #define MAX_CATS 12
-#define MAX_SOURCES 16 /* sources tallied apart per category; later ones are not tallied */
+#define MAX_SOURCES 32 /* sources tallied apart per category; later ones are not tallied */
 
 struct vcase {
 	char id[128], category[32], unit[16], source[256], confidence[4], quantity[40];

@@ -772,8 +772,10 @@ static bool gpu_named(const char *arg, const char *name, const char *aliases)
 	char a[128], b[128], one[64];
 	gpu_key(arg, a, sizeof a);
 	gpu_key(name, b, sizeof b);
-	if (!a[0] || !strcmp(a, b))
-		return a[0] != '\0';
+	if (!a[0])
+		return false; /* no name at all: "nvidia" */
+	if (!strcmp(a, b))
+		return true;
 	for (const char *p = aliases; *p;) {
 		size_t len = strcspn(p, ",");
 		snprintf(one, sizeof one, "%.*s", (int)len, p);
@@ -1152,10 +1154,12 @@ static const cJSON *catalog_entry(const cJSON *root, const char *key, bool hub)
 	return NULL;
 }
 
-/* "unknown model" into err: the near name, else the catalog's models of the family or size key
- * names (phi: Phi-2, Phi-3-mini-4k, Phi-4), and where to look. */
-static void unknown_model(const cJSON *root, const char *arg, const char *key, char *err,
-			  size_t errlen)
+/* "unknown model" into err: the catalog's models of the family or size key names where it holds
+ * several (phi: Phi-2, Phi-3-mini-4k, Phi-4, not the nearest alias), else the near name, else
+ * the one model of that family or size; for a Hub id (`hub`, key its repository's name), that
+ * it is no file either; and where to look. */
+static void unknown_model(const cJSON *root, const char *arg, const char *key, bool hub,
+			  char *err, size_t errlen)
 {
 	const char *names[512] = {0}, *models[256];
 	int nn = 0, nof = 0;
@@ -1183,7 +1187,7 @@ static void unknown_model(const cJSON *root, const char *arg, const char *key, c
 	for (int i = 0; !near && i < nof && used < errlen; i++)
 		used += (size_t)snprintf(err + used, errlen - used, "%s%s",
 					 i ? ", " : "; the catalog has ", models[i]);
-	if (used < errlen && key != arg) /* a Hub id: no such file either */
+	if (used < errlen && hub)
 		used += (size_t)snprintf(err + used, errlen - used,
 					 ": no such file, and no catalog model is that Hub "
 					 "repository (its config.json, downloaded, is a path to "
@@ -1197,9 +1201,6 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		      struct cfg_quant_name *q, char *err, size_t errlen)
 {
 	struct cfg_quant_name none;
-	if (!q)
-		q = &none;
-	memset(q, 0, sizeof *q);
 	cJSON *root;
 	int rc = -1;
 	char index[PATH_MAX];
@@ -1207,6 +1208,10 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 	struct stat sb;
 	/* a Hub id (meta-llama/Llama-3.1-8B) where no such file is: the catalog's entry for it */
 	bool hub = hub_id(arg) && stat(arg, &sb) != 0;
+
+	if (!q)
+		q = &none;
+	memset(q, 0, sizeof *q);
 
 	if (cfg_is_path(arg) && !hub) {
 		/* a Hugging Face snapshot's directory reads its config.json, and a config.json is
@@ -1256,10 +1261,9 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		m = catalog_entry(root, key, false);
 	if (!m && base_of(key, base, sizeof base, q))
 		m = catalog_entry(root, base, false);
-	if (!m)
-		memset(q, 0, sizeof *q);
 	if (!m) {
-		unknown_model(root, arg, key, err, errlen);
+		memset(q, 0, sizeof *q);
+		unknown_model(root, arg, key, hub, err, errlen);
 		goto out;
 	}
 	const char *nm, *file;

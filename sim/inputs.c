@@ -944,7 +944,7 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 		p += len + (nl != NULL);
 	}
 	/* the Trainer's adamw_torch steps by the multi-tensor path, which is not the default */
-	if (o->optimizer_foreach == 1 && !tp_opts_given(o, "foreach-optimizer"))
+	if (o->optimizer_foreach && !tp_opts_given(o, "foreach-optimizer"))
 		fprintf(stderr,
 			"tierplan %s: note: --optimizer adamw_torch is torch.optim.AdamW, which "
 			"steps by its multi-tensor path on the GPU: add --foreach-optimizer yes to "

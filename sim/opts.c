@@ -705,11 +705,12 @@ static int set(const struct opt *op, const char *val, struct tp_opts *o, char *e
 			snprintf(err, errlen, "--%s: %s", op->name, msg);
 			return -3;
 		}
-		/* a Trainer optim name also says how AdamW steps (tp_warn_inputs) */
+		/* a Trainer optim name may say AdamW steps by the multi-tensor path
+		 * (tp_warn_inputs) */
 		int foreach;
 		if (!strcmp(op->what, "optimizer")) {
 			mdl_optimizer_trainer(val, &foreach);
-			o->optimizer_foreach = foreach < 0 ? 0 : foreach ? 1 : 2;
+			o->optimizer_foreach = foreach == 1;
 		}
 		return 0;
 	}

@@ -94,7 +94,7 @@ struct tp_opts {
 	double gpu_headroom; /* fraction of each GPU's memory kept free */
 	double lora_dropout; /* PEFT lora_dropout */
 	int method, precision, optimizer, attention, recompute; /* recompute -1 = auto */
-	int optimizer_foreach; /* a Trainer optim name's AdamW path: 1 foreach, 2 fused, 0 none */
+	bool optimizer_foreach; /* --optimizer named the Trainer's foreach AdamW (adamw_torch) */
 	int loss;                                               /* -1 = auto */
 	int grad_dtype;
 	int master; /* enum mdl_master */

@@ -237,6 +237,19 @@ static void add_inputs(cJSON *root, const char *name, const char *path,
 	cJSON_AddNumberToObject(m, "sliding_window", (double)a->sliding_window);
 	cJSON_AddNumberToObject(m, "sliding_layers", (double)a->sliding_layers);
 	cJSON_AddBoolToObject(m, "tied_embeddings", a->tied);
+	/* the checkpoint's own quantisation, as its config or its release's name states it
+	 * (job.quant says what the plan trains over) */
+	if (a->quant_method[0]) {
+		x = cJSON_AddObjectToObject(m, "quantization");
+		cJSON_AddStringToObject(x, "method", a->quant_method);
+		if (a->quant_bits)
+			cJSON_AddNumberToObject(x, "bits", a->quant_bits);
+		else
+			cJSON_AddNullToObject(x, "bits");
+		cJSON_AddStringToObject(x, "stated_by", a->quant_named ? "name" : "config");
+	} else {
+		cJSON_AddNullToObject(m, "quantization");
+	}
 
 	jj = cJSON_AddObjectToObject(root, "job");
 	cJSON_AddStringToObject(jj, "method", mdl_method_name(jb->method));

@@ -594,6 +594,14 @@ expect 3 "the checkpoint's name says 8 bits; 4-bit GPTQ is modelled" \
 holds "a -Int4 release trains as GPTQ" "$tmp/int4.txt" \
 	"note: --quant gptq, as the checkpoint's name says (group size 128, GPTQConfig's default)" \
 	"tierplan simulate: Qwen-7B on 1 x a100-80g"
+"$bin" simulate --model Qwen/Qwen-7B-Chat-Int4 --seq 2048 --method qlora --format json 2>/dev/null |
+	python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert d["model"]["quantization"] == {"method": "gptq", "bits": 4, "stated_by": "name"}
+assert d["job"]["quant"] == "gptq"' &&
+	"$bin" simulate --model 8b --seq 512 --format json 2>/dev/null |
+	python3 -c 'import json, sys; assert json.load(sys.stdin)["model"]["quantization"] is None' &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: model.quantization does not say what the name stated"; }
 expect 3 "fp32_flops" simulate --model 8b --seq 2048 --precision fp32 --gpu "$tmp/gpu-nofp32.json"
 # a --dram no larger than the host's OS reserve warns that no host tier has room, and the
 # plan's tiered line says what overflowed

@@ -104,6 +104,16 @@ int cmd_models(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* A record's other names (comma-separated) as the JSON array "aliases". */
+static void add_aliases(cJSON *x, const char *aliases)
+{
+	cJSON *al = cJSON_AddArrayToObject(x, "aliases");
+	char names[CFG_ALIASES];
+	snprintf(names, sizeof names, "%s", aliases);
+	for (char *save = NULL, *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		cJSON_AddItemToArray(al, cJSON_CreateString(t));
+}
+
 /* key: v where the part has it (v > 0), else null (what the text shows as '-') */
 static void positive(cJSON *x, const char *key, double v)
 {
@@ -143,13 +153,7 @@ int cmd_hardware(int argc, char **argv)
 				cJSON_AddStringToObject(x, "host", g[i].host);
 			else
 				cJSON_AddNullToObject(x, "host");
-			/* its other names, which --gpu takes too */
-			cJSON *al = cJSON_AddArrayToObject(x, "aliases");
-			char names[CFG_GPU_ALIASES];
-			snprintf(names, sizeof names, "%s", g[i].aliases);
-			for (char *save = NULL, *t = strtok_r(names, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save))
-				cJSON_AddItemToArray(al, cJSON_CreateString(t));
+			add_aliases(x, g[i].aliases); /* which --gpu takes too */
 			cJSON_AddNumberToObject(x, "memory_bytes", g[i].memory);
 			cJSON_AddNumberToObject(x, "hbm_bandwidth_bytes_per_second", g[i].hbm_bandwidth);
 			cJSON_AddNumberToObject(x, "bf16_flops", g[i].bf16_flops);
@@ -188,6 +192,7 @@ int cmd_hardware(int argc, char **argv)
 			cJSON *x = cJSON_CreateObject();
 			cJSON_AddStringToObject(x, "name", h[i].name);
 			cJSON_AddStringToObject(x, "description", h[i].description);
+			add_aliases(x, h[i].aliases); /* which --host takes too */
 			cJSON_AddNumberToObject(x, "gpu_slots", h[i].gpu_slots);
 			cJSON_AddNumberToObject(x, "dram_bytes", h[i].dram);
 			cJSON_AddNumberToObject(x, "dram_max_bytes", h[i].dram_max);

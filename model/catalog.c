@@ -349,36 +349,46 @@ static const struct field *find_field(enum cfg_kind kind, const char *key)
 	return NULL;
 }
 
-/* A key whose value is a name, not a quantity: a GPU's usual node ("host") and its other names
- * ("aliases"). */
-static bool name_key(enum cfg_kind kind, const char *key)
+/* The aliases buffer of a GPU or host record (CFG_ALIASES bytes); NULL for a drive. */
+static char *record_aliases(enum cfg_kind kind, void *rec)
 {
-	return kind == CFG_GPU && (strcmp(key, "host") == 0 || strcmp(key, "aliases") == 0);
+	return kind == CFG_GPU ? ((struct cfg_gpu *)rec)->aliases
+	       : kind == CFG_HOST ? ((struct cfg_host *)rec)->aliases
+				  : NULL;
 }
 
-/* A GPU's "aliases": an array of strings, each 1 to 63 characters without a comma, joined
- * into g->aliases. 0, or -1 and err. */
-static int gpu_aliases(const cJSON *it, const char *origin, struct cfg_gpu *g, char *err,
-		       size_t errlen)
+/* A key whose value is a name, not a quantity: a GPU's usual node ("host"), and a GPU's or a
+ * host's other names ("aliases"). */
+static bool name_key(enum cfg_kind kind, const char *key)
+{
+	return (kind == CFG_GPU && strcmp(key, "host") == 0) ||
+	       (kind != CFG_FLASH && strcmp(key, "aliases") == 0);
+}
+
+/* A record's "aliases": an array of strings, each 1 to 63 characters without a comma, joined
+ * into its aliases (record_aliases). 0, or -1 and err. */
+static int read_aliases(enum cfg_kind kind, const cJSON *it, const char *origin, void *rec,
+			char *err, size_t errlen)
 {
 	const cJSON *a, *list = cJSON_IsArray(it) ? it : NULL;
+	char *out = record_aliases(kind, rec);
 	size_t used = 0;
 	bool ok = list != NULL;
 	cJSON_ArrayForEach(a, list)
 	{
 		size_t n = cJSON_IsString(a) ? strlen(a->valuestring) : 0;
-		ok = n > 0 && n < 64 && !strchr(a->valuestring, ',') &&
-		     used + n + 1 < sizeof g->aliases;
+		ok = n > 0 && n < 64 && !strchr(a->valuestring, ',') && used + n + 1 < CFG_ALIASES;
 		if (!ok)
 			break;
-		used += (size_t)snprintf(g->aliases + used, sizeof g->aliases - used, "%s%s",
-					 used ? "," : "", a->valuestring);
+		used += (size_t)snprintf(out + used, CFG_ALIASES - used, "%s%s", used ? "," : "",
+					 a->valuestring);
 	}
 	if (!ok)
 		snprintf(err, errlen,
-			 "%s: gpu '%s': key 'aliases' (its other names) must be an array of names "
-			 "of 1 to 63 characters without commas, %zu characters in all at most",
-			 origin, g->name, sizeof g->aliases - 1);
+			 "%s: %s '%s': key 'aliases' (its other names) must be an array of names "
+			 "of 1 to 63 characters without commas, %d characters in all at most",
+			 origin, kinds[kind].what, ((const struct named *)rec)->name,
+			 CFG_ALIASES - 1);
 	return ok ? 0 : -1;
 }
 
@@ -421,8 +431,8 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 		}
 		snprintf(g->host, sizeof g->host, "%s", it->valuestring);
 	}
-	it = kind == CFG_GPU ? cJSON_GetObjectItemCaseSensitive(obj, "aliases") : NULL;
-	if (it && gpu_aliases(it, origin, rec, err, errlen))
+	it = record_aliases(kind, rec) ? cJSON_GetObjectItemCaseSensitive(obj, "aliases") : NULL;
+	if (it && read_aliases(kind, it, origin, rec, err, errlen))
 		return -1;
 
 	cJSON_ArrayForEach(it, obj)
@@ -733,13 +743,13 @@ int cfg_catalog_load(enum cfg_kind kind, void **records, int *n, char *err, size
 }
 
 /*
- * A GPU's name as written anywhere reduced to what tells GPUs apart: lower case, its words
- * (runs of letters and digits) run together, the vendor's and the product line's words dropped
- * (nvidia, geforce, tesla, amd, instinct) and a memory size's "gb" as the catalog's "g": "NVIDIA
- * GeForce RTX 4090", "rtx-4090" and "rtx4090" all read rtx4090, "A100-80GB" a10080g. Into out
- * (n bytes).
+ * A GPU's or a host's name as written anywhere reduced to what tells them apart: lower case, its
+ * words (runs of letters and digits) run together, the vendor's and the product line's words
+ * dropped (nvidia, geforce, tesla, amd, instinct) and a memory size's "gb" as the catalog's "g":
+ * "NVIDIA GeForce RTX 4090", "rtx-4090" and "rtx4090" all read rtx4090, "A100-80GB" a10080g,
+ * "NVIDIA DGX H100" dgxh100. Into out (n bytes).
  */
-static void gpu_key(const char *s, char *out, size_t n)
+static void hw_key(const char *s, char *out, size_t n)
 {
 	static const char *const vendor[] = {"nvidia", "geforce", "tesla", "amd", "instinct"};
 	size_t used = 0;
@@ -765,13 +775,13 @@ static void gpu_key(const char *s, char *out, size_t n)
 	}
 }
 
-/* Whether arg names the GPU of catalog name `name` with `aliases` (comma-separated): the same
- * gpu_key as the name or as one of them. */
-static bool gpu_named(const char *arg, const char *name, const char *aliases)
+/* Whether arg names the GPU or host of catalog name `name` with `aliases` (comma-separated):
+ * the same hw_key as the name or as one of them. */
+static bool hw_named(const char *arg, const char *name, const char *aliases)
 {
 	char a[128], b[128], one[64];
-	gpu_key(arg, a, sizeof a);
-	gpu_key(name, b, sizeof b);
+	hw_key(arg, a, sizeof a);
+	hw_key(name, b, sizeof b);
 	if (!a[0])
 		return false; /* no name at all: "nvidia" */
 	if (!strcmp(a, b))
@@ -779,7 +789,7 @@ static bool gpu_named(const char *arg, const char *name, const char *aliases)
 	for (const char *p = aliases; *p;) {
 		size_t len = strcspn(p, ",");
 		snprintf(one, sizeof one, "%.*s", (int)len, p);
-		gpu_key(one, b, sizeof b);
+		hw_key(one, b, sizeof b);
 		if (!strcmp(a, b))
 			return true;
 		p += len + (p[len] == ',');
@@ -822,8 +832,8 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 	int nn = 0;
 	for (int i = 0; i < n; i++) {
 		const struct named *r = (const void *)((char *)all + (size_t)i * kinds[kind].size);
-		const struct cfg_gpu *gr = kind == CFG_GPU ? (const void *)r : NULL;
-		if (strcasecmp(r->name, arg) == 0 || (gr && gpu_named(arg, r->name, gr->aliases))) {
+		const char *al = record_aliases(kind, (void *)r);
+		if (strcasecmp(r->name, arg) == 0 || (al && hw_named(arg, r->name, al))) {
 			cJSON *prices = load_prices(err, errlen);
 			memcpy(rec, r, kinds[kind].size);
 			rc = prices ? apply_prices(kind, rec, prices, cfg_prices_path(), err, errlen)

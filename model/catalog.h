@@ -24,15 +24,15 @@
  * cannot hold: an 8-GPU server with a network, the catalog's general-purpose one. */
 #define CFG_HOST_STAND_IN "hgx-8gpu"
 
-/* Bytes of a GPU record's aliases, joined with commas (the catalog's longest list fits) */
-#define CFG_GPU_ALIASES 256
+/* Bytes of a GPU's or a host's aliases, joined with commas (the catalog's longest list fits) */
+#define CFG_ALIASES 256
 
 struct cfg_gpu {
 	char name[64], description[128];
 	char host[64]; /* the host catalog's node this GPU usually sits in (--host auto); "" =
 			* none named, CFG_HOST_STAND_IN stands in */
-	char aliases[CFG_GPU_ALIASES]; /* its other names, comma-separated: the device name
-					* nvidia-smi prints, the product's spellings */
+	char aliases[CFG_ALIASES]; /* its other names, comma-separated: the device name
+				    * nvidia-smi prints, the product's spellings */
 	double memory;        /* bytes */
 	double hbm_bandwidth; /* bytes/s */
 	double bf16_flops;    /* dense peak, FLOP/s */
@@ -82,6 +82,7 @@ struct cfg_flash {
 
 struct cfg_host {
 	char name[64], description[128];
+	char aliases[CFG_ALIASES]; /* its other names, comma-separated (the systems it stands for) */
 	double gpu_slots, cpu_cores;
 	double cpu_power, cpu_idle_power;   /* W per node */
 	double cpu_adam_rate_per_core;      /* params/s */

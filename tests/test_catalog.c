@@ -486,8 +486,9 @@ static void hub_ids_and_variants_name_their_base(void)
 }
 
 /* A GPU as CUDA names it and as it is written (case, spaces, dashes and the vendor's words
- * aside, "GB" as the catalog's "g") is its catalog entry; what reads as no name or alias of
- * one stays unknown; and a record's aliases must be short names in an array. */
+ * aside, "GB" as the catalog's "g") is its catalog entry, and a host likewise; what reads as no
+ * name or alias of one stays unknown; a record's aliases must be short names in an array, and a
+ * drive takes none. */
 static void gpus_answer_to_their_device_names(void)
 {
 	static const struct {
@@ -514,6 +515,18 @@ static void gpus_answer_to_their_device_names(void)
 	static const char *const misses[] = {"rtx4080", "a10", "nvidia", "H100 80GB"};
 	for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++)
 		CU_ASSERT_EQUAL(cfg_gpu_get(misses[i], &g, err, sizeof err), -1);
+	/* a host by its aliases the same way; a drive has none */
+	struct cfg_host h;
+	static const char *const hgx[] = {"DGX H100", "nvidia-dgx-h200", "HGX H100", "hgx-8gpu"};
+	for (size_t i = 0; i < sizeof hgx / sizeof hgx[0]; i++) {
+		CU_ASSERT_EQUAL(cfg_host_get(hgx[i], &h, err, sizeof err), 0);
+		CU_ASSERT_STRING_EQUAL(h.name, "hgx-8gpu");
+	}
+	CU_ASSERT_EQUAL(cfg_host_get("dgx-b200", &h, err, sizeof err), -1);
+	cJSON *o = cJSON_Parse("{\"name\":\"d\",\"aliases\":[\"x\"]}");
+	struct cfg_flash f;
+	CU_ASSERT_EQUAL(cfg_record_parse(CFG_FLASH, o, "t.json", &f, err, sizeof err), -1);
+	cJSON_Delete(o);
 	static const char *const bad[] = {
 	    "{\"name\":\"x\",\"aliases\":\"x1\"}",
 	    "{\"name\":\"x\",\"aliases\":[\"a,b\"]}",

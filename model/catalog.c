@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <pthread.h>
@@ -1136,6 +1137,52 @@ static bool base_of(const char *arg, char *out, size_t n, struct cfg_quant_name 
 	return dropped && used > 0 && used < n;
 }
 
+/* The Hugging Face hub cache's directory, where huggingface_hub keeps the repositories it
+ * downloads: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub (huggingface_hub
+ * constants.py) [A: source]. Into out (n bytes); false where neither variable nor a home is
+ * set. */
+static bool hub_cache(char *out, size_t n)
+{
+	const char *cache = getenv("HF_HUB_CACHE"), *home = getenv("HF_HOME");
+	int len = cache && *cache ? snprintf(out, n, "%s", cache)
+		  : home && *home ? snprintf(out, n, "%s/hub", home)
+		  : getenv("HOME") && *getenv("HOME")
+		      ? snprintf(out, n, "%s/.cache/huggingface/hub", getenv("HOME"))
+		      : -1;
+	return len > 0 && (size_t)len < n;
+}
+
+/* The config.json of a hub cache's repository directory (models--owner--name): the snapshot
+ * its refs/main names, else its one snapshot. Into path (n bytes); false where there is none,
+ * or several and no refs/main. Reads, never writes. */
+static bool cached_config(const char *repo, char *path, size_t n)
+{
+	char ref[PATH_MAX], rev[256] = "", dir[PATH_MAX];
+	struct stat sb;
+	snprintf(ref, sizeof ref, "%s/refs/main", repo);
+	FILE *fp = fopen(ref, "r");
+	if (fp) {
+		if (!fgets(rev, sizeof rev, fp))
+			rev[0] = '\0';
+		fclose(fp);
+		rev[strcspn(rev, "\r\n")] = '\0';
+	}
+	if (!rev[0] || strchr(rev, '/') || rev[0] == '.') { /* no usable ref: the one snapshot */
+		int found = 0;
+		snprintf(dir, sizeof dir, "%s/snapshots", repo);
+		DIR *d = opendir(dir);
+		for (struct dirent *e; d && (e = readdir(d));)
+			if (e->d_name[0] != '.' && ++found == 1)
+				snprintf(rev, sizeof rev, "%s", e->d_name);
+		if (d)
+			closedir(d);
+		if (found != 1)
+			return false;
+	}
+	int len = snprintf(path, n, "%s/snapshots/%s/config.json", repo, rev);
+	return len > 0 && (size_t)len < n && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
 /* The catalog entry key names: its name or an alias (case ignored), or with `hub` its hf_id;
  * NULL where none does. */
 static const cJSON *catalog_entry(const cJSON *root, const char *key, bool hub)
@@ -1199,9 +1246,9 @@ static void unknown_model(const cJSON *root, const char *arg, const char *key, b
 					 i ? ", " : "; the catalog has ", models[i]);
 	if (used < errlen && hub)
 		used += (size_t)snprintf(err + used, errlen - used,
-					 ": no such file, and no catalog model is that Hub "
-					 "repository (its config.json, downloaded, is a path to "
-					 "give)");
+					 ": no such file, no catalog model is that Hub "
+					 "repository, and the Hugging Face cache holds no snapshot "
+					 "of it (download its config.json)");
 	if (used < errlen)
 		snprintf(err + used, errlen - used, "; see 'tierplan models', or give a path to a "
 						    "config.json");
@@ -1233,6 +1280,16 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		while (dir && n > 1 && arg[n - 1] == '/')
 			n--;
 		snprintf(path, pathlen, dir ? "%.*s/config.json" : "%.*s", (int)n, arg);
+		/* a hub cache's repository directory (models--owner--name): its snapshot's,
+		 * named for the repository */
+		char repo[PATH_MAX];
+		snprintf(repo, sizeof repo, "%.*s", (int)n, arg);
+		const char *owner = strrchr(repo, '/') ? strrchr(repo, '/') + 1 : repo;
+		const char *dashes = strncmp(owner, "models--", 8) ? NULL : strstr(owner + 8, "--");
+		if (dir && stat(path, &sb) != 0 && dashes && cached_config(repo, path, pathlen)) {
+			snprintf(name, namelen, "%s", dashes + 2);
+			return 0;
+		}
 		if (dir && stat(path, &sb) != 0) {
 			snprintf(err, errlen, "model directory '%.*s' holds no config.json", (int)n,
 				 arg);
@@ -1273,6 +1330,18 @@ int cfg_model_resolve(const char *arg, char *path, size_t pathlen, char *name, s
 		m = catalog_entry(root, base, false);
 	if (!m) {
 		memset(q, 0, sizeof *q);
+		/* a Hub id the catalog lacks: its config.json where huggingface_hub downloaded
+		 * it, as from that path (not memoised: the cache may change under a sweep) */
+		char cache[PATH_MAX], repo[PATH_MAX];
+		int len = hub && hub_cache(cache, sizeof cache)
+				  ? snprintf(repo, sizeof repo, "%s/models--%.*s--%s", cache,
+					     (int)(key - 1 - arg), arg, key)
+				  : -1;
+		if (len > 0 && (size_t)len < sizeof repo && cached_config(repo, path, pathlen)) {
+			snprintf(name, namelen, "%s", key);
+			rc = 0;
+			goto out;
+		}
 		unknown_model(root, arg, key, hub, err, errlen);
 		goto out;
 	}

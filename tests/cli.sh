@@ -3,6 +3,9 @@
 # Usage: sh tests/cli.sh bin/tierplan
 bin=$1
 tmp=$(mktemp -d)
+# a Hub id the catalog lacks is looked for in the Hugging Face cache: none here, whatever the
+# machine's own cache holds
+export HF_HUB_CACHE="$tmp/no-hub-cache"
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
@@ -89,7 +92,7 @@ expect 3 "unknown model 'mixtral'; the catalog has Mixtral-8x7B-v0.1, Mixtral-8x
 expect 3 "unknown model 'phi'; the catalog has Phi-2, Phi-3-mini-4k, Phi-4;" plan --model phi --seq 4096
 expect 3 "unknown model '13b'; the catalog has Llama-2-13B, LLaMA-13B, OPT-13B;" plan --model 13b --seq 4096
 expect 3 "unknown model 'qwen3-8' (did you mean 'Qwen3-8B'?); see" plan --model qwen3-8 --seq 4096
-expect 3 "unknown model 'mistralai/Ministral-8B-Instruct-2410': no such file, and no catalog model is that Hub repository" \
+expect 3 "unknown model 'mistralai/Ministral-8B-Instruct-2410': no such file, no catalog model is that Hub repository, and the Hugging Face cache holds no snapshot of it" \
 	plan --model mistralai/Ministral-8B-Instruct-2410 --seq 4096
 "$bin" simulate --model meta-llama/Meta-Llama-3-8B-Instruct --seq 4096 --gpus 8 >"$tmp/hub.txt" 2>&1
 holds "a Hub id's fine-tuned release is its base" "$tmp/hub.txt" \

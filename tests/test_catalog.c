@@ -455,7 +455,12 @@ static void hub_ids_and_variants_name_their_base(void)
 					  sizeof name, &q, err, sizeof err), 0);
 	CU_ASSERT(!strcmp(q.method, "gptq") && q.bits == 8);
 	/* a release of no catalog base (Ministral-8B: its words and date dropped), a date not
-	 * after such a word, bnb without its 4bit, an unknown repository, a first word */
+	 * after such a word, bnb without its 4bit, an unknown repository, a first word; no
+	 * Hugging Face cache to find them in, whatever this machine's holds */
+	char *cache = getenv("HF_HUB_CACHE"), saved[PATH_MAX] = "";
+	if (cache)
+		snprintf(saved, sizeof saved, "%s", cache);
+	CU_ASSERT_EQUAL(setenv("HF_HUB_CACHE", "/nonexistent/tierplan-hub-cache", 1), 0);
 	static const char *const misses[] = {"mistralai/Ministral-8B-Instruct-2410",
 					     "Qwen3-30B-A3B-2507", "llama-3-8b-bnb", "foo/bar",
 					     "it-7b", "chat"};
@@ -465,7 +470,11 @@ static void hub_ids_and_variants_name_their_base(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown model 'chat'"));
 	CU_ASSERT_EQUAL(cfg_model_resolve("foo/bar", path, sizeof path, name, sizeof name, NULL,
 					  err, sizeof err), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such file, and no catalog model is that Hub"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such file, no catalog model is that Hub"));
+	if (saved[0])
+		setenv("HF_HUB_CACHE", saved, 1);
+	else
+		unsetenv("HF_HUB_CACHE");
 	/* a directory that exists reads as a snapshot, even where a Hub id reads the same */
 	char dir[] = "/tmp/tierplan-hubXXXXXX", sub[PATH_MAX], cwd[PATH_MAX];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
@@ -539,6 +548,89 @@ static void gpus_answer_to_their_device_names(void)
 	}
 }
 
+/* Writes text into the file at path (test set-up). */
+static void put_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* A Hub id the catalog lacks is read from the Hugging Face cache where huggingface_hub put it
+ * ($HF_HUB_CACHE/models--owner--name: the snapshot refs/main names, else its one snapshot), as
+ * is that repository's directory given as a path; with two snapshots and no ref, or none, it
+ * stays unknown. */
+static void hub_cache_snapshots_name_their_config(void)
+{
+	char root[] = "/tmp/tierplan-cacheXXXXXX", p[PATH_MAX], path[PATH_MAX], name[128];
+	char err[512], *old = getenv("HF_HUB_CACHE");
+	char saved[PATH_MAX] = "";
+	if (old)
+		snprintf(saved, sizeof saved, "%s", old);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	static const char *const dirs[] = {
+	    "models--acme--One-7B", "models--acme--One-7B/snapshots",
+	    "models--acme--One-7B/snapshots/a1", "models--acme--One-7B/snapshots/b2",
+	    "models--acme--One-7B/refs", "models--acme--Two-1B", "models--acme--Two-1B/snapshots",
+	    "models--acme--Two-1B/snapshots/c3", "models--acme--Three-1B",
+	    "models--acme--Three-1B/snapshots", "models--acme--Three-1B/snapshots/d4",
+	    "models--acme--Three-1B/snapshots/e5"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", root, dirs[i]);
+		CU_ASSERT_EQUAL_FATAL(mkdir(p, 0700), 0);
+	}
+	static const char *const files[] = {
+	    "models--acme--One-7B/snapshots/a1/config.json",
+	    "models--acme--One-7B/snapshots/b2/config.json",
+	    "models--acme--Two-1B/snapshots/c3/config.json",
+	    "models--acme--Three-1B/snapshots/d4/config.json",
+	    "models--acme--Three-1B/snapshots/e5/config.json"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", root, files[i]);
+		put_file(p, "{}");
+	}
+	snprintf(p, sizeof p, "%s/models--acme--One-7B/refs/main", root);
+	put_file(p, "b2\n");
+	CU_ASSERT_EQUAL(setenv("HF_HUB_CACHE", root, 1), 0);
+	/* refs/main's snapshot of two */
+	CU_ASSERT_EQUAL(cfg_model_resolve("acme/One-7B", path, sizeof path, name, sizeof name, NULL,
+					  err, sizeof err), 0);
+	snprintf(p, sizeof p, "%s/models--acme--One-7B/snapshots/b2/config.json", root);
+	CU_ASSERT_STRING_EQUAL(path, p);
+	CU_ASSERT_STRING_EQUAL(name, "One-7B");
+	/* the one snapshot, no ref; and the repository's directory as a path */
+	CU_ASSERT_EQUAL(cfg_model_resolve("acme/Two-1B", path, sizeof path, name, sizeof name, NULL,
+					  err, sizeof err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(path, "models--acme--Two-1B/snapshots/c3/config.json"));
+	snprintf(p, sizeof p, "%s/models--acme--Two-1B/", root);
+	CU_ASSERT_EQUAL(cfg_model_resolve(p, path, sizeof path, name, sizeof name, NULL, err,
+					  sizeof err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(path, "models--acme--Two-1B/snapshots/c3/config.json"));
+	CU_ASSERT_STRING_EQUAL(name, "Two-1B");
+	/* two snapshots and no ref; a repository the cache lacks */
+	CU_ASSERT_EQUAL(cfg_model_resolve("acme/Three-1B", path, sizeof path, name, sizeof name,
+					  NULL, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(cfg_model_resolve("acme/Four-1B", path, sizeof path, name, sizeof name,
+					  NULL, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "the Hugging Face cache holds no snapshot of it"));
+	if (saved[0])
+		setenv("HF_HUB_CACHE", saved, 1);
+	else
+		unsetenv("HF_HUB_CACHE");
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", root, files[i]);
+		CU_ASSERT_EQUAL(unlink(p), 0);
+	}
+	snprintf(p, sizeof p, "%s/models--acme--One-7B/refs/main", root);
+	CU_ASSERT_EQUAL(unlink(p), 0);
+	for (size_t i = sizeof dirs / sizeof dirs[0]; i-- > 0;) {
+		snprintf(p, sizeof p, "%s/%s", root, dirs[i]);
+		CU_ASSERT_EQUAL(rmdir(p), 0);
+	}
+	CU_ASSERT_EQUAL(rmdir(root), 0);
+}
+
 int suite_catalog(void)
 {
 	static const struct test_case c[] = {
@@ -551,6 +643,7 @@ int suite_catalog(void)
 		{"gpus_name_catalogued_hosts", gpus_name_catalogued_hosts},
 		{"unknown_names_suggest_the_nearest", unknown_names_suggest_the_nearest},
 		{"hub_ids_and_variants_name_their_base", hub_ids_and_variants_name_their_base},
+		{"hub_cache_snapshots_name_their_config", hub_cache_snapshots_name_their_config},
 		{"gpus_answer_to_their_device_names", gpus_answer_to_their_device_names},
 		{"prices_come_from_the_prices_file", prices_come_from_the_prices_file},
 	};

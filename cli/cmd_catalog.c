@@ -20,7 +20,8 @@ static int parse(int cmd, const char *name, int argc, char **argv, struct tp_opt
 	if (rc < 0)
 		return cli_fail(rc == -2 ? EXIT_USAGE : EXIT_INVALID, name, err);
 	if (o->help) {
-		printf("usage: tierplan %s [--format text|json]\n\noptions:\n", name);
+		printf("usage: tierplan %s [--format text|json]%s\n\noptions:\n", name,
+		       cmd == CMD_MODELS ? " [--match TEXT]" : "");
 		tp_opts_help(cmd, stdout);
 		return EXIT_OK;
 	}
@@ -49,16 +50,21 @@ int cmd_models(int argc, char **argv)
 	cfg_models_close(&cat);
 	if (json)
 		arr = cJSON_CreateArray();
-	else
-		printf("%-*s %-11s %16s %16s %6s %6s  %s\n", nw, "name", "type", "params", "active",
-		       "layers", "hidden", "aliases");
 	if (cfg_models_open(&cat, err, sizeof err) < 0) {
 		cJSON_Delete(arr);
 		return cli_fail(EXIT_INVALID, "models", err);
 	}
+	int shown = 0;
 	while (cfg_models_next(&cat, name, sizeof name, path, sizeof path, aliases, sizeof aliases)) {
 		struct mdl_arch a;
 		struct mdl_counts c;
+		/* --match: the name, an alias (the joined list) or the Hub repository holds it */
+		if (o.match && !strcasestr(name, o.match) && !strcasestr(aliases, o.match) &&
+		    !(cat.hf_id && strcasestr(cat.hf_id, o.match)))
+			continue;
+		if (!shown++ && !json) /* the header over the first row listed */
+			printf("%-*s %-11s %16s %16s %6s %6s  %s\n", nw, "name", "type", "params",
+			       "active", "layers", "hidden", "aliases");
 		if (mdl_arch_load(path, &a, err, sizeof err) < 0) {
 			cfg_models_close(&cat);
 			cJSON_Delete(arr);
@@ -92,6 +98,15 @@ int cmd_models(int argc, char **argv)
 		}
 	}
 	cfg_models_close(&cat);
+	if (o.match && !shown) { /* as grep: nothing held it */
+		cJSON_Delete(arr);
+		snprintf(err, sizeof err,
+			 "--match '%.200s': no catalog model's name, alias or Hugging Face "
+			 "repository holds it (a Hub id or config.json path still works with "
+			 "--model)",
+			 o.match);
+		return cli_fail(EXIT_INVALID, "models", err);
+	}
 	if (json) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON_AddNumberToObject(root, "schema_version", 1);

@@ -476,6 +476,9 @@ static const struct opt table[] = {
 	 "text report as Markdown"},
 	{"format", O_STR, OFF(format), 0, 0, "text", false, "text|json", CMD_MODELS | CMD_HARDWARE,
 	 "output format"},
+	{"match", O_STR, OFF(match), 0, 0, NULL, false, "text", CMD_MODELS,
+	 "only the models whose name, an alias or Hugging Face repository holds this text (case "
+	 "ignored): qwen2-, llama-3, meta-llama/"},
 	{"help", O_FLAG, OFF(help), 0, 0, NULL, false, "", ALL, "print this help"},
 };
 

@@ -41,6 +41,7 @@ enum {
 
 struct tp_opts {
 	const char *model, *gpu, *host, *flash, *format, *policy, *trace, *prices;
+	const char *match; /* models --match: the text a listed model must hold */
 	const char *objective, *report, *gpu_list, *profile, *emit;
 	uint64_t option; /* plan --emit: the option's index (--option), else the recommendation */
 	const char *sequence_parallel; /* yes | no | auto */

@@ -619,6 +619,16 @@ mkdir -p "$tmp/Snap-1B" && cp configs/models/llama-3.2-1b.json "$tmp/Snap-1B/con
 	"$bin" simulate --model "$tmp/Snap-1B/config.json" --seq 512 2>&1 | grep -q "Snap-1B on 1 x" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --model DIR does not read DIR/config.json named DIR"; }
 expect 0 "" models
+# --match lists the models whose name, alias or Hub repository holds the text (the header
+# over them), and says so where none does
+"$bin" models --match QWEN2- >"$tmp/m.txt" 2>&1 &&
+	[ "$(head -1 "$tmp/m.txt" | awk '{print $1}')" = name ] &&
+	[ "$(tail -n +2 "$tmp/m.txt" | awk '{print $1}' | tr '\n' ' ')" = "Qwen2-0.5B Qwen2-1.5B Qwen2-7B Qwen2-72B Qwen1.5-MoE-A2.7B " ] &&
+	"$bin" models --match huggyllama/ --format json |
+	python3 -c 'import json, sys; assert [m["name"] for m in json.load(sys.stdin)["models"]] == ["LLaMA-7B", "LLaMA-13B", "LLaMA-30B", "LLaMA-65B"]' &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: models --match: $(head -c 300 "$tmp/m.txt")"; }
+expect 3 "--match 'zzz': no catalog model's name, alias or Hugging Face repository holds it" \
+	models --match zzz
 expect 0 "" hardware --format json
 # the JSON catalog lists each model's aliases as an array, and each names its model; and the
 # Hub repository each config was transcribed from (null for GPT-3, which has none)

@@ -350,11 +350,11 @@ static const struct field *find_field(enum cfg_kind kind, const char *key)
 	return NULL;
 }
 
-/* The aliases buffer of a GPU or host record (CFG_ALIASES bytes); NULL for a drive. */
-static char *record_aliases(enum cfg_kind kind, void *rec)
+/* The aliases of a GPU or host record (CFG_ALIASES bytes); NULL for a drive, which has none. */
+static const char *record_aliases(enum cfg_kind kind, const void *rec)
 {
-	return kind == CFG_GPU ? ((struct cfg_gpu *)rec)->aliases
-	       : kind == CFG_HOST ? ((struct cfg_host *)rec)->aliases
+	return kind == CFG_GPU ? ((const struct cfg_gpu *)rec)->aliases
+	       : kind == CFG_HOST ? ((const struct cfg_host *)rec)->aliases
 				  : NULL;
 }
 
@@ -372,7 +372,7 @@ static int read_aliases(enum cfg_kind kind, const cJSON *it, const char *origin,
 			char *err, size_t errlen)
 {
 	const cJSON *a, *list = cJSON_IsArray(it) ? it : NULL;
-	char *out = record_aliases(kind, rec);
+	char *out = (char *)record_aliases(kind, rec); /* rec is the record being filled */
 	size_t used = 0;
 	bool ok = list != NULL;
 	cJSON_ArrayForEach(a, list)
@@ -833,7 +833,7 @@ static int record_load(enum cfg_kind kind, const char *arg, void *rec, char *err
 	int nn = 0;
 	for (int i = 0; i < n; i++) {
 		const struct named *r = (const void *)((char *)all + (size_t)i * kinds[kind].size);
-		const char *al = record_aliases(kind, (void *)r);
+		const char *al = record_aliases(kind, r);
 		if (strcasecmp(r->name, arg) == 0 || (al && hw_named(arg, r->name, al))) {
 			cJSON *prices = load_prices(err, errlen);
 			memcpy(rec, r, kinds[kind].size);
@@ -1143,12 +1143,11 @@ static bool base_of(const char *arg, char *out, size_t n, struct cfg_quant_name 
  * set. */
 static bool hub_cache(char *out, size_t n)
 {
-	const char *cache = getenv("HF_HUB_CACHE"), *home = getenv("HF_HOME");
+	const char *cache = getenv("HF_HUB_CACHE"), *hf = getenv("HF_HOME"), *home = getenv("HOME");
 	int len = cache && *cache ? snprintf(out, n, "%s", cache)
-		  : home && *home ? snprintf(out, n, "%s/hub", home)
-		  : getenv("HOME") && *getenv("HOME")
-		      ? snprintf(out, n, "%s/.cache/huggingface/hub", getenv("HOME"))
-		      : -1;
+		  : hf && *hf	  ? snprintf(out, n, "%s/hub", hf)
+		  : home && *home ? snprintf(out, n, "%s/.cache/huggingface/hub", home)
+				  : -1;
 	return len > 0 && (size_t)len < n;
 }
 

@@ -153,7 +153,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	char flash_name[256];
 
 	/* model; a quantised release's name stands for the quantization_config its checkpoint has
-	 * (GPTQ's: 4 or 8 bits, GPTQConfig's default group size of 128, no act order) */
+	 * (GPTQ's: 4 or 8 bits, GPTQConfig's default group size, no act order) */
 	struct cfg_quant_name q;
 	if (cfg_model_resolve(o->model, path, pathlen, name, namelen, &q, err, errlen) < 0 ||
 	    mdl_arch_load(path, &w->arch, err, errlen) < 0) {
@@ -162,7 +162,7 @@ int tp_inputs(const struct tp_opts *o, struct sim_workload *w, struct mdl_hw *hw
 	if (q.method[0] && !w->arch.quant_method[0]) {
 		snprintf(w->arch.quant_method, sizeof w->arch.quant_method, "%s", q.method);
 		w->arch.quant_bits = q.bits;
-		w->arch.quant_group = 128;
+		w->arch.quant_group = MDL_GPTQ_GROUP;
 		w->arch.quant_desc_act = false;
 		w->arch.quant_named = true;
 	}

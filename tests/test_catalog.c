@@ -398,6 +398,34 @@ static void unknown_names_suggest_the_nearest(void)
 	CU_ASSERT_PTR_NOT_NULL(strcasestr(err, "did you mean 'llama-2-7b'"));
 }
 
+/* Writes text into the file at path (test set-up), as the project writes every file
+ * (cfg_out_open: a temporary beside it, renamed over it). */
+static void put_file(const char *path, const char *text)
+{
+	struct cfg_out out;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(cfg_out_open(&out, path, "test file", err, sizeof err), 0);
+	fputs(text, out.fp);
+	CU_ASSERT_EQUAL(cfg_out_close(&out, "test file", err, sizeof err), 0);
+}
+
+/* Points HF_HUB_CACHE at dir for a test, keeping the value it had in saved (n bytes, "" none);
+ * env_restore puts it back. */
+static void env_swap(const char *dir, char *saved, size_t n)
+{
+	const char *had = getenv("HF_HUB_CACHE");
+	snprintf(saved, n, "%s", had ? had : "");
+	CU_ASSERT_EQUAL(setenv("HF_HUB_CACHE", dir, 1), 0);
+}
+
+static void env_restore(const char *saved)
+{
+	if (saved[0])
+		setenv("HF_HUB_CACHE", saved, 1);
+	else
+		unsetenv("HF_HUB_CACHE");
+}
+
 /* A Hub id names the catalog entry transcribed from it, or one of its name; a fine-tuned
  * variant's name its base (the words its publisher adds dropped, never the first), a quantised
  * release's name its base and its quantisation; a real path stays a path; and a Hub id the
@@ -457,10 +485,8 @@ static void hub_ids_and_variants_name_their_base(void)
 	/* a release of no catalog base (Ministral-8B: its words and date dropped), a date not
 	 * after such a word, bnb without its 4bit, an unknown repository, a first word; no
 	 * Hugging Face cache to find them in, whatever this machine's holds */
-	char *cache = getenv("HF_HUB_CACHE"), saved[PATH_MAX] = "";
-	if (cache)
-		snprintf(saved, sizeof saved, "%s", cache);
-	CU_ASSERT_EQUAL(setenv("HF_HUB_CACHE", "/nonexistent/tierplan-hub-cache", 1), 0);
+	char saved[PATH_MAX];
+	env_swap("/nonexistent/tierplan-hub-cache", saved, sizeof saved);
 	static const char *const misses[] = {"mistralai/Ministral-8B-Instruct-2410",
 					     "Qwen3-30B-A3B-2507", "llama-3-8b-bnb", "foo/bar",
 					     "it-7b", "chat"};
@@ -471,10 +497,7 @@ static void hub_ids_and_variants_name_their_base(void)
 	CU_ASSERT_EQUAL(cfg_model_resolve("foo/bar", path, sizeof path, name, sizeof name, NULL,
 					  err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such file, no catalog model is that Hub"));
-	if (saved[0])
-		setenv("HF_HUB_CACHE", saved, 1);
-	else
-		unsetenv("HF_HUB_CACHE");
+	env_restore(saved);
 	/* a directory that exists reads as a snapshot, even where a Hub id reads the same */
 	char dir[] = "/tmp/tierplan-hubXXXXXX", sub[PATH_MAX], cwd[PATH_MAX];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
@@ -548,15 +571,6 @@ static void gpus_answer_to_their_device_names(void)
 	}
 }
 
-/* Writes text into the file at path (test set-up). */
-static void put_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
-
 /* A Hub id the catalog lacks is read from the Hugging Face cache where huggingface_hub put it
  * ($HF_HUB_CACHE/models--owner--name: the snapshot refs/main names, else its one snapshot), as
  * is that repository's directory given as a path; with two snapshots and no ref, or none, it
@@ -564,10 +578,7 @@ static void put_file(const char *path, const char *text)
 static void hub_cache_snapshots_name_their_config(void)
 {
 	char root[] = "/tmp/tierplan-cacheXXXXXX", p[PATH_MAX], path[PATH_MAX], name[128];
-	char err[512], *old = getenv("HF_HUB_CACHE");
-	char saved[PATH_MAX] = "";
-	if (old)
-		snprintf(saved, sizeof saved, "%s", old);
+	char err[512], saved[PATH_MAX];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
 	static const char *const dirs[] = {
 	    "models--acme--One-7B", "models--acme--One-7B/snapshots",
@@ -592,7 +603,7 @@ static void hub_cache_snapshots_name_their_config(void)
 	}
 	snprintf(p, sizeof p, "%s/models--acme--One-7B/refs/main", root);
 	put_file(p, "b2\n");
-	CU_ASSERT_EQUAL(setenv("HF_HUB_CACHE", root, 1), 0);
+	env_swap(root, saved, sizeof saved);
 	/* refs/main's snapshot of two */
 	CU_ASSERT_EQUAL(cfg_model_resolve("acme/One-7B", path, sizeof path, name, sizeof name, NULL,
 					  err, sizeof err), 0);
@@ -614,10 +625,7 @@ static void hub_cache_snapshots_name_their_config(void)
 	CU_ASSERT_EQUAL(cfg_model_resolve("acme/Four-1B", path, sizeof path, name, sizeof name,
 					  NULL, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "the Hugging Face cache holds no snapshot of it"));
-	if (saved[0])
-		setenv("HF_HUB_CACHE", saved, 1);
-	else
-		unsetenv("HF_HUB_CACHE");
+	env_restore(saved);
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		snprintf(p, sizeof p, "%s/%s", root, files[i]);
 		CU_ASSERT_EQUAL(unlink(p), 0);

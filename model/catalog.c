@@ -1156,15 +1156,15 @@ static bool hub_cache(char *out, size_t n)
  * or several and no refs/main. Reads, never writes. */
 static bool cached_config(const char *repo, char *path, size_t n)
 {
-	char ref[PATH_MAX], rev[256] = "", dir[PATH_MAX];
+	char ref[PATH_MAX], rev[256] = "", dir[PATH_MAX], why[256];
 	struct stat sb;
 	snprintf(ref, sizeof ref, "%s/refs/main", repo);
-	FILE *fp = fopen(ref, "r");
-	if (fp) {
-		if (!fgets(rev, sizeof rev, fp))
-			rev[0] = '\0';
-		fclose(fp);
-		rev[strcspn(rev, "\r\n")] = '\0';
+	/* read as every input is (cfg_read_file: a regular file, small, no NUL), so a pipe
+	 * planted there cannot hang the lookup; none is no error: the one snapshot then */
+	char *text = cfg_read_file(ref, "hub cache ref", sizeof rev - 1, why, sizeof why);
+	if (text) {
+		snprintf(rev, sizeof rev, "%.*s", (int)strcspn(text, "\r\n"), text);
+		free(text);
 	}
 	if (!rev[0] || strchr(rev, '/') || rev[0] == '.') { /* no usable ref: the one snapshot */
 		int found = 0;

@@ -536,6 +536,8 @@ static void gpus_answer_to_their_device_names(void)
 	    {"NVIDIA RTX 6000 Ada Generation", "rtx6000ada"},
 	    {"Tesla V100-SXM2-32GB", "v100-32g"},    {"Tesla T4", "t4"},
 	    {"AMD Instinct MI300X", "mi300x"},	     {"NVIDIA GH200 480GB", "gh200"},
+	    {"NVIDIA RTX PRO 6000 Blackwell Server Edition", "rtxpro6000"},
+	    {"RTX PRO 6000", "rtxpro6000"},
 	};
 	struct cfg_gpu g;
 	char err[512];
@@ -543,8 +545,10 @@ static void gpus_answer_to_their_device_names(void)
 		CU_ASSERT_EQUAL(cfg_gpu_get(hits[i].arg, &g, err, sizeof err), 0);
 		CU_ASSERT_STRING_EQUAL(g.name, hits[i].name);
 	}
-	/* another GPU's digits, an A10 (not AWS's A10G), the vendor alone, an H100 of no form */
-	static const char *const misses[] = {"rtx4080", "a10", "nvidia", "H100 80GB"};
+	/* another GPU's digits, an A10 (not AWS's A10G), the vendor alone, an H100 of no form,
+	 * the 300 W RTX PRO 6000 (its clocks fall under the lower cap) */
+	static const char *const misses[] = {"rtx4080", "a10", "nvidia", "H100 80GB",
+					     "RTX PRO 6000 Blackwell Max-Q Workstation Edition"};
 	for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++)
 		CU_ASSERT_EQUAL(cfg_gpu_get(misses[i], &g, err, sizeof err), -1);
 	/* a host by its aliases the same way; a drive has none */

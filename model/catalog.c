@@ -120,6 +120,9 @@ static const struct field host_fields[] = {
 	  "DDR generation of its DIMMs, 4 or 5 (which capacities exist); 0 with dram_slots 0"),
 	H(dram_bandwidth, CFG_U_RATE, 1e9, 1e14, 1, "DRAM bandwidth"),
 	H(dram_power_per_gb, CFG_U_COUNT, 0, 100, 1, "DRAM watts per GB"),
+	H(dram_reserve, CFG_U_SIZE, 0, 1e15, 0,
+	  "DRAM per node the OS, the framework and its data loader keep, as measured on the node; "
+	  "0 = unmeasured (32 GiB kept back)"),
 	H(flash_bays, CFG_U_COUNT, 0, 1024, 1, "NVMe bays per node"),
 	H(flash_uplink, CFG_U_RATE, 0, 1e14, 1, "shared uplink of the drive array; 0 = none"),
 	H(pcie_gen, CFG_U_COUNT, 0, 6, 0,

@@ -94,6 +94,7 @@ struct cfg_host {
 	double dram_slots, dram_channels, dram_ddr;
 	double dram_bandwidth;              /* bytes/s */
 	double dram_power_per_gb;           /* W per 10^9 bytes */
+	double dram_reserve;                /* bytes per node the OS and framework keep; 0: unset */
 	double dram_price_per_gb;           /* USD per 10^9 bytes */
 	double flash_bays;
 	double flash_uplink;                /* bytes/s shared by the drive array; 0 = none */

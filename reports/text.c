@@ -440,11 +440,12 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%sheadroom   GPU %.0f %% kept free (--gpu-headroom; memory above is what is "
 			    "left) + allocator %.2f %%\n%s           DRAM %s per node for the OS and "
 			    "data loader\n",
-			pre, 100 * hw->gpu_headroom, 100 * SIM_ALLOC_SLACK, pre, B(STEP_DRAM_RESERVE));
+			pre, 100 * hw->gpu_headroom, 100 * SIM_ALLOC_SLACK, pre,
+			B(step_dram_reserve(hw)));
 	else
 		fprintf(fp, "%sheadroom   GPU allocator slack %.2f %% (--gpu-headroom keeps more free); "
 			    "DRAM %s per node for the OS\n",
-			pre, 100 * SIM_ALLOC_SLACK, B(STEP_DRAM_RESERVE));
+			pre, 100 * SIM_ALLOC_SLACK, B(step_dram_reserve(hw)));
 	char nodes[48] = "", reach[32];
 	if (r->plan->host_tier_nodes > 1)
 		snprintf(nodes, sizeof nodes, "; host tiers on %s",

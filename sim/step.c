@@ -2068,6 +2068,11 @@ bool step_uses_flash(const struct step_place *pl)
 	       pl->ckpt == W_FLASH;
 }
 
+double step_dram_reserve(const struct mdl_hw *hw)
+{
+	return hw->host.dram_reserve > 0 ? hw->host.dram_reserve : STEP_DRAM_RESERVE;
+}
+
 double step_host_grad_bytes(const struct step_place *pl)
 {
 	return pl->host_grad_bytes > 0 ? pl->host_grad_bytes : HOST_GRAD_BYTES;

@@ -257,7 +257,8 @@ static void bandwidth_bound_step_is_bytes_over_bandwidth(void)
  * the pinned parameter copy. Its DRAM at the peak, per node, is the model's states whole (the 8
  * ranks' shards): bf16 weights 2 B, fp32 gradients 4 B, AdamW's fp32 master, momentum and
  * variance 12 B a parameter, and `other` the OS reserve and the pinned copy's overhead (one
- * more weights' worth, PINNED_OVERHEAD 2); nothing of it activations, nothing on flash.
+ * more weights' worth, PINNED_OVERHEAD 2); nothing of it activations, nothing on flash. A host
+ * that states what its OS and framework keep (dram_reserve) keeps that instead of the 32 GiB.
  * zero-offload with --zero 3 is refused, naming the right policy. */
 static void zero3_offload_shards_weights_in_dram(void)
 {
@@ -285,6 +286,12 @@ static void zero3_offload_shards_weights_in_dram(void)
 	ASSERT_NEAR_REL(d->other, 32.0 * 1073741824 + 2 * params, 1e-9);
 	ASSERT_NEAR_REL(d->weights + d->gradients + d->optimizer + d->other, f.o.peak_dram, 1e-12);
 	CU_ASSERT_EQUAL(f.o.flash_mem.optimizer + f.o.flash_mem.weights, 0);
+	double step = f.o.step_seconds;
+	f.hw.host.dram_reserve = 3e9;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero3-offload"), 0);
+	ASSERT_NEAR_REL(f.o.dram_mem.other, 3e9 + 2 * params, 1e-9);
+	ASSERT_NEAR_REL(f.o.step_seconds, step, 1e-12);
+	f.hw.host.dram_reserve = 0;
 	/* the CPU update of the whole model (once per node, sharded over the 8 ranks) bounds the
 	 * step from below: params / (cores x AdamW rate per core) */
 	CU_ASSERT(f.o.step_seconds > params / (f.hw.host.cpu_cores * f.hw.host.cpu_adam_rate_per_core));

@@ -3142,6 +3142,45 @@ static int update(struct build *bd, uint32_t g)
 	return 0;
 }
 
+/*
+ * DeepSpeed's own host buffers beside the offloaded states, bytes per rank for a partition of
+ * `trainable` parameters whose gradients on the GPU take `gb` bytes each (the parameters'
+ * dtype), into *weights and *grads: allocated when the optimizer is built and kept all run
+ * [A: DeepSpeed source at
+ * edaa722, 2026-08]:
+ * - ZeRO-1/2 with offload_optimizer (stage_1_and_2.py __init__): beside each fp32 master
+ *   partition, a buffer of it in the parameters' dtype (param_buffer_of_bit16_for_cpu_offload_
+ *   groups), into which the CPU's AdamW writes the updated weights before they go up; and with
+ *   gradient accumulation, a buffer in the parameters' dtype for each of the partition's
+ *   parameters (async_accumulate_grad_in_cpu_via_gpu: accumulated_grads_in_cpu), the running
+ *   sum that each micro-batch brings up and takes down (grads_to_host). DeepSpeed issue 7693
+ *   (Nov 2025) counts the first, the fp32 master and the fp32 gradients at 10 B a parameter
+ *   after deepspeed.initialize, "confirmed empirically".
+ * - ZeRO-3 with offload_optimizer, on the CPU or NVMe (stage3.py): one flat buffer of every
+ *   parameter's partition in gradient_accumulation_dtype, the model's dtype by default, on the
+ *   optimizer's device, the CPU (grad_partitions_flat_buffer, since #1453, January 2022), the
+ *   pinned buffer each micro-batch's gradients go down to (grads_to_host); the fp32 gradients
+ *   the optimizer steps are its sub-groups' own (the host gradients: HOST_GRAD_BYTES).
+ * Counted at their size: DeepSpeed pins them only with offload_optimizer.pin_memory (false by
+ * default since #7689 for ZeRO-1/2's master partition too).
+ */
+static void ds_host_buffers(const struct build *bd, double trainable, double gb, double *weights,
+			    double *grads)
+{
+	*weights = *grads = 0;
+	switch (bd->x->pl.grads_copy) {
+	case COPY_DS_ZERO2:
+		*weights = trainable * gb;
+		*grads = bd->x->m > 1 ? trainable * gb : 0;
+		break;
+	case COPY_DS_ZERO3:
+		*grads = trainable * gb;
+		break;
+	case COPY_PLAIN:
+		break;
+	}
+}
+
 /* Memory held for the whole step: the setup task allocates it at t = 0, the done task frees
  * it. */
 static int resident(struct build *bd)
@@ -3203,7 +3242,12 @@ static int resident(struct build *bd)
 		double o = st.optimizer_bytes / dp;
 		double wf = pl->weights_on_flash, of = pl->opt_on_flash, gf = pl->grads_on_flash;
 		double cpu = 1 - pl->opt_gpu; /* what Twin-Flow leaves on the GPU (above) */
+		double tr = (double)st.trainable_params;
+		double dw, dg;
+		ds_host_buffers(bd, tr / dp, st.gradients_bytes / fmax(1.0, tr), &dw, &dg);
 		TRY(mem(bd, t[i], mc->dram_pool, CAT_X, sign * pl->dram_fixed / mc->k, when[i]));
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_W, sign * dw, when[i]));
+		TRY(mem(bd, t[i], mc->dram_pool, CAT_G, sign * dg, when[i]));
 		TRY(mem(bd, t[i], mc->dram_pool, CAT_W, sign * w * (1 - wf), when[i]));
 		TRY(mem(bd, t[i], mc->dram_pool, CAT_O, sign * o * (1 - of) * cpu, when[i]));
 		TRY(mem(bd, t[i], mc->dram_pool, CAT_G, sign * hg * (1 - gf) * cpu, when[i]));

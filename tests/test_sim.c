@@ -255,9 +255,10 @@ static void bandwidth_bound_step_is_bytes_over_bandwidth(void)
  * over DP and streams them from DRAM: 70B on 8 H100 fits where ZeRO-2 offload (weights resident)
  * cannot, nothing reaches the drives, and DRAM holds at least the 16 B/param of model states plus
  * the pinned parameter copy. Its DRAM at the peak, per node, is the model's states whole (the 8
- * ranks' shards): bf16 weights 2 B, fp32 gradients 4 B, AdamW's fp32 master, momentum and
- * variance 12 B a parameter, and `other` the OS reserve and the pinned copy's overhead (one
- * more weights' worth, PINNED_OVERHEAD 2); nothing of it activations, nothing on flash. A host
+ * ranks' shards): bf16 weights 2 B, fp32 gradients 4 B and DeepSpeed's flat buffer of the
+ * gradient partitions in bf16 2 B, AdamW's fp32 master, momentum and variance 12 B a
+ * parameter, and `other` the OS reserve and the pinned copy's overhead (one more weights'
+ * worth, PINNED_OVERHEAD 2); nothing of it activations, nothing on flash. A host
  * that states what its OS and framework keep (dram_reserve) keeps that instead of the 32 GiB.
  * zero-offload with --zero 3 is refused, naming the right policy. */
 static void zero3_offload_shards_weights_in_dram(void)
@@ -277,10 +278,10 @@ static void zero3_offload_shards_weights_in_dram(void)
 	CU_ASSERT_EQUAL(f.o.peak_flash, 0);
 	CU_ASSERT_EQUAL(f.o.flash_bytes_written_per_step, 0);
 	double params = 70553706496.0;
-	CU_ASSERT(f.o.peak_dram > params * (16 + 2));
+	CU_ASSERT(f.o.peak_dram > params * (16 + 2 + 2));
 	const struct sim_tier_memory *d = &f.o.dram_mem;
 	ASSERT_NEAR_REL(d->weights, 2 * params, 1e-9);
-	ASSERT_NEAR_REL(d->gradients, 4 * params, 1e-9);
+	ASSERT_NEAR_REL(d->gradients, (4 + 2) * params, 1e-9);
 	ASSERT_NEAR_REL(d->optimizer, 12 * params, 1e-9);
 	CU_ASSERT_EQUAL(d->activations, 0);
 	ASSERT_NEAR_REL(d->other, 32.0 * 1073741824 + 2 * params, 1e-9);
@@ -346,6 +347,27 @@ static void update_phase_is_the_tail_after_backward(void)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
 	CU_ASSERT_EQUAL(f.o.update_seconds, -1);
 	eng_free(f.eng);
+}
+
+/* ZeRO-Offload's DRAM on one H100, Llama-3.1-8B's 8.03 B parameters: AdamW's fp32 master,
+ * momentum and variance 12 B a parameter, the fp32 gradients 4 B, and DeepSpeed's bf16 buffer
+ * of the master partition that the CPU's step writes the new weights into 2 B (DeepSpeed 0.17
+ * on: param_buffer_of_bit16_for_cpu_offload_groups); with 8 micro-batches a step also the bf16
+ * running sum of each parameter's gradients, 2 B more (accumulated_grads_in_cpu). */
+static void zero_offload_keeps_deepspeeds_host_buffers(void)
+{
+	struct fx f;
+	double params = 8030261248.0;
+	for (uint64_t m = 1; m <= 8; m += 7) {
+		setup_8b(&f, 1024, m);
+		CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+		const struct sim_tier_memory *d = &f.o.dram_mem;
+		ASSERT_NEAR_REL(d->optimizer, 12 * params, 1e-9);
+		ASSERT_NEAR_REL(d->weights, 2 * params, 1e-9);
+		ASSERT_NEAR_REL(d->gradients, (m > 1 ? 6 : 4) * params, 1e-9);
+		ASSERT_NEAR_REL(d->other, 32.0 * 1073741824, 1e-9);
+		eng_free(f.eng);
+	}
 }
 
 /* --weights-up in-step (DeepSpeed 0.3-0.8, ZeRO-2 offload under fp16): CPU Adam steps the 8.03 B
@@ -3882,6 +3904,8 @@ int suite_sim(void)
 		{"zero3-offload shards weights in DRAM", zero3_offload_shards_weights_in_dram},
 		{"offload gradient buffers stay bounded", offload_gradient_buffers_stay_bounded},
 		{"update phase is the tail after backward", update_phase_is_the_tail_after_backward},
+		{"zero-offload keeps DeepSpeed's host buffers",
+		 zero_offload_keeps_deepspeeds_host_buffers},
 		{"--weights-up in-step overlaps the copy", weights_up_in_step_overlaps_the_copy},
 		{"--graph-freed next-forward holds 4-bit inputs",
 		 graph_freed_next_forward_holds_4bit_inputs},

@@ -3155,7 +3155,10 @@ static int update(struct build *bd, uint32_t g)
  *   parameters (async_accumulate_grad_in_cpu_via_gpu: accumulated_grads_in_cpu), the running
  *   sum that each micro-batch brings up and takes down (grads_to_host). DeepSpeed issue 7693
  *   (Nov 2025) counts the first, the fp32 master and the fp32 gradients at 10 B a parameter
- *   after deepspeed.initialize, "confirmed empirically".
+ *   after deepspeed.initialize, "confirmed empirically". The buffer came with 0.17 (#7309);
+ *   0.9 to 0.15 copied the fp32 partition to the GPU's weights with a blocking copy_, which
+ *   PyTorch converts on the CPU first (Copy.cu: "For blocking transfers conversions are
+ *   performed on CPU"), so the same bytes were in DRAM at the step, for its length only.
  * - ZeRO-3 with offload_optimizer, on the CPU or NVMe (stage3.py): one flat buffer of every
  *   parameter's partition in gradient_accumulation_dtype, the model's dtype by default, on the
  *   optimizer's device, the CPU (grad_partitions_flat_buffer, since #1453, January 2022), the

@@ -3164,24 +3164,39 @@ static int update(struct build *bd, uint32_t g)
  *   optimizer's device, the CPU (grad_partitions_flat_buffer, since #1453, January 2022), the
  *   pinned buffer each micro-batch's gradients go down to (grads_to_host); the fp32 gradients
  *   the optimizer steps are its sub-groups' own (the host gradients: HOST_GRAD_BYTES).
+ * - Both, where the parameters live on the GPU (ZeRO-1/2; ZeRO-3 without offload_param): the
+ *   partition the CPU steps, cloned to the CPU in master_weights_and_grads_dtype
+ *   (single_partition_of_fp32_groups; stage3.py _create_fp32_partitions, which shares the
+ *   partition only where it is on the CPU already), a copy beside the GPU's weights even where
+ *   no mixed precision keeps a master (fp32, whose ZeRO-Offload holds 15.5 B a parameter in
+ *   DRAM after initialisation: 2.52 B parameters, 3.07 -> 42.12 GB in the StrongHold
+ *   artifact's DeepSpeed 0.5.7 log, strongh2/sc22-ae results/log_zero-offload_l-48; the
+ *   optimizer's bytes count it where mixed precision keeps one). --weights-up in-step
+ *   (DeepSpeed before 0.9) stepped straight into the GPU's weights: no compute-dtype copy.
  * Counted at their size: DeepSpeed pins them only with offload_optimizer.pin_memory (false by
  * default since #7689 for ZeRO-1/2's master partition too).
  */
 static void ds_host_buffers(const struct build *bd, double trainable, double gb, double *weights,
 			    double *grads)
 {
+	const struct step_place *pl = &bd->x->pl;
 	*weights = *grads = 0;
-	switch (bd->x->pl.grads_copy) {
+	switch (pl->grads_copy) {
 	case COPY_DS_ZERO2:
-		*weights = trainable * gb;
+		*weights = bd->x->c->weights_in_step ? 0 : trainable * gb;
 		*grads = bd->x->m > 1 ? trainable * gb : 0;
 		break;
 	case COPY_DS_ZERO3:
 		*grads = trainable * gb;
 		break;
 	case COPY_PLAIN:
-		break;
+		return;
 	}
+	/* the CPU steps a copy of its own where the parameters live on the GPU: mixed precision's
+	 * master is that copy (the optimizer's bytes), a precision without one has it all the
+	 * same, in the parameters' dtype */
+	if (!mdl_job_mixed(&bd->x->job) && pl->fetch != FETCH_STREAM)
+		*weights += trainable * gb;
 }
 
 /* Memory held for the whole step: the setup task allocates it at t = 0, the done task frees

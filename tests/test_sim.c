@@ -353,7 +353,9 @@ static void update_phase_is_the_tail_after_backward(void)
  * momentum and variance 12 B a parameter, the fp32 gradients 4 B, and DeepSpeed's bf16 buffer
  * of the master partition that the CPU's step writes the new weights into 2 B (DeepSpeed 0.17
  * on: param_buffer_of_bit16_for_cpu_offload_groups); with 8 micro-batches a step also the bf16
- * running sum of each parameter's gradients, 2 B more (accumulated_grads_in_cpu). */
+ * running sum of each parameter's gradients, 2 B more (accumulated_grads_in_cpu). In fp32, which
+ * keeps no master beside the weights, the CPU steps a copy of its own all the same
+ * (single_partition_of_fp32_groups), 4 B, beside the buffer, now 4 B too, the moments 8 B. */
 static void zero_offload_keeps_deepspeeds_host_buffers(void)
 {
 	struct fx f;
@@ -368,6 +370,13 @@ static void zero_offload_keeps_deepspeeds_host_buffers(void)
 		ASSERT_NEAR_REL(d->other, 32.0 * 1073741824, 1e-9);
 		eng_free(f.eng);
 	}
+	setup_8b(&f, 1024, 1);
+	f.w.job.precision = MDL_FP32;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "zero-offload"), 0);
+	ASSERT_NEAR_REL(f.o.dram_mem.weights, (4 + 4) * params, 1e-9);
+	ASSERT_NEAR_REL(f.o.dram_mem.gradients, 4 * params, 1e-9);
+	ASSERT_NEAR_REL(f.o.dram_mem.optimizer, 8 * params, 1e-9);
+	eng_free(f.eng);
 }
 
 /* --weights-up in-step (DeepSpeed 0.3-0.8, ZeRO-2 offload under fp16): CPU Adam steps the 8.03 B

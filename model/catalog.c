@@ -523,6 +523,15 @@ int cfg_record_parse(enum cfg_kind kind, const cJSON *obj, const char *origin, v
 				 origin, nm->name, h->dram_slots, h->dram_channels, h->dram_ddr);
 			return -1;
 		}
+		if (h->dram_reserve >= h->dram_max) {
+			char r[32], m[32];
+			snprintf(err, errlen,
+				 "%s: host '%s': 'dram_reserve' (%s) leaves nothing of the most "
+				 "DRAM the node takes ('dram_max', %s): give less than that",
+				 origin, nm->name, cfg_fmt_bytes(h->dram_reserve, r, sizeof r),
+				 cfg_fmt_bytes(h->dram_max, m, sizeof m));
+			return -1;
+		}
 	}
 	if (kind == CFG_FLASH) {
 		struct cfg_flash *fl = rec;

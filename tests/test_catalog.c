@@ -296,7 +296,11 @@ static void dram_comes_in_the_sizes_dimms_make(void)
 		{"\"dram_slots\": 24, \"dram_channels\": 16, \"dram_ddr\": 5", "whole multiple"},
 		{"\"dram_slots\": 32, \"dram_channels\": 16, \"dram_ddr\": 3", "4 or 5"},
 		{"\"dram_slots\": 0, \"dram_channels\": 16, \"dram_ddr\": 0", "all three are 0"},
-		{"\"dram_slots\": 32, \"dram_channels\": 16", "required key 'dram_ddr'"}};
+		{"\"dram_slots\": 32, \"dram_channels\": 16", "required key 'dram_ddr'"},
+		{"\"dram_slots\": 0, \"dram_channels\": 0, \"dram_ddr\": 0, \"dram_reserve\": "
+		 "\"3GB\"", ""},
+		{"\"dram_slots\": 0, \"dram_channels\": 0, \"dram_ddr\": 0, \"dram_reserve\": "
+		 "\"2TiB\"", "leaves nothing of the most DRAM"}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char json[1024];
 		snprintf(json, sizeof json, "{%s, %s}", base, cases[i][0]);

@@ -211,6 +211,8 @@ int cmd_hardware(int argc, char **argv)
 			cJSON_AddNumberToObject(x, "gpu_slots", h[i].gpu_slots);
 			cJSON_AddNumberToObject(x, "dram_bytes", h[i].dram);
 			cJSON_AddNumberToObject(x, "dram_max_bytes", h[i].dram_max);
+			/* what a node keeps for its OS and framework (its own, else the default) */
+			cJSON_AddNumberToObject(x, "dram_reserve_bytes", mdl_dram_reserve(&h[i]));
 			/* how its DRAM is bought (null: fixed at dram_bytes), and the sizes that
 			 * makes, which plan searches and buys */
 			positive(x, "dimm_slots", h[i].dram_slots);

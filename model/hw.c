@@ -155,6 +155,11 @@ static int add_size(double *out, int n, double v)
 	return n + 1;
 }
 
+double mdl_dram_reserve(const struct cfg_host *h)
+{
+	return h->dram_reserve > 0 ? h->dram_reserve : MDL_DRAM_RESERVE;
+}
+
 int mdl_dram_sizes(const struct cfg_host *h, double *out)
 {
 	int n = add_size(out, 0, h->dram);

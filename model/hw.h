@@ -85,6 +85,13 @@ double mdl_host_link_bidir(const struct mdl_hw *hw);
  * generation gen (1 to 6), bytes/s; 0 (no cap) for gen 0, unstated. */
 double mdl_drive_link_bandwidth(double gen);
 
+/* Bytes of DRAM per node kept back for the OS, the framework and pinned-allocation slack when a
+ * policy keeps state on the host, where the host does not state what its own keep
+ * (cfg_host.dram_reserve); a placeholder until calibrate measures it [U]. */
+#define MDL_DRAM_RESERVE (32.0 * 1073741824.0)
+/* The DRAM per node host h keeps back: its dram_reserve, else MDL_DRAM_RESERVE. */
+double mdl_dram_reserve(const struct cfg_host *h);
+
 /* The most DRAM sizes mdl_dram_sizes gives. */
 #define MDL_DRAM_SIZES 24
 

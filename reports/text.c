@@ -441,11 +441,11 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 			    "left) + allocator %.2f %%\n%s           DRAM %s per node for the OS and "
 			    "data loader\n",
 			pre, 100 * hw->gpu_headroom, 100 * SIM_ALLOC_SLACK, pre,
-			B(step_dram_reserve(hw)));
+			B(mdl_dram_reserve(&hw->host)));
 	else
 		fprintf(fp, "%sheadroom   GPU allocator slack %.2f %% (--gpu-headroom keeps more free); "
 			    "DRAM %s per node for the OS\n",
-			pre, 100 * SIM_ALLOC_SLACK, B(step_dram_reserve(hw)));
+			pre, 100 * SIM_ALLOC_SLACK, B(mdl_dram_reserve(&hw->host)));
 	char nodes[48] = "", reach[32];
 	if (r->plan->host_tier_nodes > 1)
 		snprintf(nodes, sizeof nodes, "; host tiers on %s",

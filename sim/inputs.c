@@ -980,13 +980,13 @@ void tp_warn_inputs(const char *cmd, const struct tp_opts *o, const struct sim_w
 	if (o->seq > w->arch.positions)
 		fprintf(stderr, "tierplan %s: warning: --seq %llu exceeds the model's %llu positions\n",
 			cmd, (unsigned long long)o->seq, (unsigned long long)w->arch.positions);
-	if (hw->dram_set && hw->dram <= step_dram_reserve(hw)) {
+	if (hw->dram_set && hw->dram <= mdl_dram_reserve(&hw->host)) {
 		char d[32], r[32];
 		fprintf(stderr,
 			"tierplan %s: warning: --dram %s is no more than the %s per node the host "
 			"keeps for the OS and data loader: no host tier has room in it\n",
 			cmd, cfg_fmt_bytes(hw->dram, d, sizeof d),
-			cfg_fmt_bytes(step_dram_reserve(hw), r, sizeof r));
+			cfg_fmt_bytes(mdl_dram_reserve(&hw->host), r, sizeof r));
 	}
 }
 

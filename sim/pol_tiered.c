@@ -102,7 +102,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double stage_w = x->pl.prefetch * layer.weights_bytes + outer_w, stage_g = k * down / n;
 	double staging = stage_w + stage_g;
 	double to_flash = x->pl.ckpt == W_FLASH ? k * 2 * layer_saved : 0;
-	x->pl.dram_fixed = step_dram_reserve(x->hw);
+	x->pl.dram_fixed = mdl_dram_reserve(&x->hw->host);
 
 	/* Skip variants the GPU cannot hold (analytic, 10 % margin over what the simulator will
 	 * find), and checkpoints off the GPU when they fit on it: offloading them only adds

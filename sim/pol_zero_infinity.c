@@ -92,7 +92,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * fp16 partitions live on the device unless offload_param is set) [A: DeepSpeed
 		 * source and config docs]. No pinned parameter copy: the reserve alone. */
 		x->pl.fetch = c->layout.dp > 1 ? FETCH_GATHER : FETCH_RESIDENT;
-		x->pl.dram_fixed = step_dram_reserve(x->hw);
+		x->pl.dram_fixed = mdl_dram_reserve(&x->hw->host);
 		/* --offload-ratio: Twin-Flow keeps the first sub-groups on the GPU */
 		x->pl.opt_gpu = step_twin_gpu_share(
 		    c, (double)mdl_job_trainable(&x->w->arch, &x->job) / c->layout.dp);
@@ -121,7 +121,7 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 		 * pool that holds them, the partitions of the node's ranks */
 		struct mdl_states st;
 		mdl_job_states(&x->w->arch, &x->job, &st);
-		x->pl.dram_fixed = step_dram_reserve(x->hw) +
+		x->pl.dram_fixed = mdl_dram_reserve(&x->hw->host) +
 				   (PINNED_OVERHEAD - 1) * st.weights_bytes * ranks / c->layout.dp;
 		return 0;
 	}
@@ -152,7 +152,8 @@ static int place_with(struct step_ctx *x, int v, char *err, size_t errlen, enum 
 	double kept = fmin(shard, fmax(c->max_in_cpu, 0)) * mdl_job_weight_bytes(&x->job);
 	double per_rank = st.weights_bytes / c->layout.dp;
 	x->pl.weights_on_flash = per_rank > 0 ? fmax(0, 1 - kept / per_rank) : 1;
-	x->pl.dram_fixed = step_dram_reserve(x->hw) + PINNED_OVERHEAD * ranks * (buffers + staging) +
+	x->pl.dram_fixed = mdl_dram_reserve(&x->hw->host) +
+			   PINNED_OVERHEAD * ranks * (buffers + staging) +
 			   (PINNED_OVERHEAD - 1) * ranks * kept;
 	return 0;
 }

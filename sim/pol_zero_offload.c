@@ -27,7 +27,7 @@ static int place(struct step_ctx *x, int v, char *err, size_t errlen)
 	x->pl.grads_copy = COPY_DS_ZERO2;
 	x->pl.update = UPD_CPU_AFTER;
 	x->pl.shard_stream = true; /* ZeRO-2: gradients reduce-scattered before they go down */
-	x->pl.dram_fixed = step_dram_reserve(x->hw);
+	x->pl.dram_fixed = mdl_dram_reserve(&x->hw->host);
 	return 0;
 }
 

@@ -966,8 +966,8 @@ static int run_config(struct eng *e, const struct sim_workload *w, const struct 
 	bool flash = o->peak_flash > 0;
 	uint32_t gpn = hw->gpus_per_node ? hw->gpus_per_node : 1;
 	double hosts = o->gpus < gpn ? (double)o->gpus / gpn : (double)o->nodes;
-	o->dram = sim_dram_bought(hw, o->kind == SIM_GPU_ONLY ? step_dram_reserve(hw) + o->peak_dram
-							      : o->peak_dram);
+	double reserve = o->kind == SIM_GPU_ONLY ? mdl_dram_reserve(&hw->host) : 0;
+	o->dram = sim_dram_bought(hw, reserve + o->peak_dram);
 	double dram_w = hw->host.dram_power_per_gb * o->dram / 1e9 * o->nodes;
 	o->peak_power_watts += dram_w;
 	o->energy_joules_per_step += dram_w * o->step_seconds;

@@ -2068,11 +2068,6 @@ bool step_uses_flash(const struct step_place *pl)
 	       pl->ckpt == W_FLASH;
 }
 
-double step_dram_reserve(const struct mdl_hw *hw)
-{
-	return hw->host.dram_reserve > 0 ? hw->host.dram_reserve : STEP_DRAM_RESERVE;
-}
-
 double step_host_grad_bytes(const struct step_place *pl)
 {
 	return pl->host_grad_bytes > 0 ? pl->host_grad_bytes : HOST_GRAD_BYTES;
@@ -2352,7 +2347,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
  * DRAM: a tile here is a whole block (tiered) or sub-group (ZeRO-Infinity) for the timing, but
  * the state streams through pinned buffers far smaller than that, so the tiles in flight charge
  * no DRAM pool: ZeRO-Infinity's buffers are allocated once (pol_zero_infinity's dram_fixed), and
- * tiered's lie within STEP_DRAM_RESERVE. Charging four whole layers instead (two read ahead,
+ * tiered's lie within MDL_DRAM_RESERVE. Charging four whole layers instead (two read ahead,
  * two written behind) would make Phison's verified 70B configuration, 2 x RTX 4000 Ada with
  * 128 GB of DRAM (published.md 1.4d, 9.5), need 131 GiB: it does not stage at layer size.
  */

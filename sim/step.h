@@ -49,12 +49,6 @@
  * shards, further from its peak. Seconds.
  */
 #define STEP_MATMUL_FIXED 6.5e-6
-/* Bytes of DRAM per node kept back for the OS, the framework and pinned-allocation slack when a
- * policy keeps state on the host, where the host does not state what its own keep
- * (cfg_host.dram_reserve); a placeholder until calibrate measures it [U]. */
-#define STEP_DRAM_RESERVE (32.0 * 1073741824.0)
-/* The DRAM per node kept back on hw's host: its dram_reserve, else STEP_DRAM_RESERVE. */
-double step_dram_reserve(const struct mdl_hw *hw);
 /* DeepSpeed ZeRO-3's sub_group_size default, 1e9 elements: the optimizer steps its partition in
  * sub-groups (tiles) of this many parameters (DeepSpeed config docs) [A]. */
 #define STEP_SUB_GROUP 1e9

@@ -138,6 +138,7 @@ sys.exit(not (g['t4']['fp8_flops'] is None and g['h100-sxm']['fp8_flops'] > 0 an
               f['samsung-990pro']['endurance_bytes'] == 1.2e15 and
               f['pm1743']['active_power_watts'] == 25 and
               h['hgx-8gpu']['dram_max_bytes'] == 4 * 2**40 and h['hgx-8gpu']['price_usd'] > 0 and
+              h['hgx-8gpu']['dram_reserve_bytes'] == 32 * 2**30 and
               h['workstation-4gpu']['network_bytes_per_second_per_gpu'] is None and
               h['hgx-8gpu']['dimm_slots'] == 32 and h['hgx-8gpu']['ddr_generation'] == 5 and
               h['hgx-8gpu']['dram_sizes_bytes'][:3] == [256 * 2**30, 512 * 2**30, 768 * 2**30] and

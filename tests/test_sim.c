@@ -2321,7 +2321,7 @@ static void dram_first_reads_the_weights_once_a_node(void)
 	f.c.grad_accum = 8;
 	struct mdl_states st;
 	mdl_job_states(&f.w.arch, &f.w.job, &st);
-	double free = f.hw.dram - STEP_DRAM_RESERVE; /* what DRAM could hold at most */
+	double free = f.hw.dram - MDL_DRAM_RESERVE; /* what DRAM could hold at most */
 	CU_ASSERT_EQUAL_FATAL(run(&f, "tiered-dram"), 0);
 	CU_ASSERT(f.o.fits);
 	double one = flash_read(&f);

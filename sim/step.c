@@ -314,6 +314,12 @@ struct build {
 	/* the ranks a ZeRO partition spans (mdl_layout_shard: dp unless hybrid), their ranks per
 	 * node and nodes; and, hybrid, the replicas of a shard: ranks per node and nodes */
 	uint32_t shard, shard_in, shard_nodes, rep_in, rep_nodes;
+	/* the routed experts' data-parallel group (expert_dp), its ranks per node and nodes;
+	 * whether their collectives run there (expert_dp_apart), and a layer's local expert
+	 * gradient bytes before the division by tp where they do (0 otherwise) */
+	uint32_t edp, edp_in, edp_nodes;
+	bool ex_apart;
+	double ex_grads;
 	double tp_bw, pp_bw, net_bw;
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int *b_done; /* [cell]: after a micro-batch's backward and its collectives and copies */
@@ -460,6 +466,31 @@ static void dp_ranks(const struct mdl_hw *hw, uint32_t tcp, uint32_t dp, uint32_
 	uint32_t per_node = ranks_in_node(hw, tcp);
 	*dp_in = dp < per_node ? dp : per_node;
 	*dp_nodes = (dp + *dp_in - 1) / *dp_in;
+}
+
+/*
+ * The routed experts' data-parallel group: the ranks that hold the same expert slices,
+ * tp x cp x dp / (ep x etp) of them, over which Megatron-Core reduces the experts' gradients and
+ * its distributed optimizer shards and gathers their state (parallel_state.py: the expert data
+ * parallel group of its expert rank generator, "tp-ep-dp-pp" with expert TP fastest, so its
+ * members sit etp x ep ranks apart; distributed/distributed_data_parallel.py keeps the expert
+ * parameters in buffers of their own reduced over that group) [A: Megatron-LM source]. Where it
+ * is one rank (ep x etp = tp x cp x dp) their gradients are reduced nowhere.
+ */
+static uint32_t expert_dp(const struct mdl_layout *l)
+{
+	uint32_t d = mdl_layout_ep(l) * mdl_layout_etp(l);
+	uint32_t n = l->tp * mdl_layout_cp(l) * l->dp;
+	return n % d == 0 && n >= d ? n / d : 1;
+}
+
+/* Whether the experts' gradients and gathered weights take that group, apart from the dense
+ * ones': under expert parallelism (or an expert TP below tp) with a data-parallel optimizer
+ * that keeps whole layers (ZeRO 0 to 2: Megatron-Core's DDP and distributed optimizer), not
+ * hybrid sharding, whose replicas reduce as one */
+static bool expert_dp_apart(const struct mdl_layout *l)
+{
+	return mdl_layout_expert_keep(l) != 1 && l->zero < 3 && mdl_layout_shard(l) == l->dp;
 }
 
 /* Bytes one expert dispatch (or combine) moves per GPU: each token's hidden state to its k
@@ -659,6 +690,27 @@ static int shard_coll(struct build *bd, uint32_t g, int stream, const char *name
 	int r = group_coll(bd, g, bd->x->mc.s_rep[g], "all-reduce grad shards (replicas)", true,
 			   bytes / bd->shard, bd->dp / bd->shard, bd->rep_in, bd->rep_nodes);
 	return r < 0 || dep(bd, t, r) ? -1 : r;
+}
+
+/*
+ * The data-parallel reduction of gb gradient bytes on a stream: a ZeRO partition's
+ * reduce-scatter (zero_rs), else an all-reduce, over the data-parallel group, and where the
+ * routed experts' `ge` of them have a group of their own (expert_dp_apart) theirs over it,
+ * after. Returns the last task; *within the last in a group (the whole gradients are free
+ * after it).
+ */
+static int grads_reduce(struct build *bd, uint32_t g, int stream, bool zero_rs, double gb,
+			double ge, int *within)
+{
+	int r = zero_rs ? shard_coll(bd, g, stream, "reduce-scatter grads", true, gb - ge, within)
+			: (*within = dp_coll(bd, g, stream, "all-reduce grads", true, gb - ge));
+	if (r < 0 || ge <= 0)
+		return r;
+	int e = group_coll(bd, g, stream,
+			   zero_rs ? "reduce-scatter expert grads" : "all-reduce expert grads",
+			   !zero_rs, ge, bd->edp, bd->edp_in, bd->edp_nodes);
+	*within = e;
+	return e < 0 || dep(bd, r, e) ? -1 : e;
 }
 
 /*
@@ -1271,6 +1323,8 @@ static int machine(struct build *bd)
 	 * ranks apart, in other nodes once the layout spans more than one */
 	bool pp_inter = n > gpn;
 	dp_ranks(hw, bd->tp * bd->cp, bd->dp, &bd->dp_in, &bd->dp_nodes);
+	bd->edp = expert_dp(&x->c->layout);
+	dp_ranks(hw, bd->etp * bd->ep, bd->edp, &bd->edp_in, &bd->edp_nodes);
 	/* a shard group is consecutive data-parallel ranks (the inner dimension of FSDP's
 	 * (replicate, shard) mesh), its replicas shard apart */
 	bd->shard_in = bd->shard < bd->dp_in ? bd->shard : bd->dp_in;
@@ -1620,13 +1674,28 @@ double step_stage_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	return ep_overlap ? fmax(stream, nl * a2a_t / cp) : stream + nl * a2a_t / cp;
 }
 
-/* One uncontended data-parallel collective of `bytes` per GPU, as dp_coll runs it. */
+/* One uncontended data-parallel collective of `bytes` per GPU, as group_coll runs it. */
 static double dp_coll_seconds(bool allreduce, double bytes, uint32_t dp, uint32_t dp_in,
 			      uint32_t dp_nodes, double intra, double net)
 {
+	if (dp <= 1 || bytes <= 0)
+		return 0;
 	double win, wout, lat;
 	dp_cost(allreduce, bytes, dp, dp_in, dp_nodes, intra, net, &win, &wout, &lat);
 	return fmax(win / intra, wout / net) + lat;
+}
+
+/* The dense bytes' collective over the data-parallel group and, where the routed experts' `e`
+ * of the bytes have their own (expert_dp_apart), theirs over it after, as grads_reduce and
+ * update run them. */
+static double dp_colls_seconds(bool allreduce, double bytes, double e, const struct mdl_layout *l,
+			       const struct mdl_hw *hw, uint32_t dp_in, uint32_t dp_nodes)
+{
+	double intra = intra_bandwidth(hw), net = net_bandwidth(hw);
+	uint32_t edp = expert_dp(l), ein, enodes;
+	dp_ranks(hw, mdl_layout_etp(l) * mdl_layout_ep(l), edp, &ein, &enodes);
+	return dp_coll_seconds(allreduce, bytes - e, l->dp, dp_in, dp_nodes, intra, net) +
+	       dp_coll_seconds(allreduce, e, edp, ein, enodes, intra, net);
 }
 
 double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
@@ -1639,15 +1708,20 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	dp_ranks(hw, tp, dp, &dp_in, &dp_nodes);
 	double intra = intra_bandwidth(hw), net = net_bandwidth(hw);
 	/* a stage's decoder layers only (its embedding or head would add), of which a GPU keeps
-	 * experts / ep under expert parallelism */
+	 * experts / ep under expert parallelism, their collectives over their own group where
+	 * they have one */
 	struct mdl_states whole, ex, st;
+	double keep = mdl_layout_expert_keep(l);
 	mdl_job_states_part(a, j, a->layers / l->pp, false, false, &whole);
 	mdl_job_expert_states(a, j, a->layers / l->pp, &ex);
-	mdl_ep_local(&whole, &ex, mdl_layout_expert_keep(l), &st);
+	mdl_ep_local(&whole, &ex, keep, &st);
 	double w = st.weights_bytes / tp, g = st.gradients_bytes / tp;
-	double ar = dp_coll_seconds(true, g, dp, dp_in, dp_nodes, intra, net);
-	double rs = dp_coll_seconds(false, g, dp, dp_in, dp_nodes, intra, net);
-	double ag = dp_coll_seconds(false, w, dp, dp_in, dp_nodes, intra, net);
+	bool apart = expert_dp_apart(l);
+	double we = apart ? ex.weights_bytes * keep / tp : 0;
+	double ge = apart ? ex.gradients_bytes * keep / tp : 0;
+	double ar = dp_colls_seconds(true, g, ge, l, hw, dp_in, dp_nodes);
+	double rs = dp_colls_seconds(false, g, ge, l, hw, dp_in, dp_nodes);
+	double ag = dp_colls_seconds(false, w, we, l, hw, dp_in, dp_nodes);
 	switch (l->zero) {
 	case 0:
 		return ar;
@@ -2593,7 +2667,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	struct step_machine *mc = &x->mc;
 	struct stage *s = &bd->sg[g];
 	int pool = mc->gpu_pool[g];
-	double chunk_grads = 0;
+	double chunk_grads = 0, chunk_ex = 0; /* and of them the routed experts' */
 
 	/* gradients made in backward appear block by block in the first micro-batch, while its
 	 * activations go */
@@ -2782,10 +2856,8 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				TRY(mem(bd, c, pool, CAT_G, later, ENG_AT_END));
 			if (!x->c->no_grad_overlap && (x->c->layout.zero >= 2 || last) && !defer) {
 				int rs = -1;
-				int r = zero_rs ? shard_coll(bd, g, mc->s_comm[g],
-							     "reduce-scatter grads", true, gb, &rs)
-						: (rs = dp_coll(bd, g, mc->s_comm[g],
-								"all-reduce grads", true, gb));
+				int r = grads_reduce(bd, g, mc->s_comm[g], zero_rs, gb,
+						     lb * bd->ex_grads / bd->tp, &rs);
 				double gone = grads_reduced_away(bd, made, gb) - spare;
 				if (r < 0 || dep(bd, end, rs) ||
 				    (unsharded && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
@@ -2794,7 +2866,9 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 				s->rs_ring[s->nrs++ % 16] = rs;
 			}
 			/* the blocks a fold leaves out have theirs too */
-			chunk_grads += gb * (gap && i == fp.left + gap ? gap + 1.0 : 1.0);
+			double times = gap && i == fp.left + gap ? gap + 1.0 : 1.0;
+			chunk_grads += gb * times;
+			chunk_ex += lb * bd->ex_grads / bd->tp * times;
 			if (x->c->opt_in_bwd) {
 				/* the block's gradients exist only until its optimizer step, which
 				 * runs on the compute stream as backward reaches it (a tied
@@ -2899,10 +2973,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		 * the compute stream, which waits for it */
 		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
 		int rs = -1;
-		int r = zero_rs ? shard_coll(bd, g, mc->s_comp[g], "reduce-scatter grads", true,
-					     chunk_grads, &rs)
-				: (rs = dp_coll(bd, g, mc->s_comp[g], "all-reduce grads", true,
-						chunk_grads));
+		int r = grads_reduce(bd, g, mc->s_comp[g], zero_rs, chunk_grads, chunk_ex, &rs);
 		double gone = grads_reduced_away(bd, made, chunk_grads);
 		if (r < 0 || dep(bd, bd->b_last[cell(bd, k, ch, g)], rs) ||
 		    (whole_grads_until_reduced(bd) && mem(bd, rs, pool, CAT_G, -gone, ENG_AT_END)))
@@ -3065,8 +3136,15 @@ static int update(struct build *bd, uint32_t g)
 		}
 		s->last_update = home;
 		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1 && !deferred_gather(bd)) {
-			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false, w,
-					    NULL);
+			/* the experts' over their own group (expert_dp), after */
+			double we = bd->ex_apart ? s->ex.weights_bytes * bd->ekeep / bd->tp : 0;
+			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false,
+					    w - we, NULL);
+			if (ag >= 0 && we > 0) {
+				int e = group_coll(bd, g, mc->s_comm[g], "all-gather expert weights",
+						   false, we, bd->edp, bd->edp_in, bd->edp_nodes);
+				ag = e < 0 || dep(bd, ag, e) ? -1 : e;
+			}
 			if (ag < 0 || dep(bd, u, ag) || dep(bd, home, ag))
 				return -1;
 			s->last_update = ag;
@@ -3346,6 +3424,8 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		struct mdl_states lx, whole = bd->L;
 		mdl_job_expert_states(a, &x->job, 1, &lx);
 		mdl_ep_local(&whole, &lx, bd->ekeep, &bd->L);
+		bd->ex_apart = expert_dp_apart(l);
+		bd->ex_grads = bd->ex_apart ? lx.gradients_bytes * bd->ekeep : 0;
 	}
 	if (bd->ep > 1) {
 		double sent = a2a_bytes(a, &x->job, bd->tp, l->sp), in, out;

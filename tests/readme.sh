@@ -146,16 +146,16 @@ for 5.05;|5.05 s (|$gsync --gpu l40s --zero 2
 for 22.2 GiB|GPU 22.2 GiB per GPU|$gsync --zero 3
 needs 145 GiB a GPU|needs 145 GiB of|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full --grad-sync last
 holds 14.7.|GPU 14.7 GiB per GPU|--model 70b --seq 2048 --gpus 8 --gpu a100-80g --policy zero3-offload --grad-accum 4 --recompute full
-tokens: 1.22 s a step|1.22 s (|$epo
-1.12 s with it|1.12 s (|$epo --ep-overlap yes
-take 1.90 s a step under alltoall|1.90 s (|$mdp
-1.28 s under deepep|1.28 s (|$mdp --moe-dispatcher deepep
-tokens: 940 ms a step|940 ms (|$sxo
-888 ms with it|888 ms (|$sxo --shared-expert-overlap yes
-71.2 GiB and 1.87 s a step with|max_memory_allocated 71.2 GiB|$rmq
-71.2 GiB and 1.87 s a step with|1.87 s (|$rmq
-68.2 GiB and 1.82 s with|max_memory_allocated 68.2 GiB|$rmq --recompute-modules layernorm,moe_act
-68.2 GiB and 1.82 s with|1.82 s (|$rmq --recompute-modules layernorm,moe_act
+tokens: 1.19 s a step|1.19 s (|$epo
+1.09 s with it|1.09 s (|$epo --ep-overlap yes
+take 1.87 s a step under alltoall|1.87 s (|$mdp
+1.25 s under deepep|1.25 s (|$mdp --moe-dispatcher deepep
+tokens: 924 ms a step|924 ms (|$sxo
+872 ms with it|872 ms (|$sxo --shared-expert-overlap yes
+71.2 GiB and 1.84 s a step with|max_memory_allocated 71.2 GiB|$rmq
+71.2 GiB and 1.84 s a step with|1.84 s (|$rmq
+68.2 GiB and 1.79 s with|max_memory_allocated 68.2 GiB|$rmq --recompute-modules layernorm,moe_act
+68.2 GiB and 1.79 s with|1.79 s (|$rmq --recompute-modules layernorm,moe_act
 CLAIMS
 	# the plan the --activation-offload row quotes simulates the layouts it says
 	words="405, where a bound of compute alone"

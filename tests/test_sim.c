@@ -2678,7 +2678,12 @@ static void tp_comm_overlap_hides_the_collectives(void)
  * saves two; NVLink carries 1 + k = 3 of them a layer pass either way. With the experts split
  * over 2 of the 8 TP ranks (--expert-tp 2) their gathers span those 2 and carry 2/8 of the
  * tokens (a ring of 2 moves 2 x 1/2 of 2 s h / 4 bytes, twice a pass); whole on every rank
- * (--expert-tp 1) nothing is gathered: the attention's one all-reduce a pass alone. */
+ * (--expert-tp 1) nothing is gathered: the attention's one all-reduce a pass alone. But then
+ * the ranks holding the same expert slices (8 x 1 / (1 x 2) = 4 of them, and 8) each routed
+ * tokens of their own, and Megatron-Core all-reduces the experts' gradients over them once a
+ * step (its expert data-parallel group), where one data-parallel rank reduces nothing of the
+ * dense ones: a ring of 4 moves 2 x 3/4 of each layer's half of the experts' bf16 gradients, a
+ * ring of 8 2 x 7/8 of all of them. */
 static void moe_expert_gathers_stay_exposed(void)
 {
 	struct fx f;
@@ -2695,13 +2700,61 @@ static void moe_expert_gathers_stay_exposed(void)
 	double pass = 2.0 * 7 / 8 * (32 * B) / (0.82 * 450e9) + 32 * 14 * 1e-6;
 	ASSERT_NEAR_REL(serial - f.o.step_seconds, 2 * pass, 0.01);
 	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"), 2 * 32 * 3 * (2.0 * 7 / 8 * B), 1e-9);
+	struct mdl_states ex;
+	mdl_job_expert_states(&f.w.arch, &f.w.job, 1, &ex);
 	f.c.layout.etp = 2;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
 	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"),
-			2 * 32 * (2.0 * 7 / 8 * B + 2 * (2.0 / 2 * B / 4)), 1e-9);
+			2 * 32 * (2.0 * 7 / 8 * B + 2 * (2.0 / 2 * B / 4)) +
+			    32 * 2.0 * 3 / 4 * ex.gradients_bytes / 2,
+			1e-9);
 	f.c.layout.etp = 1;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"), 2 * 32 * (2.0 * 7 / 8 * B), 1e-9);
+	ASSERT_NEAR_REL(work_of(&f, "gpu0 nvlink"),
+			2 * 32 * (2.0 * 7 / 8 * B) + 32 * 2.0 * 7 / 8 * ex.gradients_bytes, 1e-9);
+	eng_free(f.eng);
+}
+
+/* The work (bytes on the wire) of the last run's tasks of that name. */
+static double work_named(const struct fx *f, const char *name)
+{
+	double w = 0;
+	for (int i = 0; i < eng_ntasks(f->eng); i++) {
+		const struct eng_task *t = eng_task_at(f->eng, i);
+		w += t->name && strcmp(t->name, name) == 0 ? t->work : 0;
+	}
+	return w;
+}
+
+/* Megatron-Core reduces the routed experts' gradients, and its distributed optimizer gathers
+ * their weights, over the ranks that hold the same expert slices (tp x dp / (ep x etp)), the
+ * dense ones' over the data-parallel group. Mixtral-8x7B on 8 H100s, dp 8, ZeRO 1, one
+ * micro-batch: at ep 8 each rank holds an expert no other does, and nothing of the experts' is
+ * reduced or gathered; at ep 4 two ranks hold each: a ring of 2 moves half of a rank's two
+ * experts' bf16 gradients once, and half of their weights after the step, where the dense
+ * part's rings of 8 move 7/8 of theirs. */
+static void expert_gradients_reduce_over_their_replicas(void)
+{
+	struct fx f;
+	setup(&f, "mixtral-8x7b-v0.1.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.grad_accum = 1;
+	struct mdl_states all, ex;
+	mdl_job_states(&f.w.arch, &f.w.job, &all);
+	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
+	f.c.layout = (struct mdl_layout){.tp = 1, .pp = 1, .dp = 8, .zero = 1, .ep = 8};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	CU_ASSERT_EQUAL(work_named(&f, "all-reduce expert grads"), 0);
+	CU_ASSERT_EQUAL(work_named(&f, "all-gather expert weights"), 0);
+	double dense = work_named(&f, "all-reduce grads");
+	ASSERT_NEAR_REL(dense, 2.0 * 7 / 8 * (all.gradients_bytes - ex.gradients_bytes), 1e-9);
+	f.c.layout.ep = 4;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(work_named(&f, "all-reduce expert grads"),
+			2.0 * 1 / 2 * ex.gradients_bytes / 4, 1e-9);
+	ASSERT_NEAR_REL(work_named(&f, "all-gather expert weights"),
+			1.0 / 2 * ex.weights_bytes / 4, 1e-9);
+	ASSERT_NEAR_REL(work_named(&f, "all-reduce grads"), dense, 1e-9);
 	eng_free(f.eng);
 }
 
@@ -4019,6 +4072,8 @@ int suite_sim(void)
 		{"fp32 adapters run at the fp32 rate", fp32_adapters_run_at_the_fp32_rate},
 		{"TP comm overlap hides the collectives", tp_comm_overlap_hides_the_collectives},
 		{"MoE expert gathers stay exposed", moe_expert_gathers_stay_exposed},
+		{"expert gradients reduce over their replicas",
+		 expert_gradients_reduce_over_their_replicas},
 		{"--ep-overlap hides the paired all-to-alls",
 		 ep_overlap_hides_the_paired_all_to_alls},
 		{"--ep-overlap needs what Megatron asserts", ep_overlap_needs_what_megatron_asserts},

@@ -316,10 +316,10 @@ struct build {
 	uint32_t shard, shard_in, shard_nodes, rep_in, rep_nodes;
 	/* the routed experts' data-parallel group (expert_dp), its ranks per node and nodes;
 	 * whether their collectives run there (expert_dp_apart), and a layer's local expert
-	 * gradient bytes before the division by tp where they do (0 otherwise) */
+	 * gradient and weight bytes before the division by tp where they do (0 otherwise) */
 	uint32_t edp, edp_in, edp_nodes;
 	bool ex_apart;
-	double ex_grads;
+	double ex_grads, ex_weights;
 	double tp_bw, pp_bw, net_bw;
 	int *f_first, *f_send, *b_first, *b_last, *b_send; /* [cell(k, c, g)] */
 	int *b_done; /* [cell]: after a micro-batch's backward and its collectives and copies */
@@ -1921,13 +1921,21 @@ static bool deferred_gather(const struct build *bd)
  * communicator the gradients' reduce-scatters use. Megatron-Core's forward pre-hook dispatches
  * the next bucket's all-gather as a bucket's first module starts, so a block's may start once
  * the compute two blocks back is done. Its bytes are the block's share of what the update
- * gathers otherwise (this GPU's experts alone under expert parallelism). */
-static int param_gather(struct build *bd, uint32_t g, struct stage *s, double wb)
+ * gathers otherwise (this GPU's experts alone under expert parallelism, theirs over their own
+ * group where they have one: expert_dp_apart) for its lb layers. */
+static int param_gather(struct build *bd, uint32_t g, struct stage *s, double wb, uint32_t lb)
 {
 	struct mdl_states loc;
 	mdl_ep_local(&s->st, &s->ex, bd->ekeep, &loc);
 	double own = s->st.weights_bytes > 0 ? loc.weights_bytes / s->st.weights_bytes : 1;
-	int t = shard_coll(bd, g, bd->x->mc.s_comm[g], "all-gather weights", false, wb * own, NULL);
+	double we = lb * bd->ex_weights / bd->tp;
+	int t = shard_coll(bd, g, bd->x->mc.s_comm[g], "all-gather weights", false,
+			   wb * own - we, NULL);
+	if (t >= 0 && we > 0) {
+		int e = group_coll(bd, g, bd->x->mc.s_comm[g], "all-gather expert weights", false,
+				   we, bd->edp, bd->edp_in, bd->edp_nodes);
+		t = e < 0 || dep(bd, t, e) ? -1 : e;
+	}
 	if (t < 0 || dep(bd, ring_back(s->comp_ring, s->ncomp, 2), t))
 		return -1;
 	return t;
@@ -2298,7 +2306,7 @@ static int forward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch)
 			b += gap;
 		uint32_t lb = block_layers(s->layers, nb, b);
 		double wb = block_weights(bd, s, b, lb, nb);
-		int f = gather ? param_gather(bd, g, s, wb) : fetch(bd, g, s, wb, FETCH_AHEAD);
+		int f = gather ? param_gather(bd, g, s, wb, lb) : fetch(bd, g, s, wb, FETCH_AHEAD);
 		if (gather && f < 0)
 			return -1;
 		struct block_rc m;
@@ -3426,6 +3434,7 @@ int step_build(struct step_ctx *x, char *err, size_t errlen)
 		mdl_ep_local(&whole, &lx, bd->ekeep, &bd->L);
 		bd->ex_apart = expert_dp_apart(l);
 		bd->ex_grads = bd->ex_apart ? lx.gradients_bytes * bd->ekeep : 0;
+		bd->ex_weights = bd->ex_apart ? lx.weights_bytes * bd->ekeep : 0;
 	}
 	if (bd->ep > 1) {
 		double sent = a2a_bytes(a, &x->job, bd->tp, l->sp), in, out;

@@ -2731,7 +2731,8 @@ static double work_named(const struct fx *f, const char *name)
  * dense ones' over the data-parallel group. Mixtral-8x7B on 8 H100s, dp 8, ZeRO 1, one
  * micro-batch: at ep 8 each rank holds an expert no other does, and nothing of the experts' is
  * reduced or gathered; at ep 4 two ranks hold each: a ring of 2 moves half of a rank's two
- * experts' bf16 gradients once, and half of their weights after the step, where the dense
+ * experts' bf16 gradients once, and half of their weights after the step (or, with
+ * --overlap-param-gather, layer by layer before the next step's forward), where the dense
  * part's rings of 8 move 7/8 of theirs. */
 static void expert_gradients_reduce_over_their_replicas(void)
 {
@@ -2755,6 +2756,11 @@ static void expert_gradients_reduce_over_their_replicas(void)
 	ASSERT_NEAR_REL(work_named(&f, "all-gather expert weights"),
 			1.0 / 2 * ex.weights_bytes / 4, 1e-9);
 	ASSERT_NEAR_REL(work_named(&f, "all-reduce grads"), dense, 1e-9);
+	/* --overlap-param-gather gathers them layer by layer before the next forward: the same */
+	f.c.overlap_param_gather = true;
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(work_named(&f, "all-gather expert weights"),
+			1.0 / 2 * ex.weights_bytes / 4, 1e-9);
 	eng_free(f.eng);
 }
 

@@ -669,7 +669,8 @@ static int group_coll(struct build *bd, uint32_t g, int stream, const char *name
 static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, bool allreduce,
 		   double bytes)
 {
-	return group_coll(bd, g, stream, name, allreduce, bytes, bd->dp, bd->dp_in, bd->dp_nodes);
+	return group_coll(bd, g, stream, name, allreduce, bytes, bd->dp * bd->cp, bd->dp_in,
+			  bd->dp_nodes);
 }
 
 /* A ZeRO partition's collective: the weights' all-gather (`reduce` false) over the ranks the
@@ -681,14 +682,15 @@ static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, b
 static int shard_coll(struct build *bd, uint32_t g, int stream, const char *name, bool reduce,
 		      double bytes, int *within)
 {
-	int t = group_coll(bd, g, stream, name, false, bytes, bd->shard, bd->shard_in,
+	int t = group_coll(bd, g, stream, name, false, bytes, bd->shard * bd->cp, bd->shard_in,
 			   bd->shard_nodes);
 	if (within)
 		*within = t;
 	if (t < 0 || !reduce || bd->shard >= bd->dp)
 		return t;
 	int r = group_coll(bd, g, bd->x->mc.s_rep[g], "all-reduce grad shards (replicas)", true,
-			   bytes / bd->shard, bd->dp / bd->shard, bd->rep_in, bd->rep_nodes);
+			   bytes / (bd->shard * bd->cp), bd->dp / bd->shard, bd->rep_in,
+			   bd->rep_nodes);
 	return r < 0 || dep(bd, t, r) ? -1 : r;
 }
 
@@ -1322,14 +1324,15 @@ static int machine(struct build *bd)
 	/* the DP group's ranks per node (dp_ranks); consecutive pipeline stages sit tp x cp x dp
 	 * ranks apart, in other nodes once the layout spans more than one */
 	bool pp_inter = n > gpn;
-	dp_ranks(hw, bd->tp * bd->cp, bd->dp, &bd->dp_in, &bd->dp_nodes);
+	dp_ranks(hw, bd->tp, bd->dp * bd->cp, &bd->dp_in, &bd->dp_nodes);
 	bd->edp = expert_dp(&x->c->layout);
 	dp_ranks(hw, bd->etp * bd->ep, bd->edp, &bd->edp_in, &bd->edp_nodes);
 	/* a shard group is consecutive data-parallel ranks (the inner dimension of FSDP's
 	 * (replicate, shard) mesh), its replicas shard apart */
-	bd->shard_in = bd->shard < bd->dp_in ? bd->shard : bd->dp_in;
-	bd->shard_nodes = (bd->shard + bd->shard_in - 1) / bd->shard_in;
-	bd->rep_in = bd->shard < bd->dp_in ? bd->dp_in / bd->shard : 1;
+	uint32_t sc = bd->shard * bd->cp;
+	bd->shard_in = sc < bd->dp_in ? sc : bd->dp_in;
+	bd->shard_nodes = (sc + bd->shard_in - 1) / bd->shard_in;
+	bd->rep_in = sc < bd->dp_in ? bd->dp_in / sc : 1;
 	bd->rep_nodes = (bd->dp / bd->shard + bd->rep_in - 1) / bd->rep_in;
 	mc->k = step_node_gpus(hw, n);
 	bd->tp_bw = intra;

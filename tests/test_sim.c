@@ -2764,6 +2764,27 @@ static void expert_gradients_reduce_over_their_replicas(void)
 	eng_free(f.eng);
 }
 
+/* Context-parallel ranks each see their own part of the sequences, so Megatron-Core reduces the
+ * gradients over the data- and context-parallel ranks together (its data-parallel group "with
+ * context parallel"), the ranks tp apart. Llama-3.1-8B on 8 H100s of one node, tp 2, cp 2, dp
+ * 2, DDP (ZeRO 0), one micro-batch: a ring of 4 moves 2 x 3/4 of a TP rank's bf16 gradients,
+ * where one of the 2 data-parallel ranks alone would move 2 x 1/2. */
+static void context_parallel_ranks_reduce_gradients_too(void)
+{
+	struct fx f;
+	setup(&f, "llama-3.1-8b.json", "h100-sxm", "hgx-8gpu", "pm1743", 4);
+	f.w.job.recompute = MDL_RC_NONE;
+	f.c.grad_accum = 1;
+	f.c.layout = (struct mdl_layout){.tp = 2, .pp = 1, .dp = 2, .zero = 0, .sp = true,
+					 .cp = 2};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	struct mdl_states all;
+	mdl_job_states(&f.w.arch, &f.w.job, &all);
+	ASSERT_NEAR_REL(work_named(&f, "all-reduce grads"), 2.0 * 3 / 4 * all.gradients_bytes / 2,
+			1e-9);
+	eng_free(f.eng);
+}
+
 /* --ep-overlap (Megatron-Core's combined 1F1B): each micro-batch's forward runs beside another's
  * backward, their expert all-to-alls on a stream of their own; the step's first forward and
  * last backward run alone. Mixtral-8x7B (32 layers, all MoE, top 2, hidden 4,096) on the 8
@@ -4080,6 +4101,8 @@ int suite_sim(void)
 		{"MoE expert gathers stay exposed", moe_expert_gathers_stay_exposed},
 		{"expert gradients reduce over their replicas",
 		 expert_gradients_reduce_over_their_replicas},
+		{"context-parallel ranks reduce gradients too",
+		 context_parallel_ranks_reduce_gradients_too},
 		{"--ep-overlap hides the paired all-to-alls",
 		 ep_overlap_hides_the_paired_all_to_alls},
 		{"--ep-overlap needs what Megatron asserts", ep_overlap_needs_what_megatron_asserts},

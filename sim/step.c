@@ -1728,8 +1728,8 @@ double step_dp_floor(const struct mdl_arch *a, const struct mdl_job *j,
 	switch (l->zero) {
 	case 0:
 		return ar;
-	case 1:
-		return ar + ag;
+	case 1: /* the distributed optimizer reduce-scatters (grads_reduce), then gathers */
+		return rs + ag;
 	case 2:
 		return (double)m * rs + ag;
 	default: /* every micro-batch gathers the weights (at least once) and reduce-scatters, on
@@ -2843,7 +2843,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 		double tie = x->w->arch.tied && s->embed && s->head ? bd->E.gradients_bytes / bd->tp
 								     : 0;
 		double up = gb + (i == 0 ? tie : 0) - (b == 0 ? tie : 0);
-		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
+		bool zero_rs = x->c->layout.zero >= 1 || pl->shard_stream;
 		if (pl->grads == GRADS_LOCAL) {
 			bool unsharded = whole_grads_until_reduced(bd);
 			/* FSDP's unit is a layer: where reduce_waits holds backward to two of them
@@ -2982,7 +2982,7 @@ static int backward(struct build *bd, uint32_t g, uint64_t k, uint32_t ch, bool 
 	    (x->c->layout.zero >= 2 || last) && !defer) {
 		/* not overlapped: one reduction of the chunk's gradients after its backward, on
 		 * the compute stream, which waits for it */
-		bool zero_rs = x->c->layout.zero >= 2 || pl->shard_stream;
+		bool zero_rs = x->c->layout.zero >= 1 || pl->shard_stream;
 		int rs = -1;
 		int r = grads_reduce(bd, g, mc->s_comp[g], zero_rs, chunk_grads, chunk_ex, &rs);
 		double gone = grads_reduced_away(bd, made, chunk_grads);

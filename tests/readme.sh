@@ -150,8 +150,8 @@ tokens: 1.19 s a step|1.19 s (|$epo
 1.09 s with it|1.09 s (|$epo --ep-overlap yes
 take 1.87 s a step under alltoall|1.87 s (|$mdp
 1.25 s under deepep|1.25 s (|$mdp --moe-dispatcher deepep
-tokens: 924 ms a step|924 ms (|$sxo
-872 ms with it|872 ms (|$sxo --shared-expert-overlap yes
+tokens: 923 ms a step|923 ms (|$sxo
+871 ms with it|871 ms (|$sxo --shared-expert-overlap yes
 71.2 GiB and 1.84 s a step with|max_memory_allocated 71.2 GiB|$rmq
 71.2 GiB and 1.84 s a step with|1.84 s (|$rmq
 68.2 GiB and 1.79 s with|max_memory_allocated 68.2 GiB|$rmq --recompute-modules layernorm,moe_act

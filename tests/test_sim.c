@@ -2728,7 +2728,8 @@ static double work_named(const struct fx *f, const char *name)
 
 /* Megatron-Core reduces the routed experts' gradients, and its distributed optimizer gathers
  * their weights, over the ranks that hold the same expert slices (tp x dp / (ep x etp)), the
- * dense ones' over the data-parallel group. Mixtral-8x7B on 8 H100s, dp 8, ZeRO 1, one
+ * dense ones' over the data-parallel group. Mixtral-8x7B on 8 H100s, dp 8, ZeRO 1 (the
+ * distributed optimizer, which reduce-scatters the gradients: param_and_grad_buffer.py), one
  * micro-batch: at ep 8 each rank holds an expert no other does, and nothing of the experts' is
  * reduced or gathered; at ep 4 two ranks hold each: a ring of 2 moves half of a rank's two
  * experts' bf16 gradients once, and half of their weights after the step (or, with
@@ -2745,17 +2746,19 @@ static void expert_gradients_reduce_over_their_replicas(void)
 	mdl_job_expert_states(&f.w.arch, &f.w.job, f.w.arch.layers, &ex);
 	f.c.layout = (struct mdl_layout){.tp = 1, .pp = 1, .dp = 8, .zero = 1, .ep = 8};
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	CU_ASSERT_EQUAL(work_named(&f, "all-reduce expert grads"), 0);
+	CU_ASSERT_EQUAL(work_named(&f, "reduce-scatter expert grads"), 0);
 	CU_ASSERT_EQUAL(work_named(&f, "all-gather expert weights"), 0);
-	double dense = work_named(&f, "all-reduce grads");
-	ASSERT_NEAR_REL(dense, 2.0 * 7 / 8 * (all.gradients_bytes - ex.gradients_bytes), 1e-9);
+	double dense = work_named(&f, "reduce-scatter grads");
+	ASSERT_NEAR_REL(dense, 7.0 / 8 * (all.gradients_bytes - ex.gradients_bytes), 1e-9);
+	ASSERT_NEAR_REL(work_named(&f, "all-gather weights"),
+			7.0 / 8 * (all.weights_bytes - ex.weights_bytes), 1e-9);
 	f.c.layout.ep = 4;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
-	ASSERT_NEAR_REL(work_named(&f, "all-reduce expert grads"),
-			2.0 * 1 / 2 * ex.gradients_bytes / 4, 1e-9);
+	ASSERT_NEAR_REL(work_named(&f, "reduce-scatter expert grads"),
+			1.0 / 2 * ex.gradients_bytes / 4, 1e-9);
 	ASSERT_NEAR_REL(work_named(&f, "all-gather expert weights"),
 			1.0 / 2 * ex.weights_bytes / 4, 1e-9);
-	ASSERT_NEAR_REL(work_named(&f, "all-reduce grads"), dense, 1e-9);
+	ASSERT_NEAR_REL(work_named(&f, "reduce-scatter grads"), dense, 1e-9);
 	/* --overlap-param-gather gathers them layer by layer before the next forward: the same */
 	f.c.overlap_param_gather = true;
 	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);

@@ -282,8 +282,10 @@ static const struct opt table[] = {
 	{"dp", O_COUNT, OFF(dp), 0, 65536, "0", false, "", S,
 	 "data-parallel degree; 0 = gpus / (tp x pp x cp)"},
 	{"zero", O_COUNT, OFF(zero), 0, 3, "0", false, "", S,
-	 "ZeRO stage over the data-parallel ranks (gpu policy; a host-tier policy runs its own: "
-	 "zero-offload 2, the others 3)"},
+	 "ZeRO stage over the data- and context-parallel ranks: 0 all-reduces the gradients, 1 "
+	 "reduce-scatters them and all-gathers the updated weights (Megatron-Core's distributed "
+	 "optimizer, DeepSpeed's stage 1), 2 and 3 reduce-scatter every micro-batch's (gpu "
+	 "policy; a host-tier policy runs its own: zero-offload 2, the others 3)"},
 	{"dp-shard", O_COUNT, OFF(dp_shard), 0, 65536, "0", false, "ranks", S,
 	 "hybrid sharding: ZeRO's partition spans this many of the data-parallel ranks, each group "
 	 "of them holding a replica, so all-gathers and reduce-scatters stay in the group and the "
@@ -293,7 +295,8 @@ static const struct opt table[] = {
 	 "0 = every data-parallel rank"},
 	{"cp", O_COUNT, OFF(cp), 1, 64, "1", false, "ranks", S,
 	 "context parallelism: GPUs that split each sequence, exchanging keys and values around a "
-	 "ring for attention (Megatron-Core --context-parallel-size; policy gpu)"},
+	 "ring for attention, the gradients reduced over them with the data-parallel ranks "
+	 "(Megatron-Core --context-parallel-size; policy gpu)"},
 	{"ep", O_COUNT, OFF(ep), 1, 4096, "1", false, "ranks", S,
 	 "expert parallelism: data- and context-parallel ranks that split each MoE layer's "
 	 "experts, tokens exchanged by all-to-all; divides dp x cp (Megatron-Core "

@@ -1916,7 +1916,7 @@ static bool deferred_gather(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
 	return x->c->overlap_param_gather && x->pl.update == UPD_GPU && !x->c->opt_in_bwd &&
-	       x->c->layout.zero == 1 && bd->dp > 1;
+	       x->c->layout.zero == 1 && bd->dp * bd->cp > 1;
 }
 
 /* The deferred all-gather of a block's weights (deferred_gather), before the block's first
@@ -2142,7 +2142,7 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 	const struct step_ctx *x = bd->x;
 	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST ||
 		       x->pl.ckpt != W_GPU || x->c->opt_in_bwd ||
-		       (bd->dp > 1 && !x->c->no_grad_overlap &&
+		       (bd->dp * bd->cp > 1 && !x->c->no_grad_overlap &&
 			(x->c->layout.zero >= 2 || last_backward));
 	return overlap ? s->nb : 1;
 }
@@ -2546,7 +2546,7 @@ static bool holds_checkpoints(const struct build *bd)
 	 * where no DeepSpeed config says it is DeepSpeed's */
 	bool fsdp = x->pl.grads == GRADS_LOCAL || !strcmp(x->c->policy->name, "zero3-offload");
 	return x->c->ckpt_outside && fsdp && x->c->layout.zero == 3 &&
-	       bd->dp > 1 && !x->c->deepspeed && x->job.method != MDL_FULL &&
+	       bd->dp * bd->cp > 1 && !x->c->deepspeed && x->job.method != MDL_FULL &&
 	       x->job.recompute == MDL_RC_FULL && !x->job.recompute_layers;
 }
 
@@ -2557,8 +2557,8 @@ static bool holds_checkpoints(const struct build *bd)
 static bool whole_grads_until_reduced(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
-	return (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->dp > 1 && !x->c->opt_in_bwd &&
-	       !x->c->deepspeed;
+	return (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->dp * bd->cp > 1 &&
+	       !x->c->opt_in_bwd && !x->c->deepspeed;
 }
 
 /*
@@ -2620,7 +2620,7 @@ static bool grads_synced_last(const struct build *bd)
 static bool reduce_waits(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
-	return x->pl.grads == GRADS_LOCAL && !x->c->no_grad_overlap && bd->dp > 1 &&
+	return x->pl.grads == GRADS_LOCAL && !x->c->no_grad_overlap && bd->dp * bd->cp > 1 &&
 	       (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->pp == 1;
 }
 
@@ -3146,7 +3146,8 @@ static int update(struct build *bd, uint32_t g)
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -b, ENG_AT_END));
 		}
 		s->last_update = home;
-		if ((l->zero == 1 || l->zero == 2) && bd->dp > 1 && !deferred_gather(bd)) {
+		if ((l->zero == 1 || l->zero == 2) && bd->dp * bd->cp > 1 &&
+		    !deferred_gather(bd)) {
 			/* the experts' over their own group (expert_dp), after */
 			double we = bd->ex_apart ? s->ex.weights_bytes * bd->ekeep / bd->tp : 0;
 			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false,

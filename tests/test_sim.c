@@ -2771,7 +2771,9 @@ static void expert_gradients_reduce_over_their_replicas(void)
  * gradients over the data- and context-parallel ranks together (its data-parallel group "with
  * context parallel"), the ranks tp apart. Llama-3.1-8B on 8 H100s of one node, tp 2, cp 2, dp
  * 2, DDP (ZeRO 0), one micro-batch: a ring of 4 moves 2 x 3/4 of a TP rank's bf16 gradients,
- * where one of the 2 data-parallel ranks alone would move 2 x 1/2. */
+ * where one of the 2 data-parallel ranks alone would move 2 x 1/2. With one data-parallel
+ * rank (tp 4, cp 2) the distributed optimizer (ZeRO 1) still reduce-scatters over the 2
+ * context-parallel ranks, block by block beside backward, and gathers the weights after. */
 static void context_parallel_ranks_reduce_gradients_too(void)
 {
 	struct fx f;
@@ -2785,6 +2787,14 @@ static void context_parallel_ranks_reduce_gradients_too(void)
 	mdl_job_states(&f.w.arch, &f.w.job, &all);
 	ASSERT_NEAR_REL(work_named(&f, "all-reduce grads"), 2.0 * 3 / 4 * all.gradients_bytes / 2,
 			1e-9);
+	f.c.layout = (struct mdl_layout){.tp = 4, .pp = 1, .dp = 1, .zero = 1, .sp = true,
+					 .cp = 2};
+	CU_ASSERT_EQUAL_FATAL(run(&f, "gpu"), 0);
+	ASSERT_NEAR_REL(work_named(&f, "reduce-scatter grads"), 1.0 / 2 * all.gradients_bytes / 4,
+			1e-9);
+	ASSERT_NEAR_REL(work_named(&f, "all-gather weights"), 1.0 / 2 * all.weights_bytes / 4,
+			1e-9);
+	CU_ASSERT(tasks_named(&f, "reduce-scatter grads") > 1);
 	eng_free(f.eng);
 }
 

@@ -665,11 +665,19 @@ static int group_coll(struct build *bd, uint32_t g, int stream, const char *name
 	return sm_share(bd, g, task(bd, name, stream, win > 0 ? win : wout, lat, np, path, sc));
 }
 
+/* The ranks gradients reduce over and a ZeRO partition spans: the data- and context-parallel
+ * ranks together (each context-parallel rank sees tokens of its own; Megatron-Core's data-
+ * parallel group "with context parallel", torchtitan's dp_shard_cp mesh). */
+static uint32_t dp_group(const struct build *bd)
+{
+	return bd->dp * bd->cp;
+}
+
 /* A collective over GPU g's whole data-parallel group. */
 static int dp_coll(struct build *bd, uint32_t g, int stream, const char *name, bool allreduce,
 		   double bytes)
 {
-	return group_coll(bd, g, stream, name, allreduce, bytes, bd->dp * bd->cp, bd->dp_in,
+	return group_coll(bd, g, stream, name, allreduce, bytes, dp_group(bd), bd->dp_in,
 			  bd->dp_nodes);
 }
 
@@ -713,6 +721,22 @@ static int grads_reduce(struct build *bd, uint32_t g, int stream, bool zero_rs, 
 			   !zero_rs, ge, bd->edp, bd->edp_in, bd->edp_nodes);
 	*within = e;
 	return e < 0 || dep(bd, r, e) ? -1 : e;
+}
+
+/*
+ * The all-gather of w bytes of updated weights (after the step, or layer by layer before the
+ * next forward: param_gather), a ZeRO partition's over its ranks, and where the routed experts'
+ * `we` of them have a group of their own (expert_dp_apart) theirs over it, after, on a stream.
+ * Returns the last task.
+ */
+static int weights_gather(struct build *bd, uint32_t g, int stream, double w, double we)
+{
+	int t = shard_coll(bd, g, stream, "all-gather weights", false, w - we, NULL);
+	if (t < 0 || we <= 0)
+		return t;
+	int e = group_coll(bd, g, stream, "all-gather expert weights", false, we, bd->edp,
+			   bd->edp_in, bd->edp_nodes);
+	return e < 0 || dep(bd, t, e) ? -1 : e;
 }
 
 /*
@@ -1324,7 +1348,7 @@ static int machine(struct build *bd)
 	/* the DP group's ranks per node (dp_ranks); consecutive pipeline stages sit tp x cp x dp
 	 * ranks apart, in other nodes once the layout spans more than one */
 	bool pp_inter = n > gpn;
-	dp_ranks(hw, bd->tp, bd->dp * bd->cp, &bd->dp_in, &bd->dp_nodes);
+	dp_ranks(hw, bd->tp, dp_group(bd), &bd->dp_in, &bd->dp_nodes);
 	bd->edp = expert_dp(&x->c->layout);
 	dp_ranks(hw, bd->etp * bd->ep, bd->edp, &bd->edp_in, &bd->edp_nodes);
 	/* a shard group is consecutive data-parallel ranks (the inner dimension of FSDP's
@@ -1916,7 +1940,7 @@ static bool deferred_gather(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
 	return x->c->overlap_param_gather && x->pl.update == UPD_GPU && !x->c->opt_in_bwd &&
-	       x->c->layout.zero == 1 && bd->dp * bd->cp > 1;
+	       x->c->layout.zero == 1 && dp_group(bd) > 1;
 }
 
 /* The deferred all-gather of a block's weights (deferred_gather), before the block's first
@@ -1931,14 +1955,7 @@ static int param_gather(struct build *bd, uint32_t g, struct stage *s, double wb
 	struct mdl_states loc;
 	mdl_ep_local(&s->st, &s->ex, bd->ekeep, &loc);
 	double own = s->st.weights_bytes > 0 ? loc.weights_bytes / s->st.weights_bytes : 1;
-	double we = lb * bd->ex_weights / bd->tp;
-	int t = shard_coll(bd, g, bd->x->mc.s_comm[g], "all-gather weights", false,
-			   wb * own - we, NULL);
-	if (t >= 0 && we > 0) {
-		int e = group_coll(bd, g, bd->x->mc.s_comm[g], "all-gather expert weights", false,
-				   we, bd->edp, bd->edp_in, bd->edp_nodes);
-		t = e < 0 || dep(bd, t, e) ? -1 : e;
-	}
+	int t = weights_gather(bd, g, bd->x->mc.s_comm[g], wb * own, lb * bd->ex_weights / bd->tp);
 	if (t < 0 || dep(bd, ring_back(s->comp_ring, s->ncomp, 2), t))
 		return -1;
 	return t;
@@ -2142,7 +2159,7 @@ static uint32_t blocks(const struct build *bd, const struct stage *s, bool last_
 	const struct step_ctx *x = bd->x;
 	bool overlap = x->pl.fetch != FETCH_RESIDENT || x->pl.grads == GRADS_HOST ||
 		       x->pl.ckpt != W_GPU || x->c->opt_in_bwd ||
-		       (bd->dp * bd->cp > 1 && !x->c->no_grad_overlap &&
+		       (dp_group(bd) > 1 && !x->c->no_grad_overlap &&
 			(x->c->layout.zero >= 2 || last_backward));
 	return overlap ? s->nb : 1;
 }
@@ -2546,7 +2563,7 @@ static bool holds_checkpoints(const struct build *bd)
 	 * where no DeepSpeed config says it is DeepSpeed's */
 	bool fsdp = x->pl.grads == GRADS_LOCAL || !strcmp(x->c->policy->name, "zero3-offload");
 	return x->c->ckpt_outside && fsdp && x->c->layout.zero == 3 &&
-	       bd->dp * bd->cp > 1 && !x->c->deepspeed && x->job.method != MDL_FULL &&
+	       dp_group(bd) > 1 && !x->c->deepspeed && x->job.method != MDL_FULL &&
 	       x->job.recompute == MDL_RC_FULL && !x->job.recompute_layers;
 }
 
@@ -2557,7 +2574,7 @@ static bool holds_checkpoints(const struct build *bd)
 static bool whole_grads_until_reduced(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
-	return (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->dp * bd->cp > 1 &&
+	return (x->c->layout.zero >= 2 || x->pl.shard_stream) && dp_group(bd) > 1 &&
 	       !x->c->opt_in_bwd && !x->c->deepspeed;
 }
 
@@ -2620,7 +2637,7 @@ static bool grads_synced_last(const struct build *bd)
 static bool reduce_waits(const struct build *bd)
 {
 	const struct step_ctx *x = bd->x;
-	return x->pl.grads == GRADS_LOCAL && !x->c->no_grad_overlap && bd->dp * bd->cp > 1 &&
+	return x->pl.grads == GRADS_LOCAL && !x->c->no_grad_overlap && dp_group(bd) > 1 &&
 	       (x->c->layout.zero >= 2 || x->pl.shard_stream) && bd->pp == 1;
 }
 
@@ -2653,7 +2670,7 @@ static bool grads_made_in_backward(const struct build *bd)
 	const struct mdl_layout *l = &x->c->layout;
 	return x->pl.update == UPD_GPU && x->pl.grads == GRADS_LOCAL && !x->c->opt_in_bwd &&
 	       !x->c->deepspeed &&
-	       (bd->dp * bd->cp == 1 || (whole_grads_until_reduced(bd) && bd->ep == 1)) &&
+	       (dp_group(bd) == 1 || (whole_grads_until_reduced(bd) && bd->ep == 1)) &&
 	       l->tp == 1 && l->pp == 1;
 }
 
@@ -3146,17 +3163,10 @@ static int update(struct build *bd, uint32_t g)
 			TRY(mem(bd, u, mc->gpu_pool[g], CAT_G, -b, ENG_AT_END));
 		}
 		s->last_update = home;
-		if ((l->zero == 1 || l->zero == 2) && bd->dp * bd->cp > 1 &&
+		if ((l->zero == 1 || l->zero == 2) && dp_group(bd) > 1 &&
 		    !deferred_gather(bd)) {
-			/* the experts' over their own group (expert_dp), after */
 			double we = bd->ex_apart ? s->ex.weights_bytes * bd->ekeep / bd->tp : 0;
-			int ag = shard_coll(bd, g, mc->s_comm[g], "all-gather weights", false,
-					    w - we, NULL);
-			if (ag >= 0 && we > 0) {
-				int e = group_coll(bd, g, mc->s_comm[g], "all-gather expert weights",
-						   false, we, bd->edp, bd->edp_in, bd->edp_nodes);
-				ag = e < 0 || dep(bd, ag, e) ? -1 : e;
-			}
+			int ag = weights_gather(bd, g, mc->s_comm[g], w, we);
 			if (ag < 0 || dep(bd, u, ag) || dep(bd, home, ag))
 				return -1;
 			s->last_update = ag;
@@ -3231,8 +3241,7 @@ static int update(struct build *bd, uint32_t g)
  * DeepSpeed's own host buffers beside the offloaded states, bytes per rank for a partition of
  * `trainable` parameters whose gradients on the GPU take `gb` bytes each (the parameters'
  * dtype), into *weights and *grads: allocated when the optimizer is built and kept all run
- * [A: DeepSpeed source at
- * edaa722, 2026-08]:
+ * [A: DeepSpeed source at edaa722, 2026-08]:
  * - ZeRO-1/2 with offload_optimizer (stage_1_and_2.py __init__): beside each fp32 master
  *   partition, a buffer of it in the parameters' dtype (param_buffer_of_bit16_for_cpu_offload_
  *   groups), into which the CPU's AdamW writes the updated weights before they go up; and with

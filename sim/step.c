@@ -19,14 +19,15 @@ const double SIM_GEMM_EFFICIENCY = 0.65;
 
 /*
  * The share of a GPU's maximum achievable matmul rate (MAMF, configs/gpus.json gemm_mamf: the
- * best-shape benchmark GEMM) that a training step's GEMMs sustain, once the memory-bound kernels
- * between them run at HBM_ACHIEVABLE and the TP collectives at NVLINK_ACHIEVABLE: calibrated
- * on the 15 A100 Megatron runs of traces/published/gpu_throughput.json (Narayanan et al. 2021's
- * table, Korthikanti et al. 2022's Table 5): with each matrix kernel's fixed time counted
+ * best-shape benchmark GEMM) that a training step's tensor-core GEMMs sustain (fp32 ones run at
+ * their own best-shape rate: step_gemm_efficiency), once the memory-bound kernels between them run
+ * at HBM_ACHIEVABLE and the TP collectives at NVLINK_ACHIEVABLE: calibrated on the 15 A100
+ * Megatron runs of traces/published/gpu_throughput.json (Narayanan et al. 2021's table,
+ * Korthikanti et al. 2022's Table 5): with each matrix kernel's fixed time counted
  * (STEP_MATMUL_FIXED), their mean absolute error is 3.6-3.8 % from 0.79 to 0.81 and Table 5's
- * alone 3.1-3.2 % at 0.81-0.82; 0.81 is within 0.15 points of the best of both
- * [D: calibration, not a measurement]. A100: 0.81 x 0.869 (stas00/ml-engineering MAMF table:
- * 271.2 of 312 TFLOPS) = 0.70 of peak; H100: 0.81 x 0.803 = 0.65.
+ * alone 3.1-3.2 % at 0.81-0.82; 0.81 is within 0.15 points of the best of both [D: calibration,
+ * not a measurement]. A100: 0.81 x 0.869 (stas00/ml-engineering MAMF table: 271.2 of 312 TFLOPS) =
+ * 0.70 of peak; H100: 0.81 x 0.803 = 0.65.
  */
 #define GEMM_MAMF_SHARE 0.81
 /*
@@ -963,14 +964,19 @@ double step_gemm_efficiency(const struct sim_config *c, const struct mdl_hw *hw,
 		return c->gemm_efficiency;
 	/* fp32 GEMMs run on the CUDA cores (PyTorch leaves TF32 off for matmuls since 1.12:
 	 * torch.backends.cuda.matmul.allow_tf32 = False, PyTorch docs "TensorFloat-32 (TF32) on
-	 * Ampere (and later) devices"). Their best-shape rate over the fp32 peak is the GPU's own
+	 * Ampere (and later) devices"), at the GPU's own best-shape rate over the fp32 peak
 	 * (gemm_mamf_fp32: 0.51 on an L40S, whose doubled FP32 issue SGEMM does not keep fed, to
-	 * 0.98 on an A100) and a step sustains the share of it the bf16 path sustains of its MAMF;
-	 * without a measurement, the flat share of the peak [U]. A profile's GEMM is a bf16 rate
+	 * 0.98 on an A100), and a step sustains that rate itself, not GEMM_MAMF_SHARE of it: what
+	 * the share stands for beside tensor-core GEMMs does not grow with GEMMs 8-16x slower.
+	 * The StrongHold artifact's fp32 GPT of 1.7 B parameters on a V100 (strongh2/sc22-ae
+	 * results/, 4 x 1,024 tokens, about 1.5e13 FLOPs of GEMMs a forward) ran its forward, the
+	 * weights on the GPU, in 1.31 s under Megatron-LM (forward-compute) and 1.19 s under
+	 * DeepSpeed ZeRO-2 (forward): 11.6-12.8 TFLOPS, the V100's 13 at its best shape, where
+	 * 0.81 of that rate gives 1.54 s and the rate itself 1.27 s [A: measured forward phases].
+	 * Without a measurement, the flat share of the peak [U]. A profile's GEMM is a bf16 rate
 	 * and does not apply. */
 	if (p == MDL_FP32)
-		return (hw->gpu.gemm_mamf_fp32 > 0 ? GEMM_MAMF_SHARE * hw->gpu.gemm_mamf_fp32
-						   : SIM_GEMM_EFFICIENCY) *
+		return (hw->gpu.gemm_mamf_fp32 > 0 ? hw->gpu.gemm_mamf_fp32 : SIM_GEMM_EFFICIENCY) *
 		       hw->gpu.fp32_flops / hw->gpu.bf16_flops;
 	/* a profile's GEMM rate is a benchmark's, as the MAMF is: the step sustains the same
 	 * share of it (issue 19: what calibrate does not time stays a stated derating) */

@@ -132,7 +132,7 @@ against 76.2 GiB|max_memory_allocated 76.2 GiB|$eager
 a step of 2.38 s|2.38 s (|$qlora
 becomes 3.04 s|3.04 s (|$qlora --kbit-upcast norms
 the step from 5.04 s|5.04 s (|$peft
-to 5.48 s, 5.29 s|5.48 s (|$peft --lora-dtype fp32
+to 5.46 s, 5.29 s|5.46 s (|$peft --lora-dtype fp32
 5.29 s under autocast|5.29 s (|$peft --lora-dtype fp32 --precision bf16-mixed
 14.7 GiB without|max_memory_allocated 14.7 GiB|$qhead
 15.2 GiB with (LitGPT|max_memory_allocated 15.2 GiB|$qhead --quant-head yes

@@ -461,8 +461,11 @@ static const struct opt table[] = {
 	 "sync_each_batch), or only the last, the others keeping every layer's whole gradients "
 	 "on each GPU until then (the Hugging Face Trainer's and accelerate's default: no_sync "
 	 "on all micro-batches but the last; LLaMA-Factory, TRL and Axolotl under FSDP)"},
-	{"prefetch", O_COUNT, OFF(prefetch), 2, 16, "2", false, "buffers", P,
-	 "weight buffers per GPU for streaming policies (double buffering = 2)"},
+	{"prefetch", O_COUNT, OFF(prefetch), 1, 16, "2", false, "buffers", P,
+	 "weight buffers per GPU for streaming policies (double buffering = 2); 1: no prefetch, "
+	 "each block's weights fetched once the block before it has computed, never beside "
+	 "compute (DeepSpeed before 0.6, whose ZeRO-3 fetched each parameter after "
+	 "torch.cuda.synchronize() with a blocking copy)"},
 	{"reduce-bucket", O_COUNT, OFF(reduce_bucket), 1e5, 1e10, "500M", false, "elements", P,
 	 "each of the two buckets offloaded gradients leave the GPU through (DeepSpeed's "
 	 "reduce_bucket_size)"},

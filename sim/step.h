@@ -102,7 +102,7 @@ struct step_place {
 	bool pipe_read, pipe_write; /* UPD_CPU_AFTER: the next tile's flash read, the previous
 				     * one's write, beside a tile's CPU step (DeepSpeed's
 				     * pipeline_read / pipeline_write); UPD_CPU_OVERLAP does both */
-	uint32_t prefetch;         /* weight buffers on the GPU (>= 2) */
+	uint32_t prefetch;         /* weight buffers on the GPU (>= 1) */
 	bool half_layers;          /* under full recompute, each layer is recomputed and
 				    * back-propagated one half at a time (MLP, then attention
 				    * recomputed again): the working set is the larger half */

@@ -3111,9 +3111,9 @@ static void fp32_attention_runs_at_the_fp32_rate(void)
  * v and o, 4,096 tokens: 16 x (8,192 + 5,120 + 5,120 + 8,192) = 425,984 adapter parameters a
  * layer, 2 x 4,096 x 425,984 = 3.48966e9 FLOPs forward. On an A100 the bf16 GEMMs sustain
  * 0.81 x 0.869 x 312 and the fp32 ones 0.984 x 19.5 TFLOPS, 11.4454x slower: 10.4454 x
- * 3.48966e9 = 3.64509e10 bf16-equivalent FLOPs more forward, twice that
- * backward, once more in the full recompute. Under autocast (bf16-mixed), or with adapters in
- * the model's dtype, nothing changes. */
+ * 3.48966e9 = 3.64509e10 bf16-equivalent FLOPs more forward, twice that backward, once more in
+ * the full recompute. Under autocast (bf16-mixed), or with adapters in the model's dtype,
+ * nothing changes. */
 static void fp32_adapters_run_at_the_fp32_rate(void)
 {
 	struct fx f;

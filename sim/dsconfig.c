@@ -70,11 +70,18 @@ static const struct reason zero_ignored[] = {
 	{"allgather_partitions", "as DeepSpeed's default (all-gather)"},
 	{"reduce_bucket_size", ""},
 	{"allgather_bucket_size", "not modelled: all-gathers move whole layers"},
-	{"stage3_prefetch_bucket_size", "ZeRO-3 gathers one layer ahead: --prefetch"},
+	/* the stage3_ keys under their field names too: DeepSpeed's config model takes either
+	 * (zero/config.py: Field(..., alias="stage3_..."); config_utils.py populate_by_name) */
+	{"stage3_prefetch_bucket_size", ""}, /* read below (prefetch_bucket) */
+	{"prefetch_bucket_size", ""},
 	{"stage3_max_live_parameters", "ZeRO-3 gathers one layer ahead: --prefetch"},
+	{"max_live_parameters", "ZeRO-3 gathers one layer ahead: --prefetch"},
 	{"stage3_max_reuse_distance", "not modelled"},
+	{"max_reuse_distance", "not modelled"},
 	{"stage3_param_persistence_threshold", "not modelled: small parameters are sharded too"},
+	{"param_persistence_threshold", "not modelled: small parameters are sharded too"},
 	{"stage3_gather_16bit_weights_on_model_save", "checkpoint saving is outside the step"},
+	{"gather_16bit_weights_on_model_save", "checkpoint saving is outside the step"},
 	{"stage3_gather_fp16_weights_on_model_save", "checkpoint saving is outside the step"},
 	{"sub_group_size", ""},
 	{"round_robin_gradients", "not modelled"},
@@ -416,6 +423,40 @@ static int twin_flow(struct walk *w, const cJSON *z, bool modelled)
 	return 0;
 }
 
+/* stage3_prefetch_bucket_size (or prefetch_bucket_size): the parameters ZeRO-3 gathers ahead
+ * of the submodule it runs, in the order they run, up to that many elements (at least the next
+ * parameter); 0 gathers none ahead (partitioned_param_coordinator.py, fetch_sub_module: "if
+ * self.__prefetch_bucket_sz > 0") [A: DeepSpeed source]. A fetch one parameter ahead hides each
+ * behind the one before it, as the one block ahead that --prefetch's default models; 0 fetches
+ * beside no compute: --prefetch 1. Below stage 3 nothing is gathered. 0 ok, -1 bad. */
+static int prefetch_bucket(struct walk *w, const cJSON *z, uint64_t stage, int auto_stage)
+{
+	static const char *const keys[] = {"stage3_prefetch_bucket_size", "prefetch_bucket_size"};
+	for (int i = 0; i < 2; i++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(z, keys[i]);
+		char key[64];
+		snprintf(key, sizeof key, "zero_optimization.%s", keys[i]);
+		uint64_t n = 0;
+		if (!it)
+			continue;
+		int rc = count(w, it, key, 0, 1e12, &n);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			continue; /* auto: Hugging Face fills it, a size above 0 */
+		if (!auto_stage && stage < 3)
+			note(w->ds, "ignored %s (ZeRO-3's; the config has stage %llu)", key,
+			     (unsigned long long)stage);
+		else if (n == 0)
+			set(w->ds, "prefetch", key, "1");
+		else
+			note(w->ds, "ignored %s %llu (above 0, ZeRO-3 gathers the next parameters "
+				    "while one runs: --prefetch's default, one block ahead)",
+			     key, (unsigned long long)n);
+	}
+	return 0;
+}
+
 /* zero_optimization: the stage and offload targets become the policy (and --zero). */
 static int zero(struct walk *w, const cJSON *z)
 {
@@ -429,7 +470,7 @@ static int zero(struct walk *w, const cJSON *z)
 		sizeof zero_ignored / sizeof zero_ignored[0], "a key tierplan knows");
 	it = cJSON_GetObjectItemCaseSensitive(z, "stage");
 	int auto_stage = it ? count(w, it, "zero_optimization.stage", 0, 3, &stage) : 0;
-	if (auto_stage < 0)
+	if (auto_stage < 0 || prefetch_bucket(w, z, stage, auto_stage))
 		return -1;
 	/* overlap_comm false: the reduction waits for backward. Absent, DeepSpeed takes it true
 	 * at stage 3 alone (zero/config.py, overlap_comm_valid) [A: DeepSpeed source]: below, the

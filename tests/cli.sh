@@ -749,6 +749,17 @@ printf '{"zero_optimization": {"stage": 3}, "gradient_clipping": 1.0}' >"$tmp/ds
 expect 0 "used gradient_clipping -> --clip-grad yes" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-clip.json"
 printf '{"gradient_clipping": "max"}' >"$tmp/ds-clipbad.json"
 expect 3 "gradient_clipping must be a number" simulate --model 8b --seq 1024 --deepspeed "$tmp/ds-clipbad.json"
+# stage3_prefetch_bucket_size (or its field name, prefetch_bucket_size) 0: ZeRO-3 gathers nothing
+# ahead, --prefetch 1; above 0 it gathers the next parameters, --prefetch's default; ZeRO-3's alone
+printf '{"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": 0}}' >"$tmp/ds-pf0.json"
+expect 0 "used zero_optimization.stage3_prefetch_bucket_size -> --prefetch 1" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-pf0.json"
+expect 3 "^tierplan simulate: --prefetch 2 contradicts .*stage3_prefetch_bucket_size gives --prefetch 1" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-pf0.json" --prefetch 2
+printf '{"zero_optimization": {"stage": 3, "prefetch_bucket_size": 50000000}}' >"$tmp/ds-pf.json"
+expect 0 "ignored zero_optimization.prefetch_bucket_size 50000000 (above 0, ZeRO-3 gathers" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-pf.json"
+printf '{"zero_optimization": {"stage": 2, "stage3_prefetch_bucket_size": 0}}' >"$tmp/ds-pf2.json"
+expect 0 "ignored zero_optimization.stage3_prefetch_bucket_size (ZeRO-3's; the config has stage 2)" simulate --model 8b --seq 1024 --gpus 8 --deepspeed "$tmp/ds-pf2.json"
+printf '{"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": -1}}' >"$tmp/ds-pfbad.json"
+expect 3 "zero_optimization.stage3_prefetch_bucket_size must be" simulate --model 8b --seq 1024 --gpus 2 --deepspeed "$tmp/ds-pfbad.json"
 printf '{"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}}' >"$tmp/ds-p2.json"
 printf '{"zero_optimization": {"stage": 1, "offload_optimizer": {"device": "nvme"}}}' >"$tmp/ds-nvme1.json"
 printf '{"fp16": {"enabled": true}, "bf16": {"enabled": true}}' >"$tmp/ds-both.json"

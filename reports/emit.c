@@ -262,6 +262,8 @@ static void ds_config(FILE *fp, const struct rpt_plan *r, const struct sim_optio
 			par);
 	if ((f->sub_group > 0 || twin[0]) && stage == 3) /* what Twin-Flow's ratio counts */
 		fprintf(fp, "    \"sub_group_size\": %.0f,\n", step_sub_group(f));
+	if (step_prefetch(f) == 1 && stage == 3) /* --prefetch 1: nothing gathered ahead */
+		fprintf(fp, "    \"stage3_prefetch_bucket_size\": 0,\n");
 	fprintf(fp, "    \"reduce_bucket_size\": %.0f,\n", reduce_bucket(r, o));
 	fprintf(fp, "    \"overlap_comm\": %s\n  }", f->no_grad_overlap ? "false" : "true");
 	if (par && !strcmp(par, "nvme"))

@@ -1046,6 +1046,12 @@ holds "plan --emit: DeepSpeed's run of a ZeRO option overflows, README.md says s
 	"$tmp/emit-dso/README.md" "Run this way it does not fit the GPU" "(as DeepSpeed holds it, below)"
 holds "plan --emit: DeepSpeed's run of a ZeRO option overflows, plan says so" "$tmp/err-dso" \
 	"as DeepSpeed runs it the option does not fit the GPU: README.md says by how much"
+# a ZeRO-3 config that gathers nothing ahead (stage3_prefetch_bucket_size 0, --prefetch 1) is
+# emitted so, and its simulate line reproduces the planned step
+printf '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}, "stage3_prefetch_bucket_size": 0}}' >"$tmp/ds-pf0e.json"
+rm -rf "$tmp/emit-pf0"
+"$bin" plan --model 8b --seq 2048 --deepspeed "$tmp/ds-pf0e.json" --emit "$tmp/emit-pf0" >/dev/null 2>"$tmp/err"
+emitted "plan --deepspeed prefetch bucket 0 --emit" "$tmp/emit-pf0" ds_config.json '"stage3_prefetch_bucket_size": 0,'
 # plan --emit keeps --quant-head and --double-quant: the option's simulate line reproduces its step
 "$bin" plan --model 8b --seq 2048 --method qlora --quant-head yes --double-quant no --gpu a10g --emit "$tmp/emit-qh" >"$tmp/qh.txt" 2>&1
 roundtrip "$tmp/emit-qh"

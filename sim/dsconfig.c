@@ -104,7 +104,12 @@ static const struct reason zero_ignored[] = {
 
 static const struct reason offload_ignored[] = {
 	{"nvme_path", "the drives are --flash"},
-	{"pin_memory", "transfers are modelled through pinned buffers"},
+	/* DeepSpeed pins these buffers by default since 0.19.5 (#8207, offload_config.py); from
+	 * 0.10.1 (#4131, ZeRO-1/2) and at ZeRO-3 before it, pin_memory false or absent left them
+	 * pageable: staged copies, and ZeRO-3's gradient copy blocking [A: DeepSpeed source] */
+	{"pin_memory", "transfers are modelled through pinned buffers, as DeepSpeed 0.19.5 and "
+		       "later default; false (or absent before 0.19.5) copies through pageable "
+		       "memory, slower: not modelled"},
 	{"buffer_count", ""}, /* read below (params_swap) */
 	{"buffer_size", ""},
 	{"max_in_cpu", ""}, /* read below (params_swap) */

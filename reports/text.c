@@ -282,6 +282,47 @@ static bool host_why(const struct mdl_hw *hw, char *buf, size_t n)
 	return true;
 }
 
+/* The framework's settings a run goes with (f, the job j's optimizer), each where its policy runs
+ * it: plan's inputs and simulate's summary, its label in width columns. */
+static void framework_line(FILE *fp, const char *pre, int width, const struct sim_config *f,
+			   const struct mdl_job *j)
+{
+	char fw[720], al[48] = "", tw[48] = "", md[64] = "", b[2][32];
+	if (f->dispatcher != SIM_DISPATCH_ALLTOALL)
+		snprintf(md, sizeof md, "moe-dispatcher %s (%u SMs), ", sim_dispatcher_name(f),
+			 sim_dispatcher_sms(f));
+	if (f->act_offload && f->act_offload_layers)
+		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
+	if (f->twin_gpu > 0)
+		snprintf(tw, sizeof tw, ", offload-ratio %g", 1 - f->twin_gpu);
+	char ck[40] = "";
+	if (f->cpu_ckpt != SIM_CPU_CKPT_AUTO)
+		snprintf(ck, sizeof ck, ", cpu-checkpointing %s", sim_cpu_ckpt_name(f));
+	snprintf(fw, sizeof fw,
+		 "clip-grad %s, %s%s%s%s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
+		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s%s "
+		 "(each where its policy runs it)",
+		 f->no_clip_grad ? "no" : "yes",
+		 j->optimizer != MDL_ADAMW ? ""
+		 : f->opt_foreach	   ? "foreach-optimizer yes, "
+					   : "foreach-optimizer no (fused AdamW), ",
+		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
+		 f->act_offload ? "activation-offload yes, " : "", al,
+		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
+		 f->ep_overlap ? "ep-overlap yes, " : "",
+		 f->shared_overlap ? "shared-expert-overlap yes, " : "", md,
+		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
+		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
+		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",
+		 f->grad_sync_last ? "grad-sync last, " : "", f->no_grad_overlap ? "no" : "yes",
+		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
+		 cfg_fmt_count(step_reduce_bucket(f), b[0], 32), sim_swap_pipeline_name(f),
+		 cfg_fmt_count(f->max_in_cpu, b[1], 32), tw,
+		 f->weights_in_step ? ", weights-up in-step" : "", ck,
+		 f->graph_next_fwd ? ", graph-freed next-forward" : "");
+	wrap_at(fp, pre, width, "framework", fw);
+}
+
 /* ", logits cast in the model" where the option's loss takes fp32 logits the model cast
  * (job.upcast_in_model: --logits-upcast model), else "" */
 static const char *upcast_note(const struct mdl_job *j, enum mdl_loss loss)
@@ -357,42 +398,8 @@ static void inputs(FILE *fp, const struct rpt_plan *r, const char *pre)
 		fprintf(fp, "%s           a full recompute stops early, each layer's down "
 			    "projection not run again (--checkpoint-early-stop yes)\n",
 			pre);
-	/* the framework's settings every option runs with, each where its policy runs it */
-	const struct sim_config *f = sim_plan_framework(r->req);
-	char fw[720], al[48] = "", tw[48] = "", md[64] = "";
-	if (f->dispatcher != SIM_DISPATCH_ALLTOALL)
-		snprintf(md, sizeof md, "moe-dispatcher %s (%u SMs), ", sim_dispatcher_name(f),
-			 sim_dispatcher_sms(f));
-	if (f->act_offload && f->act_offload_layers)
-		snprintf(al, sizeof al, "activation-offload-layers %u, ", f->act_offload_layers);
-	if (f->twin_gpu > 0)
-		snprintf(tw, sizeof tw, ", offload-ratio %g", 1 - f->twin_gpu);
-	char ck[40] = "";
-	if (f->cpu_ckpt != SIM_CPU_CKPT_AUTO)
-		snprintf(ck, sizeof ck, ", cpu-checkpointing %s", sim_cpu_ckpt_name(f));
-	snprintf(fw, sizeof fw,
-		 "clip-grad %s, %s%s%s%s%s%s%s%s%sprefetch %u, %s%s%soverlap-grad-reduce %s, %s"
-		 "reduce-bucket %s, swap-pipeline %s, max-in-cpu %s%s%s%s%s "
-		 "(each where its policy runs it)",
-		 f->no_clip_grad ? "no" : "yes",
-		 j->optimizer != MDL_ADAMW ? ""
-		 : f->opt_foreach	   ? "foreach-optimizer yes, "
-					   : "foreach-optimizer no (fused AdamW), ",
-		 f->opt_in_bwd ? "optimizer-in-backward yes, " : "",
-		 f->act_offload ? "activation-offload yes, " : "", al,
-		 f->tp_comm_overlap ? "tp-comm-overlap yes, " : "",
-		 f->ep_overlap ? "ep-overlap yes, " : "",
-		 f->shared_overlap ? "shared-expert-overlap yes, " : "", md,
-		 f->fp8_all_gather ? "fp8-all-gather yes, " : "", step_prefetch(f),
-		 f->bwd_prefetch_post ? "backward-prefetch post, " : "backward-prefetch pre, ",
-		 f->ckpt_outside ? "checkpoint-wrap outside, " : "",
-		 f->grad_sync_last ? "grad-sync last, " : "", f->no_grad_overlap ? "no" : "yes",
-		 f->overlap_param_gather ? "overlap-param-gather yes, " : "",
-		 cfg_fmt_count(step_reduce_bucket(f), b[3], 32), sim_swap_pipeline_name(f),
-		 cfg_fmt_count(f->max_in_cpu, b[4], 32), tw,
-		 f->weights_in_step ? ", weights-up in-step" : "", ck,
-		 f->graph_next_fwd ? ", graph-freed next-forward" : "");
-	wrapped(fp, pre, "framework", fw);
+	/* the framework's settings every option runs with */
+	framework_line(fp, pre, 11, sim_plan_framework(r->req), j);
 	const char *dp = sim_plan_dp_only(r->w, r->req);
 	char lay[224], most[48] = "";
 	if (r->max_gpus_given)
@@ -1206,6 +1213,7 @@ static void sim_summary(FILE *fp, const struct rpt_sim *r)
 		fprintf(fp, "  host         %s\n", r->hw->host.name);
 	if (r->hw->prof.file[0])
 		fprintf(fp, "  profile      %s\n", r->hw->prof.file);
+	framework_line(fp, "  ", 13, r->c, &r->w->job);
 	if (o->params_on_gpu && o->twin_gpu > 0) {
 		char tw[200];
 		if (o->opt_gpu > 0)

@@ -414,6 +414,9 @@ expect 0 "" simulate --model 8b --seq 2048 --gpus 2 --zero 3 --backward-prefetch
 # --prefetch 1 is no prefetch (DeepSpeed before 0.6); none at all is no buffer to fetch into
 expect 0 "" simulate --model 8b --seq 2048 --policy zero3-offload --prefetch 1 --format json
 holds "simulate --prefetch 1 runs one weight buffer" "$tmp/out" '"prefetch":.1,'
+# simulate states the framework settings it ran with, as plan does
+expect 0 "" simulate --model 8b --seq 2048 --policy zero3-offload --prefetch 1 --clip-grad no
+holds "simulate's text states its framework settings" "$tmp/out" '^  framework    clip-grad no, ' 'prefetch 1, '
 expect 3 "^tierplan simulate: --prefetch: 0 is out of range (allowed 1 to 16)" simulate --model 8b --seq 2048 --policy zero3-offload --prefetch 0
 # --checkpoint-wrap outside: transformers' checkpoint around FSDP's units, FSDP's alone
 expect 3 "^tierplan simulate: --checkpoint-wrap outside is where transformers' checkpoint wraps FSDP's units: .*(got policy gpu, --zero 1)" simulate --model 8b --seq 2048 --gpus 2 --zero 1 --checkpoint-wrap outside

@@ -104,12 +104,14 @@ static const struct reason zero_ignored[] = {
 
 static const struct reason offload_ignored[] = {
 	{"nvme_path", "the drives are --flash"},
-	/* DeepSpeed pins these buffers by default since 0.19.5 (#8207, offload_config.py); from
-	 * 0.10.1 (#4131, ZeRO-1/2) and at ZeRO-3 before it, pin_memory false or absent left them
-	 * pageable: staged copies, and ZeRO-3's gradient copy blocking [A: DeepSpeed source] */
+	/* DeepSpeed pins these buffers by default since 0.19.5 (#8207, offload_config.py); before
+	 * it pin_memory false or absent left them pageable, staged copies, at ZeRO-3 and, from
+	 * 0.10.1 (#4131; always pinned before), at ZeRO-1/2. Apart from the pinning, ZeRO-3's
+	 * gradient copy at the accumulation boundary blocked the host from 0.6 to 0.19.4
+	 * (stage3.py partition_grads: copy_ without non_blocking) [A: DeepSpeed source] */
 	{"pin_memory", "transfers are modelled through pinned buffers, as DeepSpeed 0.19.5 and "
-		       "later default; false (or absent before 0.19.5) copies through pageable "
-		       "memory, slower: not modelled"},
+		       "later default; false (or absent: ZeRO-3 before 0.19.5, ZeRO-1/2 from "
+		       "0.10.1 to 0.19.4) copies through pageable memory, slower: not modelled"},
 	{"buffer_count", ""}, /* read below (params_swap) */
 	{"buffer_size", ""},
 	{"max_in_cpu", ""}, /* read below (params_swap) */
